@@ -1,0 +1,1 @@
+//! Emulated boards driven by game records.

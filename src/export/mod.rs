@@ -1,0 +1,1 @@
+//! Exports from the store: PGN and JSON.

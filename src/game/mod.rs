@@ -1,0 +1,93 @@
+//! The game interface: what the tracker needs to know about a game kind.
+//!
+//! One game kind (chess on `shakmaty`, togyz korgool on our own rules) implements [`GameKind`]:
+//! a position, its legal moves, playing a move, what the sensors should read for a position, and
+//! notation. The tracker is written once over this trait. Sensor readings are compared by a 64-bit
+//! key first (cheap, incremental) and by value only on a key hit.
+
+pub mod chess;
+
+use std::fmt::Debug;
+
+/// Which game a board plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Chess,
+    Togyz,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Chess => "chess",
+            Kind::Togyz => "togyz",
+        }
+    }
+
+    pub fn from_str_opt(s: &str) -> Option<Kind> {
+        match s {
+            "chess" => Some(Kind::Chess),
+            "togyz" => Some(Kind::Togyz),
+            _ => None,
+        }
+    }
+}
+
+/// A finished game's outcome as the rules decide it over the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    WhiteWins,
+    BlackWins,
+    Draw,
+}
+
+impl Outcome {
+    pub fn as_pgn(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "1-0",
+            Outcome::BlackWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        }
+    }
+}
+
+/// A game kind, as the tracker sees it.
+pub trait GameKind {
+    type Position: Clone + Debug;
+    type Move: Clone + Debug + PartialEq;
+    /// What the sensors read, already oriented (for chess: 64 piece codes, a1 = index 0).
+    type Reading: Clone + Debug + PartialEq;
+
+    const KIND: Kind;
+
+    /// The start position of a game.
+    fn start() -> Self::Position;
+
+    /// What a correctly set board reads for `pos`.
+    fn reading(pos: &Self::Position) -> Self::Reading;
+
+    /// The key of a reading: equal readings have equal keys.
+    fn reading_key(reading: &Self::Reading) -> u64;
+
+    /// Every legal move from `pos` with the key of the reading it leads to; `out` is cleared first.
+    fn successors(pos: &Self::Position, out: &mut Vec<(u64, Self::Move)>);
+
+    /// Plays a legal move (one returned by [`GameKind::successors`]).
+    fn play(pos: &Self::Position, mv: &Self::Move) -> Self::Position;
+
+    /// Notation of `mv` played from `pos` (SAN for chess).
+    fn notation(pos: &Self::Position, mv: &Self::Move) -> String;
+
+    /// Machine notation (UCI for chess), where the game has one.
+    fn uci(pos: &Self::Position, mv: &Self::Move) -> Option<String>;
+
+    /// Text of a position (FEN for chess).
+    fn position_text(pos: &Self::Position) -> String;
+
+    /// Parses a move recorded with [`GameKind::uci`] or [`GameKind::notation`] (to resume a game).
+    fn parse_move(pos: &Self::Position, text: &str) -> Option<Self::Move>;
+
+    /// The result decided by the position alone (mate, stalemate, ...), if the game is over.
+    fn outcome(pos: &Self::Position) -> Option<Outcome>;
+}

@@ -1,0 +1,23 @@
+//! boardscribe: electronic game boards in, trustworthy tournament records out.
+//!
+//! The data flow is one way:
+//! `device` (serial port, capture replay or emulator) → `protocol` (nom frame decoders) →
+//! `sensor` (board state, orientation) → `tracker` (moves, takebacks, revisions over the
+//! [`game::GameKind`] interface) → `store` (SQLite) → `export` (PGN, JSON).
+//! `pipeline` wires one board's bytes through all of it; `replay` and `run` share it.
+//! Everything up to the tracker is pure: time is an argument ([`Millis`]), never read here.
+#![forbid(unsafe_code)]
+
+pub mod device;
+pub mod emulator;
+pub mod export;
+pub mod game;
+pub mod pipeline;
+pub mod protocol;
+pub mod sensor;
+pub mod store;
+pub mod tracker;
+
+/// Milliseconds on a stream's clock: since the Unix epoch for live boards, since the start of
+/// the capture for replays.
+pub type Millis = u64;

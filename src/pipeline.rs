@@ -1,0 +1,1 @@
+//! One board's bytes through decoder, sensor, tracker and store.

@@ -1,0 +1,1 @@
+//! DGT sensor state.

@@ -1,0 +1,37 @@
+//! Sensor state: folds decoded frames into the board as the sensors see it.
+//!
+//! Flow: `BoardDump` replaces all 64 squares, `FieldUpdate` changes one; the state keeps an
+//! incremental key for each orientation so the tracker can compare readings in O(1). A board turned
+//! round (black at the connector side) reads square `i` as `i ^ 63` (dgt-notes 1.6).
+
+pub mod dgt;
+
+use serde::{Deserialize, Serialize};
+
+/// How the board lies relative to its numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Orientation {
+    /// White on the side of square 63 (h1), the connector on White's left.
+    #[default]
+    Normal,
+    /// The board turned round: square `i` of the numbering is square `i ^ 63` of the game.
+    Rotated,
+}
+
+impl Orientation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Orientation::Normal => "normal",
+            Orientation::Rotated => "rotated",
+        }
+    }
+
+    pub fn from_str_opt(s: &str) -> Option<Orientation> {
+        match s {
+            "normal" => Some(Orientation::Normal),
+            "rotated" => Some(Orientation::Rotated),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! The tracker.
+pub mod event;
