@@ -1,1 +1,347 @@
-//! Chess.
+//! Chess over `shakmaty`: the [`GameKind`] the tracker uses for DGT boards.
+//!
+//! A reading is 64 DGT piece codes in square order (a1 = 0, h8 = 63). Its key is a Zobrist-style
+//! XOR over (square, code); the key of the reading after a move is derived from the move's squares
+//! alone, so the successors of a position cost one legal-move generation and no board copies.
+
+use shakmaty::{
+    CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square, fen::Fen,
+    san::SanPlus, uci::UciMove,
+};
+
+use super::{GameKind, Kind, Outcome};
+use crate::protocol::dgt::piece;
+
+/// 64 DGT piece codes indexed by square (a1 = 0 ... h8 = 63).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChessReading(pub [u8; 64]);
+
+impl std::fmt::Debug for ChessReading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Rank 8 first, as a board is drawn; '.' empty, FEN letters, '?' for other codes.
+        for rank in (0..8).rev() {
+            for file in 0..8 {
+                let c = match code_to_piece(self.0[rank * 8 + file]) {
+                    Some(p) => p.char(),
+                    None if self.0[rank * 8 + file] == 0 => '.',
+                    None => '?',
+                };
+                write!(f, "{c}")?;
+            }
+            if rank > 0 {
+                write!(f, "/")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Keys for (square, code) pairs; code 0 (empty) contributes nothing.
+static ZOBRIST: [[u64; 16]; 64] = zobrist_table();
+
+const fn zobrist_table() -> [[u64; 16]; 64] {
+    let mut table = [[0u64; 16]; 64];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut sq = 0;
+    while sq < 64 {
+        let mut code = 1;
+        while code < 16 {
+            // splitmix64
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            table[sq][code] = z ^ (z >> 31);
+            code += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+/// The key contribution of `code` on square index `sq` (a1 = 0).
+#[inline]
+pub fn zobrist(sq: usize, code: u8) -> u64 {
+    ZOBRIST[sq & 63][usize::from(code & 0x0f)]
+}
+
+/// The DGT code of a piece.
+pub fn piece_code(p: Piece) -> u8 {
+    let base = match p.role {
+        Role::Pawn => piece::WPAWN,
+        Role::Rook => piece::WROOK,
+        Role::Knight => piece::WKNIGHT,
+        Role::Bishop => piece::WBISHOP,
+        Role::King => piece::WKING,
+        Role::Queen => piece::WQUEEN,
+    };
+    match p.color {
+        Color::White => base,
+        Color::Black => base + 6,
+    }
+}
+
+/// The piece a DGT code stands for; `None` for empty and the special codes 0x0d-0x0f.
+pub fn code_to_piece(code: u8) -> Option<Piece> {
+    let (color, base) = match code {
+        1..=6 => (Color::White, code),
+        7..=12 => (Color::Black, code - 6),
+        _ => return None,
+    };
+    let role = match base {
+        1 => Role::Pawn,
+        2 => Role::Rook,
+        3 => Role::Knight,
+        4 => Role::Bishop,
+        5 => Role::King,
+        _ => Role::Queen,
+    };
+    Some(Piece { color, role })
+}
+
+/// Square index (a1 = 0) of a DGT board index (a8 = 0) on a board lying normally.
+#[inline]
+pub fn square_of_board_index(i: usize) -> usize {
+    let file = i % 8;
+    let rank = 7 - i / 8;
+    rank * 8 + file
+}
+
+/// Chess as a [`GameKind`].
+pub struct ChessGame;
+
+fn key_after(pos: &Chess, parent_key: u64, m: &Move) -> u64 {
+    let us = pos.turn();
+    let mut k = parent_key;
+    match *m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            k ^= zobrist(from as usize, piece_code(role.of(us)));
+            if let Some(c) = capture {
+                k ^= zobrist(to as usize, piece_code(c.of(!us)));
+            }
+            k ^= zobrist(to as usize, piece_code(promotion.unwrap_or(role).of(us)));
+        }
+        Move::EnPassant { from, to } => {
+            let pawn = piece_code(Role::Pawn.of(us));
+            let victim_sq = Square::from_coords(to.file(), from.rank());
+            k ^= zobrist(from as usize, pawn) ^ zobrist(to as usize, pawn);
+            k ^= zobrist(victim_sq as usize, piece_code(Role::Pawn.of(!us)));
+        }
+        Move::Castle { king, rook } => {
+            let side = shakmaty::CastlingSide::from_queen_side(rook < king);
+            let king_to = side.king_to(us);
+            let rook_to = side.rook_to(us);
+            let kc = piece_code(Role::King.of(us));
+            let rc = piece_code(Role::Rook.of(us));
+            k ^= zobrist(king as usize, kc) ^ zobrist(king_to as usize, kc);
+            k ^= zobrist(rook as usize, rc) ^ zobrist(rook_to as usize, rc);
+        }
+        Move::Put { role, to } => {
+            k ^= zobrist(to as usize, piece_code(role.of(us)));
+        }
+    }
+    k
+}
+
+impl GameKind for ChessGame {
+    type Position = Chess;
+    type Move = Move;
+    type Reading = ChessReading;
+
+    const KIND: Kind = Kind::Chess;
+
+    fn start() -> Chess {
+        Chess::default()
+    }
+
+    fn reading(pos: &Chess) -> ChessReading {
+        let mut r = [0u8; 64];
+        for (sq, p) in pos.board().iter() {
+            r[sq as usize] = piece_code(p);
+        }
+        ChessReading(r)
+    }
+
+    fn reading_key(reading: &ChessReading) -> u64 {
+        reading
+            .0
+            .iter()
+            .enumerate()
+            .fold(0, |k, (sq, &code)| k ^ zobrist(sq, code))
+    }
+
+    fn successors(pos: &Chess, out: &mut Vec<(u64, Move)>) {
+        out.clear();
+        let key = Self::reading_key(&Self::reading(pos));
+        out.extend(
+            pos.legal_moves()
+                .into_iter()
+                .map(|m| (key_after(pos, key, &m), m)),
+        );
+    }
+
+    fn play(pos: &Chess, mv: &Move) -> Chess {
+        let mut next = pos.clone();
+        next.play_unchecked(*mv);
+        next
+    }
+
+    fn notation(pos: &Chess, mv: &Move) -> String {
+        SanPlus::from_move(pos.clone(), *mv).to_string()
+    }
+
+    fn uci(_pos: &Chess, mv: &Move) -> Option<String> {
+        Some(UciMove::from_move(*mv, CastlingMode::Standard).to_string())
+    }
+
+    fn position_text(pos: &Chess) -> String {
+        Fen::from_position(pos, EnPassantMode::Legal).to_string()
+    }
+
+    fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
+        if let Ok(uci) = text.parse::<UciMove>()
+            && let Ok(m) = uci.to_move(pos)
+        {
+            return Some(m);
+        }
+        text.parse::<SanPlus>().ok()?.san.to_move(pos).ok()
+    }
+
+    fn outcome(pos: &Chess) -> Option<(Outcome, &'static str)> {
+        if !pos.legal_moves().is_empty() {
+            return None;
+        }
+        Some(if pos.is_check() {
+            match pos.turn() {
+                Color::White => (Outcome::BlackWins, "checkmate"),
+                Color::Black => (Outcome::WhiteWins, "checkmate"),
+            }
+        } else {
+            (Outcome::Draw, "stalemate")
+        })
+    }
+
+    /// Both kings on d4/e4/d5/e5: both on light squares (d5, e4) is a white win, both on dark
+    /// squares (d4, e5) a black win, one of each a draw (the DGT convention; dgt-notes 3, 4).
+    fn result_gesture(reading: &ChessReading) -> Option<Outcome> {
+        let centre = [Square::D4, Square::E4, Square::D5, Square::E5];
+        let find = |code: u8| {
+            let mut found = None;
+            for (sq, &c) in reading.0.iter().enumerate() {
+                if c == code {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some(sq);
+                }
+            }
+            found
+        };
+        let wk = find(piece::WKING)?;
+        let bk = find(piece::BKING)?;
+        if !centre.iter().any(|&s| s as usize == wk) || !centre.iter().any(|&s| s as usize == bk) {
+            return None;
+        }
+        let light = |sq: usize| Square::new(sq as u32).is_light();
+        Some(match (light(wk), light(bk)) {
+            (true, true) => Outcome::WhiteWins,
+            (false, false) => Outcome::BlackWins,
+            _ => Outcome::Draw,
+        })
+    }
+
+    fn gesture_may_include(_pos: &Chess, mv: &Move) -> bool {
+        mv.role() == Role::King
+            && matches!(mv, Move::Normal { .. })
+            && [Square::D4, Square::E4, Square::D5, Square::E5].contains(&mv.to())
+    }
+
+    /// The square the piece left no longer holds it (castling: the king's square).
+    fn may_show(pos: &Chess, mv: &Move, sensed: &ChessReading) -> bool {
+        match mv.from() {
+            Some(from) => {
+                let code = piece_code(mv.role().of(pos.turn()));
+                sensed.0[from as usize] != code
+            }
+            None => true,
+        }
+    }
+
+    fn reading_distance(a: &ChessReading, b: &ChessReading) -> usize {
+        a.0.iter().zip(b.0.iter()).filter(|(x, y)| x != y).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn successor_keys_match_played_readings() {
+        // Positions with castling, en passant and promotion available.
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/pppq1ppp/2n2n2/3pp3/1b1PP3/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 8",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "4k3/1P6/8/8/8/8/6p1/4K2R b K - 0 1",
+            "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            let mut succ = Vec::new();
+            ChessGame::successors(&pos, &mut succ);
+            assert!(!succ.is_empty());
+            for (key, m) in succ {
+                let after = ChessGame::play(&pos, &m);
+                let expected = ChessGame::reading_key(&ChessGame::reading(&after));
+                assert_eq!(key, expected, "{fen} {m:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn piece_codes_round_trip() {
+        for code in 1..=12u8 {
+            assert_eq!(piece_code(code_to_piece(code).unwrap()), code);
+        }
+        assert_eq!(code_to_piece(0), None);
+        assert_eq!(code_to_piece(piece::PIECE1_DRAW), None);
+    }
+
+    #[test]
+    fn board_index_mapping() {
+        assert_eq!(square_of_board_index(0), Square::A8 as usize);
+        assert_eq!(square_of_board_index(63), Square::H1 as usize);
+        assert_eq!(square_of_board_index(0x34), Square::E2 as usize);
+        assert_eq!(square_of_board_index(0x24), Square::E4 as usize);
+    }
+
+    #[test]
+    fn result_gesture_by_square_colour() {
+        let mut r = [0u8; 64];
+        r[Square::E4 as usize] = piece::WKING;
+        r[Square::D5 as usize] = piece::BKING;
+        assert_eq!(
+            ChessGame::result_gesture(&ChessReading(r)),
+            Some(Outcome::WhiteWins)
+        );
+        let mut r = [0u8; 64];
+        r[Square::D4 as usize] = piece::WKING;
+        r[Square::E5 as usize] = piece::BKING;
+        assert_eq!(
+            ChessGame::result_gesture(&ChessReading(r)),
+            Some(Outcome::BlackWins)
+        );
+        let start = ChessGame::reading(&Chess::default());
+        assert_eq!(ChessGame::result_gesture(&start), None);
+    }
+}

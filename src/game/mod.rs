@@ -88,6 +88,28 @@ pub trait GameKind {
     /// Parses a move recorded with [`GameKind::uci`] or [`GameKind::notation`] (to resume a game).
     fn parse_move(pos: &Self::Position, text: &str) -> Option<Self::Move>;
 
-    /// The result decided by the position alone (mate, stalemate, ...), if the game is over.
-    fn outcome(pos: &Self::Position) -> Option<Outcome>;
+    /// The result decided by the position alone, with its termination (`"checkmate"`,
+    /// `"stalemate"`), if the game is over.
+    fn outcome(pos: &Self::Position) -> Option<(Outcome, &'static str)>;
+
+    /// A result signalled with the pieces (DGT: both kings on the centre squares), if `reading`
+    /// shows one. Never a move.
+    fn result_gesture(_reading: &Self::Reading) -> Option<Outcome> {
+        None
+    }
+
+    /// Whether `mv` from `pos` could be the first half of a result gesture (a king stepping onto a
+    /// centre square), so that it is dropped rather than recorded when the gesture follows.
+    fn gesture_may_include(_pos: &Self::Position, _mv: &Self::Move) -> bool {
+        false
+    }
+
+    /// Whether `sensed` could show `mv` (from `pos`) already made: a cheap necessary condition
+    /// used to prune the search for two plies played before the board settled.
+    fn may_show(_pos: &Self::Position, _mv: &Self::Move, _sensed: &Self::Reading) -> bool {
+        true
+    }
+
+    /// Number of places where two readings differ (used to bound expensive searches).
+    fn reading_distance(a: &Self::Reading, b: &Self::Reading) -> usize;
 }

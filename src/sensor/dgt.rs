@@ -1,1 +1,215 @@
-//! DGT sensor state.
+//! The DGT board as its sensors see it, and the DGT clock as it reports itself.
+//!
+//! Flow: a board dump replaces all 64 codes, a field update changes one; two keys (one per
+//! orientation) are kept up to date in O(1) per update so the tracker can compare the board with
+//! expected positions without copying it. BWTIME frames become [`ClockReading`]s; null frames,
+//! acknowledgements, implausible times and "no clock" frames are dropped (dgt-notes 1.8, 1.9).
+
+use super::Orientation;
+use crate::{
+    game::chess::{ChessReading, square_of_board_index, zobrist},
+    protocol::dgt::{BoardDump, BwTime, status},
+};
+
+/// Both clocks as a DGT clock reports them, seen from the front.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockReading {
+    pub left_ms: u64,
+    pub right_ms: u64,
+    /// A clock is running.
+    pub running: bool,
+    /// The lever is high on the right: the right-hand clock runs (the left player pressed).
+    pub lever_right_high: bool,
+}
+
+impl ClockReading {
+    /// Reads a BWTIME frame; `None` when it carries no usable time.
+    pub fn from_bwtime(t: &BwTime) -> Option<ClockReading> {
+        let b = t.0;
+        if b.iter().all(|&x| x == 0) || b[6] & status::NO_CLOCK != 0 {
+            return None;
+        }
+        // Acknowledgement frames have 0x0a in the low nibble of an hours byte (dgt-notes 1.9).
+        if b[0] & 0x0f == 0x0a || b[3] & 0x0f == 0x0a {
+            return None;
+        }
+        let side = |h: u8, m: u8, s: u8| -> Option<u64> {
+            let hours = u64::from(h & 0x0f);
+            let bcd = |v: u8| -> Option<u64> {
+                let (hi, lo) = (v >> 4, v & 0x0f);
+                (hi <= 5 && lo <= 9).then_some(u64::from(hi * 10 + lo))
+            };
+            if hours > 9 {
+                return None;
+            }
+            Some((hours * 3600 + bcd(m)? * 60 + bcd(s)?) * 1000)
+        };
+        Some(ClockReading {
+            right_ms: side(b[0], b[1], b[2])?,
+            left_ms: side(b[3], b[4], b[5])?,
+            running: b[6] & status::RUNNING != 0,
+            lever_right_high: b[6] & status::LEVER_RIGHT_HIGH != 0,
+        })
+    }
+}
+
+/// The 64 squares as sensed, in board numbering (0 = a8 when the board lies normally).
+#[derive(Clone, Debug)]
+pub struct DgtBoardState {
+    codes: [u8; 64],
+    key_normal: u64,
+    key_rotated: u64,
+    /// A full dump has been seen since the state was created or reset.
+    known: bool,
+}
+
+impl Default for DgtBoardState {
+    fn default() -> Self {
+        DgtBoardState {
+            codes: [0; 64],
+            key_normal: 0,
+            key_rotated: 0,
+            known: false,
+        }
+    }
+}
+
+#[inline]
+fn game_square(board_index: usize, o: Orientation) -> usize {
+    match o {
+        Orientation::Normal => square_of_board_index(board_index),
+        Orientation::Rotated => square_of_board_index(board_index ^ 63),
+    }
+}
+
+impl DgtBoardState {
+    /// Replaces every square from a board dump.
+    pub fn apply_dump(&mut self, dump: &BoardDump) {
+        self.codes = dump.0;
+        self.key_normal = 0;
+        self.key_rotated = 0;
+        for (i, &code) in self.codes.iter().enumerate() {
+            self.key_normal ^= zobrist(game_square(i, Orientation::Normal), code);
+            self.key_rotated ^= zobrist(game_square(i, Orientation::Rotated), code);
+        }
+        self.known = true;
+    }
+
+    /// Changes one square; returns whether the board changed. Out-of-range squares are ignored.
+    #[inline]
+    pub fn apply_field(&mut self, square: u8, code: u8) -> bool {
+        let i = usize::from(square);
+        if i >= 64 {
+            return false;
+        }
+        let code = code & 0x0f;
+        let old = self.codes[i];
+        if old == code {
+            return false;
+        }
+        let n = game_square(i, Orientation::Normal);
+        let r = game_square(i, Orientation::Rotated);
+        self.key_normal ^= zobrist(n, old) ^ zobrist(n, code);
+        self.key_rotated ^= zobrist(r, old) ^ zobrist(r, code);
+        self.codes[i] = code;
+        true
+    }
+
+    /// Whether a full dump has been applied (field updates alone do not make a board known).
+    pub fn is_known(&self) -> bool {
+        self.known
+    }
+
+    /// Forgets the board (after a reconnect, until the next dump).
+    pub fn reset(&mut self) {
+        *self = DgtBoardState::default();
+    }
+
+    /// Raw codes in board numbering.
+    pub fn codes(&self) -> &[u8; 64] {
+        &self.codes
+    }
+
+    /// The key of the reading in orientation `o` (equal to `ChessGame::reading_key` of it).
+    #[inline]
+    pub fn key(&self, o: Orientation) -> u64 {
+        match o {
+            Orientation::Normal => self.key_normal,
+            Orientation::Rotated => self.key_rotated,
+        }
+    }
+
+    /// The reading in game squares for orientation `o`.
+    pub fn reading(&self, o: Orientation) -> ChessReading {
+        let mut r = [0u8; 64];
+        for (i, &code) in self.codes.iter().enumerate() {
+            r[game_square(i, o)] = code;
+        }
+        ChessReading(r)
+    }
+
+    /// The board dump that reproduces this state.
+    pub fn to_dump(&self) -> BoardDump {
+        BoardDump(self.codes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        game::{GameKind, chess::ChessGame},
+        protocol::dgt::{ClockTime, hour_flags},
+    };
+
+    fn start_dump() -> BoardDump {
+        // a8..h8, a7..h7, ..., a1..h1 (board numbering, normal orientation).
+        let mut d = [0u8; 64];
+        d[..8].copy_from_slice(&[8, 9, 10, 12, 11, 10, 9, 8]);
+        d[8..16].fill(7);
+        d[48..56].fill(1);
+        d[56..].copy_from_slice(&[2, 3, 4, 6, 5, 4, 3, 2]);
+        BoardDump(d)
+    }
+
+    #[test]
+    fn keys_follow_updates_in_both_orientations() {
+        let mut s = DgtBoardState::default();
+        s.apply_dump(&start_dump());
+        let start = ChessGame::reading(&ChessGame::start());
+        assert_eq!(s.reading(Orientation::Normal), start);
+        assert_eq!(s.key(Orientation::Normal), ChessGame::reading_key(&start));
+        // e2 (board index 0x34) lifted, e4 (0x24) placed.
+        assert!(s.apply_field(0x34, 0));
+        assert!(s.apply_field(0x24, 1));
+        assert!(!s.apply_field(0x24, 1));
+        for o in [Orientation::Normal, Orientation::Rotated] {
+            assert_eq!(s.key(o), ChessGame::reading_key(&s.reading(o)));
+        }
+        assert!(!s.apply_field(64, 1));
+    }
+
+    #[test]
+    fn clock_reading_from_real_frame() {
+        // 8d 00 0a 20 03 02 20 02 59 09 from a real capture: right 3:02, left 2:59, left running.
+        let r =
+            ClockReading::from_bwtime(&BwTime([0x20, 0x03, 0x02, 0x20, 0x02, 0x59, 0x09])).unwrap();
+        assert_eq!(r.right_ms, 182_000);
+        assert_eq!(r.left_ms, 179_000);
+        assert!(r.running && !r.lever_right_high);
+        assert_eq!(ClockReading::from_bwtime(&BwTime([0; 7])), None);
+        // An acknowledgement and an implausible time are not readings.
+        assert_eq!(
+            ClockReading::from_bwtime(&BwTime([0x0a, 0x10, 0x01, 0x00, 0, 0, 0])),
+            None
+        );
+        assert_eq!(
+            ClockReading::from_bwtime(&BwTime([0x00, 0x6a, 0x00, 0x00, 0, 0, 0x01])),
+            None
+        );
+        let t = ClockTime::from_millis(3_723_000);
+        let built = BwTime::from_parts(t, hour_flags::TIME_PER_MOVE, t, 0, status::RUNNING);
+        let r = ClockReading::from_bwtime(&built).unwrap();
+        assert_eq!((r.left_ms, r.right_ms), (3_723_000, 3_723_000));
+    }
+}

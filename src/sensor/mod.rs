@@ -35,3 +35,31 @@ impl Orientation {
         }
     }
 }
+
+/// What the tracker asks of a sensor state: a cheap key and, on a key hit, the reading itself,
+/// in either orientation.
+pub trait Sensed<R> {
+    fn key(&self, o: Orientation) -> u64;
+    fn reading(&self, o: Orientation) -> R;
+}
+
+impl Sensed<crate::game::chess::ChessReading> for dgt::DgtBoardState {
+    #[inline]
+    fn key(&self, o: Orientation) -> u64 {
+        dgt::DgtBoardState::key(self, o)
+    }
+
+    fn reading(&self, o: Orientation) -> crate::game::chess::ChessReading {
+        dgt::DgtBoardState::reading(self, o)
+    }
+}
+
+impl Orientation {
+    /// The other way round.
+    pub fn flipped(self) -> Orientation {
+        match self {
+            Orientation::Normal => Orientation::Rotated,
+            Orientation::Rotated => Orientation::Normal,
+        }
+    }
+}

@@ -1,2 +1,564 @@
-//! The tracker.
+//! The tracker: from sensor readings and clock readings to the moves actually played.
+//!
+//! Flow: every change of the sensed board is compared (by key, then by value) with what the
+//! current *belief* explains, in this order: the belief itself (nothing happened), one legal move
+//! from it, a sibling of its last move (a slide or a rook-first castling: revise), an earlier
+//! position (a takeback), two legal moves (a quick reply before the board settled). Anything else
+//! is a transitional board (a piece in the hand) and changes nothing. The belief becomes the
+//! record, and events are emitted, when the clock is pressed, or when the belief has been stable
+//! for the settle window (longer while a clock runs and a press is expected). The start position
+//! begins a game, in either orientation; set up again after a game, it begins a new one.
+//! Pure: time is an argument; the same inputs always give the same events.
+
 pub mod event;
+
+pub use event::{RecordedMove, TrackerEvent};
+
+use crate::{
+    Millis,
+    game::GameKind,
+    sensor::{Orientation, Sensed, dgt::ClockReading},
+};
+
+/// Timing and policy knobs of the tracker.
+#[derive(Clone, Debug)]
+pub struct TrackerSettings {
+    /// A belief stable this long is recorded (no clock running).
+    pub settle_ms: Millis,
+    /// While a clock runs, a new move waits this long for the clock press that completes it.
+    pub press_wait_ms: Millis,
+    /// The start position set up again after at least this many plies starts a new game (fewer:
+    /// a takeback to the start).
+    pub new_game_min_plies: usize,
+    /// Largest number of differing places for which a two-ply search is tried.
+    pub two_ply_max_distance: usize,
+}
+
+impl Default for TrackerSettings {
+    fn default() -> Self {
+        TrackerSettings {
+            settle_ms: 400,
+            press_wait_ms: 3_000,
+            new_game_min_plies: 2,
+            two_ply_max_distance: 8,
+        }
+    }
+}
+
+struct Node<G: GameKind> {
+    pos: G::Position,
+    key: u64,
+}
+
+impl<G: GameKind> Clone for Node<G> {
+    fn clone(&self) -> Self {
+        Node {
+            pos: self.pos.clone(),
+            key: self.key,
+        }
+    }
+}
+
+/// One game in progress: the record (what has been emitted) and the belief (what the board
+/// shows now: a prefix of the record plus provisional moves).
+struct GameState<G: GameKind> {
+    orientation: Orientation,
+    /// `nodes[i]` is the position after `i` plies of the record.
+    nodes: Vec<Node<G>>,
+    moves: Vec<G::Move>,
+    recorded: Vec<RecordedMove>,
+    /// The belief is `nodes[..=base]` followed by `prov`.
+    base: usize,
+    prov: Vec<(G::Move, Node<G>)>,
+    changed_at: Millis,
+    /// Bumped at every belief change; caches are valid for one version.
+    version: u64,
+    succ: Vec<(u64, G::Move)>,
+    succ_version: Option<u64>,
+    sib: Vec<(u64, G::Move)>,
+    sib_version: Option<u64>,
+    /// Key of the last board for which the two-ply search failed.
+    failed_search_key: Option<u64>,
+    gesture_reported: bool,
+    ended: bool,
+}
+
+impl<G: GameKind> GameState<G> {
+    fn new(orientation: Orientation, start: Node<G>, at: Millis) -> Self {
+        GameState {
+            orientation,
+            nodes: vec![start],
+            moves: Vec::new(),
+            recorded: Vec::new(),
+            base: 0,
+            prov: Vec::new(),
+            changed_at: at,
+            version: 0,
+            succ: Vec::new(),
+            succ_version: None,
+            sib: Vec::new(),
+            sib_version: None,
+            failed_search_key: None,
+            gesture_reported: false,
+            ended: false,
+        }
+    }
+
+    fn tip(&self) -> &Node<G> {
+        self.prov.last().map_or(&self.nodes[self.base], |p| &p.1)
+    }
+
+    /// The node before the tip, if any.
+    fn parent(&self) -> Option<&Node<G>> {
+        match self.prov.len() {
+            0 => self.base.checked_sub(1).map(|i| &self.nodes[i]),
+            1 => Some(&self.nodes[self.base]),
+            n => Some(&self.prov[n - 2].1),
+        }
+    }
+
+    fn belief_plies(&self) -> usize {
+        self.base + self.prov.len()
+    }
+
+    fn is_settled(&self) -> bool {
+        self.prov.is_empty() && self.base == self.moves.len()
+    }
+
+    fn changed(&mut self, at: Millis) {
+        self.version += 1;
+        self.changed_at = at;
+        self.failed_search_key = None;
+        self.gesture_reported = false;
+    }
+
+    fn push(&mut self, mv: G::Move, key: u64, at: Millis) {
+        let pos = G::play(&self.tip().pos, &mv);
+        self.prov.push((mv, Node { pos, key }));
+        self.changed(at);
+    }
+
+    /// Replaces the tip's move by a sibling.
+    fn replace_last(&mut self, mv: G::Move, key: u64, at: Millis) {
+        if self.prov.pop().is_none() {
+            self.base -= 1;
+        }
+        self.push(mv, key, at);
+    }
+
+    /// Cuts the belief back to `plies` plies.
+    fn truncate(&mut self, plies: usize, at: Millis) {
+        if plies <= self.base {
+            self.base = plies;
+            self.prov.clear();
+        } else {
+            self.prov.truncate(plies - self.base);
+        }
+        self.changed(at);
+    }
+
+    /// The node after `plies` plies of the belief.
+    fn belief_node(&self, plies: usize) -> &Node<G> {
+        if plies <= self.base {
+            &self.nodes[plies]
+        } else {
+            &self.prov[plies - self.base - 1].1
+        }
+    }
+
+    fn successors(&mut self) -> &[(u64, G::Move)] {
+        if self.succ_version != Some(self.version) {
+            let pos = self.tip().pos.clone();
+            G::successors(&pos, &mut self.succ);
+            self.succ_version = Some(self.version);
+        }
+        &self.succ
+    }
+
+    fn siblings(&mut self) -> Option<&[(u64, G::Move)]> {
+        if self.sib_version != Some(self.version) {
+            let pos = self.parent()?.pos.clone();
+            G::successors(&pos, &mut self.sib);
+            self.sib_version = Some(self.version);
+        }
+        Some(&self.sib)
+    }
+}
+
+/// Follows one board: waits for a start position, then records the game played on it.
+pub struct Tracker<G: GameKind> {
+    settings: TrackerSettings,
+    start: Node<G>,
+    start_reading: G::Reading,
+    game: Option<GameState<G>>,
+    clock: Option<ClockReading>,
+    /// Which clock is White's, once a press has shown it.
+    white_on_left: Option<bool>,
+}
+
+impl<G: GameKind> Tracker<G> {
+    pub fn new(settings: TrackerSettings) -> Self {
+        let pos = G::start();
+        let start_reading = G::reading(&pos);
+        let key = G::reading_key(&start_reading);
+        Tracker {
+            settings,
+            start: Node { pos, key },
+            start_reading,
+            game: None,
+            clock: None,
+            white_on_left: None,
+        }
+    }
+
+    /// Continues a game that was recorded before (after a restart): `moves` as stored.
+    /// Returns `None` if a stored move does not parse (the caller starts fresh).
+    pub fn resume(
+        settings: TrackerSettings,
+        orientation: Orientation,
+        moves: &[RecordedMove],
+        at: Millis,
+    ) -> Option<Self> {
+        let mut t = Tracker::new(settings);
+        let mut g = GameState::new(orientation, t.start.clone(), at);
+        for rec in moves {
+            let pos = &g.nodes[g.nodes.len() - 1].pos;
+            let mv = rec
+                .uci
+                .as_deref()
+                .and_then(|u| G::parse_move(pos, u))
+                .or_else(|| G::parse_move(pos, &rec.notation))?;
+            let next = G::play(pos, &mv);
+            let key = G::reading_key(&G::reading(&next));
+            g.nodes.push(Node { pos: next, key });
+            g.moves.push(mv);
+            g.recorded.push(rec.clone());
+        }
+        g.base = g.moves.len();
+        g.ended = G::outcome(&g.nodes[g.base].pos).is_some();
+        t.game = Some(g);
+        Some(t)
+    }
+
+    /// Whether a game is being recorded.
+    pub fn in_game(&self) -> bool {
+        self.game.is_some()
+    }
+
+    /// Orientation of the game being recorded.
+    pub fn orientation(&self) -> Option<Orientation> {
+        self.game.as_ref().map(|g| g.orientation)
+    }
+
+    /// Plies recorded in the current game.
+    pub fn recorded_plies(&self) -> usize {
+        self.game.as_ref().map_or(0, |g| g.moves.len())
+    }
+
+    /// The position the board is believed to show (including moves not yet recorded).
+    pub fn belief(&self) -> Option<&G::Position> {
+        self.game.as_ref().map(|g| &g.tip().pos)
+    }
+
+    /// Lets time pass: records a belief that has been stable long enough.
+    pub fn tick(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let running = self.clock.is_some_and(|c| c.running);
+        let Some(g) = self.game.as_ref() else {
+            return;
+        };
+        if g.is_settled() {
+            return;
+        }
+        let wait = if g.prov.is_empty() || !running {
+            self.settings.settle_ms
+        } else {
+            self.settings.press_wait_ms
+        };
+        if at >= g.changed_at.saturating_add(wait) {
+            self.record_belief(at, None, out);
+        }
+    }
+
+    /// Records whatever the belief holds now (end of a capture, an orderly shutdown).
+    pub fn flush(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        if self.game.as_ref().is_some_and(|g| !g.is_settled()) {
+            self.record_belief(at, None, out);
+        }
+    }
+
+    /// A clock reading: a lever change is a clock press, which completes the move in hand.
+    pub fn clock(&mut self, at: Millis, reading: ClockReading, out: &mut Vec<TrackerEvent>) {
+        self.tick(at, out);
+        let pressed = self
+            .clock
+            .is_some_and(|prev| prev.lever_right_high != reading.lever_right_high);
+        self.clock = Some(reading);
+        if !pressed {
+            return;
+        }
+        let Some(g) = self.game.as_ref() else {
+            return;
+        };
+        if self.white_on_left.is_none() && !g.prov.is_empty() {
+            // The left player pressed when the lever went high on the right.
+            let white_moved_last = g.belief_plies() % 2 == 1;
+            self.white_on_left = Some(reading.lever_right_high == white_moved_last);
+        }
+        if !g.is_settled() {
+            self.record_belief(at, Some(reading), out);
+        }
+    }
+
+    /// The sensed board changed (or was dumped).
+    pub fn observe(
+        &mut self,
+        at: Millis,
+        sensed: &impl Sensed<G::Reading>,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        self.tick(at, out);
+        let Some(orientation) = self.game.as_ref().map(|g| g.orientation) else {
+            self.try_start(at, sensed, None, out);
+            return;
+        };
+        let key = sensed.key(orientation);
+        if key == self.game.as_ref().map_or(0, |g| g.tip().key) {
+            return;
+        }
+        let reading = || sensed.reading(orientation);
+        // One legal move from the belief (it wins over everything else: kings shuffling repeat
+        // earlier boards, knights can even return to the start position).
+        if let Some(g) = self.game.as_mut()
+            && let Some(mv) = find(g.successors(), key)
+        {
+            let pos = G::play(&g.tip().pos, &mv);
+            if G::reading(&pos) == reading() {
+                g.push(mv, key, at);
+                return;
+            }
+        }
+        // The start position, set up again (or turned round): a new game.
+        let plies = self.game.as_ref().map_or(0, |g| g.belief_plies());
+        let restart = sensed.key(orientation.flipped()) == self.start.key
+            || (key == self.start.key && plies >= self.settings.new_game_min_plies);
+        if restart && self.try_start(at, sensed, Some(orientation), out) {
+            return;
+        }
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        // A sibling of the belief's last move: the move is revised.
+        if let Some(mv) = g.siblings().and_then(|s| find(s, key)) {
+            let parent = g.parent().map(|p| p.pos.clone());
+            if let Some(parent) = parent
+                && G::reading(&G::play(&parent, &mv)) == reading()
+            {
+                g.replace_last(mv, key, at);
+                return;
+            }
+        }
+        // An earlier position: a takeback (the most recent identical position wins).
+        let plies = g.belief_plies();
+        if let Some(p) = (0..plies).rev().find(|&p| g.belief_node(p).key == key)
+            && G::reading(&g.belief_node(p).pos) == reading()
+        {
+            g.truncate(p, at);
+            return;
+        }
+        // Two plies before the board settled, or a transitional board.
+        if g.failed_search_key == Some(key) {
+            return;
+        }
+        let sensed_reading = reading();
+        let distance = G::reading_distance(&G::reading(&g.tip().pos), &sensed_reading);
+        if (3..=self.settings.two_ply_max_distance).contains(&distance)
+            && let Some((first, second)) = two_plies::<G>(g, key, &sensed_reading)
+        {
+            let k1 = G::reading_key(&G::reading(&G::play(&g.tip().pos, &first)));
+            g.push(first, k1, at);
+            g.push(second, key, at);
+            return;
+        }
+        g.failed_search_key = Some(key);
+        if !g.gesture_reported
+            && let Some(proposed) = G::result_gesture(&sensed_reading)
+        {
+            while let Some((mv, _)) = g.prov.last() {
+                let parent = g.parent().map(|p| p.pos.clone());
+                match parent {
+                    Some(parent) if G::gesture_may_include(&parent, mv) => {
+                        g.prov.pop();
+                    }
+                    _ => break,
+                }
+            }
+            g.changed(at);
+            g.gesture_reported = true;
+            self.flush(at, out);
+            if let Some(g) = self.game.as_ref() {
+                out.push(TrackerEvent::ResultGesture {
+                    at_ms: at,
+                    after_ply: g.moves.len() as u32,
+                    proposed,
+                });
+            }
+        }
+    }
+
+    /// Starts a game if the board shows the start position (in `prefer` orientation first).
+    fn try_start(
+        &mut self,
+        at: Millis,
+        sensed: &impl Sensed<G::Reading>,
+        current: Option<Orientation>,
+        out: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let order = match current {
+            Some(o) => [o, o.flipped()],
+            None => [Orientation::Normal, Orientation::Rotated],
+        };
+        for o in order {
+            if sensed.key(o) == self.start.key && sensed.reading(o) == self.start_reading {
+                self.flush(at, out);
+                self.game = Some(GameState::new(o, self.start.clone(), at));
+                self.white_on_left = None;
+                out.push(TrackerEvent::GameStarted {
+                    at_ms: at,
+                    orientation: o,
+                });
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Makes the belief the record, emitting the difference.
+    fn record_belief(
+        &mut self,
+        at: Millis,
+        press: Option<ClockReading>,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let clock = press.or(self.clock);
+        let white_on_left = self.white_on_left.unwrap_or(true);
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let mut prov = std::mem::take(&mut g.prov);
+        let mut keep = g.base;
+        // A takeback followed by the same move again changes nothing.
+        let mut same = 0;
+        while keep < g.moves.len() && same < prov.len() && prov[same].0 == g.moves[keep] {
+            keep += 1;
+            same += 1;
+        }
+        prov.drain(..same);
+        let mut prov = prov.into_iter();
+        let old_len = g.moves.len();
+        if keep < old_len {
+            if keep + 1 == old_len
+                && let Some((mv, node)) = prov.next()
+            {
+                let parent = &g.nodes[keep].pos;
+                let new = recorded::<G>(parent, &mv, &node, keep, at, clock, white_on_left);
+                let old = std::mem::replace(&mut g.recorded[keep], new.clone());
+                g.moves[keep] = mv;
+                g.nodes[keep + 1] = node;
+                out.push(TrackerEvent::Revision {
+                    at_ms: at,
+                    old,
+                    new,
+                });
+            } else {
+                g.moves.truncate(keep);
+                g.recorded.truncate(keep);
+                g.nodes.truncate(keep + 1);
+                out.push(TrackerEvent::Takeback {
+                    at_ms: at,
+                    from_ply: old_len as u32,
+                    to_ply: keep as u32,
+                });
+            }
+            g.ended = false;
+        }
+        for (mv, node) in prov {
+            let ply = g.moves.len();
+            let rec = recorded::<G>(&g.nodes[ply].pos, &mv, &node, ply, at, clock, white_on_left);
+            g.moves.push(mv);
+            g.nodes.push(node);
+            g.recorded.push(rec.clone());
+            out.push(TrackerEvent::Move(rec));
+        }
+        g.base = g.moves.len();
+        g.version += 1;
+        if !g.ended
+            && let Some((outcome, termination)) = G::outcome(&g.nodes[g.base].pos)
+        {
+            g.ended = true;
+            out.push(TrackerEvent::GameEnded {
+                at_ms: at,
+                after_ply: g.base as u32,
+                outcome,
+                termination: termination.to_string(),
+            });
+        }
+    }
+}
+
+fn find<M: Clone>(list: &[(u64, M)], key: u64) -> Option<M> {
+    list.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone())
+}
+
+/// Two legal moves from the belief that lead to `sensed`.
+fn two_plies<G: GameKind>(
+    g: &mut GameState<G>,
+    key: u64,
+    sensed: &G::Reading,
+) -> Option<(G::Move, G::Move)> {
+    let tip = g.tip().pos.clone();
+    let firsts: Vec<G::Move> = g
+        .successors()
+        .iter()
+        .filter(|(_, m)| G::may_show(&tip, m, sensed))
+        .map(|(_, m)| m.clone())
+        .collect();
+    let mut second = Vec::new();
+    for first in firsts {
+        let mid = G::play(&tip, &first);
+        G::successors(&mid, &mut second);
+        if let Some(mv) = find(&second, key)
+            && G::reading(&G::play(&mid, &mv)) == *sensed
+        {
+            return Some((first, mv));
+        }
+    }
+    None
+}
+
+fn recorded<G: GameKind>(
+    before: &G::Position,
+    mv: &G::Move,
+    after: &Node<G>,
+    plies_before: usize,
+    at: Millis,
+    clock: Option<ClockReading>,
+    white_on_left: bool,
+) -> RecordedMove {
+    let (white, black) = match clock {
+        Some(c) if white_on_left => (Some(c.left_ms), Some(c.right_ms)),
+        Some(c) => (Some(c.right_ms), Some(c.left_ms)),
+        None => (None, None),
+    };
+    RecordedMove {
+        ply: plies_before as u32 + 1,
+        notation: G::notation(before, mv),
+        uci: G::uci(before, mv),
+        position: G::position_text(&after.pos),
+        at_ms: at,
+        clock_white_ms: white,
+        clock_black_ms: black,
+    }
+}
+
+#[cfg(test)]
+mod tests;

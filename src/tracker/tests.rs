@@ -1,0 +1,310 @@
+//! Tracker tests on hand-made sensor sequences (the real captures and the emulated corpus are
+//! exercised in `tests/`).
+
+use shakmaty::Square;
+
+use super::*;
+use crate::{
+    game::{Outcome, chess::ChessGame},
+    protocol::dgt::{BoardDump, piece},
+    sensor::dgt::DgtBoardState,
+};
+
+/// A board on the table, driven square by square, feeding a tracker.
+struct Table {
+    board: DgtBoardState,
+    tracker: Tracker<ChessGame>,
+    t: Millis,
+    events: Vec<TrackerEvent>,
+    rotated: bool,
+}
+
+fn start_codes() -> [u8; 64] {
+    let mut d = [0u8; 64];
+    d[..8].copy_from_slice(&[8, 9, 10, 12, 11, 10, 9, 8]);
+    d[8..16].fill(7);
+    d[48..56].fill(1);
+    d[56..].copy_from_slice(&[2, 3, 4, 6, 5, 4, 3, 2]);
+    d
+}
+
+impl Table {
+    fn new(rotated: bool) -> Table {
+        let mut codes = start_codes();
+        if rotated {
+            codes.reverse();
+        }
+        let mut t = Table {
+            board: DgtBoardState::default(),
+            tracker: Tracker::new(TrackerSettings::default()),
+            t: 0,
+            events: Vec::new(),
+            rotated,
+        };
+        t.board.apply_dump(&BoardDump(codes));
+        t.tracker.observe(0, &t.board, &mut t.events);
+        t
+    }
+
+    fn index(&self, sq: &str) -> u8 {
+        let sq: Square = sq.parse().unwrap();
+        let i = (7 - sq.rank() as u8) * 8 + sq.file() as u8;
+        if self.rotated { i ^ 63 } else { i }
+    }
+
+    /// Sets a square after `dt` ms.
+    fn set(&mut self, dt: Millis, sq: &str, code: u8) -> &mut Self {
+        self.t += dt;
+        let i = self.index(sq);
+        if self.board.apply_field(i, code) {
+            self.tracker.observe(self.t, &self.board, &mut self.events);
+        }
+        self
+    }
+
+    fn wait(&mut self, dt: Millis) -> &mut Self {
+        self.t += dt;
+        self.tracker.tick(self.t, &mut self.events);
+        self
+    }
+
+    fn moves(&self) -> Vec<String> {
+        let mut moves: Vec<String> = Vec::new();
+        for e in &self.events {
+            match e {
+                TrackerEvent::Move(m) => moves.push(m.notation.clone()),
+                TrackerEvent::Revision { new, .. } => {
+                    moves[new.ply as usize - 1] = new.notation.clone();
+                }
+                TrackerEvent::Takeback { to_ply, .. } => moves.truncate(*to_ply as usize),
+                TrackerEvent::GameStarted { .. } => moves.clear(),
+                _ => {}
+            }
+        }
+        moves
+    }
+
+    fn kinds(&self) -> Vec<&'static str> {
+        self.events.iter().map(|e| e.kind()).collect()
+    }
+
+    /// Plays a simple move by lifting then placing.
+    fn mv(&mut self, from: &str, to: &str, code: u8) -> &mut Self {
+        self.set(300, from, 0).set(300, to, code)
+    }
+}
+
+#[test]
+fn records_moves_after_settling() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN);
+    assert_eq!(t.moves(), Vec::<String>::new(), "not settled yet");
+    t.wait(1000).mv("e7", "e5", piece::BPAWN).wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5"]);
+    assert_eq!(t.kinds(), ["game_started", "move", "move"]);
+}
+
+#[test]
+fn slide_through_legal_squares_is_one_move() {
+    let mut t = Table::new(false);
+    t.mv("g1", "f3", piece::WKNIGHT).wait(1000);
+    t.mv("g8", "f6", piece::BKNIGHT).wait(1000);
+    t.mv("g2", "g3", piece::WPAWN).wait(1000);
+    t.mv("d7", "d6", piece::BPAWN).wait(1000);
+    t.mv("f1", "h3", piece::WBISHOP).wait(1000);
+    t.mv("c8", "d7", piece::BBISHOP).wait(1000);
+    // The rook slides h1-g1 (legal) on its way... to f1? No: O-O is not a slide; do Rg1 via f1.
+    t.set(100, "h1", 0).set(100, "g1", piece::WROOK);
+    t.set(100, "g1", 0).set(100, "f1", piece::WROOK).wait(1000);
+    assert_eq!(t.moves(), ["Nf3", "Nf6", "g3", "d6", "Bh3", "Bd7", "Rf1"]);
+    assert!(!t.kinds().contains(&"revised_move"));
+}
+
+#[test]
+fn rook_first_castling_is_revised_when_slow() {
+    let mut t = Table::new(false);
+    for (from, to, code) in [
+        ("e2", "e4", piece::WPAWN),
+        ("e7", "e5", piece::BPAWN),
+        ("g1", "f3", piece::WKNIGHT),
+        ("b8", "c6", piece::BKNIGHT),
+        ("f1", "c4", piece::WBISHOP),
+        ("g8", "f6", piece::BKNIGHT),
+    ] {
+        t.mv(from, to, code).wait(1000);
+    }
+    // Rook first, a long pause, then the king.
+    t.set(200, "h1", 0).set(200, "f1", piece::WROOK).wait(1000);
+    assert_eq!(t.moves().last().unwrap(), "Rf1");
+    t.set(200, "e1", 0).set(200, "g1", piece::WKING).wait(1000);
+    assert_eq!(t.moves().last().unwrap(), "O-O");
+    assert_eq!(t.moves().len(), 7);
+    assert!(t.kinds().contains(&"revised_move"));
+}
+
+#[test]
+fn king_first_castling_and_captures() {
+    let mut t = Table::new(false);
+    for (from, to, code) in [("e2", "e4", piece::WPAWN), ("d7", "d5", piece::BPAWN)] {
+        t.mv(from, to, code).wait(1000);
+    }
+    // exd5 with the mover set on top of the victim.
+    t.set(200, "e4", 0).set(200, "d5", piece::WPAWN).wait(1000);
+    // Qxd5 with the victim lifted first.
+    t.set(200, "d5", 0)
+        .set(200, "d8", 0)
+        .set(200, "d5", piece::BQUEEN)
+        .wait(1000);
+    assert_eq!(t.moves(), ["e4", "d5", "exd5", "Qxd5"]);
+}
+
+#[test]
+fn takeback_of_several_plies() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    t.mv("e7", "e5", piece::BPAWN).wait(1000);
+    t.mv("g1", "f3", piece::WKNIGHT).wait(1000);
+    // Take back Nf3 and e5.
+    t.mv("f3", "g1", piece::WKNIGHT)
+        .mv("e5", "e7", piece::BPAWN)
+        .wait(1000);
+    assert_eq!(t.moves(), ["e4"]);
+    assert!(t.kinds().contains(&"takeback"));
+    t.mv("c7", "c5", piece::BPAWN).wait(1000);
+    assert_eq!(t.moves(), ["e4", "c5"]);
+}
+
+#[test]
+fn repeated_start_position_by_knights_is_not_a_new_game() {
+    let mut t = Table::new(false);
+    t.mv("g1", "f3", piece::WKNIGHT).wait(1000);
+    t.mv("g8", "f6", piece::BKNIGHT).wait(1000);
+    t.mv("f3", "g1", piece::WKNIGHT).wait(1000);
+    t.mv("f6", "g8", piece::BKNIGHT).wait(1000);
+    t.mv("g1", "f3", piece::WKNIGHT).wait(1000);
+    assert_eq!(t.moves(), ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3"]);
+    assert_eq!(
+        t.kinds().iter().filter(|k| **k == "game_started").count(),
+        1
+    );
+}
+
+#[test]
+fn rotated_board_is_read_turned_round() {
+    let mut t = Table::new(true);
+    assert_eq!(t.tracker.orientation(), Some(Orientation::Rotated));
+    t.mv("d2", "d4", piece::WPAWN).wait(1000);
+    t.mv("g8", "f6", piece::BKNIGHT).wait(1000);
+    assert_eq!(t.moves(), ["d4", "Nf6"]);
+}
+
+#[test]
+fn quick_reply_before_settling_gives_two_plies() {
+    let mut t = Table::new(false);
+    // White's pawn lands after Black has already lifted a piece (scanning order).
+    t.set(100, "e2", 0)
+        .set(30, "e7", 0)
+        .set(30, "e4", piece::WPAWN);
+    t.set(30, "e5", piece::BPAWN).wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5"]);
+    // Fully out of order: both lifts seen before both placements.
+    t.set(100, "g1", 0)
+        .set(10, "b8", 0)
+        .set(10, "c6", piece::BKNIGHT);
+    t.set(10, "f3", piece::WKNIGHT).wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5", "Nf3", "Nc6"]);
+}
+
+#[test]
+fn result_gesture_is_not_a_move() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    t.mv("e7", "e5", piece::BPAWN).wait(1000);
+    t.set(100, "e1", 0)
+        .set(100, "e8", 0)
+        .set(100, "d5", piece::BKING);
+    t.set(100, "e4", 0).set(100, "e4", piece::WKING).wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5"]);
+    assert!(t.events.iter().any(|e| matches!(
+        e,
+        TrackerEvent::ResultGesture {
+            proposed: Outcome::WhiteWins,
+            after_ply: 2,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn start_position_again_starts_a_new_game() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    t.mv("e7", "e5", piece::BPAWN).wait(1000);
+    t.mv("e4", "e2", piece::WPAWN)
+        .mv("e5", "e7", piece::BPAWN)
+        .wait(1000);
+    assert_eq!(
+        t.kinds().iter().filter(|k| **k == "game_started").count(),
+        2
+    );
+    t.mv("d2", "d4", piece::WPAWN).wait(1000);
+    assert_eq!(t.moves(), ["d4"]);
+}
+
+#[test]
+fn clock_press_records_at_once_with_both_clocks() {
+    let mut t = Table::new(false);
+    let clock = |left_ms, right_ms, lever_right_high| ClockReading {
+        left_ms,
+        right_ms,
+        running: true,
+        lever_right_high,
+    };
+    t.tracker
+        .clock(t.t, clock(180_000, 180_000, false), &mut t.events);
+    t.mv("e2", "e4", piece::WPAWN);
+    t.t += 50;
+    t.tracker
+        .clock(t.t, clock(176_000, 180_000, false), &mut t.events);
+    assert!(t.moves().is_empty(), "waits for the press");
+    t.t += 50;
+    t.tracker
+        .clock(t.t, clock(178_000, 180_000, true), &mut t.events);
+    assert_eq!(t.moves(), ["e4"]);
+    let TrackerEvent::Move(m) = t.events.last().unwrap() else {
+        panic!("expected a move");
+    };
+    assert_eq!(
+        (m.clock_white_ms, m.clock_black_ms),
+        (Some(178_000), Some(180_000))
+    );
+}
+
+#[test]
+fn resume_continues_a_stored_game() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    t.mv("e7", "e5", piece::BPAWN).wait(1000);
+    let recorded: Vec<RecordedMove> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Move(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut resumed = Tracker::<ChessGame>::resume(
+        TrackerSettings::default(),
+        Orientation::Normal,
+        &recorded,
+        t.t,
+    )
+    .unwrap();
+    assert_eq!(resumed.recorded_plies(), 2);
+    let mut events = Vec::new();
+    t.board.apply_field(t.index("g1"), 0);
+    t.board.apply_field(t.index("f3"), piece::WKNIGHT);
+    resumed.observe(t.t + 10, &t.board, &mut events);
+    resumed.flush(t.t + 20, &mut events);
+    assert!(matches!(&events[..], [TrackerEvent::Move(m)] if m.notation == "Nf3" && m.ply == 3));
+}
