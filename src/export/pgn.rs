@@ -42,12 +42,14 @@ pub fn pgn(game: &GameRecord) -> String {
     for mv in &game.moves {
         let white_moved = mv.ply % 2 == 1;
         let number = mv.ply.div_ceil(2);
+        // The number stays on the line of its move.
         if white_moved {
-            lines.token(&format!("{number}."));
+            lines.token(&format!("{number}. {}", mv.notation));
         } else if after_comment {
-            lines.token(&format!("{number}..."));
+            lines.token(&format!("{number}... {}", mv.notation));
+        } else {
+            lines.token(&mv.notation);
         }
-        lines.token(&mv.notation);
         let clock = if white_moved {
             mv.clock_white_ms
         } else {
@@ -156,6 +158,6 @@ mod tests {
         }
         w.finish();
         assert!(s.lines().all(|l| l.len() < MAX_LINE && !l.starts_with(' ')));
-        assert_eq!(s.split_whitespace().count(), 100 * 4);
+        assert_eq!(s.split_whitespace().count(), 100 * 5);
     }
 }

@@ -184,7 +184,9 @@ impl Store {
     /// The board called `name`, registered as `kind` if it is new.
     pub fn board(&mut self, name: &str, kind: Kind) -> Result<BoardId, StoreError> {
         self.conn
-            .prepare_cached("INSERT INTO boards (name, kind) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING")?
+            .prepare_cached(
+                "INSERT INTO boards (name, kind) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+            )?
             .execute((name, kind.as_str()))?;
         let (id, stored): (BoardId, String) = self
             .conn
@@ -310,7 +312,9 @@ impl Store {
             let table: String = row.get(0)?;
             let rowid: Option<i64> = row.get(1)?;
             let parent: String = row.get(2)?;
-            problems.push(format!("{table} row {rowid:?} refers to a missing {parent} row"));
+            problems.push(format!(
+                "{table} row {rowid:?} refers to a missing {parent} row"
+            ));
         }
         if problems.is_empty() {
             Ok(())
@@ -364,13 +368,14 @@ const GAME_SELECT: &str = "SELECT g.id, g.board_id, b.name, g.kind, g.orientatio
 fn game_header(r: &Row<'_>) -> rusqlite::Result<Result<GameRecord, StoreError>> {
     let kind: String = r.get(3)?;
     let orientation: String = r.get(4)?;
-    let (kind, orientation) = match (
-        parse_kind(&kind),
-        Orientation::from_str_opt(&orientation),
-    ) {
+    let (kind, orientation) = match (parse_kind(&kind), Orientation::from_str_opt(&orientation)) {
         (Ok(k), Some(o)) => (k, o),
         (Err(e), _) => return Ok(Err(e)),
-        (_, None) => return Ok(Err(StoreError::Corrupt(format!("orientation {orientation:?}")))),
+        (_, None) => {
+            return Ok(Err(StoreError::Corrupt(format!(
+                "orientation {orientation:?}"
+            ))));
+        }
     };
     Ok(Ok(GameRecord {
         id: r.get(0)?,
@@ -587,7 +592,8 @@ impl Batch<'_> {
             TrackerEvent::Move(mv) => self.insert_move(game, mv),
             TrackerEvent::Revision { at_ms, new, .. } => {
                 let (_, ply, detail) = event_row(event)?;
-                let id = self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                let id =
+                    self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
                 self.conn
                     .prepare_cached(
                         "UPDATE moves SET retracted_by = ?1 \
@@ -598,7 +604,8 @@ impl Batch<'_> {
             }
             TrackerEvent::Takeback { at_ms, to_ply, .. } => {
                 let (_, ply, detail) = event_row(event)?;
-                let id = self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                let id =
+                    self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
                 self.conn
                     .prepare_cached(
                         "UPDATE moves SET retracted_by = ?1 \
@@ -782,7 +789,9 @@ mod tests {
     fn page_limit(store: &Store, pages: i64) -> i64 {
         store
             .conn
-            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| r.get(0))
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+                r.get(0)
+            })
             .unwrap()
     }
 
@@ -819,7 +828,11 @@ mod tests {
 
         store.integrity_check().unwrap();
         let g = store.game(game).unwrap().unwrap();
-        assert_eq!(g.moves, vec![mv(1, "e4")], "the failed batch left nothing behind");
+        assert_eq!(
+            g.moves,
+            vec![mv(1, "e4")],
+            "the failed batch left nothing behind"
+        );
         assert!(store.raw_chunks(board).unwrap().is_empty());
 
         page_limit(&store, 1 << 30);

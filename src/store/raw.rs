@@ -70,7 +70,8 @@ impl RawBlock {
     pub fn from_chunk(chunk: &RawChunk) -> RawBlock {
         let mut buf = RawBuffer::default();
         buf.push(chunk.t_ms, chunk.dir, &chunk.bytes);
-        buf.take().unwrap_or_else(|| RawBlock::empty(chunk.t_ms, chunk.dir))
+        buf.take()
+            .unwrap_or_else(|| RawBlock::empty(chunk.t_ms, chunk.dir))
     }
 
     fn empty(t_ms: Millis, dir: Direction) -> RawBlock {
@@ -226,7 +227,11 @@ mod tests {
     #[test]
     fn clock_stepping_back_and_huge_times_survive() {
         let reads = [
-            (u64::MAX - 5, Direction::FromBoard, vec![0x8e, 0, 5, 0x34, 0]),
+            (
+                u64::MAX - 5,
+                Direction::FromBoard,
+                vec![0x8e, 0, 5, 0x34, 0],
+            ),
             (3, Direction::ToBoard, vec![0x42]),
             (3, Direction::FromBoard, vec![]),
             (1_700_000_000_000, Direction::FromBoard, vec![0xff; 300]),
@@ -239,7 +244,10 @@ mod tests {
         assert_eq!(buf.reads(), reads.len());
         let block = buf.take().unwrap();
         assert!(buf.is_empty() && buf.take().is_none());
-        assert_eq!((block.t_ms(), block.dir()), (u64::MAX - 5, Direction::FromBoard));
+        assert_eq!(
+            (block.t_ms(), block.dir()),
+            (u64::MAX - 5, Direction::FromBoard)
+        );
         let mut out = Vec::new();
         let n = RawBlock::decode(block.t_ms(), block.encoded(), &mut out).unwrap();
         assert_eq!(n, reads.len());
@@ -262,7 +270,10 @@ mod tests {
             RawBlock::decode(10, &[9], &mut out),
             Err(RawError::UnknownVersion(9))
         );
-        assert_eq!(RawBlock::decode(10, &[], &mut out), Err(RawError::Truncated(0)));
+        assert_eq!(
+            RawBlock::decode(10, &[], &mut out),
+            Err(RawError::Truncated(0))
+        );
         let mut long = vec![VERSION];
         long.extend([0xff; 11]);
         assert_eq!(
