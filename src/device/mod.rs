@@ -3,6 +3,8 @@
 //! Everything here is at the edge: it reads or writes bytes and timestamps them; decoding happens
 //! in `protocol`.
 
+pub mod capture;
+
 use serde::{Deserialize, Serialize};
 
 /// Which way bytes travelled.

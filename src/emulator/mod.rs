@@ -1,1 +1,235 @@
 //! Emulated boards driven by game records.
+//!
+//! Flow: a PGN becomes [`PgnGame`]s ([`games_from_pgn`]); [`script_game`] turns one game into a
+//! [`BoardScript`], the timed bytes a real DGT board with a clock would send (pure: seeded
+//! randomness, no I/O, no system clock); [`run_pty`] plays a script on a pseudo-terminal in
+//! real time and answers host commands like a board. `handling` is the human hand model (how
+//! pieces are lifted and placed), `dgt` the sensor scan, clock and wire timing.
+
+mod dgt;
+mod handling;
+mod pgn;
+mod pty;
+
+use std::fmt::Write as _;
+
+pub use dgt::{script_game, script_game_from, script_pgn};
+pub use handling::Style;
+pub use pgn::{PgnGame, games_from_pgn};
+pub use pty::{PtyEvent, PtyOptions, run_pty};
+
+use crate::{
+    Millis,
+    device::Direction,
+    protocol::dgt::{BoardDump, BwTime, Frame},
+};
+
+/// Errors of the emulator.
+#[derive(Debug, thiserror::Error)]
+pub enum EmulatorError {
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("serial port: {0}")]
+    Serial(#[from] tokio_serial::Error),
+    #[error("PGN game {game}: {message}")]
+    Pgn { game: usize, message: String },
+    #[error("illegal move {san:?} at ply {ply}")]
+    IllegalMove { ply: u32, san: String },
+    #[error("bad emulator options: {0}")]
+    BadOptions(String),
+    /// The hand model tried something physically impossible (a bug in the emulator).
+    #[error("impossible handling at ply {ply}: {detail}")]
+    Physical { ply: u32, detail: String },
+}
+
+/// How a scripted game is played on the board.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmulatorOptions {
+    /// Time multiplier for every human duration: 1.0 human, 0.3 blitz hands, 3.0 slow hands.
+    pub speed: f64,
+    pub seed: u64,
+    /// Black sits at the connector side: board index = normal index ^ 63.
+    pub rotated: bool,
+    /// Base and increment in ms; `None` with a clock means 15 min + 10 s.
+    pub time_control: Option<(u64, u64)>,
+    /// A DGT clock is connected (BWTIME frames, lever presses).
+    pub clock: bool,
+    /// After the last move, show a decisive or drawn result with both kings on the centre squares.
+    pub result_gesture: bool,
+}
+
+impl Default for EmulatorOptions {
+    fn default() -> Self {
+        EmulatorOptions {
+            speed: 1.0,
+            seed: 0,
+            rotated: false,
+            time_control: None,
+            clock: true,
+            result_gesture: true,
+        }
+    }
+}
+
+/// What a script event is part of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// The host's start-up commands and the board's replies (played back only in captures).
+    Handshake,
+    /// A FIELD_UPDATE caused by the hands during a ply.
+    Move,
+    /// A BWTIME frame: a clock tick, a lever press, the clock started or stopped.
+    Clock,
+    /// A FIELD_UPDATE of the kings-on-centre result gesture.
+    ResultGesture,
+}
+
+/// Bytes of one script event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// Host-to-board command bytes.
+    Command(Vec<u8>),
+    /// A board-to-host frame.
+    Frame(Frame),
+}
+
+impl Payload {
+    /// The wire bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Payload::Command(b) => b.clone(),
+            Payload::Frame(f) => f.to_bytes(),
+        }
+    }
+}
+
+/// One timed chunk of a script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptEvent {
+    pub at_ms: Millis,
+    pub dir: Direction,
+    pub payload: Payload,
+    pub kind: EventKind,
+    /// 1-based ply for [`EventKind::Move`]; the number of plies played so far otherwise
+    /// (the result gesture is `plies + 1`).
+    pub ply: u32,
+}
+
+/// What happened in one ply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlyInfo {
+    /// 1-based.
+    pub ply: u32,
+    pub san: String,
+    pub uci: String,
+    pub styles: Vec<Style>,
+    /// First hand action.
+    pub start_ms: Millis,
+    /// Last hand action.
+    pub end_ms: Millis,
+    /// The lever press, if a clock is connected.
+    pub press_ms: Option<Millis>,
+    /// Board index of the moving piece's origin (the king's for castling).
+    pub from_index: u8,
+    /// Board index of the moving piece's target (the king's for castling).
+    pub to_index: u8,
+    /// The board (board numbering) once the ply has settled.
+    pub board_after: BoardDump,
+}
+
+/// A game as timed board traffic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardScript {
+    /// Sorted by time (non-decreasing).
+    pub events: Vec<ScriptEvent>,
+    pub plies: Vec<PlyInfo>,
+    /// The board at the start (board numbering).
+    pub start_dump: BoardDump,
+    /// The clock before it is started (the reply to SEND_CLK at the start).
+    pub initial_clock: BwTime,
+    /// Five ASCII digits.
+    pub serial: String,
+    pub rotated: bool,
+    /// When the handshake is over and the game begins (the pty runner starts here).
+    pub body_start_ms: Millis,
+    /// The kings' centre squares (board indices: white king, black king) if the gesture was made.
+    pub result_gesture: Option<(u8, u8)>,
+}
+
+impl BoardScript {
+    /// Every event as `(time, direction, bytes)`.
+    pub fn to_chunks(&self) -> Vec<(Millis, Direction, Vec<u8>)> {
+        self.events
+            .iter()
+            .map(|e| (e.at_ms, e.dir, e.payload.to_bytes()))
+            .collect()
+    }
+
+    /// The script as a capture v1 text (see DESIGN.md, "Capture files").
+    pub fn to_capture_text(&self) -> String {
+        let mut out = capture_header("boardscribe emulator script");
+        for (t, dir, bytes) in self.to_chunks() {
+            push_capture_line(&mut out, t, dir, &bytes);
+        }
+        out
+    }
+
+    /// Multiplies every time in the script by `f` (order is kept; `f` must be finite and >= 0).
+    pub fn scale_times(&mut self, f: f64) {
+        let s = |t: Millis| -> Millis {
+            let v = (t as f64 * f).round();
+            if v.is_finite() && v > 0.0 {
+                v as Millis
+            } else {
+                0
+            }
+        };
+        for e in &mut self.events {
+            e.at_ms = s(e.at_ms);
+        }
+        for p in &mut self.plies {
+            p.start_ms = s(p.start_ms);
+            p.end_ms = s(p.end_ms);
+            p.press_ms = p.press_ms.map(s);
+        }
+        self.body_start_ms = s(self.body_start_ms);
+        // Rounding can never reorder, but keep the promise explicit.
+        let mut last = 0;
+        for e in &mut self.events {
+            e.at_ms = e.at_ms.max(last);
+            last = e.at_ms;
+        }
+    }
+
+    /// How often each handling style occurs in this script.
+    pub fn style_counts(&self) -> std::collections::BTreeMap<Style, usize> {
+        let mut m = std::collections::BTreeMap::new();
+        for p in &self.plies {
+            for s in &p.styles {
+                *m.entry(*s).or_insert(0) += 1;
+            }
+        }
+        if self.result_gesture.is_some() {
+            *m.entry(Style::ResultGesture).or_insert(0) += 1;
+        }
+        m
+    }
+}
+
+/// The first lines of a capture v1 file.
+pub(crate) fn capture_header(source: &str) -> String {
+    format!("# boardscribe capture v1\n# device: dgt\n# source: {source}\n")
+}
+
+/// Appends one capture v1 line: seconds with milliseconds, direction, hex bytes.
+pub(crate) fn push_capture_line(out: &mut String, t: Millis, dir: Direction, bytes: &[u8]) {
+    let arrow = match dir {
+        Direction::FromBoard => '<',
+        Direction::ToBoard => '>',
+    };
+    let _ = write!(out, "{}.{:03} {}", t / 1000, t % 1000, arrow);
+    for b in bytes {
+        let _ = write!(out, " {b:02x}");
+    }
+    out.push('\n');
+}

@@ -118,8 +118,38 @@ pub enum Frame {
     },
 }
 
+mod battery;
+mod board_dump;
+mod bus;
+mod bwtime;
+mod command;
+mod ee_moves;
 mod encode;
+mod field_update;
+mod parse;
+mod serial;
+mod trademark;
+mod version;
+
+pub use battery::parse_battery;
+pub use board_dump::parse_board_dump;
+pub use bus::{bus_checksum, parse_bus_address, parse_bus_reply};
+pub use bwtime::parse_bwtime;
+pub use command::{
+    BusCommand, ClockCommand, Command, CommandError, CommandReader, clock_cmd, cmd_more,
+    decode_command,
+};
+pub use ee_moves::parse_ee_moves;
 pub use encode::{hour_flags, status};
+pub use field_update::parse_field_update;
+pub use parse::{
+    EE_MOVES_MAX_LEN, FrameError, LenRule, MAX_FRAME_LEN, Mode, PResult, RawFrame,
+    TRADEMARK_MAX_LEN, UNKNOWN_MAX_LEN, bus_id, decode_payload, length_rule, parse_frame,
+    parse_unknown, split_frame,
+};
+pub use serial::{parse_long_serial_nr, parse_serial_nr};
+pub use trademark::parse_trademark;
+pub use version::parse_version;
 
 /// Host-to-board command bytes (dgt-notes 1.3 and 1.12).
 pub mod cmd {

@@ -1,0 +1,585 @@
+//! The human hand model: how a player's hands lift and place pieces to make a move.
+//!
+//! Flow: [`handle_move`] chooses a handling style (seeded) and drives [`Hands`], which keeps
+//! the physical board and what the hands hold, and refuses anything physically impossible (a
+//! lift from an empty square, a piece placed that no hand holds, a third piece in two hands).
+//! The output is a list of timed square changes ([`Act`]); the sensor scan in `dgt` turns
+//! them into FIELD_UPDATEs. Pure: time is an argument.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use shakmaty::{Color, File, Move, Piece, Rank, Role, Square, attacks};
+
+use super::{EmulatorError, dgt::Scanner};
+use crate::{Millis, game::Outcome, protocol::dgt::piece};
+
+/// A way of handling a move, counted per ply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Style {
+    /// Lift the piece, place it on its target.
+    Plain,
+    /// Capture: the victim is taken off first, then the mover goes to the empty square.
+    CaptureVictimFirst,
+    /// Capture: the mover is lifted, then the victim taken off, then the mover placed.
+    CaptureMoverFirst,
+    /// Capture: the mover is set on top of the victim (the square's code just changes).
+    CaptureOnTop,
+    CastleKingFirst,
+    CastleRookFirst,
+    /// En passant: the captured pawn is removed before the capturing pawn is lifted.
+    EnPassantVictimFirst,
+    /// En passant: the captured pawn is removed while the capturing pawn is in the hand.
+    EnPassantVictimBetween,
+    /// En passant: the captured pawn is removed after the capturing pawn is placed.
+    EnPassantVictimLast,
+    /// Promotion: the pawn is set down on the last rank first, then exchanged.
+    PromotionPawnFirst,
+    /// Promotion: the promoted piece is placed directly.
+    PromotionDirect,
+    /// A rook, bishop or queen rests on 1 to 3 squares it crosses.
+    Slide,
+    /// A piece is lifted and put back on its own square before the move.
+    TouchAdjust,
+    /// A neighbouring piece is knocked off and put back after the move.
+    NudgeNeighbour,
+    /// Lift and place within one sensor scan, timed so that the target square is reported
+    /// before the origin clears (dgt-notes 1.13).
+    FastHands,
+    /// The reply started 0.2 to 0.6 s after the previous move was placed.
+    QuickReply,
+    /// The reply started before the previous mover pressed the clock.
+    ReplyBeforePress,
+    /// Both kings put on the centre squares to show the result.
+    ResultGesture,
+}
+
+impl Style {
+    /// Every style, for tests that want to see each one.
+    pub const ALL: [Style; 18] = [
+        Style::Plain,
+        Style::CaptureVictimFirst,
+        Style::CaptureMoverFirst,
+        Style::CaptureOnTop,
+        Style::CastleKingFirst,
+        Style::CastleRookFirst,
+        Style::EnPassantVictimFirst,
+        Style::EnPassantVictimBetween,
+        Style::EnPassantVictimLast,
+        Style::PromotionPawnFirst,
+        Style::PromotionDirect,
+        Style::Slide,
+        Style::TouchAdjust,
+        Style::NudgeNeighbour,
+        Style::FastHands,
+        Style::QuickReply,
+        Style::ReplyBeforePress,
+        Style::ResultGesture,
+    ];
+}
+
+const P_TOUCH: f64 = 0.04;
+const P_NUDGE: f64 = 0.03;
+const P_SLIDE: f64 = 0.3;
+const P_FAST: f64 = 0.12;
+
+/// One physical change: square `sq` holds `code` from time `t` on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Act {
+    pub t: Millis,
+    pub sq: Square,
+    pub code: u8,
+}
+
+/// The acts of one ply (or gesture) and the styles used.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Handled {
+    pub acts: Vec<Act>,
+    pub styles: Vec<Style>,
+}
+
+/// Durations: human ones scaled by `speed`; "sensed" ones last at least one scan.
+pub(crate) struct Timing<'a> {
+    pub speed: f64,
+    pub scanner: &'a Scanner,
+}
+
+impl Timing<'_> {
+    /// A uniformly random human duration in `lo..=hi` ms, times `speed`.
+    pub fn dur(&self, rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> Millis {
+        scale(rng.random_range(lo..=hi), self.speed)
+    }
+
+    /// Like [`Timing::dur`], but long enough for the scan to see it.
+    fn sensed(&self, rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> Millis {
+        self.dur(rng, lo, hi).max(self.scanner.period_ms() + 15)
+    }
+
+    /// Lift-to-place time of a hand.
+    fn carry(&self, rng: &mut ChaCha8Rng) -> Millis {
+        self.dur(rng, 150, 900)
+    }
+}
+
+/// `ms * speed`, rounded, at least 1 ms.
+pub(crate) fn scale(ms: u64, speed: f64) -> Millis {
+    let v = (ms as f64 * speed).round();
+    if v.is_finite() && v >= 1.0 {
+        v as Millis
+    } else {
+        1
+    }
+}
+
+/// The DGT code of a piece.
+pub(crate) fn code_of(p: Piece) -> u8 {
+    let white = match p.role {
+        Role::Pawn => piece::WPAWN,
+        Role::Rook => piece::WROOK,
+        Role::Knight => piece::WKNIGHT,
+        Role::Bishop => piece::WBISHOP,
+        Role::King => piece::WKING,
+        Role::Queen => piece::WQUEEN,
+    };
+    match p.color {
+        Color::White => white,
+        Color::Black => white + 6,
+    }
+}
+
+/// The colour of a non-empty DGT piece code.
+fn color_of(code: u8) -> Option<Color> {
+    match code {
+        1..=6 => Some(Color::White),
+        7..=12 => Some(Color::Black),
+        _ => None,
+    }
+}
+
+/// Two hands over the physical board (indexed by square, a1 = 0).
+struct Hands<'a> {
+    board: &'a mut [u8; 64],
+    held: Vec<u8>,
+    t: Millis,
+    acts: Vec<Act>,
+    ply: u32,
+}
+
+impl<'a> Hands<'a> {
+    fn new(board: &'a mut [u8; 64], t: Millis, ply: u32) -> Self {
+        Hands {
+            board,
+            held: Vec::new(),
+            t,
+            acts: Vec::new(),
+            ply,
+        }
+    }
+
+    fn err(&self, detail: String) -> EmulatorError {
+        EmulatorError::Physical {
+            ply: self.ply,
+            detail,
+        }
+    }
+
+    fn wait(&mut self, ms: Millis) {
+        self.t += ms;
+    }
+
+    fn set(&mut self, sq: Square, code: u8) {
+        self.board[sq.to_usize()] = code;
+        self.acts.push(Act {
+            t: self.t,
+            sq,
+            code,
+        });
+    }
+
+    fn grab(&mut self, code: u8) -> Result<(), EmulatorError> {
+        if self.held.len() >= 2 {
+            return Err(self.err(format!("a third piece ({code:#04x}) in two hands")));
+        }
+        self.held.push(code);
+        Ok(())
+    }
+
+    fn release(&mut self, code: u8) -> Result<(), EmulatorError> {
+        match self.held.iter().position(|&c| c == code) {
+            Some(i) => {
+                self.held.swap_remove(i);
+                Ok(())
+            }
+            None => Err(self.err(format!("piece {code:#04x} is not in a hand"))),
+        }
+    }
+
+    /// Lifts the piece on `sq` into a hand; returns its code.
+    fn lift(&mut self, sq: Square) -> Result<u8, EmulatorError> {
+        let code = self.board[sq.to_usize()];
+        if code == piece::EMPTY {
+            return Err(self.err(format!("lift from empty {sq}")));
+        }
+        self.grab(code)?;
+        self.set(sq, piece::EMPTY);
+        Ok(code)
+    }
+
+    /// Places a held piece on the empty square `sq`.
+    fn place(&mut self, sq: Square, code: u8) -> Result<(), EmulatorError> {
+        if self.board[sq.to_usize()] != piece::EMPTY {
+            return Err(self.err(format!("place on occupied {sq}")));
+        }
+        self.release(code)?;
+        self.set(sq, code);
+        Ok(())
+    }
+
+    /// Sets a held piece on top of an enemy piece; the victim is swept off the board.
+    fn place_on_top(&mut self, sq: Square, code: u8) -> Result<(), EmulatorError> {
+        let victim = self.board[sq.to_usize()];
+        if color_of(victim).is_none() || color_of(victim) == color_of(code) {
+            return Err(self.err(format!("{code:#04x} on top of {victim:#04x} at {sq}")));
+        }
+        self.release(code)?;
+        self.set(sq, code);
+        Ok(())
+    }
+
+    /// Puts a held piece aside, off the board.
+    fn discard(&mut self, code: u8) -> Result<(), EmulatorError> {
+        self.release(code)
+    }
+
+    /// Takes a piece from the box beside the board (a promoted piece).
+    fn take_from_box(&mut self, code: u8) -> Result<(), EmulatorError> {
+        self.grab(code)
+    }
+
+    fn lift_and_place(
+        &mut self,
+        from: Square,
+        to: Square,
+        carry: Millis,
+    ) -> Result<(), EmulatorError> {
+        let code = self.lift(from)?;
+        self.wait(carry);
+        self.place(to, code)
+    }
+
+    fn finish(self, styles: Vec<Style>) -> Result<Handled, EmulatorError> {
+        if !self.held.is_empty() {
+            return Err(self.err(format!("hands still hold {:?}", self.held)));
+        }
+        Ok(Handled {
+            acts: self.acts,
+            styles,
+        })
+    }
+}
+
+fn pick<T: Copy>(rng: &mut ChaCha8Rng, items: &[T]) -> Option<T> {
+    if items.is_empty() {
+        None
+    } else {
+        Some(items[rng.random_range(0..items.len())])
+    }
+}
+
+/// Makes `m` (legal for `mover`) with the hands on `board`, starting at `t0`.
+pub(crate) fn handle_move(
+    rng: &mut ChaCha8Rng,
+    board: &mut [u8; 64],
+    m: &Move,
+    mover: Color,
+    t0: Millis,
+    tm: &Timing<'_>,
+    ply: u32,
+) -> Result<Handled, EmulatorError> {
+    let mut h = Hands::new(board, t0, ply);
+    let mut styles = Vec::new();
+
+    if rng.random_bool(P_TOUCH) {
+        let own: Vec<Square> = Square::ALL
+            .into_iter()
+            .filter(|sq| color_of(h.board[sq.to_usize()]) == Some(mover))
+            .collect();
+        if let Some(sq) = pick(rng, &own) {
+            let code = h.lift(sq)?;
+            h.wait(tm.sensed(rng, 250, 700));
+            h.place(sq, code)?;
+            h.wait(tm.dur(rng, 200, 900));
+            styles.push(Style::TouchAdjust);
+        }
+    }
+
+    let target = match *m {
+        Move::Castle { king, rook } => {
+            let rank = king.rank();
+            let (kf, rf) = if rook.file() > king.file() {
+                (File::G, File::F)
+            } else {
+                (File::C, File::D)
+            };
+            let (k_to, r_to) = (Square::from_coords(kf, rank), Square::from_coords(rf, rank));
+            if k_to == rook || r_to == king || k_to == king || r_to == rook {
+                // Chess960 overlaps: both pieces in the hands, then both placed.
+                let (kc, rc) = (h.lift(king)?, h.lift(rook)?);
+                h.wait(tm.carry(rng));
+                h.place(k_to, kc)?;
+                h.wait(tm.dur(rng, 100, 400));
+                h.place(r_to, rc)?;
+                styles.push(Style::CastleKingFirst);
+            } else if rng.random_bool(0.7) {
+                h.lift_and_place(king, k_to, tm.carry(rng))?;
+                h.wait(tm.dur(rng, 100, 500));
+                h.lift_and_place(rook, r_to, tm.carry(rng))?;
+                styles.push(Style::CastleKingFirst);
+            } else {
+                h.lift_and_place(rook, r_to, tm.carry(rng))?;
+                h.wait(tm.dur(rng, 100, 500));
+                h.lift_and_place(king, k_to, tm.carry(rng))?;
+                styles.push(Style::CastleRookFirst);
+            }
+            k_to
+        }
+        Move::EnPassant { from, to } => {
+            let victim = Square::from_coords(to.file(), from.rank());
+            match rng.random_range(0..3) {
+                0 => {
+                    let v = h.lift(victim)?;
+                    h.wait(tm.sensed(rng, 200, 700));
+                    h.discard(v)?;
+                    h.lift_and_place(from, to, tm.carry(rng))?;
+                    styles.push(Style::EnPassantVictimFirst);
+                }
+                1 => {
+                    let p = h.lift(from)?;
+                    h.wait(tm.dur(rng, 100, 400));
+                    let v = h.lift(victim)?;
+                    h.wait(tm.sensed(rng, 150, 500));
+                    h.place(to, p)?;
+                    h.discard(v)?;
+                    styles.push(Style::EnPassantVictimBetween);
+                }
+                _ => {
+                    h.lift_and_place(from, to, tm.carry(rng))?;
+                    h.wait(tm.dur(rng, 150, 600));
+                    let v = h.lift(victim)?;
+                    h.discard(v)?;
+                    styles.push(Style::EnPassantVictimLast);
+                }
+            }
+            to
+        }
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            normal_move(
+                rng,
+                &mut h,
+                &mut styles,
+                tm,
+                (role, from, capture, to, promotion),
+                mover,
+            )?;
+            to
+        }
+        Move::Put { .. } => return Err(h.err("drops are not chess moves".to_string())),
+    };
+
+    if rng.random_bool(P_NUDGE) {
+        let near: Vec<Square> = attacks::king_attacks(target)
+            .into_iter()
+            .filter(|sq| h.board[sq.to_usize()] != piece::EMPTY)
+            .collect();
+        if let Some(sq) = pick(rng, &near) {
+            h.wait(tm.dur(rng, 100, 400));
+            let code = h.lift(sq)?;
+            h.wait(tm.sensed(rng, 250, 700));
+            h.place(sq, code)?;
+            styles.push(Style::NudgeNeighbour);
+        }
+    }
+    h.finish(styles)
+}
+
+type NormalMove = (Role, Square, Option<Role>, Square, Option<Role>);
+
+fn normal_move(
+    rng: &mut ChaCha8Rng,
+    h: &mut Hands<'_>,
+    styles: &mut Vec<Style>,
+    tm: &Timing<'_>,
+    (role, from, capture, to, promotion): NormalMove,
+    mover: Color,
+) -> Result<(), EmulatorError> {
+    #[derive(PartialEq)]
+    enum Cap {
+        VictimFirst,
+        MoverFirst,
+        OnTop,
+    }
+    let cap = capture.map(|_| match rng.random_range(0..3) {
+        0 => Cap::VictimFirst,
+        1 => Cap::MoverFirst,
+        _ => Cap::OnTop,
+    });
+    let mut path: Vec<Square> = attacks::between(from, to).into_iter().collect();
+    path.sort_by_key(|sq| sq.distance(from));
+    let slide = matches!(role, Role::Rook | Role::Bishop | Role::Queen) && !path.is_empty() && {
+        rng.random_bool(P_SLIDE)
+    };
+    let pawn_first = promotion.is_some() && rng.random_bool(0.5);
+    // Fast hands: lift right after the scan passed the origin, place before it comes back,
+    // and only when the scan reaches the target in between.
+    let mut fast = None;
+    if cap.is_none() && !slide && promotion.is_none() && rng.random_bool(P_FAST) {
+        let d = tm.dur(rng, 20, 90);
+        let (fi, ti) = (tm.scanner.index(from), tm.scanner.index(to));
+        if tm.scanner.lag_ms(fi, ti) > d + 3 {
+            fast = Some(d);
+        }
+    }
+
+    let mut victim = None;
+    if cap == Some(Cap::VictimFirst) {
+        let v = h.lift(to)?;
+        h.wait(tm.sensed(rng, 200, 700));
+        h.discard(v)?;
+        h.wait(tm.dur(rng, 100, 400));
+        styles.push(Style::CaptureVictimFirst);
+    }
+    if fast.is_some() {
+        let fi = tm.scanner.index(from);
+        h.t = tm.scanner.next_scan_ms(fi, h.t) + 1;
+    }
+    let carried = h.lift(from)?;
+    if slide {
+        let k = rng.random_range(1..=path.len().min(3));
+        let mut stops: Vec<Square> = Vec::new();
+        while stops.len() < k {
+            if let Some(s) = pick(rng, &path)
+                && !stops.contains(&s)
+            {
+                stops.push(s);
+            }
+        }
+        stops.sort_by_key(|sq| sq.distance(from));
+        for s in stops {
+            h.wait(tm.dur(rng, 80, 300));
+            h.place(s, carried)?;
+            h.wait(tm.sensed(rng, 150, 400));
+            h.lift(s)?;
+        }
+        styles.push(Style::Slide);
+    }
+    h.wait(fast.unwrap_or_else(|| tm.carry(rng)));
+    if cap == Some(Cap::MoverFirst) {
+        let v = h.lift(to)?;
+        victim = Some(v);
+        h.wait(tm.sensed(rng, 150, 500));
+        styles.push(Style::CaptureMoverFirst);
+    }
+    let on_top = cap == Some(Cap::OnTop);
+    if on_top {
+        styles.push(Style::CaptureOnTop);
+    }
+    let put = |h: &mut Hands<'_>, code: u8, top: bool| {
+        if top {
+            h.place_on_top(to, code)
+        } else {
+            h.place(to, code)
+        }
+    };
+    match promotion {
+        Some(r) => {
+            let promoted = code_of(r.of(mover));
+            if pawn_first {
+                put(h, carried, on_top)?;
+                if let Some(v) = victim.take() {
+                    h.discard(v)?;
+                }
+                h.wait(tm.sensed(rng, 300, 900));
+                h.lift(to)?;
+                h.discard(carried)?;
+                h.take_from_box(promoted)?;
+                h.wait(tm.dur(rng, 200, 800));
+                h.place(to, promoted)?;
+                styles.push(Style::PromotionPawnFirst);
+            } else {
+                if let Some(v) = victim.take() {
+                    h.discard(v)?;
+                }
+                h.discard(carried)?;
+                h.take_from_box(promoted)?;
+                h.wait(tm.dur(rng, 150, 500));
+                put(h, promoted, on_top)?;
+                styles.push(Style::PromotionDirect);
+            }
+        }
+        None => put(h, carried, on_top)?,
+    }
+    if let Some(v) = victim {
+        h.discard(v)?;
+    }
+    if fast.is_some() {
+        styles.push(Style::FastHands);
+    }
+    if cap.is_none() && promotion.is_none() && !slide && fast.is_none() {
+        styles.push(Style::Plain);
+    }
+    Ok(())
+}
+
+/// Both kings lifted and put on the centre squares for `outcome` (white e4 + black d5 for
+/// 1-0, d4 + e5 for 0-1, one light and one dark square for a draw). `None` when a centre
+/// square holds another piece. Returns the acts and the kings' squares (white, black).
+pub(crate) fn result_gesture(
+    rng: &mut ChaCha8Rng,
+    board: &mut [u8; 64],
+    outcome: Outcome,
+    t0: Millis,
+    tm: &Timing<'_>,
+    ply: u32,
+) -> Result<Option<(Handled, Square, Square)>, EmulatorError> {
+    let find = |code: u8| {
+        Square::ALL
+            .into_iter()
+            .find(|sq| board[sq.to_usize()] == code)
+    };
+    let (Some(wk), Some(bk)) = (find(piece::WKING), find(piece::BKING)) else {
+        return Ok(None);
+    };
+    let sq = |f: File, r: Rank| Square::from_coords(f, r);
+    let (wt, bt) = match outcome {
+        Outcome::WhiteWins => (sq(File::E, Rank::Fourth), sq(File::D, Rank::Fifth)),
+        Outcome::BlackWins => (sq(File::D, Rank::Fourth), sq(File::E, Rank::Fifth)),
+        Outcome::Draw if rng.random_bool(0.5) => {
+            (sq(File::E, Rank::Fourth), sq(File::E, Rank::Fifth))
+        }
+        Outcome::Draw => (sq(File::D, Rank::Fourth), sq(File::D, Rank::Fifth)),
+    };
+    let free = |s: Square| board[s.to_usize()] == piece::EMPTY || s == wk || s == bk;
+    if !free(wt) || !free(bt) {
+        return Ok(None);
+    }
+    let mut h = Hands::new(board, t0, ply);
+    let (first, second) = if rng.random_bool(0.5) {
+        (wk, bk)
+    } else {
+        (bk, wk)
+    };
+    h.lift(first)?;
+    h.wait(tm.dur(rng, 100, 500));
+    h.lift(second)?;
+    h.wait(tm.dur(rng, 300, 900));
+    h.place(wt, piece::WKING)?;
+    h.wait(tm.dur(rng, 100, 500));
+    h.place(bt, piece::BKING)?;
+    let handled = h.finish(vec![Style::ResultGesture])?;
+    Ok(Some((handled, wt, bt)))
+}

@@ -1,0 +1,278 @@
+//! The frame reader: owns the byte buffer of one board, finds frame boundaries, resynchronises.
+//!
+//! Flow: the device layer [`FrameReader::push`]es bytes as they arrive and calls
+//! [`FrameReader::next_frame`] until it returns `None`. Each call yields a decoded
+//! [`Frame`] or a [`DecodeWarning`] saying which bytes were dropped; after a warning the reader
+//! already stands on the next byte with bit 7 set (dgt-notes 1.2), so the caller logs it and
+//! calls again. Bytes are consumed by moving an offset; the buffer is compacted on `push`, and
+//! after draining it never holds more than one incomplete frame
+//! ([`MAX_FRAME_LEN`](super::dgt::MAX_FRAME_LEN) bytes).
+
+use nom::Err;
+
+use super::dgt::{Frame, FrameError, MessageId, Mode, decode_payload, split_frame};
+
+/// Bytes the reader dropped, and why. None of these stop the stream.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeWarning {
+    /// Bytes with bit 7 clear where a message id was expected.
+    #[error("skipped {count} byte(s) of garbage before a message id")]
+    SkippedGarbage { count: usize },
+    /// The length field does not fit the id (e.g. a 7-byte BATTERY_STATUS).
+    #[error(
+        "dropped message {id}: length {len} is not valid for this id ({skipped} byte(s) skipped)"
+    )]
+    BadLength {
+        id: MessageId,
+        len: u16,
+        skipped: usize,
+    },
+    /// The length field exceeds the cap for the id.
+    #[error(
+        "dropped message {id}: length {len} exceeds the cap of {max} ({skipped} byte(s) skipped)"
+    )]
+    Oversize {
+        id: MessageId,
+        len: u16,
+        max: u16,
+        skipped: usize,
+    },
+    /// A header or payload byte had bit 7 set: the frame was abandoned and a new one starts there.
+    #[error("message {id} cut short: byte {offset} has bit 7 set ({skipped} byte(s) skipped)")]
+    HighBitInFrame {
+        id: MessageId,
+        offset: usize,
+        skipped: usize,
+    },
+    /// The frame was well formed but its content is not (e.g. a field update for square 64).
+    #[error("dropped message {id}: {detail} ({skipped} byte(s) skipped)")]
+    InvalidPayload {
+        id: MessageId,
+        detail: String,
+        skipped: usize,
+    },
+}
+
+impl DecodeWarning {
+    /// How many bytes were dropped.
+    pub fn skipped(&self) -> usize {
+        match self {
+            DecodeWarning::SkippedGarbage { count } => *count,
+            DecodeWarning::BadLength { skipped, .. }
+            | DecodeWarning::Oversize { skipped, .. }
+            | DecodeWarning::HighBitInFrame { skipped, .. }
+            | DecodeWarning::InvalidPayload { skipped, .. } => *skipped,
+        }
+    }
+}
+
+/// Compact the buffer on `push` once this many consumed bytes sit in front of it.
+const COMPACT_AT: usize = 4096;
+
+/// Streaming reader of board-to-host frames (see the module doc).
+#[derive(Debug, Default)]
+pub struct FrameReader {
+    buf: Vec<u8>,
+    /// Start of the unconsumed bytes in `buf`.
+    pos: usize,
+    mode: Mode,
+}
+
+impl FrameReader {
+    /// An empty reader in `mode`.
+    pub fn new(mode: Mode) -> Self {
+        FrameReader {
+            buf: Vec::with_capacity(256),
+            pos: 0,
+            mode,
+        }
+    }
+
+    /// Changes how ids 0x83..=0x8a are read from the next frame on.
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Appends bytes read from the board.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.pos == self.buf.len() {
+            self.buf.clear();
+            self.pos = 0;
+        } else if self.pos >= COMPACT_AT || self.pos >= self.buf.len() - self.pos {
+            // Amortised O(1): at most as many bytes move as were consumed since the last move.
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Drops everything buffered (e.g. after the port was reopened).
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.pos = 0;
+    }
+
+    /// Bytes received but not yet returned as a frame or a warning.
+    pub fn buffered(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// The next frame; `None` when more bytes are needed; `Err` when bytes were skipped.
+    pub fn next_frame(&mut self) -> Option<Result<Frame, DecodeWarning>> {
+        let rest = &self.buf[self.pos..];
+        let &first = rest.first()?;
+        let (result, used) = match split_frame(rest, self.mode) {
+            Ok((after, raw)) => {
+                let used = rest.len() - after.len();
+                let result =
+                    decode_payload(raw, self.mode).map_err(|e| DecodeWarning::InvalidPayload {
+                        id: MessageId(raw.id),
+                        detail: e.to_string(),
+                        skipped: used,
+                    });
+                (result, used)
+            }
+            Err(Err::Incomplete(_)) => return None,
+            Err(Err::Error(e) | Err::Failure(e)) => {
+                let id = MessageId(first);
+                // Skip to the next byte with bit 7 set, never past it.
+                let to_next = || {
+                    1 + rest[1..]
+                        .iter()
+                        .position(|&b| b & 0x80 != 0)
+                        .unwrap_or(rest.len() - 1)
+                };
+                let w = match e {
+                    FrameError::NotAFrameStart { .. } => {
+                        let count = rest
+                            .iter()
+                            .position(|&b| b & 0x80 != 0)
+                            .unwrap_or(rest.len());
+                        DecodeWarning::SkippedGarbage { count }
+                    }
+                    FrameError::HighBit { offset, .. } => DecodeWarning::HighBitInFrame {
+                        id,
+                        offset,
+                        skipped: offset,
+                    },
+                    FrameError::BadLength { len, .. } => DecodeWarning::BadLength {
+                        id,
+                        len,
+                        skipped: to_next(),
+                    },
+                    FrameError::Oversize { len, max, .. } => DecodeWarning::Oversize {
+                        id,
+                        len,
+                        max,
+                        skipped: to_next(),
+                    },
+                    other => DecodeWarning::InvalidPayload {
+                        id,
+                        detail: other.to_string(),
+                        skipped: to_next(),
+                    },
+                };
+                let used = w.skipped();
+                (Err(w), used)
+            }
+        };
+        self.pos += used;
+        Some(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(r: &mut FrameReader) -> Vec<Result<Frame, DecodeWarning>> {
+        std::iter::from_fn(|| r.next_frame()).collect()
+    }
+
+    #[test]
+    fn garbage_then_frame() {
+        let mut r = FrameReader::new(Mode::Single);
+        r.push(&[0x01, 0x02, 0x03, 0x8e, 0x00, 0x05, 0x34, 0x00]);
+        assert_eq!(
+            drain(&mut r),
+            vec![
+                Err(DecodeWarning::SkippedGarbage { count: 3 }),
+                Ok(Frame::FieldUpdate {
+                    square: 0x34,
+                    piece: 0
+                })
+            ]
+        );
+        assert_eq!(r.buffered(), 0);
+    }
+
+    #[test]
+    fn high_bit_restarts_frame() {
+        let mut r = FrameReader::new(Mode::Single);
+        // A board dump cut after two payload bytes by a field update.
+        r.push(&[0x86, 0x00, 0x43, 0x08, 0x09, 0x8e, 0x00, 0x05, 0x24, 0x01]);
+        assert_eq!(
+            drain(&mut r),
+            vec![
+                Err(DecodeWarning::HighBitInFrame {
+                    id: MessageId(0x86),
+                    offset: 5,
+                    skipped: 5
+                }),
+                Ok(Frame::FieldUpdate {
+                    square: 0x24,
+                    piece: 1
+                })
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_length_skips_to_next_id() {
+        let mut r = FrameReader::new(Mode::Single);
+        // A battery frame with H17's size 7 (4 payload bytes), then a version frame.
+        r.push(&[
+            0xa0, 0x00, 0x07, 0x58, 0x01, 0x02, 0x03, 0x93, 0x00, 0x05, 0x01, 0x02,
+        ]);
+        assert_eq!(
+            drain(&mut r),
+            vec![
+                Err(DecodeWarning::BadLength {
+                    id: MessageId(0xa0),
+                    len: 7,
+                    skipped: 7
+                }),
+                Ok(Frame::Version { major: 1, minor: 2 })
+            ]
+        );
+    }
+
+    #[test]
+    fn incomplete_waits() {
+        let mut r = FrameReader::new(Mode::Single);
+        r.push(&[0x8d, 0x00]);
+        assert_eq!(r.next_frame(), None);
+        r.push(&[0x0a, 0x20, 0x03, 0x02, 0x20, 0x03]);
+        assert_eq!(r.next_frame(), None);
+        assert_eq!(r.buffered(), 8);
+        r.push(&[0x02, 0x08]);
+        assert!(matches!(r.next_frame(), Some(Ok(Frame::BwTime(_)))));
+        assert_eq!(r.next_frame(), None);
+    }
+
+    #[test]
+    fn square_out_of_range_is_a_warning() {
+        let mut r = FrameReader::new(Mode::Single);
+        r.push(&[0x8e, 0x00, 0x05, 0x40, 0x01]);
+        assert!(matches!(
+            r.next_frame(),
+            Some(Err(DecodeWarning::InvalidPayload { skipped: 5, .. }))
+        ));
+        assert_eq!(r.next_frame(), None);
+    }
+}

@@ -1,0 +1,129 @@
+//! The schema, as an append-only list of migrations applied by `PRAGMA user_version`.
+//!
+//! Entry `i` takes a database from version `i` to `i + 1`, in one transaction with the version bump.
+//! Never remove or edit an entry once released: add a new one. A database newer than this list is
+//! refused rather than guessed at.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::StoreError;
+
+/// Every migration, oldest first.
+///
+/// Conventions: times are integer milliseconds on the stream's clock; `events.ply` is the ply the
+/// event happened before (plies played so far + 1); moves and events are append-only (triggers),
+/// except that a move's `retracted_by` is set once, to the event (revision, takeback) that retracted it.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: boards, games, moves, raw chunks, events.
+    r#"
+CREATE TABLE boards (
+    id      INTEGER PRIMARY KEY,
+    name    TEXT NOT NULL UNIQUE,
+    kind    TEXT NOT NULL,
+    created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+
+CREATE TABLE games (
+    id            INTEGER PRIMARY KEY,
+    board_id      INTEGER NOT NULL REFERENCES boards (id),
+    kind          TEXT NOT NULL,
+    orientation   TEXT NOT NULL,
+    date          TEXT,
+    started_at_ms INTEGER NOT NULL,
+    ended_at_ms   INTEGER,
+    white         TEXT,
+    black         TEXT,
+    result        TEXT NOT NULL DEFAULT '*',
+    termination   TEXT,
+    event         TEXT,
+    site          TEXT,
+    round         TEXT
+) STRICT;
+-- At most one open game per board; also the lookup for it.
+CREATE UNIQUE INDEX games_open ON games (board_id) WHERE ended_at_ms IS NULL;
+CREATE INDEX games_board ON games (board_id);
+
+CREATE TABLE events (
+    id       INTEGER PRIMARY KEY,
+    game_id  INTEGER REFERENCES games (id),
+    board_id INTEGER NOT NULL REFERENCES boards (id),
+    at_ms    INTEGER NOT NULL,
+    kind     TEXT NOT NULL,
+    ply      INTEGER,
+    detail   TEXT NOT NULL CHECK (json_valid(detail))
+) STRICT;
+CREATE INDEX events_game ON events (game_id);
+CREATE INDEX events_board ON events (board_id);
+
+CREATE TABLE moves (
+    id             INTEGER PRIMARY KEY,
+    game_id        INTEGER NOT NULL REFERENCES games (id),
+    ply            INTEGER NOT NULL CHECK (ply >= 1),
+    notation       TEXT NOT NULL,
+    uci            TEXT,
+    position       TEXT NOT NULL,
+    at_ms          INTEGER NOT NULL,
+    clock_white_ms INTEGER,
+    clock_black_ms INTEGER,
+    time_trouble   INTEGER NOT NULL DEFAULT 0 CHECK (time_trouble IN (0, 1)),
+    retracted_by   INTEGER REFERENCES events (id)
+) STRICT;
+-- One live move per ply; also the read path for a game's live moves.
+CREATE UNIQUE INDEX moves_live ON moves (game_id, ply) WHERE retracted_by IS NULL;
+CREATE INDEX moves_game ON moves (game_id, ply);
+CREATE INDEX moves_retracted_by ON moves (retracted_by) WHERE retracted_by IS NOT NULL;
+
+CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves
+BEGIN SELECT RAISE(ABORT, 'moves are never deleted'); END;
+CREATE TRIGGER moves_no_rewrite
+BEFORE UPDATE OF id, game_id, ply, notation, uci, position, at_ms, clock_white_ms,
+    clock_black_ms, time_trouble ON moves
+BEGIN SELECT RAISE(ABORT, 'moves are never rewritten; retract and insert'); END;
+CREATE TRIGGER moves_retract_once BEFORE UPDATE OF retracted_by ON moves
+WHEN OLD.retracted_by IS NOT NULL OR NEW.retracted_by IS NULL
+BEGIN SELECT RAISE(ABORT, 'a move is retracted once'); END;
+
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'events are never deleted'); END;
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'events are never updated'); END;
+
+CREATE TABLE raw_chunks (
+    id       INTEGER PRIMARY KEY,
+    board_id INTEGER NOT NULL REFERENCES boards (id),
+    t_ms     INTEGER NOT NULL,
+    dir      TEXT NOT NULL CHECK (dir IN ('<', '>')),
+    reads    INTEGER NOT NULL,
+    bytes    BLOB NOT NULL
+) STRICT;
+CREATE INDEX raw_chunks_board ON raw_chunks (board_id);
+"#,
+];
+
+/// Current schema version of a connection's database.
+pub fn version(conn: &Connection) -> Result<usize, StoreError> {
+    let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    usize::try_from(v).map_err(|_| StoreError::Corrupt(format!("user_version {v}")))
+}
+
+/// Brings the database up to the newest schema; a no-op on an up-to-date database.
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let found = version(conn)?;
+    if found > MIGRATIONS.len() {
+        return Err(StoreError::NewerSchema {
+            found,
+            known: MIGRATIONS.len(),
+        });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found) {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Another process may have migrated between our read and our lock.
+        if version(&tx)? > i {
+            continue;
+        }
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
