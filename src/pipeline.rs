@@ -1,1 +1,216 @@
-//! One board's bytes through decoder, sensor, tracker and store.
+//! One board's bytes through frame decoder, sensor state and tracker, into store writes.
+//!
+//! Flow: [`DgtPipeline::feed`] takes a timestamped chunk of bytes (from a serial port, a capture
+//! or the emulator), keeps it raw, decodes every whole frame, folds it into the sensor state and
+//! hands the board and clock to the tracker. [`DgtPipeline::take_writes`] yields what to persist,
+//! raw bytes first, then the tracker's events, so the raw stream is never behind what was decoded
+//! from it. `replay` and `run` both drive this type; only the clock and the commit policy differ.
+//! Pure: no I/O and no system clock.
+
+use tracing::{debug, warn};
+
+use crate::{
+    Millis,
+    device::Direction,
+    game::chess::ChessGame,
+    protocol::{
+        FrameReader,
+        dgt::{Frame, Mode},
+    },
+    sensor::dgt::{ClockReading, DgtBoardState},
+    store::{BoardId, RawBuffer, Write},
+    tracker::{Tracker, TrackerEvent, TrackerSettings},
+};
+
+/// Counters a board keeps for logs and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipelineStats {
+    pub bytes_in: u64,
+    pub frames: u64,
+    pub decode_warnings: u64,
+    pub bytes_skipped: u64,
+    pub moves: u64,
+}
+
+/// Identity a board reported about itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BoardIdentity {
+    pub serial: Option<String>,
+    pub long_serial: Option<String>,
+    pub version: Option<(u8, u8)>,
+    pub trademark: Option<String>,
+}
+
+/// A DGT board's bytes to store writes.
+pub struct DgtPipeline {
+    board: BoardId,
+    reader: FrameReader,
+    sensor: DgtBoardState,
+    tracker: Tracker<ChessGame>,
+    raw: RawBuffer,
+    events: Vec<TrackerEvent>,
+    writes: Vec<Write>,
+    stats: PipelineStats,
+    identity: BoardIdentity,
+    last_frame_at: Option<Millis>,
+}
+
+impl DgtPipeline {
+    /// A pipeline for `board`, with a tracker (fresh, or resumed from the store).
+    pub fn new(board: BoardId, tracker: Tracker<ChessGame>) -> DgtPipeline {
+        DgtPipeline {
+            board,
+            reader: FrameReader::new(Mode::Single),
+            sensor: DgtBoardState::default(),
+            tracker,
+            raw: RawBuffer::new(),
+            events: Vec::new(),
+            writes: Vec::new(),
+            stats: PipelineStats::default(),
+            identity: BoardIdentity::default(),
+            last_frame_at: None,
+        }
+    }
+
+    /// A fresh pipeline with default tracker settings.
+    pub fn fresh(board: BoardId) -> DgtPipeline {
+        DgtPipeline::new(board, Tracker::new(TrackerSettings::default()))
+    }
+
+    /// Bytes that travelled at `at` in direction `dir`.
+    pub fn feed(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
+        self.raw.push(at, dir, bytes);
+        if dir == Direction::ToBoard {
+            return;
+        }
+        self.stats.bytes_in += bytes.len() as u64;
+        self.reader.push(bytes);
+        while let Some(next) = self.reader.next_frame() {
+            match next {
+                Ok(frame) => self.frame(at, frame),
+                Err(warning) => {
+                    self.stats.decode_warnings += 1;
+                    self.stats.bytes_skipped += warning.skipped() as u64;
+                    warn!(board = self.board.0, at_ms = at, %warning, "bad input from board");
+                }
+            }
+        }
+        self.tracker.tick(at, &mut self.events);
+        self.collect();
+    }
+
+    /// Lets time pass without bytes (timers in `run`; never needed in `replay`).
+    pub fn tick(&mut self, at: Millis) {
+        self.tracker.tick(at, &mut self.events);
+        self.collect();
+    }
+
+    /// Records what the tracker still holds (end of a capture, orderly shutdown).
+    pub fn flush(&mut self, at: Millis) {
+        self.tracker.flush(at, &mut self.events);
+        self.collect();
+    }
+
+    /// The board went away: forget the sensed board until the next dump (the game goes on).
+    pub fn disconnected(&mut self) {
+        self.sensor.reset();
+        self.reader.clear();
+    }
+
+    fn frame(&mut self, at: Millis, frame: Frame) {
+        self.stats.frames += 1;
+        self.last_frame_at = Some(at);
+        match frame {
+            Frame::BoardDump(dump) => {
+                self.sensor.apply_dump(&dump);
+                self.tracker.observe(at, &self.sensor, &mut self.events);
+            }
+            Frame::FieldUpdate { square, piece } => {
+                if self.sensor.apply_field(square, piece) && self.sensor.is_known() {
+                    self.tracker.observe(at, &self.sensor, &mut self.events);
+                }
+            }
+            Frame::BwTime(t) => {
+                if let Some(reading) = ClockReading::from_bwtime(&t) {
+                    self.tracker.clock(at, reading, &mut self.events);
+                }
+            }
+            Frame::SerialNr(s) => self.identity.serial = Some(s),
+            Frame::LongSerialNr(s) => self.identity.long_serial = Some(s),
+            Frame::Version { major, minor } => self.identity.version = Some((major, minor)),
+            Frame::Trademark(s) => self.identity.trademark = Some(s),
+            other => debug!(board = self.board.0, frame = ?other, "frame not used"),
+        }
+    }
+
+    fn collect(&mut self) {
+        if self.events.is_empty() {
+            return;
+        }
+        if let Some(block) = self.raw.take() {
+            self.writes.push(Write::RawBlock {
+                board: self.board,
+                block,
+            });
+        }
+        for event in self.events.drain(..) {
+            if matches!(event, TrackerEvent::Move(_)) {
+                self.stats.moves += 1;
+            }
+            self.writes.push(Write::Event {
+                board: self.board,
+                event,
+            });
+        }
+    }
+
+    /// Whether decisions are waiting to be written (a commit is due).
+    pub fn has_events(&self) -> bool {
+        !self.writes.is_empty()
+    }
+
+    /// Bytes kept raw and not yet taken.
+    pub fn raw_pending(&self) -> usize {
+        self.raw.len_bytes()
+    }
+
+    /// Everything to persist, raw bytes first; `with_raw` also takes raw bytes not yet followed by
+    /// a decision (periodic flushes, end of stream).
+    pub fn take_writes(&mut self, with_raw: bool) -> Vec<Write> {
+        let mut writes = std::mem::take(&mut self.writes);
+        if with_raw && let Some(block) = self.raw.take() {
+            writes.push(Write::RawBlock {
+                board: self.board,
+                block,
+            });
+        }
+        writes
+    }
+
+    /// Puts back writes the store refused, ahead of anything newer.
+    pub fn requeue(&mut self, mut writes: Vec<Write>) {
+        writes.append(&mut self.writes);
+        self.writes = writes;
+    }
+
+    pub fn stats(&self) -> PipelineStats {
+        self.stats
+    }
+
+    pub fn identity(&self) -> &BoardIdentity {
+        &self.identity
+    }
+
+    pub fn tracker(&self) -> &Tracker<ChessGame> {
+        &self.tracker
+    }
+
+    /// Stream time of the last whole frame (the watchdog's evidence of life).
+    pub fn last_frame_at(&self) -> Option<Millis> {
+        self.last_frame_at
+    }
+
+    pub fn board(&self) -> BoardId {
+        self.board
+    }
+}

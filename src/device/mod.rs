@@ -1,9 +1,12 @@
-//! Devices: serial transport, capture files, replay sources.
+//! Devices: serial transport, capture files, replay of captures, recording of real boards.
 //!
 //! Everything here is at the edge: it reads or writes bytes and timestamps them; decoding happens
 //! in `protocol`.
 
 pub mod capture;
+pub mod record;
+pub mod replay;
+pub mod serial;
 
 use serde::{Deserialize, Serialize};
 

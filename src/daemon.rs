@@ -1,0 +1,521 @@
+//! The daemon: wires devices, pipelines and the store writer; shutdown.
+//!
+//! Flow: one task per board port reads bytes ([`crate::device::serial`]) into its
+//! [`DgtPipeline`]; writes go to the single store writer (a thread owning the SQLite
+//! connection), and a board announces its events only after the writer has committed them.
+//! SIGINT/SIGTERM stop every task; the store is flushed before exit and open games stay open, so
+//! a restart resumes them. `demo` runs the same daemon over emulated boards on pseudo-terminals.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use anyhow::Context;
+use tokio::{
+    sync::{mpsc, oneshot, watch},
+    task::JoinSet,
+};
+use tracing::{Instrument, error, info, info_span, warn};
+
+use crate::{
+    Millis,
+    device::{
+        Direction,
+        serial::{self, Backoff, Watchdog, now_ms},
+    },
+    emulator::{self, EmulatorOptions, PtyEvent, PtyOptions},
+    game::{Kind, chess::ChessGame},
+    pipeline::DgtPipeline,
+    store::{BoardId, GameId, Store, StoreError, Write},
+    tracker::{Tracker, TrackerEvent, TrackerSettings},
+};
+
+/// `boardscribe run`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    /// The database (created if missing).
+    #[arg(long, default_value = "boardscribe.db")]
+    pub db: PathBuf,
+    /// Serial ports of DGT boards (repeat for several boards).
+    #[arg(long = "port", required = true)]
+    pub ports: Vec<PathBuf>,
+    /// Print every move as it is recorded.
+    #[arg(long)]
+    pub print_moves: bool,
+}
+
+/// `boardscribe demo`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DemoArgs {
+    /// Number of emulated boards.
+    #[arg(long, default_value_t = 2)]
+    pub boards: usize,
+    /// Time multiplier for the emulated players (1 is human speed).
+    #[arg(long, default_value_t = 0.04)]
+    pub speed: f64,
+    /// Where to put the database (default: a new temporary directory).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// A batch for the writer and where to say it is durable.
+type WriteRequest = (Vec<Write>, oneshot::Sender<Result<Vec<GameId>, StoreError>>);
+
+/// Why a batch was not stored.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the store writer has stopped")]
+    WriterGone,
+}
+
+/// The handle boards use to reach the one store writer.
+#[derive(Clone)]
+pub struct StoreWriter {
+    tx: mpsc::Sender<WriteRequest>,
+}
+
+impl StoreWriter {
+    /// Starts the writer thread; it owns `store` until every handle is dropped.
+    pub fn start(mut store: Store) -> (StoreWriter, std::thread::JoinHandle<Store>) {
+        let (tx, mut rx) = mpsc::channel::<WriteRequest>(256);
+        let handle = std::thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || {
+                let mut dated: std::collections::HashSet<GameId> = Default::default();
+                while let Some((writes, reply)) = rx.blocking_recv() {
+                    let result = store.write_batch(&writes).and_then(|games| {
+                        for &g in &games {
+                            if dated.insert(g) {
+                                store.set_game_date(g, &pgn_date(now_ms()))?;
+                            }
+                        }
+                        Ok(games)
+                    });
+                    if let Err(e) = &result {
+                        error!(cause = %e, "store write failed");
+                    }
+                    // The board may have gone; nothing to tell then.
+                    let _ignored_if_board_gone = reply.send(result);
+                }
+                store
+            })
+            .expect("spawning the store writer thread");
+        (StoreWriter { tx }, handle)
+    }
+
+    /// Writes a batch in one transaction; returns once it is durable.
+    pub async fn write(&self, writes: Vec<Write>) -> Result<Vec<GameId>, WriteError> {
+        let (reply, done) = oneshot::channel();
+        if self.tx.send((writes, reply)).await.is_err() {
+            return Err(WriteError::WriterGone);
+        }
+        Ok(done.await.map_err(|_| WriteError::WriterGone)??)
+    }
+}
+
+/// `YYYY.MM.DD` (PGN) of a Unix time in ms, UTC.
+pub fn pgn_date(ms: Millis) -> String {
+    // Days to civil date (Howard Hinnant's algorithm).
+    let z = (ms / 86_400_000) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// How the daemon shows recorded events on standard output.
+pub fn print_event(board: &str, event: &TrackerEvent) {
+    match event {
+        TrackerEvent::GameStarted { orientation, .. } => {
+            println!("{board}: new game (board {})", orientation.as_str());
+        }
+        TrackerEvent::Move(m) => {
+            let n = m.ply.div_ceil(2);
+            let dots = if m.ply % 2 == 1 { "." } else { "..." };
+            println!("{board}: {n}{dots} {}", m.notation);
+        }
+        TrackerEvent::Revision { old, new, .. } => {
+            println!(
+                "{board}: ply {} revised: {} -> {}",
+                new.ply, old.notation, new.notation
+            );
+        }
+        TrackerEvent::Takeback {
+            from_ply, to_ply, ..
+        } => {
+            println!("{board}: takeback from ply {from_ply} to ply {to_ply}");
+        }
+        TrackerEvent::ResultGesture { proposed, .. } => {
+            println!(
+                "{board}: result shown with the kings: {}",
+                proposed.as_pgn()
+            );
+        }
+        TrackerEvent::GameEnded {
+            outcome,
+            termination,
+            ..
+        } => println!("{board}: {} ({termination})", outcome.as_pgn()),
+    }
+}
+
+/// One board to record: where it is and what the store knows of it.
+struct BoardSpec {
+    name: String,
+    path: PathBuf,
+    id: BoardId,
+    tracker: Tracker<ChessGame>,
+}
+
+/// Resolves boards in the store and resumes their open games.
+fn prepare_boards(store: &mut Store, ports: &[PathBuf]) -> anyhow::Result<Vec<BoardSpec>> {
+    let mut boards = Vec::new();
+    for path in ports {
+        let name = path.display().to_string();
+        let id = store.board(&name, Kind::Chess)?;
+        let settings = TrackerSettings::default();
+        let tracker = match store.open_game(id)? {
+            Some(game) => {
+                match Tracker::resume(settings.clone(), game.orientation, &game.moves, now_ms()) {
+                    Some(t) => {
+                        info!(board = %name, game = game.id.0, plies = game.moves.len(), "resuming game");
+                        t
+                    }
+                    None => {
+                        warn!(board = %name, game = game.id.0, "stored game does not replay; waiting for a new game");
+                        Tracker::new(settings)
+                    }
+                }
+            }
+            None => Tracker::new(settings),
+        };
+        boards.push(BoardSpec {
+            name,
+            path: path.clone(),
+            id,
+            tracker,
+        });
+    }
+    Ok(boards)
+}
+
+/// `boardscribe run`: records every given port until SIGINT/SIGTERM.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            info!("stopping");
+            let _ignored_if_all_done = stop_tx.send(true);
+        });
+        let print = args.print_moves;
+        record_boards(&args.db, &args.ports, stop_rx, move |board, e| {
+            if print {
+                print_event(board, e)
+            }
+        })
+        .await
+    })
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => {
+                let _ignored = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ignored = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Records `ports` into the database at `db` until `stop` turns true; `announce` sees every
+/// event once it is durable.
+pub async fn record_boards(
+    db: &Path,
+    ports: &[PathBuf],
+    stop: watch::Receiver<bool>,
+    announce: impl Fn(&str, &TrackerEvent) + Send + Sync + 'static,
+) -> anyhow::Result<()> {
+    let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
+    let boards = prepare_boards(&mut store, ports)?;
+    let (writer, writer_thread) = StoreWriter::start(store);
+    let announce = Arc::new(announce);
+    let mut tasks = JoinSet::new();
+    for (i, board) in boards.into_iter().enumerate() {
+        let span = info_span!("board", board = %board.name);
+        let writer = writer.clone();
+        let stop = stop.clone();
+        let announce = announce.clone();
+        tasks.spawn(
+            async move {
+                board_task(board, writer, stop, i as u64, move |b, e| announce(b, e)).await;
+            }
+            .instrument(span),
+        );
+    }
+    drop(writer);
+    while let Some(res) = tasks.join_next().await {
+        if let Err(e) = res {
+            error!(cause = %e, "board task failed");
+        }
+    }
+    let store = tokio::task::spawn_blocking(move || writer_thread.join())
+        .await?
+        .map_err(|_| anyhow::anyhow!("the store writer panicked"))?;
+    store.integrity_check()?;
+    info!("store closed");
+    Ok(())
+}
+
+/// Keeps one board recorded: reconnects with backoff until `stop`.
+async fn board_task(
+    board: BoardSpec,
+    writer: StoreWriter,
+    mut stop: watch::Receiver<bool>,
+    seed: u64,
+    announce: impl Fn(&str, &TrackerEvent),
+) {
+    let BoardSpec {
+        name,
+        path,
+        id,
+        tracker,
+    } = board;
+    let board = BoardRef { name, path };
+    let mut pipeline = DgtPipeline::new(id, tracker);
+    let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
+    loop {
+        if *stop.borrow() {
+            break;
+        }
+        match serial::open(&board.path) {
+            Ok(port) => {
+                info!(port = %board.path.display(), "board connected");
+                backoff.reset();
+                let ended =
+                    session(port, &board, &mut pipeline, &writer, &mut stop, &announce).await;
+                pipeline.disconnected();
+                persist(&mut pipeline, &writer, &board.name, &announce, true).await;
+                match ended {
+                    SessionEnd::Stopped => break,
+                    SessionEnd::Lost(why) => warn!(reason = %why, "board lost; reconnecting"),
+                }
+            }
+            Err(e) => warn!(cause = %e, "board not available"),
+        }
+        let delay = backoff.next_delay();
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = stop.changed() => {}
+        }
+    }
+    persist(&mut pipeline, &writer, &board.name, &announce, true).await;
+}
+
+/// Name and port of a board whose tracker has moved into its pipeline.
+struct BoardRef {
+    name: String,
+    path: PathBuf,
+}
+
+enum SessionEnd {
+    Stopped,
+    Lost(String),
+}
+
+/// Writes what the pipeline has; announces events after they are durable. Returns false if the
+/// store refused (the writes stay lost to the store but the raw bytes remain in the next batch).
+async fn persist(
+    pipeline: &mut DgtPipeline,
+    writer: &StoreWriter,
+    name: &str,
+    announce: &impl Fn(&str, &TrackerEvent),
+    with_raw: bool,
+) -> bool {
+    let writes = pipeline.take_writes(with_raw);
+    if writes.is_empty() {
+        return true;
+    }
+    match writer.write(writes.clone()).await {
+        Ok(_) => {
+            for w in &writes {
+                if let Write::Event { event, .. } = w {
+                    announce(name, event);
+                }
+            }
+            true
+        }
+        Err(e) => {
+            error!(cause = %e, "could not store; keeping the writes for the next attempt");
+            pipeline.requeue(writes);
+            false
+        }
+    }
+}
+
+async fn session(
+    mut port: tokio_serial::SerialStream,
+    board: &BoardRef,
+    pipeline: &mut DgtPipeline,
+    writer: &StoreWriter,
+    stop: &mut watch::Receiver<bool>,
+    announce: &impl Fn(&str, &TrackerEvent),
+) -> SessionEnd {
+    let path = board.path.as_path();
+    if let Err(e) = serial::send(&mut port, path, &serial::STARTUP).await {
+        return SessionEnd::Lost(e.to_string());
+    }
+    pipeline.feed(now_ms(), Direction::ToBoard, &serial::STARTUP);
+    let watchdog = Watchdog::default();
+    let mut buf = [0u8; 4096];
+    let mut last_rx = Instant::now();
+    let mut probed = false;
+    let mut last_raw_flush = Instant::now();
+    let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            read = serial::read(&mut port, path, &mut buf) => match read {
+                Ok(0) => return SessionEnd::Lost("port closed".into()),
+                Ok(n) => {
+                    pipeline.feed(now_ms(), Direction::FromBoard, &buf[..n]);
+                    last_rx = Instant::now();
+                    probed = false;
+                }
+                Err(e) => return SessionEnd::Lost(e.to_string()),
+            },
+            _ = ticker.tick() => {
+                pipeline.tick(now_ms());
+                let silent = last_rx.elapsed();
+                if silent >= watchdog.give_up_after {
+                    return SessionEnd::Lost(format!("silent for {} s", silent.as_secs()));
+                }
+                if silent >= watchdog.probe_after && !probed {
+                    probed = true;
+                    if let Err(e) = serial::send(&mut port, path, &serial::PROBE).await {
+                        return SessionEnd::Lost(e.to_string());
+                    }
+                    pipeline.feed(now_ms(), Direction::ToBoard, &serial::PROBE);
+                }
+            },
+            _ = stop.changed() => return SessionEnd::Stopped,
+        }
+        let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
+        if pipeline.has_events() || raw_due {
+            persist(pipeline, writer, &board.name, announce, raw_due).await;
+            if raw_due {
+                last_raw_flush = Instant::now();
+            }
+        }
+    }
+}
+
+/// `boardscribe demo`: emulated boards play corpus games into a temporary database.
+pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
+    let dir = match &args.db {
+        Some(db) => db
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+        None => {
+            let d = std::env::temp_dir().join(format!("boardscribe-demo-{}", std::process::id()));
+            std::fs::create_dir_all(&d)?;
+            d
+        }
+    };
+    let db = args.db.clone().unwrap_or_else(|| dir.join("demo.db"));
+    let games = emulator::games_from_pgn(DEMO_PGN)?;
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async {
+        let mut emulators = JoinSet::new();
+        let mut ports = Vec::new();
+        for i in 0..args.boards.max(1) {
+            let game = &games[i % games.len()];
+            let opts = EmulatorOptions {
+                speed: args.speed,
+                seed: args.seed + i as u64,
+                rotated: i % 2 == 1,
+                ..EmulatorOptions::default()
+            };
+            let script = emulator::script_pgn(game, &opts)?;
+            let link = dir.join(format!("board-{}", i + 1));
+            let pty = PtyOptions {
+                link: Some(link.clone()),
+                linger_ms: Some(1500),
+                ..PtyOptions::default()
+            };
+            let (tx, mut rx) = mpsc::unbounded_channel();
+            emulators.spawn(async move { emulator::run_pty(&script, &pty, Some(tx)).await });
+            // Wait until the pseudo-terminal exists before the daemon opens it.
+            while let Some(ev) = rx.recv().await {
+                if matches!(ev, PtyEvent::Ready(_)) {
+                    break;
+                }
+            }
+            println!(
+                "board {}: {} - {} on {}",
+                i + 1,
+                game.tag("White").unwrap_or("?"),
+                game.tag("Black").unwrap_or("?"),
+                link.display()
+            );
+            ports.push(link);
+        }
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let daemon = tokio::spawn({
+            let db = db.clone();
+            async move { record_boards(&db, &ports, stop_rx, print_event).await }
+        });
+        let interrupted = tokio::select! {
+            _ = async { while emulators.join_next().await.is_some() {} } => false,
+            _ = wait_for_signal() => true,
+        };
+        if interrupted {
+            println!("interrupted");
+        }
+        let _ignored_if_daemon_ended = stop_tx.send(true);
+        daemon.await??;
+        anyhow::Ok(())
+    })?;
+    println!();
+    println!("database: {}", db.display());
+    println!(
+        "export:   boardscribe export --db {} --format pgn",
+        db.display()
+    );
+    println!(
+        "    (or:  cargo run --release -- export --db {} --format json)",
+        db.display()
+    );
+    Ok(())
+}
+
+/// Games the demo boards play (public-domain game scores from the corpus).
+const DEMO_PGN: &str = include_str!("../fixtures/demo.pgn");

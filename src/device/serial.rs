@@ -1,0 +1,166 @@
+//! The serial transport of one DGT board: open, start up, read, watch, reconnect.
+//!
+//! Flow: open the port at 9600 8N1 without flow control and exclusively; send the start-up
+//! commands (identify, full dump, update mode, clock); then every read is timestamped and handed,
+//! raw, to the board's pipeline before anything is decoded. A watchdog asks a silent board for
+//! its serial number and gives up on it when it still says nothing; the session then ends and
+//! the caller reconnects with backoff. A reconnect always begins with a fresh full dump.
+
+use std::{
+    path::Path,
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
+
+use crate::{Millis, protocol::dgt::cmd};
+
+/// Why a port could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error("cannot open {path}: {source}")]
+    Open {
+        path: String,
+        source: tokio_serial::Error,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Commands sent after every (re)open: single-board mode (any single-board command leaves bus
+/// mode), identity, a full dump, updates with clock times only when they change, the clock.
+pub const STARTUP: [u8; 6] = [
+    cmd::RETURN_SERIALNR,
+    cmd::SEND_VERSION,
+    cmd::RETURN_LONG_SERIALNR,
+    cmd::SEND_BRD,
+    cmd::SEND_UPDATE_NICE,
+    cmd::SEND_CLK,
+];
+
+/// The watchdog's probe: cheap, answered in every mode.
+pub const PROBE: [u8; 1] = [cmd::RETURN_SERIALNR];
+
+/// Watchdog timings.
+#[derive(Clone, Copy, Debug)]
+pub struct Watchdog {
+    /// Silence after which the board is probed.
+    pub probe_after: Duration,
+    /// Silence after which the board is considered gone.
+    pub give_up_after: Duration,
+}
+
+impl Default for Watchdog {
+    fn default() -> Self {
+        Watchdog {
+            probe_after: Duration::from_secs(3),
+            give_up_after: Duration::from_secs(8),
+        }
+    }
+}
+
+/// Wall-clock milliseconds since the Unix epoch (the stream clock of live boards).
+pub fn now_ms() -> Millis {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as Millis)
+}
+
+/// Opens a DGT board's port: 9600 baud, 8N1, no flow control, exclusive.
+pub fn open(path: &Path) -> Result<SerialStream, DeviceError> {
+    let shown = path.display().to_string();
+    let mut port = tokio_serial::new(shown.clone(), 9600)
+        .data_bits(DataBits::Eight)
+        .parity(Parity::None)
+        .stop_bits(StopBits::One)
+        .flow_control(FlowControl::None)
+        .open_native_async()
+        .map_err(|source| DeviceError::Open {
+            path: shown.clone(),
+            source,
+        })?;
+    port.set_exclusive(true)
+        .map_err(|source| DeviceError::Open {
+            path: shown,
+            source,
+        })?;
+    Ok(port)
+}
+
+/// Writes `bytes` to the board.
+pub async fn send(port: &mut SerialStream, path: &Path, bytes: &[u8]) -> Result<(), DeviceError> {
+    port.write_all(bytes)
+        .await
+        .map_err(|source| DeviceError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+    port.flush().await.map_err(|source| DeviceError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Reads what the board sent; `Ok(0)` means the port closed.
+pub async fn read(
+    port: &mut SerialStream,
+    path: &Path,
+    buf: &mut [u8],
+) -> Result<usize, DeviceError> {
+    port.read(buf).await.map_err(|source| DeviceError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Exponential backoff with jitter for reconnects: 0.5 s doubling up to 10 s.
+#[derive(Clone, Debug)]
+pub struct Backoff {
+    attempt: u32,
+    jitter_state: u64,
+}
+
+impl Backoff {
+    pub fn new(seed: u64) -> Backoff {
+        Backoff {
+            attempt: 0,
+            jitter_state: seed | 1,
+        }
+    }
+
+    /// The delay before the next attempt.
+    pub fn next_delay(&mut self) -> Duration {
+        let base = 500u64.saturating_mul(1 << self.attempt.min(5)).min(10_000);
+        self.attempt += 1;
+        // xorshift: up to a quarter of the delay, so boards on one hub do not retry in step.
+        self.jitter_state ^= self.jitter_state << 13;
+        self.jitter_state ^= self.jitter_state >> 7;
+        self.jitter_state ^= self.jitter_state << 17;
+        Duration::from_millis(base + self.jitter_state % (base / 4 + 1))
+    }
+
+    pub fn reset(&mut self) {
+        self.attempt = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_to_a_cap_and_resets() {
+        let mut b = Backoff::new(7);
+        let first = b.next_delay();
+        assert!(first >= Duration::from_millis(500) && first <= Duration::from_millis(625));
+        let delays: Vec<Duration> = (0..10).map(|_| b.next_delay()).collect();
+        assert!(delays.iter().all(|d| *d <= Duration::from_millis(12_500)));
+        assert!(delays.last().unwrap() >= &Duration::from_secs(10));
+        b.reset();
+        assert!(b.next_delay() <= Duration::from_millis(625));
+    }
+}

@@ -1,0 +1,117 @@
+//! Every game of the chess corpus (../shared/corpus/chess, 959 games), played by the emulator with
+//! seeded human handling, written as a capture and replayed through the `replay` path into SQLite,
+//! gives exactly the game's moves: at human speed, with blitz hands (times x0.3) and slow hands
+//! (times x3).
+
+use std::path::Path;
+
+use boardscribe::{
+    device::replay::replay_reader,
+    emulator::{self, EmulatorOptions, PgnGame},
+    store::Store,
+};
+
+fn corpus() -> Vec<(String, PgnGame)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/chess");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    let mut games = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        for (i, g) in emulator::games_from_pgn(&text)
+            .unwrap()
+            .into_iter()
+            .enumerate()
+        {
+            games.push((format!("{stem}#{}", i + 1), g));
+        }
+    }
+    games
+}
+
+/// Plays every game with `scale` applied to the capture times; returns the mismatches.
+fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
+    let games = corpus();
+    assert_eq!(games.len(), 959, "the corpus has 959 games");
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = games.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = games
+            .chunks(chunk)
+            .enumerate()
+            .map(|(part, games)| {
+                s.spawn(move || {
+                    let mut store = Store::open_in_memory().unwrap();
+                    let mut failures = Vec::new();
+                    for (i, (name, game)) in games.iter().enumerate() {
+                        let index = part * chunk + i;
+                        let opts = EmulatorOptions {
+                            seed: index as u64 ^ (scale * 1000.0) as u64,
+                            rotated: rotated_every > 0 && index % rotated_every == 0,
+                            ..EmulatorOptions::default()
+                        };
+                        let mut script = emulator::script_pgn(game, &opts).unwrap();
+                        script.scale_times(scale);
+                        let text = script.to_capture_text();
+                        let summary =
+                            replay_reader(&mut store, name, name, text.as_bytes(), &mut |_, _| {})
+                                .unwrap();
+                        let expected: Vec<String> = script.plies.iter().map(|p| p.uci.clone()).collect();
+                        let got: Vec<String> = summary
+                            .games
+                            .last()
+                            .and_then(|g| store.game(*g).unwrap())
+                            .map(|g| g.moves.iter().map(|m| m.uci.clone().unwrap()).collect())
+                            .unwrap_or_default();
+                        if got != expected || summary.games.len() != 1 {
+                            let first = got.iter().zip(&expected).position(|(a, b)| a != b);
+                            failures.push(format!(
+                                "{name} (seed {}, x{scale}): {} games, {} of {} plies, first difference at {:?}",
+                                opts.seed,
+                                summary.games.len(),
+                                got.len(),
+                                expected.len(),
+                                first.map(|p| (p + 1, &got[p], &expected[p]))
+                            ));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
+}
+
+fn check(scale: f64) {
+    let failures = run_corpus(scale, 7);
+    assert!(
+        failures.is_empty(),
+        "{} of 959 games differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn corpus_at_human_speed() {
+    check(1.0);
+}
+
+#[test]
+fn corpus_with_blitz_hands() {
+    check(0.3);
+}
+
+#[test]
+fn corpus_with_slow_hands() {
+    check(3.0);
+}
