@@ -532,7 +532,7 @@ async fn pty_smoke_serial_dump_and_updates() {
     let final_board = script.plies.last().unwrap().board_after.0;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let pty_opts = PtyOptions {
-        linger_ms: Some(500),
+        linger_ms: Some(2_000),
         ..PtyOptions::default()
     };
     let runner = {
@@ -582,6 +582,19 @@ async fn pty_smoke_serial_dump_and_updates() {
     })
     .await;
     let dump = got[n_before..].iter().find(|f| f[0] == 0x86).unwrap();
+    assert_eq!(dump[3..], final_board);
+    // The host closes and opens the port again: the board is still there.
+    drop(port);
+    let mut port = tokio_serial::new(path.to_string_lossy(), 9600)
+        .open_native_async()
+        .unwrap();
+    port.write_all(&[0x40, 0x42]).await.unwrap();
+    let (mut acc, mut got) = (Vec::new(), Vec::new());
+    read_until(&mut port, &mut acc, &mut got, |fs| {
+        fs.iter().any(|f| f[0] == 0x86)
+    })
+    .await;
+    let dump = got.iter().find(|f| f[0] == 0x86).unwrap();
     assert_eq!(dump[3..], final_board);
     drop(port);
     assert_eq!(wait_event(&mut rx).await, PtyEvent::ScriptDone);

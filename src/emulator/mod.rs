@@ -11,8 +11,6 @@ mod handling;
 mod pgn;
 mod pty;
 
-use std::fmt::Write as _;
-
 pub use dgt::{script_game, script_game_from, script_pgn};
 pub use handling::Style;
 pub use pgn::{PgnGame, games_from_pgn};
@@ -227,9 +225,9 @@ pub(crate) fn push_capture_line(out: &mut String, t: Millis, dir: Direction, byt
         Direction::FromBoard => '<',
         Direction::ToBoard => '>',
     };
-    let _ = write!(out, "{}.{:03} {}", t / 1000, t % 1000, arrow);
+    out.push_str(&format!("{}.{:03} {}", t / 1000, t % 1000, arrow));
     for b in bytes {
-        let _ = write!(out, " {b:02x}");
+        out.push_str(&format!(" {b:02x}"));
     }
     out.push('\n');
 }

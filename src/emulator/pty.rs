@@ -18,7 +18,7 @@ use tokio::{
     sync::mpsc::UnboundedSender,
     time::{Instant, sleep, sleep_until, timeout},
 };
-use tokio_serial::{SerialPort, SerialStream};
+use tokio_serial::{ClearBuffer, SerialPort, SerialStream};
 
 use super::{
     BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, capture_header, push_capture_line,
@@ -87,7 +87,7 @@ enum Mode {
 struct Pty {
     master: SerialStream,
     /// Kept open so the master never sees EIO when the host closes its side.
-    _slave: SerialStream,
+    slave: SerialStream,
     path: PathBuf,
 }
 
@@ -111,7 +111,7 @@ fn open_pty(link: Option<&Path>) -> Result<Pty, EmulatorError> {
     }
     Ok(Pty {
         master,
-        _slave: slave,
+        slave,
         path,
     })
 }
@@ -186,14 +186,19 @@ impl Runner<'_> {
         let Some(p) = &mut self.pty else {
             return Ok(());
         };
-        match timeout(Duration::from_millis(500), p.master.write_all(&bytes)).await {
+        match timeout(Duration::from_millis(100), p.master.write_all(&bytes)).await {
             Ok(Ok(())) => self.log(Direction::FromBoard, &bytes).await,
             Ok(Err(e)) => {
                 tracing::debug!(cause = %e, "write to the host failed; dropped");
                 Ok(())
             }
             Err(_) => {
+                // Nobody reads the slave side: drop what piled up there, as a board
+                // talking to an absent host loses its bytes.
                 tracing::debug!("the host does not read; frame dropped");
+                if let Err(e) = p.slave.clear(ClearBuffer::Input) {
+                    tracing::debug!(cause = %e, "could not flush the pty");
+                }
                 Ok(())
             }
         }
