@@ -175,6 +175,11 @@ impl Store {
             }
         }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Checkpoint (copy the WAL into the database, with an fsync) every 32 MiB rather than
+        // every 4 MiB, and keep the WAL file from growing past 64 MiB once checkpointed.
+        conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
+        conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
+        conn.pragma_update(None, "cache_size", -16 * 1024)?;
         conn.pragma_update(None, "foreign_keys", true)?;
         conn.set_prepared_statement_cache_capacity(64);
         schema::migrate(&mut conn)?;
