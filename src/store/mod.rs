@@ -39,7 +39,7 @@ pub enum StoreError {
     #[error("database or disk is full")]
     DiskFull,
     #[error("sqlite: {0}")]
-    Sqlite(rusqlite::Error),
+    Sqlite(#[source] rusqlite::Error),
     #[error("the database has schema version {found}, newer than this program's {known}")]
     NewerSchema { found: usize, known: usize },
     #[error("the database could not be switched to WAL mode (journal mode {0})")]
