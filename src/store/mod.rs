@@ -39,7 +39,7 @@ pub enum StoreError {
     #[error("database or disk is full")]
     DiskFull,
     #[error("sqlite: {0}")]
-    Sqlite(rusqlite::Error),
+    Sqlite(#[source] rusqlite::Error),
     #[error("the database has schema version {found}, newer than this program's {known}")]
     NewerSchema { found: usize, known: usize },
     #[error("the database could not be switched to WAL mode (journal mode {0})")]
@@ -175,6 +175,11 @@ impl Store {
             }
         }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Checkpoint (copy the WAL into the database, with an fsync) every 32 MiB rather than
+        // every 4 MiB, and keep the WAL file from growing past 64 MiB once checkpointed.
+        conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
+        conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
+        conn.pragma_update(None, "cache_size", -16 * 1024)?;
         conn.pragma_update(None, "foreign_keys", true)?;
         conn.set_prepared_statement_cache_capacity(64);
         schema::migrate(&mut conn)?;

@@ -70,7 +70,6 @@ CREATE TABLE moves (
 ) STRICT;
 -- One live move per ply; also the read path for a game's live moves.
 CREATE UNIQUE INDEX moves_live ON moves (game_id, ply) WHERE retracted_by IS NULL;
-CREATE INDEX moves_game ON moves (game_id, ply);
 CREATE INDEX moves_retracted_by ON moves (retracted_by) WHERE retracted_by IS NOT NULL;
 
 CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves
