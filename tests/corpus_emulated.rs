@@ -36,6 +36,11 @@ fn corpus() -> Vec<(String, PgnGame)> {
 
 /// Plays every game with `scale` applied to the capture times; returns the mismatches.
 fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
+    // More seeds for longer soak runs: BOARDSCRIBE_SEED_OFFSET=1000 cargo test ...
+    let offset: u64 = std::env::var("BOARDSCRIBE_SEED_OFFSET")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let games = corpus();
     assert_eq!(games.len(), 959, "the corpus has 959 games");
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -51,7 +56,7 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                     for (i, (name, game)) in games.iter().enumerate() {
                         let index = part * chunk + i;
                         let opts = EmulatorOptions {
-                            seed: index as u64 ^ (scale * 1000.0) as u64,
+                            seed: (index as u64 ^ (scale * 1000.0) as u64).wrapping_add(offset),
                             rotated: rotated_every > 0 && index % rotated_every == 0,
                             ..EmulatorOptions::default()
                         };

@@ -14,6 +14,8 @@ pub mod event;
 
 pub use event::{RecordedMove, TrackerEvent};
 
+use std::cell::OnceCell;
+
 use crate::{
     Millis,
     game::GameKind,
@@ -32,6 +34,9 @@ pub struct TrackerSettings {
     pub new_game_min_plies: usize,
     /// Largest number of differing places for which a two-ply search is tried.
     pub two_ply_max_distance: usize,
+    /// How many recorded plies back (besides the moves not yet recorded) a different move is
+    /// looked for when the board fits nothing else.
+    pub revise_depth: usize,
 }
 
 impl Default for TrackerSettings {
@@ -41,6 +46,7 @@ impl Default for TrackerSettings {
             press_wait_ms: 3_000,
             new_game_min_plies: 2,
             two_ply_max_distance: 8,
+            revise_depth: 2,
         }
     }
 }
@@ -48,6 +54,33 @@ impl Default for TrackerSettings {
 struct Node<G: GameKind> {
     pos: G::Position,
     key: u64,
+    /// Legal moves from `pos` with the keys they lead to, computed on first use.
+    succ: OnceCell<Vec<(u64, G::Move)>>,
+}
+
+impl<G: GameKind> Node<G> {
+    fn new(pos: G::Position, key: u64) -> Self {
+        Node {
+            pos,
+            key,
+            succ: OnceCell::new(),
+        }
+    }
+
+    fn successors(&self) -> &[(u64, G::Move)] {
+        self.succ.get_or_init(|| {
+            let mut v = Vec::new();
+            G::successors(&self.pos, &mut v);
+            v
+        })
+    }
+
+    /// The legal move from here that leads to `key`, checked against the full reading.
+    fn move_to(&self, key: u64, reading: &G::Reading) -> Option<(G::Move, G::Position)> {
+        let mv = find(self.successors(), key)?;
+        let pos = G::play(&self.pos, &mv);
+        (G::reading(&pos) == *reading).then_some((mv, pos))
+    }
 }
 
 impl<G: GameKind> Clone for Node<G> {
@@ -55,6 +88,7 @@ impl<G: GameKind> Clone for Node<G> {
         Node {
             pos: self.pos.clone(),
             key: self.key,
+            succ: self.succ.clone(),
         }
     }
 }
@@ -71,12 +105,6 @@ struct GameState<G: GameKind> {
     base: usize,
     prov: Vec<(G::Move, Node<G>)>,
     changed_at: Millis,
-    /// Bumped at every belief change; caches are valid for one version.
-    version: u64,
-    succ: Vec<(u64, G::Move)>,
-    succ_version: Option<u64>,
-    sib: Vec<(u64, G::Move)>,
-    sib_version: Option<u64>,
     /// Key of the last board for which the two-ply search failed.
     failed_search_key: Option<u64>,
     gesture_reported: bool,
@@ -93,11 +121,6 @@ impl<G: GameKind> GameState<G> {
             base: 0,
             prov: Vec::new(),
             changed_at: at,
-            version: 0,
-            succ: Vec::new(),
-            succ_version: None,
-            sib: Vec::new(),
-            sib_version: None,
             failed_search_key: None,
             gesture_reported: false,
             ended: false,
@@ -126,24 +149,14 @@ impl<G: GameKind> GameState<G> {
     }
 
     fn changed(&mut self, at: Millis) {
-        self.version += 1;
         self.changed_at = at;
         self.failed_search_key = None;
         self.gesture_reported = false;
     }
 
-    fn push(&mut self, mv: G::Move, key: u64, at: Millis) {
-        let pos = G::play(&self.tip().pos, &mv);
-        self.prov.push((mv, Node { pos, key }));
+    fn push(&mut self, mv: G::Move, pos: G::Position, key: u64, at: Millis) {
+        self.prov.push((mv, Node::new(pos, key)));
         self.changed(at);
-    }
-
-    /// Replaces the tip's move by a sibling.
-    fn replace_last(&mut self, mv: G::Move, key: u64, at: Millis) {
-        if self.prov.pop().is_none() {
-            self.base -= 1;
-        }
-        self.push(mv, key, at);
     }
 
     /// Cuts the belief back to `plies` plies.
@@ -165,24 +178,6 @@ impl<G: GameKind> GameState<G> {
             &self.prov[plies - self.base - 1].1
         }
     }
-
-    fn successors(&mut self) -> &[(u64, G::Move)] {
-        if self.succ_version != Some(self.version) {
-            let pos = self.tip().pos.clone();
-            G::successors(&pos, &mut self.succ);
-            self.succ_version = Some(self.version);
-        }
-        &self.succ
-    }
-
-    fn siblings(&mut self) -> Option<&[(u64, G::Move)]> {
-        if self.sib_version != Some(self.version) {
-            let pos = self.parent()?.pos.clone();
-            G::successors(&pos, &mut self.sib);
-            self.sib_version = Some(self.version);
-        }
-        Some(&self.sib)
-    }
 }
 
 /// Follows one board: waits for a start position, then records the game played on it.
@@ -203,7 +198,7 @@ impl<G: GameKind> Tracker<G> {
         let key = G::reading_key(&start_reading);
         Tracker {
             settings,
-            start: Node { pos, key },
+            start: Node::new(pos, key),
             start_reading,
             game: None,
             clock: None,
@@ -230,7 +225,7 @@ impl<G: GameKind> Tracker<G> {
                 .or_else(|| G::parse_move(pos, &rec.notation))?;
             let next = G::play(pos, &mv);
             let key = G::reading_key(&G::reading(&next));
-            g.nodes.push(Node { pos: next, key });
+            g.nodes.push(Node::new(next, key));
             g.moves.push(mv);
             g.recorded.push(rec.clone());
         }
@@ -325,17 +320,14 @@ impl<G: GameKind> Tracker<G> {
         if key == self.game.as_ref().map_or(0, |g| g.tip().key) {
             return;
         }
-        let reading = || sensed.reading(orientation);
+        let reading = sensed.reading(orientation);
         // One legal move from the belief (it wins over everything else: kings shuffling repeat
         // earlier boards, knights can even return to the start position).
         if let Some(g) = self.game.as_mut()
-            && let Some(mv) = find(g.successors(), key)
+            && let Some((mv, pos)) = g.tip().move_to(key, &reading)
         {
-            let pos = G::play(&g.tip().pos, &mv);
-            if G::reading(&pos) == reading() {
-                g.push(mv, key, at);
-                return;
-            }
+            g.push(mv, pos, key, at);
+            return;
         }
         // The start position, set up again (or turned round): a new game.
         let plies = self.game.as_ref().map_or(0, |g| g.belief_plies());
@@ -347,36 +339,46 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
-        // A sibling of the belief's last move: the move is revised.
-        if let Some(mv) = g.siblings().and_then(|s| find(s, key)) {
-            let parent = g.parent().map(|p| p.pos.clone());
-            if let Some(parent) = parent
-                && G::reading(&G::play(&parent, &mv)) == reading()
-            {
-                g.replace_last(mv, key, at);
-                return;
-            }
+        // A sibling of the belief's last move: the move is revised (a slide, a rook-first
+        // castling).
+        if let Some(back) = plies.checked_sub(1)
+            && let Some((mv, pos)) = g.belief_node(back).move_to(key, &reading)
+        {
+            g.truncate(back, at);
+            g.push(mv, pos, key, at);
+            return;
         }
         // An earlier position: a takeback (the most recent identical position wins).
-        let plies = g.belief_plies();
         if let Some(p) = (0..plies).rev().find(|&p| g.belief_node(p).key == key)
-            && G::reading(&g.belief_node(p).pos) == reading()
+            && G::reading(&g.belief_node(p).pos) == reading
         {
             g.truncate(p, at);
             return;
+        }
+        // A different move a few plies back: what was believed was a misreading (a hand
+        // resting on a neighbour made a transitional board look like moves).
+        let depth = (g.prov.len() + self.settings.revise_depth).min(plies);
+        for back in (plies - depth..plies.saturating_sub(1)).rev() {
+            if let Some((mv, pos)) = g.belief_node(back).move_to(key, &reading) {
+                g.truncate(back, at);
+                g.push(mv, pos, key, at);
+                return;
+            }
         }
         // Two plies before the board settled, or a transitional board.
         if g.failed_search_key == Some(key) {
             return;
         }
-        let sensed_reading = reading();
+        let sensed_reading = reading;
         let distance = G::reading_distance(&G::reading(&g.tip().pos), &sensed_reading);
         if (3..=self.settings.two_ply_max_distance).contains(&distance)
             && let Some((first, second)) = two_plies::<G>(g, key, &sensed_reading)
         {
-            let k1 = G::reading_key(&G::reading(&G::play(&g.tip().pos, &first)));
-            g.push(first, k1, at);
-            g.push(second, key, at);
+            let mid = G::play(&g.tip().pos, &first);
+            let k1 = G::reading_key(&G::reading(&mid));
+            let end = G::play(&mid, &second);
+            g.push(first, mid, k1, at);
+            g.push(second, end, key, at);
             return;
         }
         g.failed_search_key = Some(key);
@@ -490,7 +492,6 @@ impl<G: GameKind> Tracker<G> {
             out.push(TrackerEvent::Move(rec));
         }
         g.base = g.moves.len();
-        g.version += 1;
         if !g.ended
             && let Some((outcome, termination)) = G::outcome(&g.nodes[g.base].pos)
         {
@@ -511,25 +512,22 @@ fn find<M: Clone>(list: &[(u64, M)], key: u64) -> Option<M> {
 
 /// Two legal moves from the belief that lead to `sensed`.
 fn two_plies<G: GameKind>(
-    g: &mut GameState<G>,
+    g: &GameState<G>,
     key: u64,
     sensed: &G::Reading,
 ) -> Option<(G::Move, G::Move)> {
-    let tip = g.tip().pos.clone();
-    let firsts: Vec<G::Move> = g
-        .successors()
-        .iter()
-        .filter(|(_, m)| G::may_show(&tip, m, sensed))
-        .map(|(_, m)| m.clone())
-        .collect();
+    let tip = g.tip();
     let mut second = Vec::new();
-    for first in firsts {
-        let mid = G::play(&tip, &first);
+    for (_, first) in tip.successors() {
+        if !G::may_show(&tip.pos, first, sensed) {
+            continue;
+        }
+        let mid = G::play(&tip.pos, first);
         G::successors(&mid, &mut second);
         if let Some(mv) = find(&second, key)
             && G::reading(&G::play(&mid, &mv)) == *sensed
         {
-            return Some((first, mv));
+            return Some((first.clone(), mv));
         }
     }
     None
