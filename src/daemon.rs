@@ -456,6 +456,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     rt.block_on(async {
         let mut emulators = JoinSet::new();
         let mut ports = Vec::new();
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<usize>();
         for i in 0..args.boards.max(1) {
             let game = &games[i % games.len()];
             let opts = EmulatorOptions {
@@ -468,17 +469,25 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             let link = dir.join(format!("board-{}", i + 1));
             let pty = PtyOptions {
                 link: Some(link.clone()),
-                linger_ms: Some(1500),
                 ..PtyOptions::default()
             };
             let (tx, mut rx) = mpsc::unbounded_channel();
             emulators.spawn(async move { emulator::run_pty(&script, &pty, Some(tx)).await });
-            // Wait until the pseudo-terminal exists before the daemon opens it.
+            // Wait until the pseudo-terminal exists before the daemon opens it; then pass on
+            // when its game is over.
             while let Some(ev) = rx.recv().await {
                 if matches!(ev, PtyEvent::Ready(_)) {
                     break;
                 }
             }
+            let done_tx = done_tx.clone();
+            tokio::spawn(async move {
+                while let Some(ev) = rx.recv().await {
+                    if ev == PtyEvent::ScriptDone {
+                        let _ignored_if_demo_over = done_tx.send(i);
+                    }
+                }
+            });
             println!(
                 "board {}: {} - {} on {}",
                 i + 1,
@@ -488,13 +497,24 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             );
             ports.push(link);
         }
+        drop(done_tx);
+        let boards = ports.len();
         let (stop_tx, stop_rx) = watch::channel(false);
         let daemon = tokio::spawn({
             let db = db.clone();
             async move { record_boards(&db, &ports, stop_rx, print_event).await }
         });
+        let all_done = async {
+            for _ in 0..boards {
+                if done_rx.recv().await.is_none() {
+                    break;
+                }
+            }
+            // Let the last moves settle and reach the store.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        };
         let interrupted = tokio::select! {
-            _ = async { while emulators.join_next().await.is_some() {} } => false,
+            _ = all_done => false,
             _ = wait_for_signal() => true,
         };
         if interrupted {
@@ -502,6 +522,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         }
         let _ignored_if_daemon_ended = stop_tx.send(true);
         daemon.await??;
+        emulators.abort_all();
         anyhow::Ok(())
     })?;
     println!();

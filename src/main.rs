@@ -1,7 +1,7 @@
 //! The `boardscribe` binary: parses the command line, sets up logging, runs the command.
 #![forbid(unsafe_code)]
 
-use std::process::ExitCode;
+use std::{io::IsTerminal, process::ExitCode};
 
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
@@ -18,7 +18,7 @@ fn main() -> ExitCode {
     if under_journal {
         builder.without_time().with_ansi(false).init();
     } else {
-        builder.init();
+        builder.with_ansi(std::io::stderr().is_terminal()).init();
     }
     match boardscribe::cli::execute(cli) {
         Ok(()) => ExitCode::SUCCESS,

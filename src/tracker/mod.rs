@@ -189,6 +189,10 @@ pub struct Tracker<G: GameKind> {
     clock: Option<ClockReading>,
     /// Which clock is White's, once a press has shown it.
     white_on_left: Option<bool>,
+    /// The sensed board is the belief's position (no piece in the hand).
+    sensed_at_tip: bool,
+    /// A clock press waiting for the sensors to show the move it completes.
+    press: Option<(Millis, ClockReading)>,
 }
 
 impl<G: GameKind> Tracker<G> {
@@ -203,6 +207,8 @@ impl<G: GameKind> Tracker<G> {
             game: None,
             clock: None,
             white_on_left: None,
+            sensed_at_tip: false,
+            press: None,
         }
     }
 
@@ -257,6 +263,12 @@ impl<G: GameKind> Tracker<G> {
 
     /// Lets time pass: records a belief that has been stable long enough.
     pub fn tick(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        if let Some((pressed_at, clock)) = self.press
+            && at >= pressed_at.saturating_add(self.settings.settle_ms)
+        {
+            self.press = None;
+            self.record_belief(at, Some(clock), out);
+        }
         let running = self.clock.is_some_and(|c| c.running);
         let Some(g) = self.game.as_ref() else {
             return;
@@ -299,8 +311,15 @@ impl<G: GameKind> Tracker<G> {
             let white_moved_last = g.belief_plies() % 2 == 1;
             self.white_on_left = Some(reading.lever_right_high == white_moved_last);
         }
-        if !g.is_settled() {
+        if g.is_settled() {
+            return;
+        }
+        if self.sensed_at_tip {
             self.record_belief(at, Some(reading), out);
+        } else {
+            // The press came before the sensors finished reporting the move (a blitz hand, a
+            // slow scan): record when the board shows a position, or after the settle window.
+            self.press = Some((at, reading));
         }
     }
 
@@ -312,6 +331,24 @@ impl<G: GameKind> Tracker<G> {
         out: &mut Vec<TrackerEvent>,
     ) {
         self.tick(at, out);
+        self.interpret(at, sensed, out);
+        self.sensed_at_tip = self
+            .game
+            .as_ref()
+            .is_some_and(|g| g.tip().key == sensed.key(g.orientation));
+        if self.sensed_at_tip
+            && let Some((_, clock)) = self.press.take()
+        {
+            self.record_belief(at, Some(clock), out);
+        }
+    }
+
+    fn interpret(
+        &mut self,
+        at: Millis,
+        sensed: &impl Sensed<G::Reading>,
+        out: &mut Vec<TrackerEvent>,
+    ) {
         let Some(orientation) = self.game.as_ref().map(|g| g.orientation) else {
             self.try_start(at, sensed, None, out);
             return;
@@ -441,6 +478,7 @@ impl<G: GameKind> Tracker<G> {
         press: Option<ClockReading>,
         out: &mut Vec<TrackerEvent>,
     ) {
+        self.press = None;
         let clock = press.or(self.clock);
         let white_on_left = self.white_on_left.unwrap_or(true);
         let Some(g) = self.game.as_mut() else {
