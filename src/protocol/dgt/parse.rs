@@ -203,7 +203,7 @@ pub(crate) fn run_payload<'a, T>(
     mut parser: impl FnMut(&'a [u8]) -> PResult<'a, T>,
 ) -> Result<T, FrameError> {
     match parser(payload) {
-        Ok((rest, v)) if rest.is_empty() => Ok(v),
+        Ok(([], v)) => Ok(v),
         Ok(_) => Err(FrameError::Nom(ErrorKind::Eof)),
         Err(Err::Error(e) | Err::Failure(e)) => Err(e),
         Err(Err::Incomplete(_)) => Err(FrameError::Nom(ErrorKind::Complete)),
