@@ -57,7 +57,7 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                         let index = part * chunk + i;
                         let opts = EmulatorOptions {
                             seed: (index as u64 ^ (scale * 1000.0) as u64).wrapping_add(offset),
-                            rotated: rotated_every > 0 && index % rotated_every == 0,
+                            rotated: rotated_every > 0 && index.is_multiple_of(rotated_every),
                             ..EmulatorOptions::default()
                         };
                         let mut script = emulator::script_pgn(game, &opts).unwrap();
