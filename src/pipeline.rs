@@ -53,6 +53,8 @@ pub struct DgtPipeline {
     stats: PipelineStats,
     identity: BoardIdentity,
     last_frame_at: Option<Millis>,
+    last_warning_at: Option<Millis>,
+    warnings_logged: u64,
 }
 
 impl DgtPipeline {
@@ -69,6 +71,8 @@ impl DgtPipeline {
             stats: PipelineStats::default(),
             identity: BoardIdentity::default(),
             last_frame_at: None,
+            last_warning_at: None,
+            warnings_logged: 0,
         }
     }
 
@@ -91,7 +95,13 @@ impl DgtPipeline {
                 Err(warning) => {
                     self.stats.decode_warnings += 1;
                     self.stats.bytes_skipped += warning.skipped() as u64;
-                    warn!(board = self.board.0, at_ms = at, %warning, "bad input from board");
+                    // At most one line per second: a board talking noise must not flood the log.
+                    if self.last_warning_at.is_none_or(|t| at >= t + 1000) {
+                        let suppressed = self.stats.decode_warnings - self.warnings_logged - 1;
+                        self.warnings_logged = self.stats.decode_warnings;
+                        self.last_warning_at = Some(at);
+                        warn!(at_ms = at, %warning, suppressed, "bad input from board");
+                    }
                 }
             }
         }
