@@ -322,7 +322,7 @@ async fn board_task(
                 let ended =
                     session(port, &board, &mut pipeline, &writer, &mut stop, &announce).await;
                 pipeline.disconnected();
-                persist(&mut pipeline, &writer, &board.name, &announce, true).await;
+                persist(&mut pipeline, &writer, &board.name, &announce).await;
                 match ended {
                     SessionEnd::Stopped => break,
                     SessionEnd::Lost(why) => warn!(reason = %why, "board lost; reconnecting"),
@@ -336,7 +336,7 @@ async fn board_task(
             _ = stop.changed() => {}
         }
     }
-    persist(&mut pipeline, &writer, &board.name, &announce, true).await;
+    persist(&mut pipeline, &writer, &board.name, &announce).await;
 }
 
 /// Name and port of a board whose tracker has moved into its pipeline.
@@ -357,9 +357,8 @@ async fn persist(
     writer: &StoreWriter,
     name: &str,
     announce: &impl Fn(&str, &TrackerEvent),
-    with_raw: bool,
 ) -> bool {
-    let writes = pipeline.take_writes(with_raw);
+    let writes = pipeline.take_writes();
     if writes.is_empty() {
         return true;
     }
@@ -429,7 +428,7 @@ async fn session(
         }
         let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
         if pipeline.has_events() || raw_due {
-            persist(pipeline, writer, &board.name, announce, raw_due).await;
+            persist(pipeline, writer, &board.name, announce).await;
             if raw_due {
                 last_raw_flush = Instant::now();
             }

@@ -3,8 +3,8 @@
 //! Flow: [`DgtPipeline::feed`] takes a timestamped chunk of bytes (from a serial port, a capture
 //! or the emulator), keeps it raw, decodes every whole frame, folds it into the sensor state and
 //! hands the board and clock to the tracker. [`DgtPipeline::take_writes`] yields what to persist,
-//! raw bytes first, then the tracker's events, so the raw stream is never behind what was decoded
-//! from it. `replay` and `run` both drive this type; only the clock and the commit policy differ.
+//! raw bytes first, then the tracker's events, for one transaction, so the raw stream is never
+//! behind what was decoded from it. `replay` and `run` both drive this type; only the clock and the commit policy differ.
 //! Pure: no I/O and no system clock.
 
 use tracing::{debug, warn};
@@ -91,7 +91,7 @@ impl DgtPipeline {
         self.reader.push(bytes);
         while let Some(next) = self.reader.next_frame() {
             match next {
-                Ok(frame) => self.frame(at, frame),
+                Ok(frame) => self.feed_frame(at, frame),
                 Err(warning) => {
                     self.stats.decode_warnings += 1;
                     self.stats.bytes_skipped += warning.skipped() as u64;
@@ -127,7 +127,8 @@ impl DgtPipeline {
         self.reader.clear();
     }
 
-    fn frame(&mut self, at: Millis, frame: Frame) {
+    /// One decoded frame into the sensor state and the tracker (what `feed` does per frame).
+    pub fn feed_frame(&mut self, at: Millis, frame: Frame) {
         self.stats.frames += 1;
         self.last_frame_at = Some(at);
         match frame {
@@ -154,15 +155,6 @@ impl DgtPipeline {
     }
 
     fn collect(&mut self) {
-        if self.events.is_empty() {
-            return;
-        }
-        if let Some(block) = self.raw.take() {
-            self.writes.push(Write::RawBlock {
-                board: self.board,
-                block,
-            });
-        }
         for event in self.events.drain(..) {
             if matches!(event, TrackerEvent::Move(_)) {
                 self.stats.moves += 1;
@@ -184,16 +176,22 @@ impl DgtPipeline {
         self.raw.len_bytes()
     }
 
-    /// Everything to persist, raw bytes first; `with_raw` also takes raw bytes not yet followed by
-    /// a decision (periodic flushes, end of stream).
-    pub fn take_writes(&mut self, with_raw: bool) -> Vec<Write> {
-        let mut writes = std::mem::take(&mut self.writes);
-        if with_raw && let Some(block) = self.raw.take() {
+    /// Number of decisions waiting to be written.
+    pub fn pending_writes(&self) -> usize {
+        self.writes.len()
+    }
+
+    /// Everything to persist: the raw bytes kept so far first, then the decisions made from them,
+    /// for one transaction.
+    pub fn take_writes(&mut self) -> Vec<Write> {
+        let mut writes = Vec::with_capacity(self.writes.len() + 1);
+        if let Some(block) = self.raw.take() {
             writes.push(Write::RawBlock {
                 board: self.board,
                 block,
             });
         }
+        writes.append(&mut self.writes);
         writes
     }
 

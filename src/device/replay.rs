@@ -119,11 +119,8 @@ pub fn replay_reader(
     while let Some((t_ms, dir)) = next {
         summary.last_ms = t_ms;
         pipeline.feed(t_ms, dir, &bytes);
-        if pipeline.has_events() {
-            pending.extend(pipeline.take_writes(false));
-        }
-        if pending.len() >= BATCH || pipeline.raw_pending() >= 1 << 20 {
-            pending.extend(pipeline.take_writes(true));
+        if pipeline.pending_writes() >= BATCH || pipeline.raw_pending() >= 1 << 20 {
+            pending.extend(pipeline.take_writes());
             commit(
                 store,
                 &name,
@@ -136,7 +133,7 @@ pub fn replay_reader(
         next = lines.read_chunk(&mut bytes).map_err(capture_err)?;
     }
     pipeline.flush(summary.last_ms);
-    pending.extend(pipeline.take_writes(true));
+    pending.extend(pipeline.take_writes());
     commit(
         store,
         &name,

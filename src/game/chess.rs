@@ -6,7 +6,7 @@
 
 use shakmaty::{
     CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square, fen::Fen,
-    san::SanPlus, uci::UciMove,
+    san::{San, SanPlus, Suffix}, uci::UciMove,
 };
 
 use super::{GameKind, Kind, Outcome};
@@ -176,9 +176,8 @@ impl GameKind for ChessGame {
             .fold(0, |k, (sq, &code)| k ^ zobrist(sq, code))
     }
 
-    fn successors(pos: &Chess, out: &mut Vec<(u64, Move)>) {
+    fn successors(pos: &Chess, key: u64, out: &mut Vec<(u64, Move)>) {
         out.clear();
-        let key = Self::reading_key(&Self::reading(pos));
         out.extend(
             pos.legal_moves()
                 .into_iter()
@@ -192,8 +191,19 @@ impl GameKind for ChessGame {
         next
     }
 
-    fn notation(pos: &Chess, mv: &Move) -> String {
-        SanPlus::from_move(pos.clone(), *mv).to_string()
+    fn notation(pos: &Chess, mv: &Move, after: &Chess, after_has_moves: bool) -> String {
+        let suffix = match (after.is_check(), after_has_moves) {
+            (true, true) => Some(Suffix::Check),
+            (true, false) => Some(Suffix::Checkmate),
+            (false, _) => None,
+        };
+        let mut s = String::with_capacity(8);
+        SanPlus {
+            san: San::from_move(pos, *mv),
+            suffix,
+        }
+        .append_to_string(&mut s);
+        s
     }
 
     fn uci(_pos: &Chess, mv: &Move) -> Option<String> {
@@ -201,7 +211,9 @@ impl GameKind for ChessGame {
     }
 
     fn position_text(pos: &Chess) -> String {
-        Fen::from_position(pos, EnPassantMode::Legal).to_string()
+        let mut s = String::with_capacity(96);
+        Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut s);
+        s
     }
 
     fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
@@ -213,8 +225,8 @@ impl GameKind for ChessGame {
         text.parse::<SanPlus>().ok()?.san.to_move(pos).ok()
     }
 
-    fn outcome(pos: &Chess) -> Option<(Outcome, &'static str)> {
-        if !pos.legal_moves().is_empty() {
+    fn outcome(pos: &Chess, has_moves: bool) -> Option<(Outcome, &'static str)> {
+        if has_moves {
             return None;
         }
         Some(if pos.is_check() {
@@ -298,7 +310,8 @@ mod tests {
                 .into_position(CastlingMode::Standard)
                 .unwrap();
             let mut succ = Vec::new();
-            ChessGame::successors(&pos, &mut succ);
+            let key = ChessGame::reading_key(&ChessGame::reading(&pos));
+            ChessGame::successors(&pos, key, &mut succ);
             assert!(!succ.is_empty());
             for (key, m) in succ {
                 let after = ChessGame::play(&pos, &m);

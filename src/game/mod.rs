@@ -70,14 +70,22 @@ pub trait GameKind {
     /// The key of a reading: equal readings have equal keys.
     fn reading_key(reading: &Self::Reading) -> u64;
 
-    /// Every legal move from `pos` with the key of the reading it leads to; `out` is cleared first.
-    fn successors(pos: &Self::Position, out: &mut Vec<(u64, Self::Move)>);
+    /// Every legal move from `pos` (whose reading has key `key`) with the key of the reading it
+    /// leads to; `out` is cleared first.
+    fn successors(pos: &Self::Position, key: u64, out: &mut Vec<(u64, Self::Move)>);
 
     /// Plays a legal move (one returned by [`GameKind::successors`]).
     fn play(pos: &Self::Position, mv: &Self::Move) -> Self::Position;
 
     /// Notation of `mv` played from `pos` (SAN for chess).
-    fn notation(pos: &Self::Position, mv: &Self::Move) -> String;
+    /// `after` is `mv` played from `pos`; `after_has_moves` says whether it has a legal move (the
+    /// tracker knows it already; chess needs it for `#`).
+    fn notation(
+        pos: &Self::Position,
+        mv: &Self::Move,
+        after: &Self::Position,
+        after_has_moves: bool,
+    ) -> String;
 
     /// Machine notation (UCI for chess), where the game has one.
     fn uci(pos: &Self::Position, mv: &Self::Move) -> Option<String>;
@@ -90,7 +98,8 @@ pub trait GameKind {
 
     /// The result decided by the position alone, with its termination (`"checkmate"`,
     /// `"stalemate"`), if the game is over.
-    fn outcome(pos: &Self::Position) -> Option<(Outcome, &'static str)>;
+    /// `has_moves` says whether `pos` has a legal move.
+    fn outcome(pos: &Self::Position, has_moves: bool) -> Option<(Outcome, &'static str)>;
 
     /// A result signalled with the pieces (DGT: both kings on the centre squares), if `reading`
     /// shows one. Never a move.

@@ -56,6 +56,8 @@ struct Node<G: GameKind> {
     key: u64,
     /// Legal moves from `pos` with the keys they lead to, computed on first use.
     succ: OnceCell<Vec<(u64, G::Move)>>,
+    /// What the sensors should read for `pos`, computed on first use.
+    reading: OnceCell<G::Reading>,
 }
 
 impl<G: GameKind> Node<G> {
@@ -64,22 +66,34 @@ impl<G: GameKind> Node<G> {
             pos,
             key,
             succ: OnceCell::new(),
+            reading: OnceCell::new(),
         }
     }
 
     fn successors(&self) -> &[(u64, G::Move)] {
         self.succ.get_or_init(|| {
             let mut v = Vec::new();
-            G::successors(&self.pos, &mut v);
+            G::successors(&self.pos, self.key, &mut v);
             v
         })
     }
 
+    fn reading(&self) -> &G::Reading {
+        self.reading.get_or_init(|| G::reading(&self.pos))
+    }
+
     /// The legal move from here that leads to `key`, checked against the full reading.
-    fn move_to(&self, key: u64, reading: &G::Reading) -> Option<(G::Move, G::Position)> {
+    fn move_to<'r>(
+        &self,
+        key: u64,
+        reading: impl FnOnce() -> &'r G::Reading,
+    ) -> Option<(G::Move, G::Position)>
+    where
+        G::Reading: 'r,
+    {
         let mv = find(self.successors(), key)?;
         let pos = G::play(&self.pos, &mv);
-        (G::reading(&pos) == *reading).then_some((mv, pos))
+        (G::reading(&pos) == *reading()).then_some((mv, pos))
     }
 }
 
@@ -89,6 +103,7 @@ impl<G: GameKind> Clone for Node<G> {
             pos: self.pos.clone(),
             key: self.key,
             succ: self.succ.clone(),
+            reading: self.reading.clone(),
         }
     }
 }
@@ -236,7 +251,8 @@ impl<G: GameKind> Tracker<G> {
             g.recorded.push(rec.clone());
         }
         g.base = g.moves.len();
-        g.ended = G::outcome(&g.nodes[g.base].pos).is_some();
+        let last = &g.nodes[g.base];
+        g.ended = G::outcome(&last.pos, !last.successors().is_empty()).is_some();
         t.game = Some(g);
         Some(t)
     }
@@ -357,11 +373,13 @@ impl<G: GameKind> Tracker<G> {
         if key == self.game.as_ref().map_or(0, |g| g.tip().key) {
             return;
         }
-        let reading = sensed.reading(orientation);
+        // The full reading is built only when a key matches (or nothing does).
+        let cell = OnceCell::new();
+        let reading = || cell.get_or_init(|| sensed.reading(orientation));
         // One legal move from the belief (it wins over everything else: kings shuffling repeat
         // earlier boards, knights can even return to the start position).
         if let Some(g) = self.game.as_mut()
-            && let Some((mv, pos)) = g.tip().move_to(key, &reading)
+            && let Some((mv, pos)) = g.tip().move_to(key, reading)
         {
             g.push(mv, pos, key, at);
             return;
@@ -376,10 +394,13 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
+        if g.failed_search_key == Some(key) {
+            return;
+        }
         // A sibling of the belief's last move: the move is revised (a slide, a rook-first
         // castling).
         if let Some(back) = plies.checked_sub(1)
-            && let Some((mv, pos)) = g.belief_node(back).move_to(key, &reading)
+            && let Some((mv, pos)) = g.belief_node(back).move_to(key, reading)
         {
             g.truncate(back, at);
             g.push(mv, pos, key, at);
@@ -387,7 +408,7 @@ impl<G: GameKind> Tracker<G> {
         }
         // An earlier position: a takeback (the most recent identical position wins).
         if let Some(p) = (0..plies).rev().find(|&p| g.belief_node(p).key == key)
-            && G::reading(&g.belief_node(p).pos) == reading
+            && g.belief_node(p).reading() == reading()
         {
             g.truncate(p, at);
             return;
@@ -396,20 +417,17 @@ impl<G: GameKind> Tracker<G> {
         // resting on a neighbour made a transitional board look like moves).
         let depth = (g.prov.len() + self.settings.revise_depth).min(plies);
         for back in (plies - depth..plies.saturating_sub(1)).rev() {
-            if let Some((mv, pos)) = g.belief_node(back).move_to(key, &reading) {
+            if let Some((mv, pos)) = g.belief_node(back).move_to(key, reading) {
                 g.truncate(back, at);
                 g.push(mv, pos, key, at);
                 return;
             }
         }
         // Two plies before the board settled, or a transitional board.
-        if g.failed_search_key == Some(key) {
-            return;
-        }
-        let sensed_reading = reading;
-        let distance = G::reading_distance(&G::reading(&g.tip().pos), &sensed_reading);
+        let sensed_reading = reading();
+        let distance = G::reading_distance(g.tip().reading(), sensed_reading);
         if (3..=self.settings.two_ply_max_distance).contains(&distance)
-            && let Some((first, second)) = two_plies::<G>(g, key, &sensed_reading)
+            && let Some((first, second)) = two_plies::<G>(g, key, sensed_reading)
         {
             let mid = G::play(&g.tip().pos, &first);
             let k1 = G::reading_key(&G::reading(&mid));
@@ -420,7 +438,7 @@ impl<G: GameKind> Tracker<G> {
         }
         g.failed_search_key = Some(key);
         if !g.gesture_reported
-            && let Some(proposed) = G::result_gesture(&sensed_reading)
+            && let Some(proposed) = G::result_gesture(sensed_reading)
         {
             while let Some((mv, _)) = g.prov.last() {
                 let parent = g.parent().map(|p| p.pos.clone());
@@ -531,7 +549,8 @@ impl<G: GameKind> Tracker<G> {
         }
         g.base = g.moves.len();
         if !g.ended
-            && let Some((outcome, termination)) = G::outcome(&g.nodes[g.base].pos)
+            && let Some((outcome, termination)) =
+                G::outcome(&g.nodes[g.base].pos, !g.nodes[g.base].successors().is_empty())
         {
             g.ended = true;
             out.push(TrackerEvent::GameEnded {
@@ -561,7 +580,8 @@ fn two_plies<G: GameKind>(
             continue;
         }
         let mid = G::play(&tip.pos, first);
-        G::successors(&mid, &mut second);
+        let mid_key = G::reading_key(&G::reading(&mid));
+        G::successors(&mid, mid_key, &mut second);
         if let Some(mv) = find(&second, key)
             && G::reading(&G::play(&mid, &mv)) == *sensed
         {
@@ -587,7 +607,7 @@ fn recorded<G: GameKind>(
     };
     RecordedMove {
         ply: plies_before as u32 + 1,
-        notation: G::notation(before, mv),
+        notation: G::notation(before, mv, &after.pos, !after.successors().is_empty()),
         uci: G::uci(before, mv),
         position: G::position_text(&after.pos),
         at_ms: at,
