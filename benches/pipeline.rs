@@ -78,9 +78,15 @@ fn pipeline(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0;
             for (name, text) in CAPTURES.iter().zip(&texts) {
-                let s = replay_reader(&mut store, name, name, text.as_bytes(), &mut |_, e: &TrackerEvent| {
-                    black_box(e);
-                })
+                let s = replay_reader(
+                    &mut store,
+                    name,
+                    name,
+                    text.as_bytes(),
+                    &mut |_, e: &TrackerEvent| {
+                        black_box(e);
+                    },
+                )
                 .expect("replay");
                 n += s.stats.frames;
             }

@@ -5,8 +5,10 @@
 //! alone, so the successors of a position cost one legal-move generation and no board copies.
 
 use shakmaty::{
-    CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square, fen::Fen,
-    san::{San, SanPlus, Suffix}, uci::UciMove,
+    CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square,
+    fen::Fen,
+    san::{San, SanPlus, Suffix},
+    uci::UciMove,
 };
 
 use super::{GameKind, Kind, Outcome};

@@ -185,6 +185,23 @@ impl<G: GameKind> GameState<G> {
         self.changed(at);
     }
 
+    /// The most recent belief position before the tip whose reading has `key`, as a ply count.
+    fn find_earlier(&self, key: u64) -> Option<usize> {
+        let provisional = self.prov.len().saturating_sub(1);
+        if let Some(i) = self.prov[..provisional]
+            .iter()
+            .rposition(|(_, n)| n.key == key)
+        {
+            return Some(self.base + 1 + i);
+        }
+        let end = if self.prov.is_empty() {
+            self.base
+        } else {
+            self.base + 1
+        };
+        self.nodes[..end].iter().rposition(|n| n.key == key)
+    }
+
     /// The node after `plies` plies of the belief.
     fn belief_node(&self, plies: usize) -> &Node<G> {
         if plies <= self.base {
@@ -407,7 +424,7 @@ impl<G: GameKind> Tracker<G> {
             return;
         }
         // An earlier position: a takeback (the most recent identical position wins).
-        if let Some(p) = (0..plies).rev().find(|&p| g.belief_node(p).key == key)
+        if let Some(p) = g.find_earlier(key)
             && g.belief_node(p).reading() == reading()
         {
             g.truncate(p, at);
@@ -437,7 +454,9 @@ impl<G: GameKind> Tracker<G> {
             return;
         }
         g.failed_search_key = Some(key);
+        // A gesture moves both kings: at least two places differ.
         if !g.gesture_reported
+            && distance >= 2
             && let Some(proposed) = G::result_gesture(sensed_reading)
         {
             while let Some((mv, _)) = g.prov.last() {
@@ -549,8 +568,10 @@ impl<G: GameKind> Tracker<G> {
         }
         g.base = g.moves.len();
         if !g.ended
-            && let Some((outcome, termination)) =
-                G::outcome(&g.nodes[g.base].pos, !g.nodes[g.base].successors().is_empty())
+            && let Some((outcome, termination)) = G::outcome(
+                &g.nodes[g.base].pos,
+                !g.nodes[g.base].successors().is_empty(),
+            )
         {
             g.ended = true;
             out.push(TrackerEvent::GameEnded {
