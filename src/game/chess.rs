@@ -180,11 +180,9 @@ impl GameKind for ChessGame {
 
     fn successors(pos: &Chess, key: u64, out: &mut Vec<(u64, Move)>) {
         out.clear();
-        out.extend(
-            pos.legal_moves()
-                .into_iter()
-                .map(|m| (key_after(pos, key, &m), m)),
-        );
+        let moves = pos.legal_moves();
+        out.reserve_exact(moves.len());
+        out.extend(moves.into_iter().map(|m| (key_after(pos, key, &m), m)));
     }
 
     fn play(pos: &Chess, mv: &Move) -> Chess {

@@ -70,6 +70,15 @@ impl<G: GameKind> Node<G> {
         }
     }
 
+    fn with_reading(pos: G::Position, key: u64, reading: G::Reading) -> Self {
+        Node {
+            pos,
+            key,
+            succ: OnceCell::new(),
+            reading: OnceCell::from(reading),
+        }
+    }
+
     fn successors(&self) -> &[(u64, G::Move)] {
         self.succ.get_or_init(|| {
             let mut v = Vec::new();
@@ -87,13 +96,14 @@ impl<G: GameKind> Node<G> {
         &self,
         key: u64,
         reading: impl FnOnce() -> &'r G::Reading,
-    ) -> Option<(G::Move, G::Position)>
+    ) -> Option<(G::Move, Node<G>)>
     where
         G::Reading: 'r,
     {
         let mv = find(self.successors(), key)?;
         let pos = G::play(&self.pos, &mv);
-        (G::reading(&pos) == *reading()).then_some((mv, pos))
+        let expected = G::reading(&pos);
+        (expected == *reading()).then(|| (mv, Node::with_reading(pos, key, expected)))
     }
 }
 
@@ -169,8 +179,8 @@ impl<G: GameKind> GameState<G> {
         self.gesture_reported = false;
     }
 
-    fn push(&mut self, mv: G::Move, pos: G::Position, key: u64, at: Millis) {
-        self.prov.push((mv, Node::new(pos, key)));
+    fn push(&mut self, mv: G::Move, node: Node<G>, at: Millis) {
+        self.prov.push((mv, node));
         self.changed(at);
     }
 
@@ -396,9 +406,9 @@ impl<G: GameKind> Tracker<G> {
         // One legal move from the belief (it wins over everything else: kings shuffling repeat
         // earlier boards, knights can even return to the start position).
         if let Some(g) = self.game.as_mut()
-            && let Some((mv, pos)) = g.tip().move_to(key, reading)
+            && let Some((mv, node)) = g.tip().move_to(key, reading)
         {
-            g.push(mv, pos, key, at);
+            g.push(mv, node, at);
             return;
         }
         // The start position, set up again (or turned round): a new game.
@@ -417,10 +427,10 @@ impl<G: GameKind> Tracker<G> {
         // A sibling of the belief's last move: the move is revised (a slide, a rook-first
         // castling).
         if let Some(back) = plies.checked_sub(1)
-            && let Some((mv, pos)) = g.belief_node(back).move_to(key, reading)
+            && let Some((mv, node)) = g.belief_node(back).move_to(key, reading)
         {
             g.truncate(back, at);
-            g.push(mv, pos, key, at);
+            g.push(mv, node, at);
             return;
         }
         // An earlier position: a takeback (the most recent identical position wins).
@@ -434,9 +444,9 @@ impl<G: GameKind> Tracker<G> {
         // resting on a neighbour made a transitional board look like moves).
         let depth = (g.prov.len() + self.settings.revise_depth).min(plies);
         for back in (plies - depth..plies.saturating_sub(1)).rev() {
-            if let Some((mv, pos)) = g.belief_node(back).move_to(key, reading) {
+            if let Some((mv, node)) = g.belief_node(back).move_to(key, reading) {
                 g.truncate(back, at);
-                g.push(mv, pos, key, at);
+                g.push(mv, node, at);
                 return;
             }
         }
@@ -449,8 +459,12 @@ impl<G: GameKind> Tracker<G> {
             let mid = G::play(&g.tip().pos, &first);
             let k1 = G::reading_key(&G::reading(&mid));
             let end = G::play(&mid, &second);
-            g.push(first, mid, k1, at);
-            g.push(second, end, key, at);
+            g.push(first, Node::new(mid, k1), at);
+            g.push(
+                second,
+                Node::with_reading(end, key, sensed_reading.clone()),
+                at,
+            );
             return;
         }
         g.failed_search_key = Some(key);
