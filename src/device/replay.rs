@@ -115,16 +115,15 @@ pub fn replay_reader(
         board: name.clone(),
         ..ReplaySummary::default()
     };
-    let mut pending: Vec<Write> = Vec::new();
     while let Some((t_ms, dir)) = next {
         summary.last_ms = t_ms;
         pipeline.feed(t_ms, dir, &bytes);
         if pipeline.pending_writes() >= BATCH || pipeline.raw_pending() >= 1 << 20 {
-            pending.extend(pipeline.take_writes());
+            let writes = pipeline.take_writes();
             commit(
                 store,
                 &name,
-                &mut pending,
+                writes,
                 date.as_deref(),
                 &mut summary,
                 on_commit,
@@ -133,11 +132,11 @@ pub fn replay_reader(
         next = lines.read_chunk(&mut bytes).map_err(capture_err)?;
     }
     pipeline.flush(summary.last_ms);
-    pending.extend(pipeline.take_writes());
+    let writes = pipeline.take_writes();
     commit(
         store,
         &name,
-        &mut pending,
+        writes,
         date.as_deref(),
         &mut summary,
         on_commit,
@@ -149,15 +148,15 @@ pub fn replay_reader(
 fn commit(
     store: &mut Store,
     name: &str,
-    pending: &mut Vec<Write>,
+    writes: Vec<Write>,
     date: Option<&str>,
     summary: &mut ReplaySummary,
     on_commit: &mut dyn FnMut(&str, &TrackerEvent),
 ) -> Result<(), ReplayError> {
-    if pending.is_empty() {
+    if writes.is_empty() {
         return Ok(());
     }
-    let games = store.write_batch(pending)?;
+    let games = store.write_batch(&writes)?;
     for game in games {
         if !summary.games.contains(&game) {
             if let Some(date) = date {
@@ -166,7 +165,7 @@ fn commit(
             summary.games.push(game);
         }
     }
-    for w in pending.drain(..) {
+    for w in writes {
         if let Write::Event { event, .. } = w {
             on_commit(name, &event);
         }

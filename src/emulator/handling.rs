@@ -8,7 +8,7 @@
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use shakmaty::{Color, File, Move, Piece, Rank, Role, Square, attacks};
+use shakmaty::{Color, File, Move, Rank, Role, Square, attacks};
 
 use super::{EmulatorError, dgt::Scanner};
 use crate::{Millis, game::Outcome, protocol::dgt::piece};
@@ -130,21 +130,7 @@ pub(crate) fn scale(ms: u64, speed: f64) -> Millis {
     }
 }
 
-/// The DGT code of a piece.
-pub(crate) fn code_of(p: Piece) -> u8 {
-    let white = match p.role {
-        Role::Pawn => piece::WPAWN,
-        Role::Rook => piece::WROOK,
-        Role::Knight => piece::WKNIGHT,
-        Role::Bishop => piece::WBISHOP,
-        Role::King => piece::WKING,
-        Role::Queen => piece::WQUEEN,
-    };
-    match p.color {
-        Color::White => white,
-        Color::Black => white + 6,
-    }
-}
+pub(crate) use crate::game::chess::piece_code as code_of;
 
 /// The colour of a non-empty DGT piece code.
 fn color_of(code: u8) -> Option<Color> {
