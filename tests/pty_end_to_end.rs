@@ -288,7 +288,11 @@ fn emulate_and_run_record_what_replay_records() {
         .collect();
     let mut args = vec!["replay".to_string()];
     args.extend(captures.iter().map(|c| c.display().to_string()));
-    args.extend(["--db".into(), replay_db.display().to_string(), "--quiet".into()]);
+    args.extend([
+        "--db".into(),
+        replay_db.display().to_string(),
+        "--quiet".into(),
+    ]);
     let out = Command::new(BIN).args(&args).output().unwrap();
     assert!(
         out.status.success(),
@@ -351,7 +355,11 @@ fn sigkill_mid_game_loses_nothing_and_the_game_goes_on() {
         stored.len() >= seen.len() && stored[..seen.len()] == seen[..],
         "seen before the kill {seen:?}, stored after it {stored:?}"
     );
-    assert_eq!(stored[..], expected[..stored.len()], "stored moves are the game's");
+    assert_eq!(
+        stored[..],
+        expected[..stored.len()],
+        "stored moves are the game's"
+    );
 
     let mut second = run(d, "run-2", &db, &[&link]);
     wait_for_moves(&db, board, expected.len());
@@ -364,7 +372,11 @@ fn sigkill_mid_game_loses_nothing_and_the_game_goes_on() {
         second.log_text()
     );
     let last = export(&db).unwrap();
-    assert_eq!(last.len(), 1, "one game, resumed rather than begun again: {last:#?}");
+    assert_eq!(
+        last.len(),
+        1,
+        "one game, resumed rather than begun again: {last:#?}"
+    );
     assert_eq!(last[0].moves, expected);
 }
 
@@ -413,7 +425,10 @@ fn unplugged_mid_move_loses_no_move() {
         .map(|k| (time_to_second_ply_after(&script, k), k))
         .max()
         .unwrap();
-    assert!(window >= 5000, "ply {k}: only {window} ms before two more plies");
+    assert!(
+        window >= 5000,
+        "ply {k}: only {window} ms before two more plies"
+    );
 
     let (speed, seed, k) = (speed.to_string(), seed.to_string(), k.to_string());
     let (_emulator, link) = emulate(
