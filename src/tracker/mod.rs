@@ -5,8 +5,8 @@
 //! from it, a sibling of its last move (a slide or a rook-first castling: revise), an earlier
 //! position (a takeback), two legal moves (a quick reply before the board settled). Anything else
 //! is a transitional board (a piece in the hand) and changes nothing. The belief becomes the
-//! record, and events are emitted, when the clock is pressed, or when the belief has been stable
-//! for the settle window (longer while a clock runs and a press is expected). The start position
+//! record, and events are emitted, one sensor scan after the clock is pressed, or when the belief
+//! has been stable for the settle window (longer while a clock runs and a press is expected). The start position
 //! begins a game, in either orientation; set up again after a game, it begins a new one.
 //! Pure: time is an argument; the same inputs always give the same events.
 
@@ -34,6 +34,9 @@ pub struct TrackerSettings {
     pub new_game_min_plies: usize,
     /// Largest number of differing places for which a two-ply search is tried.
     pub two_ply_max_distance: usize,
+    /// After a clock press, the move is recorded this much later: the sensors may still be
+    /// reporting it (a full scan of the board takes 200-250 ms).
+    pub scan_ms: Millis,
     /// How many recorded plies back (besides the moves not yet recorded) a different move is
     /// looked for when the board fits nothing else.
     pub revise_depth: usize,
@@ -46,6 +49,7 @@ impl Default for TrackerSettings {
             press_wait_ms: 3_000,
             new_game_min_plies: 2,
             two_ply_max_distance: 8,
+            scan_ms: 300,
             revise_depth: 2,
         }
     }
@@ -231,8 +235,6 @@ pub struct Tracker<G: GameKind> {
     clock: Option<ClockReading>,
     /// Which clock is White's, once a press has shown it.
     white_on_left: Option<bool>,
-    /// The sensed board is the belief's position (no piece in the hand).
-    sensed_at_tip: bool,
     /// A clock press waiting for the sensors to show the move it completes.
     press: Option<(Millis, ClockReading)>,
 }
@@ -249,7 +251,6 @@ impl<G: GameKind> Tracker<G> {
             game: None,
             clock: None,
             white_on_left: None,
-            sensed_at_tip: false,
             press: None,
         }
     }
@@ -307,10 +308,12 @@ impl<G: GameKind> Tracker<G> {
     /// Lets time pass: records a belief that has been stable long enough.
     pub fn tick(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
         if let Some((pressed_at, clock)) = self.press
-            && at >= pressed_at.saturating_add(self.settings.settle_ms)
+            && at >= pressed_at.saturating_add(self.settings.scan_ms)
         {
             self.press = None;
-            self.record_belief(at, Some(clock), out);
+            if self.game.as_ref().is_some_and(|g| !g.is_settled()) {
+                self.record_belief(at, Some(clock), out);
+            }
         }
         let running = self.clock.is_some_and(|c| c.running);
         let Some(g) = self.game.as_ref() else {
@@ -354,16 +357,16 @@ impl<G: GameKind> Tracker<G> {
             let white_moved_last = g.belief_plies() % 2 == 1;
             self.white_on_left = Some(reading.lever_right_high == white_moved_last);
         }
-        if g.is_settled() {
-            return;
+        // The sensors may still be reporting the move (a full scan takes 200-250 ms,
+        // dgt-notes 1.1, so a blitz hand can press before its last square is seen): the move is
+        // recorded one scan after the press, with the clocks as the press showed them. A second
+        // press before that records the first one at once.
+        if let Some((_, clock)) = self.press.take()
+            && !g.is_settled()
+        {
+            self.record_belief(at, Some(clock), out);
         }
-        if self.sensed_at_tip {
-            self.record_belief(at, Some(reading), out);
-        } else {
-            // The press came before the sensors finished reporting the move (a blitz hand, a
-            // slow scan): record when the board shows a position, or after the settle window.
-            self.press = Some((at, reading));
-        }
+        self.press = Some((at, reading));
     }
 
     /// The sensed board changed (or was dumped).
@@ -375,15 +378,6 @@ impl<G: GameKind> Tracker<G> {
     ) {
         self.tick(at, out);
         self.interpret(at, sensed, out);
-        self.sensed_at_tip = self
-            .game
-            .as_ref()
-            .is_some_and(|g| g.tip().key == sensed.key(g.orientation));
-        if self.sensed_at_tip
-            && let Some((_, clock)) = self.press.take()
-        {
-            self.record_belief(at, Some(clock), out);
-        }
     }
 
     fn interpret(

@@ -252,7 +252,7 @@ fn start_position_again_starts_a_new_game() {
 }
 
 #[test]
-fn clock_press_records_at_once_with_both_clocks() {
+fn clock_press_records_one_scan_later_with_the_clocks_of_the_press() {
     let mut t = Table::new(false);
     let clock = |left_ms, right_ms, lever_right_high| ClockReading {
         left_ms,
@@ -270,6 +270,10 @@ fn clock_press_records_at_once_with_both_clocks() {
     t.t += 50;
     t.tracker
         .clock(t.t, clock(178_000, 180_000, true), &mut t.events);
+    assert!(t.moves().is_empty(), "one scan for the sensors to catch up");
+    t.t += 400;
+    t.tracker
+        .clock(t.t, clock(178_000, 179_000, true), &mut t.events);
     assert_eq!(t.moves(), ["e4"]);
     let TrackerEvent::Move(m) = t.events.last().unwrap() else {
         panic!("expected a move");
@@ -307,4 +311,34 @@ fn resume_continues_a_stored_game() {
     resumed.observe(t.t + 10, &t.board, &mut events);
     resumed.flush(t.t + 20, &mut events);
     assert!(matches!(&events[..], [TrackerEvent::Move(m)] if m.notation == "Nf3" && m.ply == 3));
+}
+
+#[test]
+fn press_before_the_last_square_of_a_slide_is_seen_records_the_whole_slide() {
+    let mut t = Table::new(false);
+    let clock = |left_ms, right_ms, lever_right_high| ClockReading {
+        left_ms,
+        right_ms,
+        running: true,
+        lever_right_high,
+    };
+    t.tracker
+        .clock(t.t, clock(60_000, 60_000, false), &mut t.events);
+    t.mv("d2", "d4", piece::WPAWN);
+    t.t += 20;
+    t.tracker
+        .clock(t.t, clock(59_000, 60_000, true), &mut t.events);
+    t.wait(1000).mv("e7", "e5", piece::BPAWN);
+    t.t += 20;
+    t.tracker
+        .clock(t.t, clock(59_000, 59_000, false), &mut t.events);
+    t.wait(1000);
+    // The queen slides d1-d2-d3; the press lands while the scan still shows it on d2.
+    t.set(50, "d1", 0).set(50, "d2", piece::WQUEEN);
+    t.t += 20;
+    t.tracker
+        .clock(t.t, clock(58_000, 59_000, true), &mut t.events);
+    t.set(150, "d2", 0).set(30, "d3", piece::WQUEEN).wait(1000);
+    assert_eq!(t.moves(), ["d4", "e5", "Qd3"]);
+    assert!(!t.kinds().contains(&"revised_move"));
 }
