@@ -9,6 +9,7 @@ use boardscribe::{
     device::replay::replay_reader,
     emulator::{self, EmulatorOptions, PgnGame},
     store::Store,
+    tracker::TrackerEvent,
 };
 
 fn corpus() -> Vec<(String, PgnGame)> {
@@ -53,6 +54,7 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                 s.spawn(move || {
                     let mut store = Store::open_in_memory().unwrap();
                     let mut failures = Vec::new();
+                    let (mut plies, mut revisions, mut takebacks) = (0, 0, 0);
                     for (i, (name, game)) in games.iter().enumerate() {
                         let index = part * chunk + i;
                         let opts = EmulatorOptions {
@@ -63,9 +65,19 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                         let mut script = emulator::script_pgn(game, &opts).unwrap();
                         script.scale_times(scale);
                         let text = script.to_capture_text();
-                        let summary =
-                            replay_reader(&mut store, name, name, text.as_bytes(), &mut |_, _| {})
-                                .unwrap();
+                        let summary = replay_reader(
+                            &mut store,
+                            name,
+                            name,
+                            text.as_bytes(),
+                            &mut |_, e| match e {
+                                TrackerEvent::Revision { .. } => revisions += 1,
+                                TrackerEvent::Takeback { .. } => takebacks += 1,
+                                _ => {}
+                            },
+                        )
+                        .unwrap();
+                        plies += script.plies.len();
                         let expected: Vec<String> = script.plies.iter().map(|p| p.uci.clone()).collect();
                         let got: Vec<String> = summary
                             .games
@@ -85,14 +97,23 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                             ));
                         }
                     }
-                    failures
+                    (failures, plies, revisions, takebacks)
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+        let mut all = Vec::new();
+        let (mut plies, mut revisions, mut takebacks) = (0, 0, 0);
+        for h in handles {
+            let (f, p, r, t) = h.join().unwrap();
+            all.extend(f);
+            plies += p;
+            revisions += r;
+            takebacks += t;
+        }
+        // Revisions and takebacks are audit-trail events; on these scripts (no real takeback)
+        // they count transitional boards that were recorded before they were corrected.
+        eprintln!("x{scale}: {plies} plies, {revisions} revisions, {takebacks} takebacks recorded");
+        all
     })
 }
 

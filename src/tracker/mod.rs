@@ -235,6 +235,8 @@ pub struct Tracker<G: GameKind> {
     clock: Option<ClockReading>,
     /// Which clock is White's, once a press has shown it.
     white_on_left: Option<bool>,
+    /// When the sensed board last changed.
+    sensed_changed_at: Millis,
     /// A clock press waiting for the sensors to show the move it completes.
     press: Option<(Millis, ClockReading)>,
 }
@@ -252,6 +254,7 @@ impl<G: GameKind> Tracker<G> {
             clock: None,
             white_on_left: None,
             press: None,
+            sensed_changed_at: 0,
         }
     }
 
@@ -311,9 +314,7 @@ impl<G: GameKind> Tracker<G> {
             && at >= pressed_at.saturating_add(self.settings.scan_ms)
         {
             self.press = None;
-            if self.game.as_ref().is_some_and(|g| !g.is_settled()) {
-                self.record_belief(at, Some(clock), out);
-            }
+            self.record_press(at, clock, out);
         }
         let running = self.clock.is_some_and(|c| c.running);
         let Some(g) = self.game.as_ref() else {
@@ -327,7 +328,10 @@ impl<G: GameKind> Tracker<G> {
         } else {
             self.settings.press_wait_ms
         };
-        if at >= g.changed_at.saturating_add(wait) {
+        // Stable means: neither the belief nor the sensed board changed for `wait` (a hand still
+        // sliding a piece keeps the belief open).
+        let since = g.changed_at.max(self.sensed_changed_at);
+        if at >= since.saturating_add(wait) {
             self.record_belief(at, None, out);
         }
     }
@@ -361,10 +365,8 @@ impl<G: GameKind> Tracker<G> {
         // dgt-notes 1.1, so a blitz hand can press before its last square is seen): the move is
         // recorded one scan after the press, with the clocks as the press showed them. A second
         // press before that records the first one at once.
-        if let Some((_, clock)) = self.press.take()
-            && !g.is_settled()
-        {
-            self.record_belief(at, Some(clock), out);
+        if let Some((_, clock)) = self.press.take() {
+            self.record_press(at, clock, out);
         }
         self.press = Some((at, reading));
     }
@@ -377,6 +379,7 @@ impl<G: GameKind> Tracker<G> {
         out: &mut Vec<TrackerEvent>,
     ) {
         self.tick(at, out);
+        self.sensed_changed_at = at;
         self.interpret(at, sensed, out);
     }
 
@@ -516,11 +519,43 @@ impl<G: GameKind> Tracker<G> {
         false
     }
 
+    /// Records what a clock press completed: the belief up to the presser's last move. A reply
+    /// the opponent has begun before the press landed stays provisional.
+    fn record_press(&mut self, at: Millis, clock: ClockReading, out: &mut Vec<TrackerEvent>) {
+        let Some(g) = self.game.as_ref() else {
+            return;
+        };
+        if g.is_settled() {
+            return;
+        }
+        // The left player pressed when the lever went high on the right.
+        let white_pressed = clock.lever_right_high == self.white_on_left.unwrap_or(true);
+        let plies = g.belief_plies();
+        let last_by_white = plies % 2 == 1;
+        let limit = if plies > g.base && last_by_white != white_pressed {
+            plies - 1
+        } else {
+            plies
+        };
+        self.record_upto(at, Some(clock), limit, out);
+    }
+
     /// Makes the belief the record, emitting the difference.
     fn record_belief(
         &mut self,
         at: Millis,
         press: Option<ClockReading>,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        self.record_upto(at, press, usize::MAX, out);
+    }
+
+    /// Makes the first `limit` plies of the belief the record; later moves stay provisional.
+    fn record_upto(
+        &mut self,
+        at: Millis,
+        press: Option<ClockReading>,
+        limit: usize,
         out: &mut Vec<TrackerEvent>,
     ) {
         self.press = None;
@@ -530,6 +565,7 @@ impl<G: GameKind> Tracker<G> {
             return;
         };
         let mut prov = std::mem::take(&mut g.prov);
+        let rest = prov.split_off(limit.saturating_sub(g.base).min(prov.len()));
         let mut keep = g.base;
         // A takeback followed by the same move again changes nothing.
         let mut same = 0;
@@ -575,6 +611,7 @@ impl<G: GameKind> Tracker<G> {
             out.push(TrackerEvent::Move(rec));
         }
         g.base = g.moves.len();
+        g.prov = rest;
         if !g.ended
             && let Some((outcome, termination)) = G::outcome(
                 &g.nodes[g.base].pos,
