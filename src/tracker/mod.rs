@@ -37,6 +37,10 @@ pub struct TrackerSettings {
     /// After a clock press, the move is recorded this much later: the sensors may still be
     /// reporting it (a full scan of the board takes 200-250 ms).
     pub scan_ms: Millis,
+    /// A board that fits nothing for this long is searched for `resync_depth` moves.
+    pub resync_ms: Millis,
+    /// How many moves the resynchronising search looks for.
+    pub resync_depth: usize,
     /// How many recorded plies back (besides the moves not yet recorded) a different move is
     /// looked for when the board fits nothing else.
     pub revise_depth: usize,
@@ -50,6 +54,8 @@ impl Default for TrackerSettings {
             new_game_min_plies: 2,
             two_ply_max_distance: 8,
             scan_ms: 300,
+            resync_ms: 1_500,
+            resync_depth: 4,
             revise_depth: 2,
         }
     }
@@ -136,6 +142,9 @@ struct GameState<G: GameKind> {
     changed_at: Millis,
     /// Key of the last board for which the two-ply search failed.
     failed_search_key: Option<u64>,
+    /// The board the sensors show when it fits nothing: key, reading, since when, and whether
+    /// the deep search has been tried on it.
+    unexplained: Option<(u64, G::Reading, Millis, bool)>,
     gesture_reported: bool,
     ended: bool,
 }
@@ -151,6 +160,7 @@ impl<G: GameKind> GameState<G> {
             prov: Vec::new(),
             changed_at: at,
             failed_search_key: None,
+            unexplained: None,
             gesture_reported: false,
             ended: false,
         }
@@ -180,6 +190,7 @@ impl<G: GameKind> GameState<G> {
     fn changed(&mut self, at: Millis) {
         self.changed_at = at;
         self.failed_search_key = None;
+        self.unexplained = None;
         self.gesture_reported = false;
     }
 
@@ -316,6 +327,7 @@ impl<G: GameKind> Tracker<G> {
             self.press = None;
             self.record_press(at, clock, out);
         }
+        self.resync(at);
         let running = self.clock.is_some_and(|c| c.running);
         let Some(g) = self.game.as_ref() else {
             return;
@@ -333,6 +345,34 @@ impl<G: GameKind> Tracker<G> {
         let since = g.changed_at.max(self.sensed_changed_at);
         if at >= since.saturating_add(wait) {
             self.record_belief(at, None, out);
+        }
+    }
+
+    /// A board that has fitted nothing for `resync_ms` (after a reconnect, or moves made while
+    /// the sensors were not heard) is searched for deeper: up to `resync_depth` moves.
+    fn resync(&mut self, at: Millis) {
+        let depth = self.settings.resync_depth;
+        let wait = self.settings.resync_ms;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let Some((key, reading, since, tried)) = g.unexplained.as_mut() else {
+            return;
+        };
+        if *tried || at < since.saturating_add(wait) {
+            return;
+        }
+        *tried = true;
+        let (key, reading) = (*key, reading.clone());
+        // Each move changes at most four places (castling).
+        if G::reading_distance(g.tip().reading(), &reading) > 4 * depth {
+            return;
+        }
+        let tip = g.tip();
+        if let Some(path) = moves_to::<G>(&tip.pos, tip.key, key, &reading, depth) {
+            for (mv, node) in path {
+                g.push(mv, node, at);
+            }
         }
     }
 
@@ -380,6 +420,9 @@ impl<G: GameKind> Tracker<G> {
     ) {
         self.tick(at, out);
         self.sensed_changed_at = at;
+        if let Some(g) = self.game.as_mut() {
+            g.unexplained = None;
+        }
         self.interpret(at, sensed, out);
     }
 
@@ -451,20 +494,15 @@ impl<G: GameKind> Tracker<G> {
         let sensed_reading = reading();
         let distance = G::reading_distance(g.tip().reading(), sensed_reading);
         if (3..=self.settings.two_ply_max_distance).contains(&distance)
-            && let Some((first, second)) = two_plies::<G>(g, key, sensed_reading)
+            && let Some(path) = moves_to::<G>(&g.tip().pos, g.tip().key, key, sensed_reading, 2)
         {
-            let mid = G::play(&g.tip().pos, &first);
-            let k1 = G::reading_key(&G::reading(&mid));
-            let end = G::play(&mid, &second);
-            g.push(first, Node::new(mid, k1), at);
-            g.push(
-                second,
-                Node::with_reading(end, key, sensed_reading.clone()),
-                at,
-            );
+            for (mv, node) in path {
+                g.push(mv, node, at);
+            }
             return;
         }
         g.failed_search_key = Some(key);
+        g.unexplained = Some((key, sensed_reading.clone(), at, false));
         // A gesture moves both kings: at least two places differ.
         if !g.gesture_reported
             && distance >= 2
@@ -633,25 +671,40 @@ fn find<M: Clone>(list: &[(u64, M)], key: u64) -> Option<M> {
     list.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone())
 }
 
-/// Two legal moves from the belief that lead to `sensed`.
-fn two_plies<G: GameKind>(
-    g: &GameState<G>,
+/// Up to `depth` legal moves from `pos` (whose reading has key `pos_key`) that lead to the
+/// reading `sensed` (key `key`); a depth-first search in which every move but the last must show
+/// on the board ([`GameKind::may_show`]). Returns the moves with the positions they reach.
+fn moves_to<G: GameKind>(
+    pos: &G::Position,
+    pos_key: u64,
     key: u64,
     sensed: &G::Reading,
-) -> Option<(G::Move, G::Move)> {
-    let tip = g.tip();
-    let mut second = Vec::new();
-    for (_, first) in tip.successors() {
-        if !G::may_show(&tip.pos, first, sensed) {
+    depth: usize,
+) -> Option<Vec<(G::Move, Node<G>)>> {
+    if depth == 0 {
+        return None;
+    }
+    let mut succ = Vec::new();
+    G::successors(pos, pos_key, &mut succ);
+    if let Some(mv) = find(&succ, key) {
+        let end = G::play(pos, &mv);
+        if G::reading(&end) == *sensed {
+            return Some(vec![(mv, Node::with_reading(end, key, sensed.clone()))]);
+        }
+    }
+    if depth == 1 {
+        return None;
+    }
+    for (k, mv) in succ {
+        if !G::may_show(pos, &mv, sensed) {
             continue;
         }
-        let mid = G::play(&tip.pos, first);
-        let mid_key = G::reading_key(&G::reading(&mid));
-        G::successors(&mid, mid_key, &mut second);
-        if let Some(mv) = find(&second, key)
-            && G::reading(&G::play(&mid, &mv)) == *sensed
-        {
-            return Some((first.clone(), mv));
+        let mid = G::play(pos, &mv);
+        if let Some(rest) = moves_to::<G>(&mid, k, key, sensed, depth - 1) {
+            let mut path = Vec::with_capacity(rest.len() + 1);
+            path.push((mv, Node::new(mid, k)));
+            path.extend(rest);
+            return Some(path);
         }
     }
     None

@@ -342,3 +342,47 @@ fn press_before_the_last_square_of_a_slide_is_seen_records_the_whole_slide() {
     assert_eq!(t.moves(), ["d4", "e5", "Qd3"]);
     assert!(!t.kinds().contains(&"revised_move"));
 }
+
+#[test]
+fn moves_made_while_the_board_was_not_heard_are_recovered() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    // Unplugged: 1... e5 2. Nf3 Nc6 3. Bb5 are played; plugged back, the board is dumped.
+    let mut after = t.board.clone();
+    for (sq, code) in [
+        ("e7", 0),
+        ("e5", piece::BPAWN),
+        ("g1", 0),
+        ("f3", piece::WKNIGHT),
+        ("b8", 0),
+        ("c6", piece::BKNIGHT),
+        ("f1", 0),
+        ("b5", piece::WBISHOP),
+    ] {
+        after.apply_field(t.index(sq), code);
+    }
+    t.board.apply_dump(&after.to_dump());
+    t.t += 5000;
+    t.tracker.observe(t.t, &t.board, &mut t.events);
+    assert_eq!(
+        t.moves(),
+        ["e4"],
+        "not at once: the board may still be in the hands"
+    );
+    t.wait(1600).wait(4000);
+    assert_eq!(t.moves(), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+}
+
+#[test]
+fn a_piece_held_in_the_hand_is_not_explained_by_moves() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    t.mv("e7", "e5", piece::BPAWN).wait(1000);
+    // White lifts the knight and thinks for ten seconds before putting it back.
+    t.set(100, "g1", 0)
+        .wait(10_000)
+        .set(100, "g1", piece::WKNIGHT)
+        .wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5"]);
+    assert_eq!(t.kinds(), ["game_started", "move", "move"]);
+}
