@@ -68,18 +68,22 @@ pub fn zobrist(sq: usize, code: u8) -> u64 {
 }
 
 /// The DGT code of a piece.
+#[inline]
 pub fn piece_code(p: Piece) -> u8 {
-    let base = match p.role {
-        Role::Pawn => piece::WPAWN,
-        Role::Rook => piece::WROOK,
-        Role::Knight => piece::WKNIGHT,
-        Role::Bishop => piece::WBISHOP,
-        Role::King => piece::WKING,
-        Role::Queen => piece::WQUEEN,
-    };
+    // Indexed by shakmaty's role discriminant (pawn = 1 ... king = 6).
+    const WHITE: [u8; 7] = [
+        piece::EMPTY,
+        piece::WPAWN,
+        piece::WKNIGHT,
+        piece::WBISHOP,
+        piece::WROOK,
+        piece::WQUEEN,
+        piece::WKING,
+    ];
+    let white = WHITE[p.role as usize];
     match p.color {
-        Color::White => base,
-        Color::Black => base + 6,
+        Color::White => white,
+        Color::Black => white + 6,
     }
 }
 

@@ -368,8 +368,7 @@ impl<G: GameKind> Tracker<G> {
         if G::reading_distance(g.tip().reading(), &reading) > 4 * depth {
             return;
         }
-        let tip = g.tip();
-        if let Some(path) = moves_to::<G>(&tip.pos, tip.key, key, &reading, depth) {
+        if let Some(path) = moves_to::<G>(g.tip(), key, &reading, depth) {
             for (mv, node) in path {
                 g.push(mv, node, at);
             }
@@ -494,7 +493,7 @@ impl<G: GameKind> Tracker<G> {
         let sensed_reading = reading();
         let distance = G::reading_distance(g.tip().reading(), sensed_reading);
         if (3..=self.settings.two_ply_max_distance).contains(&distance)
-            && let Some(path) = moves_to::<G>(&g.tip().pos, g.tip().key, key, sensed_reading, 2)
+            && let Some(path) = moves_to::<G>(g.tip(), key, sensed_reading, 2)
         {
             for (mv, node) in path {
                 g.push(mv, node, at);
@@ -671,12 +670,10 @@ fn find<M: Clone>(list: &[(u64, M)], key: u64) -> Option<M> {
     list.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone())
 }
 
-/// Up to `depth` legal moves from `pos` (whose reading has key `pos_key`) that lead to the
-/// reading `sensed` (key `key`); a depth-first search in which every move but the last must show
+/// Up to `depth` legal moves from `from` that lead to the reading `sensed` (key `key`); a depth-first search in which every move but the last must show
 /// on the board ([`GameKind::may_show`]). Returns the moves with the positions they reach.
 fn moves_to<G: GameKind>(
-    pos: &G::Position,
-    pos_key: u64,
+    from: &Node<G>,
     key: u64,
     sensed: &G::Reading,
     depth: usize,
@@ -684,9 +681,8 @@ fn moves_to<G: GameKind>(
     if depth == 0 {
         return None;
     }
-    let mut succ = Vec::new();
-    G::successors(pos, pos_key, &mut succ);
-    if let Some(mv) = find(&succ, key) {
+    let (pos, succ) = (&from.pos, from.successors());
+    if let Some(mv) = find(succ, key) {
         let end = G::play(pos, &mv);
         if G::reading(&end) == *sensed {
             return Some(vec![(mv, Node::with_reading(end, key, sensed.clone()))]);
@@ -696,13 +692,13 @@ fn moves_to<G: GameKind>(
         return None;
     }
     for (k, mv) in succ {
-        if !G::may_show(pos, &mv, sensed) {
+        if !G::may_show(pos, mv, sensed) {
             continue;
         }
-        let mid = G::play(pos, &mv);
-        if let Some(rest) = moves_to::<G>(&mid, k, key, sensed, depth - 1) {
+        let mid = Node::new(G::play(pos, mv), *k);
+        if let Some(rest) = moves_to::<G>(&mid, key, sensed, depth - 1) {
             let mut path = Vec::with_capacity(rest.len() + 1);
-            path.push((mv, Node::new(mid, k)));
+            path.push((mv.clone(), mid));
             path.extend(rest);
             return Some(path);
         }
