@@ -396,9 +396,10 @@ impl<G: GameKind> Tracker<G> {
             return;
         };
         if self.white_on_left.is_none() && !g.prov.is_empty() {
-            // The left player pressed when the lever went high on the right.
-            let white_moved_last = g.belief_plies() % 2 == 1;
-            self.white_on_left = Some(reading.lever_right_high == white_moved_last);
+            // The press completes the earliest move not yet recorded (a quick reply may already
+            // be on the board); the left player pressed when the lever went high on the right.
+            let white_pressed = (g.base + 1) % 2 == 1;
+            self.white_on_left = Some(reading.lever_right_high == white_pressed);
         }
         // The sensors may still be reporting the move (a full scan takes 200-250 ms,
         // dgt-notes 1.1, so a blitz hand can press before its last square is seen): the move is

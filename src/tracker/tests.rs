@@ -386,3 +386,43 @@ fn a_piece_held_in_the_hand_is_not_explained_by_moves() {
     assert_eq!(t.moves(), ["e4", "e5"]);
     assert_eq!(t.kinds(), ["game_started", "move", "move"]);
 }
+
+#[test]
+fn a_reply_before_the_first_press_does_not_swap_the_clocks() {
+    let mut t = Table::new(false);
+    let clock = |left_ms, right_ms, lever_right_high| ClockReading {
+        left_ms,
+        right_ms,
+        running: true,
+        lever_right_high,
+    };
+    t.tracker
+        .clock(t.t, clock(300_000, 300_000, false), &mut t.events);
+    // 1. e4 e5, Black's reply on the board before White's press lands.
+    t.mv("e2", "e4", piece::WPAWN).mv("e7", "e5", piece::BPAWN);
+    t.t += 20;
+    t.tracker
+        .clock(t.t, clock(298_000, 300_000, true), &mut t.events);
+    t.wait(400);
+    assert_eq!(t.moves(), ["e4"], "the press completes White's move only");
+    t.t += 20;
+    t.tracker
+        .clock(t.t, clock(298_000, 299_000, false), &mut t.events);
+    t.wait(400);
+    assert_eq!(t.moves(), ["e4", "e5"]);
+    let clocks: Vec<_> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Move(m) => Some((m.clock_white_ms, m.clock_black_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        clocks,
+        [
+            (Some(298_000), Some(300_000)),
+            (Some(298_000), Some(299_000))
+        ]
+    );
+}
