@@ -426,3 +426,62 @@ fn a_reply_before_the_first_press_does_not_swap_the_clocks() {
         ]
     );
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use shakmaty::{Chess, Position};
+
+    use super::*;
+    use crate::game::{GameKind, chess::square_of_board_index};
+
+    /// Board index (a8 = 0) of a game square (a1 = 0), on a board lying normally.
+    fn board_index(sq: usize) -> u8 {
+        (0..64)
+            .find(|&i| square_of_board_index(i) == sq)
+            .map(|i| i as u8)
+            .unwrap_or(0)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever legal moves are played, and in whatever order the changed squares are
+        /// reported (vacated squares first or last), the tracker records exactly those moves.
+        #[test]
+        fn every_legal_move_is_recovered_from_its_board_diff(
+            choices in proptest::collection::vec(any::<u16>(), 1..60),
+            orders in proptest::collection::vec(any::<bool>(), 60),
+        ) {
+            let mut t = Table::new(false);
+            let mut pos = Chess::default();
+            let mut played = Vec::new();
+            for (i, c) in choices.iter().enumerate() {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves[usize::from(*c) % moves.len()];
+                let before = ChessGame::reading(&pos);
+                played.push(ChessGame::notation(&pos, &m, &ChessGame::play(&pos, &m), true)
+                    .trim_end_matches(['+', '#']).to_string());
+                pos.play_unchecked(m);
+                let after = ChessGame::reading(&pos);
+                let mut changed: Vec<usize> = (0..64).filter(|&s| before.0[s] != after.0[s]).collect();
+                // Vacated squares first, or placed squares first (scanning order).
+                changed.sort_by_key(|&s| (after.0[s] == 0) != orders[i]);
+                for s in changed {
+                    t.t += 40;
+                    t.board.apply_field(board_index(s), after.0[s]);
+                    t.tracker.observe(t.t, &t.board, &mut t.events);
+                }
+                t.wait(1000);
+            }
+            let got: Vec<String> = t
+                .moves()
+                .into_iter()
+                .map(|m| m.trim_end_matches(['+', '#']).to_string())
+                .collect();
+            prop_assert_eq!(got, played);
+        }
+    }
+}
