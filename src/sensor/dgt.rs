@@ -8,7 +8,7 @@
 use super::Orientation;
 use crate::{
     game::chess::{ChessReading, square_of_board_index, zobrist},
-    protocol::dgt::{BoardDump, BwTime, status},
+    protocol::dgt::{BoardDump, BwTime},
 };
 
 /// Both clocks as a DGT clock reports them, seen from the front.
@@ -25,30 +25,14 @@ pub struct ClockReading {
 impl ClockReading {
     /// Reads a BWTIME frame; `None` when it carries no usable time.
     pub fn from_bwtime(t: &BwTime) -> Option<ClockReading> {
-        let b = t.0;
-        if b.iter().all(|&x| x == 0) || b[6] & status::NO_CLOCK != 0 {
+        if t.is_null() || t.no_clock() || t.is_ack() || !t.is_plausible() {
             return None;
         }
-        // Acknowledgement frames have 0x0a in the low nibble of an hours byte (dgt-notes 1.9).
-        if b[0] & 0x0f == 0x0a || b[3] & 0x0f == 0x0a {
-            return None;
-        }
-        let side = |h: u8, m: u8, s: u8| -> Option<u64> {
-            let hours = u64::from(h & 0x0f);
-            let bcd = |v: u8| -> Option<u64> {
-                let (hi, lo) = (v >> 4, v & 0x0f);
-                (hi <= 5 && lo <= 9).then_some(u64::from(hi * 10 + lo))
-            };
-            if hours > 9 {
-                return None;
-            }
-            Some((hours * 3600 + bcd(m)? * 60 + bcd(s)?) * 1000)
-        };
         Some(ClockReading {
-            right_ms: side(b[0], b[1], b[2])?,
-            left_ms: side(b[3], b[4], b[5])?,
-            running: b[6] & status::RUNNING != 0,
-            lever_right_high: b[6] & status::LEVER_RIGHT_HIGH != 0,
+            right_ms: t.right().to_millis(),
+            left_ms: t.left().to_millis(),
+            running: t.running(),
+            lever_right_high: t.lever_right_high(),
         })
     }
 }
@@ -159,7 +143,7 @@ mod tests {
     use super::*;
     use crate::{
         game::{GameKind, chess::ChessGame},
-        protocol::dgt::{ClockTime, hour_flags},
+        protocol::dgt::{ClockTime, hour_flags, status},
     };
 
     fn start_dump() -> BoardDump {
