@@ -10,20 +10,9 @@ use boardscribe::{
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-const CAPTURES: [&str; 3] = ["1", "2", "johan"];
+mod common;
 
-fn texts() -> Vec<String> {
-    CAPTURES
-        .iter()
-        .map(|name| {
-            let path = format!(
-                "{}/../shared/captures/dgt-arnsholt/{name}.capture",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-        })
-        .collect()
-}
+use common::texts;
 
 fn count_frames(r: &mut FrameReader) -> usize {
     let mut n = 0;

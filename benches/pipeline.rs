@@ -15,20 +15,9 @@ use boardscribe::{
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-const CAPTURES: [&str; 3] = ["1", "2", "johan"];
+mod common;
 
-fn texts() -> Vec<String> {
-    CAPTURES
-        .iter()
-        .map(|name| {
-            let path = format!(
-                "{}/../shared/captures/dgt-arnsholt/{name}.capture",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-        })
-        .collect()
-}
+use common::{CAPTURES, texts};
 
 /// Each capture as (time, frame) pairs, decoded once.
 fn decoded(texts: &[String]) -> Vec<Vec<(u64, boardscribe::protocol::dgt::Frame)>> {
