@@ -145,6 +145,8 @@ struct GameState<G: GameKind> {
     /// The board the sensors show when it fits nothing: key, reading, since when, and whether
     /// the deep search has been tried on it.
     unexplained: Option<(u64, G::Reading, Millis, bool)>,
+    /// Nodes before this index have had their caches dropped.
+    trimmed: usize,
     gesture_reported: bool,
     ended: bool,
 }
@@ -161,6 +163,7 @@ impl<G: GameKind> GameState<G> {
             changed_at: at,
             failed_search_key: None,
             unexplained: None,
+            trimmed: 0,
             gesture_reported: false,
             ended: false,
         }
@@ -650,6 +653,16 @@ impl<G: GameKind> Tracker<G> {
         }
         g.base = g.moves.len();
         g.prov = rest;
+        // Positions far behind the record are only compared by key (takebacks): their move
+        // lists and readings go, so a long game keeps a few kilobytes per board, not a megabyte.
+        let keep_from = g.base.saturating_sub(self.settings.revise_depth + 2);
+        if keep_from > g.trimmed {
+            for node in &mut g.nodes[g.trimmed..keep_from] {
+                node.succ = OnceCell::new();
+                node.reading = OnceCell::new();
+            }
+            g.trimmed = keep_from;
+        }
         if !g.ended
             && let Some((outcome, termination)) = G::outcome(
                 &g.nodes[g.base].pos,

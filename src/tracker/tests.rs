@@ -485,3 +485,37 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_long_takeback_then_a_new_move() {
+    let mut t = Table::new(false);
+    let line = [
+        ("e2", "e4", piece::WPAWN),
+        ("e7", "e5", piece::BPAWN),
+        ("g1", "f3", piece::WKNIGHT),
+        ("b8", "c6", piece::BKNIGHT),
+        ("f1", "b5", piece::WBISHOP),
+        ("a7", "a6", piece::BPAWN),
+        ("b5", "a4", piece::WBISHOP),
+        ("g8", "f6", piece::BKNIGHT),
+        ("d2", "d3", piece::WPAWN),
+        ("f8", "e7", piece::BBISHOP),
+    ];
+    let mut after_two = None;
+    for (i, (from, to, code)) in line.iter().enumerate() {
+        t.mv(from, to, *code).wait(1000);
+        if i == 1 {
+            after_two = Some(t.board.to_dump());
+        }
+    }
+    assert_eq!(t.moves().len(), 10);
+    // Everything after 1. e4 e5 is put back at once (the arbiter resets the position).
+    t.board.apply_dump(&after_two.unwrap());
+    t.t += 100;
+    t.tracker.observe(t.t, &t.board, &mut t.events);
+    t.wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5"]);
+    t.mv("d2", "d4", piece::WPAWN).wait(1000);
+    t.mv("e5", "d4", piece::BPAWN).wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5", "d4", "exd4"]);
+}
