@@ -82,7 +82,9 @@ pub struct StoreWriter {
 
 impl StoreWriter {
     /// Starts the writer thread; it owns `store` until every handle is dropped.
-    pub fn start(mut store: Store) -> (StoreWriter, std::thread::JoinHandle<Store>) {
+    pub fn start(
+        mut store: Store,
+    ) -> std::io::Result<(StoreWriter, std::thread::JoinHandle<Store>)> {
         let (tx, mut rx) = mpsc::channel::<WriteRequest>(256);
         let handle = std::thread::Builder::new()
             .name("store-writer".into())
@@ -104,9 +106,8 @@ impl StoreWriter {
                     let _ignored_if_board_gone = reply.send(result);
                 }
                 store
-            })
-            .expect("spawning the store writer thread");
-        (StoreWriter { tx }, handle)
+            })?;
+        Ok((StoreWriter { tx }, handle))
     }
 
     /// Writes a batch in one transaction; returns once it is durable.
@@ -265,7 +266,8 @@ pub async fn record_boards(
 ) -> anyhow::Result<()> {
     let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
     let boards = prepare_boards(&mut store, ports)?;
-    let (writer, writer_thread) = StoreWriter::start(store);
+    let (writer, writer_thread) =
+        StoreWriter::start(store).context("starting the store writer thread")?;
     let announce = Arc::new(announce);
     let mut tasks = JoinSet::new();
     for (i, board) in boards.into_iter().enumerate() {
