@@ -42,6 +42,8 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
+    // BOARDSCRIBE_SHOW_EVENTS=1 names every revision and takeback (with --nocapture).
+    let show = std::env::var_os("BOARDSCRIBE_SHOW_EVENTS").is_some();
     let games = corpus();
     assert_eq!(games.len(), 959, "the corpus has 959 games");
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -70,10 +72,15 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                             name,
                             name,
                             text.as_bytes(),
-                            &mut |_, e| match e {
-                                TrackerEvent::Revision { .. } => revisions += 1,
-                                TrackerEvent::Takeback { .. } => takebacks += 1,
-                                _ => {}
+                            &mut |_, e| {
+                                match e {
+                                    TrackerEvent::Revision { .. } => revisions += 1,
+                                    TrackerEvent::Takeback { .. } => takebacks += 1,
+                                    _ => return,
+                                }
+                                if show {
+                                    eprintln!("{name} seed {} x{scale}: {e:?}", opts.seed);
+                                }
                             },
                         )
                         .unwrap();
@@ -113,6 +120,16 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
         // Revisions and takebacks are audit-trail events; on these scripts (no real takeback)
         // they count transitional boards that were recorded before they were corrected.
         eprintln!("x{scale}: {plies} plies, {revisions} revisions, {takebacks} takebacks recorded");
+        // No script takes a move back, so any takeback is a false one; revisions (a slide's
+        // intermediate square recorded, then corrected) must stay rare.
+        if takebacks > 0 {
+            all.push(format!("{takebacks} takebacks recorded, none played"));
+        }
+        if revisions * 1000 > plies {
+            all.push(format!(
+                "{revisions} revisions in {plies} plies (over 0.1 %)"
+            ));
+        }
         all
     })
 }

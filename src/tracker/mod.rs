@@ -247,8 +247,9 @@ pub struct Tracker<G: GameKind> {
     start_reading: G::Reading,
     game: Option<GameState<G>>,
     clock: Option<ClockReading>,
-    /// Which clock is White's, once a press has shown it.
-    white_on_left: Option<bool>,
+    /// Clock readings of this game in which the left-hand clock ran while White was to move,
+    /// less those in which it ran while Black was.
+    white_on_left_votes: i64,
     /// When the sensed board last changed.
     sensed_changed_at: Millis,
     /// A clock press waiting for the sensors to show the move it completes.
@@ -266,7 +267,7 @@ impl<G: GameKind> Tracker<G> {
             start_reading,
             game: None,
             clock: None,
-            white_on_left: None,
+            white_on_left_votes: 0,
             press: None,
             sensed_changed_at: 0,
         }
@@ -320,6 +321,12 @@ impl<G: GameKind> Tracker<G> {
     /// The position the board is believed to show (including moves not yet recorded).
     pub fn belief(&self) -> Option<&G::Position> {
         self.game.as_ref().map(|g| &g.tip().pos)
+    }
+
+    /// Whether White's clock is the left-hand one (as in the real captures, until the clock
+    /// readings say otherwise).
+    fn white_on_left(&self) -> bool {
+        self.white_on_left_votes >= 0
     }
 
     /// Lets time pass: records a belief that has been stable long enough.
@@ -392,17 +399,19 @@ impl<G: GameKind> Tracker<G> {
             .clock
             .is_some_and(|prev| prev.lever_right_high != reading.lever_right_high);
         self.clock = Some(reading);
-        if !pressed {
-            return;
-        }
         let Some(g) = self.game.as_ref() else {
             return;
         };
-        if self.white_on_left.is_none() && !g.prov.is_empty() {
-            // The press completes the earliest move not yet recorded (a quick reply may already
-            // be on the board); the left player pressed when the lever went high on the right.
-            let white_pressed = (g.base + 1) % 2 == 1;
-            self.white_on_left = Some(reading.lever_right_high == white_pressed);
+        if !pressed {
+            // Which clock is White's: the one that runs while the record says White is to move
+            // (a vote over the game, so a move recorded late or early does not decide it). The
+            // right-hand clock runs when the lever is high on the right.
+            if reading.running {
+                let white_to_move = g.moves.len() % 2 == 0;
+                let left_runs = !reading.lever_right_high;
+                self.white_on_left_votes += if left_runs == white_to_move { 1 } else { -1 };
+            }
+            return;
         }
         // The sensors may still be reporting the move (a full scan takes 200-250 ms,
         // dgt-notes 1.1, so a blitz hand can press before its last square is seen): the move is
@@ -549,7 +558,7 @@ impl<G: GameKind> Tracker<G> {
             if sensed.key(o) == self.start.key && sensed.reading(o) == self.start_reading {
                 self.flush(at, out);
                 self.game = Some(GameState::new(o, self.start.clone(), at));
-                self.white_on_left = None;
+                self.white_on_left_votes = 0;
                 out.push(TrackerEvent::GameStarted {
                     at_ms: at,
                     orientation: o,
@@ -560,8 +569,8 @@ impl<G: GameKind> Tracker<G> {
         false
     }
 
-    /// Records what a clock press completed: the belief up to the presser's last move. A reply
-    /// the opponent has begun before the press landed stays provisional.
+    /// Records what a clock press completed: the belief up to the presser's earliest move not
+    /// yet recorded. A reply the opponent has begun before the press landed stays provisional.
     fn record_press(&mut self, at: Millis, clock: ClockReading, out: &mut Vec<TrackerEvent>) {
         let Some(g) = self.game.as_ref() else {
             return;
@@ -570,14 +579,12 @@ impl<G: GameKind> Tracker<G> {
             return;
         }
         // The left player pressed when the lever went high on the right.
-        let white_pressed = clock.lever_right_high == self.white_on_left.unwrap_or(true);
-        let plies = g.belief_plies();
-        let last_by_white = plies % 2 == 1;
-        let limit = if plies > g.base && last_by_white != white_pressed {
-            plies - 1
-        } else {
-            plies
-        };
+        let white_pressed = clock.lever_right_high == self.white_on_left();
+        // The press completes the presser's earliest move not yet recorded; anything after it
+        // (the opponent's reply, even the presser's next move) waits for its own press.
+        let limit = (g.base + 1..=g.belief_plies())
+            .find(|ply| (ply % 2 == 1) == white_pressed)
+            .unwrap_or(g.base);
         self.record_upto(at, Some(clock), limit, out);
     }
 
@@ -601,7 +608,7 @@ impl<G: GameKind> Tracker<G> {
     ) {
         self.press = None;
         let clock = press.or(self.clock);
-        let white_on_left = self.white_on_left.unwrap_or(true);
+        let white_on_left = self.white_on_left();
         let Some(g) = self.game.as_mut() else {
             return;
         };
