@@ -110,6 +110,9 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             quiet,
         } => replay(&captures, &db, quiet),
         Command::Export { db, format, game } => {
+            if !db.exists() {
+                bail!("{}: no such database", db.display());
+            }
             let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
             let format = match format {
                 ExportFormat::Pgn => Format::Pgn,
