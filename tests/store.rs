@@ -30,57 +30,16 @@ struct CorpusGame {
     moves: Vec<Move>,
 }
 
-struct Collect;
-
-impl Visitor for Collect {
-    type Tags = String;
-    type Movetext = (Self::Tags, Chess, Vec<Move>);
-    type Output = Option<CorpusGame>;
-
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        ControlFlow::Continue(Default::default())
-    }
-
-    fn tag(
-        &mut self,
-        tags: &mut Self::Tags,
-        name: &[u8],
-        value: RawTag<'_>,
-    ) -> ControlFlow<Self::Output> {
-        if name == b"Result" {
-            *tags = value.decode_utf8_lossy().into_owned();
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
-        ControlFlow::Continue((tags, Chess::default(), Vec::new()))
-    }
-
-    fn san(&mut self, mt: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
-        match san.san.to_move(&mt.1) {
-            Ok(m) => {
-                mt.1.play_unchecked(m);
-                mt.2.push(m);
-                ControlFlow::Continue(())
-            }
-            Err(_) => ControlFlow::Break(None),
-        }
-    }
-
-    fn end_game(&mut self, mt: Self::Movetext) -> Self::Output {
-        let (result, _, moves) = mt;
-        Some(CorpusGame { result, moves })
-    }
-}
-
 fn corpus(file: &str) -> Vec<CorpusGame> {
-    let bytes = fs::read(Path::new(CORPUS).join(file)).unwrap();
-    let mut reader = Reader::new(&bytes[..]);
-    let mut games = Vec::new();
-    while let Some(game) = reader.read_game(&mut Collect).unwrap() {
-        games.extend(game);
-    }
+    let text = fs::read_to_string(Path::new(CORPUS).join(file)).unwrap();
+    let games: Vec<CorpusGame> = boardscribe::emulator::games_from_pgn(&text)
+        .unwrap()
+        .into_iter()
+        .map(|g| CorpusGame {
+            result: g.tag("Result").unwrap_or("*").to_string(),
+            moves: g.moves,
+        })
+        .collect();
     assert!(!games.is_empty(), "{file} has games");
     games
 }
