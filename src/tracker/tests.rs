@@ -19,6 +19,16 @@ struct Table {
     rotated: bool,
 }
 
+/// A running clock showing `left_ms` and `right_ms`.
+fn clock(left_ms: u64, right_ms: u64, lever_right_high: bool) -> ClockReading {
+    ClockReading {
+        left_ms,
+        right_ms,
+        running: true,
+        lever_right_high,
+    }
+}
+
 fn start_codes() -> [u8; 64] {
     let mut d = [0u8; 64];
     d[..8].copy_from_slice(&[8, 9, 10, 12, 11, 10, 9, 8]);
@@ -254,12 +264,6 @@ fn start_position_again_starts_a_new_game() {
 #[test]
 fn clock_press_records_one_scan_later_with_the_clocks_of_the_press() {
     let mut t = Table::new(false);
-    let clock = |left_ms, right_ms, lever_right_high| ClockReading {
-        left_ms,
-        right_ms,
-        running: true,
-        lever_right_high,
-    };
     t.tracker
         .clock(t.t, clock(180_000, 180_000, false), &mut t.events);
     t.mv("e2", "e4", piece::WPAWN);
@@ -316,12 +320,6 @@ fn resume_continues_a_stored_game() {
 #[test]
 fn press_before_the_last_square_of_a_slide_is_seen_records_the_whole_slide() {
     let mut t = Table::new(false);
-    let clock = |left_ms, right_ms, lever_right_high| ClockReading {
-        left_ms,
-        right_ms,
-        running: true,
-        lever_right_high,
-    };
     t.tracker
         .clock(t.t, clock(60_000, 60_000, false), &mut t.events);
     t.mv("d2", "d4", piece::WPAWN);
@@ -390,12 +388,6 @@ fn a_piece_held_in_the_hand_is_not_explained_by_moves() {
 #[test]
 fn a_reply_before_the_first_press_does_not_swap_the_clocks() {
     let mut t = Table::new(false);
-    let clock = |left_ms, right_ms, lever_right_high| ClockReading {
-        left_ms,
-        right_ms,
-        running: true,
-        lever_right_high,
-    };
     t.tracker
         .clock(t.t, clock(300_000, 300_000, false), &mut t.events);
     // 1. e4 e5, Black's reply on the board before White's press lands.
