@@ -62,8 +62,11 @@ pub struct DemoArgs {
     pub seed: u64,
 }
 
+/// What the writer says of a batch, handing the batch back (to announce it, or to retry it).
+type WriteReply = (Result<Vec<GameId>, StoreError>, Vec<Write>);
+
 /// A batch for the writer and where to say it is durable.
-type WriteRequest = (Vec<Write>, oneshot::Sender<Result<Vec<GameId>, StoreError>>);
+type WriteRequest = (Vec<Write>, oneshot::Sender<WriteReply>);
 
 /// Why a batch was not stored.
 #[derive(Debug, thiserror::Error)]
@@ -103,20 +106,28 @@ impl StoreWriter {
                         error!(cause = %e, "store write failed");
                     }
                     // The board may have gone; nothing to tell then.
-                    let _ignored_if_board_gone = reply.send(result);
+                    let _ignored_if_board_gone = reply.send((result, writes));
                 }
                 store
             })?;
         Ok((StoreWriter { tx }, handle))
     }
 
-    /// Writes a batch in one transaction; returns once it is durable.
-    pub async fn write(&self, writes: Vec<Write>) -> Result<Vec<GameId>, WriteError> {
+    /// Writes a batch in one transaction and hands it back once it is durable; on failure, the
+    /// batch comes back with the error (unless the writer has stopped with it).
+    pub async fn write(
+        &self,
+        writes: Vec<Write>,
+    ) -> Result<Vec<Write>, (WriteError, Option<Vec<Write>>)> {
         let (reply, done) = oneshot::channel();
-        if self.tx.send((writes, reply)).await.is_err() {
-            return Err(WriteError::WriterGone);
+        if let Err(mpsc::error::SendError((writes, _))) = self.tx.send((writes, reply)).await {
+            return Err((WriteError::WriterGone, Some(writes)));
         }
-        Ok(done.await.map_err(|_| WriteError::WriterGone)??)
+        match done.await {
+            Ok((Ok(_), writes)) => Ok(writes),
+            Ok((Err(e), writes)) => Err((e.into(), Some(writes))),
+            Err(_) => Err((WriteError::WriterGone, None)),
+        }
     }
 }
 
@@ -352,31 +363,31 @@ enum SessionEnd {
     Lost(String),
 }
 
-/// Writes what the pipeline has; announces events after they are durable. Returns false if the
-/// store refused (the writes stay lost to the store but the raw bytes remain in the next batch).
+/// Writes what the pipeline has and announces its events once they are durable; a batch the
+/// store refused goes back to the pipeline, ahead of newer writes, for the next attempt.
 async fn persist(
     pipeline: &mut DgtPipeline,
     writer: &StoreWriter,
     name: &str,
     announce: &impl Fn(&str, &TrackerEvent),
-) -> bool {
+) {
     let writes = pipeline.take_writes();
     if writes.is_empty() {
-        return true;
+        return;
     }
-    match writer.write(writes.clone()).await {
-        Ok(_) => {
+    match writer.write(writes).await {
+        Ok(writes) => {
             for w in &writes {
                 if let Write::Event { event, .. } = w {
                     announce(name, event);
                 }
             }
-            true
         }
-        Err(e) => {
+        Err((e, writes)) => {
             error!(cause = %e, "could not store; keeping the writes for the next attempt");
-            pipeline.requeue(writes);
-            false
+            if let Some(writes) = writes {
+                pipeline.requeue(writes);
+            }
         }
     }
 }
