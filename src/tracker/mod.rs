@@ -135,7 +135,9 @@ struct GameState<G: GameKind> {
     /// `nodes[i]` is the position after `i` plies of the record.
     nodes: Vec<Node<G>>,
     moves: Vec<G::Move>,
-    recorded: Vec<RecordedMove>,
+    /// When each recorded ply was recorded, and the clocks it carries (the rest of a
+    /// [`RecordedMove`] follows from the positions, and is rebuilt for a revision's `old`).
+    stamps: Vec<Stamp>,
     /// The belief is `nodes[..=base]` followed by `prov`.
     base: usize,
     prov: Vec<(G::Move, Node<G>)>,
@@ -157,7 +159,7 @@ impl<G: GameKind> GameState<G> {
             orientation,
             nodes: vec![start],
             moves: Vec::new(),
-            recorded: Vec::new(),
+            stamps: Vec::new(),
             base: 0,
             prov: Vec::new(),
             changed_at: at,
@@ -294,7 +296,7 @@ impl<G: GameKind> Tracker<G> {
             let key = G::reading_key(&G::reading(&next));
             g.nodes.push(Node::new(next, key));
             g.moves.push(mv);
-            g.recorded.push(rec.clone());
+            g.stamps.push(Stamp::of(rec));
         }
         g.base = g.moves.len();
         let last = &g.nodes[g.base];
@@ -630,7 +632,8 @@ impl<G: GameKind> Tracker<G> {
             {
                 let parent = &g.nodes[keep].pos;
                 let new = recorded::<G>(parent, &mv, &node, keep, at, clock, white_on_left);
-                let old = std::mem::replace(&mut g.recorded[keep], new.clone());
+                let stamp = std::mem::replace(&mut g.stamps[keep], Stamp::of(&new));
+                let old = stamp.rebuild::<G>(parent, &g.moves[keep], &g.nodes[keep + 1], keep);
                 g.moves[keep] = mv;
                 g.nodes[keep + 1] = node;
                 out.push(TrackerEvent::Revision {
@@ -640,7 +643,7 @@ impl<G: GameKind> Tracker<G> {
                 });
             } else {
                 g.moves.truncate(keep);
-                g.recorded.truncate(keep);
+                g.stamps.truncate(keep);
                 g.nodes.truncate(keep + 1);
                 out.push(TrackerEvent::Takeback {
                     at_ms: at,
@@ -655,7 +658,7 @@ impl<G: GameKind> Tracker<G> {
             let rec = recorded::<G>(&g.nodes[ply].pos, &mv, &node, ply, at, clock, white_on_left);
             g.moves.push(mv);
             g.nodes.push(node);
-            g.recorded.push(rec.clone());
+            g.stamps.push(Stamp::of(&rec));
             out.push(TrackerEvent::Move(rec));
         }
         g.base = g.moves.len();
@@ -727,6 +730,43 @@ fn moves_to<G: GameKind>(
     None
 }
 
+/// The time and clocks of a recorded ply.
+#[derive(Clone, Copy, Debug)]
+struct Stamp {
+    at_ms: Millis,
+    clock_white_ms: Option<u64>,
+    clock_black_ms: Option<u64>,
+}
+
+impl Stamp {
+    fn of(rec: &RecordedMove) -> Stamp {
+        Stamp {
+            at_ms: rec.at_ms,
+            clock_white_ms: rec.clock_white_ms,
+            clock_black_ms: rec.clock_black_ms,
+        }
+    }
+
+    /// The recorded move this stamp belongs to, rebuilt from its positions.
+    fn rebuild<G: GameKind>(
+        self,
+        before: &G::Position,
+        mv: &G::Move,
+        after: &Node<G>,
+        plies_before: usize,
+    ) -> RecordedMove {
+        RecordedMove {
+            ply: plies_before as u32 + 1,
+            notation: G::notation(before, mv, &after.pos, !after.successors().is_empty()),
+            uci: G::uci(before, mv),
+            position: G::position_text(&after.pos),
+            at_ms: self.at_ms,
+            clock_white_ms: self.clock_white_ms,
+            clock_black_ms: self.clock_black_ms,
+        }
+    }
+}
+
 fn recorded<G: GameKind>(
     before: &G::Position,
     mv: &G::Move,
@@ -736,20 +776,17 @@ fn recorded<G: GameKind>(
     clock: Option<ClockReading>,
     white_on_left: bool,
 ) -> RecordedMove {
-    let (white, black) = match clock {
+    let (clock_white_ms, clock_black_ms) = match clock {
         Some(c) if white_on_left => (Some(c.left_ms), Some(c.right_ms)),
         Some(c) => (Some(c.right_ms), Some(c.left_ms)),
         None => (None, None),
     };
-    RecordedMove {
-        ply: plies_before as u32 + 1,
-        notation: G::notation(before, mv, &after.pos, !after.successors().is_empty()),
-        uci: G::uci(before, mv),
-        position: G::position_text(&after.pos),
+    Stamp {
         at_ms: at,
-        clock_white_ms: white,
-        clock_black_ms: black,
+        clock_white_ms,
+        clock_black_ms,
     }
+    .rebuild::<G>(before, mv, after, plies_before)
 }
 
 #[cfg(test)]

@@ -149,7 +149,19 @@ fn rook_first_castling_is_revised_when_slow() {
     t.set(200, "e1", 0).set(200, "g1", piece::WKING).wait(1000);
     assert_eq!(t.moves().last().unwrap(), "O-O");
     assert_eq!(t.moves().len(), 7);
-    assert!(t.kinds().contains(&"revised_move"));
+    let revision = t.events.iter().find_map(|e| match e {
+        TrackerEvent::Revision { old, new, .. } => Some((old, new)),
+        _ => None,
+    });
+    let (old, new) = revision.expect("a revision");
+    assert_eq!((old.ply, old.notation.as_str()), (7, "Rf1"));
+    assert_eq!(old.uci.as_deref(), Some("h1f1"));
+    assert!(
+        old.position
+            .starts_with("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQKR2 b")
+    );
+    assert_eq!((new.ply, new.notation.as_str()), (7, "O-O"));
+    assert!(old.at_ms < new.at_ms);
 }
 
 #[test]
