@@ -440,7 +440,7 @@ async fn session(
             _ = stop.changed() => return SessionEnd::Stopped,
         }
         let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
-        if pipeline.has_events() || raw_due {
+        if pipeline.pending_writes() > 0 || raw_due {
             persist(pipeline, writer, &board.name, announce).await;
             if raw_due {
                 last_raw_flush = Instant::now();

@@ -32,15 +32,6 @@ pub struct PipelineStats {
     pub moves: u64,
 }
 
-/// Identity a board reported about itself.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BoardIdentity {
-    pub serial: Option<String>,
-    pub long_serial: Option<String>,
-    pub version: Option<(u8, u8)>,
-    pub trademark: Option<String>,
-}
-
 /// A DGT board's bytes to store writes.
 pub struct DgtPipeline {
     board: BoardId,
@@ -51,8 +42,6 @@ pub struct DgtPipeline {
     events: Vec<TrackerEvent>,
     writes: Vec<Write>,
     stats: PipelineStats,
-    identity: BoardIdentity,
-    last_frame_at: Option<Millis>,
     last_warning_at: Option<Millis>,
     warnings_logged: u64,
 }
@@ -69,8 +58,6 @@ impl DgtPipeline {
             events: Vec::new(),
             writes: Vec::new(),
             stats: PipelineStats::default(),
-            identity: BoardIdentity::default(),
-            last_frame_at: None,
             last_warning_at: None,
             warnings_logged: 0,
         }
@@ -130,7 +117,6 @@ impl DgtPipeline {
     /// One decoded frame into the sensor state and the tracker (what `feed` does per frame).
     pub fn feed_frame(&mut self, at: Millis, frame: Frame) {
         self.stats.frames += 1;
-        self.last_frame_at = Some(at);
         match frame {
             Frame::BoardDump(dump) => {
                 self.sensor.apply_dump(&dump);
@@ -146,10 +132,10 @@ impl DgtPipeline {
                     self.tracker.clock(at, reading, &mut self.events);
                 }
             }
-            Frame::SerialNr(s) => self.identity.serial = Some(s),
-            Frame::LongSerialNr(s) => self.identity.long_serial = Some(s),
-            Frame::Version { major, minor } => self.identity.version = Some((major, minor)),
-            Frame::Trademark(s) => self.identity.trademark = Some(s),
+            // Identity replies (start-up, watchdog probes): worth a line in the log, nothing more.
+            Frame::SerialNr(serial) => debug!(%serial, "board serial number"),
+            Frame::LongSerialNr(serial) => debug!(%serial, "board long serial number"),
+            Frame::Version { major, minor } => debug!(major, minor, "board firmware version"),
             other => debug!(board = self.board.0, frame = ?other, "frame not used"),
         }
     }
@@ -164,11 +150,6 @@ impl DgtPipeline {
                 event,
             });
         }
-    }
-
-    /// Whether decisions are waiting to be written (a commit is due).
-    pub fn has_events(&self) -> bool {
-        !self.writes.is_empty()
     }
 
     /// Bytes kept raw and not yet taken.
@@ -203,22 +184,5 @@ impl DgtPipeline {
 
     pub fn stats(&self) -> PipelineStats {
         self.stats
-    }
-
-    pub fn identity(&self) -> &BoardIdentity {
-        &self.identity
-    }
-
-    pub fn tracker(&self) -> &Tracker<ChessGame> {
-        &self.tracker
-    }
-
-    /// Stream time of the last whole frame (the watchdog's evidence of life).
-    pub fn last_frame_at(&self) -> Option<Millis> {
-        self.last_frame_at
-    }
-
-    pub fn board(&self) -> BoardId {
-        self.board
     }
 }

@@ -305,11 +305,6 @@ impl<G: GameKind> Tracker<G> {
         Some(t)
     }
 
-    /// Whether a game is being recorded.
-    pub fn in_game(&self) -> bool {
-        self.game.is_some()
-    }
-
     /// Orientation of the game being recorded.
     pub fn orientation(&self) -> Option<Orientation> {
         self.game.as_ref().map(|g| g.orientation)
@@ -318,11 +313,6 @@ impl<G: GameKind> Tracker<G> {
     /// Plies recorded in the current game.
     pub fn recorded_plies(&self) -> usize {
         self.game.as_ref().map_or(0, |g| g.moves.len())
-    }
-
-    /// The position the board is believed to show (including moves not yet recorded).
-    pub fn belief(&self) -> Option<&G::Position> {
-        self.game.as_ref().map(|g| &g.tip().pos)
     }
 
     /// Whether White's clock is the left-hand one (as in the real captures, until the clock
