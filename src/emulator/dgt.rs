@@ -317,6 +317,14 @@ pub fn script_game_from(
         kind,
         ply,
     };
+    // A square the sensors reported.
+    let field_update = |(at, square, code): (Millis, u8, u8), kind, ply| {
+        let update = Frame::FieldUpdate {
+            square,
+            piece: code,
+        };
+        ev(at, Direction::FromBoard, Payload::Frame(update), kind, ply)
+    };
 
     // The host's start-up: serial number, board dump, update mode, clock.
     let mut t: Millis = 0;
@@ -399,18 +407,11 @@ pub fn script_game_from(
         let reports = scanner.reports(&handled.acts, &before);
         let end = handled.acts.last().map_or(begin, |a| a.t);
         let settled = reports.last().map_or(end, |r| r.0);
-        for &(at, square, code) in &reports {
-            events.push(ev(
-                at,
-                Direction::FromBoard,
-                Payload::Frame(Frame::FieldUpdate {
-                    square,
-                    piece: code,
-                }),
-                EventKind::Move,
-                ply,
-            ));
-        }
+        events.extend(
+            reports
+                .iter()
+                .map(|&r| field_update(r, EventKind::Move, ply)),
+        );
         let press = if opts.clock {
             let p = (end + timing.dur(&mut rng, 150, 700)).max(prev_press.unwrap_or(0) + 50);
             controls.push(Control::Press { at: p, mover, ply });
@@ -460,18 +461,12 @@ pub fn script_game_from(
         if let Some((handled, wk, bk)) =
             result_gesture(&mut rng, &mut board, o, g0, &timing, n + 1)?
         {
-            for (at, square, code) in scanner.reports(&handled.acts, &before) {
-                events.push(ev(
-                    at,
-                    Direction::FromBoard,
-                    Payload::Frame(Frame::FieldUpdate {
-                        square,
-                        piece: code,
-                    }),
-                    EventKind::ResultGesture,
-                    n + 1,
-                ));
-            }
+            events.extend(
+                scanner
+                    .reports(&handled.acts, &before)
+                    .into_iter()
+                    .map(|r| field_update(r, EventKind::ResultGesture, n + 1)),
+            );
             gesture = Some((board_index(wk, rotated), board_index(bk, rotated)));
         }
     }
