@@ -132,13 +132,51 @@ fn parse_time(tok: &[u8]) -> Option<Millis> {
     secs.checked_mul(1000)?.checked_add(ms)
 }
 
-fn hex_digit(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
+/// The value of each byte as a hex digit; `NOT_HEX` for bytes that are not one.
+const HEX_VALUE: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
     }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+const NOT_HEX: u8 = 0xff;
+
+/// Appends the whitespace-separated two-digit hex bytes of `text` to `out`.
+fn parse_hex_bytes(text: &[u8], line: usize, out: &mut Vec<u8>) -> Result<(), CaptureError> {
+    let mut i = 0;
+    while i < text.len() {
+        if text[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let pair_ends_token = text.get(i + 2).is_none_or(u8::is_ascii_whitespace);
+        if let (true, Some(&h), Some(&l)) = (pair_ends_token, text.get(i), text.get(i + 1)) {
+            let (h, l) = (HEX_VALUE[usize::from(h)], HEX_VALUE[usize::from(l)]);
+            if h != NOT_HEX && l != NOT_HEX {
+                out.push((h << 4) | l);
+                i += 3;
+                continue;
+            }
+        }
+        let len = text[i..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(text.len() - i);
+        return Err(CaptureError::BadHex {
+            line,
+            text: lossy(&text[i..i + len]),
+        });
+    }
+    Ok(())
 }
 
 /// Parses one line; chunk bytes are appended to `out` (cleared first).
@@ -158,44 +196,37 @@ fn parse_line<'a>(raw: &'a [u8], line: usize, out: &mut Vec<u8>) -> Result<Line<
             _ => Line::Skip,
         });
     }
-    let mut toks = text
-        .split(|b| b.is_ascii_whitespace())
-        .filter(|t| !t.is_empty());
-    let time_tok = toks.next().unwrap_or_default();
+    let mut rest = text;
+    let mut next_token = || {
+        let start = rest
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        let len = rest[start..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(rest.len() - start);
+        let tok = &rest[start..start + len];
+        rest = &rest[start + len..];
+        tok
+    };
+    let time_tok = next_token();
     let t_ms = parse_time(time_tok).ok_or_else(|| CaptureError::BadTime {
         line,
         text: lossy(time_tok),
     })?;
-    let dir = match toks.next() {
-        Some(b"<") => Direction::FromBoard,
-        Some(b">") => Direction::ToBoard,
+    let dir = match next_token() {
+        b"<" => Direction::FromBoard,
+        b">" => Direction::ToBoard,
         other => {
             return Err(CaptureError::BadDirection {
                 line,
-                text: lossy(other.unwrap_or_default()),
+                text: lossy(other),
             });
         }
     };
     out.clear();
-    for tok in toks {
-        match tok {
-            &[h, l] => match (hex_digit(h), hex_digit(l)) {
-                (Some(h), Some(l)) => out.push((h << 4) | l),
-                _ => {
-                    return Err(CaptureError::BadHex {
-                        line,
-                        text: lossy(tok),
-                    });
-                }
-            },
-            _ => {
-                return Err(CaptureError::BadHex {
-                    line,
-                    text: lossy(tok),
-                });
-            }
-        }
-    }
+    parse_hex_bytes(rest, line, out)?;
     if out.is_empty() {
         return Err(CaptureError::NoBytes { line });
     }

@@ -97,6 +97,11 @@ CREATE TABLE raw_chunks (
 ) STRICT;
 CREATE INDEX raw_chunks_board ON raw_chunks (board_id);
 "#,
+    // 2: drop indexes no query uses; each cost a page write in every commit that touched the table.
+    r#"
+DROP INDEX games_board;
+DROP INDEX events_board;
+"#,
 ];
 
 /// Current schema version of a connection's database.

@@ -1,0 +1,48 @@
+//! Profiling aid: the three real captures through `replay` into SQLite on a file, N times.
+//! `cargo run --release --example profile_replay -- 500`, or under `perf stat -e instructions`
+//! for comparisons that a busy machine does not blur. `PROFILE_IN_MEMORY=1` keeps the database
+//! in memory (no file I/O).
+use boardscribe::{device::replay::replay_reader, store::Store};
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100);
+    let texts: Vec<(&str, String)> = ["1", "2", "johan"]
+        .into_iter()
+        .map(|name| {
+            let path = format!(
+                "{}/../shared/captures/dgt-arnsholt/{name}.capture",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            (name, std::fs::read_to_string(path).expect("capture"))
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut store = if std::env::var_os("PROFILE_IN_MEMORY").is_some() {
+        Store::open_in_memory()
+    } else {
+        Store::open(&dir.path().join("profile.db"))
+    }
+    .expect("store");
+    let start = std::time::Instant::now();
+    let mut frames = 0u64;
+    for _ in 0..n {
+        for (name, text) in &texts {
+            let s = replay_reader(&mut store, name, name, text.as_bytes(), &mut |_, _| {})
+                .expect("replay");
+            frames += s.stats.frames;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{frames} frames in {secs:.3} s: {:.2} M frames/s",
+        frames as f64 / secs / 1e6
+    );
+    for file in ["profile.db", "profile.db-wal"] {
+        if let Ok(meta) = std::fs::metadata(dir.path().join(file)) {
+            println!("{file}: {} bytes", meta.len());
+        }
+    }
+}
