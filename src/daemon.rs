@@ -179,6 +179,24 @@ pub fn print_event(board: &str, event: &TrackerEvent) {
             termination,
             ..
         } => println!("{board}: {} ({termination})", outcome.as_pgn()),
+        TrackerEvent::Irregularity {
+            kind,
+            ply,
+            detail,
+            article,
+            ..
+        } => {
+            let article = article
+                .as_deref()
+                .map_or(String::new(), |a| format!(", {a}"));
+            println!(
+                "{board}: irregularity before ply {ply}: {}{article}: {detail}",
+                kind.as_str()
+            );
+        }
+        TrackerEvent::Resolved { id, how, .. } => {
+            println!("{board}: irregularity {id} resolved: {how}");
+        }
     }
 }
 

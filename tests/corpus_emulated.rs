@@ -56,7 +56,7 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                 s.spawn(move || {
                     let mut store = Store::open_in_memory().unwrap();
                     let mut failures = Vec::new();
-                    let (mut plies, mut revisions, mut takebacks) = (0, 0, 0);
+                    let (mut plies, mut revisions, mut takebacks, mut alarms) = (0, 0, 0, 0);
                     for (i, (name, game)) in games.iter().enumerate() {
                         let index = part * chunk + i;
                         let opts = EmulatorOptions {
@@ -76,6 +76,7 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                                 match e {
                                     TrackerEvent::Revision { .. } => revisions += 1,
                                     TrackerEvent::Takeback { .. } => takebacks += 1,
+                                    TrackerEvent::Irregularity { .. } => alarms += 1,
                                     _ => return,
                                 }
                                 if show {
@@ -104,26 +105,36 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                             ));
                         }
                     }
-                    (failures, plies, revisions, takebacks)
+                    (failures, plies, revisions, takebacks, alarms)
                 })
             })
             .collect();
         let mut all = Vec::new();
-        let (mut plies, mut revisions, mut takebacks) = (0, 0, 0);
+        let (mut plies, mut revisions, mut takebacks, mut alarms) = (0, 0, 0, 0);
         for h in handles {
-            let (f, p, r, t) = h.join().unwrap();
+            let (f, p, r, t, a) = h.join().unwrap();
             all.extend(f);
             plies += p;
             revisions += r;
             takebacks += t;
+            alarms += a;
         }
         // Revisions and takebacks are audit-trail events; on these scripts (no real takeback)
         // they count transitional boards that were recorded before they were corrected.
-        eprintln!("x{scale}: {plies} plies, {revisions} revisions, {takebacks} takebacks recorded");
+        eprintln!(
+            "x{scale}: {plies} plies, {revisions} revisions, {takebacks} takebacks, \
+             {alarms} irregularities recorded"
+        );
         // No script takes a move back, so any takeback is a false one; revisions (a slide's
         // intermediate square recorded, then corrected) must stay rare.
         if takebacks > 0 {
             all.push(format!("{takebacks} takebacks recorded, none played"));
+        }
+        // No script has an irregularity either: every one reported is a false alarm.
+        if alarms * 1000 > plies {
+            all.push(format!(
+                "{alarms} irregularities reported in {plies} plies with none played (over 0.1 %)"
+            ));
         }
         if revisions * 1000 > plies {
             all.push(format!(

@@ -11,7 +11,7 @@ use shakmaty::{
     uci::UciMove,
 };
 
-use super::{GameKind, Kind, Outcome};
+use super::{Departure, GameKind, Kind, Outcome};
 use crate::protocol::dgt::piece;
 
 /// 64 DGT piece codes indexed by square (a1 = 0 ... h8 = 63).
@@ -291,6 +291,19 @@ impl GameKind for ChessGame {
 
     fn reading_distance(a: &ChessReading, b: &ChessReading) -> usize {
         a.0.iter().zip(b.0.iter()).filter(|(x, y)| x != y).count()
+    }
+
+    fn departure(
+        pos: &Chess,
+        succ: &[(u64, Move)],
+        reading: &ChessReading,
+        pressed: bool,
+    ) -> Departure {
+        super::chess_departure::departure(pos, succ, reading, pressed)
+    }
+
+    fn wrong_setup(reading: &ChessReading) -> Option<String> {
+        super::chess_departure::wrong_setup(reading)
     }
 }
 

@@ -6,6 +6,7 @@
 //! key first (cheap, incremental) and by value only on a key hit.
 
 pub mod chess;
+mod chess_departure;
 
 use std::fmt::Debug;
 
@@ -50,6 +51,18 @@ impl Outcome {
             Outcome::Draw => "1/2-1/2",
         }
     }
+}
+
+/// How a board that no legal move explains departs from a position (Article 7 for chess).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Departure {
+    /// Part-way through a legal move (a piece in the hand, a capture half done): nothing to report.
+    InProgress,
+    /// One piece of the side to move was moved in a way the rules forbid; an illegal move once
+    /// the clock is pressed. `detail` says which and why.
+    IllegalMove { detail: String },
+    /// Pieces stand where no move puts them (knocked, displaced, missing); `detail` lists them.
+    Displaced { detail: String },
 }
 
 /// A game kind, as the tracker sees it.
@@ -121,4 +134,21 @@ pub trait GameKind {
 
     /// Number of places where two readings differ (used to bound expensive searches).
     fn reading_distance(a: &Self::Reading, b: &Self::Reading) -> usize;
+
+    /// How `reading` departs from `pos` (whose legal moves are `succ`). `pressed`: the clock was
+    /// just pressed, so a move left half-done (a pawn on the last rank) is complete.
+    fn departure(
+        _pos: &Self::Position,
+        _succ: &[(u64, Self::Move)],
+        _reading: &Self::Reading,
+        _pressed: bool,
+    ) -> Departure {
+        Departure::InProgress
+    }
+
+    /// If `reading` is a complete set-up that is not the start position (pieces swapped), what
+    /// is wrong with it.
+    fn wrong_setup(_reading: &Self::Reading) -> Option<String> {
+        None
+    }
 }

@@ -629,6 +629,11 @@ impl Batch<'_> {
                     .execute((proposed.as_pgn(), game))?;
                 Ok(())
             }
+            TrackerEvent::Irregularity { at_ms, .. } | TrackerEvent::Resolved { at_ms, .. } => {
+                let (_, ply, detail) = event_row(event)?;
+                self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                Ok(())
+            }
             TrackerEvent::GameEnded {
                 at_ms,
                 outcome,
@@ -766,6 +771,34 @@ fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, String), Stor
             after_ply.saturating_add(1),
             json!({ "after_ply": after_ply, "result": outcome.as_pgn(), "termination": termination }),
         ),
+        TrackerEvent::Irregularity {
+            at_ms,
+            since_ms,
+            id,
+            ply,
+            player,
+            detail,
+            article,
+            ruling,
+            ..
+        } => (
+            *at_ms,
+            *ply,
+            json!({
+                "id": id,
+                "since_ms": since_ms,
+                "player": player.map(|p| p.as_str()),
+                "detail": detail,
+                "article": article,
+                "ruling": ruling,
+            }),
+        ),
+        TrackerEvent::Resolved {
+            at_ms,
+            id,
+            ply,
+            how,
+        } => (*at_ms, *ply, json!({ "id": id, "how": how })),
     };
     Ok((at_ms, Some(ply), detail.to_string()))
 }

@@ -24,6 +24,58 @@ pub struct RecordedMove {
     pub clock_black_ms: Option<u64>,
 }
 
+/// A player, by colour (the first player is White in togyz korgool too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl Side {
+    /// Who makes ply `ply` (1-based).
+    pub fn of_ply(ply: u32) -> Side {
+        if ply % 2 == 1 {
+            Side::White
+        } else {
+            Side::Black
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
+}
+
+/// What the board showed that the rules do not allow (FIDE Article 7), as the sensors saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoardIrregularity {
+    /// Pieces where no move puts them, for longer than the settle window or at a press (7.4, 7.6).
+    Displaced,
+    /// A move the rules forbid, completed by a clock press (7.5.1, 7.5.2).
+    IllegalMove,
+    /// The clock pressed with no move made (7.5.3).
+    ClockWithoutMove,
+    /// A complete set-up that is not the start position (7.2.1).
+    WrongStartPosition,
+}
+
+impl BoardIrregularity {
+    /// Stable name, as stored and exported (shared/DESIGN.md).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoardIrregularity::Displaced => "displaced",
+            BoardIrregularity::IllegalMove => "illegal_move",
+            BoardIrregularity::ClockWithoutMove => "clock_without_move",
+            BoardIrregularity::WrongStartPosition => "wrong_start_position",
+        }
+    }
+}
+
 /// One thing the tracker decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TrackerEvent {
@@ -52,6 +104,31 @@ pub enum TrackerEvent {
         after_ply: u32,
         proposed: Outcome,
     },
+    /// An irregularity seen on the board; `id` numbers them within the game.
+    Irregularity {
+        at_ms: Millis,
+        /// When the board first showed it (the raw frames from here to `at_ms` show it).
+        since_ms: Millis,
+        id: u32,
+        /// The ply it happened before (plies played so far + 1).
+        ply: u32,
+        kind: BoardIrregularity,
+        /// Who did it, when the board says (the side to move, the presser).
+        player: Option<Side>,
+        detail: String,
+        /// The article of the configured laws, and what the laws provide (a penalty due, the
+        /// offence count): filled in by the arbiter stage, not by the tracker.
+        article: Option<String>,
+        ruling: Option<String>,
+    },
+    /// Irregularity `id` is over: the position was restored, or play went on from it.
+    Resolved {
+        at_ms: Millis,
+        id: u32,
+        /// The ply play goes on before.
+        ply: u32,
+        how: String,
+    },
     /// The position alone ends the game (mate, stalemate).
     GameEnded {
         at_ms: Millis,
@@ -71,6 +148,8 @@ impl TrackerEvent {
             TrackerEvent::Takeback { .. } => "takeback",
             TrackerEvent::ResultGesture { .. } => "result_gesture",
             TrackerEvent::GameEnded { .. } => "game_ended",
+            TrackerEvent::Irregularity { kind, .. } => kind.as_str(),
+            TrackerEvent::Resolved { .. } => "resolved",
         }
     }
 }

@@ -12,13 +12,13 @@
 
 pub mod event;
 
-pub use event::{RecordedMove, TrackerEvent};
+pub use event::{BoardIrregularity, RecordedMove, Side, TrackerEvent};
 
 use std::cell::OnceCell;
 
 use crate::{
     Millis,
-    game::GameKind,
+    game::{Departure, GameKind},
     sensor::{Orientation, Sensed, dgt::ClockReading},
 };
 
@@ -44,6 +44,12 @@ pub struct TrackerSettings {
     /// How many recorded plies back (besides the moves not yet recorded) a different move is
     /// looked for when the board fits nothing else.
     pub revise_depth: usize,
+    /// A board that no move in progress explains, stable this long, is reported as displaced
+    /// pieces (a complete wrong set-up, as a wrong start position).
+    pub displaced_ms: Millis,
+    /// Boards further than this many places from the position are not reported as displaced
+    /// (pieces being cleared or set up, not knocked).
+    pub displaced_max_distance: usize,
 }
 
 impl Default for TrackerSettings {
@@ -57,8 +63,21 @@ impl Default for TrackerSettings {
             resync_ms: 1_500,
             resync_depth: 4,
             revise_depth: 2,
+            displaced_ms: 4_000,
+            displaced_max_distance: 4,
         }
     }
+}
+
+/// A board that fits nothing the tracker knows.
+struct Unexplained<G: GameKind> {
+    key: u64,
+    reading: G::Reading,
+    since: Millis,
+    /// The deep search has been tried on it.
+    searched: bool,
+    /// It has been looked at for irregularities (reported or found harmless).
+    judged: bool,
 }
 
 struct Node<G: GameKind> {
@@ -144,9 +163,12 @@ struct GameState<G: GameKind> {
     changed_at: Millis,
     /// Key of the last board for which the two-ply search failed.
     failed_search_key: Option<u64>,
-    /// The board the sensors show when it fits nothing: key, reading, since when, and whether
-    /// the deep search has been tried on it.
-    unexplained: Option<(u64, G::Reading, Millis, bool)>,
+    /// The board the sensors show when it fits nothing.
+    unexplained: Option<Unexplained<G>>,
+    /// Irregularities not yet resolved (the board still shows them).
+    open: Vec<(u32, BoardIrregularity)>,
+    /// Irregularities reported in this game so far.
+    irregularities: u32,
     /// Nodes before this index have had their caches dropped.
     trimmed: usize,
     gesture_reported: bool,
@@ -165,6 +187,8 @@ impl<G: GameKind> GameState<G> {
             changed_at: at,
             failed_search_key: None,
             unexplained: None,
+            open: Vec::new(),
+            irregularities: 0,
             trimmed: 0,
             gesture_reported: false,
             ended: false,
@@ -254,8 +278,11 @@ pub struct Tracker<G: GameKind> {
     white_on_left_votes: i64,
     /// When the sensed board last changed.
     sensed_changed_at: Millis,
-    /// A clock press waiting for the sensors to show the move it completes.
-    press: Option<(Millis, ClockReading)>,
+    /// A clock press waiting for the sensors to show the move it completes (and whether a clock
+    /// was running when it came).
+    press: Option<(Millis, ClockReading, bool)>,
+    /// Before the first game: a complete set-up that is not the start position, and since when.
+    setup: Option<(Orientation, G::Reading, Millis, String)>,
 }
 
 impl<G: GameKind> Tracker<G> {
@@ -271,6 +298,7 @@ impl<G: GameKind> Tracker<G> {
             clock: None,
             white_on_left_votes: 0,
             press: None,
+            setup: None,
             sensed_changed_at: 0,
         }
     }
@@ -323,13 +351,14 @@ impl<G: GameKind> Tracker<G> {
 
     /// Lets time pass: records a belief that has been stable long enough.
     pub fn tick(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
-        if let Some((pressed_at, clock)) = self.press
+        if let Some((pressed_at, clock, was_running)) = self.press
             && at >= pressed_at.saturating_add(self.settings.scan_ms)
         {
             self.press = None;
-            self.record_press(at, clock, out);
+            self.record_press(at, clock, was_running, out);
         }
         self.resync(at);
+        self.judge(at, out);
         let running = self.clock.is_some_and(|c| c.running);
         let Some(g) = self.game.as_ref() else {
             return;
@@ -358,14 +387,14 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
-        let Some((key, reading, since, tried)) = g.unexplained.as_mut() else {
+        let Some(u) = g.unexplained.as_mut() else {
             return;
         };
-        if *tried || at < since.saturating_add(wait) {
+        if u.searched || at < u.since.saturating_add(wait) {
             return;
         }
-        *tried = true;
-        let (key, reading) = (*key, reading.clone());
+        u.searched = true;
+        let (key, reading) = (u.key, u.reading.clone());
         // Each move changes at most four places (castling).
         if G::reading_distance(g.tip().reading(), &reading) > 4 * depth {
             return;
@@ -390,6 +419,7 @@ impl<G: GameKind> Tracker<G> {
         let pressed = self
             .clock
             .is_some_and(|prev| prev.lever_right_high != reading.lever_right_high);
+        let was_running = self.clock.is_some_and(|prev| prev.running);
         self.clock = Some(reading);
         let Some(g) = self.game.as_ref() else {
             return;
@@ -409,10 +439,10 @@ impl<G: GameKind> Tracker<G> {
         // dgt-notes 1.1, so a blitz hand can press before its last square is seen): the move is
         // recorded one scan after the press, with the clocks as the press showed them. A second
         // press before that records the first one at once.
-        if let Some((_, clock)) = self.press.take() {
-            self.record_press(at, clock, out);
+        if let Some((_, clock, running)) = self.press.take() {
+            self.record_press(at, clock, running, out);
         }
-        self.press = Some((at, reading));
+        self.press = Some((at, reading, was_running));
     }
 
     /// The sensed board changed (or was dumped).
@@ -424,6 +454,7 @@ impl<G: GameKind> Tracker<G> {
     ) {
         self.tick(at, out);
         self.sensed_changed_at = at;
+        self.setup = None;
         if let Some(g) = self.game.as_mut() {
             g.unexplained = None;
         }
@@ -437,11 +468,14 @@ impl<G: GameKind> Tracker<G> {
         out: &mut Vec<TrackerEvent>,
     ) {
         let Some(orientation) = self.game.as_ref().map(|g| g.orientation) else {
-            self.try_start(at, sensed, None, out);
+            if !self.try_start(at, sensed, None, out) {
+                self.watch_setup(at, sensed);
+            }
             return;
         };
         let key = sensed.key(orientation);
         if key == self.game.as_ref().map_or(0, |g| g.tip().key) {
+            self.resolve_open(at, "position restored", out);
             return;
         }
         // The full reading is built only when a key matches (or nothing does).
@@ -453,6 +487,7 @@ impl<G: GameKind> Tracker<G> {
             && let Some((mv, node)) = g.tip().move_to(key, reading)
         {
             g.push(mv, node, at);
+            self.resolve_open(at, "position restored; play went on", out);
             return;
         }
         // The start position, set up again (or turned round): a new game.
@@ -466,6 +501,13 @@ impl<G: GameKind> Tracker<G> {
             return;
         };
         if g.failed_search_key == Some(key) {
+            g.unexplained = Some(Unexplained {
+                key,
+                reading: reading().clone(),
+                since: at,
+                searched: false,
+                judged: false,
+            });
             return;
         }
         // A sibling of the belief's last move: the move is revised (a slide, a rook-first
@@ -475,6 +517,7 @@ impl<G: GameKind> Tracker<G> {
         {
             g.truncate(back, at);
             g.push(mv, node, at);
+            self.resolve_open(at, "the board fits the game again", out);
             return;
         }
         // An earlier position: a takeback (the most recent identical position wins).
@@ -482,6 +525,7 @@ impl<G: GameKind> Tracker<G> {
             && g.belief_node(p).reading() == reading()
         {
             g.truncate(p, at);
+            self.resolve_open(at, "the board fits the game again", out);
             return;
         }
         // A different move a few plies back: what was believed was a misreading (a hand
@@ -491,6 +535,7 @@ impl<G: GameKind> Tracker<G> {
             if let Some((mv, node)) = g.belief_node(back).move_to(key, reading) {
                 g.truncate(back, at);
                 g.push(mv, node, at);
+                self.resolve_open(at, "the board fits the game again", out);
                 return;
             }
         }
@@ -503,10 +548,17 @@ impl<G: GameKind> Tracker<G> {
             for (mv, node) in path {
                 g.push(mv, node, at);
             }
+            self.resolve_open(at, "the board fits the game again", out);
             return;
         }
         g.failed_search_key = Some(key);
-        g.unexplained = Some((key, sensed_reading.clone(), at, false));
+        g.unexplained = Some(Unexplained {
+            key,
+            reading: sensed_reading.clone(),
+            since: at,
+            searched: false,
+            judged: false,
+        });
         // A gesture moves both kings: at least two places differ.
         if !g.gesture_reported
             && distance >= 2
@@ -530,6 +582,238 @@ impl<G: GameKind> Tracker<G> {
                     after_ply: g.moves.len() as u32,
                     proposed,
                 });
+            }
+        }
+    }
+
+    /// Every irregularity still open is over: the board fits the game again.
+    fn resolve_open(&mut self, at: Millis, how: &str, out: &mut Vec<TrackerEvent>) {
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let ply = g.belief_plies() as u32 + 1;
+        for (id, _) in g.open.drain(..) {
+            out.push(TrackerEvent::Resolved {
+                at_ms: at,
+                id,
+                ply,
+                how: how.to_string(),
+            });
+        }
+    }
+
+    /// Looks at a board that has fitted nothing for the settle window of irregularities:
+    /// displaced pieces, or a wrong set-up for the next game.
+    fn judge(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let wait = self.settings.displaced_ms;
+        let Some(g) = self.game.as_mut() else {
+            self.judge_setup(at, out);
+            return;
+        };
+        let Some(u) = g.unexplained.as_mut() else {
+            return;
+        };
+        if u.judged || at < u.since.saturating_add(wait) {
+            return;
+        }
+        u.judged = true;
+        let (reading, since) = (u.reading.clone(), u.since);
+        if let Some(detail) = G::wrong_setup(&reading) {
+            let plies = g.belief_plies();
+            if plies == 0 {
+                if g.open.is_empty() {
+                    report(
+                        g,
+                        at,
+                        since,
+                        BoardIrregularity::WrongStartPosition,
+                        None,
+                        detail,
+                        out,
+                    );
+                }
+                return;
+            }
+            if g.ended || plies >= self.settings.new_game_min_plies {
+                let orientation = g.orientation;
+                self.begin_wrong_setup(at, orientation, reading, since, detail, out);
+                return;
+            }
+        }
+        if g.ended || g.gesture_reported || !g.open.is_empty() {
+            return;
+        }
+        let tip = g.tip();
+        if G::reading_distance(tip.reading(), &reading) > self.settings.displaced_max_distance {
+            return;
+        }
+        let detail = match G::departure(&tip.pos, tip.successors(), &reading, false) {
+            Departure::InProgress => return,
+            Departure::Displaced { detail } => detail,
+            Departure::IllegalMove { detail } => {
+                format!("{detail} (not completed: no clock press)")
+            }
+        };
+        report(
+            g,
+            at,
+            since,
+            BoardIrregularity::Displaced,
+            None,
+            detail,
+            out,
+        );
+    }
+
+    /// Before the first game: a complete wrong set-up, stable for the settle window, begins the
+    /// game with a wrong start position reported.
+    fn judge_setup(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let Some((_, _, since, _)) = &self.setup else {
+            return;
+        };
+        if at < since.saturating_add(self.settings.displaced_ms) {
+            return;
+        }
+        if let Some((orientation, reading, since, detail)) = self.setup.take() {
+            self.begin_wrong_setup(at, orientation, reading, since, detail, out);
+        }
+    }
+
+    /// Remembers a complete wrong set-up seen while no game is on the board.
+    fn watch_setup(&mut self, at: Millis, sensed: &impl Sensed<G::Reading>) {
+        for o in [Orientation::Normal, Orientation::Rotated] {
+            let reading = sensed.reading(o);
+            if let Some(detail) = G::wrong_setup(&reading) {
+                self.setup = Some((o, reading, at, detail));
+                return;
+            }
+        }
+    }
+
+    /// A new game begins on a wrong set-up (7.2.1): it is reported, and resolved once the start
+    /// position stands on the board.
+    fn begin_wrong_setup(
+        &mut self,
+        at: Millis,
+        orientation: Orientation,
+        reading: G::Reading,
+        since: Millis,
+        detail: String,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        self.flush(at, out);
+        let mut g = GameState::new(orientation, self.start.clone(), at);
+        g.unexplained = Some(Unexplained {
+            key: G::reading_key(&reading),
+            reading,
+            since,
+            searched: true,
+            judged: true,
+        });
+        self.white_on_left_votes = 0;
+        out.push(TrackerEvent::GameStarted {
+            at_ms: at,
+            orientation,
+        });
+        report(
+            &mut g,
+            at,
+            since,
+            BoardIrregularity::WrongStartPosition,
+            None,
+            detail,
+            out,
+        );
+        self.game = Some(g);
+    }
+
+    /// What a clock press shows: an illegal move completed (7.5.1, 7.5.2), displaced pieces at
+    /// the press, or a press with no move made (7.5.3).
+    fn judge_press(
+        &mut self,
+        at: Millis,
+        presser: Side,
+        was_running: bool,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let max_distance = self.settings.displaced_max_distance;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        if g.ended {
+            return;
+        }
+        // A press that completes a move of the presser's not yet recorded is what presses are for
+        // (the board may already show the opponent's reply in the hand).
+        let pending =
+            (g.base + 1..=g.belief_plies()).any(|ply| Side::of_ply(ply as u32) == presser);
+        if pending {
+            return;
+        }
+        let to_move = Side::of_ply(g.belief_plies() as u32 + 1);
+        let Some(u) = g.unexplained.as_mut() else {
+            if was_running && presser == to_move && g.is_settled() && g.open.is_empty() {
+                let detail = "the clock was pressed with no move on the board".to_string();
+                report(
+                    g,
+                    at,
+                    at,
+                    BoardIrregularity::ClockWithoutMove,
+                    Some(presser),
+                    detail,
+                    out,
+                );
+            }
+            return;
+        };
+        let illegal_open = g
+            .open
+            .iter()
+            .any(|(_, k)| *k == BoardIrregularity::IllegalMove);
+        if presser != to_move || illegal_open {
+            return;
+        }
+        u.judged = true;
+        let (reading, since) = (u.reading.clone(), u.since);
+        let tip = g.tip();
+        if G::reading_distance(tip.reading(), &reading) > max_distance {
+            return;
+        }
+        match G::departure(&tip.pos, tip.successors(), &reading, true) {
+            Departure::InProgress => {}
+            Departure::IllegalMove { detail } => {
+                let ply = g.belief_plies() as u32 + 1;
+                for (id, _) in g.open.drain(..) {
+                    out.push(TrackerEvent::Resolved {
+                        at_ms: at,
+                        id,
+                        ply,
+                        how: "completed by a clock press: an illegal move".to_string(),
+                    });
+                }
+                report(
+                    g,
+                    at,
+                    since,
+                    BoardIrregularity::IllegalMove,
+                    Some(presser),
+                    detail,
+                    out,
+                );
+            }
+            Departure::Displaced { detail } => {
+                if g.open.is_empty() {
+                    let detail = format!("{detail} (at a clock press)");
+                    report(
+                        g,
+                        at,
+                        since,
+                        BoardIrregularity::Displaced,
+                        None,
+                        detail,
+                        out,
+                    );
+                }
             }
         }
     }
@@ -563,15 +847,27 @@ impl<G: GameKind> Tracker<G> {
 
     /// Records what a clock press completed: the belief up to the presser's earliest move not
     /// yet recorded. A reply the opponent has begun before the press landed stays provisional.
-    fn record_press(&mut self, at: Millis, clock: ClockReading, out: &mut Vec<TrackerEvent>) {
+    fn record_press(
+        &mut self,
+        at: Millis,
+        clock: ClockReading,
+        was_running: bool,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        // The left player pressed when the lever went high on the right.
+        let white_pressed = clock.lever_right_high == self.white_on_left();
+        let presser = if white_pressed {
+            Side::White
+        } else {
+            Side::Black
+        };
+        self.judge_press(at, presser, was_running, out);
         let Some(g) = self.game.as_ref() else {
             return;
         };
         if g.is_settled() {
             return;
         }
-        // The left player pressed when the lever went high on the right.
-        let white_pressed = clock.lever_right_high == self.white_on_left();
         // The press completes the presser's earliest move not yet recorded; anything after it
         // (the opponent's reply, even the presser's next move) waits for its own press.
         let limit = (g.base + 1..=g.belief_plies())
@@ -678,6 +974,35 @@ impl<G: GameKind> Tracker<G> {
             });
         }
     }
+}
+
+/// Reports an irregularity on `g`; all but a press without a move stay open until the board fits
+/// the game again.
+fn report<G: GameKind>(
+    g: &mut GameState<G>,
+    at: Millis,
+    since: Millis,
+    kind: BoardIrregularity,
+    player: Option<Side>,
+    detail: String,
+    out: &mut Vec<TrackerEvent>,
+) {
+    g.irregularities += 1;
+    let id = g.irregularities;
+    if kind != BoardIrregularity::ClockWithoutMove {
+        g.open.push((id, kind));
+    }
+    out.push(TrackerEvent::Irregularity {
+        at_ms: at,
+        since_ms: since,
+        id,
+        ply: g.belief_plies() as u32 + 1,
+        kind,
+        player,
+        detail,
+        article: None,
+        ruling: None,
+    });
 }
 
 fn find<M: Clone>(list: &[(u64, M)], key: u64) -> Option<M> {

@@ -1,0 +1,408 @@
+//! What a chess board that no legal move explains shows (FIDE Article 7), for the tracker.
+//!
+//! Flow: the differing squares between the position's reading and the sensed one are compared
+//! with every legal move (a move part-way done: pieces lifted, a capture half done, a pawn set
+//! down before its promotion piece), then with one piece of the side to move relocated (an illegal
+//! move: wrong shape, own king left in check, castling not allowed, a pawn left on the last rank
+//! at the press); anything else is displaced pieces. Pure: readings in, a [`Departure`] out.
+
+use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square, attacks::attacks};
+
+use super::{
+    Departure, GameKind,
+    chess::{ChessGame, ChessReading, code_to_piece},
+};
+use crate::protocol::dgt::piece;
+
+/// How `reading` departs from `pos`; `succ` are the legal moves of `pos`.
+pub(super) fn departure(
+    pos: &Chess,
+    succ: &[(u64, Move)],
+    reading: &ChessReading,
+    pressed: bool,
+) -> Departure {
+    let expected = ChessGame::reading(pos);
+    let diff: Vec<usize> = (0..64).filter(|&s| expected.0[s] != reading.0[s]).collect();
+    if diff.is_empty() {
+        return Departure::InProgress;
+    }
+    let us = pos.turn();
+    if diff.len() <= 4 {
+        for (_, m) in succ {
+            if part_way(pos, m, &diff, reading, pressed) {
+                return Departure::InProgress;
+            }
+        }
+    }
+    // Own pieces in the hand (adjusting, thinking with a piece lifted, or pressing early).
+    if diff.len() <= 2
+        && diff.iter().all(|&s| {
+            reading.0[s] == piece::EMPTY
+                && code_to_piece(expected.0[s]).is_some_and(|p| p.color == us)
+        })
+    {
+        return Departure::InProgress;
+    }
+    if let Some(detail) = illegal_move(pos, &expected, reading, &diff, pressed) {
+        return Departure::IllegalMove { detail };
+    }
+    Departure::Displaced {
+        detail: describe(&expected, reading, &diff),
+    }
+}
+
+/// The squares a move changes.
+fn touched(m: &Move, us: Color) -> ([Square; 4], usize) {
+    match *m {
+        Move::Normal { from, to, .. } => ([from, to, from, from], 2),
+        Move::EnPassant { from, to } => (
+            [from, to, Square::from_coords(to.file(), from.rank()), from],
+            3,
+        ),
+        Move::Castle { king, rook } => {
+            let side = shakmaty::CastlingSide::from_queen_side(rook < king);
+            ([king, rook, side.king_to(us), side.rook_to(us)], 4)
+        }
+        Move::Put { to, .. } => ([to, to, to, to], 1),
+    }
+}
+
+/// Whether `reading` is `m` part-way done: every differing square is one `m` touches, and shows
+/// either nothing or what `m` puts there (a promoting pawn may stand on its square until the
+/// press).
+fn part_way(pos: &Chess, m: &Move, diff: &[usize], reading: &ChessReading, pressed: bool) -> bool {
+    let (squares, n) = touched(m, pos.turn());
+    let squares = &squares[..n];
+    if !diff
+        .iter()
+        .all(|&s| squares.iter().any(|&t| t as usize == s))
+    {
+        return false;
+    }
+    let after = ChessGame::reading(&ChessGame::play(pos, m));
+    let pawn = super::chess::piece_code(Role::Pawn.of(pos.turn()));
+    diff.iter().all(|&s| {
+        let r = reading.0[s];
+        r == after.0[s]
+            || r == piece::EMPTY
+            || (!pressed && m.is_promotion() && s == m.to() as usize && r == pawn)
+    })
+}
+
+/// One piece of the side to move relocated in a way the rules forbid: what and why.
+fn illegal_move(
+    pos: &Chess,
+    expected: &ChessReading,
+    reading: &ChessReading,
+    diff: &[usize],
+    pressed: bool,
+) -> Option<String> {
+    let us = pos.turn();
+    let ours = |code: u8| code_to_piece(code).filter(|p| p.color == us);
+    match *diff {
+        [a, b] => {
+            let (from, to) = if reading.0[a] == piece::EMPTY {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let moved = ours(expected.0[from])?;
+            if reading.0[from] != piece::EMPTY {
+                return None;
+            }
+            let placed = ours(reading.0[to])?;
+            let target = expected.0[to];
+            if code_to_piece(target).is_some_and(|p| p.color == us) {
+                return None;
+            }
+            let (from, to) = (Square::new(from as u32), Square::new(to as u32));
+            let last_rank = to.rank() == us.relative_rank(shakmaty::Rank::Eighth);
+            let promoted = moved.role == Role::Pawn && placed.role != Role::Pawn;
+            if placed.role != moved.role && !(promoted && last_rank) {
+                return None;
+            }
+            let name = format!("{}{}{}", role_letter(moved.role), from, to);
+            let legal_shape = shape_allowed(pos, moved, from, to, target != piece::EMPTY);
+            let why = if moved.role == Role::Pawn && last_rank && !promoted && legal_shape {
+                if !pressed {
+                    return None;
+                }
+                "a pawn left on the last rank without promotion (7.5.2)"
+            } else if legal_shape {
+                "it leaves or puts the own king in check"
+            } else {
+                "the piece does not move that way"
+            };
+            Some(format!("{name}: {why}"))
+        }
+        [_, _, _, _] => {
+            // A castling the rules did not allow (king or rook moved before, through or out of
+            // check): the king two squares along its rank, the rook next to it on the other side.
+            let king = Piece {
+                color: us,
+                role: Role::King,
+            };
+            let rook = Piece {
+                color: us,
+                role: Role::Rook,
+            };
+            let code = super::chess::piece_code;
+            let from = *diff
+                .iter()
+                .find(|&&s| expected.0[s] == code(king) && reading.0[s] == 0)?;
+            let to = *diff.iter().find(|&&s| reading.0[s] == code(king))?;
+            let (kf, kt) = (Square::new(from as u32), Square::new(to as u32));
+            let rook_from = *diff
+                .iter()
+                .find(|&&s| expected.0[s] == code(rook) && reading.0[s] == 0)?;
+            let rook_to = *diff.iter().find(|&&s| reading.0[s] == code(rook))?;
+            let two_files =
+                kf.rank() == kt.rank() && (kf.file() as i32 - kt.file() as i32).abs() == 2;
+            let beside = Square::new(rook_to as u32).rank() == kf.rank()
+                && Square::new(rook_from as u32).rank() == kf.rank();
+            (two_files && beside).then(|| format!("K{kf}{kt}: castling is not allowed here"))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `piece` may move from `from` to `to` by its shape on the current occupancy (the own
+/// king's safety aside).
+fn shape_allowed(pos: &Chess, piece: Piece, from: Square, to: Square, capture: bool) -> bool {
+    let occupied: Bitboard = pos.board().occupied();
+    if piece.role != Role::Pawn {
+        return attacks(from, piece, occupied).contains(to);
+    }
+    if capture {
+        return attacks(from, piece, occupied).contains(to);
+    }
+    let forward: i32 = if piece.color == Color::White { 1 } else { -1 };
+    let (df, dr) = (
+        to.file() as i32 - from.file() as i32,
+        to.rank() as i32 - from.rank() as i32,
+    );
+    let start_rank = piece.color.relative_rank(shakmaty::Rank::Second);
+    df == 0
+        && (dr == forward
+            || (dr == 2 * forward
+                && from.rank() == start_rank
+                && !occupied.contains(Square::from_coords(
+                    from.file(),
+                    shakmaty::Rank::new((from.rank() as i32 + forward) as u32),
+                ))))
+}
+
+fn role_letter(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "",
+        Role::Knight => "N",
+        Role::Bishop => "B",
+        Role::Rook => "R",
+        Role::Queen => "Q",
+        Role::King => "K",
+    }
+}
+
+fn piece_name(code: u8) -> String {
+    match code_to_piece(code) {
+        Some(p) => format!(
+            "{} {}",
+            match p.color {
+                Color::White => "white",
+                Color::Black => "black",
+            },
+            format!("{:?}", p.role).to_lowercase()
+        ),
+        None if code == piece::EMPTY => "empty".to_string(),
+        None => format!("code {code:#04x}"),
+    }
+}
+
+/// "g1: white knight → empty, h3: empty → white knight".
+fn describe(expected: &ChessReading, reading: &ChessReading, diff: &[usize]) -> String {
+    diff.iter()
+        .map(|&s| {
+            format!(
+                "{}: {} → {}",
+                Square::new(s as u32),
+                piece_name(expected.0[s]),
+                piece_name(reading.0[s])
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A complete set-up on the home ranks that is not the start position: what is wrong.
+pub(super) fn wrong_setup(reading: &ChessReading) -> Option<String> {
+    let start = ChessGame::reading(&Chess::default());
+    if *reading == start {
+        return None;
+    }
+    let mut counts = [0u8; 16];
+    for (s, &code) in reading.0.iter().enumerate() {
+        if code == piece::EMPTY {
+            continue;
+        }
+        let p = code_to_piece(code)?;
+        let rank = s / 8;
+        let home = match p.color {
+            Color::White => rank <= 1,
+            Color::Black => rank >= 6,
+        };
+        if !home {
+            return None;
+        }
+        counts[usize::from(code & 0x0f)] += 1;
+    }
+    let mut want = [0u8; 16];
+    for &code in &start.0 {
+        want[usize::from(code & 0x0f)] += 1;
+    }
+    want[0] = 0;
+    counts[0] = 0;
+    if counts != want {
+        return None;
+    }
+    let diff: Vec<usize> = (0..64).filter(|&s| start.0[s] != reading.0[s]).collect();
+    Some(describe(&start, reading, &diff))
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{CastlingMode, fen::Fen};
+
+    use super::*;
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .expect("fen")
+            .into_position(CastlingMode::Standard)
+            .expect("position")
+    }
+
+    fn moved(pos: &Chess, changes: &[(Square, u8)]) -> ChessReading {
+        let mut r = ChessGame::reading(pos);
+        for &(sq, code) in changes {
+            r.0[sq as usize] = code;
+        }
+        r
+    }
+
+    fn classify(pos: &Chess, reading: &ChessReading, pressed: bool) -> Departure {
+        let mut succ = Vec::new();
+        let key = ChessGame::reading_key(&ChessGame::reading(pos));
+        ChessGame::successors(pos, key, &mut succ);
+        departure(pos, &succ, reading, pressed)
+    }
+
+    #[test]
+    fn a_piece_in_the_hand_or_a_capture_half_done_is_in_progress() {
+        let pos = position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+        // The knight lifted.
+        let r = moved(&pos, &[(Square::F3, piece::EMPTY)]);
+        assert_eq!(classify(&pos, &r, false), Departure::InProgress);
+        // Nxe5: the victim lifted first.
+        let r = moved(&pos, &[(Square::E5, piece::EMPTY)]);
+        assert_eq!(classify(&pos, &r, false), Departure::InProgress);
+    }
+
+    #[test]
+    fn wrong_shape_and_self_check_are_illegal_moves() {
+        let pos = Chess::default();
+        // A bishop moved like a rook: c1-c3 (onto an empty square).
+        let r = moved(
+            &pos,
+            &[(Square::C1, piece::EMPTY), (Square::C3, piece::WBISHOP)],
+        );
+        match classify(&pos, &r, true) {
+            Departure::IllegalMove { detail } => assert!(detail.starts_with("Bc1c3"), "{detail}"),
+            other => panic!("{other:?}"),
+        }
+        // A pinned knight moved: Nc3 pinned by Bb4 to Ke1 after d2-d4? Use a direct pin.
+        let pos = position("4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1");
+        let r = moved(
+            &pos,
+            &[(Square::D2, piece::EMPTY), (Square::F3, piece::WKNIGHT)],
+        );
+        match classify(&pos, &r, true) {
+            Departure::IllegalMove { detail } => {
+                assert!(detail.contains("king in check"), "{detail}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_pawn_left_on_the_last_rank_is_illegal_only_at_the_press() {
+        let pos = position("8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
+        let r = moved(
+            &pos,
+            &[(Square::E7, piece::EMPTY), (Square::E8, piece::WPAWN)],
+        );
+        assert_eq!(classify(&pos, &r, false), Departure::InProgress);
+        match classify(&pos, &r, true) {
+            Departure::IllegalMove { detail } => assert!(detail.contains("7.5.2"), "{detail}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_opponent_piece_knocked_aside_is_displaced() {
+        let pos = Chess::default();
+        let r = moved(
+            &pos,
+            &[(Square::G8, piece::EMPTY), (Square::H6, piece::BKNIGHT)],
+        );
+        match classify(&pos, &r, false) {
+            Departure::Displaced { detail } => {
+                assert_eq!(detail, "h6: empty → black knight, g8: black knight → empty")
+            }
+            other => panic!("{other:?}"),
+        }
+        // A black piece knocked over (missing) while White is to move.
+        let r = moved(&pos, &[(Square::C8, piece::EMPTY)]);
+        assert!(matches!(
+            classify(&pos, &r, false),
+            Departure::Displaced { .. }
+        ));
+    }
+
+    #[test]
+    fn castling_without_the_right_is_illegal() {
+        let pos = position("r3k2r/8/8/8/8/8/8/R3K2R w kq - 0 1");
+        let r = moved(
+            &pos,
+            &[
+                (Square::E1, piece::EMPTY),
+                (Square::G1, piece::WKING),
+                (Square::H1, piece::EMPTY),
+                (Square::F1, piece::WROOK),
+            ],
+        );
+        match classify(&pos, &r, true) {
+            Departure::IllegalMove { detail } => assert!(detail.contains("castling"), "{detail}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn swapped_pieces_on_the_home_ranks_are_a_wrong_setup() {
+        let start = ChessGame::reading(&Chess::default());
+        assert_eq!(wrong_setup(&start), None);
+        let mut r = start;
+        r.0.swap(Square::D1 as usize, Square::E1 as usize);
+        assert_eq!(
+            wrong_setup(&r).as_deref(),
+            Some("d1: white queen → white king, e1: white king → white queen")
+        );
+        // A piece missing is not a set-up (still being set up).
+        let mut r = start;
+        r.0[Square::B1 as usize] = piece::EMPTY;
+        assert_eq!(wrong_setup(&r), None);
+        // After 1. e4 a pawn is off the home ranks.
+        let mut r = start;
+        r.0.swap(Square::E2 as usize, Square::E4 as usize);
+        assert_eq!(wrong_setup(&r), None);
+    }
+}
