@@ -80,6 +80,7 @@ fn game_moves() -> Vec<RecordedMove> {
                 at_ms: 1000 * i as u64 + 500,
                 clock_white_ms: Some(clocks[0]),
                 clock_black_ms: Some(clocks[1]),
+                time_trouble: false,
             }
         })
         .collect()

@@ -69,6 +69,8 @@ fn recorded(moves: &[Move], t0: u64) -> Vec<RecordedMove> {
             at_ms: at,
             clock_white_ms: (ply > 1).then_some(clocks[0]),
             clock_black_ms: (ply > 1).then_some(clocks[1]),
+            // Some moves flagged, so that the flag's round trip is shown.
+            time_trouble: ply % 5 == 0,
         });
     }
     out
@@ -751,6 +753,7 @@ fn togyz_games_export_positions_and_a_variant_tag() {
         at_ms: 10,
         clock_white_ms: Some(600_000),
         clock_black_ms: None,
+        time_trouble: false,
     };
     let id = store
         .write_batch(&[start(board, 0), ev(board, TrackerEvent::Move(m.clone()))])

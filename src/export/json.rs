@@ -5,10 +5,13 @@
 //! `ply`, `notation`, `uci` (chess only), `fen` (chess) or `position` (togyz), `clock_white_ms`,
 //! `clock_black_ms` (null when unknown), `time_trouble`, `at_ms`.
 //!
-//! Until the arbiter work lands, the irregularities are the game's `takeback` and `revised_move`
-//! events, with `article` null and `resolved` true (the tracker settled them itself), `ply` the ply
-//! they happened before, and `detail` the event's stored detail object. `time_trouble` is false
-//! until the tracker's `RecordedMove` carries the Article 8.4 flag.
+//! Irregularities, in the order they happened: those the board showed (`displaced`,
+//! `illegal_move`, `clock_without_move`, `wrong_start_position`) with `id`, `ply` (the ply they
+//! happened before), `kind`, `article` (of the configured laws), `player`, `detail` (text),
+//! `ruling` (what the laws provide, for the arbiter), `at_ms`, `since_ms` (the raw frames from
+//! there to `at_ms` show it), `resolved` and `resolution` (`{at_ms, how}` or null); and the
+//! tracker's audit trail (`takeback`, `revised_move`), with `article` null, `resolved` true and
+//! `detail` the stored object.
 
 use serde_json::{Map, Value, json};
 
@@ -18,8 +21,16 @@ use crate::{
     tracker::event::RecordedMove,
 };
 
-/// Event kinds exported as irregularities.
-const IRREGULAR_KINDS: &[&str] = &["takeback", "revised_move"];
+/// Irregularities the board showed (stored with an `id`, resolved by a `resolved` event).
+const BOARD_KINDS: &[&str] = &[
+    "displaced",
+    "illegal_move",
+    "clock_without_move",
+    "wrong_start_position",
+    "board_rotated",
+];
+/// The tracker's own corrections, kept for the audit trail.
+const AUDIT_KINDS: &[&str] = &["takeback", "revised_move"];
 
 /// `{"games": [...]}` for `games`, in the order given.
 pub fn json(games: &[GameRecord]) -> Value {
@@ -40,10 +51,7 @@ fn game(g: &GameRecord) -> Value {
         "result": g.result,
         "termination": g.termination,
         "moves": g.moves.iter().map(|m| move_json(g.kind, m)).collect::<Vec<_>>(),
-        "irregularities": g.events.iter()
-            .filter(|e| IRREGULAR_KINDS.contains(&e.kind.as_str()))
-            .map(irregularity)
-            .collect::<Vec<_>>(),
+        "irregularities": irregularities(&g.events),
     })
 }
 
@@ -62,17 +70,48 @@ fn move_json(kind: Kind, m: &RecordedMove) -> Value {
     }
     o.insert("clock_white_ms".into(), m.clock_white_ms.into());
     o.insert("clock_black_ms".into(), m.clock_black_ms.into());
-    o.insert("time_trouble".into(), false.into());
+    o.insert("time_trouble".into(), m.time_trouble.into());
     o.insert("at_ms".into(), m.at_ms.into());
     Value::Object(o)
 }
 
-fn irregularity(e: &EventRecord) -> Value {
-    json!({
-        "ply": e.ply,
-        "kind": e.kind,
-        "article": null,
-        "detail": e.detail,
-        "resolved": true,
-    })
+/// The game's irregularities, each with its resolution if one came.
+pub fn irregularities(events: &[EventRecord]) -> Vec<Value> {
+    events
+        .iter()
+        .filter_map(|e| {
+            if AUDIT_KINDS.contains(&e.kind.as_str()) {
+                return Some(json!({
+                    "ply": e.ply,
+                    "kind": e.kind,
+                    "article": null,
+                    "detail": e.detail,
+                    "at_ms": e.at_ms,
+                    "resolved": true,
+                }));
+            }
+            if !BOARD_KINDS.contains(&e.kind.as_str()) {
+                return None;
+            }
+            let id = e.detail.get("id").cloned().unwrap_or(Value::Null);
+            let resolution = events
+                .iter()
+                .find(|r| r.kind == "resolved" && r.detail.get("id") == Some(&id))
+                .map(|r| json!({ "at_ms": r.at_ms, "how": r.detail.get("how") }));
+            let field = |name: &str| e.detail.get(name).cloned().unwrap_or(Value::Null);
+            Some(json!({
+                "id": id,
+                "ply": e.ply,
+                "kind": e.kind,
+                "article": field("article"),
+                "player": field("player"),
+                "detail": field("detail"),
+                "ruling": field("ruling"),
+                "at_ms": e.at_ms,
+                "since_ms": field("since_ms"),
+                "resolved": resolution.is_some(),
+                "resolution": resolution,
+            }))
+        })
+        .collect()
 }

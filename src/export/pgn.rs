@@ -4,7 +4,9 @@
 //! Tags: the Seven Tag Roster (Event, Site and Round are `?` until pairings are known; Date is the
 //! game's or `????.??.??`; White/Black fall back to the board name, never `?`), then `Board`, and
 //! `Variant` for togyz korgool. After each move comes `{ [%clk h:mm:ss] }` with the mover's clock
-//! (whole seconds, rounded down) when it is known.
+//! (whole seconds, rounded down) when it is known. Irregularities the board showed are comments
+//! before the ply they happened before (`{ Irregularity: illegal_move (7.5.1) by white: ... }`);
+//! an illegal move is never in the movetext.
 
 use std::fmt::Write as _;
 
@@ -36,9 +38,14 @@ pub fn pgn(game: &GameRecord) -> String {
     }
     out.push('\n');
 
+    let comments = irregularity_comments(game);
+    let comments_before = |ply: u32| comments.iter().filter(move |(p, _)| *p == ply);
     let mut lines = Wrapper::new(&mut out);
     // A black move needs its number at the start and after a comment.
     let mut after_comment = true;
+    for (_, text) in comments_before(1) {
+        lines.comment(text);
+    }
     for mv in &game.moves {
         let white_moved = mv.ply % 2 == 1;
         let number = mv.ply.div_ceil(2);
@@ -59,10 +66,48 @@ pub fn pgn(game: &GameRecord) -> String {
         if let Some(ms) = clock {
             lines.token(&format!("{{ [%clk {}] }}", clk(ms)));
         }
+        for (_, text) in comments_before(mv.ply + 1) {
+            lines.comment(text);
+            after_comment = true;
+        }
     }
     lines.token(&game.result);
     lines.finish();
     out
+}
+
+/// `(ply it happened before, comment text)` for each irregularity the board showed.
+fn irregularity_comments(game: &GameRecord) -> Vec<(u32, String)> {
+    super::json::irregularities(&game.events)
+        .iter()
+        .filter(|i| i.get("id").is_some_and(|id| !id.is_null()))
+        .map(|i| {
+            let text = |k: &str| i.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+            let mut c = format!("Irregularity: {}", text("kind").unwrap_or_default());
+            if let Some(article) = text("article") {
+                c.push_str(&format!(" ({article})"));
+            }
+            if let Some(player) = text("player") {
+                c.push_str(&format!(" by {player}"));
+            }
+            if let Some(detail) = text("detail") {
+                c.push_str(&format!(": {detail}"));
+            }
+            if let Some(ruling) = text("ruling") {
+                c.push_str(&format!("; {ruling}"));
+            }
+            match i
+                .get("resolution")
+                .and_then(|r| r.get("how"))
+                .and_then(|h| h.as_str())
+            {
+                Some(how) => c.push_str(&format!("; resolved: {how}")),
+                None => c.push_str("; unresolved"),
+            }
+            let ply = i.get("ply").and_then(|p| p.as_u64()).unwrap_or(1) as u32;
+            (ply, c)
+        })
+        .collect()
 }
 
 /// Every game, separated by a blank line.
@@ -122,6 +167,15 @@ impl<'a> Wrapper<'a> {
         }
         self.out.push_str(token);
         self.line += width;
+    }
+
+    /// `{ text }`, broken at spaces like tokens; braces inside become parentheses.
+    fn comment(&mut self, text: &str) {
+        self.token("{");
+        for word in text.split_whitespace() {
+            self.token(&word.replace('{', "(").replace('}', ")"));
+        }
+        self.token("}");
     }
 
     fn finish(self) {

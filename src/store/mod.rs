@@ -332,7 +332,7 @@ impl Store {
         game.moves = self
             .conn
             .prepare_cached(
-                "SELECT ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms \
+                "SELECT ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms, time_trouble \
                  FROM moves WHERE game_id = ?1 AND retracted_by IS NULL ORDER BY ply",
             )?
             .query_map([game.id], |r| {
@@ -344,6 +344,7 @@ impl Store {
                     at_ms: get_ms(r, 4)?,
                     clock_white_ms: get_opt_ms(r, 5)?,
                     clock_black_ms: get_opt_ms(r, 6)?,
+                    time_trouble: r.get::<_, i64>(7)? != 0,
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -688,7 +689,7 @@ impl Batch<'_> {
             .conn
             .prepare_cached(
                 "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
-                 clock_black_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
             .execute((
                 game,
@@ -699,6 +700,7 @@ impl Batch<'_> {
                 sql_ms(mv.at_ms)?,
                 sql_opt_ms(mv.clock_white_ms)?,
                 sql_opt_ms(mv.clock_black_ms)?,
+                mv.time_trouble,
             ));
         match res {
             Ok(_) => Ok(()),
@@ -817,6 +819,7 @@ mod tests {
             at_ms: 1000 * u64::from(ply),
             clock_white_ms: None,
             clock_black_ms: None,
+            time_trouble: false,
         }
     }
 

@@ -22,6 +22,10 @@ pub struct RecordedMove {
     pub at_ms: Millis,
     pub clock_white_ms: Option<u64>,
     pub clock_black_ms: Option<u64>,
+    /// Article 8.4: the mover's clock has shown under five minutes in this period (with an
+    /// increment under 30 s), so the player need not write; set by the arbiter stage.
+    #[serde(default)]
+    pub time_trouble: bool,
 }
 
 /// A player, by colour (the first player is White in togyz korgool too).

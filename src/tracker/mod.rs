@@ -1078,6 +1078,7 @@ impl Stamp {
             at_ms: self.at_ms,
             clock_white_ms: self.clock_white_ms,
             clock_black_ms: self.clock_black_ms,
+            time_trouble: false,
         }
     }
 }
