@@ -8,7 +8,7 @@
 use super::Orientation;
 use crate::{
     game::chess::{ChessReading, square_of_board_index, zobrist},
-    protocol::dgt::{BoardDump, BwTime},
+    protocol::dgt::{BoardDump, BwTime, hour_flags},
 };
 
 /// Both clocks as a DGT clock reports them, seen from the front.
@@ -20,7 +20,13 @@ pub struct ClockReading {
     pub running: bool,
     /// The lever is high on the right: the right-hand clock runs (the left player pressed).
     pub lever_right_high: bool,
+    /// The clock shows the left (right) player's flag: fallen, or indicated.
+    pub left_flag: bool,
+    pub right_flag: bool,
 }
+
+/// Hours-byte bits that show a flag.
+const FLAG: u8 = hour_flags::FLAG_FALLEN | hour_flags::FLAG_INDICATED;
 
 impl ClockReading {
     /// Reads a BWTIME frame; `None` when it carries no usable time.
@@ -33,6 +39,8 @@ impl ClockReading {
             left_ms: t.left().to_millis(),
             running: t.running(),
             lever_right_high: t.lever_right_high(),
+            left_flag: t.left_flags() & FLAG != 0,
+            right_flag: t.right_flags() & FLAG != 0,
         })
     }
 }

@@ -26,6 +26,8 @@ fn clock(left_ms: u64, right_ms: u64, lever_right_high: bool) -> ClockReading {
         right_ms,
         running: true,
         lever_right_high,
+        left_flag: false,
+        right_flag: false,
     }
 }
 
