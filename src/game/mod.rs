@@ -6,6 +6,7 @@
 //! key first (cheap, incremental) and by value only on a key hit.
 
 pub mod chess;
+pub mod togyz;
 
 use std::fmt::Debug;
 
