@@ -266,25 +266,29 @@ fn unit_cases_hal() {
     let pos = setup(&[(8, 4)], &[(2, 2), (5, 1)], [0, 2]);
     let (after, s) = pos.play_with_info(mv(8)).unwrap();
     assert!(!s.tuz_created && s.captured == 0);
-    assert_eq!((after.pit(Side::Black, 2), after.tuz(Side::White)), (3, None));
+    assert_eq!(
+        (after.pit(Side::Black, 2), after.tuz(Side::White)),
+        (3, None)
+    );
     // A second tuz refused.
     let pos = setup(&[(8, 4)], &[(2, 2), (5, 1)], [6, 0]);
     let (after, s) = pos.play_with_info(mv(8)).unwrap();
     assert!(!s.tuz_created);
-    assert_eq!((after.pit(Side::Black, 2), after.tuz(Side::White)), (3, Some(6)));
+    assert_eq!(
+        (after.pit(Side::Black, 2), after.tuz(Side::White)),
+        (3, Some(6))
+    );
 }
 
 #[test]
 fn atsyrau_draw_on_81() {
-    let b = board(
-        [0, 3, 1, 1, 0, 1, 0, 1, 5],
-        [0; 9],
-        [69, 81],
-        [6, 5],
-    );
+    let b = board([0, 3, 1, 1, 0, 1, 0, 1, 5], [0; 9], [69, 81], [6, 5]);
     let pos = Position::from_board(b, Side::Black, 69, Rules::KYRGYZ).unwrap();
     let r = pos.outcome().unwrap();
-    assert_eq!((r.outcome, r.termination), (Outcome::Draw, Termination::Atsyrau));
+    assert_eq!(
+        (r.outcome, r.termination),
+        (Outcome::Draw, Termination::Atsyrau)
+    );
     assert_eq!(r.counted, [81, 81]);
     // With white to move the game goes on: only the player to move can be stuck.
     let pos = Position::from_board(b, Side::White, 70, Rules::KYRGYZ).unwrap();
@@ -460,5 +464,8 @@ fn corpus_kazakh() {
     assert_eq!((t.store82, t.unfinished_decisive), (9, 677));
     // Sowing is the same under both rule sets.
     let kg = tally(&games, Rules::KYRGYZ, false);
-    assert_eq!((kg.store82, kg.unfinished_decisive), (t.store82, t.unfinished_decisive));
+    assert_eq!(
+        (kg.store82, kg.unfinished_decisive),
+        (t.store82, t.unfinished_decisive)
+    );
 }

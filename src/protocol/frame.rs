@@ -162,8 +162,10 @@ impl<W: Wire> FrameReader<W> {
         let (result, used) = match self.wire.split(rest) {
             Ok((after, raw)) => {
                 let used = rest.len() - after.len();
-                let result =
-                    self.wire.decode(raw).map_err(|e| DecodeWarning::InvalidPayload {
+                let result = self
+                    .wire
+                    .decode(raw)
+                    .map_err(|e| DecodeWarning::InvalidPayload {
                         id: MessageId(raw.id),
                         detail: e.to_string(),
                         skipped: used,

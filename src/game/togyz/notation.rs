@@ -71,7 +71,8 @@ impl MoveText {
 
     /// The text of `mv` played from `pos`.
     pub fn of(pos: &Position, mv: Move) -> Result<MoveText, IllegalMove> {
-        pos.play_with_info(mv).map(|(_, s)| MoveText::from_sowing(&s))
+        pos.play_with_info(mv)
+            .map(|(_, s)| MoveText::from_sowing(&s))
     }
 
     /// The move this text names in `pos`, checked: legal, the landing digit and the tuz mark.
@@ -271,16 +272,14 @@ impl Record {
         let mut pos = Position::with_rules(rules);
         let mut out = Vec::with_capacity(moves.len());
         for (n, &mv) in moves.iter().enumerate() {
-            let (after, s) = pos
-                .play_with_info(mv)
-                .map_err(|e| NotationError::Move {
-                    line: 0,
-                    ply: n + 1,
-                    text: mv.pit().to_string(),
-                    source: e.into(),
-                })?;
-            let store = (store_totals && s.captured > 0 && !s.tuz_created)
-                .then(|| after.store(s.side));
+            let (after, s) = pos.play_with_info(mv).map_err(|e| NotationError::Move {
+                line: 0,
+                ply: n + 1,
+                text: mv.pit().to_string(),
+                source: e.into(),
+            })?;
+            let store =
+                (store_totals && s.captured > 0 && !s.tuz_created).then(|| after.store(s.side));
             out.push(RecordedMove {
                 text: MoveText::from_sowing(&s),
                 store,
@@ -318,7 +317,10 @@ impl Record {
             tokens.push(t);
         }
         // Records carry the plain PGN result; the Kyrgyz index belongs on scoresheets.
-        tokens.push(self.result.map_or("*".to_owned(), |r| r.format(ResultFormat::Pgn)));
+        tokens.push(
+            self.result
+                .map_or("*".to_owned(), |r| r.format(ResultFormat::Pgn)),
+        );
         for c in &self.comments {
             tokens.push(format!("{{{c}}}"));
         }
@@ -475,12 +477,14 @@ fn move_token(rec: &mut Record, token: &str, line: usize) -> Result<(), Notation
         }
         None => (token, None),
     };
-    let text = mv.parse::<MoveText>().map_err(|source| NotationError::Move {
-        line,
-        ply: rec.moves.len() + 1,
-        text: token.to_owned(),
-        source,
-    })?;
+    let text = mv
+        .parse::<MoveText>()
+        .map_err(|source| NotationError::Move {
+            line,
+            ply: rec.moves.len() + 1,
+            text: token.to_owned(),
+            source,
+        })?;
     rec.moves.push(RecordedMove { text, store, line });
     Ok(())
 }
@@ -547,16 +551,22 @@ pub fn from_fen(s: &str, rules: Rules) -> Result<Position, NotationError> {
         stores: [0; 2],
         tuz: [None; 2],
     };
-    for (side, text, reversed) in [(Side::Black, black_row, true), (Side::White, white_row, false)]
-    {
+    for (side, text, reversed) in [
+        (Side::Black, black_row, true),
+        (Side::White, white_row, false),
+    ] {
         let mut cells: Vec<Option<u8>> = Vec::new(); // None = tuz
         for cell in text.split(',') {
             if cell == "t" {
                 cells.push(None);
             } else if let Some(n) = cell.strip_suffix('S') {
-                cells.push(Some(n.parse().map_err(|_| err(format!("bad cell {cell:?}")))?));
+                cells.push(Some(
+                    n.parse().map_err(|_| err(format!("bad cell {cell:?}")))?,
+                ));
             } else {
-                let d: usize = cell.parse().map_err(|_| err(format!("bad cell {cell:?}")))?;
+                let d: usize = cell
+                    .parse()
+                    .map_err(|_| err(format!("bad cell {cell:?}")))?;
                 cells.extend(std::iter::repeat_n(Some(0), d));
             }
         }
@@ -584,10 +594,7 @@ pub fn from_fen(s: &str, rules: Rules) -> Result<Position, NotationError> {
         t.parse::<u16>()
             .map_err(|_| err(format!("bad number {t:?}")))
     };
-    let store = |t: &str| {
-        t.parse::<u8>()
-            .map_err(|_| err(format!("bad store {t:?}")))
-    };
+    let store = |t: &str| t.parse::<u8>().map_err(|_| err(format!("bad store {t:?}")));
     board.stores = [store(white)?, store(black)?];
     let turn = match turn {
         "S" => Side::White,
@@ -658,7 +665,9 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match parse_records("[Event \"x\"]\n\n1. 76 7a\n") {
-            Err(NotationError::Move { line: 3, ply: 2, .. }) => {}
+            Err(NotationError::Move {
+                line: 3, ply: 2, ..
+            }) => {}
             other => panic!("{other:?}"),
         }
         assert!(matches!(

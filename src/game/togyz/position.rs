@@ -574,7 +574,7 @@ impl Position {
                 b.tuz[side.index()] = Some(pit);
                 tuz_created = true;
                 captured = 3;
-            } else if count % 2 == 0 {
+            } else if count.is_multiple_of(2) {
                 captured = count;
             }
             b.pits[i] -= captured;
@@ -737,7 +737,10 @@ mod tests {
         let (after, sowing) = pos.play_with_info(Move(1)).unwrap();
         assert_eq!(after.pit(Side::White, 1), 0);
         assert_eq!(after.pit(Side::White, 2), 11);
-        assert_eq!((sowing.landing_side(), sowing.landing_pit()), (Side::White, 2));
+        assert_eq!(
+            (sowing.landing_side(), sowing.landing_pit()),
+            (Side::White, 2)
+        );
     }
 
     #[test]
@@ -798,10 +801,7 @@ mod tests {
         assert!(Rules::KYRGYZ.draw_offer_loses(4));
         assert!(!Rules::KYRGYZ.draw_offer_loses(3));
         assert!(!Rules::KAZAKH.draw_offer_loses(10));
-        assert_eq!(
-            Rules::KYRGYZ.late_arrival_limit(3_600_000),
-            Some(1_830_000)
-        );
+        assert_eq!(Rules::KYRGYZ.late_arrival_limit(3_600_000), Some(1_830_000));
         assert_eq!(Rules::KAZAKH.late_arrival_limit(3_600_000), None);
     }
 }

@@ -95,7 +95,10 @@ mod tests {
                 occurrences: 2
             })
         );
-        assert_eq!(r.push(&pos(a, Side::White, 18)).map(|d| d.occurrences), Some(3));
+        assert_eq!(
+            r.push(&pos(a, Side::White, 18)).map(|d| d.occurrences),
+            Some(3)
+        );
     }
 
     #[test]

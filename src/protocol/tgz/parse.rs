@@ -75,7 +75,12 @@ pub fn parse_frame(i: &[u8]) -> PResult<'_, Frame> {
 }
 
 /// Range check of one payload field.
-pub(super) fn in_range(id: u8, field: &'static str, value: u16, max: u16) -> Result<(), FrameError> {
+pub(super) fn in_range(
+    id: u8,
+    field: &'static str,
+    value: u16,
+    max: u16,
+) -> Result<(), FrameError> {
     if value > max {
         return Err(FrameError::OutOfRange {
             id,

@@ -3,15 +3,22 @@
 use nom::{Parser, number::complete::u8 as byte};
 
 use super::{
-    Frame, LOCATIONS, MAX_COUNT, board_dump::pair, id,
+    Frame, LOCATIONS, MAX_COUNT,
+    board_dump::pair,
+    id,
     parse::{in_range, split_frame_for},
 };
 use crate::protocol::dgt::{FrameError, PResult, run_payload};
 
 fn update(p: &[u8]) -> PResult<'_, Frame> {
     let (rest, (location, count)) = (byte, pair).parse(p)?;
-    let check = in_range(id::PIT_UPDATE, "location", location.into(), LOCATIONS as u16 - 1)
-        .and_then(|()| in_range(id::PIT_UPDATE, "count", count, MAX_COUNT));
+    let check = in_range(
+        id::PIT_UPDATE,
+        "location",
+        location.into(),
+        LOCATIONS as u16 - 1,
+    )
+    .and_then(|()| in_range(id::PIT_UPDATE, "count", count, MAX_COUNT));
     check.map_err(nom::Err::Error)?;
     Ok((
         rest,

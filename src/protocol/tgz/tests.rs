@@ -158,9 +158,7 @@ fn dgt_messages_on_the_pit_board() {
     );
     let clock = [0x8d, 0x00, 0x0a, 0x01, 0x25, 0x00, 0x01, 0x24, 0x59, 0x01];
     let (_, f) = parse_frame(&clock).unwrap();
-    let Frame::BwTime(t) = f else {
-        panic!("{f:?}")
-    };
+    let Frame::BwTime(t) = f else { panic!("{f:?}") };
     assert_eq!(
         t.left(),
         ClockTime {
@@ -233,10 +231,7 @@ fn reader_resynchronises() {
     assert_eq!(got[0], Err(DecodeWarning::SkippedGarbage { count: 2 }));
     assert!(matches!(
         got[1],
-        Err(DecodeWarning::HighBitInFrame {
-            skipped: 10,
-            ..
-        })
+        Err(DecodeWarning::HighBitInFrame { skipped: 10, .. })
     ));
     assert_eq!(
         got[2],

@@ -17,7 +17,11 @@ fn update(p: &[u8]) -> PResult<'_, Frame> {
     let check = in_range(id::TUZ_UPDATE, "player", player.into(), 1)
         .and_then(|()| in_range(id::TUZ_UPDATE, "tuz pit", pit.into(), MAX_TUZ_PIT.into()));
     check.map_err(nom::Err::Error)?;
-    let player = if player == 0 { Side::White } else { Side::Black };
+    let player = if player == 0 {
+        Side::White
+    } else {
+        Side::Black
+    };
     Ok((rest, Frame::TuzUpdate { player, pit }))
 }
 
