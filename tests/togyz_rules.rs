@@ -450,6 +450,39 @@ fn corpus_playok() {
     assert_eq!((t.unfinished_decisive, t.unfinished_draw), (1129, 92));
 }
 
+/// Every game written back from its moves alone reads back to the same record.
+fn rewrite(games: &[Record], store_totals: bool) {
+    for g in games {
+        let r = g.replay(Rules::KYRGYZ).unwrap();
+        let moves: Vec<Move> = r.sowings.iter().map(|s| s.mv).collect();
+        let rebuilt = Record::from_moves(
+            g.headers.clone(),
+            Rules::KYRGYZ,
+            &moves,
+            store_totals,
+            g.result,
+        )
+        .unwrap();
+        let text = |r: &Record| {
+            r.moves
+                .iter()
+                .map(|m| (m.text, m.store))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(text(&rebuilt), text(g), "game at line {}", g.line);
+        let again = parse_records(&rebuilt.to_pgn()).unwrap();
+        assert_eq!(again.len(), 1);
+        assert_eq!(text(&again[0]), text(g));
+        assert_eq!((&again[0].headers, again[0].result), (&g.headers, g.result));
+    }
+}
+
+#[test]
+fn corpus_written_back() {
+    rewrite(&corpus(PLAYOK), true);
+    rewrite(&corpus(KAZAKH), false);
+}
+
 #[test]
 fn corpus_kazakh() {
     let games = corpus(KAZAKH);
