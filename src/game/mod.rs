@@ -7,6 +7,7 @@
 
 pub mod chess;
 mod chess_departure;
+pub mod togyz;
 
 use std::fmt::Debug;
 

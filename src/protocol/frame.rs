@@ -2,15 +2,41 @@
 //!
 //! Flow: the device layer [`FrameReader::push`]es bytes as they arrive and calls
 //! [`FrameReader::next_frame`] until it returns `None`. Each call yields a decoded
-//! [`Frame`] or a [`DecodeWarning`] saying which bytes were dropped; after a warning the reader
+//! frame or a [`DecodeWarning`] saying which bytes were dropped; after a warning the reader
 //! already stands on the next byte with bit 7 set (dgt-notes 1.2), so the caller logs it and
 //! calls again. Bytes are consumed by moving an offset; the buffer is compacted on `push`, and
 //! after draining it never holds more than one incomplete frame
 //! ([`MAX_FRAME_LEN`](super::dgt::MAX_FRAME_LEN) bytes).
+//! The reader serves every protocol on DGT's framing through [`Wire`]: [`Mode`] reads DGT frames,
+//! [`crate::protocol::tgz::Tgz`] reads TGZ-1 frames.
 
 use nom::Err;
 
-use super::dgt::{Frame, FrameError, MessageId, Mode, decode_payload, split_frame};
+use super::dgt::{self, FrameError, MessageId, Mode, PResult, RawFrame};
+
+/// A protocol on DGT's framing: how a frame is cut off the stream and how its payload is decoded.
+pub trait Wire {
+    type Frame;
+
+    /// Cuts the next frame off `i` (streaming: `Incomplete` on short input).
+    fn split<'a>(&self, i: &'a [u8]) -> PResult<'a, RawFrame<'a>>;
+
+    /// Decodes a frame that [`Wire::split`] accepted.
+    fn decode(&self, raw: RawFrame<'_>) -> Result<Self::Frame, FrameError>;
+}
+
+/// DGT frames in single-board or bus mode.
+impl Wire for Mode {
+    type Frame = dgt::Frame;
+
+    fn split<'a>(&self, i: &'a [u8]) -> PResult<'a, RawFrame<'a>> {
+        dgt::split_frame(i, *self)
+    }
+
+    fn decode(&self, raw: RawFrame<'_>) -> Result<dgt::Frame, FrameError> {
+        dgt::decode_payload(raw, *self)
+    }
+}
 
 /// Bytes the reader dropped, and why. None of these stop the stream.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -69,33 +95,40 @@ impl DecodeWarning {
 /// Compact the buffer on `push` once this many consumed bytes sit in front of it.
 const COMPACT_AT: usize = 4096;
 
-/// Streaming reader of board-to-host frames (see the module doc).
+/// Streaming reader of board-to-host frames (see the module doc); DGT frames by default.
 #[derive(Debug, Default)]
-pub struct FrameReader {
+pub struct FrameReader<W = Mode> {
     buf: Vec<u8>,
     /// Start of the unconsumed bytes in `buf`.
     pos: usize,
-    mode: Mode,
+    wire: W,
 }
 
-impl FrameReader {
-    /// An empty reader in `mode`.
+impl FrameReader<Mode> {
+    /// An empty DGT reader in `mode`.
     pub fn new(mode: Mode) -> Self {
-        FrameReader {
-            buf: Vec::with_capacity(256),
-            pos: 0,
-            mode,
-        }
+        FrameReader::with_wire(mode)
     }
 
     /// Changes how ids 0x83..=0x8a are read from the next frame on.
     pub fn set_mode(&mut self, mode: Mode) {
-        self.mode = mode;
+        self.wire = mode;
     }
 
     /// The current mode.
     pub fn mode(&self) -> Mode {
-        self.mode
+        self.wire
+    }
+}
+
+impl<W: Wire> FrameReader<W> {
+    /// An empty reader of `wire`'s frames.
+    pub fn with_wire(wire: W) -> Self {
+        FrameReader {
+            buf: Vec::with_capacity(256),
+            pos: 0,
+            wire,
+        }
     }
 
     /// Appends bytes read from the board.
@@ -123,14 +156,16 @@ impl FrameReader {
     }
 
     /// The next frame; `None` when more bytes are needed; `Err` when bytes were skipped.
-    pub fn next_frame(&mut self) -> Option<Result<Frame, DecodeWarning>> {
+    pub fn next_frame(&mut self) -> Option<Result<W::Frame, DecodeWarning>> {
         let rest = &self.buf[self.pos..];
         let &first = rest.first()?;
-        let (result, used) = match split_frame(rest, self.mode) {
+        let (result, used) = match self.wire.split(rest) {
             Ok((after, raw)) => {
                 let used = rest.len() - after.len();
-                let result =
-                    decode_payload(raw, self.mode).map_err(|e| DecodeWarning::InvalidPayload {
+                let result = self
+                    .wire
+                    .decode(raw)
+                    .map_err(|e| DecodeWarning::InvalidPayload {
                         id: MessageId(raw.id),
                         detail: e.to_string(),
                         skipped: used,
@@ -189,6 +224,7 @@ impl FrameReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::dgt::Frame;
 
     fn drain(r: &mut FrameReader) -> Vec<Result<Frame, DecodeWarning>> {
         std::iter::from_fn(|| r.next_frame()).collect()

@@ -1,10 +1,12 @@
 //! Protocol decoding: bytes to typed frames, commands to bytes. Pure; no I/O.
 //!
 //! Flow: [`FrameReader`] (in `frame.rs`) owns a board's byte buffer and cuts it into frames with
-//! the nom decoders of [`dgt`]; callers see [`dgt::Frame`] values and [`DecodeWarning`]s only.
-//! Host commands are built and decoded in [`dgt::Command`].
+//! the nom decoders of [`dgt`] (or, with the [`tgz::Tgz`] wire, of [`tgz`], the pit board on the
+//! same framing); callers see [`dgt::Frame`] / [`tgz::Frame`] values and [`DecodeWarning`]s only.
+//! Host commands are built and decoded in [`dgt::Command`] and [`tgz::Command`].
 
 pub mod dgt;
 pub mod frame;
+pub mod tgz;
 
-pub use frame::{DecodeWarning, FrameReader};
+pub use frame::{DecodeWarning, FrameReader, Wire};

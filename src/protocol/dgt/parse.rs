@@ -36,6 +36,14 @@ pub enum FrameError {
     Oversize { id: u8, len: u16, max: u16 },
     /// A field update names a square beyond 63.
     SquareOutOfRange { square: u8 },
+    /// A payload field holds a value its message does not allow (TGZ-1: a location beyond 19,
+    /// a count beyond 162, a tuz pit beyond 9).
+    OutOfRange {
+        id: u8,
+        field: &'static str,
+        value: u16,
+        max: u16,
+    },
     /// A nom combinator failed inside a payload (a length rule and a parser disagree).
     Nom(ErrorKind),
 }
@@ -150,6 +158,11 @@ fn fail<T>(e: FrameError) -> Result<T, Err<FrameError>> {
 /// Errors in the order the bytes arrive: a high bit in the header or the payload received so far
 /// is reported before `Incomplete`, so a reader never waits for a frame that cannot complete.
 pub fn split_frame(i: &[u8], mode: Mode) -> PResult<'_, RawFrame<'_>> {
+    split_frame_with(i, |id| length_rule(id, mode))
+}
+
+/// [`split_frame`] with the length rules of another protocol on the same framing (TGZ-1).
+pub fn split_frame_with(i: &[u8], rule: impl Fn(u8) -> LenRule) -> PResult<'_, RawFrame<'_>> {
     let Some(&id) = i.first() else {
         return Err(Err::Incomplete(Needed::new(3)));
     };
@@ -167,7 +180,7 @@ pub fn split_frame(i: &[u8], mode: Mode) -> PResult<'_, RawFrame<'_>> {
         return Err(Err::Incomplete(Needed::new(3 - i.len())));
     }
     let len = (u16::from(i[1]) << 7) | u16::from(i[2]);
-    length_rule(id, mode).check(id, len).map_err(Err::Error)?;
+    rule(id).check(id, len).map_err(Err::Error)?;
     let total = usize::from(len);
     let got = &i[3..i.len().min(total)];
     if got.iter().fold(0u8, |acc, &b| acc | b) & 0x80 != 0 {
@@ -277,6 +290,15 @@ impl fmt::Display for FrameError {
             FrameError::SquareOutOfRange { square } => {
                 write!(f, "field update names square {square}, beyond 63")
             }
+            FrameError::OutOfRange {
+                id,
+                field,
+                value,
+                max,
+            } => write!(
+                f,
+                "message {id:#04x}: {field} {value} is out of range (at most {max})"
+            ),
             FrameError::Nom(kind) => write!(f, "payload parser failed ({kind:?})"),
         }
     }
