@@ -620,7 +620,7 @@ pub(super) fn play_before(
                 press = Some(p);
                 after = p;
             }
-            restore_at = (after + tm.dur(rng, 1_000, 4_000)).max(ph.free);
+            restore_at = (after + tm.dur(rng, 1_000, 4_000).max(2 * period)).max(ph.free);
         }
         IrregularityScript::WrongStart { .. } => {
             kind = irr.kind;
