@@ -112,8 +112,8 @@ fn running(c: Color) -> u8 {
 fn status_at(script: &BoardScript, t: u64) -> u8 {
     clock_statuses(script)
         .into_iter()
-        .filter(|&(at, _)| at >= t && at <= t + 30)
-        .last()
+        .rev()
+        .find(|&(at, _)| at >= t && at <= t + 30)
         .unwrap_or_else(|| panic!("no clock frame at {t}"))
         .1
 }
