@@ -6,7 +6,9 @@
 //! boards, dgt-notes 1.13), and the lever press; a clock model emits BWTIME frames at every
 //! displayed second and every press (dgt-notes 1.8, as on the real captures: white on the
 //! left, status 0x09 while white runs, 0x13 while black runs). Finally frames are spaced by
-//! their transmission time at 9600 baud. Pure: seeded randomness, no I/O, no system clock.
+//! their transmission time at 9600 baud. A scripted irregularity (`irregular`) is played
+//! before its ply from a random stream of its own, so a script without any draws as before.
+//! Pure: seeded randomness, no I/O, no system clock.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
