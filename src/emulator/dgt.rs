@@ -6,7 +6,9 @@
 //! boards, dgt-notes 1.13), and the lever press; a clock model emits BWTIME frames at every
 //! displayed second and every press (dgt-notes 1.8, as on the real captures: white on the
 //! left, status 0x09 while white runs, 0x13 while black runs). Finally frames are spaced by
-//! their transmission time at 9600 baud. Pure: seeded randomness, no I/O, no system clock.
+//! their transmission time at 9600 baud. A scripted irregularity (`irregular`) is played
+//! before its ply from a random stream of its own, so a script without any draws as before.
+//! Pure: seeded randomness, no I/O, no system clock.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -15,6 +17,7 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position, Square, san::SanPlus}
 use super::{
     BoardScript, EmulatorError, EmulatorOptions, EventKind, Payload, PgnGame, PlyInfo, ScriptEvent,
     handling::{Act, Style, Timing, code_of, handle_move, result_gesture, scale},
+    irregular::{self, IrregularityScript},
 };
 use crate::{
     Millis,
@@ -25,6 +28,9 @@ use crate::{
 
 const P_QUICK: f64 = 0.12;
 const DEFAULT_TIME_CONTROL: (u64, u64) = (15 * 60_000, 10_000);
+/// Mixed into the seed for the irregularities' own random stream, so that a script without
+/// irregularities draws exactly what it always drew.
+const IRREGULAR_SEED: u64 = 0x1_7e9a_51c3_2b4d;
 
 /// The board index of a square: 0 = a8 ... 63 = h1, or `^ 63` on a rotated board.
 pub(crate) fn board_index(sq: Square, rotated: bool) -> u8 {
@@ -78,7 +84,7 @@ impl Scanner {
     /// FIELD_UPDATEs for `acts` on a board that read `before` (by square) when they began:
     /// `(time ms, board index, code)` in time order. A square is reported when a reading
     /// differs from the last value reported for it.
-    fn reports(&self, acts: &[Act], before: &[u8; 64]) -> Vec<(Millis, u8, u8)> {
+    pub(super) fn reports(&self, acts: &[Act], before: &[u8; 64]) -> Vec<(Millis, u8, u8)> {
         let mut out: Vec<(u64, u8, u8)> = Vec::new();
         let mut squares: Vec<Square> = acts.iter().map(|a| a.sq).collect();
         squares.sort();
@@ -116,7 +122,7 @@ fn tx_ms(len: usize) -> Millis {
     (len as u64 * 10_000).div_ceil(9600)
 }
 
-fn to_dump(board: &[u8; 64], rotated: bool) -> BoardDump {
+pub(super) fn to_dump(board: &[u8; 64], rotated: bool) -> BoardDump {
     let mut d = [piece::EMPTY; 64];
     for sq in Square::ALL {
         d[usize::from(board_index(sq, rotated))] = board[sq.to_usize()];
@@ -124,7 +130,7 @@ fn to_dump(board: &[u8; 64], rotated: bool) -> BoardDump {
     BoardDump(d)
 }
 
-fn physical(pos: &Chess) -> [u8; 64] {
+pub(super) fn physical(pos: &Chess) -> [u8; 64] {
     let mut b = [piece::EMPTY; 64];
     for sq in Square::ALL {
         if let Some(p) = pos.board().piece_at(sq) {
@@ -285,8 +291,11 @@ pub fn script_game_from(
             opts.speed
         )));
     }
+    irregular::validate(&opts.irregularities, moves.len())?;
     let speed = opts.speed;
     let rotated = opts.rotated;
+    let mut irr_rng = ChaCha8Rng::seed_from_u64(opts.seed ^ IRREGULAR_SEED);
+    let mut infos = Vec::new();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     let period_us = rng.random_range(200..=250) * 1000;
     let scanner = Scanner {
@@ -301,6 +310,13 @@ pub fn script_game_from(
     let serial = format!("{:05}", rng.random_range(0..100_000u32));
     let (base, inc) = opts.time_control.unwrap_or(DEFAULT_TIME_CONTROL);
     let mut board = physical(start);
+    // A wrong set-up: two pieces of one side on each other's squares.
+    for s in &opts.irregularities {
+        if let IrregularityScript::WrongStart { kind } = s.kind {
+            let (a, b, _) = irregular::wrong_start(&mut irr_rng, start, kind)?;
+            board.swap(a.to_usize(), b.to_usize());
+        }
+    }
     let start_dump = to_dump(&board, rotated);
     let initial_clock = if opts.clock {
         Clock::new(base, inc).frame()
@@ -371,6 +387,48 @@ pub fn script_game_from(
     let mut prev_report = body_start_ms;
     for (i, m) in moves.iter().enumerate() {
         let ply = i as u32 + 1;
+        if let Some(s) = opts.irregularities.iter().find(|s| s.before_ply == ply) {
+            let cx = irregular::Ctx {
+                timing: &timing,
+                scanner: &scanner,
+                rotated,
+                clock: opts.clock,
+                body_start_ms,
+            };
+            let free = prev_press
+                .unwrap_or(prev_end)
+                .max(prev_end)
+                .max(prev_report + 1);
+            let played = irregular::play_before(
+                &mut irr_rng,
+                s,
+                &pos,
+                m,
+                &mut board,
+                free,
+                prev_press,
+                &cx,
+            )?;
+            events.extend(
+                played
+                    .reports
+                    .iter()
+                    .map(|&r| field_update(r, EventKind::Irregularity, ply)),
+            );
+            if opts.clock {
+                for &(at, side) in &played.presses {
+                    controls.push(Control::Press {
+                        at,
+                        mover: side,
+                        ply: ply - 1,
+                    });
+                }
+            }
+            prev_end = played.end;
+            prev_press = played.presses.last().map(|p| p.0).or(prev_press);
+            prev_report = prev_report.max(played.settled);
+            infos.push(played.info);
+        }
         let mover = pos.turn();
         let san = SanPlus::from_move(pos.clone(), *m).to_string();
         let uci = m.to_uci(CastlingMode::Standard).to_string();
@@ -505,6 +563,7 @@ pub fn script_game_from(
         rotated,
         body_start_ms,
         result_gesture: gesture,
+        irregularities: infos,
     })
 }
 

@@ -569,3 +569,80 @@ pub(crate) fn result_gesture(
     let handled = h.finish(vec![Style::ResultGesture])?;
     Ok(Some((handled, wt, bt)))
 }
+
+/// The piece on `from` is knocked onto the empty `to`, or knocked over (lying on its side,
+/// unseen by the sensors) when `to` is `None`.
+pub(crate) fn knock(
+    rng: &mut ChaCha8Rng,
+    board: &mut [u8; 64],
+    from: Square,
+    to: Option<Square>,
+    t0: Millis,
+    tm: &Timing<'_>,
+    ply: u32,
+) -> Result<Handled, EmulatorError> {
+    let mut h = Hands::new(board, t0, ply);
+    let code = h.lift(from)?;
+    match to {
+        Some(to) => {
+            h.wait(tm.dur(rng, 20, 120));
+            h.place(to, code)?;
+        }
+        None => h.discard(code)?,
+    }
+    h.finish(Vec::new())
+}
+
+/// Hands make `board` equal `want`: misplaced pieces are carried to squares that want them,
+/// pieces nothing wants are put beside the board, missing ones come from beside it.
+pub(crate) fn restore(
+    rng: &mut ChaCha8Rng,
+    board: &mut [u8; 64],
+    want: &[u8; 64],
+    t0: Millis,
+    tm: &Timing<'_>,
+    ply: u32,
+) -> Result<Handled, EmulatorError> {
+    let mut h = Hands::new(board, t0, ply);
+    // Every held piece that an empty square wants goes there.
+    let settle = |h: &mut Hands<'_>, rng: &mut ChaCha8Rng| -> Result<(), EmulatorError> {
+        for code in h.held.clone() {
+            let spot = Square::ALL
+                .into_iter()
+                .find(|sq| h.board[sq.to_usize()] == piece::EMPTY && want[sq.to_usize()] == code);
+            if let Some(sq) = spot {
+                h.place(sq, code)?;
+                h.wait(tm.dur(rng, 100, 400));
+            }
+        }
+        Ok(())
+    };
+    let wrong: Vec<Square> = Square::ALL
+        .into_iter()
+        .filter(|sq| {
+            let (c, w) = (h.board[sq.to_usize()], want[sq.to_usize()]);
+            c != piece::EMPTY && c != w
+        })
+        .collect();
+    for sq in wrong {
+        if h.held.len() >= 2 {
+            let code = h.held[0];
+            h.discard(code)?;
+        }
+        h.lift(sq)?;
+        h.wait(tm.carry(rng));
+        settle(&mut h, rng)?;
+    }
+    for code in h.held.clone() {
+        h.discard(code)?;
+    }
+    for sq in Square::ALL {
+        let w = want[sq.to_usize()];
+        if h.board[sq.to_usize()] != w {
+            h.take_from_box(w)?;
+            h.wait(tm.dur(rng, 200, 700));
+            h.place(sq, w)?;
+        }
+    }
+    h.finish(Vec::new())
+}

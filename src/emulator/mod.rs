@@ -4,15 +4,22 @@
 //! [`BoardScript`], the timed bytes a real DGT board with a clock would send (pure: seeded
 //! randomness, no I/O, no system clock); [`run_pty`] plays a script on a pseudo-terminal in
 //! real time and answers host commands like a board. `handling` is the human hand model (how
-//! pieces are lifted and placed), `dgt` the sensor scan, clock and wire timing.
+//! pieces are lifted and placed), `dgt` the sensor scan, clock and wire timing, `irregular`
+//! the scripted irregularities ([`EmulatorOptions::irregularities`], [`random_irregularities`])
+//! whose truth each script carries in [`BoardScript::irregularities`].
 
 mod dgt;
 mod handling;
+mod irregular;
 mod pgn;
 mod pty;
 
 pub use dgt::{script_game, script_game_from, script_pgn};
 pub use handling::Style;
+pub use irregular::{
+    DEFAULT_HOLD_MS, IllegalKind, IrregularityInfo, IrregularityScript, ScriptedIrregularity,
+    WrongStartKind, random_irregularities,
+};
 pub use pgn::{PgnGame, games_from_pgn};
 pub use pty::{PtyEvent, PtyOptions, run_pty};
 
@@ -54,6 +61,8 @@ pub struct EmulatorOptions {
     pub clock: bool,
     /// After the last move, show a decisive or drawn result with both kings on the centre squares.
     pub result_gesture: bool,
+    /// Irregularities to play (at most one before each ply); empty: a clean game.
+    pub irregularities: Vec<ScriptedIrregularity>,
 }
 
 impl Default for EmulatorOptions {
@@ -65,6 +74,7 @@ impl Default for EmulatorOptions {
             time_control: None,
             clock: true,
             result_gesture: true,
+            irregularities: Vec::new(),
         }
     }
 }
@@ -80,6 +90,8 @@ pub enum EventKind {
     Clock,
     /// A FIELD_UPDATE of the kings-on-centre result gesture.
     ResultGesture,
+    /// A FIELD_UPDATE of a scripted irregularity (its `ply` is the ply it happens before).
+    Irregularity,
 }
 
 /// Bytes of one script event.
@@ -108,8 +120,8 @@ pub struct ScriptEvent {
     pub dir: Direction,
     pub payload: Payload,
     pub kind: EventKind,
-    /// 1-based ply for [`EventKind::Move`]; the number of plies played so far otherwise
-    /// (the result gesture is `plies + 1`).
+    /// 1-based ply for [`EventKind::Move`] and [`EventKind::Irregularity`] (the ply it comes
+    /// before); the number of plies played so far otherwise (the result gesture is `plies + 1`).
     pub ply: u32,
 }
 
@@ -125,7 +137,8 @@ pub struct PlyInfo {
     pub start_ms: Millis,
     /// Last hand action.
     pub end_ms: Millis,
-    /// The lever press, if a clock is connected.
+    /// The lever press, if a clock is connected (after an illegal move's press the lever is
+    /// already down, so this press does not switch the clock).
     pub press_ms: Option<Millis>,
     /// Board index of the moving piece's origin (the king's for castling).
     pub from_index: u8,
@@ -152,6 +165,8 @@ pub struct BoardScript {
     pub body_start_ms: Millis,
     /// The kings' centre squares (board indices: white king, black king) if the gesture was made.
     pub result_gesture: Option<(u8, u8)>,
+    /// The scripted irregularities as played, in ply order.
+    pub irregularities: Vec<IrregularityInfo>,
 }
 
 impl BoardScript {
@@ -191,6 +206,14 @@ impl BoardScript {
             p.press_ms = p.press_ms.map(s);
         }
         self.body_start_ms = s(self.body_start_ms);
+        for i in &mut self.irregularities {
+            i.start_ms = s(i.start_ms);
+            i.shown_ms = s(i.shown_ms);
+            i.restore_ms = s(i.restore_ms);
+            i.resolved_ms = s(i.resolved_ms);
+            i.press_ms = i.press_ms.map(s);
+            i.answer_press_ms = i.answer_press_ms.map(s);
+        }
         // Rounding can never reorder, but keep the promise explicit.
         let mut last = 0;
         for e in &mut self.events {
