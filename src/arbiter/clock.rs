@@ -23,7 +23,7 @@ pub struct TimeTrouble {
     threshold_ms: Millis,
     min_increment_ms: Millis,
     delay_counts: bool,
-    /// Per colour (white, black): the period of the last move seen and whether the window is open.
+    /// Indexed by `Color as usize`: the period of the last move seen and whether the window is open.
     sides: [(usize, bool); 2],
 }
 

@@ -90,26 +90,16 @@ pub enum TimeControlError {
 }
 
 impl TimeControl {
-    /// A time control from its periods; the same checks as parsing.
-    pub fn new(periods: Vec<Period>) -> Result<TimeControl, String> {
-        if periods.is_empty() {
-            return Err("no period".into());
+    /// A time control from its periods, with the same checks as parsing.
+    pub fn new(periods: Vec<Period>) -> Result<TimeControl, TimeControlError> {
+        let tc = TimeControl { periods };
+        match check(&tc.periods) {
+            Ok(()) => Ok(tc),
+            Err(reason) => Err(TimeControlError::Invalid {
+                text: tc.render(|p| (p.base_secs / 60).to_string()),
+                reason,
+            }),
         }
-        for (i, p) in periods.iter().enumerate() {
-            if p.moves == Some(0) {
-                return Err(format!("period {} has a quota of 0 moves", i + 1));
-            }
-            if i + 1 < periods.len() && p.moves.is_none() {
-                return Err(format!(
-                    "period {} has no move quota but is not the last",
-                    i + 1
-                ));
-            }
-            if i == 0 && p.base_secs == 0 && p.bonus == Bonus::None {
-                return Err("the first period gives no time at all".into());
-            }
-        }
-        Ok(TimeControl { periods })
     }
 
     pub fn periods(&self) -> &[Period] {
@@ -241,8 +231,30 @@ impl FromStr for TimeControl {
         for part in trimmed.split(':') {
             periods.push(parse_period(part.trim()).map_err(&invalid)?);
         }
-        TimeControl::new(periods).map_err(invalid)
+        check(&periods).map_err(invalid)?;
+        Ok(TimeControl { periods })
     }
+}
+
+fn check(periods: &[Period]) -> Result<(), String> {
+    if periods.is_empty() {
+        return Err("no period".into());
+    }
+    for (i, p) in periods.iter().enumerate() {
+        if p.moves == Some(0) {
+            return Err(format!("period {} has a quota of 0 moves", i + 1));
+        }
+        if i + 1 < periods.len() && p.moves.is_none() {
+            return Err(format!(
+                "period {} has no move quota but is not the last",
+                i + 1
+            ));
+        }
+        if i == 0 && p.base_secs == 0 && p.bonus == Bonus::None {
+            return Err("the first period gives no time at all".into());
+        }
+    }
+    Ok(())
 }
 
 fn parse_period(s: &str) -> Result<Period, String> {
@@ -339,6 +351,19 @@ mod tests {
             assert!(msg.contains(needle), "{text}: {msg}");
             assert!(msg.contains("40/90+30:30+30"), "{msg}");
         }
+        assert!(TimeControl::new(Vec::new()).is_err());
+        let open_first = Period {
+            moves: None,
+            base_secs: 5400,
+            bonus: Bonus::None,
+        };
+        let msg = TimeControl::new(vec![open_first, open_first])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("\"90:90\"") && msg.contains("no move quota"),
+            "{msg}"
+        );
     }
 
     #[test]
