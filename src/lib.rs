@@ -8,6 +8,7 @@
 //! Everything up to the tracker is pure: time is an argument ([`Millis`]), never read here.
 #![forbid(unsafe_code)]
 
+pub mod arbiter;
 pub mod cli;
 pub mod daemon;
 pub mod device;

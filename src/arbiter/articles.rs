@@ -1,0 +1,241 @@
+//! Which article of which edition an irregularity or a game end falls under.
+//!
+//! [`IrregularityKind`] names what the tracker can witness (the names are a contract of
+//! `shared/DESIGN.md`); [`article`] gives its article for an edition, [`game_end_article`] the
+//! article of each way a game ends, and [`Ending`] bundles a ruled game end for the record.
+//! Editions up to 2014 use lettered numbers (`7.4b`), 2017 on decimal ones (`7.5.1`).
+
+use serde::{Deserialize, Serialize};
+
+use super::laws::Laws;
+use crate::game::Outcome;
+
+/// An irregularity the tracker records, with the ply it happened before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IrregularityKind {
+    /// The board differs from the position in a way no move explains (a piece knocked or
+    /// displaced by the player).
+    Displaced,
+    /// A move that breaks Articles 3.1–3.9, completed by a clock press.
+    IllegalMove,
+    /// The clock pressed without a move.
+    ClockWithoutMove,
+    /// The game began from a wrong initial position.
+    WrongStartPosition,
+    /// The board is turned round (h1 not on the right-hand corner of White).
+    BoardRotated,
+    /// A move taken back (the tracker's audit trail; not an irregularity under the Laws).
+    Takeback,
+    /// The last move revised, e.g. a slide or a rook-first castling (audit trail only).
+    RevisedMove,
+}
+
+impl IrregularityKind {
+    pub const ALL: [IrregularityKind; 7] = [
+        IrregularityKind::Displaced,
+        IrregularityKind::IllegalMove,
+        IrregularityKind::ClockWithoutMove,
+        IrregularityKind::WrongStartPosition,
+        IrregularityKind::BoardRotated,
+        IrregularityKind::Takeback,
+        IrregularityKind::RevisedMove,
+    ];
+
+    /// The stored name (`displaced`, `illegal_move`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IrregularityKind::Displaced => "displaced",
+            IrregularityKind::IllegalMove => "illegal_move",
+            IrregularityKind::ClockWithoutMove => "clock_without_move",
+            IrregularityKind::WrongStartPosition => "wrong_start_position",
+            IrregularityKind::BoardRotated => "board_rotated",
+            IrregularityKind::Takeback => "takeback",
+            IrregularityKind::RevisedMove => "revised_move",
+        }
+    }
+
+    /// The kind stored as `s`, if any.
+    pub fn from_str_opt(s: &str) -> Option<IrregularityKind> {
+        IrregularityKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Why a kind has no article in some or all editions.
+    pub fn note(self) -> Option<&'static str> {
+        match self {
+            IrregularityKind::ClockWithoutMove => Some(
+                "a press without a move is an illegal move from 2017 (7.5.3); \
+                 earlier editions have no article for it",
+            ),
+            IrregularityKind::Takeback | IrregularityKind::RevisedMove => {
+                Some("recorded for the audit trail; not an irregularity under the Laws")
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The article for an irregularity under `laws`; `None` where that edition has none.
+///
+/// Wrong initial position: 7.1a (2001, 2009), 7.2a (2014), 7.2.1 (2017+). Board mis-oriented:
+/// 7.1b, 7.2b, 7.2.2. Displaced pieces: 7.3 (2001, 2009), 7.4 (2014+). Illegal move: 7.4 (2001,
+/// 2009), 7.5 (2014), 7.5.1 (2017+). Clock pressed without a move: 7.5.3 from 2017 only.
+pub fn article(kind: IrregularityKind, laws: Laws) -> Option<&'static str> {
+    use IrregularityKind as K;
+    use Laws::*;
+    Some(match (kind, laws) {
+        (K::Displaced, Fide2001 | Fide2009) => "7.3",
+        (K::Displaced, Fide2014 | Fide2018 | Fide2023) => "7.4",
+        (K::IllegalMove, Fide2001 | Fide2009) => "7.4",
+        (K::IllegalMove, Fide2014) => "7.5",
+        (K::IllegalMove, Fide2018 | Fide2023) => "7.5.1",
+        (K::ClockWithoutMove, Fide2018 | Fide2023) => "7.5.3",
+        (K::ClockWithoutMove, Fide2001 | Fide2009 | Fide2014) => return None,
+        (K::WrongStartPosition, Fide2001 | Fide2009) => "7.1a",
+        (K::WrongStartPosition, Fide2014) => "7.2a",
+        (K::WrongStartPosition, Fide2018 | Fide2023) => "7.2.1",
+        (K::BoardRotated, Fide2001 | Fide2009) => "7.1b",
+        (K::BoardRotated, Fide2014) => "7.2b",
+        (K::BoardRotated, Fide2018 | Fide2023) => "7.2.2",
+        (K::Takeback | K::RevisedMove, _) => return None,
+    })
+}
+
+/// A way a game ends over the board, or a draw a player may claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameEnd {
+    Checkmate,
+    Stalemate,
+    /// Neither side can mate by any series of legal moves.
+    DeadPosition,
+    /// Automatic from 2014.
+    FivefoldRepetition,
+    /// 75 moves by each player without a pawn move or capture; automatic from 2014.
+    SeventyFiveMoves,
+    /// A flag fell: the player loses.
+    TimeForfeit,
+    /// A flag fell but the opponent cannot mate by any series of legal moves: a draw.
+    TimeForfeitCannotMate,
+    /// Claimable only (9.2): never an automatic end over the board.
+    ThreefoldRepetition,
+    /// Claimable only (9.3).
+    FiftyMoves,
+}
+
+impl GameEnd {
+    /// The stored termination (`checkmate`, `stalemate`, `dead_position`, `fivefold_repetition`,
+    /// `seventy_five_moves`, `time_forfeit`, `time_forfeit_cannot_mate`, `threefold_repetition`,
+    /// `fifty_moves`).
+    pub fn termination(self) -> &'static str {
+        match self {
+            GameEnd::Checkmate => "checkmate",
+            GameEnd::Stalemate => "stalemate",
+            GameEnd::DeadPosition => "dead_position",
+            GameEnd::FivefoldRepetition => "fivefold_repetition",
+            GameEnd::SeventyFiveMoves => "seventy_five_moves",
+            GameEnd::TimeForfeit => "time_forfeit",
+            GameEnd::TimeForfeitCannotMate => "time_forfeit_cannot_mate",
+            GameEnd::ThreefoldRepetition => "threefold_repetition",
+            GameEnd::FiftyMoves => "fifty_moves",
+        }
+    }
+
+    /// The PGN `Termination` tag value: `time forfeit` for a flag, `normal` otherwise.
+    pub fn pgn_termination(self) -> &'static str {
+        match self {
+            GameEnd::TimeForfeit | GameEnd::TimeForfeitCannotMate => "time forfeit",
+            _ => "normal",
+        }
+    }
+}
+
+/// The article for a game end under `laws`; `None` where the edition has no such rule.
+///
+/// Checkmate 5.1a / 5.1.1; stalemate 5.2a / 5.2.1; dead position 5.2b / 5.2.2; threefold 9.2;
+/// fifty moves 9.3; fivefold and 75 moves from 2014 only (9.6a/9.6b [U] in 2014, 9.6.1/9.6.2
+/// later); flag fall 6.10 in 2001, 6.9 from 2009.
+pub fn game_end_article(end: GameEnd, laws: Laws) -> Option<&'static str> {
+    let decimal = laws.decimal_articles();
+    Some(match end {
+        GameEnd::Checkmate if decimal => "5.1.1",
+        GameEnd::Checkmate => "5.1a",
+        GameEnd::Stalemate if decimal => "5.2.1",
+        GameEnd::Stalemate => "5.2a",
+        GameEnd::DeadPosition if decimal => "5.2.2",
+        GameEnd::DeadPosition => "5.2b",
+        GameEnd::FivefoldRepetition | GameEnd::SeventyFiveMoves if laws < Laws::Fide2014 => {
+            return None;
+        }
+        GameEnd::FivefoldRepetition if decimal => "9.6.1",
+        GameEnd::FivefoldRepetition => "9.6a",
+        GameEnd::SeventyFiveMoves if decimal => "9.6.2",
+        GameEnd::SeventyFiveMoves => "9.6b",
+        GameEnd::TimeForfeit | GameEnd::TimeForfeitCannotMate if laws == Laws::Fide2001 => "6.10",
+        GameEnd::TimeForfeit | GameEnd::TimeForfeitCannotMate => "6.9",
+        GameEnd::ThreefoldRepetition => "9.2",
+        GameEnd::FiftyMoves => "9.3",
+    })
+}
+
+/// A game end ruled over the board, ready for the record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ending {
+    pub outcome: Outcome,
+    pub end: GameEnd,
+    /// `end.termination()`.
+    pub termination: &'static str,
+    /// The article under the configured edition ("" if it has none, which no automatic end
+    /// produces).
+    pub article: &'static str,
+}
+
+impl Ending {
+    pub fn new(outcome: Outcome, end: GameEnd, laws: Laws) -> Ending {
+        Ending {
+            outcome,
+            end,
+            termination: end.termination(),
+            article: game_end_article(end, laws).unwrap_or(""),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_keep_their_contract_names() {
+        let names: Vec<_> = IrregularityKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "displaced",
+                "illegal_move",
+                "clock_without_move",
+                "wrong_start_position",
+                "board_rotated",
+                "takeback",
+                "revised_move"
+            ]
+        );
+        for k in IrregularityKind::ALL {
+            assert_eq!(
+                serde_json::to_string(&k).unwrap(),
+                format!("\"{}\"", k.as_str())
+            );
+            assert_eq!(IrregularityKind::from_str_opt(k.as_str()), Some(k));
+        }
+    }
+
+    #[test]
+    fn audit_kinds_have_no_article_but_a_note() {
+        for laws in Laws::ALL {
+            assert_eq!(article(IrregularityKind::Takeback, laws), None);
+            assert_eq!(article(IrregularityKind::RevisedMove, laws), None);
+        }
+        assert!(IrregularityKind::Takeback.note().is_some());
+        assert!(IrregularityKind::Displaced.note().is_none());
+    }
+}

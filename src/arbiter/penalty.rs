@@ -1,0 +1,85 @@
+//! The illegal-move ladder: what a player's n-th completed illegal move costs.
+//!
+//! Flow: the tracker counts completed illegal moves per player and asks
+//! [`illegal_move_penalty`] with that count, the game's [`Category`] and whether the opponent can
+//! still mate ([`can_mate`], the insufficient-material fast path). The answer is time for the
+//! opponent, a loss, or a draw where a loss would stand but the opponent cannot mate. The arbiter
+//! applies it; nothing here changes a clock.
+//!
+//! By edition: 2001 and 2009 (7.4b): the 1st and 2nd cost 2 minutes to the opponent, the 3rd
+//! loses. 2014 (7.5b) and 2017+ (7.5.5): the 1st costs 2 minutes, the 2nd loses. Blitz from
+//! 2014 (B.2) and rapid and blitz in 2023 (A.3, B.3): 1 minute instead of 2. In every edition
+//! the game is drawn instead of lost if the opponent cannot mate by any series of legal moves.
+
+use shakmaty::{Chess, Color, Position};
+
+use super::{
+    laws::{Laws, LawsConfig},
+    time_control::Category,
+};
+
+/// What an illegal move costs the player who completed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Penalty {
+    /// Time added to the opponent's clock.
+    AddTimeToOpponent { ms: u64 },
+    /// The game is lost.
+    Loss,
+    /// The game would be lost, but the opponent cannot mate by any legal series: drawn.
+    Draw,
+}
+
+/// The penalty for a player's `offence`-th completed illegal move (1-based; 0 counts as 1).
+pub fn illegal_move_penalty(
+    cfg: &LawsConfig,
+    category: Category,
+    offence: u32,
+    opponent_can_mate: bool,
+) -> Penalty {
+    let offence = offence.max(1);
+    match cfg.illegal_strikes_to_lose {
+        Some(strikes) if offence >= strikes => {
+            if opponent_can_mate {
+                Penalty::Loss
+            } else {
+                Penalty::Draw
+            }
+        }
+        _ => Penalty::AddTimeToOpponent {
+            ms: penalty_ms(cfg, category),
+        },
+    }
+}
+
+/// The time an illegal move (or an incorrect claim from 2014) adds to the opponent's clock.
+pub fn penalty_ms(cfg: &LawsConfig, category: Category) -> u64 {
+    let secs = match category {
+        Category::Standard => cfg.penalty_secs_standard,
+        Category::Rapid => cfg.penalty_secs_rapid,
+        Category::Blitz => cfg.penalty_secs_blitz,
+    };
+    u64::from(secs) * 1000
+}
+
+/// The articles the ladder rests on: the ladder itself, then the appendix that sets the time in
+/// rapid or blitz where it differs from standard.
+pub fn illegal_move_penalty_article(laws: Laws, category: Category) -> &'static str {
+    match (laws, category) {
+        (Laws::Fide2001 | Laws::Fide2009, _) => "7.4b",
+        (Laws::Fide2014, Category::Blitz) => "7.5b, B.2",
+        (Laws::Fide2014, _) => "7.5b",
+        (Laws::Fide2018, Category::Blitz) => "7.5.5, B.2",
+        (Laws::Fide2018, _) => "7.5.5",
+        (Laws::Fide2023, Category::Rapid) => "7.5.5, A.3",
+        (Laws::Fide2023, Category::Blitz) => "7.5.5, B.3",
+        (Laws::Fide2023, Category::Standard) => "7.5.5",
+    }
+}
+
+/// Whether `color` could still mate by some series of legal moves, on the fast path: false only
+/// for insufficient material (a lone king; a lone knight against at most a queen; bishops all on
+/// one colour and no knights or pawns). Other positions count as "can mate"; the full helpmate
+/// search (CHA, D3-Chess) is out of scope.
+pub fn can_mate(pos: &Chess, color: Color) -> bool {
+    !pos.has_insufficient_material(color)
+}
