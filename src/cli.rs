@@ -9,6 +9,7 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
+    arbiter::LawsSetup,
     daemon, device,
     emulator::{self, EmulatorOptions, PtyOptions},
     export::{self, Format},
@@ -44,6 +45,8 @@ pub enum Command {
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
+        #[command(flatten)]
+        laws: daemon::LawsArgs,
     },
     /// Write games from the database to standard output.
     Export {
@@ -108,7 +111,8 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             captures,
             db,
             quiet,
-        } => replay(&captures, &db, quiet),
+            laws,
+        } => replay(&captures, &db, quiet, &laws.setup()),
         Command::Export { db, format, game } => {
             if !db.exists() {
                 bail!("{}: no such database", db.display());
@@ -170,7 +174,12 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-fn replay(captures: &[PathBuf], db: &std::path::Path, quiet: bool) -> anyhow::Result<()> {
+fn replay(
+    captures: &[PathBuf],
+    db: &std::path::Path,
+    quiet: bool,
+    laws: &LawsSetup,
+) -> anyhow::Result<()> {
     let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
     for path in captures {
         let mut print = |board: &str, event: &TrackerEvent| {
@@ -178,7 +187,7 @@ fn replay(captures: &[PathBuf], db: &std::path::Path, quiet: bool) -> anyhow::Re
                 daemon::print_event(board, event);
             }
         };
-        let summary = device::replay::replay_file(&mut store, path, &mut print)?;
+        let summary = device::replay::replay_file_with(&mut store, path, laws, &mut print)?;
         if !quiet {
             println!(
                 "{}: {} frames, {} moves, {} decode warnings, games {:?}",

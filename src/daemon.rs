@@ -21,6 +21,7 @@ use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::{
     Millis,
+    arbiter::{Laws, LawsConfig, LawsSetup, Referee, TimeControl},
     device::{
         Direction,
         serial::{self, Backoff, Watchdog, now_ms},
@@ -31,6 +32,27 @@ use crate::{
     store::{BoardId, GameId, Store, StoreError, Write},
     tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
+
+/// The Laws the games are played under (shared by `run`, `demo` and `replay`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LawsArgs {
+    /// Edition of the FIDE Laws: fide-2001, fide-2009, fide-2014, fide-2018 or fide-2023.
+    #[arg(long, default_value_t = Laws::default())]
+    pub laws: Laws,
+    /// The time control, e.g. 90+30, 40/90+30:30+30, 15+10, 3+2 (minutes + seconds per move;
+    /// `N/` a move quota; `dS` a delay). Article 8.4 and the rapid/blitz rules need it.
+    #[arg(long)]
+    pub time_control: Option<TimeControl>,
+}
+
+impl LawsArgs {
+    pub fn setup(&self) -> LawsSetup {
+        LawsSetup {
+            cfg: LawsConfig::for_edition(self.laws),
+            time_control: self.time_control.clone(),
+        }
+    }
+}
 
 /// `boardscribe run`.
 #[derive(clap::Args, Debug, Clone)]
@@ -44,6 +66,8 @@ pub struct RunArgs {
     /// Print every move as it is recorded.
     #[arg(long)]
     pub print_moves: bool,
+    #[command(flatten)]
+    pub laws: LawsArgs,
 }
 
 /// `boardscribe demo`.
@@ -60,6 +84,8 @@ pub struct DemoArgs {
     pub db: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    #[command(flatten)]
+    pub laws: LawsArgs,
 }
 
 /// What the writer says of a batch, handing the batch back (to announce it, or to retry it).
@@ -197,6 +223,22 @@ pub fn print_event(board: &str, event: &TrackerEvent) {
         TrackerEvent::Resolved { id, how, .. } => {
             println!("{board}: irregularity {id} resolved: {how}");
         }
+        TrackerEvent::FlagFall {
+            side,
+            proposed,
+            note,
+            ..
+        } => {
+            let note = note.as_deref().map_or(String::new(), |n| format!("; {n}"));
+            println!(
+                "{board}: {} flag fell: {} for the arbiter to confirm{note}",
+                side.as_str(),
+                proposed.as_pgn()
+            );
+        }
+        TrackerEvent::Claimable { claim, ply, .. } => {
+            println!("{board}: before ply {ply} a draw may be claimed: {claim}");
+        }
     }
 }
 
@@ -206,20 +248,27 @@ struct BoardSpec {
     path: PathBuf,
     id: BoardId,
     tracker: Tracker<ChessGame>,
+    referee: Referee,
 }
 
 /// Resolves boards in the store and resumes their open games.
-fn prepare_boards(store: &mut Store, ports: &[PathBuf]) -> anyhow::Result<Vec<BoardSpec>> {
+fn prepare_boards(
+    store: &mut Store,
+    ports: &[PathBuf],
+    laws: &LawsSetup,
+) -> anyhow::Result<Vec<BoardSpec>> {
     let mut boards = Vec::new();
     for path in ports {
         let name = path.display().to_string();
         let id = store.board(&name, Kind::Chess)?;
         let settings = TrackerSettings::default();
+        let mut referee = laws.referee();
         let tracker = match store.open_game(id)? {
             Some(game) => {
                 match Tracker::resume(settings.clone(), game.orientation, &game.moves, now_ms()) {
                     Some(t) => {
                         info!(board = %name, game = game.id.0, plies = game.moves.len(), "resuming game");
+                        referee.resume(&game.moves);
                         t
                     }
                     None => {
@@ -235,6 +284,7 @@ fn prepare_boards(store: &mut Store, ports: &[PathBuf]) -> anyhow::Result<Vec<Bo
             path: path.clone(),
             id,
             tracker,
+            referee,
         });
     }
     Ok(boards)
@@ -251,11 +301,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             let _ignored_if_all_done = stop_tx.send(true);
         });
         let print = args.print_moves;
-        record_boards(&args.db, &args.ports, stop_rx, move |board, e| {
-            if print {
-                print_event(board, e)
-            }
-        })
+        record_boards(
+            &args.db,
+            &args.ports,
+            &args.laws.setup(),
+            stop_rx,
+            move |board, e| {
+                if print {
+                    print_event(board, e)
+                }
+            },
+        )
         .await
     })
 }
@@ -290,11 +346,12 @@ async fn wait_for_signal() {
 pub async fn record_boards(
     db: &Path,
     ports: &[PathBuf],
+    laws: &LawsSetup,
     stop: watch::Receiver<bool>,
     announce: impl Fn(&str, &TrackerEvent) + Send + Sync + 'static,
 ) -> anyhow::Result<()> {
     let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
-    let boards = prepare_boards(&mut store, ports)?;
+    let boards = prepare_boards(&mut store, ports, laws)?;
     let (writer, writer_thread) =
         StoreWriter::start(store).context("starting the store writer thread")?;
     let announce = Arc::new(announce);
@@ -338,9 +395,10 @@ async fn board_task(
         path,
         id,
         tracker,
+        referee,
     } = board;
     let board = BoardRef { name, path };
-    let mut pipeline = DgtPipeline::new(id, tracker);
+    let mut pipeline = DgtPipeline::new(id, tracker, referee);
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     loop {
         if *stop.borrow() {
@@ -532,7 +590,8 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         let (stop_tx, stop_rx) = watch::channel(false);
         let daemon = tokio::spawn({
             let db = db.clone();
-            async move { record_boards(&db, &ports, stop_rx, print_event).await }
+            let laws = args.laws.setup();
+            async move { record_boards(&db, &ports, &laws, stop_rx, print_event).await }
         });
         let all_done = async {
             for _ in 0..boards {

@@ -11,6 +11,7 @@ use tracing::{debug, warn};
 
 use crate::{
     Millis,
+    arbiter::{LawsSetup, Referee},
     device::Direction,
     game::chess::ChessGame,
     protocol::{
@@ -38,8 +39,11 @@ pub struct DgtPipeline {
     reader: FrameReader,
     sensor: DgtBoardState,
     tracker: Tracker<ChessGame>,
+    referee: Referee,
     raw: RawBuffer,
     events: Vec<TrackerEvent>,
+    /// Events before this index have been through the referee.
+    reviewed: usize,
     writes: Vec<Write>,
     stats: PipelineStats,
     last_warning_at: Option<Millis>,
@@ -47,15 +51,17 @@ pub struct DgtPipeline {
 }
 
 impl DgtPipeline {
-    /// A pipeline for `board`, with a tracker (fresh, or resumed from the store).
-    pub fn new(board: BoardId, tracker: Tracker<ChessGame>) -> DgtPipeline {
+    /// A pipeline for `board`, with a tracker and a referee (fresh, or resumed from the store).
+    pub fn new(board: BoardId, tracker: Tracker<ChessGame>, referee: Referee) -> DgtPipeline {
         DgtPipeline {
             board,
             reader: FrameReader::new(Mode::Single),
             sensor: DgtBoardState::default(),
             tracker,
+            referee,
             raw: RawBuffer::new(),
             events: Vec::new(),
+            reviewed: 0,
             writes: Vec::new(),
             stats: PipelineStats::default(),
             last_warning_at: None,
@@ -63,9 +69,14 @@ impl DgtPipeline {
         }
     }
 
-    /// A fresh pipeline with default tracker settings.
+    /// A fresh pipeline with default tracker settings and the default Laws (FIDE 2023, no time
+    /// control configured).
     pub fn fresh(board: BoardId) -> DgtPipeline {
-        DgtPipeline::new(board, Tracker::new(TrackerSettings::default()))
+        DgtPipeline::new(
+            board,
+            Tracker::new(TrackerSettings::default()),
+            LawsSetup::default().referee(),
+        )
     }
 
     /// Bytes that travelled at `at` in direction `dir`.
@@ -130,6 +141,12 @@ impl DgtPipeline {
             Frame::BwTime(t) => {
                 if let Some(reading) = ClockReading::from_bwtime(&t) {
                     self.tracker.clock(at, reading, &mut self.events);
+                    // The referee's board must include what the press just recorded.
+                    self.review();
+                    let white_on_left = self.tracker.white_on_left();
+                    self.referee
+                        .clock(at, &reading, white_on_left, &mut self.events);
+                    self.reviewed = self.events.len();
                 }
             }
             // Identity replies (start-up, watchdog probes): worth a line in the log, nothing more.
@@ -140,7 +157,15 @@ impl DgtPipeline {
         }
     }
 
+    /// Passes the events not yet seen through the referee.
+    fn review(&mut self) {
+        self.referee.review(&mut self.events, self.reviewed);
+        self.reviewed = self.events.len();
+    }
+
     fn collect(&mut self) {
+        self.review();
+        self.reviewed = 0;
         for event in self.events.drain(..) {
             if matches!(event, TrackerEvent::Move(_)) {
                 self.stats.moves += 1;

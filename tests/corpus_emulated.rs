@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use boardscribe::{
-    device::replay::replay_reader,
+    arbiter::{Laws, LawsConfig, LawsSetup},
+    device::replay::replay_reader_with,
     emulator::{self, EmulatorOptions, PgnGame},
     store::Store,
     tracker::TrackerEvent,
@@ -55,6 +56,13 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
             .map(|(part, games)| {
                 s.spawn(move || {
                     let mut store = Store::open_in_memory().unwrap();
+                    // Historical games, played on past the fivefold repetitions and 75-move
+                    // sequences that have ended games automatically since 2014: replayed under the
+                    // 2009 Laws, so that every move of the record belongs to the game.
+                    let laws = LawsSetup {
+                        cfg: LawsConfig::for_edition(Laws::Fide2009),
+                        time_control: None,
+                    };
                     let mut failures = Vec::new();
                     let (mut plies, mut revisions, mut takebacks, mut alarms) = (0, 0, 0, 0);
                     for (i, (name, game)) in games.iter().enumerate() {
@@ -67,11 +75,12 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                         let mut script = emulator::script_pgn(game, &opts).unwrap();
                         script.scale_times(scale);
                         let text = script.to_capture_text();
-                        let summary = replay_reader(
+                        let summary = replay_reader_with(
                             &mut store,
                             name,
                             name,
                             text.as_bytes(),
+                            &laws,
                             &mut |_, e| {
                                 match e {
                                     TrackerEvent::Revision { .. } => revisions += 1,

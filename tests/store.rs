@@ -70,7 +70,7 @@ fn recorded(moves: &[Move], t0: u64) -> Vec<RecordedMove> {
             clock_white_ms: (ply > 1).then_some(clocks[0]),
             clock_black_ms: (ply > 1).then_some(clocks[1]),
             // Some moves flagged, so that the flag's round trip is shown.
-            time_trouble: ply % 5 == 0,
+            time_trouble: ply.is_multiple_of(5),
         });
     }
     out

@@ -6,7 +6,7 @@
 //! [`articles`] names the article of each irregularity and game end; [`penalty`] is the
 //! illegal-move ladder (Article 7); [`clock`] is Article 8.4 time trouble, flag fall and both
 //! flags (Article 6); [`draw`] is repetition, the 50/75-move rules and the automatic game ends
-//! (Articles 5 and 9). Article numbers follow `shared/rules/fide-laws.md`; where that brief marks a
+//! (Articles 5 and 9); [`referee`] applies all of it to one board's recorded events. Article numbers follow `shared/rules/fide-laws.md`; where that brief marks a
 //! detail as resting on one secondary source, the item doc says so ("[U]").
 
 pub mod articles;
@@ -14,6 +14,7 @@ pub mod clock;
 pub mod draw;
 pub mod laws;
 pub mod penalty;
+pub mod referee;
 pub mod time_control;
 
 pub use articles::{Ending, GameEnd, IrregularityKind, article, game_end_article};
@@ -23,4 +24,5 @@ pub use laws::{BothFlagsPolicy, FivefoldRule, Laws, LawsConfig, LawsError, LawsO
 pub use penalty::{
     Penalty, can_mate, illegal_move_penalty, illegal_move_penalty_article, penalty_ms,
 };
+pub use referee::{LawsSetup, Referee};
 pub use time_control::{Bonus, Category, Period, TimeControl, TimeControlError};

@@ -12,10 +12,11 @@ use tracing::info_span;
 use super::capture::{CaptureError, CaptureLines};
 use crate::{
     Millis,
+    arbiter::LawsSetup,
     game::Kind,
     pipeline::{DgtPipeline, PipelineStats},
     store::{GameId, Store, StoreError, Write},
-    tracker::TrackerEvent,
+    tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
 
 /// Why a replay failed.
@@ -47,10 +48,20 @@ pub struct ReplaySummary {
 const BATCH: usize = 4096;
 
 /// Replays one capture file into `store`, on the board named by the capture's `board` header or
-/// the file's stem. `on_commit` sees every event after it is durable.
+/// the file's stem, under the default Laws. `on_commit` sees every event after it is durable.
 pub fn replay_file(
     store: &mut Store,
     path: &Path,
+    on_commit: &mut dyn FnMut(&str, &TrackerEvent),
+) -> Result<ReplaySummary, ReplayError> {
+    replay_file_with(store, path, &LawsSetup::default(), on_commit)
+}
+
+/// [`replay_file`] under the given Laws.
+pub fn replay_file_with(
+    store: &mut Store,
+    path: &Path,
+    laws: &LawsSetup,
     on_commit: &mut dyn FnMut(&str, &TrackerEvent),
 ) -> Result<ReplaySummary, ReplayError> {
     let shown = path.display().to_string();
@@ -62,22 +73,36 @@ pub fn replay_file(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "replay".to_string());
-    replay_reader(
+    replay_reader_with(
         store,
         &shown,
         &stem,
         std::io::BufReader::with_capacity(1 << 16, file),
+        laws,
         on_commit,
     )
 }
 
 /// Replays a capture read from `reader` (named `source` in errors) on the board named by its
-/// `board` header, or `default_board`.
+/// `board` header, or `default_board`, under the default Laws.
 pub fn replay_reader(
     store: &mut Store,
     source: &str,
     default_board: &str,
     reader: impl BufRead,
+    on_commit: &mut dyn FnMut(&str, &TrackerEvent),
+) -> Result<ReplaySummary, ReplayError> {
+    let laws = LawsSetup::default();
+    replay_reader_with(store, source, default_board, reader, &laws, on_commit)
+}
+
+/// [`replay_reader`] under the given Laws.
+pub fn replay_reader_with(
+    store: &mut Store,
+    source: &str,
+    default_board: &str,
+    reader: impl BufRead,
+    laws: &LawsSetup,
     on_commit: &mut dyn FnMut(&str, &TrackerEvent),
 ) -> Result<ReplaySummary, ReplayError> {
     let mut lines = CaptureLines::new(reader);
@@ -110,7 +135,11 @@ pub fn replay_reader(
     let _enter = span.enter();
 
     let board = store.board(&name, Kind::Chess)?;
-    let mut pipeline = DgtPipeline::fresh(board);
+    let mut pipeline = DgtPipeline::new(
+        board,
+        Tracker::new(TrackerSettings::default()),
+        laws.referee(),
+    );
     let mut summary = ReplaySummary {
         board: name.clone(),
         ..ReplaySummary::default()

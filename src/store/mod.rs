@@ -630,7 +630,10 @@ impl Batch<'_> {
                     .execute((proposed.as_pgn(), game))?;
                 Ok(())
             }
-            TrackerEvent::Irregularity { at_ms, .. } | TrackerEvent::Resolved { at_ms, .. } => {
+            TrackerEvent::Irregularity { at_ms, .. }
+            | TrackerEvent::Resolved { at_ms, .. }
+            | TrackerEvent::FlagFall { at_ms, .. }
+            | TrackerEvent::Claimable { at_ms, .. } => {
                 let (_, ply, detail) = event_row(event)?;
                 self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
                 Ok(())
@@ -801,6 +804,33 @@ fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, String), Stor
             ply,
             how,
         } => (*at_ms, *ply, json!({ "id": id, "how": how })),
+        TrackerEvent::FlagFall {
+            at_ms,
+            after_ply,
+            side,
+            proposed,
+            termination,
+            article,
+            both,
+            note,
+        } => (
+            *at_ms,
+            after_ply.saturating_add(1),
+            json!({
+                "side": side.as_str(),
+                "proposed": proposed.as_pgn(),
+                "termination": termination,
+                "article": article,
+                "both": both,
+                "note": note,
+            }),
+        ),
+        TrackerEvent::Claimable {
+            at_ms,
+            ply,
+            claim,
+            article,
+        } => (*at_ms, *ply, json!({ "claim": claim, "article": article })),
     };
     Ok((at_ms, Some(ply), detail.to_string()))
 }

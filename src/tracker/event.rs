@@ -133,6 +133,28 @@ pub enum TrackerEvent {
         ply: u32,
         how: String,
     },
+    /// A clock showed a player's flag (Article 6.9): the result the Laws give, proposed to the
+    /// arbiter (a game end follows only when the daemon counts as an observer, 6.8).
+    FlagFall {
+        at_ms: Millis,
+        after_ply: u32,
+        side: Side,
+        proposed: Outcome,
+        termination: String,
+        article: Option<String>,
+        /// Both flags are down now; `note` says what the Laws provide for that.
+        both: bool,
+        note: Option<String>,
+    },
+    /// A draw the player to move may claim (9.2 threefold repetition, 9.3 fifty moves): never
+    /// an automatic end over the board.
+    Claimable {
+        at_ms: Millis,
+        /// The ply the claimant would play next.
+        ply: u32,
+        claim: String,
+        article: String,
+    },
     /// The position alone ends the game (mate, stalemate).
     GameEnded {
         at_ms: Millis,
@@ -154,6 +176,8 @@ impl TrackerEvent {
             TrackerEvent::GameEnded { .. } => "game_ended",
             TrackerEvent::Irregularity { kind, .. } => kind.as_str(),
             TrackerEvent::Resolved { .. } => "resolved",
+            TrackerEvent::FlagFall { .. } => "flag_fall",
+            TrackerEvent::Claimable { .. } => "claimable",
         }
     }
 }

@@ -345,7 +345,7 @@ impl<G: GameKind> Tracker<G> {
 
     /// Whether White's clock is the left-hand one (as in the real captures, until the clock
     /// readings say otherwise).
-    fn white_on_left(&self) -> bool {
+    pub fn white_on_left(&self) -> bool {
         self.white_on_left_votes >= 0
     }
 

@@ -1,0 +1,388 @@
+//! The referee: the configured Laws applied to what one board's tracker records.
+//!
+//! Flow: the pipeline passes every batch of tracker events through [`Referee::review`] before they
+//! are stored, and every clock reading through [`Referee::clock`]. The referee keeps the game's
+//! positions (from the moves' UCI), and so can: mark each move made in Article 8.4 time trouble;
+//! give each irregularity its article under the configured edition, and a completed illegal move
+//! its place on the player's ladder with the penalty due (7.5.5); end the game on a dead position,
+//! fivefold repetition or 75 moves (from 2014); note a threefold or fifty-move draw as claimable;
+//! and report a flag fall with the result 6.9 gives (a game end only when the daemon counts as an
+//! observer, 6.8). Checkmate and stalemate are the tracker's (it stops recording there). Pure: time
+//! comes with the events and readings.
+
+use shakmaty::{Chess, Color, Position, uci::UciMove};
+use tracing::warn;
+
+use super::{
+    Category, Claimable, GameEnd, IrregularityKind, LawsConfig, Penalty, Repetitions, TimeControl,
+    TimeTrouble, article, automatic_end, both_flags, can_mate, claimable, flag_fall,
+    game_end_article, illegal_move_penalty, illegal_move_penalty_article,
+};
+use crate::{
+    Millis,
+    sensor::dgt::ClockReading,
+    tracker::{BoardIrregularity, RecordedMove, Side, TrackerEvent},
+};
+
+/// The Laws an event plays under: the edition with its switches, and the time control.
+#[derive(Clone, Debug, Default)]
+pub struct LawsSetup {
+    pub cfg: LawsConfig,
+    pub time_control: Option<TimeControl>,
+}
+
+impl LawsSetup {
+    /// A referee for one board.
+    pub fn referee(&self) -> Referee {
+        Referee::new(self.cfg.clone(), self.time_control.clone())
+    }
+}
+
+/// The Laws for one board.
+pub struct Referee {
+    cfg: LawsConfig,
+    tc: Option<TimeControl>,
+    category: Category,
+    game: Option<Game>,
+    scratch: Vec<TrackerEvent>,
+}
+
+/// What the referee knows of the game in progress.
+struct Game {
+    /// `positions[i]` is the position after `i` plies.
+    positions: Vec<Chess>,
+    reps: Repetitions,
+    trouble: Option<TimeTrouble>,
+    /// Completed illegal moves by White and by Black.
+    illegal: [u32; 2],
+    claimable: Claimable,
+    flags: [bool; 2],
+    ended: bool,
+}
+
+impl Game {
+    fn new(tc: Option<&TimeControl>, cfg: &LawsConfig) -> Game {
+        let start = Chess::default();
+        Game {
+            reps: Repetitions::new(&start),
+            positions: vec![start],
+            trouble: tc.map(|tc| TimeTrouble::new(tc, cfg)),
+            illegal: [0; 2],
+            claimable: Claimable::default(),
+            flags: [false; 2],
+            ended: false,
+        }
+    }
+
+    fn position(&self) -> &Chess {
+        // Never empty: it starts with the start position and is never cut below it.
+        &self.positions[self.positions.len() - 1]
+    }
+
+    fn plies(&self) -> usize {
+        self.positions.len() - 1
+    }
+
+    fn truncate(&mut self, plies: usize) {
+        while self.plies() > plies {
+            self.positions.pop();
+            self.reps.pop();
+        }
+    }
+}
+
+fn color(side: Side) -> Color {
+    match side {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    }
+}
+
+fn side(c: Color) -> Side {
+    match c {
+        Color::White => Side::White,
+        Color::Black => Side::Black,
+    }
+}
+
+fn ordinal(n: u32) -> String {
+    match n {
+        1 => "first".into(),
+        2 => "second".into(),
+        3 => "third".into(),
+        n => format!("{n}th"),
+    }
+}
+
+impl Referee {
+    /// A referee applying `cfg`; `tc` is the event's time control, if configured (the rapid and
+    /// blitz rules and Article 8.4 need it).
+    pub fn new(cfg: LawsConfig, tc: Option<TimeControl>) -> Referee {
+        let category = tc
+            .as_ref()
+            .map_or(Category::Standard, |tc| tc.category(cfg.laws));
+        Referee {
+            cfg,
+            tc,
+            category,
+            game: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Continues a game recorded before (after a restart), from its stored moves.
+    pub fn resume(&mut self, moves: &[RecordedMove]) {
+        let mut game = Game::new(self.tc.as_ref(), &self.cfg);
+        for m in moves {
+            if !self.play(&mut game, &mut m.clone()) {
+                break;
+            }
+        }
+        self.game = Some(game);
+    }
+
+    /// Applies the Laws to the events from index `from` on, in place: annotates moves and
+    /// irregularities, and adds game ends and claimable draws after the event that caused them.
+    pub fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
+        if events.len() <= from {
+            return;
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.extend(events.drain(from..));
+        for mut event in scratch.drain(..) {
+            let extra = self.look_at(&mut event);
+            events.push(event);
+            events.extend(extra);
+        }
+        self.scratch = scratch;
+    }
+
+    /// One event: annotated in place; what it causes is returned.
+    fn look_at(&mut self, event: &mut TrackerEvent) -> Option<TrackerEvent> {
+        if let TrackerEvent::GameStarted { .. } = event {
+            self.game = Some(Game::new(self.tc.as_ref(), &self.cfg));
+            return None;
+        }
+        let mut game = self.game.take()?;
+        let extra = match event {
+            TrackerEvent::Move(m) => self.after_move(&mut game, m),
+            TrackerEvent::Revision { new, .. } => {
+                game.truncate(new.ply.saturating_sub(1) as usize);
+                self.after_move(&mut game, new)
+            }
+            TrackerEvent::Takeback { to_ply, .. } => {
+                game.truncate(*to_ply as usize);
+                game.ended = false;
+                None
+            }
+            TrackerEvent::Irregularity {
+                kind,
+                player,
+                article: art,
+                ruling,
+                ..
+            } => {
+                self.irregularity(&mut game, *kind, *player, art, ruling);
+                None
+            }
+            TrackerEvent::GameEnded { .. } => {
+                game.ended = true;
+                None
+            }
+            _ => None,
+        };
+        self.game = Some(game);
+        extra
+    }
+
+    /// Plays a recorded move on the referee's board; false if it does not fit (never expected:
+    /// the tracker only records legal moves).
+    fn play(&self, game: &mut Game, m: &mut RecordedMove) -> bool {
+        let pos = game.position();
+        let Some(mv) = m
+            .uci
+            .as_deref()
+            .and_then(|u| u.parse::<UciMove>().ok())
+            .and_then(|u| u.to_move(pos).ok())
+        else {
+            warn!(ply = m.ply, uci = ?m.uci, "referee: a recorded move does not fit its position");
+            return false;
+        };
+        let mover = pos.turn();
+        let mut next = pos.clone();
+        next.play_unchecked(mv);
+        game.reps.push(&next);
+        game.positions.push(next);
+        if let Some(trouble) = game.trouble.as_mut() {
+            let clock = match mover {
+                Color::White => m.clock_white_ms,
+                Color::Black => m.clock_black_ms,
+            };
+            m.time_trouble = trouble.on_move(mover, m.ply.div_ceil(2), clock);
+        }
+        true
+    }
+
+    fn after_move(&self, game: &mut Game, m: &mut RecordedMove) -> Option<TrackerEvent> {
+        if game.plies() + 1 != m.ply as usize {
+            game.truncate((m.ply as usize).saturating_sub(1).min(game.plies()));
+        }
+        if !self.play(game, m) || game.ended {
+            return None;
+        }
+        // Mate and stalemate are the tracker's own game ends.
+        if let Some(ending) = automatic_end(&self.cfg, game.position(), &game.reps)
+            && !matches!(ending.end, GameEnd::Checkmate | GameEnd::Stalemate)
+        {
+            game.ended = true;
+            return Some(TrackerEvent::GameEnded {
+                at_ms: m.at_ms,
+                after_ply: m.ply,
+                outcome: ending.outcome,
+                termination: ending.termination.to_string(),
+            });
+        }
+        let now = claimable(&game.reps);
+        let was = std::mem::replace(&mut game.claimable, now);
+        let claim = if now.threefold && !was.threefold {
+            Some(GameEnd::ThreefoldRepetition)
+        } else if now.fifty_moves && !was.fifty_moves {
+            Some(GameEnd::FiftyMoves)
+        } else {
+            None
+        }?;
+        Some(TrackerEvent::Claimable {
+            at_ms: m.at_ms,
+            ply: m.ply + 1,
+            claim: claim.termination().to_string(),
+            article: game_end_article(claim, self.cfg.laws)
+                .unwrap_or_default()
+                .to_string(),
+        })
+    }
+
+    fn irregularity(
+        &self,
+        game: &mut Game,
+        kind: BoardIrregularity,
+        player: Option<Side>,
+        art: &mut Option<String>,
+        ruling: &mut Option<String>,
+    ) {
+        let kind = match kind {
+            BoardIrregularity::Displaced => IrregularityKind::Displaced,
+            BoardIrregularity::IllegalMove => IrregularityKind::IllegalMove,
+            BoardIrregularity::ClockWithoutMove => IrregularityKind::ClockWithoutMove,
+            BoardIrregularity::WrongStartPosition => IrregularityKind::WrongStartPosition,
+        };
+        *art = article(kind, self.cfg.laws).map(str::to_string);
+        match (kind, player) {
+            (IrregularityKind::IllegalMove, Some(player)) => {
+                let c = color(player);
+                let n = &mut game.illegal[c as usize];
+                *n += 1;
+                let offence = *n;
+                let opponent = !c;
+                let opponent_can_mate = can_mate(game.position(), opponent);
+                let penalty =
+                    illegal_move_penalty(&self.cfg, self.category, offence, opponent_can_mate);
+                let ladder = illegal_move_penalty_article(self.cfg.laws, self.category);
+                let due = match penalty {
+                    Penalty::AddTimeToOpponent { ms } => format!(
+                        "{} s to be added to {}'s clock",
+                        ms / 1000,
+                        side(opponent).as_str()
+                    ),
+                    Penalty::Loss => format!("{} loses the game", player.as_str()),
+                    Penalty::Draw => format!(
+                        "the game is drawn: {} cannot mate by any series of legal moves",
+                        side(opponent).as_str()
+                    ),
+                };
+                *ruling = Some(format!(
+                    "{} completed illegal move by {}: {due} ({ladder}); the arbiter applies it",
+                    ordinal(offence),
+                    player.as_str()
+                ));
+            }
+            (IrregularityKind::ClockWithoutMove, _) => {
+                *ruling = Some(
+                    "the arbiter decides whether it counts as an illegal move or a distraction"
+                        .to_string(),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// A clock reading: a flag that has just shown is reported with the result the Laws give.
+    /// `white_on_left`: White's clock is the left-hand one.
+    pub fn clock(
+        &mut self,
+        at: Millis,
+        reading: &ClockReading,
+        white_on_left: bool,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let Some(game) = self.game.as_mut() else {
+            return;
+        };
+        let (white_flag, black_flag) = if white_on_left {
+            (reading.left_flag, reading.right_flag)
+        } else {
+            (reading.right_flag, reading.left_flag)
+        };
+        let now = [white_flag, black_flag];
+        if game.ended || now == game.flags {
+            game.flags = now;
+            return;
+        }
+        for (i, &flag) in now.iter().enumerate() {
+            if !flag || game.flags[i] {
+                continue;
+            }
+            let flagged = if i == 0 { Color::White } else { Color::Black };
+            let ending = flag_fall(game.position(), flagged, self.cfg.laws);
+            let both = now[0] && now[1];
+            let note = both.then(|| {
+                let plies = game.plies() as u32;
+                let period = self
+                    .tc
+                    .as_ref()
+                    .map_or(0, |tc| tc.period_of(plies.div_ceil(2).max(1)));
+                match self.tc.as_ref() {
+                    Some(tc) => {
+                        let b = both_flags(&self.cfg, tc, period);
+                        format!(
+                            "both flags are down: {:?}{}",
+                            b.decision,
+                            b.article.map_or(String::new(), |a| format!(" ({a})"))
+                        )
+                    }
+                    None => "both flags are down: the arbiter decides".to_string(),
+                }
+            });
+            out.push(TrackerEvent::FlagFall {
+                at_ms: at,
+                after_ply: game.plies() as u32,
+                side: side(flagged),
+                proposed: ending.outcome,
+                termination: ending.termination.to_string(),
+                article: (!ending.article.is_empty()).then(|| ending.article.to_string()),
+                both,
+                note,
+            });
+            if self.cfg.daemon_is_observer && !both {
+                game.ended = true;
+                out.push(TrackerEvent::GameEnded {
+                    at_ms: at,
+                    after_ply: game.plies() as u32,
+                    outcome: ending.outcome,
+                    termination: ending.termination.to_string(),
+                });
+                break;
+            }
+        }
+        game.flags = now;
+    }
+}
