@@ -27,21 +27,35 @@ pub(super) fn departure(
         return Departure::InProgress;
     }
     let us = pos.turn();
+    // Only lifted pieces: a piece in the hand, or one knocked over (only time tells).
+    let lifted_only = diff.iter().all(|&s| reading.0[s] == piece::EMPTY);
+    let missing = || Departure::Missing {
+        detail: describe(&expected, reading, &diff),
+    };
     if diff.len() <= 4 {
         for (_, m) in succ {
             if part_way(pos, m, &diff, reading, pressed) {
-                return Departure::InProgress;
+                return if lifted_only && !pressed {
+                    missing()
+                } else {
+                    Departure::InProgress
+                };
             }
         }
     }
-    // Own pieces in the hand (adjusting, thinking with a piece lifted, or pressing early).
+    // Own pieces in the hand (adjusting, thinking with a piece lifted, or pressing early), and
+    // kings lifted (on their way to the centre squares: the result gesture).
     if diff.len() <= 2
+        && lifted_only
         && diff.iter().all(|&s| {
-            reading.0[s] == piece::EMPTY
-                && code_to_piece(expected.0[s]).is_some_and(|p| p.color == us)
+            code_to_piece(expected.0[s]).is_some_and(|p| p.color == us || p.role == Role::King)
         })
     {
-        return Departure::InProgress;
+        return if pressed {
+            Departure::InProgress
+        } else {
+            missing()
+        };
     }
     if let Some(detail) = illegal_move(pos, &expected, reading, &diff, pressed) {
         return Departure::IllegalMove { detail };
@@ -299,11 +313,33 @@ mod tests {
     #[test]
     fn a_piece_in_the_hand_or_a_capture_half_done_is_in_progress() {
         let pos = position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
-        // The knight lifted.
+        // The knight lifted: in the hand, or knocked over (only time tells).
         let r = moved(&pos, &[(Square::F3, piece::EMPTY)]);
-        assert_eq!(classify(&pos, &r, false), Departure::InProgress);
-        // Nxe5: the victim lifted first.
+        assert!(matches!(
+            classify(&pos, &r, false),
+            Departure::Missing { .. }
+        ));
+        assert_eq!(classify(&pos, &r, true), Departure::InProgress);
+        // Nxe5: the victim lifted first, then the knight too.
         let r = moved(&pos, &[(Square::E5, piece::EMPTY)]);
+        assert!(matches!(
+            classify(&pos, &r, false),
+            Departure::Missing { .. }
+        ));
+        let r = moved(
+            &pos,
+            &[(Square::E5, piece::EMPTY), (Square::F3, piece::EMPTY)],
+        );
+        assert!(matches!(
+            classify(&pos, &r, false),
+            Departure::Missing { .. }
+        ));
+        // Castling half done: the king on g1, the rook still on h1.
+        let pos = position("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+        let r = moved(
+            &pos,
+            &[(Square::E1, piece::EMPTY), (Square::G1, piece::WKING)],
+        );
         assert_eq!(classify(&pos, &r, false), Departure::InProgress);
     }
 

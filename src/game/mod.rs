@@ -62,6 +62,10 @@ pub enum Departure {
     /// One piece of the side to move was moved in a way the rules forbid; an illegal move once
     /// the clock is pressed. `detail` says which and why.
     IllegalMove { detail: String },
+    /// Pieces are missing that a move in progress could have lifted (the mover's own, or one he
+    /// may capture), so only time tells a piece in the hand from one knocked over (sensors cannot
+    /// see a piece lying on its side); `detail` lists them.
+    Missing { detail: String },
     /// Pieces stand where no move puts them (knocked, displaced, missing); `detail` lists them.
     Displaced { detail: String },
 }

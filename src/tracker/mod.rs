@@ -47,6 +47,9 @@ pub struct TrackerSettings {
     /// A board that no move in progress explains, stable this long, is reported as displaced
     /// pieces (a complete wrong set-up, as a wrong start position).
     pub displaced_ms: Millis,
+    /// Pieces missing that a move in progress could have lifted (in the hand, or knocked over:
+    /// the sensors cannot tell) are reported as displaced after this long.
+    pub missing_ms: Millis,
     /// Boards further than this many places from the position are not reported as displaced
     /// (pieces being cleared or set up, not knocked).
     pub displaced_max_distance: usize,
@@ -63,7 +66,8 @@ impl Default for TrackerSettings {
             resync_ms: 1_500,
             resync_depth: 4,
             revise_depth: 2,
-            displaced_ms: 4_000,
+            displaced_ms: 2_500,
+            missing_ms: 15_000,
             displaced_max_distance: 4,
         }
     }
@@ -647,12 +651,34 @@ impl<G: GameKind> Tracker<G> {
         if G::reading_distance(tip.reading(), &reading) > self.settings.displaced_max_distance {
             return;
         }
-        let detail = match G::departure(&tip.pos, tip.successors(), &reading, false) {
+        let mut departure = G::departure(&tip.pos, tip.successors(), &reading, false);
+        // The last move may still be under way (a slide recorded at a square it crossed): the
+        // board is then part-way through a sibling of it.
+        if matches!(
+            departure,
+            Departure::Displaced { .. } | Departure::IllegalMove { .. }
+        ) && let Some(parent) = g.parent()
+            && matches!(
+                G::departure(&parent.pos, parent.successors(), &reading, false),
+                Departure::InProgress | Departure::Missing { .. }
+            )
+        {
+            departure = Departure::InProgress;
+        }
+        let detail = match departure {
             Departure::InProgress => return,
             Departure::Displaced { detail } => detail,
             Departure::IllegalMove { detail } => {
                 format!("{detail} (not completed: no clock press)")
             }
+            // In the hand or knocked over: only the longer wait tells.
+            Departure::Missing { .. } if at < since.saturating_add(self.settings.missing_ms) => {
+                if let Some(u) = g.unexplained.as_mut() {
+                    u.judged = false;
+                }
+                return;
+            }
+            Departure::Missing { detail } => format!("{detail} (missing: knocked over?)"),
         };
         report(
             g,
@@ -780,7 +806,7 @@ impl<G: GameKind> Tracker<G> {
             return;
         }
         match G::departure(&tip.pos, tip.successors(), &reading, true) {
-            Departure::InProgress => {}
+            Departure::InProgress | Departure::Missing { .. } => {}
             Departure::IllegalMove { detail } => {
                 let ply = g.belief_plies() as u32 + 1;
                 for (id, _) in g.open.drain(..) {
