@@ -332,7 +332,7 @@ fn two_illegal_moves(edition: Laws) -> Recorded {
         irregularities: vec![
             ScriptedIrregularity {
                 before_ply: 9,
-                kind: kind.clone(),
+                kind,
             },
             ScriptedIrregularity {
                 before_ply: 19,
