@@ -16,8 +16,10 @@ use boardscribe::{
     export,
     store::{GameRecord, Store},
 };
+use rand::{SeedableRng, seq::IndexedRandom};
+use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
-use shakmaty::{Chess, EnPassantMode, Position, fen::Fen};
+use shakmaty::{Chess, EnPassantMode, Move, Position, Role, fen::Fen};
 
 fn corpus(file: &str) -> Vec<PgnGame> {
     let path = format!(
@@ -75,6 +77,10 @@ impl Recorded {
 
 fn play(game: &PgnGame, opts: EmulatorOptions, laws: &LawsSetup) -> Recorded {
     let script = emulator::script_pgn(game, &opts).expect("script");
+    replay_script(script, laws)
+}
+
+fn replay_script(script: BoardScript, laws: &LawsSetup) -> Recorded {
     let text = script.to_capture_text();
     let mut store = Store::open_in_memory().expect("store");
     let mut kinds = Vec::new();
@@ -688,4 +694,120 @@ fn scripted_irregularities_on_many_games() {
         alarms * 100 <= scripted * 2,
         "false alarms at most 2 %: {alarms}"
     );
+}
+
+/// A seeded game from the start in which `pick` chooses each move among the legal ones, until
+/// `done` says so; `None` if the game ends (mate, stalemate, a fifth repetition) first.
+fn playout(
+    seed: u64,
+    max_plies: usize,
+    mut pick: impl FnMut(&Chess, &[Move], &mut ChaCha8Rng) -> Option<Move>,
+    done: impl Fn(&Chess, usize) -> bool,
+) -> Option<Vec<Move>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut pos = Chess::default();
+    let mut moves = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    while moves.len() < max_plies {
+        if done(&pos, moves.len()) {
+            return Some(moves);
+        }
+        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let mv = pick(&pos, &legal, &mut rng)?;
+        pos.play_unchecked(mv);
+        moves.push(mv);
+        let key = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+        let key: String = key.split(' ').take(4).collect::<Vec<_>>().join(" ");
+        let n = seen.entry(key).or_default();
+        *n += 1;
+        if *n >= 3 || pos.is_game_over() && !done(&pos, moves.len()) {
+            return None;
+        }
+    }
+    None
+}
+
+fn replay_moves(moves: &[Move], seed: u64, setup: &LawsSetup) -> Recorded {
+    let opts = EmulatorOptions {
+        seed,
+        result_gesture: false,
+        ..EmulatorOptions::default()
+    };
+    let script = emulator::script_game(moves, None, &opts).expect("script");
+    replay_script(script, setup)
+}
+
+#[test]
+fn art_5_2_2_a_dead_position_ends_the_game_as_a_draw() {
+    // Captures first, until neither side has mating material (the fast path of 5.2.2).
+    let moves = (0..500)
+        .find_map(|seed| {
+            playout(
+                seed,
+                400,
+                |_, legal, rng| {
+                    let captures: Vec<Move> =
+                        legal.iter().copied().filter(|m| m.is_capture()).collect();
+                    if captures.is_empty() {
+                        legal.choose(rng).copied()
+                    } else {
+                        captures.choose(rng).copied()
+                    }
+                },
+                |pos, _| pos.is_insufficient_material(),
+            )
+        })
+        .expect("a capture-first game reaching a dead position");
+    let r = replay_moves(&moves, 3, &laws(Laws::Fide2023, None));
+    assert_eq!(r.ucis(), r.expected_ucis());
+    let g = r.game();
+    assert_eq!(g.termination.as_deref(), Some("dead_position"));
+    assert_eq!(g.result, "1/2-1/2");
+}
+
+#[test]
+fn art_9_6_2_seventy_five_moves_end_the_game_from_2014_fifty_are_claimable() {
+    // 1. e3 e6 2. d3 d6 opens the bishops; then only piece moves, never a capture, and no
+    // position a third time, for 150 plies.
+    let opening = ["e2e3", "e7e6", "d2d3", "d7d6"];
+    let moves = (0..500)
+        .find_map(|seed| {
+            playout(
+                seed,
+                200,
+                |pos, legal, rng| {
+                    let n =
+                        pos.fullmoves().get() as usize * 2 - usize::from(pos.turn().is_white()) - 1;
+                    if let Some(uci) = opening.get(n) {
+                        return legal.iter().copied().find(|m| {
+                            m.to_uci(shakmaty::CastlingMode::Standard).to_string() == *uci
+                        });
+                    }
+                    let quiet: Vec<Move> = legal
+                        .iter()
+                        .copied()
+                        .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
+                        .collect();
+                    quiet.choose(rng).copied()
+                },
+                |_, plies| plies == opening.len() + 150,
+            )
+        })
+        .expect("a quiet game of 150 plies");
+    let r = replay_moves(&moves, 5, &laws(Laws::Fide2023, None));
+    let g = r.game();
+    assert_eq!(g.termination.as_deref(), Some("seventy_five_moves"));
+    assert_eq!(g.result, "1/2-1/2");
+    assert_eq!(g.moves.len(), opening.len() + 150);
+    let fifty = g
+        .events
+        .iter()
+        .find(|e| e.kind == "claimable" && e.detail["claim"] == "fifty_moves")
+        .expect("fifty moves claimable");
+    assert_eq!(fifty.ply, Some(opening.len() as u32 + 101));
+    assert_eq!(fifty.detail["article"], "9.3");
+
+    let r = replay_moves(&moves, 5, &laws(Laws::Fide2009, None));
+    assert_eq!(r.ucis(), r.expected_ucis());
+    assert_eq!(r.game().termination, None, "no 75-move rule before 2014");
 }
