@@ -290,6 +290,16 @@ fn prepare_boards(
     Ok(boards)
 }
 
+/// The emulated clock for `laws`' time control: the first period's base and increment.
+fn emulated_clock(laws: &LawsSetup) -> (u64, u64) {
+    laws.time_control
+        .as_ref()
+        .and_then(|tc| tc.periods().first())
+        .map_or((15 * 60_000, 10_000), |p| {
+            (u64::from(p.base_secs) * 1000, p.increment_ms())
+        })
+}
+
 /// `boardscribe run`: records every given port until SIGINT/SIGTERM.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let rt = tokio::runtime::Runtime::new()?;
@@ -540,6 +550,11 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     };
     let db = args.db.clone().unwrap_or_else(|| dir.join("demo.db"));
     let games = emulator::games_from_pgn(DEMO_PGN)?;
+    // The emulated clocks run the configured time control (15+10 unless told).
+    let mut laws = args.laws.setup();
+    if laws.time_control.is_none() {
+        laws.time_control = Some("15+10".parse()?);
+    }
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async {
         let mut emulators = JoinSet::new();
@@ -547,10 +562,15 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<usize>();
         for i in 0..args.boards.max(1) {
             let game = &games[i % games.len()];
+            let seed = args.seed + i as u64;
             let opts = EmulatorOptions {
                 speed: args.speed,
-                seed: args.seed + i as u64,
+                seed,
                 rotated: i % 2 == 1,
+                time_control: Some(emulated_clock(&laws)),
+                // A few irregularities (a knocked piece, an illegal move, a press without a
+                // move...), so that the demo shows the arbiter's side too.
+                irregularities: emulator::random_irregularities(seed, game.moves.len(), 0.03),
                 ..EmulatorOptions::default()
             };
             let script = emulator::script_pgn(game, &opts)?;
@@ -590,7 +610,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         let (stop_tx, stop_rx) = watch::channel(false);
         let daemon = tokio::spawn({
             let db = db.clone();
-            let laws = args.laws.setup();
+            let laws = laws.clone();
             async move { record_boards(&db, &ports, &laws, stop_rx, print_event).await }
         });
         let all_done = async {

@@ -669,7 +669,7 @@ impl<G: GameKind> Tracker<G> {
             Departure::InProgress => return,
             Departure::Displaced { detail } => detail,
             Departure::IllegalMove { detail } => {
-                format!("{detail} (not completed: no clock press)")
+                format!("{detail}; not completed (no clock press)")
             }
             // In the hand or knocked over: only the longer wait tells.
             Departure::Missing { .. } if at < since.saturating_add(self.settings.missing_ms) => {
