@@ -726,7 +726,7 @@ fn json_export_has_the_contract_fields() {
             assert_eq!(j["fen"], m.position.as_str());
             assert_eq!(j["clock_white_ms"], serde_json::json!(m.clock_white_ms));
             assert_eq!(j["clock_black_ms"], serde_json::json!(m.clock_black_ms));
-            assert_eq!(j["time_trouble"], false);
+            assert_eq!(j["time_trouble"], m.time_trouble);
             assert_eq!(j["at_ms"], m.at_ms);
             Fen::from_ascii(j["fen"].as_str().unwrap().as_bytes()).unwrap();
         }
