@@ -362,7 +362,10 @@ fn print_decision(d: &Decision) {
             reason,
             previous_result,
             ..
-        } => format!("result {result} ({}), was {previous_result}", reason.as_str()),
+        } => format!(
+            "result {result} ({}), was {previous_result}",
+            reason.as_str()
+        ),
         Action::Rule {
             irregularity,
             ruling,
@@ -373,9 +376,9 @@ fn print_decision(d: &Decision) {
             new_notation,
             retracted,
             ..
-        } => format!(
-            "ply {ply}: {old_notation} -> {new_notation} ({retracted} move(s) re-recorded)"
-        ),
+        } => {
+            format!("ply {ply}: {old_notation} -> {new_notation} ({retracted} move(s) re-recorded)")
+        }
         Action::Note { ply: Some(ply) } => format!("note after ply {ply}"),
         Action::Note { ply: None } => "note".to_owned(),
     };

@@ -15,7 +15,8 @@
 //! (the latest ruling: `{decision, at_ms, author, note, ruling}`).
 //!
 //! Arbiter decisions, when a game has any, are in `decisions`: `{id, at_ms, ply, action, author,
-//! note, ...}` with the action's fields (see `store::Action`). With the history asked for, each
+//! note, ...}` with the action's fields (see `store::Action`); `ply` is the move corrected or
+//! noted, the ply a ruled irregularity happened before, or null. With the history asked for, each
 //! game also has `history`: every event in the order recorded (`{id, at_ms, kind, ply, detail,
 //! retracted}`), `retracted` being the move rows that event retracted (a revision, a takeback,
 //! a correction).
@@ -108,7 +109,7 @@ fn move_json(kind: Kind, m: &RecordedMove) -> Value {
 }
 
 /// The arbiter's decisions among `events`, in the order made: the stored detail with the event's
-/// `id`, `at_ms` and `ply`.
+/// `id`, `at_ms` and `ply` (the detail's own `ply`, the move's, wins over the event's).
 pub fn decisions(events: &[EventRecord]) -> Vec<Value> {
     events
         .iter()

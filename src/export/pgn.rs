@@ -146,7 +146,11 @@ fn decision_comments(game: &GameRecord) -> Vec<(Option<u32>, String)> {
                     let r = d.get("ruling").cloned().unwrap_or(Value::Null);
                     let field = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
                     let id = d.get("irregularity").and_then(Value::as_u64).unwrap_or(0);
-                    let _ = write!(c, " irregularity {id} ruled: {}", field("kind").replace('_', " "));
+                    let _ = write!(
+                        c,
+                        " irregularity {id} ruled: {}",
+                        field("kind").replace('_', " ")
+                    );
                     match field("kind") {
                         "penalty_applied" => {
                             let _ = write!(c, ": {}", field("description"));

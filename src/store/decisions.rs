@@ -12,11 +12,7 @@
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
-use shakmaty::{
-    Chess, Position,
-    san::SanPlus,
-    uci::UciMove,
-};
+use shakmaty::{Chess, Position, san::SanPlus, uci::UciMove};
 
 use super::{
     EventRecord, GAME_SELECT, GameId, Store, StoreError, game_header, get_ms, get_opt_ms, sql_ms,
@@ -145,11 +141,15 @@ impl From<ResultReason> for String {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Ruling {
     /// A penalty was applied (time added, a loss), as described.
-    PenaltyApplied { description: String },
+    PenaltyApplied {
+        description: String,
+    },
     /// The move stands (the claim came too late, or the arbiter saw no irregularity).
     MoveStands,
     /// The position before ply `ply` was reinstated (Article 7.5.1).
-    PositionReinstated { ply: u32 },
+    PositionReinstated {
+        ply: u32,
+    },
     NoAction,
 }
 
@@ -229,8 +229,12 @@ struct Detail {
 impl Decision {
     /// The decision stored as `event` (of kind [`DECISION_KIND`]) of `game`.
     pub fn from_event(game: GameId, event: &EventRecord) -> Result<Decision, DecisionError> {
-        let detail: Detail = serde_json::from_value(event.detail.clone())
-            .map_err(|source| DecisionError::Unreadable { id: event.id, source })?;
+        let detail: Detail = serde_json::from_value(event.detail.clone()).map_err(|source| {
+            DecisionError::Unreadable {
+                id: event.id,
+                source,
+            }
+        })?;
         Ok(Decision {
             id: event.id,
             game,
@@ -285,8 +289,7 @@ impl Store {
         };
         let decision = insert(&tx, game, board, None, action, author, note, at_ms)?;
         tx.prepare_cached("UPDATE games SET result = ?1, termination = ?2 WHERE id = ?3")?
-            .execute((result, reason.as_str(), game))
-            ?;
+            .execute((result, reason.as_str(), game))?;
         tx.commit()?;
         Ok(decision)
     }
@@ -375,8 +378,7 @@ impl Store {
             "UPDATE moves SET retracted_by = ?1 \
              WHERE game_id = ?2 AND ply >= ?3 AND retracted_by IS NULL",
         )?
-        .execute((decision.id, game, ply))
-        ?;
+        .execute((decision.id, game, ply))?;
         for mv in &corrected {
             tx.prepare_cached(
                 "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
@@ -392,8 +394,7 @@ impl Store {
                 sql_opt_ms(mv.clock_white_ms)?,
                 sql_opt_ms(mv.clock_black_ms)?,
                 mv.time_trouble,
-            ))
-            ?;
+            ))?;
         }
         tx.commit()?;
         Ok(decision)
@@ -480,10 +481,8 @@ impl Store {
                         time_trouble: r.get::<_, i64>(8)? != 0,
                     },
                 })
-            })
-            ?
-            .collect::<Result<Vec<_>, _>>()
-            ?;
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
 }
@@ -520,27 +519,27 @@ fn header(
     conn: &Connection,
     game: GameId,
 ) -> Result<(super::BoardId, String, Option<String>), DecisionError> {
-    conn.prepare_cached("SELECT board_id, result, termination FROM games WHERE id = ?1")
-        ?
+    conn.prepare_cached("SELECT board_id, result, termination FROM games WHERE id = ?1")?
         .query_row([game], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()
-        ?
+        .optional()?
         .ok_or(DecisionError::UnknownGame(game))
 }
 
 fn game_kind(conn: &Connection, game: GameId) -> Result<Kind, DecisionError> {
     let record = conn
-        .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))
-        ?
+        .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))?
         .query_row([game], game_header)
-        .optional()
-        ?
+        .optional()?
         .ok_or(DecisionError::UnknownGame(game))??;
     Ok(record.kind)
 }
 
 /// The ply irregularity `id` of `game` happened before.
-fn irregularity_ply(conn: &Connection, game: GameId, id: u32) -> Result<Option<u32>, DecisionError> {
+fn irregularity_ply(
+    conn: &Connection,
+    game: GameId,
+    id: u32,
+) -> Result<Option<u32>, DecisionError> {
     let kinds = IRREGULARITY_KINDS
         .iter()
         .map(|k| format!("'{k}'"))
@@ -550,11 +549,9 @@ fn irregularity_ply(conn: &Connection, game: GameId, id: u32) -> Result<Option<u
         .prepare_cached(&format!(
             "SELECT ply FROM events WHERE game_id = ?1 AND kind IN ({kinds}) \
              AND json_extract(detail, '$.id') = ?2 ORDER BY id LIMIT 1"
-        ))
-        ?
+        ))?
         .query_row((game, id), |r| r.get(0))
-        .optional()
-        ?;
+        .optional()?;
     found.ok_or(DecisionError::UnknownIrregularity { game, id })
 }
 
@@ -563,8 +560,7 @@ fn live_moves(conn: &Connection, game: GameId) -> Result<Vec<RecordedMove>, Deci
         .prepare_cached(
             "SELECT ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms, \
              time_trouble FROM moves WHERE game_id = ?1 AND retracted_by IS NULL ORDER BY ply",
-        )
-        ?
+        )?
         .query_map([game], |r| {
             Ok(RecordedMove {
                 ply: r.get(0)?,
@@ -576,19 +572,15 @@ fn live_moves(conn: &Connection, game: GameId) -> Result<Vec<RecordedMove>, Deci
                 clock_black_ms: get_opt_ms(r, 6)?,
                 time_trouble: r.get::<_, i64>(7)? != 0,
             })
-        })
-        ?
-        .collect::<Result<Vec<_>, _>>()
-        ?;
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
 fn events(conn: &Connection, game: GameId) -> Result<Vec<EventRecord>, DecisionError> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT id, at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id",
-        )
-        ?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id",
+    )?;
     let mut rows = stmt.query([game])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
@@ -680,7 +672,10 @@ fn insert(
     note: Option<&str>,
     at_ms: Millis,
 ) -> Result<Decision, DecisionError> {
-    let note = note.map(str::trim).filter(|n| !n.is_empty()).map(str::to_owned);
+    let note = note
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned);
     let detail = Detail {
         action,
         author: author.to_owned(),
@@ -691,10 +686,8 @@ fn insert(
         .prepare_cached(
             "INSERT INTO events (game_id, board_id, at_ms, kind, ply, detail) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )
-        ?
-        .insert((game, board, sql_ms(at_ms)?, DECISION_KIND, ply, text))
-        ?;
+        )?
+        .insert((game, board, sql_ms(at_ms)?, DECISION_KIND, ply, text))?;
     Ok(Decision {
         id,
         game,
