@@ -295,7 +295,6 @@ impl Store {
     }
 
     /// Rules on irregularity `irregularity` (its `id` within `game`).
-    #[allow(clippy::too_many_arguments)]
     pub fn rule_on_irregularity(
         &mut self,
         game: GameId,
@@ -333,7 +332,6 @@ impl Store {
     /// Corrects a mis-sensed move: `new_move` (UCI or SAN) replaces the live move at `ply`, and
     /// every later live move is replayed after it (they must all stay legal). The old rows are
     /// retracted by the decision, the new ones keep their times and clocks.
-    #[allow(clippy::too_many_arguments)]
     pub fn correct_move(
         &mut self,
         game: GameId,
