@@ -262,7 +262,8 @@ pub struct HistoryEntry {
 }
 
 impl Store {
-    /// Sets (or changes) the result of `game` and records why.
+    /// Sets (or changes) the result of `game` and records why. The game's `ended_at_ms` is the
+    /// tracker's (stream time) and is left alone: a game still open on its board stays open.
     pub fn set_result(
         &mut self,
         game: GameId,
@@ -331,7 +332,8 @@ impl Store {
 
     /// Corrects a mis-sensed move: `new_move` (UCI or SAN) replaces the live move at `ply`, and
     /// every later live move is replayed after it (they must all stay legal). The old rows are
-    /// retracted by the decision, the new ones keep their times and clocks.
+    /// retracted by the decision, the new ones keep their times and clocks. A running daemon's
+    /// tracker is not told: correct a game that is over, or one its board resumes after a restart.
     pub fn correct_move(
         &mut self,
         game: GameId,
