@@ -12,8 +12,8 @@ use crate::{
     arbiter::LawsSetup,
     daemon, device,
     emulator::{self, EmulatorOptions, PtyOptions},
-    export::{self, Format},
-    store::{GameId, Store},
+    export::{self, ExportOptions, Format},
+    store::{Action, Decision, GameId, HistoryEntry, ResultReason, Ruling, Store},
     tracker::TrackerEvent,
 };
 
@@ -57,6 +57,17 @@ pub enum Command {
         /// Only this game.
         #[arg(long)]
         game: Option<i64>,
+        /// Also show what was retracted and every event (PGN comments; a JSON `history` array).
+        #[arg(long)]
+        history: bool,
+    },
+    /// Arbiter decisions: results, rulings, corrected moves and notes (each kept with its time
+    /// and author; nothing recorded is overwritten).
+    Arbiter {
+        #[arg(long)]
+        db: PathBuf,
+        #[command(subcommand)]
+        command: ArbiterCommand,
     },
     /// Write a capture of a real board's stream, both directions.
     Record(device::record::RecordArgs),
@@ -96,6 +107,86 @@ pub enum Command {
     },
 }
 
+#[derive(Subcommand, Debug)]
+pub enum ArbiterCommand {
+    /// Set or change a game's result.
+    Result {
+        #[command(flatten)]
+        who: Who,
+        /// 1-0, 0-1, 1/2-1/2, *, +/-, -/+ or -/-.
+        #[arg(long, allow_hyphen_values = true)]
+        result: String,
+        /// resignation, agreement, forfeit, decision, or any other word.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Rule on an irregularity (its number within the game).
+    Rule {
+        #[command(flatten)]
+        who: Who,
+        #[arg(long)]
+        irregularity: u32,
+        #[arg(long, value_enum)]
+        ruling: RulingArg,
+        /// The penalty applied (with `--ruling penalty`).
+        #[arg(long)]
+        description: Option<String>,
+        /// The ply play went on before (with `--ruling reinstated`).
+        #[arg(long)]
+        ply: Option<u32>,
+    },
+    /// Correct a mis-sensed move (UCI or SAN); later moves are replayed after it.
+    Correct {
+        #[command(flatten)]
+        who: Who,
+        #[arg(long)]
+        ply: u32,
+        #[arg(long = "move")]
+        mv: String,
+    },
+    /// Add a note to a game, or after the move at a ply.
+    Note {
+        #[arg(long)]
+        game: i64,
+        #[arg(long)]
+        ply: Option<u32>,
+        #[arg(long)]
+        text: String,
+        /// Who decided (default: $USER, else "arbiter").
+        #[arg(long)]
+        author: Option<String>,
+    },
+    /// Print a game's events, decisions included, in the order recorded.
+    History {
+        #[arg(long)]
+        game: i64,
+    },
+}
+
+/// The game, the author and the note of a decision.
+#[derive(clap::Args, Debug)]
+pub struct Who {
+    #[arg(long)]
+    game: i64,
+    /// Who decided (default: $USER, else "arbiter").
+    #[arg(long)]
+    author: Option<String>,
+    #[arg(long)]
+    note: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RulingArg {
+    /// A penalty was applied (`--description` says which).
+    Penalty,
+    /// The move stands.
+    Stands,
+    /// The position was reinstated (`--ply` says before which ply).
+    Reinstated,
+    /// No action.
+    None,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ExportFormat {
     Pgn,
@@ -113,19 +204,23 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             quiet,
             laws,
         } => replay(&captures, &db, quiet, &laws.setup()),
-        Command::Export { db, format, game } => {
-            if !db.exists() {
-                bail!("{}: no such database", db.display());
-            }
-            let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+        Command::Export {
+            db,
+            format,
+            game,
+            history,
+        } => {
+            let store = open_existing(&db)?;
             let format = match format {
                 ExportFormat::Pgn => Format::Pgn,
                 ExportFormat::Json => Format::Json,
             };
-            let text = export::export(&store, format, game.map(GameId))?;
+            let options = ExportOptions { history };
+            let text = export::export_with(&store, format, game.map(GameId), options)?;
             print!("{text}");
             Ok(())
         }
+        Command::Arbiter { db, command } => arbiter(&db, command),
         Command::Record(args) => device::record::record(args),
         Command::Emulate {
             pgn,
@@ -171,6 +266,143 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             rt.block_on(emulator::run_pty(&script, &pty, None))?;
             Ok(())
         }
+    }
+}
+
+fn open_existing(db: &std::path::Path) -> anyhow::Result<Store> {
+    if !db.exists() {
+        bail!("{}: no such database", db.display());
+    }
+    Store::open(db).with_context(|| format!("opening {}", db.display()))
+}
+
+/// The author of a decision: the one given, else `$USER`, else "arbiter".
+fn author(given: Option<String>) -> String {
+    given
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|a| !a.trim().is_empty())
+        .unwrap_or_else(|| "arbiter".to_owned())
+}
+
+/// Wall-clock ms since the Unix epoch: the time of a decision, read here at the binary's edge.
+fn now_ms() -> anyhow::Result<u64> {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .context("the system clock is before 1970")?;
+    Ok(u64::try_from(since.as_millis())?)
+}
+
+fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::Result<()> {
+    let mut store = open_existing(db)?;
+    let decision = match command {
+        ArbiterCommand::Result {
+            who,
+            result,
+            reason,
+        } => store.set_result(
+            GameId(who.game),
+            &result,
+            ResultReason::from(reason),
+            &author(who.author),
+            who.note.as_deref(),
+            now_ms()?,
+        )?,
+        ArbiterCommand::Rule {
+            who,
+            irregularity,
+            ruling,
+            description,
+            ply,
+        } => {
+            let ruling = match (ruling, description, ply) {
+                (RulingArg::Penalty, Some(description), None) => {
+                    Ruling::PenaltyApplied { description }
+                }
+                (RulingArg::Penalty, None, _) => bail!("--ruling penalty needs --description"),
+                (RulingArg::Reinstated, None, Some(ply)) => Ruling::PositionReinstated { ply },
+                (RulingArg::Reinstated, _, None) => bail!("--ruling reinstated needs --ply"),
+                (RulingArg::Stands, None, None) => Ruling::MoveStands,
+                (RulingArg::None, None, None) => Ruling::NoAction,
+                (r, ..) => bail!("--ruling {r:?} takes no --description or --ply besides its own"),
+            };
+            store.rule_on_irregularity(
+                GameId(who.game),
+                irregularity,
+                ruling,
+                &author(who.author),
+                who.note.as_deref(),
+                now_ms()?,
+            )?
+        }
+        ArbiterCommand::Correct { who, ply, mv } => store.correct_move(
+            GameId(who.game),
+            ply,
+            &mv,
+            &author(who.author),
+            who.note.as_deref(),
+            now_ms()?,
+        )?,
+        ArbiterCommand::Note {
+            game,
+            ply,
+            text,
+            author: who,
+        } => store.add_note(GameId(game), ply, &text, &author(who), now_ms()?)?,
+        ArbiterCommand::History { game } => {
+            for entry in store.history(GameId(game))? {
+                print_history_entry(&entry);
+            }
+            return Ok(());
+        }
+    };
+    print_decision(&decision);
+    Ok(())
+}
+
+fn print_decision(d: &Decision) {
+    let what = match &d.action {
+        Action::SetResult {
+            result,
+            reason,
+            previous_result,
+            ..
+        } => format!(
+            "result {result} ({}), was {previous_result}",
+            reason.as_str()
+        ),
+        Action::Rule {
+            irregularity,
+            ruling,
+        } => format!("irregularity {irregularity}: {}", ruling.as_str()),
+        Action::CorrectMove {
+            ply,
+            old_notation,
+            new_notation,
+            retracted,
+            ..
+        } => {
+            format!("ply {ply}: {old_notation} -> {new_notation} ({retracted} move(s) re-recorded)")
+        }
+        Action::Note { ply: Some(ply) } => format!("note after ply {ply}"),
+        Action::Note { ply: None } => "note".to_owned(),
+    };
+    println!(
+        "decision {} on game {} by {}: {what}",
+        d.id, d.game.0, d.author
+    );
+}
+
+fn print_history_entry(h: &HistoryEntry) {
+    let e = &h.event;
+    let ply = e.ply.map(|p| format!(" ply {p}")).unwrap_or_default();
+    println!("#{} at_ms {} {}{ply} {}", e.id, e.at_ms, e.kind, e.detail);
+    if !h.retracted.is_empty() {
+        let moves: Vec<String> = h
+            .retracted
+            .iter()
+            .map(|m| format!("{}:{}", m.ply, m.notation))
+            .collect();
+        println!("    retracted: {}", moves.join(" "));
     }
 }
 

@@ -11,13 +11,21 @@
 //! `ruling` (what the laws provide, for the arbiter), `at_ms`, `since_ms` (the raw frames from
 //! there to `at_ms` show it), `resolved` and `resolution` (`{at_ms, how}` or null); and the
 //! tracker's audit trail (`takeback`, `revised_move`), with `article` null, `resolved` true and
-//! `detail` the stored object.
+//! `detail` the stored object. An irregularity the arbiter ruled on also has `ruling_by_arbiter`
+//! (the latest ruling: `{decision, at_ms, author, note, ruling}`).
+//!
+//! Arbiter decisions, when a game has any, are in `decisions`: `{id, at_ms, ply, action, author,
+//! note, ...}` with the action's fields (see `store::Action`); `ply` is the move corrected or
+//! noted, the ply a ruled irregularity happened before, or null. With the history asked for, each
+//! game also has `history`: every event in the order recorded (`{id, at_ms, kind, ply, detail,
+//! retracted}`), `retracted` being the move rows that event retracted (a revision, a takeback,
+//! a correction).
 
 use serde_json::{Map, Value, json};
 
 use crate::{
     game::Kind,
-    store::{EventRecord, GameRecord},
+    store::{DECISION_KIND, EventRecord, GameRecord, HistoryEntry},
     tracker::event::RecordedMove,
 };
 
@@ -37,7 +45,32 @@ pub fn json(games: &[GameRecord]) -> Value {
     json!({ "games": games.iter().map(game).collect::<Vec<_>>() })
 }
 
+/// Like [`json`], each game with its `history` (`histories[i]` is the history of `games[i]`).
+pub fn json_with_history(games: &[GameRecord], histories: &[Vec<HistoryEntry>]) -> Value {
+    let games = games
+        .iter()
+        .zip(histories)
+        .map(|(g, h)| {
+            let mut v = game(g);
+            if let Value::Object(o) = &mut v {
+                o.insert("history".into(), history(g.kind, h).into());
+            }
+            v
+        })
+        .collect::<Vec<_>>();
+    json!({ "games": games })
+}
+
 fn game(g: &GameRecord) -> Value {
+    let mut v = game_fields(g);
+    let decisions = decisions(&g.events);
+    if let (Value::Object(o), false) = (&mut v, decisions.is_empty()) {
+        o.insert("decisions".into(), decisions.into());
+    }
+    v
+}
+
+fn game_fields(g: &GameRecord) -> Value {
     json!({
         "id": g.id.0,
         "board": g.board_name,
@@ -75,6 +108,63 @@ fn move_json(kind: Kind, m: &RecordedMove) -> Value {
     Value::Object(o)
 }
 
+/// The arbiter's decisions among `events`, in the order made: the stored detail with the event's
+/// `id`, `at_ms` and `ply` (the detail's own `ply`, the move's, wins over the event's).
+pub fn decisions(events: &[EventRecord]) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| e.kind == DECISION_KIND)
+        .map(|e| {
+            let mut o = Map::new();
+            o.insert("id".into(), e.id.into());
+            o.insert("at_ms".into(), e.at_ms.into());
+            o.insert("ply".into(), e.ply.into());
+            if let Value::Object(d) = &e.detail {
+                o.extend(d.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            Value::Object(o)
+        })
+        .collect()
+}
+
+/// The latest ruling by the arbiter on irregularity `id`, if any.
+fn ruling_by_arbiter(events: &[EventRecord], id: &Value) -> Option<Value> {
+    events
+        .iter()
+        .rev()
+        .find(|e| {
+            e.kind == DECISION_KIND
+                && e.detail.get("action").and_then(Value::as_str) == Some("rule")
+                && e.detail.get("irregularity") == Some(id)
+        })
+        .map(|e| {
+            let field = |name: &str| e.detail.get(name).cloned().unwrap_or(Value::Null);
+            json!({
+                "decision": e.id,
+                "at_ms": e.at_ms,
+                "author": field("author"),
+                "note": field("note"),
+                "ruling": field("ruling"),
+            })
+        })
+}
+
+fn history(kind: Kind, entries: &[HistoryEntry]) -> Vec<Value> {
+    entries
+        .iter()
+        .map(|h| {
+            json!({
+                "id": h.event.id,
+                "at_ms": h.event.at_ms,
+                "kind": h.event.kind,
+                "ply": h.event.ply,
+                "detail": h.event.detail,
+                "retracted": h.retracted.iter().map(|m| move_json(kind, m)).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
+}
+
 /// The game's irregularities, each with its resolution if one came.
 pub fn irregularities(events: &[EventRecord]) -> Vec<Value> {
     events
@@ -99,7 +189,8 @@ pub fn irregularities(events: &[EventRecord]) -> Vec<Value> {
                 .find(|r| r.kind == "resolved" && r.detail.get("id") == Some(&id))
                 .map(|r| json!({ "at_ms": r.at_ms, "how": r.detail.get("how") }));
             let field = |name: &str| e.detail.get(name).cloned().unwrap_or(Value::Null);
-            Some(json!({
+            let ruled = ruling_by_arbiter(events, &id);
+            let mut v = json!({
                 "id": id,
                 "ply": e.ply,
                 "kind": e.kind,
@@ -111,7 +202,11 @@ pub fn irregularities(events: &[EventRecord]) -> Vec<Value> {
                 "since_ms": field("since_ms"),
                 "resolved": resolution.is_some(),
                 "resolution": resolution,
-            }))
+            });
+            if let (Value::Object(o), Some(ruled)) = (&mut v, ruled) {
+                o.insert("ruling_by_arbiter".into(), ruled);
+            }
+            Some(v)
         })
         .collect()
 }

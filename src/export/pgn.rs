@@ -7,17 +7,39 @@
 //! (whole seconds, rounded down) when it is known. Irregularities the board showed are comments
 //! before the ply they happened before (`{ Irregularity: illegal_move (7.5.1) by white: ... }`);
 //! an illegal move is never in the movetext.
+//!
+//! Arbiter decisions are `{ Arbiter: ... }` comments: a ruling with its irregularity, a
+//! corrected move or a note on a ply after that move, a result and a note on the whole game at the
+//! end. The movetext is the live (corrected) record and the result the one set; a forfeit
+//! (`+/-`, `-/+`) ends the movetext as `1-0`/`0-1` and a double forfeit (`-/-`) as `*`, the
+//! comment saying which. With the history ([`pgn_with_history`]) the retracted moves are
+//! comments too (`{ History: ... }`), before the first ply they held.
 
 use std::fmt::Write as _;
 
-use crate::{game::Kind, store::GameRecord};
+use serde_json::Value;
+
+use crate::{
+    game::Kind,
+    store::{DECISION_KIND, GameRecord, HistoryEntry},
+};
 
 /// Lines stay shorter than this (PGN export format: at most 79 characters).
 const MAX_LINE: usize = 80;
 
 /// The game as PGN, ending with a newline.
 pub fn pgn(game: &GameRecord) -> String {
+    pgn_with(game, None)
+}
+
+/// The game as PGN with its retracted moves as comments (`history` from `Store::history`).
+pub fn pgn_with_history(game: &GameRecord, history: &[HistoryEntry]) -> String {
+    pgn_with(game, Some(history))
+}
+
+fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>) -> String {
     let mut out = String::new();
+    let result = pgn_result(&game.result);
     let date = game.date.as_deref().unwrap_or("????.??.??");
     let white = game.white.as_deref().unwrap_or(&game.board_name);
     let black = game.black.as_deref().unwrap_or(&game.board_name);
@@ -28,7 +50,7 @@ pub fn pgn(game: &GameRecord) -> String {
         ("Round", "?"),
         ("White", white),
         ("Black", black),
-        ("Result", &game.result),
+        ("Result", result),
         ("Board", &game.board_name),
     ] {
         tag(&mut out, name, value);
@@ -38,7 +60,12 @@ pub fn pgn(game: &GameRecord) -> String {
     }
     out.push('\n');
 
-    let comments = irregularity_comments(game);
+    let mut comments = history.map(history_comments).unwrap_or_default();
+    comments.extend(irregularity_comments(game));
+    let (at_end, on_plies): (Vec<_>, Vec<_>) = decision_comments(game)
+        .into_iter()
+        .partition(|(ply, _)| ply.is_none());
+    comments.extend(on_plies.into_iter().filter_map(|(p, c)| Some((p?, c))));
     let comments_before = |ply: u32| comments.iter().filter(move |(p, _)| *p == ply);
     let mut lines = Wrapper::new(&mut out);
     // A black move needs its number at the start and after a comment.
@@ -71,9 +98,126 @@ pub fn pgn(game: &GameRecord) -> String {
             after_comment = true;
         }
     }
-    lines.token(&game.result);
+    for (_, text) in &at_end {
+        lines.comment(text);
+    }
+    lines.token(result);
     lines.finish();
     out
+}
+
+/// The game termination marker for a stored result: forfeits as the PGN result they give.
+fn pgn_result(result: &str) -> &str {
+    match result {
+        "+/-" => "1-0",
+        "-/+" => "0-1",
+        "-/-" => "*",
+        r => r,
+    }
+}
+
+/// `(ply it comes before, or None at the end; comment text)` for each arbiter decision.
+fn decision_comments(game: &GameRecord) -> Vec<(Option<u32>, String)> {
+    let notation = |ply: u64| {
+        game.moves
+            .iter()
+            .find(|m| u64::from(m.ply) == ply)
+            .map(|m| m.notation.clone())
+    };
+    game.events
+        .iter()
+        .filter(|e| e.kind == DECISION_KIND)
+        .map(|e| {
+            let d = &e.detail;
+            let text = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or_default();
+            let mut c = String::from("Arbiter:");
+            let mut by_author = true;
+            match text("action") {
+                "set_result" => {
+                    let _ = write!(
+                        c,
+                        " result {} ({}), was {}",
+                        text("result"),
+                        text("reason"),
+                        text("previous_result")
+                    );
+                }
+                "rule" => {
+                    let r = d.get("ruling").cloned().unwrap_or(Value::Null);
+                    let field = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
+                    let id = d.get("irregularity").and_then(Value::as_u64).unwrap_or(0);
+                    let _ = write!(
+                        c,
+                        " irregularity {id} ruled: {}",
+                        field("kind").replace('_', " ")
+                    );
+                    match field("kind") {
+                        "penalty_applied" => {
+                            let _ = write!(c, ": {}", field("description"));
+                        }
+                        "position_reinstated" => {
+                            let ply = r.get("ply").and_then(Value::as_u64).unwrap_or(0);
+                            let _ = write!(c, " (before ply {ply})");
+                        }
+                        _ => {}
+                    }
+                }
+                "correct_move" => {
+                    let ply = d.get("ply").and_then(Value::as_u64).unwrap_or(0);
+                    let _ = write!(
+                        c,
+                        " move {ply} corrected from {} to {}",
+                        text("old_notation"),
+                        text("new_notation")
+                    );
+                    if notation(ply).as_deref() != Some(text("new_notation")) {
+                        c.push_str(" (since changed)");
+                    }
+                }
+                "note" => {
+                    let _ = write!(c, " {}", text("note"));
+                    let _ = write!(c, " ({})", text("author"));
+                    by_author = false;
+                }
+                other => {
+                    let _ = write!(c, " {other}");
+                }
+            }
+            if by_author {
+                let _ = write!(c, "; by {}", text("author"));
+                if let Some(note) = d.get("note").and_then(Value::as_str) {
+                    let _ = write!(c, ": {note}");
+                }
+            }
+            (e.ply, c)
+        })
+        .collect()
+}
+
+/// `(ply, comment)` for each event that retracted moves: the moves, before the first ply they held.
+fn history_comments(history: &[HistoryEntry]) -> Vec<(u32, String)> {
+    history
+        .iter()
+        .filter_map(|h| {
+            let first = h.retracted.first()?.ply;
+            let by = match h.event.detail.get("action").and_then(Value::as_str) {
+                Some(action) if h.event.kind == DECISION_KIND => format!("arbiter {action}"),
+                _ => h.event.kind.replace('_', " "),
+            };
+            let mut c = format!("History: retracted by {by} (event {}):", h.event.id);
+            for (i, m) in h.retracted.iter().enumerate() {
+                let number = m.ply.div_ceil(2);
+                if m.ply % 2 == 1 {
+                    let _ = write!(c, " {number}. {}", m.notation);
+                } else if i == 0 {
+                    let _ = write!(c, " {number}...{}", m.notation);
+                } else {
+                    let _ = write!(c, " {}", m.notation);
+                }
+            }
+            Some((first, c))
+        })
+        .collect()
 }
 
 /// `(ply it happened before, comment text)` for each irregularity the board showed.
@@ -112,12 +256,26 @@ fn irregularity_comments(game: &GameRecord) -> Vec<(u32, String)> {
 
 /// Every game, separated by a blank line.
 pub fn pgn_all(games: &[GameRecord]) -> String {
+    join(games.iter().map(pgn))
+}
+
+/// Every game with its history (`histories[i]` is the history of `games[i]`).
+pub fn pgn_all_with_history(games: &[GameRecord], histories: &[Vec<HistoryEntry>]) -> String {
+    join(
+        games
+            .iter()
+            .zip(histories)
+            .map(|(g, h)| pgn_with_history(g, h)),
+    )
+}
+
+fn join(texts: impl Iterator<Item = String>) -> String {
     let mut out = String::new();
-    for (i, game) in games.iter().enumerate() {
+    for (i, text) in texts.enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&pgn(game));
+        out.push_str(&text);
     }
     out
 }

@@ -8,6 +8,7 @@
 //! SQLite runs in WAL mode with `synchronous=NORMAL` (a power cut may lose the last commits, never
 //! corrupt the file), `foreign_keys=ON` and a busy timeout.
 
+mod decisions;
 pub mod raw;
 pub mod schema;
 
@@ -20,7 +21,13 @@ use rusqlite::{
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-pub use self::raw::{RawBlock, RawBuffer, RawChunk, RawError};
+pub use self::{
+    decisions::{
+        Action, DECISION_KIND, Decision, DecisionError, HistoryEntry, RESULTS, ResultReason,
+        RetractedMove, Ruling,
+    },
+    raw::{RawBlock, RawBuffer, RawChunk, RawError},
+};
 use crate::{
     Millis,
     device::Direction,

@@ -1,0 +1,699 @@
+//! Arbiter decisions: results, rulings on irregularities, corrected moves and notes.
+//!
+//! Flow: each operation validates against the stored game, then in one transaction appends one
+//! event of kind `decision` (detail `{action, author, note, ...fields}`) and applies it: a result
+//! updates the game's row, a correction retracts the live moves from its ply (their
+//! `retracted_by` is the decision's event) and inserts the corrected ones. Nothing is deleted or
+//! rewritten, so every decision, and every decision that changed an earlier one, stays in the
+//! history ([`Store::history`]). Time is the caller's (`at_ms`, wall-clock ms since the Unix
+//! epoch); this module never reads the clock. The decision event's `ply` column keeps the table's
+//! convention (the ply it comes before): the irregularity's ply for a ruling, the ply after the
+//! move for a correction or a note, and none for a result.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Position, san::SanPlus, uci::UciMove};
+
+use super::{
+    EventRecord, GAME_SELECT, GameId, Store, StoreError, game_header, get_ms, get_opt_ms, sql_ms,
+    sql_opt_ms,
+};
+use crate::{
+    Millis,
+    game::{GameKind, Kind, chess::ChessGame},
+    tracker::event::RecordedMove,
+};
+
+/// Event kind of a decision, as stored.
+pub const DECISION_KIND: &str = "decision";
+
+/// Event kinds of the irregularities a board shows (numbered by `id` within a game).
+const IRREGULARITY_KINDS: &[&str] = &[
+    "displaced",
+    "illegal_move",
+    "clock_without_move",
+    "wrong_start_position",
+    "board_rotated",
+];
+
+/// Results an arbiter may set: the PGN ones and the forfeits of unplayed games.
+pub const RESULTS: &[&str] = &["1-0", "0-1", "1/2-1/2", "*", "+/-", "-/+", "-/-"];
+
+/// Why a decision was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum DecisionError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("no game with id {}", .0.0)]
+    UnknownGame(GameId),
+    #[error("game {} has no ply {ply} (it has {plies} live moves)", .game.0)]
+    NoSuchPly { game: GameId, ply: u32, plies: u32 },
+    #[error("game {} has no irregularity {id}", .game.0)]
+    UnknownIrregularity { game: GameId, id: u32 },
+    #[error("{0:?} is not a result (one of 1-0, 0-1, 1/2-1/2, *, +/-, -/+, -/-)")]
+    InvalidResult(String),
+    #[error("result {result} does not go with {reason}")]
+    InconsistentResult { result: String, reason: String },
+    #[error("game {} is not a chess game; only chess moves can be corrected", .0.0)]
+    NotChess(GameId),
+    #[error("{text:?} is neither a UCI nor a SAN move")]
+    InvalidMove { text: String },
+    #[error("{text:?} is not legal at ply {ply} (position {fen})")]
+    IllegalMove { ply: u32, text: String, fen: String },
+    #[error("ply {ply} is already {text}; nothing to correct")]
+    SameMove { ply: u32, text: String },
+    #[error(
+        "after that correction the recorded move {notation} ({uci}) at ply {ply} is no longer legal"
+    )]
+    LaterMoveIllegal {
+        ply: u32,
+        uci: String,
+        notation: String,
+    },
+    #[error("stored move at ply {ply} is unreadable: {uci:?}")]
+    StoredMove { ply: u32, uci: Option<String> },
+    #[error("the author of a decision must not be empty")]
+    EmptyAuthor,
+    #[error("a note must not be empty")]
+    EmptyNote,
+    #[error("decision event {id} is unreadable: {source}")]
+    Unreadable { id: i64, source: serde_json::Error },
+}
+
+impl From<rusqlite::Error> for DecisionError {
+    fn from(err: rusqlite::Error) -> DecisionError {
+        DecisionError::Store(err.into())
+    }
+}
+
+impl From<serde_json::Error> for DecisionError {
+    fn from(err: serde_json::Error) -> DecisionError {
+        DecisionError::Store(err.into())
+    }
+}
+
+/// Why a result was set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum ResultReason {
+    Resignation,
+    /// A draw agreed by the players.
+    Agreement,
+    Forfeit,
+    /// The arbiter's decision (a penalty, an adjudication).
+    Decision,
+    Other(String),
+}
+
+impl ResultReason {
+    /// Stable name, stored as the decision's `reason` and the game's `termination`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ResultReason::Resignation => "resignation",
+            ResultReason::Agreement => "agreement",
+            ResultReason::Forfeit => "forfeit",
+            ResultReason::Decision => "decision",
+            ResultReason::Other(s) => s,
+        }
+    }
+}
+
+impl From<String> for ResultReason {
+    fn from(s: String) -> ResultReason {
+        match s.as_str() {
+            "resignation" => ResultReason::Resignation,
+            "agreement" => ResultReason::Agreement,
+            "forfeit" => ResultReason::Forfeit,
+            "decision" => ResultReason::Decision,
+            _ => ResultReason::Other(s),
+        }
+    }
+}
+
+impl From<ResultReason> for String {
+    fn from(r: ResultReason) -> String {
+        r.as_str().to_owned()
+    }
+}
+
+/// The arbiter's ruling on an irregularity.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Ruling {
+    /// A penalty was applied (time added, a loss), as described.
+    PenaltyApplied {
+        description: String,
+    },
+    /// The move stands (the claim came too late, or the arbiter saw no irregularity).
+    MoveStands,
+    /// The position before ply `ply` was reinstated (Article 7.5.1).
+    PositionReinstated {
+        ply: u32,
+    },
+    NoAction,
+}
+
+impl Ruling {
+    /// Stable name (`penalty_applied`, `move_stands`, `position_reinstated`, `no_action`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Ruling::PenaltyApplied { .. } => "penalty_applied",
+            Ruling::MoveStands => "move_stands",
+            Ruling::PositionReinstated { .. } => "position_reinstated",
+            Ruling::NoAction => "no_action",
+        }
+    }
+}
+
+/// What a decision did, with its fields (stored flat in the event's detail next to `action`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// The game's result and termination were set; the previous ones are kept here.
+    SetResult {
+        result: String,
+        reason: ResultReason,
+        previous_result: String,
+        previous_termination: Option<String>,
+    },
+    /// A ruling on irregularity `irregularity` (its `id` within the game).
+    Rule { irregularity: u32, ruling: Ruling },
+    /// The move at `ply` was corrected from `old_*` to `new_*`; `retracted` live moves (from
+    /// `ply` on) were retracted and as many inserted.
+    CorrectMove {
+        ply: u32,
+        old_uci: Option<String>,
+        old_notation: String,
+        new_uci: String,
+        new_notation: String,
+        retracted: u32,
+    },
+    /// A note, on a ply or on the whole game; the text is the decision's `note`.
+    Note { ply: Option<u32> },
+}
+
+impl Action {
+    /// Stable name, stored as the detail's `action`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Action::SetResult { .. } => "set_result",
+            Action::Rule { .. } => "rule",
+            Action::CorrectMove { .. } => "correct_move",
+            Action::Note { .. } => "note",
+        }
+    }
+}
+
+/// One decision, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// The row id of its event.
+    pub id: i64,
+    pub game: GameId,
+    /// Wall-clock ms since the Unix epoch, as the caller gave it.
+    pub at_ms: Millis,
+    pub author: String,
+    pub note: Option<String>,
+    pub action: Action,
+}
+
+/// The detail JSON of a decision event.
+#[derive(Serialize, Deserialize)]
+struct Detail {
+    #[serde(flatten)]
+    action: Action,
+    author: String,
+    note: Option<String>,
+}
+
+impl Decision {
+    /// The decision stored as `event` (of kind [`DECISION_KIND`]) of `game`.
+    pub fn from_event(game: GameId, event: &EventRecord) -> Result<Decision, DecisionError> {
+        let detail: Detail = serde_json::from_value(event.detail.clone()).map_err(|source| {
+            DecisionError::Unreadable {
+                id: event.id,
+                source,
+            }
+        })?;
+        Ok(Decision {
+            id: event.id,
+            game,
+            at_ms: event.at_ms,
+            author: detail.author,
+            note: detail.note,
+            action: detail.action,
+        })
+    }
+}
+
+/// A move row that was retracted, with the event that retracted it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetractedMove {
+    pub retracted_by: i64,
+    pub mv: RecordedMove,
+}
+
+/// One entry of a game's history: an event and the move rows it retracted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryEntry {
+    pub event: EventRecord,
+    /// By ply; empty unless the event retracted moves (revision, takeback, correction).
+    pub retracted: Vec<RecordedMove>,
+}
+
+impl Store {
+    /// Sets (or changes) the result of `game` and records why. The game's `ended_at_ms` is the
+    /// tracker's (stream time) and is left alone: a game still open on its board stays open.
+    pub fn set_result(
+        &mut self,
+        game: GameId,
+        result: &str,
+        reason: ResultReason,
+        author: &str,
+        note: Option<&str>,
+        at_ms: Millis,
+    ) -> Result<Decision, DecisionError> {
+        let author = check_author(author)?;
+        if !RESULTS.contains(&result) {
+            return Err(DecisionError::InvalidResult(result.to_owned()));
+        }
+        check_reason(result, &reason)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (board, previous_result, previous_termination) = header(&tx, game)?;
+        let action = Action::SetResult {
+            result: result.to_owned(),
+            reason: reason.clone(),
+            previous_result,
+            previous_termination,
+        };
+        let decision = insert(&tx, game, board, None, action, author, note, at_ms)?;
+        tx.prepare_cached("UPDATE games SET result = ?1, termination = ?2 WHERE id = ?3")?
+            .execute((result, reason.as_str(), game))?;
+        tx.commit()?;
+        Ok(decision)
+    }
+
+    /// Rules on irregularity `irregularity` (its `id` within `game`).
+    pub fn rule_on_irregularity(
+        &mut self,
+        game: GameId,
+        irregularity: u32,
+        ruling: Ruling,
+        author: &str,
+        note: Option<&str>,
+        at_ms: Millis,
+    ) -> Result<Decision, DecisionError> {
+        let author = check_author(author)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (board, _, _) = header(&tx, game)?;
+        let ply = irregularity_ply(&tx, game, irregularity)?;
+        if let Ruling::PositionReinstated { ply: before } = ruling {
+            let plies = live_moves(&tx, game)?.len() as u32;
+            if before == 0 || before > plies + 1 {
+                return Err(DecisionError::NoSuchPly {
+                    game,
+                    ply: before,
+                    plies,
+                });
+            }
+        }
+        let action = Action::Rule {
+            irregularity,
+            ruling,
+        };
+        let decision = insert(&tx, game, board, ply, action, author, note, at_ms)?;
+        tx.commit()?;
+        Ok(decision)
+    }
+
+    /// Corrects a mis-sensed move: `new_move` (UCI or SAN) replaces the live move at `ply`, and
+    /// every later live move is replayed after it (they must all stay legal). The old rows are
+    /// retracted by the decision, the new ones keep their times and clocks. A running daemon's
+    /// tracker is not told: correct a game that is over, or one its board resumes after a restart.
+    pub fn correct_move(
+        &mut self,
+        game: GameId,
+        ply: u32,
+        new_move: &str,
+        author: &str,
+        note: Option<&str>,
+        at_ms: Millis,
+    ) -> Result<Decision, DecisionError> {
+        let author = check_author(author)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (board, _, _) = header(&tx, game)?;
+        if game_kind(&tx, game)? != Kind::Chess {
+            return Err(DecisionError::NotChess(game));
+        }
+        let live = live_moves(&tx, game)?;
+        let plies = live.len() as u32;
+        if ply == 0 || ply > plies {
+            return Err(DecisionError::NoSuchPly { game, ply, plies });
+        }
+        let old = &live[ply as usize - 1];
+        let corrected = replay_corrected(&live, ply, new_move)?;
+        let first = &corrected[0];
+        if old.uci.as_deref() == first.uci.as_deref() {
+            return Err(DecisionError::SameMove {
+                ply,
+                text: old.notation.clone(),
+            });
+        }
+        let action = Action::CorrectMove {
+            ply,
+            old_uci: old.uci.clone(),
+            old_notation: old.notation.clone(),
+            new_uci: first.uci.clone().unwrap_or_default(),
+            new_notation: first.notation.clone(),
+            retracted: corrected.len() as u32,
+        };
+        let decision = insert(&tx, game, board, Some(ply + 1), action, author, note, at_ms)?;
+        tx.prepare_cached(
+            "UPDATE moves SET retracted_by = ?1 \
+             WHERE game_id = ?2 AND ply >= ?3 AND retracted_by IS NULL",
+        )?
+        .execute((decision.id, game, ply))?;
+        for mv in &corrected {
+            tx.prepare_cached(
+                "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
+                 clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute((
+                game,
+                mv.ply,
+                &mv.notation,
+                &mv.uci,
+                &mv.position,
+                sql_ms(mv.at_ms)?,
+                sql_opt_ms(mv.clock_white_ms)?,
+                sql_opt_ms(mv.clock_black_ms)?,
+                mv.time_trouble,
+            ))?;
+        }
+        tx.commit()?;
+        Ok(decision)
+    }
+
+    /// Adds a note to `game`, after the move at `ply` or (`None`) on the whole game.
+    pub fn add_note(
+        &mut self,
+        game: GameId,
+        ply: Option<u32>,
+        text: &str,
+        author: &str,
+        at_ms: Millis,
+    ) -> Result<Decision, DecisionError> {
+        let author = check_author(author)?;
+        if text.trim().is_empty() {
+            return Err(DecisionError::EmptyNote);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (board, _, _) = header(&tx, game)?;
+        if let Some(ply) = ply {
+            let plies = live_moves(&tx, game)?.len() as u32;
+            if ply == 0 || ply > plies {
+                return Err(DecisionError::NoSuchPly { game, ply, plies });
+            }
+        }
+        let action = Action::Note { ply };
+        let column = ply.map(|p| p + 1);
+        let decision = insert(&tx, game, board, column, action, author, Some(text), at_ms)?;
+        tx.commit()?;
+        Ok(decision)
+    }
+
+    /// Every decision on `game`, in the order they were made.
+    pub fn decisions(&self, game: GameId) -> Result<Vec<Decision>, DecisionError> {
+        header(&self.conn, game)?;
+        events(&self.conn, game)?
+            .iter()
+            .filter(|e| e.kind == DECISION_KIND)
+            .map(|e| Decision::from_event(game, e))
+            .collect()
+    }
+
+    /// Every event of `game` in the order recorded, each with the move rows it retracted.
+    pub fn history(&self, game: GameId) -> Result<Vec<HistoryEntry>, DecisionError> {
+        header(&self.conn, game)?;
+        let mut retracted = self.retracted_moves(game)?;
+        Ok(events(&self.conn, game)?
+            .into_iter()
+            .map(|event| {
+                let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut retracted)
+                    .into_iter()
+                    .partition(|r| r.retracted_by == event.id);
+                retracted = rest;
+                HistoryEntry {
+                    event,
+                    retracted: mine.into_iter().map(|r| r.mv).collect(),
+                }
+            })
+            .collect())
+    }
+
+    /// Every retracted move row of `game`, by retracting event then ply.
+    pub fn retracted_moves(&self, game: GameId) -> Result<Vec<RetractedMove>, DecisionError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT retracted_by, ply, notation, uci, position, at_ms, clock_white_ms, \
+             clock_black_ms, time_trouble FROM moves \
+             WHERE game_id = ?1 AND retracted_by IS NOT NULL ORDER BY retracted_by, ply, id",
+        )?;
+        let rows = stmt
+            .query_map([game], |r| {
+                Ok(RetractedMove {
+                    retracted_by: r.get(0)?,
+                    mv: RecordedMove {
+                        ply: r.get(1)?,
+                        notation: r.get(2)?,
+                        uci: r.get(3)?,
+                        position: r.get(4)?,
+                        at_ms: get_ms(r, 5)?,
+                        clock_white_ms: get_opt_ms(r, 6)?,
+                        clock_black_ms: get_opt_ms(r, 7)?,
+                        time_trouble: r.get::<_, i64>(8)? != 0,
+                    },
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+}
+
+fn check_author(author: &str) -> Result<&str, DecisionError> {
+    let author = author.trim();
+    if author.is_empty() {
+        Err(DecisionError::EmptyAuthor)
+    } else {
+        Ok(author)
+    }
+}
+
+/// A resignation has a winner; an agreement is a draw; forfeits of unplayed games are forfeits.
+fn check_reason(result: &str, reason: &ResultReason) -> Result<(), DecisionError> {
+    let ok = match reason {
+        ResultReason::Resignation => matches!(result, "1-0" | "0-1"),
+        ResultReason::Agreement => result == "1/2-1/2",
+        ResultReason::Forfeit => matches!(result, "1-0" | "0-1" | "+/-" | "-/+" | "-/-"),
+        ResultReason::Decision | ResultReason::Other(_) => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(DecisionError::InconsistentResult {
+            result: result.to_owned(),
+            reason: reason.as_str().to_owned(),
+        })
+    }
+}
+
+/// Board, result and termination of `game`.
+fn header(
+    conn: &Connection,
+    game: GameId,
+) -> Result<(super::BoardId, String, Option<String>), DecisionError> {
+    conn.prepare_cached("SELECT board_id, result, termination FROM games WHERE id = ?1")?
+        .query_row([game], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?
+        .ok_or(DecisionError::UnknownGame(game))
+}
+
+fn game_kind(conn: &Connection, game: GameId) -> Result<Kind, DecisionError> {
+    let record = conn
+        .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))?
+        .query_row([game], game_header)
+        .optional()?
+        .ok_or(DecisionError::UnknownGame(game))??;
+    Ok(record.kind)
+}
+
+/// The ply irregularity `id` of `game` happened before.
+fn irregularity_ply(
+    conn: &Connection,
+    game: GameId,
+    id: u32,
+) -> Result<Option<u32>, DecisionError> {
+    let kinds = IRREGULARITY_KINDS
+        .iter()
+        .map(|k| format!("'{k}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let found: Option<Option<u32>> = conn
+        .prepare_cached(&format!(
+            "SELECT ply FROM events WHERE game_id = ?1 AND kind IN ({kinds}) \
+             AND json_extract(detail, '$.id') = ?2 ORDER BY id LIMIT 1"
+        ))?
+        .query_row((game, id), |r| r.get(0))
+        .optional()?;
+    found.ok_or(DecisionError::UnknownIrregularity { game, id })
+}
+
+fn live_moves(conn: &Connection, game: GameId) -> Result<Vec<RecordedMove>, DecisionError> {
+    let rows = conn
+        .prepare_cached(
+            "SELECT ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms, \
+             time_trouble FROM moves WHERE game_id = ?1 AND retracted_by IS NULL ORDER BY ply",
+        )?
+        .query_map([game], |r| {
+            Ok(RecordedMove {
+                ply: r.get(0)?,
+                notation: r.get(1)?,
+                uci: r.get(2)?,
+                position: r.get(3)?,
+                at_ms: get_ms(r, 4)?,
+                clock_white_ms: get_opt_ms(r, 5)?,
+                clock_black_ms: get_opt_ms(r, 6)?,
+                time_trouble: r.get::<_, i64>(7)? != 0,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+fn events(conn: &Connection, game: GameId) -> Result<Vec<EventRecord>, DecisionError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id",
+    )?;
+    let mut rows = stmt.query([game])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let detail: String = r.get(4)?;
+        out.push(EventRecord {
+            id: r.get(0)?,
+            at_ms: get_ms(r, 1)?,
+            kind: r.get(2)?,
+            ply: r.get(3)?,
+            detail: serde_json::from_str(&detail)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The live moves from `ply` on, with `new_move` at `ply` and the later ones replayed after it;
+/// times, clocks and time-trouble flags are the old rows'.
+fn replay_corrected(
+    live: &[RecordedMove],
+    ply: u32,
+    new_move: &str,
+) -> Result<Vec<RecordedMove>, DecisionError> {
+    let mut pos = ChessGame::start();
+    let stored = |row: &RecordedMove, pos: &Chess| {
+        row.uci
+            .as_deref()
+            .and_then(|u| u.parse::<UciMove>().ok())
+            .and_then(|u| u.to_move(pos).ok())
+    };
+    for row in &live[..ply as usize - 1] {
+        let mv = stored(row, &pos).ok_or_else(|| DecisionError::StoredMove {
+            ply: row.ply,
+            uci: row.uci.clone(),
+        })?;
+        pos.play_unchecked(mv);
+    }
+    let first = parse_new_move(&pos, ply, new_move)?;
+    let mut out = Vec::with_capacity(live.len() + 1 - ply as usize);
+    let mut next = Some(first);
+    for row in &live[ply as usize - 1..] {
+        let mv = match next.take() {
+            Some(mv) => mv,
+            None => stored(row, &pos).ok_or_else(|| DecisionError::LaterMoveIllegal {
+                ply: row.ply,
+                uci: row.uci.clone().unwrap_or_default(),
+                notation: row.notation.clone(),
+            })?,
+        };
+        let after = ChessGame::play(&pos, &mv);
+        let has_moves = !after.legal_moves().is_empty();
+        out.push(RecordedMove {
+            notation: ChessGame::notation(&pos, &mv, &after, has_moves),
+            uci: ChessGame::uci(&pos, &mv),
+            position: ChessGame::position_text(&after),
+            ..row.clone()
+        });
+        pos = after;
+    }
+    Ok(out)
+}
+
+/// `text` as UCI, else as SAN, legal in `pos` (the position before `ply`).
+fn parse_new_move(pos: &Chess, ply: u32, text: &str) -> Result<shakmaty::Move, DecisionError> {
+    let text = text.trim();
+    let illegal = || DecisionError::IllegalMove {
+        ply,
+        text: text.to_owned(),
+        fen: ChessGame::position_text(pos),
+    };
+    if let Ok(uci) = text.parse::<UciMove>() {
+        return uci.to_move(pos).map_err(|_| illegal());
+    }
+    match text.parse::<SanPlus>() {
+        Ok(san) => san.san.to_move(pos).map_err(|_| illegal()),
+        Err(_) => Err(DecisionError::InvalidMove {
+            text: text.to_owned(),
+        }),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn insert(
+    conn: &Connection,
+    game: GameId,
+    board: super::BoardId,
+    ply: Option<u32>,
+    action: Action,
+    author: &str,
+    note: Option<&str>,
+    at_ms: Millis,
+) -> Result<Decision, DecisionError> {
+    let note = note
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned);
+    let detail = Detail {
+        action,
+        author: author.to_owned(),
+        note,
+    };
+    let text = serde_json::to_string(&detail)?;
+    let id = conn
+        .prepare_cached(
+            "INSERT INTO events (game_id, board_id, at_ms, kind, ply, detail) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .insert((game, board, sql_ms(at_ms)?, DECISION_KIND, ply, text))?;
+    Ok(Decision {
+        id,
+        game,
+        at_ms,
+        author: detail.author,
+        note: detail.note,
+        action: detail.action,
+    })
+}
