@@ -736,7 +736,7 @@ fn json_export_has_the_contract_fields() {
     assert_eq!(o["moves"].as_array().unwrap().len(), 3);
     assert_eq!(
         o["irregularities"],
-        serde_json::json!([{ "ply": 5, "kind": "takeback", "article": null,
+        serde_json::json!([{ "ply": 5, "kind": "takeback", "article": null, "at_ms": 99_000_000,
             "detail": { "from_ply": 4, "to_ply": 3 }, "resolved": true }])
     );
 }
