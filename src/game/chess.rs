@@ -272,6 +272,16 @@ impl GameKind for ChessGame {
         })
     }
 
+    /// The DGT result pieces (dgt-notes 1.6): 0x0d draw, 0x0e white wins, 0x0f black wins.
+    fn result_token(reading: &ChessReading) -> Option<Outcome> {
+        reading.0.iter().find_map(|&code| match code {
+            piece::PIECE1_DRAW => Some(Outcome::Draw),
+            piece::PIECE2_WHITE_WIN => Some(Outcome::WhiteWins),
+            piece::PIECE3_BLACK_WIN => Some(Outcome::BlackWins),
+            _ => None,
+        })
+    }
+
     fn gesture_may_include(_pos: &Chess, mv: &Move) -> bool {
         mv.role() == Role::King
             && matches!(mv, Move::Normal { .. })

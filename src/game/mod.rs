@@ -125,6 +125,12 @@ pub trait GameKind {
         None
     }
 
+    /// A result shown with a token placed on the board (DGT: the three "magic" result pieces),
+    /// if `reading` holds one. Never a move.
+    fn result_token(_reading: &Self::Reading) -> Option<Outcome> {
+        None
+    }
+
     /// Whether `mv` from `pos` could be the first half of a result gesture (a king stepping onto a
     /// centre square), so that it is dropped rather than recorded when the gesture follows.
     fn gesture_may_include(_pos: &Self::Position, _mv: &Self::Move) -> bool {

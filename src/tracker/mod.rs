@@ -563,10 +563,15 @@ impl<G: GameKind> Tracker<G> {
             searched: false,
             judged: false,
         });
-        // A gesture moves both kings: at least two places differ.
+        // A result piece set on the board, or the kings' gesture (it moves both kings: at least
+        // two places differ).
+        let shown = G::result_token(sensed_reading).or_else(|| {
+            (distance >= 2)
+                .then(|| G::result_gesture(sensed_reading))
+                .flatten()
+        });
         if !g.gesture_reported
-            && distance >= 2
-            && let Some(proposed) = G::result_gesture(sensed_reading)
+            && let Some(proposed) = shown
         {
             while let Some((mv, _)) = g.prov.last() {
                 let parent = g.parent().map(|p| p.pos.clone());

@@ -260,6 +260,130 @@ fn result_gesture_is_not_a_move() {
 }
 
 #[test]
+fn a_result_piece_on_the_board_proposes_a_result() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    // The "black wins" piece set on an empty square: one place differs.
+    t.set(100, "d5", piece::PIECE3_BLACK_WIN).wait(1000);
+    assert_eq!(t.moves(), ["e4"]);
+    assert!(t.events.iter().any(|e| matches!(
+        e,
+        TrackerEvent::ResultGesture {
+            proposed: Outcome::BlackWins,
+            after_ply: 1,
+            ..
+        }
+    )));
+}
+
+fn irregularities(t: &Table) -> Vec<(BoardIrregularity, u32, bool)> {
+    t.events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Irregularity { kind, ply, id, .. } => Some((
+                *kind,
+                *ply,
+                t.events
+                    .iter()
+                    .any(|r| matches!(r, TrackerEvent::Resolved { id: r_id, .. } if r_id == id)),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_knocked_piece_is_displaced_after_the_settle_window_and_resolved_when_put_back() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    // A white knight knocked from b1 to b3 while Black is to move: no move explains it.
+    t.set(100, "b1", 0).set(10, "b3", piece::WKNIGHT);
+    t.wait(1000);
+    assert!(
+        irregularities(&t).is_empty(),
+        "not before the settle window"
+    );
+    t.wait(2000);
+    assert_eq!(
+        irregularities(&t),
+        [(BoardIrregularity::Displaced, 2, false)]
+    );
+    t.set(100, "b3", 0).set(10, "b1", piece::WKNIGHT).wait(500);
+    assert_eq!(
+        irregularities(&t),
+        [(BoardIrregularity::Displaced, 2, true)]
+    );
+    t.mv("e7", "e5", piece::BPAWN).wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5"]);
+}
+
+#[test]
+fn a_lifted_own_piece_waits_the_longer_window_before_it_counts_as_missing() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    // Black holds his queen (or it lies knocked over): 10 s is thinking, 16 s is reported.
+    t.set(100, "d8", 0).wait(10_000);
+    assert!(irregularities(&t).is_empty());
+    t.wait(6_000);
+    assert_eq!(
+        irregularities(&t),
+        [(BoardIrregularity::Displaced, 2, false)]
+    );
+    t.set(100, "d8", piece::BQUEEN).wait(500);
+    assert_eq!(
+        irregularities(&t),
+        [(BoardIrregularity::Displaced, 2, true)]
+    );
+}
+
+#[test]
+fn an_illegal_move_counts_at_the_press_and_play_goes_on_from_the_reinstated_position() {
+    let mut t = Table::new(false);
+    t.tracker
+        .clock(t.t, clock(180_000, 180_000, false), &mut t.events);
+    // White moves the bishop from f1 to f3, straight over his own pawn (a bishop does not move
+    // so), and presses.
+    t.mv("f1", "f3", piece::WBISHOP);
+    t.t += 500;
+    t.tracker
+        .clock(t.t, clock(179_000, 180_000, true), &mut t.events);
+    t.wait(400);
+    assert_eq!(
+        irregularities(&t),
+        [(BoardIrregularity::IllegalMove, 1, false)]
+    );
+    assert!(t.events.iter().any(|e| matches!(
+        e,
+        TrackerEvent::Irregularity { player: Some(Side::White), detail, .. } if detail.starts_with("Bf1f3")
+    )));
+    // The arbiter reinstates the position; White plays e4.
+    t.mv("f3", "f1", piece::WBISHOP).wait(500);
+    assert_eq!(
+        irregularities(&t),
+        [(BoardIrregularity::IllegalMove, 1, true)]
+    );
+    t.mv("e2", "e4", piece::WPAWN).wait(4000);
+    assert_eq!(t.moves(), ["e4"]);
+}
+
+#[test]
+fn a_press_with_no_move_is_reported() {
+    let mut t = Table::new(false);
+    t.tracker
+        .clock(t.t, clock(180_000, 180_000, false), &mut t.events);
+    t.wait(1000);
+    // White (left) presses with nothing moved.
+    t.tracker
+        .clock(t.t, clock(179_000, 180_000, true), &mut t.events);
+    t.wait(400);
+    assert_eq!(
+        irregularities(&t),
+        [(BoardIrregularity::ClockWithoutMove, 1, false)]
+    );
+    assert!(t.moves().is_empty());
+}
+
+#[test]
 fn start_position_again_starts_a_new_game() {
     let mut t = Table::new(false);
     t.mv("e2", "e4", piece::WPAWN).wait(1000);
