@@ -1,5 +1,8 @@
 //! Pipeline throughput on the real captures (`../shared/captures/dgt-arnsholt/`, all three games):
-//! - `tracker`: decoded frames through the sensor state and the tracker (no decoding, no store);
+//! - `tracker`: decoded frames through the sensor state and the tracker alone (no decoding, no
+//!   referee, no store);
+//! - `tracker_and_referee`: the same through [`DgtPipeline::feed_frame`], which adds the referee
+//!   (the Laws applied to every event and clock reading) and the store writes it prepares;
 //! - `replay_end_to_end`: capture text through `replay` (parse, decode, track) into SQLite on a file.
 //!
 //! Run with `cargo bench --bench pipeline`. Throughput is in frames (elements) per second.
@@ -8,10 +11,15 @@ use std::hint::black_box;
 
 use boardscribe::{
     device::{Direction, capture::parse_capture, replay::replay_reader},
+    game::chess::ChessGame,
     pipeline::DgtPipeline,
-    protocol::{FrameReader, dgt::Mode},
+    protocol::{
+        FrameReader,
+        dgt::{Frame, Mode},
+    },
+    sensor::dgt::{ClockReading, DgtBoardState},
     store::{BoardId, Store},
-    tracker::TrackerEvent,
+    tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -47,6 +55,39 @@ fn pipeline(c: &mut Criterion) {
     let mut g = c.benchmark_group("pipeline");
     g.throughput(Throughput::Elements(frames as u64));
     g.bench_function("tracker", |b| {
+        b.iter(|| {
+            let mut events = Vec::new();
+            let mut n = 0;
+            for game in &games {
+                let mut sensor = DgtBoardState::default();
+                let mut tracker = Tracker::<ChessGame>::new(TrackerSettings::default());
+                for (t, f) in game {
+                    match f {
+                        Frame::BoardDump(dump) => {
+                            sensor.apply_dump(dump);
+                            tracker.observe(*t, &sensor, &mut events);
+                        }
+                        Frame::FieldUpdate { square, piece } => {
+                            if sensor.apply_field(*square, *piece) && sensor.is_known() {
+                                tracker.observe(*t, &sensor, &mut events);
+                            }
+                        }
+                        Frame::BwTime(bw) => {
+                            if let Some(reading) = ClockReading::from_bwtime(bw) {
+                                tracker.clock(*t, reading, &mut events);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                tracker.flush(game.last().map_or(0, |x| x.0), &mut events);
+                n += events.len();
+                events.clear();
+            }
+            black_box(n)
+        })
+    });
+    g.bench_function("tracker_and_referee", |b| {
         b.iter(|| {
             let mut moves = 0;
             for game in &games {

@@ -14,12 +14,13 @@ use shakmaty::{Chess, Color, Position, uci::UciMove};
 use tracing::warn;
 
 use super::{
-    Category, Claimable, GameEnd, IrregularityKind, LawsConfig, Penalty, Repetitions, TimeControl,
-    TimeTrouble, article, automatic_end, both_flags, can_mate, claimable, flag_fall,
+    Category, Claimable, Ending, FivefoldRule, GameEnd, IrregularityKind, LawsConfig, Penalty,
+    Repetitions, TimeControl, TimeTrouble, article, both_flags, can_mate, flag_fall,
     game_end_article, illegal_move_penalty, illegal_move_penalty_article,
 };
 use crate::{
     Millis,
+    game::Outcome,
     sensor::dgt::ClockReading,
     tracker::{BoardIrregularity, RecordedMove, Side, TrackerEvent},
 };
@@ -230,10 +231,25 @@ impl Referee {
         if !self.play(game, m) || game.ended {
             return None;
         }
-        // Mate and stalemate are the tracker's own game ends.
-        if let Some(ending) = automatic_end(&self.cfg, game.position(), &game.reps)
-            && !matches!(ending.end, GameEnd::Checkmate | GameEnd::Stalemate)
-        {
+        // Mate and stalemate are the tracker's own game ends (it knows the legal moves already);
+        // the rest of `automatic_end` is checked here, in its order, counting repetitions once.
+        let count = game.reps.count();
+        let fivefold = match self.cfg.fivefold {
+            FivefoldRule::None => false,
+            FivefoldRule::Any => count >= 5,
+            FivefoldRule::Consecutive => game.reps.fivefold(FivefoldRule::Consecutive),
+        };
+        let end = if game.position().is_insufficient_material() {
+            Some(GameEnd::DeadPosition)
+        } else if fivefold {
+            Some(GameEnd::FivefoldRepetition)
+        } else if self.cfg.seventy_five_moves && game.reps.seventy_five_moves() {
+            Some(GameEnd::SeventyFiveMoves)
+        } else {
+            None
+        };
+        if let Some(end) = end {
+            let ending = Ending::new(Outcome::Draw, end, self.cfg.laws);
             game.ended = true;
             return Some(TrackerEvent::GameEnded {
                 at_ms: m.at_ms,
@@ -242,7 +258,10 @@ impl Referee {
                 termination: ending.termination.to_string(),
             });
         }
-        let now = claimable(&game.reps);
+        let now = Claimable {
+            threefold: count >= 3,
+            fifty_moves: game.reps.fifty_moves(),
+        };
         let was = std::mem::replace(&mut game.claimable, now);
         let claim = if now.threefold && !was.threefold {
             Some(GameEnd::ThreefoldRepetition)
