@@ -67,10 +67,10 @@ fn pipeline(c: &mut Criterion) {
                             sensor.apply_dump(dump);
                             tracker.observe(*t, &sensor, &mut events);
                         }
-                        Frame::FieldUpdate { square, piece } => {
-                            if sensor.apply_field(*square, *piece) && sensor.is_known() {
-                                tracker.observe(*t, &sensor, &mut events);
-                            }
+                        Frame::FieldUpdate { square, piece }
+                            if sensor.apply_field(*square, *piece) && sensor.is_known() =>
+                        {
+                            tracker.observe(*t, &sensor, &mut events);
                         }
                         Frame::BwTime(bw) => {
                             if let Some(reading) = ClockReading::from_bwtime(bw) {
