@@ -10,10 +10,11 @@ use boardscribe::{
     arbiter::{Laws, LawsConfig, LawsSetup, TimeControl},
     device::replay::replay_reader_with,
     emulator::{
-        self, BoardScript, EmulatorOptions, IllegalKind, IrregularityScript, PgnGame,
+        self, BoardScript, EmulatorOptions, IllegalKind, IrregularityScript, Payload, PgnGame,
         ScriptedIrregularity, WrongStartKind,
     },
     export,
+    protocol::dgt::Frame,
     store::{GameRecord, Store},
 };
 use rand::{SeedableRng, seq::IndexedRandom};
@@ -408,6 +409,55 @@ fn art_7_2_1_a_wrong_set_up_is_reported_at_the_start_and_resolved_when_corrected
             );
         }
     }
+}
+
+/// The board index at which a board turned a quarter (numbering file f, rank r showing game file r,
+/// rank 7 - f) shows what board index `i` shows on a board lying normally.
+fn quarter_index(i: u8) -> u8 {
+    // Normal numbering: 0 = a8; game file F = i % 8, game rank R = 7 - i / 8.
+    let (file, rank) = (i % 8, 7 - i / 8);
+    // The quarter-turned numbering (f, r) with r = F and f = 7 - R, as a board index.
+    let (f, r) = (7 - rank, file);
+    (7 - r) * 8 + f
+}
+
+#[test]
+fn art_7_2_2_a_board_turned_a_quarter_is_reported_and_the_game_goes_on() {
+    let game = capablanca(6);
+    let mut script = emulator::script_pgn(&game, &EmulatorOptions::default()).expect("script");
+    // The same hands on a board turned a quarter: every square the sensors report moves.
+    for event in &mut script.events {
+        if let Payload::Frame(frame) = &mut event.payload {
+            match frame {
+                Frame::BoardDump(dump) => {
+                    let mut turned = [0u8; 64];
+                    for (i, &code) in dump.0.iter().enumerate() {
+                        turned[usize::from(quarter_index(i as u8))] = code;
+                    }
+                    dump.0 = turned;
+                }
+                Frame::FieldUpdate { square, .. } => *square = quarter_index(*square),
+                _ => {}
+            }
+        }
+    }
+    for (edition, article) in [(Laws::Fide2023, "7.2.2"), (Laws::Fide2009, "7.1b")] {
+        let r = replay_script(script.clone(), &laws(edition, None));
+        assert_eq!(r.ucis(), r.expected_ucis(), "the game goes on, recorded");
+        assert_eq!(r.game().orientation.as_str(), "quarter_left");
+        let found = r.of_kind("board_rotated");
+        assert_eq!(found.len(), 1, "{:?}", r.irregularities());
+        assert_eq!(found[0]["ply"], 1);
+        assert_eq!(found[0]["article"], article);
+    }
+    // A board turned round (half a turn) is a regular placement: nothing to report.
+    let opts = EmulatorOptions {
+        rotated: true,
+        ..EmulatorOptions::default()
+    };
+    let r = play(&game, opts, &laws(Laws::Fide2023, None));
+    assert_eq!(r.game().orientation.as_str(), "rotated");
+    assert!(r.of_kind("board_rotated").is_empty());
 }
 
 #[test]

@@ -293,6 +293,7 @@ impl Referee {
             BoardIrregularity::IllegalMove => IrregularityKind::IllegalMove,
             BoardIrregularity::ClockWithoutMove => IrregularityKind::ClockWithoutMove,
             BoardIrregularity::WrongStartPosition => IrregularityKind::WrongStartPosition,
+            BoardIrregularity::BoardRotated => IrregularityKind::BoardRotated,
         };
         *art = article(kind, self.cfg.laws).map(str::to_string);
         match (kind, player) {

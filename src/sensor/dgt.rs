@@ -7,7 +7,10 @@
 
 use super::Orientation;
 use crate::{
-    game::chess::{ChessReading, square_of_board_index, zobrist},
+    game::{
+        GameKind,
+        chess::{ChessGame, ChessReading, square_of_board_index, zobrist},
+    },
     protocol::dgt::{BoardDump, BwTime, hour_flags},
 };
 
@@ -68,9 +71,13 @@ impl Default for DgtBoardState {
 
 #[inline]
 fn game_square(board_index: usize, o: Orientation) -> usize {
+    let sq = square_of_board_index(board_index);
+    let (file, rank) = (sq % 8, sq / 8);
     match o {
-        Orientation::Normal => square_of_board_index(board_index),
+        Orientation::Normal => sq,
         Orientation::Rotated => square_of_board_index(board_index ^ 63),
+        Orientation::QuarterLeft => (7 - file) * 8 + rank,
+        Orientation::QuarterRight => file * 8 + (7 - rank),
     }
 }
 
@@ -128,6 +135,10 @@ impl DgtBoardState {
         match o {
             Orientation::Normal => self.key_normal,
             Orientation::Rotated => self.key_rotated,
+            // A quarter-turned board is rare (and against 2.1): its key is computed when asked.
+            Orientation::QuarterLeft | Orientation::QuarterRight => {
+                ChessGame::reading_key(&self.reading(o))
+            }
         }
     }
 

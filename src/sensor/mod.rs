@@ -10,13 +10,19 @@ use serde::{Deserialize, Serialize};
 
 /// How the board lies relative to its numbering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Orientation {
     /// White on the side of square 63 (h1), the connector on White's left.
     #[default]
     Normal,
     /// The board turned round: square `i` of the numbering is square `i ^ 63` of the game.
     Rotated,
+    /// The board turned a quarter, so that the pieces stand along its files: file `f`, rank `r`
+    /// of the numbering is file `r`, rank `7 - f` of the game. Against Article 2.1 (h1 is not a
+    /// light square on White's right): the game goes on and the arbiter is told (7.2.2).
+    QuarterLeft,
+    /// The other quarter turn: file `f`, rank `r` of the numbering is file `7 - r`, rank `f`.
+    QuarterRight,
 }
 
 impl Orientation {
@@ -24,6 +30,8 @@ impl Orientation {
         match self {
             Orientation::Normal => "normal",
             Orientation::Rotated => "rotated",
+            Orientation::QuarterLeft => "quarter_left",
+            Orientation::QuarterRight => "quarter_right",
         }
     }
 
@@ -31,6 +39,8 @@ impl Orientation {
         match s {
             "normal" => Some(Orientation::Normal),
             "rotated" => Some(Orientation::Rotated),
+            "quarter_left" => Some(Orientation::QuarterLeft),
+            "quarter_right" => Some(Orientation::QuarterRight),
             _ => None,
         }
     }
@@ -60,6 +70,13 @@ impl Orientation {
         match self {
             Orientation::Normal => Orientation::Rotated,
             Orientation::Rotated => Orientation::Normal,
+            Orientation::QuarterLeft => Orientation::QuarterRight,
+            Orientation::QuarterRight => Orientation::QuarterLeft,
         }
+    }
+
+    /// Whether the board lies as Article 2.1 wants it (h1 a light square on White's right).
+    pub fn is_regular(self) -> bool {
+        matches!(self, Orientation::Normal | Orientation::Rotated)
     }
 }

@@ -66,6 +66,8 @@ pub enum BoardIrregularity {
     ClockWithoutMove,
     /// A complete set-up that is not the start position (7.2.1).
     WrongStartPosition,
+    /// The game began on a board turned a quarter (2.1, 7.2.2): it goes on, the arbiter is told.
+    BoardRotated,
 }
 
 impl BoardIrregularity {
@@ -76,6 +78,7 @@ impl BoardIrregularity {
             BoardIrregularity::IllegalMove => "illegal_move",
             BoardIrregularity::ClockWithoutMove => "clock_without_move",
             BoardIrregularity::WrongStartPosition => "wrong_start_position",
+            BoardIrregularity::BoardRotated => "board_rotated",
         }
     }
 }

@@ -857,19 +857,41 @@ impl<G: GameKind> Tracker<G> {
         current: Option<Orientation>,
         out: &mut Vec<TrackerEvent>,
     ) -> bool {
-        let order = match current {
-            Some(o) => [o, o.flipped()],
-            None => [Orientation::Normal, Orientation::Rotated],
+        // Before the first game a board turned a quarter is looked for too (it is rare, and
+        // costs a key computed in full).
+        let order: &[Orientation] = match current {
+            Some(o) => &[o, o.flipped()],
+            None => &[
+                Orientation::Normal,
+                Orientation::Rotated,
+                Orientation::QuarterLeft,
+                Orientation::QuarterRight,
+            ],
         };
-        for o in order {
+        for &o in order {
             if sensed.key(o) == self.start.key && sensed.reading(o) == self.start_reading {
                 self.flush(at, out);
-                self.game = Some(GameState::new(o, self.start.clone(), at));
+                let mut g = GameState::new(o, self.start.clone(), at);
                 self.white_on_left_votes = 0;
                 out.push(TrackerEvent::GameStarted {
                     at_ms: at,
                     orientation: o,
                 });
+                if !o.is_regular() {
+                    let detail = "the pieces stand along the board's files: h1 is not a light \
+                                  square on White's right (2.1); the game goes on"
+                        .to_string();
+                    report(
+                        &mut g,
+                        at,
+                        at,
+                        BoardIrregularity::BoardRotated,
+                        None,
+                        detail,
+                        out,
+                    );
+                }
+                self.game = Some(g);
                 return true;
             }
         }
@@ -1020,7 +1042,10 @@ fn report<G: GameKind>(
 ) {
     g.irregularities += 1;
     let id = g.irregularities;
-    if kind != BoardIrregularity::ClockWithoutMove {
+    if !matches!(
+        kind,
+        BoardIrregularity::ClockWithoutMove | BoardIrregularity::BoardRotated
+    ) {
         g.open.push((id, kind));
     }
     out.push(TrackerEvent::Irregularity {
