@@ -14,7 +14,7 @@ use boardscribe::{
         ScriptedIrregularity, WrongStartKind,
     },
     export,
-    protocol::dgt::Frame,
+    protocol::dgt::{BwTime, Frame, hour_flags},
     store::{GameRecord, Store},
 };
 use rand::{SeedableRng, seq::IndexedRandom};
@@ -645,6 +645,67 @@ fn art_6_9_a_flag_fall_is_reported_with_the_result_the_laws_give() {
     let g = &r.games[0];
     assert_eq!(g.termination.as_deref(), Some("time_forfeit"));
     assert_eq!(g.result, expected);
+}
+
+#[test]
+fn art_6_11_both_flags_down_are_reported_with_what_the_edition_provides() {
+    let game = capablanca(30);
+    let opts = EmulatorOptions {
+        seed: 8,
+        time_control: Some((60_000, 0)),
+        result_gesture: false,
+        ..EmulatorOptions::default()
+    };
+    let mut script = emulator::script_pgn(&game, &opts).expect("script");
+    // Two seconds after the first flag fell, the clock shows the other flag too (its side ran
+    // out while nobody looked).
+    let first = script
+        .events
+        .iter()
+        .position(|e| {
+            matches!(&e.payload, Payload::Frame(Frame::BwTime(t)) if t.right_flags() | t.left_flags() != 0)
+        })
+        .expect("a flag fell in the script");
+    let mut both = script.events[first].clone();
+    both.at_ms += 2_000;
+    if let Payload::Frame(Frame::BwTime(t)) = &mut both.payload {
+        *t = BwTime::from_parts(
+            t.right(),
+            t.right_flags() | hour_flags::FLAG_FALLEN,
+            t.left(),
+            t.left_flags() | hour_flags::FLAG_FALLEN,
+            t.status(),
+        );
+    }
+    let at = script
+        .events
+        .iter()
+        .position(|e| e.at_ms > both.at_ms)
+        .unwrap_or(script.events.len());
+    script.events.insert(at, both);
+    for (edition, tc, expect) in [
+        // 2009 (6.11): play on, but a draw in the last period; sudden death has one period.
+        (Laws::Fide2009, "1", "the game is drawn"),
+        // From 2017 Guidelines III.3.1 applies only if announced: the arbiter decides.
+        (Laws::Fide2023, "1", "the arbiter decides"),
+    ] {
+        let r = replay_script(script.clone(), &laws(edition, Some(tc)));
+        let falls: Vec<_> = r
+            .game()
+            .events
+            .iter()
+            .filter(|e| e.kind == "flag_fall")
+            .collect();
+        assert_eq!(falls.len(), 2, "{falls:?}");
+        assert_eq!(falls[0].detail["both"], false);
+        assert_eq!(falls[1].detail["both"], true);
+        let note = falls[1].detail["note"].as_str().unwrap_or("");
+        assert!(
+            note.starts_with(&format!("both flags are down: {expect}")),
+            "{edition}: {note}"
+        );
+        assert_ne!(falls[0].detail["side"], falls[1].detail["side"]);
+    }
 }
 
 /// Scripted irregularities on many corpus games: how many are recorded at the right ply with the

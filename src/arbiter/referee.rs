@@ -14,9 +14,9 @@ use shakmaty::{Chess, Color, Position, uci::UciMove};
 use tracing::warn;
 
 use super::{
-    Category, Claimable, Ending, FivefoldRule, GameEnd, IrregularityKind, LawsConfig, Penalty,
-    Repetitions, TimeControl, TimeTrouble, article, both_flags, can_mate, flag_fall,
-    game_end_article, illegal_move_penalty, illegal_move_penalty_article,
+    BothFlagsDecision, Category, Claimable, Ending, FivefoldRule, GameEnd, IrregularityKind,
+    LawsConfig, Penalty, Repetitions, TimeControl, TimeTrouble, article, both_flags, can_mate,
+    flag_fall, game_end_article, illegal_move_penalty, illegal_move_penalty_article,
 };
 use crate::{
     Millis,
@@ -373,9 +373,13 @@ impl Referee {
                 match self.tc.as_ref() {
                     Some(tc) => {
                         let b = both_flags(&self.cfg, tc, period);
+                        let what = match b.decision {
+                            BothFlagsDecision::Continue => "play goes on",
+                            BothFlagsDecision::Draw => "the game is drawn",
+                            BothFlagsDecision::Arbiter => "the arbiter decides",
+                        };
                         format!(
-                            "both flags are down: {:?}{}",
-                            b.decision,
+                            "both flags are down: {what}{}",
                             b.article.map_or(String::new(), |a| format!(" ({a})"))
                         )
                     }
