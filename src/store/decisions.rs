@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Position, san::SanPlus, uci::UciMove};
 
 use super::{
-    EventRecord, GAME_SELECT, GameId, Store, StoreError, game_header, get_ms, get_opt_ms, sql_ms,
-    sql_opt_ms,
+    EventRecord, GAME_SELECT, GameId, Store, StoreError, game_header, get_ms, get_opt_ms,
+    insert_move_row, sql_ms,
 };
 use crate::{
     Millis,
@@ -380,21 +380,7 @@ impl Store {
         )?
         .execute((decision.id, game, ply))?;
         for mv in &corrected {
-            tx.prepare_cached(
-                "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
-                 clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?
-            .execute((
-                game,
-                mv.ply,
-                &mv.notation,
-                &mv.uci,
-                &mv.position,
-                sql_ms(mv.at_ms)?,
-                sql_opt_ms(mv.clock_white_ms)?,
-                sql_opt_ms(mv.clock_black_ms)?,
-                mv.time_trouble,
-            ))?;
+            insert_move_row(&tx, game, mv)?;
         }
         tx.commit()?;
         Ok(decision)

@@ -695,32 +695,7 @@ impl Batch<'_> {
     }
 
     fn insert_move(&mut self, game: GameId, mv: &RecordedMove) -> Result<(), StoreError> {
-        let res = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
-                 clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?
-            .execute((
-                game,
-                mv.ply,
-                &mv.notation,
-                &mv.uci,
-                &mv.position,
-                sql_ms(mv.at_ms)?,
-                sql_opt_ms(mv.clock_white_ms)?,
-                sql_opt_ms(mv.clock_black_ms)?,
-                mv.time_trouble,
-            ));
-        match res {
-            Ok(_) => Ok(()),
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
-            {
-                Err(StoreError::PlyTaken { game, ply: mv.ply })
-            }
-            Err(e) => Err(e.into()),
-        }
+        insert_move_row(self.conn, game, mv)
     }
 
     fn insert_event(
@@ -739,6 +714,35 @@ impl Batch<'_> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .insert((game, board, sql_ms(at_ms)?, kind, ply, detail))?)
+    }
+}
+
+/// Inserts a live move row; a second live move at the same ply is [`StoreError::PlyTaken`].
+fn insert_move_row(conn: &Connection, game: GameId, mv: &RecordedMove) -> Result<(), StoreError> {
+    let res = conn
+        .prepare_cached(
+            "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
+             clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?
+        .execute((
+            game,
+            mv.ply,
+            &mv.notation,
+            &mv.uci,
+            &mv.position,
+            sql_ms(mv.at_ms)?,
+            sql_opt_ms(mv.clock_white_ms)?,
+            sql_opt_ms(mv.clock_black_ms)?,
+            mv.time_trouble,
+        ));
+    match res {
+        Ok(_) => Ok(()),
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+        {
+            Err(StoreError::PlyTaken { game, ply: mv.ply })
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
