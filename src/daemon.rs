@@ -30,7 +30,7 @@ use crate::{
     game::{Kind, chess::ChessGame},
     pipeline::DgtPipeline,
     store::{BoardId, GameId, Store, StoreError, Write},
-    tracker::{Tracker, TrackerEvent, TrackerSettings},
+    tracker::{Tracker, TrackerEvent},
 };
 
 /// The Laws the games are played under (shared by `run`, `demo` and `replay`).
@@ -261,7 +261,7 @@ fn prepare_boards(
     for path in ports {
         let name = path.display().to_string();
         let id = store.board(&name, Kind::Chess)?;
-        let settings = TrackerSettings::default();
+        let settings = laws.tracker_settings();
         let mut referee = laws.referee();
         let tracker = match store.open_game(id)? {
             Some(game) => {

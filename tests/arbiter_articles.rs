@@ -708,6 +708,30 @@ fn art_6_11_both_flags_down_are_reported_with_what_the_edition_provides() {
     }
 }
 
+#[test]
+fn art_6_10_2_a_clock_set_against_the_time_control_is_reported() {
+    let game = capablanca(8);
+    // The emulated clock is set to 15 minutes and 10 seconds a move.
+    let opts = EmulatorOptions {
+        seed: 12,
+        time_control: Some((15 * 60_000, 10_000)),
+        ..EmulatorOptions::default()
+    };
+    let r = play(&game, opts.clone(), &laws(Laws::Fide2023, Some("90+30")));
+    let found = r.of_kind("clock_mis_set");
+    assert_eq!(found.len(), 1, "{:?}", r.irregularities());
+    assert_eq!(found[0]["ply"], 1);
+    assert_eq!(found[0]["article"], "6.10.2");
+    assert_eq!(
+        found[0]["detail"],
+        "the clocks show 0:15:00 and 0:15:00; the time control gives 1:30:00 each"
+    );
+    assert_eq!(r.ucis(), r.expected_ucis());
+    // Set as the event's control: nothing to report.
+    let r = play(&game, opts, &laws(Laws::Fide2023, Some("15+10")));
+    assert!(r.of_kind("clock_mis_set").is_empty());
+}
+
 /// Scripted irregularities on many corpus games: how many are recorded at the right ply with the
 /// right kind, how many alarms match nothing scripted, and whether the moves stay exact.
 #[test]

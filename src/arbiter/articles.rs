@@ -25,6 +25,9 @@ pub enum IrregularityKind {
     WrongStartPosition,
     /// The board is turned round (h1 not on the right-hand corner of White).
     BoardRotated,
+    /// The clock at the start does not show the time control's time (6.10.2: the arbiter fixes a
+    /// clock set wrongly).
+    ClockMisSet,
     /// A move taken back (the tracker's audit trail; not an irregularity under the Laws).
     Takeback,
     /// The last move revised, e.g. a slide or a rook-first castling (audit trail only).
@@ -32,12 +35,13 @@ pub enum IrregularityKind {
 }
 
 impl IrregularityKind {
-    pub const ALL: [IrregularityKind; 7] = [
+    pub const ALL: [IrregularityKind; 8] = [
         IrregularityKind::Displaced,
         IrregularityKind::IllegalMove,
         IrregularityKind::ClockWithoutMove,
         IrregularityKind::WrongStartPosition,
         IrregularityKind::BoardRotated,
+        IrregularityKind::ClockMisSet,
         IrregularityKind::Takeback,
         IrregularityKind::RevisedMove,
     ];
@@ -50,6 +54,7 @@ impl IrregularityKind {
             IrregularityKind::ClockWithoutMove => "clock_without_move",
             IrregularityKind::WrongStartPosition => "wrong_start_position",
             IrregularityKind::BoardRotated => "board_rotated",
+            IrregularityKind::ClockMisSet => "clock_mis_set",
             IrregularityKind::Takeback => "takeback",
             IrregularityKind::RevisedMove => "revised_move",
         }
@@ -97,6 +102,9 @@ pub fn article(kind: IrregularityKind, laws: Laws) -> Option<&'static str> {
         (K::BoardRotated, Fide2001 | Fide2009) => "7.1b",
         (K::BoardRotated, Fide2014) => "7.2b",
         (K::BoardRotated, Fide2018 | Fide2023) => "7.2.2",
+        // 6.10.2 from 2017; the earlier numbering is not in the brief.
+        (K::ClockMisSet, Fide2018 | Fide2023) => "6.10.2",
+        (K::ClockMisSet, Fide2001 | Fide2009 | Fide2014) => return None,
         (K::Takeback | K::RevisedMove, _) => return None,
     })
 }
@@ -216,6 +224,7 @@ mod tests {
                 "clock_without_move",
                 "wrong_start_position",
                 "board_rotated",
+                "clock_mis_set",
                 "takeback",
                 "revised_move"
             ]

@@ -22,7 +22,7 @@ use crate::{
     Millis,
     game::Outcome,
     sensor::dgt::ClockReading,
-    tracker::{BoardIrregularity, RecordedMove, Side, TrackerEvent},
+    tracker::{BoardIrregularity, RecordedMove, Side, TrackerEvent, TrackerSettings},
 };
 
 /// The Laws an event plays under: the edition with its switches, and the time control.
@@ -36,6 +36,20 @@ impl LawsSetup {
     /// A referee for one board.
     pub fn referee(&self) -> Referee {
         Referee::new(self.cfg.clone(), self.time_control.clone())
+    }
+
+    /// What each clock should show before the first move: the first period's time.
+    pub fn start_clock_ms(&self) -> Option<u64> {
+        let period = self.time_control.as_ref()?.periods().first()?;
+        Some(u64::from(period.base_secs) * 1000)
+    }
+
+    /// Tracker settings for a board playing under these Laws (the clock check of 6.10.2).
+    pub fn tracker_settings(&self) -> TrackerSettings {
+        TrackerSettings {
+            expected_clock_ms: self.start_clock_ms(),
+            ..TrackerSettings::default()
+        }
     }
 }
 
@@ -294,6 +308,7 @@ impl Referee {
             BoardIrregularity::ClockWithoutMove => IrregularityKind::ClockWithoutMove,
             BoardIrregularity::WrongStartPosition => IrregularityKind::WrongStartPosition,
             BoardIrregularity::BoardRotated => IrregularityKind::BoardRotated,
+            BoardIrregularity::ClockMisSet => IrregularityKind::ClockMisSet,
         };
         *art = article(kind, self.cfg.laws).map(str::to_string);
         match (kind, player) {

@@ -16,7 +16,7 @@ use crate::{
     game::Kind,
     pipeline::{DgtPipeline, PipelineStats},
     store::{GameId, Store, StoreError, Write},
-    tracker::{Tracker, TrackerEvent, TrackerSettings},
+    tracker::{Tracker, TrackerEvent},
 };
 
 /// Why a replay failed.
@@ -135,11 +135,8 @@ pub fn replay_reader_with(
     let _enter = span.enter();
 
     let board = store.board(&name, Kind::Chess)?;
-    let mut pipeline = DgtPipeline::new(
-        board,
-        Tracker::new(TrackerSettings::default()),
-        laws.referee(),
-    );
+    let mut pipeline =
+        DgtPipeline::new(board, Tracker::new(laws.tracker_settings()), laws.referee());
     let mut summary = ReplaySummary {
         board: name.clone(),
         ..ReplaySummary::default()

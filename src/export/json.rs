@@ -5,9 +5,9 @@
 //! `ply`, `notation`, `uci` (chess only), `fen` (chess) or `position` (togyz), `clock_white_ms`,
 //! `clock_black_ms` (null when unknown), `time_trouble`, `at_ms`.
 //!
-//! Irregularities, in the order they happened: those the board showed (`displaced`,
-//! `illegal_move`, `clock_without_move`, `wrong_start_position`) with `id`, `ply` (the ply they
-//! happened before), `kind`, `article` (of the configured laws), `player`, `detail` (text),
+//! Irregularities, in the order they happened: those the board or clock showed (`displaced`,
+//! `illegal_move`, `clock_without_move`, `wrong_start_position`, `board_rotated`,
+//! `clock_mis_set`) with `id`, `ply` (the ply they happened before), `kind`, `article` (of the configured laws), `player`, `detail` (text),
 //! `ruling` (what the laws provide, for the arbiter), `at_ms`, `since_ms` (the raw frames from
 //! there to `at_ms` show it), `resolved` and `resolution` (`{at_ms, how}` or null); and the
 //! tracker's audit trail (`takeback`, `revised_move`), with `article` null, `resolved` true and
@@ -36,6 +36,7 @@ const BOARD_KINDS: &[&str] = &[
     "clock_without_move",
     "wrong_start_position",
     "board_rotated",
+    "clock_mis_set",
 ];
 /// The tracker's own corrections, kept for the audit trail.
 const AUDIT_KINDS: &[&str] = &["takeback", "revised_move"];

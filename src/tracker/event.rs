@@ -54,7 +54,8 @@ impl Side {
     }
 }
 
-/// What the board showed that the rules do not allow (FIDE Article 7), as the sensors saw it.
+/// What the board (or its clock) showed that the rules do not allow (FIDE Articles 6 and 7), as
+/// the sensors saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BoardIrregularity {
@@ -68,6 +69,8 @@ pub enum BoardIrregularity {
     WrongStartPosition,
     /// The game began on a board turned a quarter (2.1, 7.2.2): it goes on, the arbiter is told.
     BoardRotated,
+    /// The clock at the start does not show the time control's time (6.10.2).
+    ClockMisSet,
 }
 
 impl BoardIrregularity {
@@ -79,6 +82,7 @@ impl BoardIrregularity {
             BoardIrregularity::ClockWithoutMove => "clock_without_move",
             BoardIrregularity::WrongStartPosition => "wrong_start_position",
             BoardIrregularity::BoardRotated => "board_rotated",
+            BoardIrregularity::ClockMisSet => "clock_mis_set",
         }
     }
 }

@@ -50,6 +50,9 @@ pub struct TrackerSettings {
     /// Pieces missing that a move in progress could have lifted (in the hand, or knocked over:
     /// the sensors cannot tell) are reported as displaced after this long.
     pub missing_ms: Millis,
+    /// What both clocks should show before the first move (the time control's first period);
+    /// `None`: not checked.
+    pub expected_clock_ms: Option<u64>,
     /// Boards further than this many places from the position are not reported as displaced
     /// (pieces being cleared or set up, not knocked).
     pub displaced_max_distance: usize,
@@ -68,6 +71,7 @@ impl Default for TrackerSettings {
             revise_depth: 2,
             displaced_ms: 2_500,
             missing_ms: 15_000,
+            expected_clock_ms: None,
             displaced_max_distance: 4,
         }
     }
@@ -173,6 +177,8 @@ struct GameState<G: GameKind> {
     open: Vec<(u32, BoardIrregularity)>,
     /// Irregularities reported in this game so far.
     irregularities: u32,
+    /// The clock has been compared with the time control.
+    clock_checked: bool,
     /// Nodes before this index have had their caches dropped.
     trimmed: usize,
     gesture_reported: bool,
@@ -193,6 +199,7 @@ impl<G: GameKind> GameState<G> {
             unexplained: None,
             open: Vec::new(),
             irregularities: 0,
+            clock_checked: false,
             trimmed: 0,
             gesture_reported: false,
             ended: false,
@@ -425,6 +432,7 @@ impl<G: GameKind> Tracker<G> {
             .is_some_and(|prev| prev.lever_right_high != reading.lever_right_high);
         let was_running = self.clock.is_some_and(|prev| prev.running);
         self.clock = Some(reading);
+        self.check_clock(at, reading, out);
         let Some(g) = self.game.as_ref() else {
             return;
         };
@@ -608,6 +616,39 @@ impl<G: GameKind> Tracker<G> {
                 ply,
                 how: how.to_string(),
             });
+        }
+    }
+
+    /// The first clock reading of a game, before any move: both clocks should show the time
+    /// control's time (6.10.2); a difference of more than two seconds is reported.
+    fn check_clock(&mut self, at: Millis, reading: ClockReading, out: &mut Vec<TrackerEvent>) {
+        let Some(expected) = self.settings.expected_clock_ms else {
+            return;
+        };
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        if g.clock_checked {
+            return;
+        }
+        g.clock_checked = true;
+        // A clock already running (the board was connected late) has spent time no one saw.
+        if reading.running || !g.moves.is_empty() || g.belief_plies() > 0 {
+            return;
+        }
+        let off = |ms: u64| ms.abs_diff(expected) > 2_000;
+        if off(reading.left_ms) || off(reading.right_ms) {
+            let hms = |ms: u64| {
+                let s = ms / 1000;
+                format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+            };
+            let detail = format!(
+                "the clocks show {} and {}; the time control gives {} each",
+                hms(reading.left_ms),
+                hms(reading.right_ms),
+                hms(expected)
+            );
+            report(g, at, at, BoardIrregularity::ClockMisSet, None, detail, out);
         }
     }
 
@@ -1044,7 +1085,9 @@ fn report<G: GameKind>(
     let id = g.irregularities;
     if !matches!(
         kind,
-        BoardIrregularity::ClockWithoutMove | BoardIrregularity::BoardRotated
+        BoardIrregularity::ClockWithoutMove
+            | BoardIrregularity::BoardRotated
+            | BoardIrregularity::ClockMisSet
     ) {
         g.open.push((id, kind));
     }
