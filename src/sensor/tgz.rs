@@ -14,7 +14,7 @@ use crate::{
     game::{
         GameKind,
         togyz::{
-            Side, TogyzGame, TogyzReading,
+            Board, Side, TogyzGame, TogyzReading,
             kind::{LOCATIONS, STORE, zobrist, zobrist_tuz},
         },
     },
@@ -202,14 +202,11 @@ impl TgzBoardState {
     }
 }
 
-/// Game location of `side`'s pit `pit` (1..=9).
-fn location(side: Side, pit: u8) -> usize {
-    side.index() * 9 + usize::from(pit) - 1
-}
-
 /// Game location of the pit under `owner`'s marker byte `pit`, if it names one.
 fn tuz_pit(owner: Side, pit: u8) -> Option<usize> {
-    (1..=9).contains(&pit).then(|| location(owner.other(), pit))
+    (1..=9)
+        .contains(&pit)
+        .then(|| Board::location(owner.other(), pit))
 }
 
 #[cfg(test)]

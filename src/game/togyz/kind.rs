@@ -149,7 +149,9 @@ fn key_after(pos: &Position, key: u64, mv: Move, after: &Position) -> u64 {
     let (b, a) = (pos.board(), after.board());
     let start = Board::location(pos.turn(), mv.pit());
     let n = usize::from(b.pits[start]);
-    let reach = if n <= 1 { n } else { n - 1 }.min(2 * PITS - 1);
+    // Korgools sown on past the start pit; 17 or more reach every pit.
+    let sown_on = if n <= 1 { n } else { n - 1 };
+    let reach = sown_on.min(2 * PITS - 1);
     let mut k = key;
     for j in 0..=reach {
         let loc = (start + j) % (2 * PITS);
@@ -249,9 +251,14 @@ impl GameKind for TogyzGame {
 
     fn wrong_setup(reading: &TogyzReading) -> Option<String> {
         let start = TogyzGame::reading(&Position::new());
+        // Every pit near nine: a miscount while setting up, not a game under way (a game without
+        // a capture yet always has a pit sown from, holding one or two).
         let set_up = reading.tuz == [0, 0]
             && reading.counts[STORE..] == [0, 0]
-            && reading.total() == u16::from(TOTAL);
+            && reading.total() == u16::from(TOTAL)
+            && reading.counts[..2 * PITS]
+                .iter()
+                .all(|n| (6..=12).contains(n));
         if !set_up || *reading == start {
             return None;
         }
@@ -556,6 +563,8 @@ mod tests {
     fn successor_keys_match_played_readings() {
         // Random games from the start, seeded: every successor's key is the key of its reading.
         let mut seed = 0x1234_5678_u64;
+        // Sowings that go round the board (a bai of 18 or more) touch every pit.
+        let mut wraps = 0;
         for _ in 0..60 {
             let mut pos = Position::new();
             let mut succ = Vec::new();
@@ -566,6 +575,7 @@ mod tests {
                     break;
                 }
                 for (k, mv) in &succ {
+                    wraps += usize::from(pos.pit(pos.turn(), mv.pit()) >= 18);
                     let after = TogyzGame::play(&pos, mv);
                     assert_eq!(*k, key_of(&after), "{} {mv:?}", to_fen(&pos));
                 }
@@ -573,6 +583,7 @@ mod tests {
                 pos = TogyzGame::play(&pos, &succ[(seed >> 33) as usize % succ.len()].1);
             }
         }
+        assert!(wraps > 0);
     }
 
     #[test]
@@ -666,6 +677,10 @@ mod tests {
         r.counts[12] = 9;
         assert_eq!(TogyzGame::wrong_setup(&r), None);
         let played = TogyzGame::reading(&play(&Position::new(), &[7]));
+        assert_eq!(TogyzGame::wrong_setup(&played), None);
+        // 19 then 99: no capture, stores empty, but white's pit 1 was sown from.
+        let played = TogyzGame::reading(&play(&Position::new(), &[1, 9]));
+        assert_eq!(played.counts[STORE..], [0, 0]);
         assert_eq!(TogyzGame::wrong_setup(&played), None);
     }
 
