@@ -11,7 +11,7 @@ use boardscribe::{
         togyz::{Move, Position, Rules, Side, TogyzGame, notation::parse_records},
     },
     protocol::tgz::PitDump,
-    sensor::{Orientation, tgz::TgzBoardState},
+    sensor::{Orientation, dgt::ClockReading, tgz::TgzBoardState},
     tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
 use rand::{Rng, SeedableRng, seq::SliceRandom};
@@ -443,4 +443,126 @@ fn playok_games_record_exactly_their_notation() {
         let over = replayed.last().outcome().is_some();
         assert_eq!(ended, over, "{:?}", rec.header("Event"));
     }
+}
+
+/// A running clock; the lever high on the right after the left (white) player pressed.
+fn clock(lever_right_high: bool) -> ClockReading {
+    ClockReading {
+        left_ms: 600_000,
+        right_ms: 600_000,
+        running: true,
+        lever_right_high,
+        left_flag: false,
+        right_flag: false,
+    }
+}
+
+/// Settings for a pit board: a sowing changes up to all 20 locations, not four squares.
+fn pit_settings() -> TrackerSettings {
+    TrackerSettings {
+        displaced_max_distance: 20,
+        two_ply_max_distance: 20,
+        ..TrackerSettings::default()
+    }
+}
+
+#[test]
+fn a_capture_not_taken_at_a_press_is_an_illegal_move_with_its_article() {
+    let mut t = Table::new();
+    t.tracker = Tracker::new(pit_settings());
+    t.tracker.observe(0, &t.board, &mut t.events);
+    t.tracker.clock(10, clock(false), &mut t.events);
+    let pos = Position::new();
+    // 76 sown, but the ten korgools of black's pit 6 stay there; white presses.
+    let updates = t.sowing(&pos, mv(7), Hand::default());
+    let sown = updates.len() - 2;
+    for &u in &updates[..sown] {
+        t.apply(80, u);
+    }
+    t.wait(500);
+    t.tracker.clock(t.t, clock(true), &mut t.events);
+    t.wait(1000);
+    let irregular = t.events.iter().find_map(|e| match e {
+        TrackerEvent::Irregularity { kind, detail, .. } => Some((kind.as_str(), detail.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        irregular,
+        Some((
+            "illegal_move",
+            "76: the 10 korgools of black's pit 6 not taken (KG 1.3)".to_string()
+        ))
+    );
+    assert_eq!(t.moves(), Vec::<String>::new());
+    // Taken after all: the move is recorded and the irregularity resolved.
+    for &u in &updates[sown..] {
+        t.apply(80, u);
+    }
+    t.wait(4000);
+    assert_eq!(t.moves(), ["76"]);
+    assert!(t.kinds().contains(&"resolved"), "{:?}", t.kinds());
+}
+
+#[test]
+fn korgools_knocked_into_a_neighbouring_pit_are_displaced() {
+    let mut t = Table::new();
+    t.tracker = Tracker::new(pit_settings());
+    t.tracker.observe(0, &t.board, &mut t.events);
+    let pos = t.play(&Position::new(), mv(7), Hand::default());
+    // A korgool knocked from black's pit 3 into pit 4 while white waits for black's move.
+    t.apply(100, Update::Pit(11, 9));
+    t.apply(100, Update::Pit(12, 11));
+    t.wait(3000);
+    let detail = t.events.iter().find_map(|e| match e {
+        TrackerEvent::Irregularity { kind, detail, .. } if kind.as_str() == "displaced" => {
+            Some(detail.clone())
+        }
+        _ => None,
+    });
+    let detail = detail.expect("a displaced irregularity");
+    assert!(detail.contains("black's pit 3: 10 → 9"), "{detail}");
+    assert!(detail.contains("KG 4.2–4.3"), "{detail}");
+    // Put back (4.2): resolved, and play goes on.
+    t.apply(100, Update::Pit(12, 10));
+    t.apply(100, Update::Pit(11, 10));
+    t.wait(1000);
+    t.play(&pos, mv(7), Hand::default());
+    assert_eq!(t.moves(), ["76", "76"]);
+    assert!(t.kinds().contains(&"resolved"), "{:?}", t.kinds());
+}
+
+#[test]
+fn a_skipped_pit_at_a_press_is_an_illegal_move_with_its_article() {
+    let mut t = Table::new();
+    t.tracker = Tracker::new(pit_settings());
+    t.tracker.observe(0, &t.board, &mut t.events);
+    t.tracker.clock(10, clock(false), &mut t.events);
+    // 76 sown skipping black's pit 2: the last korgool lands in black's pit 7 (10), taken.
+    for (loc, n) in [(6, 0), (6, 1), (7, 10), (8, 10), (9, 10)] {
+        t.apply(80, Update::Pit(loc, n));
+    }
+    for loc in 11..=15 {
+        t.apply(80, Update::Pit(loc, 10));
+    }
+    t.apply(150, Update::Pit(15, 0));
+    t.apply(150, Update::Pit(18, 10));
+    t.wait(300);
+    t.tracker.clock(t.t, clock(true), &mut t.events);
+    t.wait(1000);
+    let irregular = t.events.iter().find_map(|e| match e {
+        TrackerEvent::Irregularity {
+            kind, detail, ply, ..
+        } => Some((kind.as_str(), *ply, detail.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        irregular,
+        Some((
+            "illegal_move",
+            1,
+            "sowing from white's pit 7: black's pit 2 skipped (KG 1.1: one korgool into each pit)"
+                .to_string()
+        ))
+    );
+    assert_eq!(t.moves(), Vec::<String>::new());
 }

@@ -304,9 +304,9 @@ fn sown(pos: &Position, mv: Move) -> (Position, [u16; LOCATIONS], super::Sowing)
     (after, mid, s)
 }
 
-/// Whether `r` is `mv` from `pos` under way: every location between where it was and where the
-/// sowing takes it (a capture's pit anywhere down to empty, stores between before and after),
-/// the tuz markers as before or as after, and no korgool more than on the board.
+/// Whether `r` is `mv` from `pos` under way: the start pit lifted, every other location between
+/// where it was and where the sowing takes it (a capture's pit anywhere down to empty, stores
+/// between before and after), the tuz markers as before or as after, no korgool more than 162.
 fn progress(pos: &Position, mv: Move, r: &TogyzReading) -> Progress {
     let (e, tuz) = expected(pos);
     let (after, mid, s) = sown(pos, mv);
@@ -317,10 +317,15 @@ fn progress(pos: &Position, mv: Move, r: &TogyzReading) -> Progress {
     }
     let start = Board::location(s.side, mv.pit());
     let landing = usize::from(s.landing);
+    // Once a korgool has been sown, the start pit holds only what the sowing put back into it
+    // (the korgools are lifted all at once).
+    let sowing_begun = (0..LOCATIONS).any(|l| l != start && rn[l] != e[l]);
     let fits = (0..LOCATIONS).all(|l| {
         let v = rn[l];
-        if l == start {
-            v <= e[l].max(mid[l])
+        if l == start && sowing_begun {
+            v <= mid[l]
+        } else if l == start {
+            v < e[l]
         } else if l >= STORE {
             e[l] <= v && v <= a[l]
         } else if l == landing && s.captured > 0 {
@@ -487,6 +492,10 @@ fn wrong_shape(pos: &Position, mv: Move, r: &TogyzReading) -> Option<String> {
     let ring = 2 * PITS;
     let start = Board::location(s.side, mv.pit());
     let n = b.pits[start];
+    // The korgools were lifted out of the start pit (at most one put back too many).
+    if rn[start] > mid[start] + 1 {
+        return None;
+    }
     let text = format!("sowing from {}", pit_name(start));
     let store = STORE + s.side.index();
     // A pit emptied into the mover's store that the rules do not capture.
