@@ -2,9 +2,11 @@
 //!
 //! Flow: `BoardDump` replaces all 64 squares, `FieldUpdate` changes one; the state keeps an
 //! incremental key for each orientation so the tracker can compare readings in O(1). A board turned
-//! round (black at the connector side) reads square `i` as `i ^ 63` (dgt-notes 1.6).
+//! round (black at the connector side) reads square `i` as `i ^ 63` (dgt-notes 1.6). The togyz
+//! korgool pit board (`tgz`) works the same way over 20 location counts and two tuz markers.
 
 pub mod dgt;
+pub mod tgz;
 
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +63,17 @@ impl Sensed<crate::game::chess::ChessReading> for dgt::DgtBoardState {
 
     fn reading(&self, o: Orientation) -> crate::game::chess::ChessReading {
         dgt::DgtBoardState::reading(self, o)
+    }
+}
+
+impl Sensed<crate::game::togyz::TogyzReading> for tgz::TgzBoardState {
+    #[inline]
+    fn key(&self, o: Orientation) -> u64 {
+        tgz::TgzBoardState::key(self, o)
+    }
+
+    fn reading(&self, o: Orientation) -> crate::game::togyz::TogyzReading {
+        tgz::TgzBoardState::reading(self, o)
     }
 }
 

@@ -8,12 +8,15 @@
 //! [`Position::outcome`] says whether the game is over by the rules (82, 81:81, atsyrau), and
 //! [`Position::flag_fall`] / [`Position::resign`] score what the board cannot show.
 //! [`Repetitions`] records repeated positions as possible draw claims for the arbiter ([KG 3.7]).
-//! [`notation`] reads and writes moves (`76`, `45X`), results (`1–0/62`) and PGN-like records.
+//! [`notation`] reads and writes moves (`76`, `45X`), results (`1–0/62`) and PGN-like records;
+//! [`kind`] is the [`crate::game::GameKind`] the tracker follows a pit board with.
 
+pub mod kind;
 pub mod notation;
 mod position;
 mod repetition;
 
+pub use kind::{TogyzGame, TogyzReading};
 pub use position::{
     Board, FlagRule, GameResult, IllegalMove, Move, MoveList, PITS, Position, ResultFormat, Rules,
     SetupError, Side, Sowing, TOTAL, Termination, WIN, perft,
