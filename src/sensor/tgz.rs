@@ -33,29 +33,39 @@ pub struct TgzBoardState {
     known: bool,
 }
 
+/// A pit board has two rows and no quarter turns: those read as the board lying normally or
+/// turned round.
+#[inline]
+fn regular(o: Orientation) -> Orientation {
+    match o {
+        Orientation::Normal | Orientation::QuarterLeft => Orientation::Normal,
+        Orientation::Rotated | Orientation::QuarterRight => Orientation::Rotated,
+    }
+}
+
 /// The game location of board location `loc` in orientation `o` (the mapping is its own inverse).
 #[inline]
 fn game_location(loc: usize, o: Orientation) -> usize {
-    match o {
-        Orientation::Normal => loc,
+    match regular(o) {
         Orientation::Rotated if loc < PIT_LOCATIONS => (loc + 9) % PIT_LOCATIONS,
         Orientation::Rotated => loc ^ 1,
+        _ => loc,
     }
 }
 
 /// The game player whose marker the board reports as `player`'s.
 #[inline]
 fn game_player(player: Side, o: Orientation) -> Side {
-    match o {
-        Orientation::Normal => player,
+    match regular(o) {
         Orientation::Rotated => player.other(),
+        _ => player,
     }
 }
 
 fn index(o: Orientation) -> usize {
-    match o {
-        Orientation::Normal => 0,
+    match regular(o) {
         Orientation::Rotated => 1,
+        _ => 0,
     }
 }
 
@@ -145,9 +155,9 @@ impl TgzBoardState {
 
     /// The tuz bytes in game players for orientation `o`.
     fn game_tuz(&self, o: Orientation) -> [u8; 2] {
-        match o {
-            Orientation::Normal => self.tuz,
+        match regular(o) {
             Orientation::Rotated => [self.tuz[1], self.tuz[0]],
+            _ => self.tuz,
         }
     }
 
