@@ -459,11 +459,7 @@ fn clock(lever_right_high: bool) -> ClockReading {
 
 /// Settings for a pit board: a sowing changes up to all 20 locations, not four squares.
 fn pit_settings() -> TrackerSettings {
-    TrackerSettings {
-        displaced_max_distance: 20,
-        two_ply_max_distance: 20,
-        ..TrackerSettings::default()
-    }
+    TrackerSettings::for_game::<TogyzGame>()
 }
 
 #[test]

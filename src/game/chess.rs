@@ -161,6 +161,7 @@ impl GameKind for ChessGame {
     type Reading = ChessReading;
 
     const KIND: Kind = Kind::Chess;
+    const MOVE_SPAN: usize = 4;
 
     fn start() -> Chess {
         Chess::default()

@@ -79,6 +79,11 @@ pub trait GameKind {
 
     const KIND: Kind;
 
+    /// The most places of a reading one move changes (chess: four, castling; togyz korgool: a
+    /// sowing can reach every location). Bounds the tracker's searches and what counts as a
+    /// displaced board rather than a reset.
+    const MOVE_SPAN: usize;
+
     /// The start position of a game.
     fn start() -> Self::Position;
 

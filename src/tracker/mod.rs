@@ -22,7 +22,8 @@ use crate::{
     sensor::{Orientation, Sensed, dgt::ClockReading},
 };
 
-/// Timing and policy knobs of the tracker.
+/// Timing and policy knobs of the tracker. `Default` is for chess;
+/// [`TrackerSettings::for_game`] scales the distances to another game.
 #[derive(Clone, Debug)]
 pub struct TrackerSettings {
     /// A belief stable this long is recorded (no clock running).
@@ -56,6 +57,17 @@ pub struct TrackerSettings {
     /// Boards further than this many places from the position are not reported as displaced
     /// (pieces being cleared or set up, not knocked).
     pub displaced_max_distance: usize,
+}
+
+impl TrackerSettings {
+    /// The defaults, with the distances scaled to how many places one move of `G` changes.
+    pub fn for_game<G: GameKind>() -> TrackerSettings {
+        TrackerSettings {
+            two_ply_max_distance: 2 * G::MOVE_SPAN,
+            displaced_max_distance: G::MOVE_SPAN,
+            ..TrackerSettings::default()
+        }
+    }
 }
 
 impl Default for TrackerSettings {
@@ -406,8 +418,8 @@ impl<G: GameKind> Tracker<G> {
         }
         u.searched = true;
         let (key, reading) = (u.key, u.reading.clone());
-        // Each move changes at most four places (castling).
-        if G::reading_distance(g.tip().reading(), &reading) > 4 * depth {
+        // Each move changes at most `MOVE_SPAN` places.
+        if G::reading_distance(g.tip().reading(), &reading) > G::MOVE_SPAN * depth {
             return;
         }
         if let Some(path) = moves_to::<G>(g.tip(), key, &reading, depth) {

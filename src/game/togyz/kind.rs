@@ -175,6 +175,7 @@ impl GameKind for TogyzGame {
     type Reading = TogyzReading;
 
     const KIND: Kind = Kind::Togyz;
+    const MOVE_SPAN: usize = LOCATIONS;
 
     fn start() -> Position {
         Position::new()
