@@ -579,6 +579,8 @@ pub fn script_togyz(
             hands.pit(on, dl, k, TogyzAction::Rest);
             hands.pit(off, dl, -k, TogyzAction::Rest);
             styles.push(TogyzStyle::RestingHand);
+            // The hand leaves the pit before it takes anything.
+            t = t.max(off);
         }
         // A new tuz, or a capture.
         let landing = usize::from(sowing.landing);
