@@ -120,6 +120,7 @@ fn check_script(script: &TogyzScript, moves: &[Move], label: &str, seen: &mut Se
     let mut presses = 0;
     let mut lifts = 0;
     let mut last_sown: Option<(u32, u8)> = None;
+    let mut last_clock: Option<ClockReading> = None;
     let mut capture: Option<(u32, usize)> = None;
     for (i, f) in decoded(script) {
         let e = &script.events[i];
@@ -167,6 +168,22 @@ fn check_script(script: &TogyzScript, moves: &[Move], label: &str, seen: &mut Se
             lifts += 1;
         }
         apply(&mut state, &f);
+        if let Frame::BwTime(t) = &f {
+            let r = ClockReading::from_bwtime(t).unwrap();
+            if e.action == TogyzAction::Press {
+                // The lever goes down on the mover's side; the increment is added.
+                let white = script.plies[e.ply as usize - 1].side == Side::White;
+                assert_eq!(r.lever_right_high, white, "{label} ply {}", e.ply);
+                let prev = last_clock.unwrap();
+                let (now, before) = if white {
+                    (r.left_ms, prev.left_ms)
+                } else {
+                    (r.right_ms, prev.right_ms)
+                };
+                assert!(now > before, "{label} ply {}: {prev:?} then {r:?}", e.ply);
+            }
+            last_clock = Some(r);
+        }
         if e.action == TogyzAction::Press {
             let p = e.ply as usize;
             assert_eq!(
@@ -389,4 +406,31 @@ fn the_tracker_records_kazakh_games_played_by_hand_exactly() {
 fn the_tracker_records_games_on_a_board_turned_round_exactly() {
     let (exact, total, misses) = track_corpus(PLAYOK, 50, true);
     assert_eq!(exact, total, "{exact}/{total} exact\n{}", misses.join("\n"));
+}
+
+#[test]
+fn without_a_clock_no_presses_and_bad_speeds_are_refused() {
+    let (_, moves) = games(KAZAKH, 1).remove(0);
+    let opts = TogyzEmulatorOptions {
+        clock: false,
+        ..TogyzEmulatorOptions::default()
+    };
+    let s = script_togyz(&moves, &opts).unwrap();
+    assert!(s.plies.iter().all(|p| p.press_ms.is_none()));
+    let clocks: Vec<&TogyzAction> = s
+        .events
+        .iter()
+        .filter(|e| matches!(e.payload, TogyzPayload::Frame(Frame::BwTime(_))))
+        .map(|e| &e.action)
+        .collect();
+    // Only the answer to SEND_CLK, which says no clock is connected.
+    assert_eq!(clocks, [&TogyzAction::Handshake]);
+    assert!(s.initial_clock.no_clock());
+    for speed in [0.0, -1.0, f64::NAN, 1e6] {
+        let bad = TogyzEmulatorOptions {
+            speed,
+            ..TogyzEmulatorOptions::default()
+        };
+        assert!(script_togyz(&moves, &bad).is_err(), "{speed}");
+    }
 }
