@@ -506,6 +506,10 @@ pub fn script_togyz(
     let mut pos = start;
     let mut plies = Vec::new();
     let mut prev_free = clock_start;
+    // Each player's time as the clock will show it, so that thinking gets quicker when time
+    // runs short (a record's game was played to its end, not lost on time).
+    let mut remaining = [base; 2];
+    let mut switched = clock_start;
     for (i, &mv) in moves.iter().enumerate() {
         let ply = i as u32 + 1;
         let (next, sowing) = pos
@@ -525,7 +529,8 @@ pub fn script_togyz(
         hands.acts.clear();
 
         let think = (hands.rng.random_range(0.0f64..1.0) * 20f64.ln()).exp() * 1000.0;
-        let begin = prev_free + scale(think as u64, speed);
+        let think = scale(think as u64, speed).min(remaining[side.index()] / 15);
+        let begin = prev_free + think;
         let mut t = begin;
         // The mover may first carry what lies in his tuz to his store.
         if hands.rng.random_bool(0.6)
@@ -713,6 +718,11 @@ pub fn script_togyz(
             press_ms: press,
             board_after: to_dump(&hands.raw, &hands.markers),
         });
+        if let Some(p) = press {
+            let r = &mut remaining[side.index()];
+            *r = r.saturating_sub(p - switched) + inc;
+            switched = p;
+        }
         prev_free = press.unwrap_or(settled).max(settled) + 1;
         pos = next;
     }
