@@ -118,7 +118,7 @@ impl Scanner {
 }
 
 /// Transmission time of `len` bytes at 9600 baud, 10 bits a byte.
-fn tx_ms(len: usize) -> Millis {
+pub(super) fn tx_ms(len: usize) -> Millis {
     (len as u64 * 10_000).div_ceil(9600)
 }
 
@@ -142,14 +142,14 @@ pub(super) fn physical(pos: &Chess) -> [u8; 64] {
 
 /// What the clock's controls do, in time order.
 #[derive(Clone, Copy, Debug)]
-enum Control {
+pub(super) enum Control {
     Start(Millis),
     Press { at: Millis, mover: Color, ply: u32 },
     Pause(Millis),
 }
 
 /// A DGT clock in Fischer (or plain) mode; white's time on the left.
-struct Clock {
+pub(super) struct Clock {
     remaining: [u64; 2],
     increment: u64,
     running: Option<Color>,
@@ -166,7 +166,7 @@ fn ci(c: Color) -> usize {
 }
 
 impl Clock {
-    fn new(base: u64, increment: u64) -> Clock {
+    pub(super) fn new(base: u64, increment: u64) -> Clock {
         Clock {
             remaining: [base, base],
             increment,
@@ -177,7 +177,7 @@ impl Clock {
         }
     }
 
-    fn frame(&self) -> BwTime {
+    pub(super) fn frame(&self) -> BwTime {
         // The display shows whole seconds, rounded up (3:02 until 3:01.000 is reached).
         let shown = |ms: u64| ClockTime::from_millis(ms.div_ceil(1000) * 1000);
         let flags = |c: Color| {
@@ -228,7 +228,7 @@ impl Clock {
     }
 
     /// Plays the controls; returns `(time, frame, ply)`.
-    fn run(mut self, controls: &[Control]) -> Vec<(Millis, BwTime, u32)> {
+    pub(super) fn run(mut self, controls: &[Control]) -> Vec<(Millis, BwTime, u32)> {
         let mut out = Vec::new();
         let mut ply = 0;
         for c in controls {

@@ -6,13 +6,15 @@
 //! real time and answers host commands like a board. `handling` is the human hand model (how
 //! pieces are lifted and placed), `dgt` the sensor scan, clock and wire timing, `irregular`
 //! the scripted irregularities ([`EmulatorOptions::irregularities`], [`random_irregularities`])
-//! whose truth each script carries in [`BoardScript::irregularities`].
+//! whose truth each script carries in [`BoardScript::irregularities`]. `togyz` does the same
+//! for a togyz korgool pit board: [`script_togyz`] turns a record into a [`TogyzScript`].
 
 mod dgt;
 mod handling;
 mod irregular;
 mod pgn;
 mod pty;
+mod togyz;
 
 pub use dgt::{script_game, script_game_from, script_pgn};
 pub use handling::Style;
@@ -22,6 +24,10 @@ pub use irregular::{
 };
 pub use pgn::{PgnGame, games_from_pgn};
 pub use pty::{PtyEvent, PtyOptions, run_pty};
+pub use togyz::{
+    TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzPayload, TogyzPlyInfo, TogyzScript,
+    TogyzStyle, board_location as togyz_board_location, script_togyz, togyz_records,
+};
 
 use crate::{
     Millis,
