@@ -397,12 +397,9 @@ fn the_tracker_records_kazakh_games_played_by_hand_exactly() {
     assert_eq!(exact, total, "{exact}/{total} exact\n{}", misses.join("\n"));
 }
 
-/// A board turned round reads the (symmetric) start position the same in both orientations; the
-/// tracker settles on the normal one at the start and then reads white's first sowing as black's
-/// (an illegal move). Ignored until the tracker decides a symmetric start's orientation by the
-/// first move.
+/// A board turned round reads the (symmetric) start position the same in both orientations: the
+/// tracker lets white's first sowing decide which way round the board lies.
 #[test]
-#[ignore = "the tracker fixes the orientation of a symmetric start position before the first move"]
 fn the_tracker_records_games_on_a_board_turned_round_exactly() {
     let (exact, total, misses) = track_corpus(PLAYOK, 50, true);
     assert_eq!(exact, total, "{exact}/{total} exact\n{}", misses.join("\n"));

@@ -191,6 +191,8 @@ struct GameState<G: GameKind> {
     irregularities: u32,
     /// The clock has been compared with the time control.
     clock_checked: bool,
+    /// The start position read the same both ways round: the first move settles the orientation.
+    orientation_open: bool,
     /// Nodes before this index have had their caches dropped.
     trimmed: usize,
     gesture_reported: bool,
@@ -212,6 +214,7 @@ impl<G: GameKind> GameState<G> {
             open: Vec::new(),
             irregularities: 0,
             clock_checked: false,
+            orientation_open: false,
             trimmed: 0,
             gesture_reported: false,
             ended: false,
@@ -505,6 +508,7 @@ impl<G: GameKind> Tracker<G> {
         // The full reading is built only when a key matches (or nothing does).
         let cell = OnceCell::new();
         let reading = || cell.get_or_init(|| sensed.reading(orientation));
+        let flipped_cell = OnceCell::new();
         // One legal move from the belief (it wins over everything else: kings shuffling repeat
         // earlier boards, knights can even return to the start position).
         if let Some(g) = self.game.as_mut()
@@ -513,6 +517,22 @@ impl<G: GameKind> Tracker<G> {
             g.push(mv, node, at);
             self.resolve_open(at, "position restored; play went on", out);
             return;
+        }
+        // Before the first move, a start position that reads the same both ways round (a pit
+        // board) leaves the orientation open: the first move settles it.
+        if let Some(g) = self.game.as_mut()
+            && g.orientation_open
+            && g.belief_plies() == 0
+            && g.moves.is_empty()
+        {
+            let flipped = orientation.flipped();
+            let flipped_reading = || flipped_cell.get_or_init(|| sensed.reading(flipped));
+            if let Some((mv, node)) = g.tip().move_to(sensed.key(flipped), flipped_reading) {
+                g.orientation = flipped;
+                g.push(mv, node, at);
+                self.resolve_open(at, "position restored; play went on", out);
+                return;
+            }
         }
         // The start position, set up again (or turned round): a new game.
         let plies = self.game.as_ref().map_or(0, |g| g.belief_plies());
@@ -925,6 +945,7 @@ impl<G: GameKind> Tracker<G> {
             if sensed.key(o) == self.start.key && sensed.reading(o) == self.start_reading {
                 self.flush(at, out);
                 let mut g = GameState::new(o, self.start.clone(), at);
+                g.orientation_open = sensed.key(o.flipped()) == self.start.key;
                 self.white_on_left_votes = 0;
                 out.push(TrackerEvent::GameStarted {
                     at_ms: at,
