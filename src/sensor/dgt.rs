@@ -71,13 +71,18 @@ impl Default for DgtBoardState {
 
 #[inline]
 fn game_square(board_index: usize, o: Orientation) -> usize {
-    let sq = square_of_board_index(board_index);
-    let (file, rank) = (sq % 8, sq / 8);
     match o {
-        Orientation::Normal => sq,
+        Orientation::Normal => square_of_board_index(board_index),
         Orientation::Rotated => square_of_board_index(board_index ^ 63),
-        Orientation::QuarterLeft => (7 - file) * 8 + rank,
-        Orientation::QuarterRight => file * 8 + (7 - rank),
+        Orientation::QuarterLeft | Orientation::QuarterRight => {
+            let sq = square_of_board_index(board_index);
+            let (file, rank) = (sq % 8, sq / 8);
+            if o == Orientation::QuarterLeft {
+                (7 - file) * 8 + rank
+            } else {
+                file * 8 + (7 - rank)
+            }
+        }
     }
 }
 
@@ -136,10 +141,14 @@ impl DgtBoardState {
             Orientation::Normal => self.key_normal,
             Orientation::Rotated => self.key_rotated,
             // A quarter-turned board is rare (and against 2.1): its key is computed when asked.
-            Orientation::QuarterLeft | Orientation::QuarterRight => {
-                ChessGame::reading_key(&self.reading(o))
-            }
+            Orientation::QuarterLeft | Orientation::QuarterRight => self.quarter_key(o),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn quarter_key(&self, o: Orientation) -> u64 {
+        ChessGame::reading_key(&self.reading(o))
     }
 
     /// The reading in game squares for orientation `o`.
