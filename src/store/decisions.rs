@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Position, san::SanPlus, uci::UciMove};
 
 use super::{
-    EventRecord, GAME_SELECT, GameId, Store, StoreError, game_header, get_ms, get_opt_ms,
-    insert_move_row, sql_ms,
+    EventRecord, GAME_SELECT, GameId, MOVE_COLUMNS, Store, StoreError, game_events, game_header,
+    insert_move_row, live_moves, move_row, sql_ms,
 };
 use crate::{
     Millis,
@@ -419,7 +419,7 @@ impl Store {
     /// Every decision on `game`, in the order they were made.
     pub fn decisions(&self, game: GameId) -> Result<Vec<Decision>, DecisionError> {
         header(&self.conn, game)?;
-        events(&self.conn, game)?
+        game_events(&self.conn, game)?
             .iter()
             .filter(|e| e.kind == DECISION_KIND)
             .map(|e| Decision::from_event(game, e))
@@ -430,7 +430,7 @@ impl Store {
     pub fn history(&self, game: GameId) -> Result<Vec<HistoryEntry>, DecisionError> {
         header(&self.conn, game)?;
         let mut retracted = self.retracted_moves(game)?;
-        Ok(events(&self.conn, game)?
+        Ok(game_events(&self.conn, game)?
             .into_iter()
             .map(|event| {
                 let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut retracted)
@@ -447,25 +447,15 @@ impl Store {
 
     /// Every retracted move row of `game`, by retracting event then ply.
     pub fn retracted_moves(&self, game: GameId) -> Result<Vec<RetractedMove>, DecisionError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT retracted_by, ply, notation, uci, position, at_ms, clock_white_ms, \
-             clock_black_ms, time_trouble FROM moves \
-             WHERE game_id = ?1 AND retracted_by IS NOT NULL ORDER BY retracted_by, ply, id",
-        )?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT retracted_by, {MOVE_COLUMNS} FROM moves \
+             WHERE game_id = ?1 AND retracted_by IS NOT NULL ORDER BY retracted_by, ply, id"
+        ))?;
         let rows = stmt
             .query_map([game], |r| {
                 Ok(RetractedMove {
                     retracted_by: r.get(0)?,
-                    mv: RecordedMove {
-                        ply: r.get(1)?,
-                        notation: r.get(2)?,
-                        uci: r.get(3)?,
-                        position: r.get(4)?,
-                        at_ms: get_ms(r, 5)?,
-                        clock_white_ms: get_opt_ms(r, 6)?,
-                        clock_black_ms: get_opt_ms(r, 7)?,
-                        time_trouble: r.get::<_, i64>(8)? != 0,
-                    },
+                    mv: move_row(r, 1)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
@@ -539,47 +529,6 @@ fn irregularity_ply(
         .query_row((game, id), |r| r.get(0))
         .optional()?;
     found.ok_or(DecisionError::UnknownIrregularity { game, id })
-}
-
-fn live_moves(conn: &Connection, game: GameId) -> Result<Vec<RecordedMove>, DecisionError> {
-    let rows = conn
-        .prepare_cached(
-            "SELECT ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms, \
-             time_trouble FROM moves WHERE game_id = ?1 AND retracted_by IS NULL ORDER BY ply",
-        )?
-        .query_map([game], |r| {
-            Ok(RecordedMove {
-                ply: r.get(0)?,
-                notation: r.get(1)?,
-                uci: r.get(2)?,
-                position: r.get(3)?,
-                at_ms: get_ms(r, 4)?,
-                clock_white_ms: get_opt_ms(r, 5)?,
-                clock_black_ms: get_opt_ms(r, 6)?,
-                time_trouble: r.get::<_, i64>(7)? != 0,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
-}
-
-fn events(conn: &Connection, game: GameId) -> Result<Vec<EventRecord>, DecisionError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id",
-    )?;
-    let mut rows = stmt.query([game])?;
-    let mut out = Vec::new();
-    while let Some(r) = rows.next()? {
-        let detail: String = r.get(4)?;
-        out.push(EventRecord {
-            id: r.get(0)?,
-            at_ms: get_ms(r, 1)?,
-            kind: r.get(2)?,
-            ply: r.get(3)?,
-            detail: serde_json::from_str(&detail)?,
-        });
-    }
-    Ok(out)
 }
 
 /// The live moves from `ply` on, with `new_move` at `ply` and the later ones replayed after it;

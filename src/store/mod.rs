@@ -336,41 +336,59 @@ impl Store {
     }
 
     fn complete(&self, mut game: GameRecord) -> Result<GameRecord, StoreError> {
-        game.moves = self
-            .conn
-            .prepare_cached(
-                "SELECT ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms, time_trouble \
-                 FROM moves WHERE game_id = ?1 AND retracted_by IS NULL ORDER BY ply",
-            )?
-            .query_map([game.id], |r| {
-                Ok(RecordedMove {
-                    ply: r.get(0)?,
-                    notation: r.get(1)?,
-                    uci: r.get(2)?,
-                    position: r.get(3)?,
-                    at_ms: get_ms(r, 4)?,
-                    clock_white_ms: get_opt_ms(r, 5)?,
-                    clock_black_ms: get_opt_ms(r, 6)?,
-                    time_trouble: r.get::<_, i64>(7)? != 0,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id, at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id",
-        )?;
-        let mut rows = stmt.query([game.id])?;
-        while let Some(r) = rows.next()? {
-            let detail = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
-            game.events.push(EventRecord {
-                id: r.get(0)?,
-                at_ms: get_ms(r, 1)?,
-                kind: r.get(2)?,
-                ply: r.get(3)?,
-                detail: serde_json::from_str(detail)?,
-            });
-        }
+        game.moves = live_moves(&self.conn, game.id)?;
+        game.events = game_events(&self.conn, game.id)?;
         Ok(game)
     }
+}
+
+/// The columns [`move_row`] reads, in its order.
+const MOVE_COLUMNS: &str =
+    "ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms, time_trouble";
+
+/// A move from a row whose columns from `first` on are [`MOVE_COLUMNS`].
+fn move_row(r: &Row, first: usize) -> rusqlite::Result<RecordedMove> {
+    Ok(RecordedMove {
+        ply: r.get(first)?,
+        notation: r.get(first + 1)?,
+        uci: r.get(first + 2)?,
+        position: r.get(first + 3)?,
+        at_ms: get_ms(r, first + 4)?,
+        clock_white_ms: get_opt_ms(r, first + 5)?,
+        clock_black_ms: get_opt_ms(r, first + 6)?,
+        time_trouble: r.get::<_, i64>(first + 7)? != 0,
+    })
+}
+
+/// The live moves of `game`, by ply.
+fn live_moves(conn: &Connection, game: GameId) -> Result<Vec<RecordedMove>, StoreError> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {MOVE_COLUMNS} FROM moves \
+             WHERE game_id = ?1 AND retracted_by IS NULL ORDER BY ply"
+        ))?
+        .query_map([game], |r| move_row(r, 0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Every event of `game`, by id.
+fn game_events(conn: &Connection, game: GameId) -> Result<Vec<EventRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id",
+    )?;
+    let mut rows = stmt.query([game])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let detail = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
+        out.push(EventRecord {
+            id: r.get(0)?,
+            at_ms: get_ms(r, 1)?,
+            kind: r.get(2)?,
+            ply: r.get(3)?,
+            detail: serde_json::from_str(detail)?,
+        });
+    }
+    Ok(out)
 }
 
 const GAME_SELECT: &str = "SELECT g.id, g.board_id, b.name, g.kind, g.orientation, g.date, \
