@@ -60,6 +60,16 @@ impl IrregularityKind {
         }
     }
 
+    /// Whether this is the tracker's own correction (a takeback, a revised move), kept for the
+    /// audit trail; every other kind is shown by the board or clock and numbered by `id` within
+    /// a game.
+    pub fn is_audit_trail(self) -> bool {
+        matches!(
+            self,
+            IrregularityKind::Takeback | IrregularityKind::RevisedMove
+        )
+    }
+
     /// The kind stored as `s`, if any.
     pub fn from_str_opt(s: &str) -> Option<IrregularityKind> {
         IrregularityKind::ALL.into_iter().find(|k| k.as_str() == s)

@@ -22,7 +22,7 @@ use crate::{
     Millis,
     game::Outcome,
     sensor::dgt::ClockReading,
-    tracker::{BoardIrregularity, RecordedMove, Side, TrackerEvent, TrackerSettings},
+    tracker::{RecordedMove, Side, TrackerEvent, TrackerSettings},
 };
 
 /// The Laws an event plays under: the edition with its switches, and the time control.
@@ -297,19 +297,11 @@ impl Referee {
     fn irregularity(
         &self,
         game: &mut Game,
-        kind: BoardIrregularity,
+        kind: IrregularityKind,
         player: Option<Side>,
         art: &mut Option<String>,
         ruling: &mut Option<String>,
     ) {
-        let kind = match kind {
-            BoardIrregularity::Displaced => IrregularityKind::Displaced,
-            BoardIrregularity::IllegalMove => IrregularityKind::IllegalMove,
-            BoardIrregularity::ClockWithoutMove => IrregularityKind::ClockWithoutMove,
-            BoardIrregularity::WrongStartPosition => IrregularityKind::WrongStartPosition,
-            BoardIrregularity::BoardRotated => IrregularityKind::BoardRotated,
-            BoardIrregularity::ClockMisSet => IrregularityKind::ClockMisSet,
-        };
         *art = article(kind, self.cfg.laws).map(str::to_string);
         match (kind, player) {
             (IrregularityKind::IllegalMove, Some(player)) => {

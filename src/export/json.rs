@@ -24,22 +24,11 @@
 use serde_json::{Map, Value, json};
 
 use crate::{
+    arbiter::IrregularityKind,
     game::Kind,
     store::{DECISION_KIND, EventRecord, GameRecord, HistoryEntry},
     tracker::event::RecordedMove,
 };
-
-/// Irregularities the board showed (stored with an `id`, resolved by a `resolved` event).
-const BOARD_KINDS: &[&str] = &[
-    "displaced",
-    "illegal_move",
-    "clock_without_move",
-    "wrong_start_position",
-    "board_rotated",
-    "clock_mis_set",
-];
-/// The tracker's own corrections, kept for the audit trail.
-const AUDIT_KINDS: &[&str] = &["takeback", "revised_move"];
 
 /// `{"games": [...]}` for `games`, in the order given.
 pub fn json(games: &[GameRecord]) -> Value {
@@ -171,7 +160,14 @@ pub fn irregularities(events: &[EventRecord]) -> Vec<Value> {
     events
         .iter()
         .filter_map(|e| {
-            if AUDIT_KINDS.contains(&e.kind.as_str()) {
+            // Takebacks and revisions are the tracker's own corrections, kept for the audit
+            // trail; every other kind was shown by the board or clock, stored with an `id` and
+            // resolved by a `resolved` event.
+            let kind = IrregularityKind::from_str_opt(&e.kind)?;
+            if matches!(
+                kind,
+                IrregularityKind::Takeback | IrregularityKind::RevisedMove
+            ) {
                 return Some(json!({
                     "ply": e.ply,
                     "kind": e.kind,
@@ -180,9 +176,6 @@ pub fn irregularities(events: &[EventRecord]) -> Vec<Value> {
                     "at_ms": e.at_ms,
                     "resolved": true,
                 }));
-            }
-            if !BOARD_KINDS.contains(&e.kind.as_str()) {
-                return None;
             }
             let id = e.detail.get("id").cloned().unwrap_or(Value::Null);
             let resolution = events

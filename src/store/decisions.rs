@@ -20,21 +20,13 @@ use super::{
 };
 use crate::{
     Millis,
+    arbiter::IrregularityKind,
     game::{GameKind, Kind, chess::ChessGame},
     tracker::event::RecordedMove,
 };
 
 /// Event kind of a decision, as stored.
 pub const DECISION_KIND: &str = "decision";
-
-/// Event kinds of the irregularities a board shows (numbered by `id` within a game).
-const IRREGULARITY_KINDS: &[&str] = &[
-    "displaced",
-    "illegal_move",
-    "clock_without_move",
-    "wrong_start_position",
-    "board_rotated",
-];
 
 /// Results an arbiter may set: the PGN ones and the forfeits of unplayed games.
 pub const RESULTS: &[&str] = &["1-0", "0-1", "1/2-1/2", "*", "+/-", "-/+", "-/-"];
@@ -516,9 +508,11 @@ fn irregularity_ply(
     game: GameId,
     id: u32,
 ) -> Result<Option<u32>, DecisionError> {
-    let kinds = IRREGULARITY_KINDS
+    // The kinds the board or clock shows, numbered by `id` within a game.
+    let kinds = IrregularityKind::ALL
         .iter()
-        .map(|k| format!("'{k}'"))
+        .filter(|k| !k.is_audit_trail())
+        .map(|k| format!("'{}'", k.as_str()))
         .collect::<Vec<_>>()
         .join(", ");
     let found: Option<Option<u32>> = conn

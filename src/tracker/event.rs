@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Millis, game::Outcome, sensor::Orientation};
+use crate::{Millis, arbiter::IrregularityKind, game::Outcome, sensor::Orientation};
 
 /// A move as recorded on the scoresheet.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,39 +54,6 @@ impl Side {
     }
 }
 
-/// What the board (or its clock) showed that the rules do not allow (FIDE Articles 6 and 7), as
-/// the sensors saw it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BoardIrregularity {
-    /// Pieces where no move puts them, for longer than the settle window or at a press (7.4, 7.6).
-    Displaced,
-    /// A move the rules forbid, completed by a clock press (7.5.1, 7.5.2).
-    IllegalMove,
-    /// The clock pressed with no move made (7.5.3).
-    ClockWithoutMove,
-    /// A complete set-up that is not the start position (7.2.1).
-    WrongStartPosition,
-    /// The game began on a board turned a quarter (2.1, 7.2.2): it goes on, the arbiter is told.
-    BoardRotated,
-    /// The clock at the start does not show the time control's time (6.10.2).
-    ClockMisSet,
-}
-
-impl BoardIrregularity {
-    /// Stable name, as stored and exported (shared/DESIGN.md).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BoardIrregularity::Displaced => "displaced",
-            BoardIrregularity::IllegalMove => "illegal_move",
-            BoardIrregularity::ClockWithoutMove => "clock_without_move",
-            BoardIrregularity::WrongStartPosition => "wrong_start_position",
-            BoardIrregularity::BoardRotated => "board_rotated",
-            BoardIrregularity::ClockMisSet => "clock_mis_set",
-        }
-    }
-}
-
 /// One thing the tracker decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TrackerEvent {
@@ -123,7 +90,7 @@ pub enum TrackerEvent {
         id: u32,
         /// The ply it happened before (plies played so far + 1).
         ply: u32,
-        kind: BoardIrregularity,
+        kind: IrregularityKind,
         /// Who did it, when the board says (the side to move, the presser).
         player: Option<Side>,
         detail: String,

@@ -12,12 +12,13 @@
 
 pub mod event;
 
-pub use event::{BoardIrregularity, RecordedMove, Side, TrackerEvent};
+pub use event::{RecordedMove, Side, TrackerEvent};
 
 use std::cell::OnceCell;
 
 use crate::{
     Millis,
+    arbiter::IrregularityKind,
     game::{Departure, GameKind},
     sensor::{Orientation, Sensed, dgt::ClockReading},
 };
@@ -186,7 +187,7 @@ struct GameState<G: GameKind> {
     /// The board the sensors show when it fits nothing.
     unexplained: Option<Unexplained<G>>,
     /// Irregularities not yet resolved (the board still shows them).
-    open: Vec<(u32, BoardIrregularity)>,
+    open: Vec<(u32, IrregularityKind)>,
     /// Irregularities reported in this game so far.
     irregularities: u32,
     /// The clock has been compared with the time control.
@@ -680,7 +681,7 @@ impl<G: GameKind> Tracker<G> {
                 hms(reading.right_ms),
                 hms(expected)
             );
-            report(g, at, at, BoardIrregularity::ClockMisSet, None, detail, out);
+            report(g, at, at, IrregularityKind::ClockMisSet, None, detail, out);
         }
     }
 
@@ -708,7 +709,7 @@ impl<G: GameKind> Tracker<G> {
                         g,
                         at,
                         since,
-                        BoardIrregularity::WrongStartPosition,
+                        IrregularityKind::WrongStartPosition,
                         None,
                         detail,
                         out,
@@ -758,15 +759,7 @@ impl<G: GameKind> Tracker<G> {
             }
             Departure::Missing { detail } => format!("{detail} (missing: knocked over?)"),
         };
-        report(
-            g,
-            at,
-            since,
-            BoardIrregularity::Displaced,
-            None,
-            detail,
-            out,
-        );
+        report(g, at, since, IrregularityKind::Displaced, None, detail, out);
     }
 
     /// Before the first game: a complete wrong set-up, stable for the settle window, begins the
@@ -823,7 +816,7 @@ impl<G: GameKind> Tracker<G> {
             &mut g,
             at,
             since,
-            BoardIrregularity::WrongStartPosition,
+            IrregularityKind::WrongStartPosition,
             None,
             detail,
             out,
@@ -862,7 +855,7 @@ impl<G: GameKind> Tracker<G> {
                     g,
                     at,
                     at,
-                    BoardIrregularity::ClockWithoutMove,
+                    IrregularityKind::ClockWithoutMove,
                     Some(presser),
                     detail,
                     out,
@@ -873,7 +866,7 @@ impl<G: GameKind> Tracker<G> {
         let illegal_open = g
             .open
             .iter()
-            .any(|(_, k)| *k == BoardIrregularity::IllegalMove);
+            .any(|(_, k)| *k == IrregularityKind::IllegalMove);
         if presser != to_move || illegal_open {
             return;
         }
@@ -899,7 +892,7 @@ impl<G: GameKind> Tracker<G> {
                     g,
                     at,
                     since,
-                    BoardIrregularity::IllegalMove,
+                    IrregularityKind::IllegalMove,
                     Some(presser),
                     detail,
                     out,
@@ -908,15 +901,7 @@ impl<G: GameKind> Tracker<G> {
             Departure::Displaced { detail } => {
                 if g.open.is_empty() {
                     let detail = format!("{detail} (at a clock press)");
-                    report(
-                        g,
-                        at,
-                        since,
-                        BoardIrregularity::Displaced,
-                        None,
-                        detail,
-                        out,
-                    );
+                    report(g, at, since, IrregularityKind::Displaced, None, detail, out);
                 }
             }
         }
@@ -959,7 +944,7 @@ impl<G: GameKind> Tracker<G> {
                         &mut g,
                         at,
                         at,
-                        BoardIrregularity::BoardRotated,
+                        IrregularityKind::BoardRotated,
                         None,
                         detail,
                         out,
@@ -1109,7 +1094,7 @@ fn report<G: GameKind>(
     g: &mut GameState<G>,
     at: Millis,
     since: Millis,
-    kind: BoardIrregularity,
+    kind: IrregularityKind,
     player: Option<Side>,
     detail: String,
     out: &mut Vec<TrackerEvent>,
@@ -1118,9 +1103,9 @@ fn report<G: GameKind>(
     let id = g.irregularities;
     if !matches!(
         kind,
-        BoardIrregularity::ClockWithoutMove
-            | BoardIrregularity::BoardRotated
-            | BoardIrregularity::ClockMisSet
+        IrregularityKind::ClockWithoutMove
+            | IrregularityKind::BoardRotated
+            | IrregularityKind::ClockMisSet
     ) {
         g.open.push((id, kind));
     }

@@ -276,7 +276,7 @@ fn a_result_piece_on_the_board_proposes_a_result() {
     )));
 }
 
-fn irregularities(t: &Table) -> Vec<(BoardIrregularity, u32, bool)> {
+fn irregularities(t: &Table) -> Vec<(IrregularityKind, u32, bool)> {
     t.events
         .iter()
         .filter_map(|e| match e {
@@ -306,13 +306,10 @@ fn a_knocked_piece_is_displaced_after_the_settle_window_and_resolved_when_put_ba
     t.wait(2000);
     assert_eq!(
         irregularities(&t),
-        [(BoardIrregularity::Displaced, 2, false)]
+        [(IrregularityKind::Displaced, 2, false)]
     );
     t.set(100, "b3", 0).set(10, "b1", piece::WKNIGHT).wait(500);
-    assert_eq!(
-        irregularities(&t),
-        [(BoardIrregularity::Displaced, 2, true)]
-    );
+    assert_eq!(irregularities(&t), [(IrregularityKind::Displaced, 2, true)]);
     t.mv("e7", "e5", piece::BPAWN).wait(1000);
     assert_eq!(t.moves(), ["e4", "e5"]);
 }
@@ -327,13 +324,10 @@ fn a_lifted_own_piece_waits_the_longer_window_before_it_counts_as_missing() {
     t.wait(6_000);
     assert_eq!(
         irregularities(&t),
-        [(BoardIrregularity::Displaced, 2, false)]
+        [(IrregularityKind::Displaced, 2, false)]
     );
     t.set(100, "d8", piece::BQUEEN).wait(500);
-    assert_eq!(
-        irregularities(&t),
-        [(BoardIrregularity::Displaced, 2, true)]
-    );
+    assert_eq!(irregularities(&t), [(IrregularityKind::Displaced, 2, true)]);
 }
 
 #[test]
@@ -350,7 +344,7 @@ fn an_illegal_move_counts_at_the_press_and_play_goes_on_from_the_reinstated_posi
     t.wait(400);
     assert_eq!(
         irregularities(&t),
-        [(BoardIrregularity::IllegalMove, 1, false)]
+        [(IrregularityKind::IllegalMove, 1, false)]
     );
     assert!(t.events.iter().any(|e| matches!(
         e,
@@ -360,7 +354,7 @@ fn an_illegal_move_counts_at_the_press_and_play_goes_on_from_the_reinstated_posi
     t.mv("f3", "f1", piece::WBISHOP).wait(500);
     assert_eq!(
         irregularities(&t),
-        [(BoardIrregularity::IllegalMove, 1, true)]
+        [(IrregularityKind::IllegalMove, 1, true)]
     );
     t.mv("e2", "e4", piece::WPAWN).wait(4000);
     assert_eq!(t.moves(), ["e4"]);
@@ -378,7 +372,7 @@ fn a_press_with_no_move_is_reported() {
     t.wait(400);
     assert_eq!(
         irregularities(&t),
-        [(BoardIrregularity::ClockWithoutMove, 1, false)]
+        [(IrregularityKind::ClockWithoutMove, 1, false)]
     );
     assert!(t.moves().is_empty());
 }
