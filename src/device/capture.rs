@@ -357,6 +357,49 @@ impl<R: BufRead> Iterator for CaptureLines<R> {
 }
 
 /// Writes a capture v1: the header lines at creation, then one line per chunk.
+/// The header lines of a capture: `# boardscribe capture v1`, `# device: {device}` and each
+/// extra `# key: value` (an extra named `device` is left out: the argument wins). Keys must be
+/// `[A-Za-z0-9_.-]+` and values single lines.
+pub fn capture_head(device: &str, extra: &[(String, String)]) -> io::Result<String> {
+    let mut head = String::from("# boardscribe capture v1\n");
+    let all = std::iter::once(("device", device)).chain(
+        extra
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .filter(|(k, _)| *k != "device"),
+    );
+    for (k, v) in all {
+        if k.is_empty() || !k.chars().all(is_key_char) {
+            return Err(invalid(format!(
+                "capture header key {k:?} is not a plain word"
+            )));
+        }
+        if v.contains(['\n', '\r']) {
+            return Err(invalid(format!("capture header {k:?} has a line break")));
+        }
+        head.push_str(&format!("# {k}: {}\n", v.trim()));
+    }
+    Ok(head)
+}
+
+/// Appends one capture line, `{s}.{ms:03} {<|>} hex..`, to `out`.
+pub fn push_line(out: &mut String, t_ms: Millis, dir: Direction, bytes: &[u8]) {
+    use std::fmt::Write as _;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // Writing to a String cannot fail.
+    let _ = write!(out, "{}.{:03} ", t_ms / 1000, t_ms % 1000);
+    out.push(match dir {
+        Direction::FromBoard => '<',
+        Direction::ToBoard => '>',
+    });
+    for &b in bytes {
+        out.push(' ');
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
+    out.push('\n');
+}
+
 #[derive(Debug)]
 pub struct CaptureWriter<W: Write> {
     out: W,
@@ -373,25 +416,7 @@ impl<W: Write> CaptureWriter<W> {
     /// (an extra named `device` is left out: the argument wins). Keys must be `[A-Za-z0-9_.-]+`
     /// and values single lines.
     pub fn new(mut out: W, device: &str, extra: &[(String, String)]) -> io::Result<Self> {
-        let mut head = String::from("# boardscribe capture v1\n");
-        let all = std::iter::once(("device", device)).chain(
-            extra
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .filter(|(k, _)| *k != "device"),
-        );
-        for (k, v) in all {
-            if k.is_empty() || !k.chars().all(is_key_char) {
-                return Err(invalid(format!(
-                    "capture header key {k:?} is not a plain word"
-                )));
-            }
-            if v.contains(['\n', '\r']) {
-                return Err(invalid(format!("capture header {k:?} has a line break")));
-            }
-            head.push_str(&format!("# {k}: {}\n", v.trim()));
-        }
-        out.write_all(head.as_bytes())?;
+        out.write_all(capture_head(device, extra)?.as_bytes())?;
         Ok(CaptureWriter {
             out,
             line: String::with_capacity(256),
@@ -406,7 +431,6 @@ impl<W: Write> CaptureWriter<W> {
 
     /// Writes `{s}.{ms:03} {<|>} hex..`; refuses an empty chunk or a time earlier than the last.
     pub fn write(&mut self, t_ms: Millis, dir: Direction, bytes: &[u8]) -> io::Result<()> {
-        use std::fmt::Write as _;
         if bytes.is_empty() {
             return Err(invalid("a capture chunk needs at least one byte".into()));
         }
@@ -417,20 +441,8 @@ impl<W: Write> CaptureWriter<W> {
             )));
         }
         self.prev_ms = t_ms;
-        const HEX: &[u8; 16] = b"0123456789abcdef";
         self.line.clear();
-        // Writing to a String cannot fail.
-        let _ = write!(self.line, "{}.{:03} ", t_ms / 1000, t_ms % 1000);
-        self.line.push(match dir {
-            Direction::FromBoard => '<',
-            Direction::ToBoard => '>',
-        });
-        for &b in bytes {
-            self.line.push(' ');
-            self.line.push(char::from(HEX[usize::from(b >> 4)]));
-            self.line.push(char::from(HEX[usize::from(b & 0x0f)]));
-        }
-        self.line.push('\n');
+        push_line(&mut self.line, t_ms, dir, bytes);
         self.out.write_all(self.line.as_bytes())
     }
 

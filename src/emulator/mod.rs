@@ -31,7 +31,10 @@ pub use togyz::{
 
 use crate::{
     Millis,
-    device::Direction,
+    device::{
+        Direction,
+        capture::{capture_head, push_line},
+    },
     protocol::dgt::{BoardDump, BwTime, Frame},
 };
 
@@ -186,9 +189,9 @@ impl BoardScript {
 
     /// The script as a capture v1 text (see DESIGN.md, "Capture files").
     pub fn to_capture_text(&self) -> String {
-        let mut out = capture_header("boardscribe emulator script");
+        let mut out = capture_header("dgt", "boardscribe emulator script");
         for (t, dir, bytes) in self.to_chunks() {
-            push_capture_line(&mut out, t, dir, &bytes);
+            push_line(&mut out, t, dir, &bytes);
         }
         out
     }
@@ -243,20 +246,8 @@ impl BoardScript {
     }
 }
 
-/// The first lines of a capture v1 file.
-pub(crate) fn capture_header(source: &str) -> String {
-    format!("# boardscribe capture v1\n# device: dgt\n# source: {source}\n")
-}
-
-/// Appends one capture v1 line: seconds with milliseconds, direction, hex bytes.
-pub(crate) fn push_capture_line(out: &mut String, t: Millis, dir: Direction, bytes: &[u8]) {
-    let arrow = match dir {
-        Direction::FromBoard => '<',
-        Direction::ToBoard => '>',
-    };
-    out.push_str(&format!("{}.{:03} {}", t / 1000, t % 1000, arrow));
-    for b in bytes {
-        out.push_str(&format!(" {b:02x}"));
-    }
-    out.push('\n');
+/// The header of a capture the emulator writes, for `device` (`dgt`, `togyz`).
+pub(crate) fn capture_header(device: &str, source: &str) -> String {
+    capture_head(device, &[("source".to_string(), source.to_string())])
+        .expect("the emulator's header keys are plain words and its sources single lines")
 }

@@ -20,11 +20,9 @@ use tokio::{
 };
 use tokio_serial::{ClearBuffer, SerialPort, SerialStream};
 
-use super::{
-    BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, capture_header, push_capture_line,
-};
+use super::{BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, capture_header};
 use crate::{
-    device::Direction,
+    device::{Direction, capture::push_line},
     protocol::dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
 };
 
@@ -174,7 +172,7 @@ impl Runner<'_> {
         if let Some(f) = &mut self.capture {
             let mut line = String::new();
             let t = self.t0.elapsed().as_millis() as u64;
-            push_capture_line(&mut line, t, dir, bytes);
+            push_line(&mut line, t, dir, bytes);
             f.write_all(line.as_bytes()).await?;
             f.flush().await?;
         }
@@ -319,7 +317,7 @@ pub async fn run_pty(
     let capture = match &opts.capture_out {
         Some(p) => {
             let mut f = tokio::fs::File::create(p).await?;
-            f.write_all(capture_header("boardscribe emulate (pty)").as_bytes())
+            f.write_all(capture_header("dgt", "boardscribe emulate (pty)").as_bytes())
                 .await?;
             Some(f)
         }

@@ -19,14 +19,13 @@ use rand_chacha::ChaCha8Rng;
 use shakmaty::Color;
 
 use super::{
-    EmulatorError, EventKind,
+    EmulatorError, EventKind, capture_header,
     dgt::{Clock, Control, tx_ms},
     handling::scale,
-    push_capture_line,
 };
 use crate::{
     Millis,
-    device::Direction,
+    device::{Direction, capture::push_line},
     game::{
         GameKind,
         togyz::{
@@ -197,11 +196,9 @@ impl TogyzScript {
 
     /// The script as a capture v1 text with `# device: togyz`.
     pub fn to_capture_text(&self) -> String {
-        let mut out = String::from(
-            "# boardscribe capture v1\n# device: togyz\n# source: boardscribe togyz emulator script\n",
-        );
+        let mut out = capture_header("togyz", "boardscribe togyz emulator script");
         for (t, dir, bytes) in self.to_chunks() {
-            push_capture_line(&mut out, t, dir, &bytes);
+            push_line(&mut out, t, dir, &bytes);
         }
         out
     }
