@@ -264,6 +264,45 @@ impl Clock {
     }
 }
 
+/// One step of the host's start-up exchange.
+pub(super) enum HandshakeStep<F> {
+    /// A command byte the host sends.
+    Command(u8),
+    /// The board's reply to it.
+    Reply(F),
+}
+
+/// The host's start-up exchange, timed.
+pub(super) struct Handshake<F> {
+    pub steps: Vec<(Millis, HandshakeStep<F>)>,
+    /// When the game may begin.
+    pub body_start_ms: Millis,
+}
+
+/// Times the start-up: each command as the host sends it, then its reply (if any) once the
+/// command has crossed the wire; `len` is a reply's size in bytes.
+pub(super) fn handshake<F>(
+    commands: impl IntoIterator<Item = (u8, Option<F>)>,
+    len: impl Fn(&F) -> usize,
+) -> Handshake<F> {
+    let mut t: Millis = 0;
+    let mut steps = Vec::new();
+    for (c, reply) in commands {
+        steps.push((t, HandshakeStep::Command(c)));
+        t += tx_ms(1) + 2;
+        if let Some(f) = reply {
+            let n = len(&f);
+            steps.push((t, HandshakeStep::Reply(f)));
+            t += tx_ms(n);
+        }
+        t += 8;
+    }
+    Handshake {
+        steps,
+        body_start_ms: t + 40,
+    }
+}
+
 /// The script of `moves` from the standard start; `outcome` drives the result gesture.
 pub fn script_game(
     moves: &[Move],
@@ -343,36 +382,25 @@ pub fn script_game_from(
     };
 
     // The host's start-up: serial number, board dump, update mode, clock.
-    let mut t: Millis = 0;
-    let replies = [
-        (cmd::RETURN_SERIALNR, Some(Frame::SerialNr(serial.clone()))),
-        (cmd::SEND_BRD, Some(Frame::BoardDump(start_dump))),
-        (cmd::SEND_UPDATE_NICE, None),
-        (cmd::SEND_CLK, Some(Frame::BwTime(initial_clock))),
-    ];
-    for (c, reply) in replies {
-        events.push(ev(
-            t,
-            Direction::ToBoard,
-            Payload::Command(vec![c]),
-            EventKind::Handshake,
-            0,
-        ));
-        t += tx_ms(1) + 2;
-        if let Some(f) = reply {
-            let len = f.to_bytes().len();
-            events.push(ev(
-                t,
-                Direction::FromBoard,
-                Payload::Frame(f),
-                EventKind::Handshake,
-                0,
-            ));
-            t += tx_ms(len);
-        }
-        t += 8;
+    let Handshake {
+        steps,
+        body_start_ms,
+    } = handshake(
+        [
+            (cmd::RETURN_SERIALNR, Some(Frame::SerialNr(serial.clone()))),
+            (cmd::SEND_BRD, Some(Frame::BoardDump(start_dump))),
+            (cmd::SEND_UPDATE_NICE, None),
+            (cmd::SEND_CLK, Some(Frame::BwTime(initial_clock))),
+        ],
+        |f| f.to_bytes().len(),
+    );
+    for (t, step) in steps {
+        let (dir, payload) = match step {
+            HandshakeStep::Command(c) => (Direction::ToBoard, Payload::Command(vec![c])),
+            HandshakeStep::Reply(f) => (Direction::FromBoard, Payload::Frame(f)),
+        };
+        events.push(ev(t, dir, payload, EventKind::Handshake, 0));
     }
-    let body_start_ms = t + 40;
 
     let mut controls = Vec::new();
     let clock_start = body_start_ms + timing.dur(&mut rng, 300, 1500);

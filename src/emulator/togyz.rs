@@ -20,7 +20,7 @@ use shakmaty::Color;
 
 use super::{
     EmulatorError, EventKind, capture_header,
-    dgt::{Clock, Control, tx_ms},
+    dgt::{Clock, Control, Handshake, HandshakeStep, handshake, tx_ms},
     handling::scale,
 };
 use crate::{
@@ -454,38 +454,32 @@ pub fn script_togyz(
     };
 
     // The host's start-up: serial number, board dump, updates with the clock, clock.
-    let mut t: Millis = 0;
-    let replies = [
-        (cmd::RETURN_SERIALNR, Some(Frame::SerialNr(serial.clone()))),
-        (cmd::SEND_BRD, Some(Frame::BoardDump(start_dump))),
-        (cmd::SEND_UPDATE_NICE, None),
-        (cmd::SEND_CLK, Some(Frame::BwTime(initial_clock))),
-    ];
-    for (c, reply) in replies {
+    let Handshake {
+        steps,
+        body_start_ms,
+    } = handshake(
+        [
+            (cmd::RETURN_SERIALNR, Some(Frame::SerialNr(serial.clone()))),
+            (cmd::SEND_BRD, Some(Frame::BoardDump(start_dump))),
+            (cmd::SEND_UPDATE_NICE, None),
+            (cmd::SEND_CLK, Some(Frame::BwTime(initial_clock))),
+        ],
+        |f| f.to_bytes().len(),
+    );
+    for (t, step) in steps {
+        let (dir, payload) = match step {
+            HandshakeStep::Command(c) => (Direction::ToBoard, TogyzPayload::Command(vec![c])),
+            HandshakeStep::Reply(f) => (Direction::FromBoard, TogyzPayload::Frame(f)),
+        };
         events.push(ev(
             t,
-            Direction::ToBoard,
-            TogyzPayload::Command(vec![c]),
+            dir,
+            payload,
             EventKind::Handshake,
             TogyzAction::Handshake,
             0,
         ));
-        t += tx_ms(1) + 2;
-        if let Some(f) = reply {
-            let len = f.to_bytes().len();
-            events.push(ev(
-                t,
-                Direction::FromBoard,
-                TogyzPayload::Frame(f),
-                EventKind::Handshake,
-                TogyzAction::Handshake,
-                0,
-            ));
-            t += tx_ms(len);
-        }
-        t += 8;
     }
-    let body_start_ms = t + 40;
 
     let mut hands = Hands {
         rng: &mut rng,
