@@ -99,6 +99,8 @@ struct Unexplained<G: GameKind> {
     searched: bool,
     /// It has been looked at for irregularities (reported or found harmless).
     judged: bool,
+    /// Not to be judged again before this (pieces missing wait for the longer window).
+    not_before: Millis,
 }
 
 struct Node<G: GameKind> {
@@ -552,6 +554,7 @@ impl<G: GameKind> Tracker<G> {
                 since: at,
                 searched: false,
                 judged: false,
+                not_before: 0,
             });
             return;
         }
@@ -603,6 +606,7 @@ impl<G: GameKind> Tracker<G> {
             since: at,
             searched: false,
             judged: false,
+            not_before: 0,
         });
         // A result piece set on the board, or the kings' gesture (it moves both kings: at least
         // two places differ).
@@ -696,7 +700,7 @@ impl<G: GameKind> Tracker<G> {
         let Some(u) = g.unexplained.as_mut() else {
             return;
         };
-        if u.judged || at < u.since.saturating_add(wait) {
+        if u.judged || at < u.since.saturating_add(wait).max(u.not_before) {
             return;
         }
         u.judged = true;
@@ -754,6 +758,7 @@ impl<G: GameKind> Tracker<G> {
             Departure::Missing { .. } if at < since.saturating_add(self.settings.missing_ms) => {
                 if let Some(u) = g.unexplained.as_mut() {
                     u.judged = false;
+                    u.not_before = since.saturating_add(self.settings.missing_ms);
                 }
                 return;
             }
@@ -806,6 +811,7 @@ impl<G: GameKind> Tracker<G> {
             since,
             searched: true,
             judged: true,
+            not_before: 0,
         });
         self.white_on_left_votes = 0;
         out.push(TrackerEvent::GameStarted {
