@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
-    arbiter::LawsSetup,
+    arbiter::{Laws, LawsSetup},
     daemon, device,
     emulator::{self, EmulatorOptions, PtyOptions},
     export::{self, ExportOptions, Format},
@@ -119,6 +119,10 @@ pub enum ArbiterCommand {
         /// resignation, agreement, forfeit, decision, or any other word.
         #[arg(long)]
         reason: String,
+        /// The Laws the game was played under (a 2023 resignation where the opponent cannot
+        /// mate is a draw: 5.1.2).
+        #[arg(long, default_value_t = Laws::default())]
+        laws: Laws,
     },
     /// Rule on an irregularity (its number within the game).
     Rule {
@@ -299,14 +303,22 @@ fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::Result<()> 
             who,
             result,
             reason,
-        } => store.set_result(
-            GameId(who.game),
-            &result,
-            ResultReason::from(reason),
-            &author(who.author),
-            who.note.as_deref(),
-            now_ms()?,
-        )?,
+            laws,
+        } => {
+            let (decision, changed) = store.declare_result(
+                GameId(who.game),
+                &result,
+                ResultReason::from(reason),
+                laws,
+                &author(who.author),
+                who.note.as_deref(),
+                now_ms()?,
+            )?;
+            if let Some(why) = changed {
+                println!("recorded as 1/2-1/2: {why}");
+            }
+            decision
+        }
         ArbiterCommand::Rule {
             who,
             irregularity,

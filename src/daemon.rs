@@ -21,7 +21,7 @@ use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::{
     Millis,
-    arbiter::{Laws, LawsConfig, LawsSetup, Referee, TimeControl},
+    arbiter::{Laws, LawsConfig, LawsSetup, Referee, Supervision, TimeControl},
     device::{
         Direction,
         serial::{self, Backoff, Watchdog, now_ms},
@@ -43,12 +43,17 @@ pub struct LawsArgs {
     /// `N/` a move quota; `dS` a delay). Article 8.4 and the rapid/blitz rules need it.
     #[arg(long)]
     pub time_control: Option<TimeControl>,
+    /// Rapid and blitz: full or reduced supervision (the appendices' two sets of rules).
+    #[arg(long, value_enum, default_value_t = Supervision::Full)]
+    pub supervision: Supervision,
 }
 
 impl LawsArgs {
     pub fn setup(&self) -> LawsSetup {
+        let mut cfg = LawsConfig::for_edition(self.laws);
+        cfg.supervision = self.supervision;
         LawsSetup {
-            cfg: LawsConfig::for_edition(self.laws),
+            cfg,
             time_control: self.time_control.clone(),
         }
     }

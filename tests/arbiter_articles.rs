@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use boardscribe::{
-    arbiter::{Laws, LawsConfig, LawsSetup, TimeControl},
+    arbiter::{Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
     device::replay::replay_reader_with,
     emulator::{
         self, BoardScript, EmulatorOptions, IllegalKind, IrregularityScript, Payload, PgnGame,
@@ -38,12 +38,21 @@ fn laws(edition: Laws, time_control: Option<&str>) -> LawsSetup {
     }
 }
 
+/// Rapid or blitz laws with the given supervision (the appendices' two sets of rules).
+fn supervised(edition: Laws, time_control: &str, supervision: Supervision) -> LawsSetup {
+    let mut l = laws(edition, Some(time_control));
+    l.cfg.supervision = supervision;
+    l
+}
+
 /// What replaying one scripted game recorded.
 struct Recorded {
     script: BoardScript,
     games: Vec<GameRecord>,
     /// Every event as the store announced it.
     kinds: Vec<String>,
+    /// The store it was replayed into.
+    store: Store,
 }
 
 impl Recorded {
@@ -103,6 +112,7 @@ fn replay_script(script: BoardScript, laws: &LawsSetup) -> Recorded {
         script,
         games,
         kinds,
+        store,
     }
 }
 
@@ -304,6 +314,139 @@ fn art_7_5_2_a_pawn_left_on_the_last_rank_at_the_press_is_illegal() {
         return;
     }
     panic!("no promotion in the corpus could be scripted");
+}
+
+/// A corpus game with a promotion, and the ply of its first one.
+fn promotion_game() -> (PgnGame, u32) {
+    corpus("Capablanca.pgn")
+        .into_iter()
+        .find_map(|g| {
+            let ply = g.moves.iter().position(|m| m.is_promotion())?;
+            Some((g, ply as u32 + 1))
+        })
+        .expect("a promotion in the corpus")
+}
+
+#[test]
+fn art_a_5_4_an_illegal_position_after_one_completed_move_is_drawn_without_full_supervision() {
+    let (game, before_ply) = promotion_game();
+    let script = IrregularityScript::IllegalMoveAnswered {
+        kind: IllegalKind::PawnOnLastRank,
+    };
+    let run = |setup: &LawsSetup| {
+        let r = play(&game, with(before_ply, script, 5), setup);
+        assert_eq!(r.script.irregularities[0].kind, script, "no fallback");
+        assert_eq!(
+            r.ucis(),
+            r.expected_ucis(),
+            "recording goes on after reinstatement"
+        );
+        let found = r.of_kind("illegal_position");
+        assert_eq!(found.len(), 1, "{:?}", r.irregularities());
+        let i = found[0].clone();
+        assert_eq!(i["ply"], before_ply);
+        assert_eq!(i["resolved"], true, "the position before it was reinstated");
+        let detail = i["detail"].as_str().unwrap_or("").to_string();
+        assert!(
+            detail.contains("pawn on") && detail.contains("after a move by the opponent"),
+            "{i}"
+        );
+        assert_eq!(
+            r.of_kind("illegal_move").len(),
+            1,
+            "{:?}",
+            r.irregularities()
+        );
+        i
+    };
+    // Rapid without full supervision: a draw the arbiter confirms, under the edition's article.
+    let i = run(&supervised(Laws::Fide2023, "15+10", Supervision::Reduced));
+    assert_eq!(i["article"], "A.5.4");
+    assert!(i["ruling"].as_str().unwrap_or("").contains("drawn"), "{i}");
+    let i = run(&supervised(Laws::Fide2018, "15+10", Supervision::Reduced));
+    assert_eq!(i["article"], "A.4.4");
+    let i = run(&supervised(Laws::Fide2009, "15+10", Supervision::Reduced));
+    assert_eq!(i["article"], "A.4c");
+    assert!(
+        i["ruling"].as_str().unwrap_or("").contains("intervenes"),
+        "{i}"
+    );
+    // Fully supervised (or standard play), Article 7 applies: the position is reinstated.
+    for setup in [
+        supervised(Laws::Fide2023, "15+10", Supervision::Full),
+        supervised(Laws::Fide2023, "90+30", Supervision::Reduced),
+    ] {
+        let i = run(&setup);
+        assert_eq!(i["article"], "7.5.1");
+        assert!(
+            i["ruling"].as_str().unwrap_or("").contains("reinstates"),
+            "{i}"
+        );
+    }
+}
+
+#[test]
+fn art_a_5_4_a_legal_position_after_an_answered_illegal_move_is_not_an_illegal_position() {
+    // A wrong-shape illegal move answered by the opponent leaves a board no rule calls illegal.
+    let game = capablanca(7);
+    let script = IrregularityScript::IllegalMoveAnswered {
+        kind: IllegalKind::WrongShape,
+    };
+    let r = play(
+        &game,
+        with(10, script, 3),
+        &supervised(Laws::Fide2023, "15+10", Supervision::Reduced),
+    );
+    assert_eq!(r.script.irregularities[0].kind, script);
+    assert_eq!(r.ucis(), r.expected_ucis());
+    assert_eq!(
+        r.of_kind("illegal_move").len(),
+        1,
+        "{:?}",
+        r.irregularities()
+    );
+    assert!(
+        r.of_kind("illegal_position").is_empty(),
+        "{:?}",
+        r.irregularities()
+    );
+}
+
+#[test]
+fn art_a_5_2_an_illegal_move_without_full_supervision_stands_unless_claimed() {
+    let game = capablanca(7);
+    let script = IrregularityScript::IllegalMove {
+        kind: IllegalKind::WrongShape,
+    };
+    let ruling = |setup: &LawsSetup| {
+        let r = play(&game, with(10, script, 3), setup);
+        assert_eq!(r.ucis(), r.expected_ucis());
+        let found = r.of_kind("illegal_move");
+        assert_eq!(found.len(), 1, "{:?}", r.irregularities());
+        found[0]["ruling"].as_str().unwrap_or("").to_string()
+    };
+    let reduced = ruling(&supervised(Laws::Fide2023, "15+10", Supervision::Reduced));
+    assert!(
+        reduced.contains("(A.5.2)") && reduced.contains("unclaimed, the move stands"),
+        "{reduced}"
+    );
+    assert!(
+        reduced.contains("60 s to be added to white's clock"),
+        "{reduced}"
+    );
+    let reduced = ruling(&supervised(Laws::Fide2018, "15+10", Supervision::Reduced));
+    assert!(reduced.contains("(A.4.2)"), "{reduced}");
+    let blitz = ruling(&supervised(Laws::Fide2009, "3+2", Supervision::Reduced));
+    assert!(
+        blitz.contains("claim a win") && blitz.contains("(B.3c)"),
+        "{blitz}"
+    );
+    let full = ruling(&supervised(Laws::Fide2023, "15+10", Supervision::Full));
+    assert!(
+        full.contains("(7.5.5, A.3); the arbiter applies it"),
+        "{full}"
+    );
+    assert!(!full.contains("stands"), "{full}");
 }
 
 #[test]
@@ -648,6 +791,58 @@ fn art_6_9_a_flag_fall_is_reported_with_the_result_the_laws_give() {
 }
 
 #[test]
+fn art_6_4_a_flag_fall_says_whether_the_period_quota_was_met() {
+    let game = capablanca(30);
+    let opts = EmulatorOptions {
+        seed: 8,
+        time_control: Some((60_000, 0)),
+        result_gesture: false,
+        ..EmulatorOptions::default()
+    };
+    // The emulated clock gives one minute and never adds a second period; the Laws are told of a
+    // quota the flagged player cannot have met (200 moves), then of one he has (1 move).
+    let flag = |tc: &str| {
+        let r = play(&game, opts.clone(), &laws(Laws::Fide2023, Some(tc)));
+        let g = r.game();
+        let flag = g
+            .events
+            .iter()
+            .find(|e| e.kind == "flag_fall")
+            .expect("a flag fall")
+            .clone();
+        // The event's ply is the one the flag fell before.
+        let after = flag.ply.expect("ply") - 1;
+        let white = flag.detail["side"] == "white";
+        // Moves the flagged player completed, counted from the record.
+        let done = g
+            .moves
+            .iter()
+            .filter(|m| m.ply <= after && (m.ply % 2 == 1) == white)
+            .count();
+        assert!(done > 1, "the flag fell after some moves");
+        (flag.detail["note"].as_str().unwrap_or("").to_string(), done)
+    };
+    let (note, done) = flag("200/1:1");
+    assert!(
+        note.contains(&format!(
+            "had completed {done} of the 200 moves required by the end of period 1 (6.4)"
+        )),
+        "{note}"
+    );
+    let (note, done) = flag("1/1:1");
+    assert!(
+        note.contains(&format!(
+            "had completed {done} moves: the flag fell in period 2"
+        )),
+        "{note}"
+    );
+    assert!(note.contains("(6.10.2)"), "{note}");
+    // Sudden death has no quota to check.
+    let (note, _) = flag("1");
+    assert!(!note.contains("6.4"), "{note}");
+}
+
+#[test]
 fn art_6_11_both_flags_down_are_reported_with_what_the_edition_provides() {
     let game = capablanca(30);
     let opts = EmulatorOptions {
@@ -763,7 +958,10 @@ fn scripted_irregularities_on_many_games() {
                 IrregularityScript::Knock { .. } | IrregularityScript::KnockOver { .. } => {
                     ("displaced", vec![info.before_ply])
                 }
-                IrregularityScript::IllegalMove { .. } => ("illegal_move", vec![info.before_ply]),
+                IrregularityScript::IllegalMove { .. }
+                | IrregularityScript::IllegalMoveAnswered { .. } => {
+                    ("illegal_move", vec![info.before_ply])
+                }
                 IrregularityScript::PressWithoutMove => {
                     ("clock_without_move", vec![info.before_ply])
                 }
@@ -870,6 +1068,63 @@ fn replay_moves(moves: &[Move], seed: u64, setup: &LawsSetup) -> Recorded {
     };
     let script = emulator::script_game(moves, None, &opts).expect("script");
     replay_script(script, setup)
+}
+
+#[test]
+fn art_5_1_2_a_resignation_where_the_opponent_cannot_mate_is_a_draw_from_2023() {
+    // Captures first, until Black has no mating material left and White still has.
+    let moves = (0..500)
+        .find_map(|seed| {
+            playout(
+                seed,
+                400,
+                |pos, legal, rng| {
+                    let captures: Vec<Move> = legal
+                        .iter()
+                        .copied()
+                        .filter(|m| m.is_capture() && pos.turn() == shakmaty::Color::White)
+                        .collect();
+                    captures.choose(rng).or_else(|| legal.choose(rng)).copied()
+                },
+                |pos, _| {
+                    pos.has_insufficient_material(shakmaty::Color::Black)
+                        && !pos.has_insufficient_material(shakmaty::Color::White)
+                        && !pos.is_game_over()
+                },
+            )
+        })
+        .expect("a playout where only White can mate");
+    for (edition, want) in [(Laws::Fide2023, "1/2-1/2"), (Laws::Fide2018, "0-1")] {
+        let mut r = replay_moves(&moves, 3, &laws(edition, None));
+        let game = r.game().id;
+        assert_eq!(r.game().moves.len(), moves.len());
+        // White resigns: Black, who cannot mate, would win.
+        let (decision, why) = r
+            .store
+            .declare_result(
+                game,
+                "0-1",
+                boardscribe::store::ResultReason::Resignation,
+                edition,
+                "arbiter",
+                None,
+                1,
+            )
+            .expect("result");
+        let stored = r.store.game(game).expect("read").expect("game");
+        assert_eq!(stored.result, want, "{edition}");
+        let termination = if edition == Laws::Fide2023 {
+            "resignation_opponent_cannot_mate"
+        } else {
+            "resignation"
+        };
+        assert_eq!(stored.termination.as_deref(), Some(termination));
+        assert_eq!(why.is_some(), edition == Laws::Fide2023);
+        if let Some(why) = why {
+            assert!(why.contains("(5.1.2)"), "{why}");
+            assert_eq!(decision.note.as_deref(), Some(why.as_str()));
+        }
+    }
 }
 
 #[test]

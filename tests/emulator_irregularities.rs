@@ -327,6 +327,30 @@ fn check_kind(
                 }
             }
         }
+        IrregularityScript::IllegalMoveAnswered { .. } => {
+            let uci: UciMove = info.uci.as_deref().unwrap().parse().unwrap();
+            assert!(uci.to_move(&pos).is_err(), "{uci} is legal");
+            if opts.clock {
+                let press = info.press_ms.unwrap();
+                let answer = info.answer_press_ms.unwrap();
+                assert!(answer > press);
+                assert_eq!(status_at(script, press), running(mover.other()));
+                // At the press the board shows the illegal move alone: one piece of the mover's
+                // relocated (two squares differ from the position before it).
+                // (Sensor reports can trail a hand by a scan; the answer comes seconds later.)
+                let illegal = board_at(script, press + 300);
+                let changed = (0..64).filter(|&i| illegal[i] != before[i]).count();
+                assert_eq!(changed, 2, "{illegal:?}");
+                // Then the opponent moved one piece of his to an empty square, and pressed.
+                assert_eq!(status_at(script, answer), running(mover));
+                let moved: Vec<usize> = (0..64).filter(|&i| illegal[i] != during[i]).collect();
+                assert_eq!(moved.len(), 2, "{moved:?}");
+                let from = moved.iter().find(|&&i| during[i] == 0).copied().unwrap();
+                let to = moved.iter().find(|&&i| illegal[i] == 0).copied().unwrap();
+                assert_eq!(during[to], illegal[from]);
+                assert!(info.restore_ms > answer, "reinstated after the answer");
+            }
+        }
         IrregularityScript::PressWithoutMove => {
             assert!(diff.is_empty());
             if opts.clock {
@@ -479,6 +503,18 @@ fn a_pawn_left_on_the_last_rank_before_a_recorded_promotion() {
 }
 
 #[test]
+fn an_answered_illegal_move_shows_the_opponents_reply_before_reinstatement() {
+    let games = corpus();
+    for (g, ply) in [(3usize, 9u32), (12, 14), (33, 20)] {
+        let kind = IrregularityScript::IllegalMoveAnswered {
+            kind: IllegalKind::WrongShape,
+        };
+        let s = run_one(&games[g], 8, ply, kind);
+        assert_eq!(s.irregularities[0].kind, kind);
+    }
+}
+
+#[test]
 fn press_without_move_switches_the_clock_and_the_opponent_presses_back() {
     let games = corpus();
     for (g, ply) in [(2usize, 1u32), (2, 2), (9, 17)] {
@@ -579,6 +615,7 @@ fn kind_name(k: &IrregularityScript) -> String {
         IrregularityScript::Knock { .. } => "knock".into(),
         IrregularityScript::KnockOver { .. } => "knock over".into(),
         IrregularityScript::IllegalMove { kind } => format!("illegal {kind:?}"),
+        IrregularityScript::IllegalMoveAnswered { kind } => format!("illegal {kind:?}, answered"),
         IrregularityScript::PressWithoutMove => "press without move".into(),
         IrregularityScript::Takeback => "takeback".into(),
         IrregularityScript::WrongStart { kind } => format!("wrong start {kind:?}"),

@@ -25,6 +25,10 @@ pub enum IrregularityKind {
     WrongStartPosition,
     /// The board is turned round (h1 not on the right-hand corner of White).
     BoardRotated,
+    /// An illegal position (both kings in check, or a pawn on its last rank) still on the board
+    /// after the opponent completed a move (A.5.4 2023, A.4.4 2014/2018, A.4c 2009: in rapid and
+    /// blitz without full supervision, a draw).
+    IllegalPosition,
     /// The clock at the start does not show the time control's time (6.10.2: the arbiter fixes a
     /// clock set wrongly).
     ClockMisSet,
@@ -35,12 +39,13 @@ pub enum IrregularityKind {
 }
 
 impl IrregularityKind {
-    pub const ALL: [IrregularityKind; 8] = [
+    pub const ALL: [IrregularityKind; 9] = [
         IrregularityKind::Displaced,
         IrregularityKind::IllegalMove,
         IrregularityKind::ClockWithoutMove,
         IrregularityKind::WrongStartPosition,
         IrregularityKind::BoardRotated,
+        IrregularityKind::IllegalPosition,
         IrregularityKind::ClockMisSet,
         IrregularityKind::Takeback,
         IrregularityKind::RevisedMove,
@@ -54,6 +59,7 @@ impl IrregularityKind {
             IrregularityKind::ClockWithoutMove => "clock_without_move",
             IrregularityKind::WrongStartPosition => "wrong_start_position",
             IrregularityKind::BoardRotated => "board_rotated",
+            IrregularityKind::IllegalPosition => "illegal_position",
             IrregularityKind::ClockMisSet => "clock_mis_set",
             IrregularityKind::Takeback => "takeback",
             IrregularityKind::RevisedMove => "revised_move",
@@ -113,6 +119,10 @@ pub fn article(kind: IrregularityKind, laws: Laws) -> Option<&'static str> {
         (K::BoardRotated, Fide2014) => "7.2b",
         (K::BoardRotated, Fide2018 | Fide2023) => "7.2.2",
         // 6.10.2 from 2017; the earlier numbering is not in the brief.
+        // An appendix rule (rapid and blitz); 2001 is taken to be as 2009 [U].
+        (K::IllegalPosition, Fide2001 | Fide2009) => "A.4c",
+        (K::IllegalPosition, Fide2014 | Fide2018) => "A.4.4",
+        (K::IllegalPosition, Fide2023) => "A.5.4",
         (K::ClockMisSet, Fide2018 | Fide2023) => "6.10.2",
         (K::ClockMisSet, Fide2001 | Fide2009 | Fide2014) => return None,
         (K::Takeback | K::RevisedMove, _) => return None,
@@ -234,6 +244,7 @@ mod tests {
                 "clock_without_move",
                 "wrong_start_position",
                 "board_rotated",
+                "illegal_position",
                 "clock_mis_set",
                 "takeback",
                 "revised_move"

@@ -113,6 +113,34 @@ pub enum BothFlagsPolicy {
     Arbiter,
 }
 
+/// How closely arbiters watch the rapid or blitz games (the appendices: with full supervision the
+/// Competition Rules apply, A.3/B.3 up to 2018, A.4/B.2 in 2023; otherwise the reduced rules of
+/// A.4/B.3 up to 2018 and A.5/B.3 in 2023). Standard games are always fully supervised.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Supervision {
+    /// Enough arbiters (2009: about one per three rapid games, one per blitz game; from 2014
+    /// also every game recorded): Article 7 applies as in standard play.
+    #[default]
+    Full,
+    /// Fewer arbiters: an illegal move stands unless the opponent claims it before his next move
+    /// (A.4c 2009, A.4.2 2014/2018, A.5.2 2023), and an illegal position after one completed move
+    /// is a draw (A.4.4, A.5.4).
+    Reduced,
+}
+
+impl Supervision {
+    /// The config name: `"full"` or `"reduced"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Supervision::Full => "full",
+            Supervision::Reduced => "reduced",
+        }
+    }
+}
+
 /// The edition plus every switch an event may set; [`LawsConfig::for_edition`] gives the defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LawsConfig {
@@ -149,6 +177,8 @@ pub struct LawsConfig {
     /// Colours reversed: replay if fewer than this many moves by both were made (7.3 from 2017);
     /// `None`: continue unless the arbiter rules otherwise (7.2 up to 2014).
     pub colours_reversed_limit: Option<u32>,
+    /// Rapid and blitz: full or reduced supervision (the appendices' two sets of rules).
+    pub supervision: Supervision,
 }
 
 impl LawsConfig {
@@ -181,6 +211,7 @@ impl LawsConfig {
             daemon_is_observer: false,
             setup_claim_deadline_moves: if since_2014 { 10 } else { 3 },
             colours_reversed_limit: since_2018.then_some(10),
+            supervision: Supervision::Full,
         }
     }
 
@@ -213,6 +244,7 @@ impl LawsConfig {
         if let Some(n) = o.colours_reversed_limit {
             c.colours_reversed_limit = (n > 0).then_some(n);
         }
+        set(&mut c.supervision, o.supervision);
         c
     }
 }
@@ -247,6 +279,7 @@ pub struct LawsOverrides {
     pub daemon_is_observer: Option<bool>,
     pub setup_claim_deadline_moves: Option<u32>,
     pub colours_reversed_limit: Option<u32>,
+    pub supervision: Option<Supervision>,
 }
 
 #[cfg(test)]
@@ -278,13 +311,15 @@ mod tests {
     #[test]
     fn overrides_replace_only_what_they_name() {
         let o: LawsOverrides = serde_json::from_str(
-            r#"{"illegal_strikes_to_lose": 0, "fivefold": "consecutive", "penalty_secs_rapid": 90}"#,
+            r#"{"illegal_strikes_to_lose": 0, "fivefold": "consecutive", "penalty_secs_rapid": 90,
+                "supervision": "reduced"}"#,
         )
         .unwrap();
         let c = LawsConfig::with_overrides(Laws::Fide2023, &o);
         assert_eq!(c.illegal_strikes_to_lose, None);
         assert_eq!(c.fivefold, FivefoldRule::Consecutive);
         assert_eq!(c.penalty_secs_rapid, 90);
+        assert_eq!(c.supervision, Supervision::Reduced);
         let d = LawsConfig::for_edition(Laws::Fide2023);
         assert_eq!(c.penalty_secs_standard, d.penalty_secs_standard);
         assert_eq!(c.both_flags, d.both_flags);

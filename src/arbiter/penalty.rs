@@ -83,3 +83,30 @@ pub fn illegal_move_penalty_article(laws: Laws, category: Category) -> &'static 
 pub fn can_mate(pos: &Chess, color: Color) -> bool {
     !pos.has_insufficient_material(color)
 }
+
+/// Article 5.1.2 from 2023: a player who resigns where the opponent cannot mate by any series of
+/// legal moves draws the game. For `result` (`1-0` or `0-1`) declared by resignation in `pos`,
+/// why the game is drawn instead, if it is; `None` when the resignation stands.
+pub fn resignation_draw(laws: Laws, pos: &Chess, result: &str) -> Option<String> {
+    let winner = match result {
+        "1-0" => Color::White,
+        "0-1" => Color::Black,
+        _ => return None,
+    };
+    (laws >= Laws::Fide2023 && !can_mate(pos, winner)).then(|| {
+        format!(
+            "{} resigned where {} cannot mate by any series of legal moves: the game is drawn \
+             (5.1.2)",
+            if winner == Color::White {
+                "black"
+            } else {
+                "white"
+            },
+            if winner == Color::White {
+                "white"
+            } else {
+                "black"
+            },
+        )
+    })
+}

@@ -14,9 +14,9 @@ use shakmaty::{Chess, Color, Position, uci::UciMove};
 use tracing::warn;
 
 use super::{
-    BothFlagsDecision, Category, Claimable, Ending, FivefoldRule, GameEnd, IrregularityKind,
-    LawsConfig, Penalty, Repetitions, TimeControl, TimeTrouble, article, both_flags, can_mate,
-    flag_fall, game_end_article, illegal_move_penalty, illegal_move_penalty_article,
+    BothFlagsDecision, Category, Claimable, Ending, FivefoldRule, GameEnd, IrregularityKind, Laws,
+    LawsConfig, Penalty, Repetitions, Supervision, TimeControl, TimeTrouble, article, both_flags,
+    can_mate, flag_fall, game_end_article, illegal_move_penalty, illegal_move_penalty_article,
 };
 use crate::{
     Millis,
@@ -118,6 +118,71 @@ fn side(c: Color) -> Side {
         Color::White => Side::White,
         Color::Black => Side::Black,
     }
+}
+
+/// The ruling on a completed illegal move in rapid or blitz without full supervision: it stands
+/// unless the opponent claims it in time (or, from 2014, the arbiter sees it).
+fn unsupervised_illegal_move(
+    laws: Laws,
+    category: Category,
+    what: &str,
+    due: &str,
+    ladder: &str,
+) -> String {
+    match (laws, category) {
+        (Laws::Fide2001 | Laws::Fide2009, Category::Blitz) => format!(
+            "{what}: the opponent may claim a win before making his own move, a draw if he \
+             cannot mate (B.3c); unclaimed, the move stands"
+        ),
+        (Laws::Fide2001 | Laws::Fide2009, _) => format!(
+            "{what}: only on the opponent's claim before his own move: {due} ({ladder}, A.4c); \
+             unclaimed, the move stands"
+        ),
+        (Laws::Fide2014, _) => format!(
+            "{what}: an arbiter who sees it declares the game lost if the opponent has not \
+             moved, or the opponent claims a win before his next move (A.4.2); unclaimed, the \
+             move stands"
+        ),
+        (Laws::Fide2018, _) => format!(
+            "{what}: the arbiter who sees it applies {ladder}: {due}, or the opponent claims \
+             before his next move (A.4.2); unclaimed, the move stands"
+        ),
+        (Laws::Fide2023, _) => format!(
+            "{what}: the arbiter who sees it applies {ladder}: {due}, or the opponent claims \
+             before his next move (A.5.2); unclaimed, the move stands"
+        ),
+    }
+}
+
+/// Article 6.4 at a flag fall, for a time control with move quotas: whether the player whose flag
+/// fell had completed the moves of his period. The daemon counts the moves made; the clock counts
+/// presses, and a clock that missed one does not add the next period's time (6.10.2).
+fn period_quota_note(tc: &TimeControl, plies: u32, flagged: Color) -> Option<String> {
+    if tc.periods().iter().all(|p| p.moves.is_none()) {
+        return None;
+    }
+    let done = match flagged {
+        Color::White => plies.div_ceil(2),
+        Color::Black => plies / 2,
+    };
+    let who = side(flagged).as_str();
+    // The period of the move in hand, and the moves every period up to it requires.
+    let index = tc.period_of(done + 1);
+    let required: u32 = (0..=index).filter_map(|i| tc.period(i).moves).sum();
+    Some(match tc.period(index).moves {
+        Some(_) => format!(
+            "{who} had completed {done} of the {required} moves required by the end of period \
+             {} (6.4)",
+            index + 1
+        ),
+        None if index > 0 => format!(
+            "{who} had completed {done} moves: the flag fell in period {}, the {required} moves \
+             of the periods before it made (6.4); a clock that did not add that period's time \
+             was mis-set (6.10.2)",
+            index + 1
+        ),
+        None => return None,
+    })
 }
 
 fn ordinal(n: u32) -> String {
@@ -326,11 +391,36 @@ impl Referee {
                         side(opponent).as_str()
                     ),
                 };
-                *ruling = Some(format!(
-                    "{} completed illegal move by {}: {due} ({ladder}); the arbiter applies it",
+                let what = format!(
+                    "{} completed illegal move by {}",
                     ordinal(offence),
                     player.as_str()
-                ));
+                );
+                *ruling = Some(if self.reduced_supervision() {
+                    unsupervised_illegal_move(self.cfg.laws, self.category, &what, &due, ladder)
+                } else {
+                    format!("{what}: {due} ({ladder}); the arbiter applies it")
+                });
+            }
+            (IrregularityKind::IllegalPosition, _) => {
+                *ruling = Some(if self.reduced_supervision() {
+                    match self.cfg.laws {
+                        Laws::Fide2001 | Laws::Fide2009 => {
+                            "the arbiter intervenes (A.4c)".to_string()
+                        }
+                        _ => "the game is drawn, for the arbiter to confirm: the illegal \
+                              position stood after the next completed move"
+                            .to_string(),
+                    }
+                } else {
+                    // Fully supervised: the arbiter should already have acted on the illegal
+                    // move; the appendix rule does not apply.
+                    *art =
+                        article(IrregularityKind::IllegalMove, self.cfg.laws).map(str::to_string);
+                    "the illegal move was not corrected before the opponent moved: the arbiter \
+                     reinstates the position before it"
+                        .to_string()
+                });
             }
             (IrregularityKind::ClockWithoutMove, _) => {
                 *ruling = Some(
@@ -340,6 +430,12 @@ impl Referee {
             }
             _ => {}
         }
+    }
+
+    /// Whether the rapid or blitz rules without full supervision apply (A.4/B.3 up to 2018, A.5
+    /// in 2023).
+    fn reduced_supervision(&self) -> bool {
+        self.category != Category::Standard && self.cfg.supervision == Supervision::Reduced
     }
 
     /// A clock reading: a flag that has just shown is reported with the result the Laws give.
@@ -393,6 +489,14 @@ impl Referee {
                     None => "both flags are down: the arbiter decides".to_string(),
                 }
             });
+            let quota = self
+                .tc
+                .as_ref()
+                .and_then(|tc| period_quota_note(tc, game.plies() as u32, flagged));
+            let note = match (note, quota) {
+                (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+                (a, b) => a.or(b),
+            };
             out.push(TrackerEvent::FlagFall {
                 at_ms: at,
                 after_ply: game.plies() as u32,

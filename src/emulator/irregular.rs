@@ -54,6 +54,10 @@ pub enum IrregularityScript {
     /// arbiter) the move is reversed on the board, the clock is not touched, and the player
     /// then makes the recorded move (whose press finds the lever already down).
     IllegalMove { kind: IllegalKind },
+    /// Like `IllegalMove`, but nobody notices at once: the opponent answers with a quiet move on
+    /// that board and presses, and only then is the position before the illegal move reinstated
+    /// (both moves undone) and the recorded move made. Not drawn by [`random_irregularities`].
+    IllegalMoveAnswered { kind: IllegalKind },
     /// The player to move presses the clock without moving; the opponent presses back.
     PressWithoutMove,
     /// The player to move makes another legal move (never mate) and presses; the move is taken
@@ -101,7 +105,8 @@ pub struct IrregularityInfo {
     /// The illegal or taken-back move, UCI (`"c1c2"`).
     pub uci: Option<String>,
     /// The board while irregular (board numbering): displaced, after the illegal or
-    /// taken-back move at its press, or the wrong set-up.
+    /// taken-back move at its press (for an answered illegal move: after the answer), or the
+    /// wrong set-up.
     pub board_during: BoardDump,
 }
 
@@ -442,6 +447,51 @@ fn illegal_move(
     }
 }
 
+/// A quiet move for the opponent after the illegal move `m` (as if it had been the nearest legal
+/// move: a promotion to a queen; or, with no such move, as if the turn had simply passed), that
+/// moves a piece of his from a square `board` still shows to an empty one, away from `m`.
+fn quiet_answer(rng: &mut ChaCha8Rng, pos: &Chess, m: &Move, board: &[u8; 64]) -> Option<Move> {
+    let as_queen = match *m {
+        Move::Normal {
+            role: Role::Pawn,
+            from,
+            capture,
+            to,
+            promotion: None,
+        } => Some(Move::Normal {
+            role: Role::Pawn,
+            from,
+            capture,
+            to,
+            promotion: Some(Role::Queen),
+        }),
+        _ => None,
+    };
+    let after = as_queen
+        .filter(|q| pos.is_legal(*q))
+        .and_then(|q| pos.clone().play(q).ok())
+        .or_else(|| pos.clone().swap_turn().ok())?;
+    let [from, to] = from_to(m);
+    let found: Vec<Move> = after
+        .legal_moves()
+        .into_iter()
+        .filter(|r| {
+            matches!(
+                r,
+                Move::Normal {
+                    capture: None,
+                    promotion: None,
+                    ..
+                }
+            ) && r.from().is_some_and(|f| board[f.to_usize()] != 0)
+                && board[r.to().to_usize()] == 0
+                && ![from, to].contains(&r.to())
+                && r.from().is_some_and(|f| ![from, to].contains(&f))
+        })
+        .collect();
+    pick(rng, &found)
+}
+
 /// A plausible other legal move (not mate, no promotion, preferably by the same piece);
 /// the recorded move itself when there is none.
 fn other_move(rng: &mut ChaCha8Rng, pos: &Chess, recorded: &Move) -> Move {
@@ -559,7 +609,9 @@ pub(super) fn play_before(
             board_during = *board;
             restore_at = (end + hold_ms.max(period + 100)).max(ph.free);
         }
-        IrregularityScript::IllegalMove { kind: want_kind } => {
+        IrregularityScript::IllegalMove { kind: want_kind }
+        | IrregularityScript::IllegalMoveAnswered { kind: want_kind } => {
+            let answered = matches!(irr.kind, IrregularityScript::IllegalMoveAnswered { .. });
             let Some((m, k)) = illegal_move(rng, pos, want_kind) else {
                 return Err(EmulatorError::BadOptions(format!(
                     "ply {ply}: no illegal move possible"
@@ -570,10 +622,13 @@ pub(super) fn play_before(
             let (end, settled) = ph.add(&h.acts, &before, t0);
             squares.extend(from_to(&m));
             uci = Some(m.to_uci(CastlingMode::Standard).to_string());
-            kind = IrregularityScript::IllegalMove { kind: k };
+            kind = if answered {
+                IrregularityScript::IllegalMoveAnswered { kind: k }
+            } else {
+                IrregularityScript::IllegalMove { kind: k }
+            };
             start = h.acts.first().map_or(t0, |a| a.t);
-            shown = settled;
-            board_during = *board;
+            let (mut shown_at, mut during) = (settled, *board);
             let mut after = end;
             if cx.clock {
                 let p = press_after(end + tm.dur(rng, 150, 700), prev_press);
@@ -581,6 +636,28 @@ pub(super) fn play_before(
                 press = Some(p);
                 after = p;
             }
+            if answered {
+                let Some(reply) = quiet_answer(rng, pos, &m, board) else {
+                    return Err(EmulatorError::BadOptions(format!(
+                        "ply {ply}: no quiet answer to the illegal move"
+                    )));
+                };
+                let t1 = after + tm.dur(rng, 800, 3_000);
+                let before = *board;
+                let h = handle_move(rng, board, &reply, mover.other(), t1, tm, ply)?;
+                let (end, settled) = ph.add(&h.acts, &before, t1);
+                // What the arbiter finds: the board after the answer.
+                (shown_at, during) = (settled, *board);
+                after = end;
+                if cx.clock {
+                    let a = press_after(end + tm.dur(rng, 150, 700), press);
+                    presses.push((a, mover.other()));
+                    answer = Some(a);
+                    after = a;
+                }
+            }
+            shown = shown_at;
+            board_during = during;
             // The arbiter is called; the position before the move is reinstated.
             restore_at = (after + tm.dur(rng, 2_000, 6_000).max(4 * period)).max(ph.free);
         }

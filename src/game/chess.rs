@@ -316,6 +316,10 @@ impl GameKind for ChessGame {
     fn wrong_setup(reading: &ChessReading) -> Option<String> {
         super::chess_departure::wrong_setup(reading)
     }
+
+    fn illegal_position(reading: &ChessReading) -> Option<String> {
+        super::chess_departure::illegal_position(reading)
+    }
 }
 
 #[cfg(test)]

@@ -282,6 +282,38 @@ pub(super) fn wrong_setup(reading: &ChessReading) -> Option<String> {
     Some(describe(&start, reading, &diff))
 }
 
+/// Both kings in check, or pawns on their last rank (FIDE A.5.4): what the board shows, if so.
+pub(super) fn illegal_position(reading: &ChessReading) -> Option<String> {
+    let mut board = shakmaty::Board::empty();
+    let mut pawns_on_last_rank = Vec::new();
+    for (s, &code) in reading.0.iter().enumerate() {
+        let Some(p) = code_to_piece(code) else {
+            continue;
+        };
+        let sq = Square::new(s as u32);
+        let last = match p.color {
+            Color::White => shakmaty::Rank::Eighth,
+            Color::Black => shakmaty::Rank::First,
+        };
+        if p.role == Role::Pawn && sq.rank() == last {
+            pawns_on_last_rank.push(format!("{} pawn on {sq}", p.color));
+        }
+        board.set_piece_at(sq, p);
+    }
+    let in_check = |c: Color| {
+        let kings = board.kings() & board.by_color(c);
+        kings.count() == 1
+            && kings
+                .into_iter()
+                .all(|k| board.attacks_to(k, !c, board.occupied()).any())
+    };
+    let mut what = pawns_on_last_rank;
+    if in_check(Color::White) && in_check(Color::Black) {
+        what.push("both kings in check".to_string());
+    }
+    (!what.is_empty()).then(|| what.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use shakmaty::{CastlingMode, fen::Fen};
@@ -293,6 +325,35 @@ mod tests {
             .expect("fen")
             .into_position(CastlingMode::Standard)
             .expect("position")
+    }
+
+    #[test]
+    fn illegal_positions_are_both_kings_in_check_or_a_pawn_on_its_last_rank() {
+        let start = ChessGame::reading(&Chess::default());
+        assert_eq!(illegal_position(&start), None);
+        // A pawn left on e8 unpromoted.
+        let pos = position("4k3/4P3/8/8/8/8/8/4K3 w - - 0 1");
+        let mut r = ChessGame::reading(&pos);
+        r.0[Square::E7 as usize] = piece::EMPTY;
+        r.0[Square::D8 as usize] = piece::WPAWN;
+        assert_eq!(illegal_position(&r).as_deref(), Some("white pawn on d8"));
+        // A black pawn on a1.
+        let pos = position("4k3/8/8/8/8/8/p7/4K3 b - - 0 1");
+        let mut r = ChessGame::reading(&pos);
+        r.0[Square::A2 as usize] = piece::EMPTY;
+        r.0[Square::A1 as usize] = piece::BPAWN;
+        assert_eq!(illegal_position(&r).as_deref(), Some("black pawn on a1"));
+        // Both kings in check (no legal position, so built square by square): a rook on each
+        // king's rank.
+        let board: shakmaty::Board = "4k2R/8/8/8/8/8/8/r3K3".parse().expect("board");
+        let mut r = ChessReading([piece::EMPTY; 64]);
+        for (sq, p) in board {
+            r.0[sq as usize] = super::super::chess::piece_code(p);
+        }
+        assert_eq!(illegal_position(&r).as_deref(), Some("both kings in check"));
+        // One king in check is a legal position.
+        let pos = position("4k3/8/8/8/8/8/8/r3K3 w - - 0 1");
+        assert_eq!(illegal_position(&ChessGame::reading(&pos)), None);
     }
 
     fn moved(pos: &Chess, changes: &[(Square, u8)]) -> ChessReading {

@@ -167,4 +167,10 @@ pub trait GameKind {
     fn wrong_setup(_reading: &Self::Reading) -> Option<String> {
         None
     }
+
+    /// If `reading` shows a position no legal game reaches and an arbiter must end (chess: both
+    /// kings in check, or a pawn on its last rank; FIDE A.5.4), what it shows.
+    fn illegal_position(_reading: &Self::Reading) -> Option<String> {
+        None
+    }
 }

@@ -20,13 +20,16 @@ use super::{
 };
 use crate::{
     Millis,
-    arbiter::IrregularityKind,
+    arbiter::{IrregularityKind, Laws, resignation_draw},
     game::{GameKind, Kind, chess::ChessGame},
     tracker::event::RecordedMove,
 };
 
 /// Event kind of a decision, as stored.
 pub const DECISION_KIND: &str = "decision";
+
+/// The termination of a resignation the Laws score as a draw (5.1.2 from 2023).
+pub const RESIGNATION_CANNOT_MATE: &str = "resignation_opponent_cannot_mate";
 
 /// Results an arbiter may set: the PGN ones and the forfeits of unplayed games.
 pub const RESULTS: &[&str] = &["1-0", "0-1", "1/2-1/2", "*", "+/-", "-/+", "-/-"];
@@ -285,6 +288,51 @@ impl Store {
             .execute((result, reason.as_str(), game))?;
         tx.commit()?;
         Ok(decision)
+    }
+
+    /// [`Store::set_result`] under the Laws of `laws`: from 2023 a resignation where the opponent
+    /// cannot mate is recorded as a draw, the note saying why (5.1.2). Returns the decision and
+    /// that reason when the result was changed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn declare_result(
+        &mut self,
+        game: GameId,
+        result: &str,
+        reason: ResultReason,
+        laws: Laws,
+        author: &str,
+        note: Option<&str>,
+        at_ms: Millis,
+    ) -> Result<(Decision, Option<String>), DecisionError> {
+        if reason == ResultReason::Resignation {
+            let record = self.game(game)?.ok_or(DecisionError::UnknownGame(game))?;
+            if record.kind == Kind::Chess {
+                let mut pos = Chess::default();
+                for m in &record.moves {
+                    let Some(mv) = m
+                        .uci
+                        .as_deref()
+                        .and_then(|u| u.parse::<UciMove>().ok())
+                        .and_then(|u| u.to_move(&pos).ok())
+                    else {
+                        break;
+                    };
+                    pos.play_unchecked(mv);
+                }
+                if let Some(why) = resignation_draw(laws, &pos, result) {
+                    let note = match note {
+                        Some(n) => format!("{n}; {why}"),
+                        None => why.clone(),
+                    };
+                    // The termination says both: a resignation, drawn by the Laws.
+                    let reason = ResultReason::Other(RESIGNATION_CANNOT_MATE.to_string());
+                    let d = self.set_result(game, "1/2-1/2", reason, author, Some(&note), at_ms)?;
+                    return Ok((d, Some(why)));
+                }
+            }
+        }
+        let d = self.set_result(game, result, reason, author, note, at_ms)?;
+        Ok((d, None))
     }
 
     /// Rules on irregularity `irregularity` (its `id` within `game`).

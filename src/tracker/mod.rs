@@ -873,6 +873,31 @@ impl<G: GameKind> Tracker<G> {
             .open
             .iter()
             .any(|(_, k)| *k == IrregularityKind::IllegalMove);
+        let illegal_position_open = g
+            .open
+            .iter()
+            .any(|(_, k)| *k == IrregularityKind::IllegalPosition);
+        // After an illegal move the opponent completed a move of his own on that board: an
+        // illegal position still standing is for the arbiter (A.5.4: a draw in rapid and blitz
+        // without full supervision).
+        if illegal_open && presser != to_move && !illegal_position_open {
+            if let Some(what) = G::illegal_position(&u.reading) {
+                let (since, detail) = (
+                    u.since,
+                    format!("{what}, still on the board after a move by the opponent"),
+                );
+                report(
+                    g,
+                    at,
+                    since,
+                    IrregularityKind::IllegalPosition,
+                    None,
+                    detail,
+                    out,
+                );
+            }
+            return;
+        }
         if presser != to_move || illegal_open {
             return;
         }
