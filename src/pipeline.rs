@@ -18,7 +18,7 @@ use crate::{
         FrameReader,
         dgt::{Frame, Mode},
     },
-    sensor::dgt::{ClockReading, DgtBoardState},
+    sensor::dgt::{ClockLayout, ClockReading, DgtBoardState},
     store::{BoardId, RawBuffer, Write},
     tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
@@ -48,6 +48,7 @@ pub struct DgtPipeline {
     stats: PipelineStats,
     last_warning_at: Option<Millis>,
     warnings_logged: u64,
+    clock_layout: ClockLayout,
 }
 
 impl DgtPipeline {
@@ -66,7 +67,14 @@ impl DgtPipeline {
             stats: PipelineStats::default(),
             last_warning_at: None,
             warnings_logged: 0,
+            clock_layout: ClockLayout::default(),
         }
+    }
+
+    /// Reads the clock's BWTIME frames in `layout` (the default is [`ClockLayout::H17`]).
+    pub fn with_clock_layout(mut self, layout: ClockLayout) -> DgtPipeline {
+        self.clock_layout = layout;
+        self
     }
 
     /// A fresh pipeline with default tracker settings and the default Laws (FIDE 2023, no time
@@ -139,7 +147,7 @@ impl DgtPipeline {
                 }
             }
             Frame::BwTime(t) => {
-                if let Some(reading) = ClockReading::from_bwtime(&t) {
+                if let Some(reading) = ClockReading::from_bwtime_in(&t, self.clock_layout) {
                     self.tracker.clock(at, reading, &mut self.events);
                     // The referee's board must include what the press just recorded.
                     self.review();

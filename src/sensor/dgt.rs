@@ -31,19 +31,50 @@ pub struct ClockReading {
 /// Hours-byte bits that show a flag.
 const FLAG: u8 = hour_flags::FLAG_FALLEN | hour_flags::FLAG_INDICATED;
 
+/// Which of the two documented BWTIME layouts a clock speaks (dgt-notes 1.8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum ClockLayout {
+    /// `dgtbrd.h` of 2011-2017 (DGT XL and DGT 3000), which the real captures confirm: the first
+    /// time is the right-hand clock's, and status D1 set means the lever is high on the right.
+    #[default]
+    H17,
+    /// `dgtbrd13.h` of 1998: the first time is the left-hand ("A side") clock's, and status D1
+    /// set means the lever is high on the left.
+    H13,
+}
+
 impl ClockReading {
-    /// Reads a BWTIME frame; `None` when it carries no usable time.
+    /// Reads a BWTIME frame in the [`ClockLayout::H17`] layout; `None` when it carries no usable
+    /// time.
     pub fn from_bwtime(t: &BwTime) -> Option<ClockReading> {
+        ClockReading::from_bwtime_in(t, ClockLayout::H17)
+    }
+
+    /// Reads a BWTIME frame in `layout`; `None` when it carries no usable time.
+    pub fn from_bwtime_in(t: &BwTime, layout: ClockLayout) -> Option<ClockReading> {
         if t.is_null() || t.no_clock() || t.is_ack() || !t.is_plausible() {
             return None;
         }
-        Some(ClockReading {
-            right_ms: t.right().to_millis(),
-            left_ms: t.left().to_millis(),
-            running: t.running(),
-            lever_right_high: t.lever_right_high(),
-            left_flag: t.left_flags() & FLAG != 0,
-            right_flag: t.right_flags() & FLAG != 0,
+        // `first`/`second`: the payload's first and second time (bytes 0-2 and 3-5).
+        let (first, second) = (t.right(), t.left());
+        let (first_flag, second_flag) = (t.right_flags() & FLAG != 0, t.left_flags() & FLAG != 0);
+        Some(match layout {
+            ClockLayout::H17 => ClockReading {
+                right_ms: first.to_millis(),
+                left_ms: second.to_millis(),
+                running: t.running(),
+                lever_right_high: t.lever_right_high(),
+                left_flag: second_flag,
+                right_flag: first_flag,
+            },
+            ClockLayout::H13 => ClockReading {
+                left_ms: first.to_millis(),
+                right_ms: second.to_millis(),
+                running: t.running(),
+                lever_right_high: !t.lever_right_high(),
+                left_flag: first_flag,
+                right_flag: second_flag,
+            },
         })
     }
 }
@@ -223,5 +254,21 @@ mod tests {
         let built = BwTime::from_parts(t, hour_flags::TIME_PER_MOVE, t, 0, status::RUNNING);
         let r = ClockReading::from_bwtime(&built).unwrap();
         assert_eq!((r.left_ms, r.right_ms), (3_723_000, 3_723_000));
+    }
+
+    #[test]
+    fn the_1998_layout_reads_the_first_time_as_the_left_clock_and_d1_as_left_high() {
+        // 3:02 with its flag shown first, 2:59 second; running, D1 set.
+        let frame = BwTime([0x20 | 0x40, 0x03, 0x02, 0x20, 0x02, 0x59, 0x03]);
+        let h17 = ClockReading::from_bwtime_in(&frame, ClockLayout::H17).unwrap();
+        assert_eq!((h17.right_ms, h17.left_ms), (182_000, 179_000));
+        assert!(h17.lever_right_high && h17.right_flag && !h17.left_flag);
+        let h13 = ClockReading::from_bwtime_in(&frame, ClockLayout::H13).unwrap();
+        assert_eq!((h13.left_ms, h13.right_ms), (182_000, 179_000));
+        assert!(!h13.lever_right_high && h13.left_flag && !h13.right_flag);
+        assert!(h13.running);
+        // The same filters: an ACK is no reading in either layout.
+        let ack = BwTime([0x0a, 0x10, 0x01, 0x00, 0, 0, 0]);
+        assert_eq!(ClockReading::from_bwtime_in(&ack, ClockLayout::H13), None);
     }
 }
