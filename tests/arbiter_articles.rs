@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use boardscribe::{
-    arbiter::{Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
+    arbiter::{AutoEnd, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
     device::replay::replay_reader_with,
     emulator::{
         self, BoardScript, EmulatorOptions, IllegalKind, IrregularityScript, Payload, PgnGame,
@@ -674,6 +674,26 @@ fn art_9_6_1_fivefold_repetition_ends_a_real_game_from_2014_not_in_2009() {
         &laws(Laws::Fide2009, None),
     );
     assert_eq!(r.ucis(), r.expected_ucis(), "no automatic end before 2014");
+    assert_ne!(r.game().termination.as_deref(), Some("fivefold_repetition"));
+
+    // An event that wants the arbiter to declare it (auto_end_9_6 = "may"): noted once at the
+    // fifth occurrence, and the game goes on being recorded.
+    let mut setup = laws(Laws::Fide2023, None);
+    setup.cfg.auto_end_9_6 = AutoEnd::May;
+    let r = play(&game, EmulatorOptions::default(), &setup);
+    assert_eq!(r.ucis(), r.expected_ucis());
+    let noted: Vec<_> = r
+        .game()
+        .events
+        .iter()
+        .filter(|e| e.detail["article"] == "9.6.1")
+        .collect();
+    assert_eq!(noted.len(), 1, "{noted:?}");
+    assert_eq!(noted[0].ply, Some(fifth as u32 + 1));
+    assert_eq!(
+        noted[0].detail["claim"],
+        "fivefold_repetition: the arbiter declares the draw"
+    );
     assert_ne!(r.game().termination.as_deref(), Some("fivefold_repetition"));
 }
 

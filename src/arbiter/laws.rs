@@ -99,6 +99,20 @@ pub enum FivefoldRule {
     Any,
 }
 
+/// Who ends a game on fivefold repetition or 75 moves (Article 9.6), which the Laws make an
+/// automatic draw from 2014: the sensors can be wrong, so an event may want the arbiter to confirm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoEnd {
+    /// The daemon records the draw and the game ends (the Laws' own rule).
+    #[default]
+    Must,
+    /// The daemon records that 9.6 applies, for the arbiter to declare; recording goes on.
+    May,
+    /// Nothing is recorded for 9.6 (the threefold and fifty-move claims are still noted).
+    Never,
+}
+
 /// What to rule when both flags are down and which fell first is unknown (Article 6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -179,6 +193,8 @@ pub struct LawsConfig {
     pub colours_reversed_limit: Option<u32>,
     /// Rapid and blitz: full or reduced supervision (the appendices' two sets of rules).
     pub supervision: Supervision,
+    /// Whether fivefold repetition and 75 moves end the game here or are left to the arbiter.
+    pub auto_end_9_6: AutoEnd,
 }
 
 impl LawsConfig {
@@ -212,6 +228,7 @@ impl LawsConfig {
             setup_claim_deadline_moves: if since_2014 { 10 } else { 3 },
             colours_reversed_limit: since_2018.then_some(10),
             supervision: Supervision::Full,
+            auto_end_9_6: AutoEnd::Must,
         }
     }
 
@@ -245,6 +262,7 @@ impl LawsConfig {
             c.colours_reversed_limit = (n > 0).then_some(n);
         }
         set(&mut c.supervision, o.supervision);
+        set(&mut c.auto_end_9_6, o.auto_end_9_6);
         c
     }
 }
@@ -280,6 +298,7 @@ pub struct LawsOverrides {
     pub setup_claim_deadline_moves: Option<u32>,
     pub colours_reversed_limit: Option<u32>,
     pub supervision: Option<Supervision>,
+    pub auto_end_9_6: Option<AutoEnd>,
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub use articles::{Ending, GameEnd, IrregularityKind, article, game_end_article}
 pub use clock::{BothFlags, BothFlagsDecision, TimeTrouble, both_flags, flag_fall};
 pub use draw::{Claimable, PositionKey, Repetitions, automatic_end, claimable};
 pub use laws::{
-    BothFlagsPolicy, FivefoldRule, Laws, LawsConfig, LawsError, LawsOverrides, Supervision,
+    AutoEnd, BothFlagsPolicy, FivefoldRule, Laws, LawsConfig, LawsError, LawsOverrides, Supervision,
 };
 pub use penalty::{
     Penalty, can_mate, illegal_move_penalty, illegal_move_penalty_article, penalty_ms,

@@ -14,9 +14,10 @@ use shakmaty::{Chess, Color, Position, uci::UciMove};
 use tracing::warn;
 
 use super::{
-    BothFlagsDecision, Category, Claimable, Ending, FivefoldRule, GameEnd, IrregularityKind, Laws,
-    LawsConfig, Penalty, Repetitions, Supervision, TimeControl, TimeTrouble, article, both_flags,
-    can_mate, flag_fall, game_end_article, illegal_move_penalty, illegal_move_penalty_article,
+    AutoEnd, BothFlagsDecision, Category, Claimable, Ending, FivefoldRule, GameEnd,
+    IrregularityKind, Laws, LawsConfig, Penalty, Repetitions, Supervision, TimeControl,
+    TimeTrouble, article, both_flags, can_mate, flag_fall, game_end_article, illegal_move_penalty,
+    illegal_move_penalty_article,
 };
 use crate::{
     Millis,
@@ -73,6 +74,8 @@ struct Game {
     claimable: Claimable,
     flags: [bool; 2],
     ended: bool,
+    /// A 9.6 draw was noted for the arbiter ([`AutoEnd::May`]).
+    nine_six_noted: bool,
 }
 
 impl Game {
@@ -86,6 +89,7 @@ impl Game {
             claimable: Claimable::default(),
             flags: [false; 2],
             ended: false,
+            nine_six_noted: false,
         }
     }
 
@@ -327,6 +331,26 @@ impl Referee {
         } else {
             None
         };
+        let nine_six = matches!(
+            end,
+            Some(GameEnd::FivefoldRepetition | GameEnd::SeventyFiveMoves)
+        );
+        if nine_six && self.cfg.auto_end_9_6 != AutoEnd::Must {
+            if self.cfg.auto_end_9_6 == AutoEnd::Never || game.nine_six_noted {
+                return None;
+            }
+            // Recorded once, for the arbiter to declare; the game goes on being recorded.
+            game.nine_six_noted = true;
+            let end = end?;
+            return Some(TrackerEvent::Claimable {
+                at_ms: m.at_ms,
+                ply: m.ply + 1,
+                claim: format!("{}: the arbiter declares the draw", end.termination()),
+                article: game_end_article(end, self.cfg.laws)
+                    .unwrap_or_default()
+                    .to_string(),
+            });
+        }
         if let Some(end) = end {
             let ending = Ending::new(Outcome::Draw, end, self.cfg.laws);
             game.ended = true;
