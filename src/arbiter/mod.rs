@@ -6,8 +6,10 @@
 //! [`articles`] names the article of each irregularity and game end; [`penalty`] is the
 //! illegal-move ladder (Article 7); [`clock`] is Article 8.4 time trouble, flag fall and both
 //! flags (Article 6); [`draw`] is repetition, the 50/75-move rules and the automatic game ends
-//! (Articles 5 and 9); [`referee`] applies all of it to one board's recorded events. Article numbers follow `shared/rules/fide-laws.md`; where that brief marks a
-//! detail as resting on one secondary source, the item doc says so ("[U]").
+//! (Articles 5 and 9); [`referee`] applies all of it to one board's recorded events. Article
+//! numbers follow `shared/rules/fide-laws.md`; where that brief marks a detail as resting on one
+//! secondary source, the item doc says so ("[U]"). [`togyz`] is the same for a togyz korgool pit
+//! board under the Kyrgyz rules; both referees are a [`Judge`] to the pipeline.
 
 pub mod articles;
 pub mod clock;
@@ -16,6 +18,7 @@ pub mod laws;
 pub mod penalty;
 pub mod referee;
 pub mod time_control;
+pub mod togyz;
 
 pub use articles::{Ending, GameEnd, IrregularityKind, article, game_end_article};
 pub use clock::{BothFlags, BothFlagsDecision, TimeTrouble, both_flags, flag_fall};
@@ -29,3 +32,49 @@ pub use penalty::{
 };
 pub use referee::{LawsSetup, Referee};
 pub use time_control::{Bonus, Category, Period, TimeControl, TimeControlError};
+
+pub use togyz::{TogyzReferee, togyz_article};
+
+use crate::{
+    Millis,
+    sensor::dgt::ClockReading,
+    tracker::{RecordedMove, TrackerEvent},
+};
+
+/// What applies a game's rules to one board's tracker events: annotates them in place and adds
+/// what they cause (game ends, claims, flag falls).
+pub trait Judge {
+    /// Continues a game recorded before (after a restart), from its stored moves.
+    fn resume(&mut self, moves: &[RecordedMove]);
+    /// Reviews the events from index `from` on, in place, adding what they cause after them.
+    fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize);
+    /// A clock reading: flags are reported into `out`. `white_on_left`: White's clock is the
+    /// left-hand one.
+    fn clock(
+        &mut self,
+        at: Millis,
+        reading: &ClockReading,
+        white_on_left: bool,
+        out: &mut Vec<TrackerEvent>,
+    );
+}
+
+impl Judge for Referee {
+    fn resume(&mut self, moves: &[RecordedMove]) {
+        Referee::resume(self, moves);
+    }
+
+    fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
+        Referee::review(self, events, from);
+    }
+
+    fn clock(
+        &mut self,
+        at: Millis,
+        reading: &ClockReading,
+        white_on_left: bool,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        Referee::clock(self, at, reading, white_on_left, out);
+    }
+}
