@@ -234,8 +234,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 figurine,
                 ..SheetOptions::default()
             };
-            let bytes =
-                export::export_bytes(&store, format, game.map(GameId), options, &sheet)?;
+            let bytes = export::export_bytes(&store, format, game.map(GameId), options, &sheet)?;
             match out {
                 Some(path) => std::fs::write(&path, &bytes)
                     .with_context(|| format!("writing {}", path.display()))?,

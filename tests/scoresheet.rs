@@ -56,12 +56,23 @@ fn laws(time_control: Option<&str>) -> LawsSetup {
 }
 
 /// Plays `game` on the emulator and replays its capture into `store`; the last game recorded.
-fn record(store: &mut Store, game: &PgnGame, opts: &EmulatorOptions, laws: &LawsSetup) -> GameRecord {
+fn record(
+    store: &mut Store,
+    game: &PgnGame,
+    opts: &EmulatorOptions,
+    laws: &LawsSetup,
+) -> GameRecord {
     let script = emulator::script_pgn(game, opts).unwrap();
     let text = script.to_capture_text();
-    let summary =
-        replay_reader_with(store, "scenario", "board 7", text.as_bytes(), laws, &mut |_, _| {})
-            .unwrap();
+    let summary = replay_reader_with(
+        store,
+        "scenario",
+        "board 7",
+        text.as_bytes(),
+        laws,
+        &mut |_, _| {},
+    )
+    .unwrap();
     let id = *summary.games.last().expect("a game");
     let g = store.game(id).unwrap().unwrap();
     let want: Vec<String> = script.plies.iter().map(|p| p.uci.clone()).collect();
@@ -72,7 +83,12 @@ fn record(store: &mut Store, game: &PgnGame, opts: &EmulatorOptions, laws: &Laws
 
 /// `h:mm:ss` of a clock in ms, whole seconds.
 fn clock_text(ms: u64) -> String {
-    format!("{}:{:02}:{:02}", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60)
+    format!(
+        "{}:{:02}:{:02}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60
+    )
 }
 
 /// A row of the HTML sheet as read back.
@@ -198,7 +214,12 @@ fn keep(name: &str, html: &str, pdf: &[u8]) {
     let png = dir.join(format!("{name}.png"));
     let shot = ["chromium", "chromium-browser"].into_iter().find_map(|b| {
         Command::new(b)
-            .args(["--headless", "--no-sandbox", "--disable-gpu", "--window-size=800,1130"])
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--window-size=800,1130",
+            ])
             .arg(format!("--screenshot={}", png.display()))
             .arg(format!("file://{}", page.display()))
             .output()
@@ -233,7 +254,10 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
     let html = export::export(&store, Format::Scoresheet, Some(id)).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("@page { size: A4"), "print CSS");
-    assert!(!html.contains("<link") && !html.contains("<script"), "self-contained");
+    assert!(
+        !html.contains("<link") && !html.contains("<script"),
+        "self-contained"
+    );
     assert_cells(&html, &g);
     assert_signatures(&html);
     assert!(
@@ -248,13 +272,22 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
         figurine: true,
         ..SheetOptions::default()
     };
-    let bytes =
-        export::export_bytes(&store, Format::Scoresheet, Some(id), ExportOptions::default(), &sheet)
-            .unwrap();
+    let bytes = export::export_bytes(
+        &store,
+        Format::Scoresheet,
+        Some(id),
+        ExportOptions::default(),
+        &sheet,
+    )
+    .unwrap();
     let fig = String::from_utf8(bytes).unwrap();
     let cells = read_plies(&fig);
     for ((_, _, cell), m) in cells.iter().zip(&g.moves) {
-        assert!(!cell.san.contains(['K', 'Q', 'R', 'B', 'N']), "{}", cell.san);
+        assert!(
+            !cell.san.contains(['K', 'Q', 'R', 'B', 'N']),
+            "{}",
+            cell.san
+        );
         let back: String = cell
             .san
             .chars()
@@ -272,9 +305,14 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
     assert!(cells.iter().any(|(_, _, c)| c.san.contains('♘')));
 
     // The PDF: the same moves, letters (its fonts have no figurines).
-    let bytes =
-        export::export_bytes(&store, Format::Pdf, Some(id), ExportOptions::default(), &sheet)
-            .unwrap();
+    let bytes = export::export_bytes(
+        &store,
+        Format::Pdf,
+        Some(id),
+        ExportOptions::default(),
+        &sheet,
+    )
+    .unwrap();
     let (text, pages) = pdf_text(&bytes);
     assert_eq!(pages, 1);
     let tokens: Vec<&str> = text.split_whitespace().collect();
@@ -286,7 +324,11 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
         };
         at += found + 1;
     }
-    for s in ["Signature of White", "Signature of Black", "Signature of Arbiter"] {
+    for s in [
+        "Signature of White",
+        "Signature of Black",
+        "Signature of Arbiter",
+    ] {
         assert!(text.contains(s), "{s}");
     }
     keep("johan", &fig, &bytes);
@@ -306,13 +348,23 @@ fn time_trouble_plies_and_irregularities_are_marked_with_their_articles() {
     };
     let mut store = Store::open_in_memory().unwrap();
     let mut g = record(&mut store, &game, &opts, &laws(Some("7+2")));
-    assert!(g.moves.iter().any(|m| m.time_trouble), "the 8.4 window opens");
+    assert!(
+        g.moves.iter().any(|m| m.time_trouble),
+        "the 8.4 window opens"
+    );
     assert!(!g.moves[0].time_trouble);
 
     // The arbiter records a resignation and a note on a ply.
     let note_ply = g.moves.len() as u32 - 1;
     store
-        .set_result(g.id, "0-1", ResultReason::Resignation, "Geurt", Some("White resigned"), 1_000)
+        .set_result(
+            g.id,
+            "0-1",
+            ResultReason::Resignation,
+            "Geurt",
+            Some("White resigned"),
+            1_000,
+        )
         .unwrap();
     store
         .add_note(g.id, Some(note_ply), "draw offer by Black", "Geurt", 2_000)
@@ -350,7 +402,9 @@ fn time_trouble_plies_and_irregularities_are_marked_with_their_articles() {
         .filter(|i| i["article"].is_string())
         .collect();
     assert!(
-        shown.iter().any(|i| i["kind"] == "displaced" && i["article"] == "7.4" && i["ply"] == 12),
+        shown
+            .iter()
+            .any(|i| i["kind"] == "displaced" && i["article"] == "7.4" && i["ply"] == 12),
         "{shown:?}"
     );
     let remarks: Vec<&str> = page
@@ -362,13 +416,19 @@ fn time_trouble_plies_and_irregularities_are_marked_with_their_articles() {
         let article = i["article"].as_str().unwrap();
         let ply = i["ply"].as_u64().unwrap();
         assert!(
-            remarks.iter().any(|r| r.contains(&format!("data-ply=\"{ply}\""))
-                && r.contains(&format!("<span class=\"art\">Art. {article}</span>"))),
+            remarks
+                .iter()
+                .any(|r| r.contains(&format!("data-ply=\"{ply}\""))
+                    && r.contains(&format!("<span class=\"art\">Art. {article}</span>"))),
             "{i} in {remarks:?}"
         );
     }
     // The arbiter's decisions, briefly.
-    assert!(remarks.iter().any(|r| r.contains("Arbiter: result") && r.contains("White resigned")));
+    assert!(
+        remarks
+            .iter()
+            .any(|r| r.contains("Arbiter: result") && r.contains("White resigned"))
+    );
     assert!(remarks.iter().any(|r| r.contains("Arbiter: note")
         && r.contains("draw offer by Black")
         && r.contains(&format!("data-ply=\"{note_ply}\""))));
@@ -396,32 +456,52 @@ fn a_long_game_continues_on_a_second_sheet() {
     let g = record(&mut store, &game, &EmulatorOptions::default(), &laws(None));
     let page = export::export(&store, Format::Scoresheet, Some(g.id)).unwrap();
     assert_eq!(page.matches("<section class=\"sheet\"").count(), 2);
-    assert_eq!(read_rows(&page).len(), 120, "two sheets of 60 numbered rows");
+    assert_eq!(
+        read_rows(&page).len(),
+        120,
+        "two sheets of 60 numbered rows"
+    );
     assert_cells(&page, &g);
     assert_signatures(&page);
     let second = &page[page.rfind("<section class=\"sheet\"").unwrap()..];
     assert!(second.contains("<td class=\"no\">61</td>"));
-    assert!(second.contains("data-signer=\"arbiter\""), "signatures on the last sheet");
+    assert!(
+        second.contains("data-signer=\"arbiter\""),
+        "signatures on the last sheet"
+    );
 
-    let bytes =
-        export::export_bytes(&store, Format::Pdf, Some(g.id), ExportOptions::default(), &SheetOptions::default())
-            .unwrap();
+    let bytes = export::export_bytes(
+        &store,
+        Format::Pdf,
+        Some(g.id),
+        ExportOptions::default(),
+        &SheetOptions::default(),
+    )
+    .unwrap();
     let (text, pages) = pdf_text(&bytes);
     assert_eq!(pages, 2, "the PDF grows a page");
     let last = g.moves.last().unwrap();
-    assert!(text.split_whitespace().any(|t| t == last.notation), "{}", last.notation);
+    assert!(
+        text.split_whitespace().any(|t| t == last.notation),
+        "{}",
+        last.notation
+    );
 
     // A short game from the same file is one page.
     let short = corpus("Capablanca.pgn")
         .into_iter()
-        .filter(|g| g.moves.len() < 60)
-        .next()
+        .find(|g| g.moves.len() < 60)
         .unwrap();
     let mut store = Store::open_in_memory().unwrap();
     let g = record(&mut store, &short, &EmulatorOptions::default(), &laws(None));
-    let bytes =
-        export::export_bytes(&store, Format::Pdf, Some(g.id), ExportOptions::default(), &SheetOptions::default())
-            .unwrap();
+    let bytes = export::export_bytes(
+        &store,
+        Format::Pdf,
+        Some(g.id),
+        ExportOptions::default(),
+        &SheetOptions::default(),
+    )
+    .unwrap();
     assert_eq!(pdf_text(&bytes).1, 1);
 }
 
@@ -429,7 +509,13 @@ fn a_long_game_continues_on_a_second_sheet() {
 fn scoresheet_formats_need_one_known_game() {
     let store = Store::open_in_memory().unwrap();
     for format in [Format::Scoresheet, Format::Pdf] {
-        let none = export::export_bytes(&store, format, None, ExportOptions::default(), &SheetOptions::default());
+        let none = export::export_bytes(
+            &store,
+            format,
+            None,
+            ExportOptions::default(),
+            &SheetOptions::default(),
+        );
         assert!(matches!(none, Err(export::ExportError::GameRequired(_))));
         let unknown = export::export_bytes(
             &store,
@@ -466,7 +552,11 @@ fn record_togyz(store: &mut Store, moves: &[boardscribe::game::togyz::Move]) -> 
     let mut state = TgzBoardState::default();
     let mut events: Vec<TrackerEvent> = Vec::new();
     let mut last: Millis = 0;
-    for e in script.events.iter().filter(|e| e.dir == boardscribe::device::Direction::FromBoard) {
+    for e in script
+        .events
+        .iter()
+        .filter(|e| e.dir == boardscribe::device::Direction::FromBoard)
+    {
         reader.push(&e.payload.to_bytes());
         while let Some(Ok(f)) = reader.next_frame() {
             last = e.at_ms;
@@ -526,25 +616,104 @@ fn a_togyz_game_prints_in_the_kazakh_kyrgyz_layout_with_the_supplementary_index(
     assert_eq!(g.kind, Kind::Togyz);
 
     let page = export::export(&store, Format::Scoresheet, Some(g.id)).unwrap();
-    assert!(page.contains("<th>№</th><th>White</th><th>Black</th>"), "№ | white | black");
+    assert!(
+        page.contains("<th>№</th><th>White</th><th>Black</th>"),
+        "№ | white | black"
+    );
     assert_cells(&page, &g);
-    assert!(read_plies(&page).iter().any(|(_, _, c)| c.san.ends_with('X')), "the tuz mark");
+    assert!(
+        read_plies(&page)
+            .iter()
+            .any(|(_, _, c)| c.san.ends_with('X')),
+        "the tuz mark"
+    );
     assert_signatures(&page);
     let written = format_result(&result, ResultFormat::Kyrgyz);
     assert!(written.contains('/'), "{written}");
-    assert_eq!(g.result, format_result(&result, ResultFormat::Pgn), "the stored result");
+    assert_eq!(
+        g.result,
+        format_result(&result, ResultFormat::Pgn),
+        "the stored result"
+    );
     assert!(
         page.contains(&format!("<span class=\"value\">{written}</span>")),
         "{written} in the sheet"
     );
 
-    let bytes =
-        export::export_bytes(&store, Format::Pdf, Some(g.id), ExportOptions::default(), &SheetOptions::default())
-            .unwrap();
+    let bytes = export::export_bytes(
+        &store,
+        Format::Pdf,
+        Some(g.id),
+        ExportOptions::default(),
+        &SheetOptions::default(),
+    )
+    .unwrap();
     let (text, _) = pdf_text(&bytes);
     assert!(text.contains(&written), "{written} in {text}");
     for m in &want {
         assert!(text.split_whitespace().any(|t| t == m), "{m}");
     }
     keep("togyz", &page, &bytes);
+}
+
+#[test]
+fn the_export_command_writes_sheets_and_asks_for_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let bin = env!("CARGO_BIN_EXE_boardscribe");
+    let capture = shared("captures/dgt-arnsholt/johan.capture");
+    let ok = Command::new(bin)
+        .args(["replay", "-q", "--db"])
+        .arg(&db)
+        .arg(&capture)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+
+    let out = Command::new(bin)
+        .args(["export", "--format", "scoresheet", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--game"));
+
+    let html = Command::new(bin)
+        .args([
+            "export",
+            "--format",
+            "scoresheet",
+            "--game",
+            "1",
+            "--figurine",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(html.status.success());
+    let html = String::from_utf8(html.stdout).unwrap();
+    let store = Store::open(&db).unwrap();
+    let g = store.game(boardscribe::store::GameId(1)).unwrap().unwrap();
+    assert_eq!(read_plies(&html).len(), g.moves.len());
+
+    let pdf_path = dir.path().join("sheet.pdf");
+    let status = Command::new(bin)
+        .args(["export", "--format", "pdf", "--game", "1", "--out"])
+        .arg(&pdf_path)
+        .arg("--db")
+        .arg(&db)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let stdout_pdf = Command::new(bin)
+        .args(["export", "--format", "pdf", "--game", "1", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let file = std::fs::read(&pdf_path).unwrap();
+    assert_eq!(file, stdout_pdf.stdout, "--out and standard output agree");
+    let (text, pages) = pdf_text(&file);
+    assert_eq!(pages, 1);
+    assert!(text.contains(&g.moves[0].notation));
 }

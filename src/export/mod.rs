@@ -132,7 +132,11 @@ pub fn export_bytes(
 }
 
 /// The one game a scoresheet format needs.
-fn one_game(store: &Store, format: Format, game: Option<GameId>) -> Result<GameRecord, ExportError> {
+fn one_game(
+    store: &Store,
+    format: Format,
+    game: Option<GameId>,
+) -> Result<GameRecord, ExportError> {
     let name = match format {
         Format::Pdf => "PDF scoresheet",
         _ => "scoresheet",

@@ -135,7 +135,14 @@ fn draw_head(c: &mut Content, sheet: &Scoresheet, number: usize, count: usize) -
             let value_x = x + 62.0;
             let room = half - 70.0;
             if let Some(v) = value {
-                text(c, REGULAR, 10.0, value_x + 2.0, y, &fit(v, 10.0, room - 4.0));
+                text(
+                    c,
+                    REGULAR,
+                    10.0,
+                    value_x + 2.0,
+                    y,
+                    &fit(v, 10.0, room - 4.0),
+                );
             }
             line(c, value_x, y - 3.0, value_x + room, y - 3.0);
         }
@@ -169,14 +176,7 @@ fn draw_moves(c: &mut Content, sheet: &Scoresheet, page: &Page, top: f32) -> f32
         let mut y = top - ROW;
         for row in rows {
             let base = y - ROW + 4.5;
-            text_right(
-                c,
-                REGULAR,
-                9.0,
-                xs[1] - 3.0,
-                base,
-                &row.number.to_string(),
-            );
+            text_right(c, REGULAR, 9.0, xs[1] - 3.0, base, &row.number.to_string());
             for (cell, left) in [(&row.white, xs[1]), (&row.black, xs[2])] {
                 if let Some(cell) = cell {
                     draw_cell(c, cell, left, cell_w, base);
@@ -207,7 +207,14 @@ fn draw_cell(c: &mut Content, cell: &Cell, left: f32, w: f32, base: f32) {
         s.push_str(&format!(" [{r}]"));
     }
     let clock_w = cell.clock.as_deref().map_or(0.0, |k| width(k, 7.0) + 4.0);
-    text(c, REGULAR, 10.0, left + 3.0, base, &fit(&s, 10.0, w - 6.0 - clock_w));
+    text(
+        c,
+        REGULAR,
+        10.0,
+        left + 3.0,
+        base,
+        &fit(&s, 10.0, w - 6.0 - clock_w),
+    );
     if let Some(k) = &cell.clock {
         text_right(c, REGULAR, 7.0, left + w - 3.0, base + 0.5, k);
     }
@@ -283,7 +290,14 @@ fn draw_signatures(c: &mut Content) {
     for (i, who) in ["White", "Black", "Arbiter"].into_iter().enumerate() {
         let x = MARGIN + (w + gap) * i as f32;
         line(c, x, SIGNATURES - 10.0, x + w, SIGNATURES - 10.0);
-        text(c, REGULAR, 8.5, x, SIGNATURES - 21.0, &format!("Signature of {who}"));
+        text(
+            c,
+            REGULAR,
+            8.5,
+            x,
+            SIGNATURES - 21.0,
+            &format!("Signature of {who}"),
+        );
     }
 }
 

@@ -375,7 +375,9 @@ fn kind_title(kind: &str) -> String {
 }
 
 fn str_field<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
-    v.get(name).and_then(Value::as_str).filter(|s| !s.is_empty())
+    v.get(name)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 /// "before move 6 (Black)" for the ply an event happened before.
