@@ -421,6 +421,48 @@ mod tests {
     }
 
     #[test]
+    fn remarks_that_do_not_fit_continue_on_a_page_with_the_signatures_last() {
+        use crate::{
+            export::scoresheet::{Header, Remark, RemarkKind},
+            game::Kind,
+        };
+        let remark = |number| Remark {
+            number,
+            kind: RemarkKind::Irregularity,
+            ply: Some(3),
+            article: Some("7.4".into()),
+            title: "Displaced pieces".into(),
+            text: "before move 2 (White); e2 → empty; resolved".into(),
+        };
+        let mut sheet = Scoresheet {
+            kind: Kind::Chess,
+            header: Header::default(),
+            rows: Vec::new(),
+            moves_per_page: 60,
+            remarks: Vec::new(),
+            result: "1-0".into(),
+            termination: None,
+            has_time_trouble: false,
+            figurine: false,
+        };
+        let pages = |s: &Scoresheet| {
+            let doc = lopdf::Document::load_mem(&pdf(s)).unwrap();
+            let ids: Vec<u32> = doc.get_pages().keys().copied().collect();
+            let last = doc.extract_text(&[*ids.last().unwrap()]).unwrap();
+            (ids.len(), last)
+        };
+        sheet.remarks = (1..=3).map(remark).collect();
+        let (n, last) = pages(&sheet);
+        assert_eq!(n, 1);
+        assert!(last.contains("[3] Art. 7.4") && last.contains("Signature of Arbiter"));
+        sheet.remarks = (1..=40).map(remark).collect();
+        let (n, last) = pages(&sheet);
+        assert_eq!(n, 2, "the remarks continue on a second page");
+        assert!(last.contains("[40] Art. 7.4") && last.contains("Signature of Arbiter"));
+        assert!(last.contains("e2 -> empty"));
+    }
+
+    #[test]
     fn long_text_is_wrapped_and_cut_to_its_room() {
         let s = "a b c ".repeat(100);
         let lines = wrap(&s, 8.0, 200.0);

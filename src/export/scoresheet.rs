@@ -756,3 +756,68 @@ fn html_end(out: &mut String, sheet: &Scoresheet) {
     }
     out.push_str("</div>\n");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sheet(plies: u32, per_page: u32) -> Scoresheet {
+        let rows = (1..=plies.div_ceil(2))
+            .map(|n| {
+                let cell = |ply: u32| Cell {
+                    ply,
+                    text: format!("m{ply}"),
+                    clock: None,
+                    time_trouble: false,
+                    remarks: Vec::new(),
+                };
+                Row {
+                    number: n,
+                    white: Some(cell(2 * n - 1)),
+                    black: (2 * n <= plies).then(|| cell(2 * n)),
+                }
+            })
+            .collect();
+        Scoresheet {
+            kind: Kind::Chess,
+            header: Header::default(),
+            rows,
+            moves_per_page: per_page,
+            remarks: Vec::new(),
+            result: "*".into(),
+            termination: None,
+            has_time_trouble: false,
+            figurine: false,
+        }
+    }
+
+    #[test]
+    fn pages_hold_two_columns_of_numbered_rows_and_grow_with_the_game() {
+        let empty = sheet(0, 60).pages();
+        assert_eq!(empty.len(), 1, "an empty form is one sheet");
+        let p = sheet(121, 60).pages();
+        assert_eq!(p.len(), 2, "move 61 needs a second sheet");
+        let numbers: Vec<u32> = p
+            .iter()
+            .flat_map(|page| page.columns.iter().flatten().map(|r| r.number))
+            .collect();
+        assert_eq!(numbers, (1..=120).collect::<Vec<_>>());
+        assert_eq!(p[0].columns[0].len(), 30);
+        assert_eq!(p[1].columns[0][0].white.as_ref().unwrap().text, "m121");
+        assert!(p[1].columns[0][0].black.is_none());
+        assert!(p[1].columns[1].iter().all(|r| r.white.is_none()));
+        assert_eq!(sheet(120, 60).pages().len(), 1, "60 moves fill one sheet");
+    }
+
+    #[test]
+    fn figurines_clocks_and_escaping() {
+        assert_eq!(to_figurine("Nbxd7+"), "♘bxd7+");
+        assert_eq!(to_figurine("exd8=Q#"), "exd8=♕#");
+        assert_eq!(to_figurine("O-O-O"), "O-O-O");
+        assert_eq!(to_figurine("Kxe2"), "♔xe2");
+        assert_eq!(hms(0), "0:00:00");
+        assert_eq!(hms(5_399_999), "1:29:59");
+        assert_eq!(hms(61_000), "0:01:01");
+        assert_eq!(esc("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
+    }
+}
