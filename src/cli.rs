@@ -12,7 +12,7 @@ use crate::{
     arbiter::{Laws, LawsSetup},
     daemon, device,
     emulator::{self, EmulatorOptions, PtyOptions},
-    export::{self, ExportOptions, Format},
+    export::{self, ExportOptions, Format, SheetOptions},
     store::{Action, Decision, GameId, HistoryEntry, ResultReason, Ruling, Store},
     tracker::TrackerEvent,
 };
@@ -48,15 +48,21 @@ pub enum Command {
         #[command(flatten)]
         laws: daemon::LawsArgs,
     },
-    /// Write games from the database to standard output.
+    /// Write games from the database to standard output (or --out).
     Export {
         #[arg(long)]
         db: PathBuf,
         #[arg(long, value_enum, default_value_t = ExportFormat::Pgn)]
         format: ExportFormat,
-        /// Only this game.
-        #[arg(long)]
+        /// Only this game (required for scoresheet and pdf).
+        #[arg(long, required_if_eq_any = [("format", "scoresheet"), ("format", "pdf")])]
         game: Option<i64>,
+        /// Scoresheet in figurine SAN (♔♕♖♗♘); the PDF always shows letters.
+        #[arg(long)]
+        figurine: bool,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Also show what was retracted and every event (PGN comments; a JSON `history` array).
         #[arg(long)]
         history: bool,
@@ -195,6 +201,10 @@ pub enum RulingArg {
 pub enum ExportFormat {
     Pgn,
     Json,
+    /// A print-ready A4 HTML scoresheet of one game.
+    Scoresheet,
+    /// The same scoresheet as PDF.
+    Pdf,
 }
 
 /// Runs one command.
@@ -212,16 +222,33 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             db,
             format,
             game,
+            figurine,
+            out,
             history,
         } => {
             let store = open_existing(&db)?;
             let format = match format {
                 ExportFormat::Pgn => Format::Pgn,
                 ExportFormat::Json => Format::Json,
+                ExportFormat::Scoresheet => Format::Scoresheet,
+                ExportFormat::Pdf => Format::Pdf,
             };
             let options = ExportOptions { history };
-            let text = export::export_with(&store, format, game.map(GameId), options)?;
-            print!("{text}");
+            let sheet = SheetOptions {
+                figurine,
+                ..SheetOptions::default()
+            };
+            let bytes = export::export_bytes(&store, format, game.map(GameId), options, &sheet)?;
+            match out {
+                Some(path) => std::fs::write(&path, &bytes)
+                    .with_context(|| format!("writing {}", path.display()))?,
+                None => {
+                    use std::io::Write as _;
+                    let mut stdout = std::io::stdout().lock();
+                    stdout.write_all(&bytes)?;
+                    stdout.flush()?;
+                }
+            }
             Ok(())
         }
         Command::Arbiter { db, command } => arbiter(&db, command),

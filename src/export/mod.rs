@@ -1,15 +1,21 @@
-//! Exports from the store: PGN and JSON.
+//! Exports from the store: PGN, JSON and printable scoresheets (HTML and PDF).
 //!
 //! Flow: [`export`] reads one game or all games from the [`Store`] and renders them with
 //! [`pgn::pgn_all`] or [`json::json`]; the renderers are pure functions of [`GameRecord`]s (and,
 //! with [`ExportOptions::history`], of each game's history of retracted moves and events).
+//! A scoresheet is of one game: [`export_bytes`] lays it out with
+//! [`scoresheet::Scoresheet::from_game`] and writes it as HTML ([`scoresheet::html`]) or PDF
+//! ([`pdf::pdf`]).
 
 pub mod json;
+pub mod pdf;
 pub mod pgn;
+pub mod scoresheet;
 
 pub use self::{
     json::{json, json_with_history},
     pgn::{pgn, pgn_all, pgn_all_with_history, pgn_with_history},
+    scoresheet::{Scoresheet, SheetOptions, scoresheet_html},
 };
 use crate::store::{DecisionError, GameId, GameRecord, Store, StoreError};
 
@@ -18,6 +24,17 @@ use crate::store::{DecisionError, GameId, GameRecord, Store, StoreError};
 pub enum Format {
     Pgn,
     Json,
+    /// A print-ready HTML scoresheet of one game.
+    Scoresheet,
+    /// The same scoresheet as PDF (bytes: see [`export_bytes`]).
+    Pdf,
+}
+
+impl Format {
+    /// The formats that need one game (`--game`).
+    pub fn needs_one_game(self) -> bool {
+        matches!(self, Format::Scoresheet | Format::Pdf)
+    }
 }
 
 /// Errors of an export.
@@ -31,6 +48,10 @@ pub enum ExportError {
     Json(#[from] serde_json::Error),
     #[error(transparent)]
     History(#[from] DecisionError),
+    #[error("a {0} is of one game: give the game's id (--game ID)")]
+    GameRequired(&'static str),
+    #[error("a PDF is not text: write it as bytes (export_bytes)")]
+    NotText,
 }
 
 /// What an export shows besides the record.
@@ -52,6 +73,14 @@ pub fn export_with(
     game: Option<GameId>,
     options: ExportOptions,
 ) -> Result<String, ExportError> {
+    match format {
+        Format::Pdf => return Err(ExportError::NotText),
+        Format::Scoresheet => {
+            let g = one_game(store, format, game)?;
+            return Ok(scoresheet_html(&g, &SheetOptions::default()));
+        }
+        Format::Pgn | Format::Json => {}
+    }
     let games: Vec<GameRecord> = match game {
         Some(id) => vec![store.game(id)?.ok_or(ExportError::UnknownGame(id))?],
         None => store.games()?,
@@ -68,6 +97,7 @@ pub fn export_with(
     Ok(match (format, &histories) {
         (Format::Pgn, None) => pgn_all(&games),
         (Format::Pgn, Some(h)) => pgn_all_with_history(&games, h),
+        (Format::Scoresheet | Format::Pdf, _) => return Err(ExportError::NotText),
         (Format::Json, h) => {
             let value = match h {
                 None => json(&games),
@@ -78,4 +108,39 @@ pub fn export_with(
             text
         }
     })
+}
+
+/// Any format as bytes (UTF-8 text, or the PDF); `sheet` lays out the scoresheet formats.
+pub fn export_bytes(
+    store: &Store,
+    format: Format,
+    game: Option<GameId>,
+    options: ExportOptions,
+    sheet: &SheetOptions,
+) -> Result<Vec<u8>, ExportError> {
+    match format {
+        Format::Pgn | Format::Json => Ok(export_with(store, format, game, options)?.into_bytes()),
+        Format::Scoresheet => {
+            let g = one_game(store, format, game)?;
+            Ok(scoresheet_html(&g, sheet).into_bytes())
+        }
+        Format::Pdf => {
+            let g = one_game(store, format, game)?;
+            Ok(pdf::pdf(&Scoresheet::from_game(&g, sheet)))
+        }
+    }
+}
+
+/// The one game a scoresheet format needs.
+fn one_game(
+    store: &Store,
+    format: Format,
+    game: Option<GameId>,
+) -> Result<GameRecord, ExportError> {
+    let name = match format {
+        Format::Pdf => "PDF scoresheet",
+        _ => "scoresheet",
+    };
+    let id = game.ok_or(ExportError::GameRequired(name))?;
+    store.game(id)?.ok_or(ExportError::UnknownGame(id))
 }
