@@ -1,27 +1,167 @@
 //! One board's bytes through frame decoder, sensor state and tracker, into store writes.
 //!
-//! Flow: [`DgtPipeline::feed`] takes a timestamped chunk of bytes (from a serial port, a capture
-//! or the emulator), keeps it raw, decodes every whole frame, folds it into the sensor state and
-//! hands the board and clock to the tracker. [`DgtPipeline::take_writes`] yields what to persist,
-//! raw bytes first, then the tracker's events, for one transaction, so the raw stream is never
-//! behind what was decoded from it. `replay` and `run` both drive this type; only the clock and the commit policy differ.
-//! Pure: no I/O and no system clock.
+//! Flow: [`Pipeline::feed`] takes a timestamped chunk of bytes (from a serial port, a capture or
+//! the emulator), keeps it raw, decodes every whole frame, folds it into the sensor state and
+//! hands the board and clock to the tracker, whose events the board's [`Judge`] (the chess
+//! referee, or the togyz one) annotates. [`Pipeline::take_writes`] yields what to persist, raw
+//! bytes first, then the events, for one transaction, so the raw stream is never behind what was
+//! decoded from it. `replay` and `run` both drive this type; only the clock and the commit policy
+//! differ. One [`Board`] implementation per kind of board: [`Dgt`] chessboards ([`DgtPipeline`])
+//! and [`Tgz`] pit boards ([`TgzPipeline`]). Pure: no I/O and no system clock.
+
+use std::fmt::Debug;
 
 use tracing::{debug, warn};
 
 use crate::{
     Millis,
-    arbiter::{LawsSetup, Referee},
+    arbiter::{Judge, LawsSetup, Referee, TogyzReferee},
     device::Direction,
-    game::chess::ChessGame,
+    game::{GameKind, chess::ChessGame, togyz::TogyzGame},
     protocol::{
-        FrameReader,
-        dgt::{Frame, Mode},
+        FrameReader, Wire,
+        dgt::{self, BwTime, Mode},
+        tgz,
     },
-    sensor::dgt::{ClockLayout, ClockReading, DgtBoardState},
+    sensor::{
+        Sensed,
+        dgt::{ClockLayout, ClockReading, DgtBoardState},
+        tgz::TgzBoardState,
+    },
     store::{BoardId, RawBuffer, Write},
     tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
+
+/// What a frame did to the sensor state.
+pub enum Applied {
+    /// The sensed board may have changed: the tracker looks.
+    Board,
+    /// A clock reading (DGT's BWTIME, which TGZ-1 carries unchanged).
+    Clock(BwTime),
+    /// Nothing for the tracker (identity replies, unknown messages: logged at debug level).
+    Nothing,
+}
+
+/// One kind of board, as the pipeline sees it: its wire, sensor state, game and judge.
+pub trait Board {
+    type Wire: Wire<Frame = Self::Frame>;
+    type Frame: Debug;
+    type Game: GameKind;
+    type Sensor: Sensed<<Self::Game as GameKind>::Reading> + Default;
+    type Judge: Judge;
+
+    /// The frame reader's wire.
+    fn wire() -> Self::Wire;
+
+    /// Folds `frame` into `sensor`; what it was.
+    fn apply(sensor: &mut Self::Sensor, frame: Self::Frame) -> Applied;
+
+    /// Forgets the sensed board (the board went away).
+    fn reset(sensor: &mut Self::Sensor);
+}
+
+/// A DGT electronic chessboard.
+pub struct Dgt;
+
+impl Board for Dgt {
+    type Wire = Mode;
+    type Frame = dgt::Frame;
+    type Game = ChessGame;
+    type Sensor = DgtBoardState;
+    type Judge = Referee;
+
+    fn wire() -> Mode {
+        Mode::Single
+    }
+
+    fn apply(sensor: &mut DgtBoardState, frame: dgt::Frame) -> Applied {
+        match frame {
+            dgt::Frame::BoardDump(dump) => {
+                sensor.apply_dump(&dump);
+                Applied::Board
+            }
+            dgt::Frame::FieldUpdate { square, piece } => {
+                if sensor.apply_field(square, piece) && sensor.is_known() {
+                    Applied::Board
+                } else {
+                    Applied::Nothing
+                }
+            }
+            dgt::Frame::BwTime(t) => Applied::Clock(t),
+            // Identity replies (start-up, watchdog probes): worth a line in the log, nothing more.
+            dgt::Frame::SerialNr(serial) => {
+                debug!(%serial, "board serial number");
+                Applied::Nothing
+            }
+            dgt::Frame::LongSerialNr(serial) => {
+                debug!(%serial, "board long serial number");
+                Applied::Nothing
+            }
+            dgt::Frame::Version { major, minor } => {
+                debug!(major, minor, "board firmware version");
+                Applied::Nothing
+            }
+            other => {
+                debug!(frame = ?other, "frame not used");
+                Applied::Nothing
+            }
+        }
+    }
+
+    fn reset(sensor: &mut DgtBoardState) {
+        sensor.reset();
+    }
+}
+
+/// A togyz korgool pit board speaking TGZ-1.
+pub struct Tgz;
+
+impl Board for Tgz {
+    type Wire = tgz::Tgz;
+    type Frame = tgz::Frame;
+    type Game = TogyzGame;
+    type Sensor = TgzBoardState;
+    type Judge = TogyzReferee;
+
+    fn wire() -> tgz::Tgz {
+        tgz::Tgz
+    }
+
+    fn apply(sensor: &mut TgzBoardState, frame: tgz::Frame) -> Applied {
+        let changed = match frame {
+            tgz::Frame::BoardDump(dump) => {
+                sensor.apply_dump(&dump);
+                true
+            }
+            tgz::Frame::PitUpdate { location, count } => sensor.apply_pit(location, count),
+            tgz::Frame::TuzUpdate { player, pit } => sensor.apply_tuz(player, pit),
+            tgz::Frame::BwTime(t) => return Applied::Clock(t),
+            tgz::Frame::SerialNr(serial) => {
+                debug!(%serial, "board serial number");
+                false
+            }
+            other => {
+                debug!(frame = ?other, "frame not used");
+                false
+            }
+        };
+        if changed && sensor.is_known() {
+            Applied::Board
+        } else {
+            Applied::Nothing
+        }
+    }
+
+    fn reset(sensor: &mut TgzBoardState) {
+        sensor.reset();
+    }
+}
+
+/// The pipeline of a DGT chessboard.
+pub type DgtPipeline = Pipeline<Dgt>;
+
+/// The pipeline of a togyz korgool pit board.
+pub type TgzPipeline = Pipeline<Tgz>;
 
 /// Counters a board keeps for logs and metrics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,16 +173,16 @@ pub struct PipelineStats {
     pub moves: u64,
 }
 
-/// A DGT board's bytes to store writes.
-pub struct DgtPipeline {
+/// One board's bytes to store writes.
+pub struct Pipeline<B: Board> {
     board: BoardId,
-    reader: FrameReader,
-    sensor: DgtBoardState,
-    tracker: Tracker<ChessGame>,
-    referee: Referee,
+    reader: FrameReader<B::Wire>,
+    sensor: B::Sensor,
+    tracker: Tracker<B::Game>,
+    judge: B::Judge,
     raw: RawBuffer,
     events: Vec<TrackerEvent>,
-    /// Events before this index have been through the referee.
+    /// Events before this index have been through the judge.
     reviewed: usize,
     writes: Vec<Write>,
     stats: PipelineStats,
@@ -51,15 +191,15 @@ pub struct DgtPipeline {
     clock_layout: ClockLayout,
 }
 
-impl DgtPipeline {
-    /// A pipeline for `board`, with a tracker and a referee (fresh, or resumed from the store).
-    pub fn new(board: BoardId, tracker: Tracker<ChessGame>, referee: Referee) -> DgtPipeline {
-        DgtPipeline {
+impl<B: Board> Pipeline<B> {
+    /// A pipeline for `board`, with a tracker and a judge (fresh, or resumed from the store).
+    pub fn new(board: BoardId, tracker: Tracker<B::Game>, judge: B::Judge) -> Pipeline<B> {
+        Pipeline {
             board,
-            reader: FrameReader::new(Mode::Single),
-            sensor: DgtBoardState::default(),
+            reader: FrameReader::with_wire(B::wire()),
+            sensor: B::Sensor::default(),
             tracker,
-            referee,
+            judge,
             raw: RawBuffer::new(),
             events: Vec::new(),
             reviewed: 0,
@@ -72,19 +212,9 @@ impl DgtPipeline {
     }
 
     /// Reads the clock's BWTIME frames in `layout` (the default is [`ClockLayout::H17`]).
-    pub fn with_clock_layout(mut self, layout: ClockLayout) -> DgtPipeline {
+    pub fn with_clock_layout(mut self, layout: ClockLayout) -> Pipeline<B> {
         self.clock_layout = layout;
         self
-    }
-
-    /// A fresh pipeline with default tracker settings and the default Laws (FIDE 2023, no time
-    /// control configured).
-    pub fn fresh(board: BoardId) -> DgtPipeline {
-        DgtPipeline::new(
-            board,
-            Tracker::new(TrackerSettings::default()),
-            LawsSetup::default().referee(),
-        )
     }
 
     /// Bytes that travelled at `at` in direction `dir`.
@@ -129,45 +259,33 @@ impl DgtPipeline {
 
     /// The board went away: forget the sensed board until the next dump (the game goes on).
     pub fn disconnected(&mut self) {
-        self.sensor.reset();
+        B::reset(&mut self.sensor);
         self.reader.clear();
     }
 
     /// One decoded frame into the sensor state and the tracker (what `feed` does per frame).
-    pub fn feed_frame(&mut self, at: Millis, frame: Frame) {
+    pub fn feed_frame(&mut self, at: Millis, frame: B::Frame) {
         self.stats.frames += 1;
-        match frame {
-            Frame::BoardDump(dump) => {
-                self.sensor.apply_dump(&dump);
-                self.tracker.observe(at, &self.sensor, &mut self.events);
-            }
-            Frame::FieldUpdate { square, piece } => {
-                if self.sensor.apply_field(square, piece) && self.sensor.is_known() {
-                    self.tracker.observe(at, &self.sensor, &mut self.events);
-                }
-            }
-            Frame::BwTime(t) => {
+        match B::apply(&mut self.sensor, frame) {
+            Applied::Board => self.tracker.observe(at, &self.sensor, &mut self.events),
+            Applied::Clock(t) => {
                 if let Some(reading) = ClockReading::from_bwtime_in(&t, self.clock_layout) {
                     self.tracker.clock(at, reading, &mut self.events);
-                    // The referee's board must include what the press just recorded.
+                    // The judge's board must include what the press just recorded.
                     self.review();
                     let white_on_left = self.tracker.white_on_left();
-                    self.referee
+                    self.judge
                         .clock(at, &reading, white_on_left, &mut self.events);
                     self.reviewed = self.events.len();
                 }
             }
-            // Identity replies (start-up, watchdog probes): worth a line in the log, nothing more.
-            Frame::SerialNr(serial) => debug!(%serial, "board serial number"),
-            Frame::LongSerialNr(serial) => debug!(%serial, "board long serial number"),
-            Frame::Version { major, minor } => debug!(major, minor, "board firmware version"),
-            other => debug!(board = self.board.0, frame = ?other, "frame not used"),
+            Applied::Nothing => {}
         }
     }
 
-    /// Passes the events not yet seen through the referee.
+    /// Passes the events not yet seen through the judge.
     fn review(&mut self) {
-        self.referee.review(&mut self.events, self.reviewed);
+        self.judge.review(&mut self.events, self.reviewed);
         self.reviewed = self.events.len();
     }
 
@@ -217,5 +335,28 @@ impl DgtPipeline {
 
     pub fn stats(&self) -> PipelineStats {
         self.stats
+    }
+}
+
+impl Pipeline<Dgt> {
+    /// A fresh pipeline with default tracker settings and the default Laws (FIDE 2023, no time
+    /// control configured).
+    pub fn fresh(board: BoardId) -> DgtPipeline {
+        Pipeline::new(
+            board,
+            Tracker::new(TrackerSettings::default()),
+            LawsSetup::default().referee(),
+        )
+    }
+}
+
+impl Pipeline<Tgz> {
+    /// A fresh pipeline for a pit board under the Kyrgyz rules.
+    pub fn fresh_togyz(board: BoardId) -> TgzPipeline {
+        Pipeline::new(
+            board,
+            Tracker::new(TrackerSettings::for_game::<TogyzGame>()),
+            TogyzReferee::new(crate::game::togyz::Rules::KYRGYZ),
+        )
     }
 }

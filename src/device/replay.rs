@@ -1,9 +1,9 @@
 //! Replay: a capture file through exactly the pipeline `run` uses, with the capture's
 //! timestamps as the clock.
 //!
-//! Flow: capture chunks → [`DgtPipeline::feed`] → store writes, committed in batches; at the end
-//! the tracker is flushed so a move still in hand is recorded. The same capture always gives the
-//! same records.
+//! Flow: capture chunks → [`Pipeline::feed`] (a DGT chessboard's, or a togyz pit board's for a
+//! capture whose `device` is `togyz`) → store writes, committed in batches; at the end the tracker
+//! is flushed so a move still in hand is recorded. The same capture always gives the same records.
 
 use std::{io::BufRead, path::Path};
 
@@ -13,8 +13,9 @@ use super::capture::{CaptureError, CaptureLines};
 use crate::{
     Millis,
     arbiter::LawsSetup,
+    device::Direction,
     game::Kind,
-    pipeline::{DgtPipeline, PipelineStats},
+    pipeline::{Board, Dgt, Pipeline, PipelineStats, Tgz},
     store::{GameId, Store, StoreError, Write},
     tracker::{Tracker, TrackerEvent},
 };
@@ -111,64 +112,94 @@ pub fn replay_reader_with(
         path: source.to_string(),
         source: source_err,
     };
-    let mut next = lines.read_chunk(&mut bytes).map_err(capture_err)?;
-    if let Some(device) = lines.device()
-        && device != "dgt"
-    {
-        return Err(ReplayError::Device {
-            path: source.to_string(),
-            device: device.to_string(),
-        });
-    }
-    let name = lines
-        .headers()
-        .iter()
-        .find(|(k, _)| k == "board")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| default_board.to_string());
-    let date = lines
-        .headers()
-        .iter()
-        .find(|(k, _)| k == "date")
-        .map(|(_, v)| v.clone());
+    let next = lines.read_chunk(&mut bytes).map_err(capture_err)?;
+    let header = |key: &str| {
+        lines
+            .headers()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let name = header("board").unwrap_or_else(|| default_board.to_string());
+    let date = header("date");
     let span = info_span!("board", board = %name);
     let _enter = span.enter();
-
-    let board = store.board(&name, Kind::Chess)?;
-    let mut pipeline =
-        DgtPipeline::new(board, Tracker::new(laws.tracker_settings()), laws.referee());
-    let mut summary = ReplaySummary {
-        board: name.clone(),
-        ..ReplaySummary::default()
-    };
-    while let Some((t_ms, dir)) = next {
-        summary.last_ms = t_ms;
-        pipeline.feed(t_ms, dir, &bytes);
-        if pipeline.pending_writes() >= BATCH || pipeline.raw_pending() >= 1 << 20 {
-            let writes = pipeline.take_writes();
-            commit(
-                store,
-                &name,
-                writes,
-                date.as_deref(),
-                &mut summary,
-                on_commit,
-            )?;
-        }
-        next = lines.read_chunk(&mut bytes).map_err(capture_err)?;
-    }
-    pipeline.flush(summary.last_ms);
-    let writes = pipeline.take_writes();
-    commit(
+    let run = Run {
         store,
-        &name,
-        writes,
-        date.as_deref(),
-        &mut summary,
+        lines,
+        bytes,
+        next,
+        source,
+        date,
+        summary: ReplaySummary {
+            board: name.clone(),
+            ..ReplaySummary::default()
+        },
         on_commit,
-    )?;
-    summary.stats = pipeline.stats();
-    Ok(summary)
+    };
+    match run.lines.device() {
+        None | Some("dgt") => {
+            let board = run.store.board(&name, Kind::Chess)?;
+            let tracker = Tracker::new(laws.tracker_settings());
+            run.drive(Pipeline::<Dgt>::new(board, tracker, laws.referee()))
+        }
+        Some("togyz") => {
+            let board = run.store.board(&name, Kind::Togyz)?;
+            run.drive(Pipeline::<Tgz>::fresh_togyz(board))
+        }
+        Some(device) => Err(ReplayError::Device {
+            path: source.to_string(),
+            device: device.to_string(),
+        }),
+    }
+}
+
+/// A replay under way: the capture still to read and what was committed so far.
+struct Run<'a, R> {
+    store: &'a mut Store,
+    lines: CaptureLines<R>,
+    bytes: Vec<u8>,
+    next: Option<(Millis, Direction)>,
+    source: &'a str,
+    date: Option<String>,
+    summary: ReplaySummary,
+    on_commit: &'a mut dyn FnMut(&str, &TrackerEvent),
+}
+
+impl<R: BufRead> Run<'_, R> {
+    /// Feeds the rest of the capture through `pipeline`, committing in batches.
+    fn drive<B: Board>(mut self, mut pipeline: Pipeline<B>) -> Result<ReplaySummary, ReplayError> {
+        while let Some((t_ms, dir)) = self.next {
+            self.summary.last_ms = t_ms;
+            pipeline.feed(t_ms, dir, &self.bytes);
+            if pipeline.pending_writes() >= BATCH || pipeline.raw_pending() >= 1 << 20 {
+                self.commit(pipeline.take_writes())?;
+            }
+            self.next =
+                self.lines
+                    .read_chunk(&mut self.bytes)
+                    .map_err(|source| ReplayError::Capture {
+                        path: self.source.to_string(),
+                        source,
+                    })?;
+        }
+        pipeline.flush(self.summary.last_ms);
+        self.commit(pipeline.take_writes())?;
+        self.summary.stats = pipeline.stats();
+        Ok(self.summary)
+    }
+
+    fn commit(&mut self, writes: Vec<Write>) -> Result<(), ReplayError> {
+        let name = self.summary.board.clone();
+        commit(
+            self.store,
+            &name,
+            writes,
+            self.date.as_deref(),
+            &mut self.summary,
+            self.on_commit,
+        )
+    }
 }
 
 fn commit(
