@@ -46,6 +46,8 @@ pub struct DgtPipeline {
     reviewed: usize,
     writes: Vec<Write>,
     stats: PipelineStats,
+    /// The last clock reading with a usable time (for the live relay).
+    last_clock: Option<ClockReading>,
     last_warning_at: Option<Millis>,
     warnings_logged: u64,
 }
@@ -64,6 +66,7 @@ impl DgtPipeline {
             reviewed: 0,
             writes: Vec::new(),
             stats: PipelineStats::default(),
+            last_clock: None,
             last_warning_at: None,
             warnings_logged: 0,
         }
@@ -140,6 +143,7 @@ impl DgtPipeline {
             }
             Frame::BwTime(t) => {
                 if let Some(reading) = ClockReading::from_bwtime(&t) {
+                    self.last_clock = Some(reading);
                     self.tracker.clock(at, reading, &mut self.events);
                     // The referee's board must include what the press just recorded.
                     self.review();
@@ -205,6 +209,16 @@ impl DgtPipeline {
     pub fn requeue(&mut self, mut writes: Vec<Write>) {
         writes.append(&mut self.writes);
         self.writes = writes;
+    }
+
+    /// The last clock reading with a usable time, if a clock has spoken.
+    pub fn last_clock(&self) -> Option<ClockReading> {
+        self.last_clock
+    }
+
+    /// Whether White's clock is the left-hand one, as the tracker judges it.
+    pub fn white_on_left(&self) -> bool {
+        self.tracker.white_on_left()
     }
 
     pub fn stats(&self) -> PipelineStats {
