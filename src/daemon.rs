@@ -524,8 +524,15 @@ async fn board_task(
                     live.hub.board_connected(&board.name);
                 }
                 backoff.reset();
-                let ended =
-                    session(port, &mut board, &mut pipeline, &writer, &mut stop, &announce).await;
+                let ended = session(
+                    port,
+                    &mut board,
+                    &mut pipeline,
+                    &writer,
+                    &mut stop,
+                    &announce,
+                )
+                .await;
                 pipeline.disconnected();
                 persist(&mut pipeline, &writer, &board.name, &announce).await;
                 let why = match &ended {
@@ -580,7 +587,8 @@ impl LiveClockFeed {
             None => true,
             Some((last, _)) if *last == reading => false,
             Some((last, at)) => {
-                let state = |r: &ClockReading| (r.running, r.lever_right_high, r.left_flag, r.right_flag);
+                let state =
+                    |r: &ClockReading| (r.running, r.lever_right_high, r.left_flag, r.right_flag);
                 state(last) != state(&reading) || at.elapsed() >= Self::EVERY
             }
         };

@@ -230,7 +230,8 @@ fn follow(
                     // The snapshot carried along shows the move just made.
                     let snap = &ev.data["snapshot"];
                     if snap["ply"].as_u64() != Some(ply) || snap["fen"] != ev.data["fen"] {
-                        s.problems.push(format!("{board}: snapshot behind ply {ply}"));
+                        s.problems
+                            .push(format!("{board}: snapshot behind ply {ply}"));
                     }
                 }
                 "takeback" => {
@@ -294,9 +295,9 @@ async fn boards_recorded_live_reach_sse_pgn_and_admin() {
     let events = subscribe(&url).await;
     let seen = follow(events, bench.db.clone());
     let games = [
-        (corpus_game("tatamast22", 27), 11),
-        (corpus_game("tatamast22", 86), 12),
-        (corpus_game("WorldChamp1886", 20), 13),
+        (corpus_game("tatamast22", 27), 11, 0.0),
+        (corpus_game("tatamast22", 86), 12, 0.0),
+        (corpus_game("WorldChamp1886", 20), 13, 0.0),
     ];
     bench.start(&games, 0.04).await;
 
@@ -327,7 +328,11 @@ async fn boards_recorded_live_reach_sse_pgn_and_admin() {
         for (i, name) in bench.boards.iter().enumerate() {
             let game = recorded.iter().rfind(|g| &g.board_name == name).unwrap();
             assert_eq!(s.moves[name], live_uci(game), "{name}: SSE and SQLite");
-            assert_eq!(s.moves[name], uci_of(&games[i].0), "{name}: SSE and the game played");
+            assert_eq!(
+                s.moves[name],
+                uci_of(&games[i].0),
+                "{name}: SSE and the game played"
+            );
         }
         assert!(s.move_events >= s.plies());
     }
@@ -396,7 +401,11 @@ fn export_all(store: &Store) -> String {
     export::export_with(store, Format::Json, None, ExportOptions { history: true }).unwrap()
 }
 
-async fn check_admin(bench: &Bench, client: &reqwest::Client, game: &boardscribe::store::GameRecord) {
+async fn check_admin(
+    bench: &Bench,
+    client: &reqwest::Client,
+    game: &boardscribe::store::GameRecord,
+) {
     let url = &bench.url;
     let id = game.id.0;
     let before = export_all(&bench.store());
@@ -413,12 +422,42 @@ async fn check_admin(bench: &Bench, client: &reqwest::Client, game: &boardscribe
     let good = format!("Bearer {TOKEN}");
     let result = r#"{"result": "1-0", "reason": "resignation", "author": "Arbiter A"}"#;
     let refused: Vec<(String, Option<&str>, &str, StatusCode)> = vec![
-        (format!("{id}/result"), None, result, StatusCode::UNAUTHORIZED),
-        (format!("{id}/result"), Some("Bearer nope"), result, StatusCode::UNAUTHORIZED),
-        (format!("{id}/result"), Some(TOKEN), result, StatusCode::UNAUTHORIZED),
-        (format!("{id}/result"), Some(&good[..good.len() - 1]), result, StatusCode::UNAUTHORIZED),
-        (format!("{id}/result"), Some(&good), "{\"result\": ", StatusCode::BAD_REQUEST),
-        (format!("{id}/result"), Some(&good), "[1, 2]", StatusCode::BAD_REQUEST),
+        (
+            format!("{id}/result"),
+            None,
+            result,
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            format!("{id}/result"),
+            Some("Bearer nope"),
+            result,
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            format!("{id}/result"),
+            Some(TOKEN),
+            result,
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            format!("{id}/result"),
+            Some(&good[..good.len() - 1]),
+            result,
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            format!("{id}/result"),
+            Some(&good),
+            "{\"result\": ",
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("{id}/result"),
+            Some(&good),
+            "[1, 2]",
+            StatusCode::BAD_REQUEST,
+        ),
         (
             format!("{id}/result"),
             Some(&good),
@@ -443,11 +482,36 @@ async fn check_admin(bench: &Bench, client: &reqwest::Client, game: &boardscribe
             r#"{"irregularity": 99, "ruling": {"kind": "move_stands"}}"#,
             StatusCode::BAD_REQUEST,
         ),
-        (format!("{id}/note"), Some(&good), r#"{"text": "   "}"#, StatusCode::BAD_REQUEST),
-        (format!("999999/result"), Some(&good), result, StatusCode::NOT_FOUND),
-        (format!("999999/note"), Some(&good), r#"{"text": "x"}"#, StatusCode::NOT_FOUND),
-        (format!("x'1/result"), Some(&good), result, StatusCode::BAD_REQUEST),
-        (format!("{id}/delete"), Some(&good), result, StatusCode::NOT_FOUND),
+        (
+            format!("{id}/note"),
+            Some(&good),
+            r#"{"text": "   "}"#,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("999999/result"),
+            Some(&good),
+            result,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("999999/note"),
+            Some(&good),
+            r#"{"text": "x"}"#,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("x'1/result"),
+            Some(&good),
+            result,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("{id}/delete"),
+            Some(&good),
+            result,
+            StatusCode::NOT_FOUND,
+        ),
     ];
     for (path, auth, body, status) in &refused {
         let resp = post(path.clone(), *auth, body).await.unwrap();
@@ -456,12 +520,18 @@ async fn check_admin(bench: &Bench, client: &reqwest::Client, game: &boardscribe
         let message = answer["error"].as_str().unwrap_or_default();
         assert!(!message.is_empty(), "{path}: {answer}");
         assert!(!message.contains(TOKEN));
-        assert_eq!(export_all(&bench.store()), before, "refused {path} changed the record");
+        assert_eq!(
+            export_all(&bench.store()),
+            before,
+            "refused {path} changed the record"
+        );
     }
 
     // Good requests do what they say.
     let (_, old_etag) = get_round(client, url).await;
-    let resp = post(format!("{id}/result"), Some(&good), result).await.unwrap();
+    let resp = post(format!("{id}/result"), Some(&good), result)
+        .await
+        .unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     let answer: Value = resp.json().await.unwrap();
     assert_eq!(answer["action"]["action"], "set_result");
@@ -481,8 +551,16 @@ async fn check_admin(bench: &Bench, client: &reqwest::Client, game: &boardscribe
     assert_eq!(store.decisions(game.id).unwrap().len(), 2);
     assert_eq!(live_uci(&after), live_uci(game));
     let resp = conditional(client, url, &old_etag).await;
-    assert_eq!(resp.status(), StatusCode::OK, "a decision re-publishes the round");
-    let one = client.get(format!("{url}games/{id}.pgn")).send().await.unwrap();
+    assert_eq!(
+        resp.status(),
+        StatusCode::OK,
+        "a decision re-publishes the round"
+    );
+    let one = client
+        .get(format!("{url}games/{id}.pgn"))
+        .send()
+        .await
+        .unwrap();
     let one = parse_pgn(&one.text().await.unwrap());
     assert_eq!(one[0].tags["Result"], "1-0");
     assert_eq!(one[0].uci, live_uci(game));

@@ -77,7 +77,11 @@ impl Browser {
             next_id: 0,
             _profile: profile,
         };
-        let target = b.call("Target.createTarget", json!({ "url": "about:blank" }), false);
+        let target = b.call(
+            "Target.createTarget",
+            json!({ "url": "about:blank" }),
+            false,
+        );
         let target = target["targetId"].as_str().unwrap().to_owned();
         let attached = b.call(
             "Target.attachToTarget",
@@ -187,7 +191,7 @@ const READ_BOARDS: &str = r#"JSON.stringify([...document.querySelectorAll('main 
   moves: [...s.querySelectorAll('.moves li')].map(li => li.dataset.san),
   pieces: [...s.querySelectorAll('svg text.pc')].map(t => t.dataset.square + t.dataset.piece),
   marked: [...s.querySelectorAll('svg rect.last')].map(r => r.dataset.square),
-  last: s.querySelector('.last').textContent,
+  last: s.querySelector('.last-move').textContent,
   white_clock: s.querySelector('.clock[data-side="white"]').textContent,
 })))"#;
 
@@ -209,8 +213,9 @@ fn sans(v: &Value) -> Vec<String> {
 async fn the_live_page_follows_the_boards_without_reloading() {
     let mut bench = Bench::new(None).await;
     let games = [
-        (corpus_game("tatamast22", 27), 21),
-        (corpus_game("tatamast22", 86), 22),
+        (corpus_game("tatamast22", 27), 21, 0.0),
+        // Board 2 knocks pieces over, makes illegal moves...: the arbiter's alerts.
+        (corpus_game("tatamast22", 86), 22, 0.12),
     ];
     bench.start(&games, 0.08).await;
     // Load the page once every board has a few moves.
@@ -227,6 +232,14 @@ async fn the_live_page_follows_the_boards_without_reloading() {
         let mut b = Browser::launch();
         b.navigate(&url);
         b.eval("window.loadedOnce = 'yes'");
+        // Every alert the hall banner shows from now on.
+        b.eval(
+            "window.alertsSeen = []; new MutationObserver(() => { \
+               const t = document.getElementById('hall-alerts').textContent; \
+               if (t) window.alertsSeen.push(t); \
+             }).observe(document.getElementById('hall-alerts'), \
+                        { childList: true, subtree: true, characterData: true }); 1",
+        );
         b
     })
     .await
@@ -235,13 +248,10 @@ async fn the_live_page_follows_the_boards_without_reloading() {
     assert_eq!(at_load.len(), 2, "{at_load:?}");
     for (i, b) in at_load.iter().enumerate() {
         assert_eq!(b["name"], bench.boards[i].as_str());
-        let shown = sans(b);
-        assert!(shown.len() >= 3, "{b}");
-        assert_eq!(shown, games[i].0.sans[..shown.len()], "{b}");
+        assert!(sans(b).len() >= 3, "{b}");
         assert!(!b["pieces"].as_array().unwrap().is_empty());
         assert_eq!(b["marked"].as_array().unwrap().len(), 2, "{b}");
     }
-    let shown_at_load: Vec<usize> = at_load.iter().map(|b| sans(b).len()).collect();
 
     bench.wait_done(Duration::from_secs(180)).await;
     let store = bench.store();
@@ -263,12 +273,35 @@ async fn the_live_page_follows_the_boards_without_reloading() {
         // Still the page first loaded: the moves came in over SSE.
         assert_eq!(browser.eval("window.loadedOnce"), "yes");
         for (i, b) in now.iter().enumerate() {
-            assert!(finals2[i].len() > shown_at_load[i], "no move after load on board {i}");
-            let last = finals2[i].last().unwrap();
-            assert!(b["last"].as_str().unwrap().ends_with(last.as_str()), "{b}");
+            // What the page showed at load was the record so far (its last move may have been
+            // revised since).
+            let at_load = sans(&at_load[i]);
+            let n = at_load.len() - 1;
+            assert_eq!(at_load[..n], finals2[i][..n], "board {i} at load");
+            assert!(
+                finals2[i].len() > at_load.len(),
+                "no move after load on board {i}"
+            );
+            let (ply, san) = (finals2[i].len(), finals2[i].last().unwrap());
+            let dots = if ply % 2 == 1 { "." } else { "..." };
+            assert_eq!(b["last"], format!("{}{dots} {san}", ply.div_ceil(2)), "{b}");
             assert_eq!(b["marked"].as_array().unwrap().len(), 2, "{b}");
             assert_ne!(b["white_clock"], "–", "{b}");
         }
+        let alerts = browser.eval("window.alertsSeen");
+        let alerts = alerts.as_array().unwrap();
+        assert!(
+            alerts
+                .iter()
+                .any(|a| a.as_str().unwrap().starts_with("Board 2: ")),
+            "no alert for board 2 in the hall banner: {alerts:?}"
+        );
+        assert!(
+            !alerts
+                .iter()
+                .any(|a| a.as_str().unwrap().contains("Board 1: ")),
+            "board 1 played cleanly: {alerts:?}"
+        );
         let artifact = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
         browser.screenshot(&artifact.join("live-page.png"));
 

@@ -77,13 +77,11 @@ impl LiveClock {
         };
         // The lever high on the right means the right-hand clock runs.
         let right_runs = reading.lever_right_high;
-        let running = reading
-            .running
-            .then_some(if right_runs == white_on_left {
-                Side::Black
-            } else {
-                Side::White
-            });
+        let running = reading.running.then_some(if right_runs == white_on_left {
+            Side::Black
+        } else {
+            Side::White
+        });
         LiveClock {
             white_ms,
             black_ms,
@@ -213,7 +211,10 @@ impl BoardLive {
                 *self = BoardLive::new(&name, number, &[]);
                 self.connection = connection;
                 self.clock = clock;
-                ("game_started", json!({ "orientation": orientation.as_str() }))
+                (
+                    "game_started",
+                    json!({ "orientation": orientation.as_str() }),
+                )
             }
             TrackerEvent::Move(mv) => {
                 self.push_move(mv);
@@ -560,7 +561,10 @@ mod tests {
         assert_eq!(kind, "move");
         assert_eq!(v["san"], "e5");
         let s = b.snapshot();
-        assert_eq!((s.ply, s.side_to_move, s.fen.as_str()), (2, Side::White, E5));
+        assert_eq!(
+            (s.ply, s.side_to_move, s.fen.as_str()),
+            (2, Side::White, E5)
+        );
         assert_eq!(s.moves, ["e4", "e5"]);
         assert!(s.time_trouble.black && !s.time_trouble.white);
         b.apply(&TrackerEvent::Revision {
@@ -577,7 +581,10 @@ mod tests {
             to_ply: 1,
         });
         let s = b.snapshot();
-        assert_eq!((s.ply, s.fen.as_str(), s.side_to_move), (1, E4, Side::Black));
+        assert_eq!(
+            (s.ply, s.fen.as_str(), s.side_to_move),
+            (1, E4, Side::Black)
+        );
     }
 
     #[test]
@@ -614,7 +621,10 @@ mod tests {
             proposed: Outcome::WhiteWins,
         });
         let s = b.snapshot();
-        assert_eq!((s.result.as_deref(), s.result_final), (Some("1/2-1/2"), true));
+        assert_eq!(
+            (s.result.as_deref(), s.result_final),
+            (Some("1/2-1/2"), true)
+        );
     }
 
     #[test]
@@ -629,10 +639,16 @@ mod tests {
         };
         // White on the left, the right-hand clock runs: Black's.
         let c = LiveClock::from_reading(&reading, true);
-        assert_eq!((c.white_ms, c.black_ms, c.running), (100_000, 200_000, Some(Side::Black)));
+        assert_eq!(
+            (c.white_ms, c.black_ms, c.running),
+            (100_000, 200_000, Some(Side::Black))
+        );
         assert!(c.black_flag && !c.white_flag);
         let c = LiveClock::from_reading(&reading, false);
-        assert_eq!((c.white_ms, c.black_ms, c.running), (200_000, 100_000, Some(Side::White)));
+        assert_eq!(
+            (c.white_ms, c.black_ms, c.running),
+            (200_000, 100_000, Some(Side::White))
+        );
         let stopped = ClockReading {
             running: false,
             ..reading

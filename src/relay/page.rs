@@ -219,7 +219,7 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
     });
     let _ = write!(
         out,
-        r#"<div class="status"><span class="last">{}</span> <span class="result">{}</span></div>"#,
+        r#"<div class="status"><span class="last-move">{}</span> <span class="result">{}</span></div>"#,
         escape(&last_move_text(b)),
         escape(&result)
     );
@@ -337,7 +337,10 @@ pub fn board_page_html(board: &BoardView) -> String {
     };
     page(
         &title,
-        &format!(r#"data-page="board" data-only="{}""#, escape(&board.live.name)),
+        &format!(
+            r#"data-page="board" data-only="{}""#,
+            escape(&board.live.name)
+        ),
         &main,
     )
 }
@@ -382,7 +385,10 @@ mod tests {
         let html = index_html(&[view.clone()]);
         assert!(html.contains("A &amp; B") && html.contains("&quot;C&quot;"));
         assert!(!html.contains("<b1>"));
-        assert!(board_page_html(&view).contains(r#"<li data-ply="1" data-san="e4"><span class="n">1.</span>e4</li>"#));
+        assert!(
+            board_page_html(&view)
+                .contains(r#"<li data-ply="1" data-san="e4"><span class="n">1.</span>e4</li>"#)
+        );
         assert_eq!(clock_text(61_999), "1:01");
         assert_eq!(clock_text(3_723_000), "1:02:03");
         assert_eq!(percent_encode("/dev/ttyUSB0"), "%2Fdev%2FttyUSB0");

@@ -328,7 +328,10 @@ fn pgn_response(headers: &HeaderMap, r: Rendered) -> Response {
                 .map(str::trim)
                 .any(|t| t == "*" || t.trim_start_matches("W/") == r.etag)
         });
-    let etag = [(header::ETAG, r.etag), (header::CACHE_CONTROL, "no-cache".into())];
+    let etag = [
+        (header::ETAG, r.etag),
+        (header::CACHE_CONTROL, "no-cache".into()),
+    ];
     if matches {
         (StatusCode::NOT_MODIFIED, etag).into_response()
     } else {
@@ -364,7 +367,10 @@ async fn game_pgn(
 async fn views(app: &App) -> Result<(Vec<BoardView>, u64), ApiError> {
     let (boards, last_id) = app.hub.snapshot();
     let games = app.db.read(|r, db| r.boards(db)).await?;
-    Ok((boards.into_iter().map(|b| view(b, &games)).collect(), last_id))
+    Ok((
+        boards.into_iter().map(|b| view(b, &games)).collect(),
+        last_id,
+    ))
 }
 
 fn view(live: BoardSnapshot, games: &HashMap<String, BoardGame>) -> BoardView {
@@ -523,14 +529,9 @@ impl AdminAction {
                 b.note.as_deref(),
                 at,
             ),
-            AdminAction::Correct(b) => store.correct_move(
-                game,
-                b.ply,
-                &b.mv,
-                &author(b.author),
-                b.note.as_deref(),
-                at,
-            ),
+            AdminAction::Correct(b) => {
+                store.correct_move(game, b.ply, &b.mv, &author(b.author), b.note.as_deref(), at)
+            }
             AdminAction::Note(b) => store.add_note(game, b.ply, &b.text, &author(b.author), at),
         }
     }
@@ -623,7 +624,10 @@ mod tests {
         let a = Rendered::new("[Event \"?\"]\n\n1. e4 *\n".into());
         let b = Rendered::new("[Event \"?\"]\n\n1. d4 *\n".into());
         assert_ne!(a.etag, b.etag);
-        assert_eq!(a.etag, Rendered::new("[Event \"?\"]\n\n1. e4 *\n".into()).etag);
+        assert_eq!(
+            a.etag,
+            Rendered::new("[Event \"?\"]\n\n1. e4 *\n".into()).etag
+        );
         assert!(a.etag.starts_with('"') && a.etag.ends_with('"'));
     }
 }

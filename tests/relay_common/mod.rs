@@ -67,17 +67,18 @@ impl Bench {
         }
     }
 
-    /// Emulated boards playing `games` (speed: the emulator's time multiplier), recorded into
-    /// the database and fed to the hub.
-    pub async fn start(&mut self, games: &[(PgnGame, u64)], speed: f64) {
+    /// Emulated boards playing `games` (game, seed, rate of scripted irregularities per ply;
+    /// speed: the emulator's time multiplier), recorded into the database and fed to the hub.
+    pub async fn start(&mut self, games: &[(PgnGame, u64, f64)], speed: f64) {
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let mut ports = Vec::new();
-        for (i, (game, seed)) in games.iter().enumerate() {
+        for (i, (game, seed, rate)) in games.iter().enumerate() {
             let opts = EmulatorOptions {
                 speed,
                 seed: *seed,
                 rotated: i % 2 == 1,
                 time_control: Some((15 * 60_000, 10_000)),
+                irregularities: emulator::random_irregularities(*seed, game.moves.len(), *rate),
                 ..EmulatorOptions::default()
             };
             let script = emulator::script_pgn(game, &opts).unwrap();

@@ -82,7 +82,7 @@
       const m = s.last_move;
       last = Math.ceil(m.ply / 2) + (m.ply % 2 ? ". " : "... ") + m.san;
     }
-    el.querySelector(".last").textContent = last;
+    el.querySelector(".last-move").textContent = last;
     el.querySelector(".result").textContent = s.result ? s.result + (s.result_final ? "" : "?") : "";
     const list = el.querySelector(".moves");
     list.textContent = "";
@@ -99,6 +99,7 @@
       li.appendChild(document.createTextNode(san));
       list.appendChild(li);
     });
+    list.scrollTop = list.scrollHeight; // the newest moves in view
     const alerts = el.querySelector(".alerts");
     alerts.textContent = "";
     for (const i of s.irregularities) {
