@@ -489,19 +489,19 @@ async fn check_admin(
             StatusCode::BAD_REQUEST,
         ),
         (
-            format!("999999/result"),
+            "999999/result".to_string(),
             Some(&good),
             result,
             StatusCode::NOT_FOUND,
         ),
         (
-            format!("999999/note"),
+            "999999/note".to_string(),
             Some(&good),
             r#"{"text": "x"}"#,
             StatusCode::NOT_FOUND,
         ),
         (
-            format!("x'1/result"),
+            "x'1/result".to_string(),
             Some(&good),
             result,
             StatusCode::BAD_REQUEST,

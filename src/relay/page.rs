@@ -382,7 +382,7 @@ mod tests {
             white: "A & B".into(),
             black: "\"C\"".into(),
         };
-        let html = index_html(&[view.clone()]);
+        let html = index_html(std::slice::from_ref(&view));
         assert!(html.contains("A &amp; B") && html.contains("&quot;C&quot;"));
         assert!(!html.contains("<b1>"));
         assert!(
