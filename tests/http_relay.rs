@@ -556,6 +556,26 @@ async fn check_admin(
         StatusCode::OK,
         "a decision re-publishes the round"
     );
+    // The live state shows the result the arbiter set.
+    let boards: Value = client
+        .get(format!("{url}api/boards"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let b = boards["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["game_id"] == id)
+        .unwrap();
+    assert_eq!(
+        (&b["result"], &b["result_final"]),
+        (&json!("1-0"), &json!(true))
+    );
+    assert_eq!(b["termination"], "resignation");
     let one = client
         .get(format!("{url}games/{id}.pgn"))
         .send()

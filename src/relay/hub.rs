@@ -16,6 +16,7 @@ use tokio::sync::{broadcast, watch};
 use crate::{
     relay::page,
     sensor::dgt::ClockReading,
+    store::{Action, Decision},
     tracker::{RecordedMove, Side, TrackerEvent},
 };
 
@@ -31,7 +32,8 @@ const BROADCAST_CAPACITY: usize = 4096;
 pub struct LiveEvent {
     pub id: u64,
     /// `move`, `revision`, `takeback`, `irregularity`, `resolved`, `result`, `flag_fall`,
-    /// `claimable`, `game_end`, `game_started`, `clock`, `board_connected`, `board_lost`.
+    /// `claimable`, `game_end`, `game_started`, `clock`, `board_connected`, `board_lost`,
+    /// `decision`.
     pub kind: &'static str,
     pub json: String,
 }
@@ -498,6 +500,23 @@ impl Hub {
     /// An event of board `name` that the store has made durable.
     pub fn committed(&self, name: &str, event: &TrackerEvent) {
         self.update(name, true, |b| Some(b.apply(event)));
+    }
+
+    /// An arbiter's decision on the game board `name` has now (made through the admin API): a
+    /// result set is final from now on.
+    pub fn decision(&self, name: &str, decision: &Decision) {
+        self.update(name, true, |b| {
+            if let Action::SetResult { result, reason, .. } = &decision.action {
+                b.result = Some(result.clone());
+                b.result_final = true;
+                b.termination = Some(reason.as_str().to_owned());
+            }
+            let value = json!({
+                "game": decision.game.0, "decision": decision.id,
+                "action": decision.action, "author": decision.author, "note": decision.note,
+            });
+            Some(("decision", value))
+        });
     }
 
     /// The board's clock as read now; broadcast only when it shows something new.

@@ -577,10 +577,24 @@ async fn admin(
             None => Store::open(&db.path).map_err(RelayError::from)?,
         };
         let store = admin.insert(store);
-        action.apply(store, game).map_err(decision_error)
+        let decided = action.apply(store, game).map_err(decision_error)?;
+        // The game exists: the decision was made on it.
+        let board = store
+            .game(game)
+            .map_err(RelayError::from)?
+            .map(|g| g.board_name);
+        Ok((decided, board))
     })
     .await
     .map_err(RelayError::from)??;
+    let (decided, board) = decided;
+    // Only the board's current game is on the live page.
+    if let Some(board) = board {
+        let current = app.db.read(|r, db| r.boards(db)).await?;
+        if current.get(&board).is_some_and(|g| g.id == decided.game.0) {
+            app.hub.decision(&board, &decided);
+        }
+    }
     Ok(Json(json!({
         "decision": decided.id,
         "game": decided.game.0,
