@@ -5,8 +5,12 @@
 //! connection), and a board announces its events only after the writer has committed them.
 //! SIGINT/SIGTERM stop every task; the store is flushed before exit and open games stay open, so
 //! a restart resumes them. `demo` runs the same daemon over emulated boards on pseudo-terminals.
+//! With `--http`, the relay ([`crate::relay`]) serves the live state: each board tells its
+//! [`Hub`] when it connects or is lost, every event once it is durable, and its clock (at most a
+//! few times a second).
 
 use std::{
+    net::SocketAddr,
     path::{Path, PathBuf},
     sync::Arc,
     time::{Duration, Instant},
@@ -29,6 +33,8 @@ use crate::{
     emulator::{self, EmulatorOptions, PtyEvent, PtyOptions},
     game::{Kind, chess::ChessGame},
     pipeline::DgtPipeline,
+    relay::{self, Hub, Token},
+    sensor::dgt::ClockReading,
     store::{BoardId, GameId, Store, StoreError, Write},
     tracker::{Tracker, TrackerEvent},
 };
@@ -71,8 +77,33 @@ pub struct RunArgs {
     /// Print every move as it is recorded.
     #[arg(long)]
     pub print_moves: bool,
+    /// Serve the relay (round PGN, live state, live page, admin API) on this address, e.g.
+    /// 127.0.0.1:8080 (default: no server).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    #[command(flatten)]
+    pub admin: AdminArgs,
     #[command(flatten)]
     pub laws: LawsArgs,
+}
+
+/// The relay's admin API.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct AdminArgs {
+    /// A file holding the bearer token of the admin API (without it, admin requests are refused).
+    #[arg(long, value_name = "FILE")]
+    pub admin_token_file: Option<PathBuf>,
+}
+
+impl AdminArgs {
+    /// The token, read from its file.
+    pub fn token(&self) -> anyhow::Result<Option<Token>> {
+        self.admin_token_file
+            .as_deref()
+            .map(Token::from_file)
+            .transpose()
+            .map_err(Into::into)
+    }
 }
 
 /// `boardscribe demo`.
@@ -89,6 +120,14 @@ pub struct DemoArgs {
     pub db: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Serve the live page on this address (default: 127.0.0.1:8080, or any free port).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// No live page: record, print and exit.
+    #[arg(long, conflicts_with = "http")]
+    pub no_http: bool,
+    #[command(flatten)]
+    pub admin: AdminArgs,
     #[command(flatten)]
     pub laws: LawsArgs,
 }
@@ -250,6 +289,8 @@ pub fn print_event(board: &str, event: &TrackerEvent) {
 /// One board to record: where it is and what the store knows of it.
 struct BoardSpec {
     name: String,
+    /// Its place in the order given (1-based), shown as the board number until pairings say.
+    number: u32,
     path: PathBuf,
     id: BoardId,
     tracker: Tracker<ChessGame>,
@@ -263,7 +304,7 @@ fn prepare_boards(
     laws: &LawsSetup,
 ) -> anyhow::Result<Vec<BoardSpec>> {
     let mut boards = Vec::new();
-    for path in ports {
+    for (i, path) in ports.iter().enumerate() {
         let name = path.display().to_string();
         let id = store.board(&name, Kind::Chess)?;
         let settings = laws.tracker_settings();
@@ -286,6 +327,7 @@ fn prepare_boards(
         };
         boards.push(BoardSpec {
             name,
+            number: i as u32 + 1,
             path: path.clone(),
             id,
             tracker,
@@ -316,11 +358,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             let _ignored_if_all_done = stop_tx.send(true);
         });
         let print = args.print_moves;
+        let hub = match args.http {
+            Some(addr) => {
+                let hub = Hub::new();
+                let token = args.admin.token()?;
+                let url = start_relay(addr, &hub, &args.db, token, stop_rx.clone()).await?;
+                info!(%url, "relay serving");
+                Some(hub)
+            }
+            None => None,
+        };
         record_boards(
             &args.db,
             &args.ports,
             &args.laws.setup(),
             stop_rx,
+            hub,
             move |board, e| {
                 if print {
                     print_event(board, e)
@@ -329,6 +382,32 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         )
         .await
     })
+}
+
+/// Binds `addr` and serves the relay until `stop` turns true; returns the page's URL.
+pub async fn start_relay(
+    addr: SocketAddr,
+    hub: &Hub,
+    db: &Path,
+    token: Option<Token>,
+    mut stop: watch::Receiver<bool>,
+) -> anyhow::Result<String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {addr} for the relay"))?;
+    let bound = listener.local_addr()?;
+    let app = relay::router(hub.clone(), db, token);
+    let shutdown = async move {
+        // Stopped, or the daemon is gone: either way, stop serving.
+        let _ignored_if_sender_gone = stop.wait_for(|s| *s).await;
+    };
+    let hub = hub.clone();
+    tokio::spawn(async move {
+        if let Err(e) = relay::serve(listener, app, hub, shutdown).await {
+            error!(cause = %e, "relay server failed");
+        }
+    });
+    Ok(format!("http://{bound}/"))
 }
 
 async fn wait_for_signal() {
@@ -357,16 +436,26 @@ async fn wait_for_signal() {
 }
 
 /// Records `ports` into the database at `db` until `stop` turns true; `announce` sees every
-/// event once it is durable.
+/// event once it is durable, and so does `hub` (with connections and clocks) if given.
 pub async fn record_boards(
     db: &Path,
     ports: &[PathBuf],
     laws: &LawsSetup,
     stop: watch::Receiver<bool>,
+    hub: Option<Hub>,
     announce: impl Fn(&str, &TrackerEvent) + Send + Sync + 'static,
 ) -> anyhow::Result<()> {
     let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
     let boards = prepare_boards(&mut store, ports, laws)?;
+    if let Some(hub) = &hub {
+        for b in &boards {
+            let resumed = match store.open_game(b.id)? {
+                Some(game) if b.tracker.recorded_plies() == game.moves.len() => game.moves,
+                _ => Vec::new(),
+            };
+            hub.add_board(&b.name, Some(b.number), &resumed);
+        }
+    }
     let (writer, writer_thread) =
         StoreWriter::start(store).context("starting the store writer thread")?;
     let announce = Arc::new(announce);
@@ -376,9 +465,17 @@ pub async fn record_boards(
         let writer = writer.clone();
         let stop = stop.clone();
         let announce = announce.clone();
+        let hub = hub.clone();
         tasks.spawn(
             async move {
-                board_task(board, writer, stop, i as u64, move |b, e| announce(b, e)).await;
+                let live = hub.clone();
+                let announce = move |b: &str, e: &TrackerEvent| {
+                    announce(b, e);
+                    if let Some(hub) = &live {
+                        hub.committed(b, e);
+                    }
+                };
+                board_task(board, writer, stop, i as u64, hub, announce).await;
             }
             .instrument(span),
         );
@@ -403,6 +500,7 @@ async fn board_task(
     writer: StoreWriter,
     mut stop: watch::Receiver<bool>,
     seed: u64,
+    hub: Option<Hub>,
     announce: impl Fn(&str, &TrackerEvent),
 ) {
     let BoardSpec {
@@ -411,8 +509,13 @@ async fn board_task(
         id,
         tracker,
         referee,
+        ..
     } = board;
-    let board = BoardRef { name, path };
+    let mut board = BoardRef {
+        name,
+        path,
+        live: hub.map(LiveClockFeed::new),
+    };
     let mut pipeline = DgtPipeline::new(id, tracker, referee);
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     loop {
@@ -422,11 +525,28 @@ async fn board_task(
         match serial::open(&board.path) {
             Ok(port) => {
                 info!(port = %board.path.display(), "board connected");
+                if let Some(live) = &board.live {
+                    live.hub.board_connected(&board.name);
+                }
                 backoff.reset();
-                let ended =
-                    session(port, &board, &mut pipeline, &writer, &mut stop, &announce).await;
+                let ended = session(
+                    port,
+                    &mut board,
+                    &mut pipeline,
+                    &writer,
+                    &mut stop,
+                    &announce,
+                )
+                .await;
                 pipeline.disconnected();
                 persist(&mut pipeline, &writer, &board.name, &announce).await;
+                let why = match &ended {
+                    SessionEnd::Stopped => "the daemon stopped",
+                    SessionEnd::Lost(why) => why.as_str(),
+                };
+                if let Some(live) = &board.live {
+                    live.hub.board_lost(&board.name, why);
+                }
                 match ended {
                     SessionEnd::Stopped => break,
                     SessionEnd::Lost(why) => warn!(reason = %why, "board lost; reconnecting"),
@@ -447,6 +567,41 @@ async fn board_task(
 struct BoardRef {
     name: String,
     path: PathBuf,
+    live: Option<LiveClockFeed>,
+}
+
+/// Passes a board's clock to the relay: a new state of the clock (started, stopped, pressed,
+/// a flag) at once, a running clock's time at most every [`LiveClockFeed::EVERY`].
+struct LiveClockFeed {
+    hub: Hub,
+    last: Option<(ClockReading, Instant)>,
+}
+
+impl LiveClockFeed {
+    const EVERY: Duration = Duration::from_millis(250);
+
+    fn new(hub: Hub) -> LiveClockFeed {
+        LiveClockFeed { hub, last: None }
+    }
+
+    fn update(&mut self, name: &str, pipeline: &DgtPipeline) {
+        let Some(reading) = pipeline.last_clock() else {
+            return;
+        };
+        let due = match &self.last {
+            None => true,
+            Some((last, _)) if *last == reading => false,
+            Some((last, at)) => {
+                let state =
+                    |r: &ClockReading| (r.running, r.lever_right_high, r.left_flag, r.right_flag);
+                state(last) != state(&reading) || at.elapsed() >= Self::EVERY
+            }
+        };
+        if due {
+            self.last = Some((reading, Instant::now()));
+            self.hub.clock(name, &reading, pipeline.white_on_left());
+        }
+    }
 }
 
 enum SessionEnd {
@@ -485,13 +640,14 @@ async fn persist(
 
 async fn session(
     mut port: tokio_serial::SerialStream,
-    board: &BoardRef,
+    board: &mut BoardRef,
     pipeline: &mut DgtPipeline,
     writer: &StoreWriter,
     stop: &mut watch::Receiver<bool>,
     announce: &impl Fn(&str, &TrackerEvent),
 ) -> SessionEnd {
-    let path = board.path.as_path();
+    let path = board.path.clone();
+    let path = path.as_path();
     if let Err(e) = serial::send(&mut port, path, &serial::STARTUP).await {
         return SessionEnd::Lost(e.to_string());
     }
@@ -536,6 +692,9 @@ async fn session(
             if raw_due {
                 last_raw_flush = Instant::now();
             }
+        }
+        if let Some(live) = board.live.as_mut() {
+            live.update(&board.name, pipeline);
         }
     }
 }
@@ -613,10 +772,39 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         drop(done_tx);
         let boards = ports.len();
         let (stop_tx, stop_rx) = watch::channel(false);
+        let (relay_stop_tx, relay_stop_rx) = watch::channel(false);
+        let hub = if args.no_http {
+            None
+        } else {
+            let hub = Hub::new();
+            let token = args.admin.token()?;
+            let default = SocketAddr::from(([127, 0, 0, 1], 8080));
+            let url = match start_relay(
+                args.http.unwrap_or(default),
+                &hub,
+                &db,
+                token.clone(),
+                relay_stop_rx.clone(),
+            )
+            .await
+            {
+                Ok(url) => url,
+                // 8080 is taken: any free port will do.
+                Err(e) if args.http.is_none() => {
+                    warn!(cause = %e, "trying another port");
+                    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+                    start_relay(any, &hub, &db, token, relay_stop_rx).await?
+                }
+                Err(e) => return Err(e),
+            };
+            println!("live page: {url}");
+            Some(hub)
+        };
         let daemon = tokio::spawn({
             let db = db.clone();
             let laws = laws.clone();
-            async move { record_boards(&db, &ports, &laws, stop_rx, print_event).await }
+            let hub = hub.clone();
+            async move { record_boards(&db, &ports, &laws, stop_rx, hub, print_event).await }
         });
         let all_done = async {
             for _ in 0..boards {
@@ -637,6 +825,11 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         let _ignored_if_daemon_ended = stop_tx.send(true);
         daemon.await??;
         emulators.abort_all();
+        if hub.is_some() && !interrupted {
+            println!("games over; the live page stays up until Ctrl-C");
+            wait_for_signal().await;
+        }
+        let _ignored_if_relay_ended = relay_stop_tx.send(true);
         anyhow::Ok(())
     })?;
     println!();

@@ -3,7 +3,8 @@
 //! The data flow is one way:
 //! `device` (serial port, capture replay or emulator) → `protocol` (nom frame decoders) →
 //! `sensor` (board state, orientation) → `tracker` (moves, takebacks, revisions over the
-//! [`game::GameKind`] interface) → `store` (SQLite) → `export` (PGN, JSON).
+//! [`game::GameKind`] interface) → `store` (SQLite) → `export` (PGN, JSON) and `relay` (HTTP:
+//! round PGN, live state over SSE, the live page, the admin API).
 //! `pipeline` wires one board's bytes through all of it; `replay` and `run` share it.
 //! Everything up to the tracker is pure: time is an argument ([`Millis`]), never read here.
 #![forbid(unsafe_code)]
@@ -17,6 +18,7 @@ pub mod export;
 pub mod game;
 pub mod pipeline;
 pub mod protocol;
+pub mod relay;
 pub mod sensor;
 pub mod store;
 pub mod tracker;

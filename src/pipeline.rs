@@ -186,6 +186,8 @@ pub struct Pipeline<B: Board> {
     reviewed: usize,
     writes: Vec<Write>,
     stats: PipelineStats,
+    /// The last clock reading with a usable time (for the live relay).
+    last_clock: Option<ClockReading>,
     last_warning_at: Option<Millis>,
     warnings_logged: u64,
     clock_layout: ClockLayout,
@@ -205,6 +207,7 @@ impl<B: Board> Pipeline<B> {
             reviewed: 0,
             writes: Vec::new(),
             stats: PipelineStats::default(),
+            last_clock: None,
             last_warning_at: None,
             warnings_logged: 0,
             clock_layout: ClockLayout::default(),
@@ -270,6 +273,7 @@ impl<B: Board> Pipeline<B> {
             Applied::Board => self.tracker.observe(at, &self.sensor, &mut self.events),
             Applied::Clock(t) => {
                 if let Some(reading) = ClockReading::from_bwtime_in(&t, self.clock_layout) {
+                    self.last_clock = Some(reading);
                     self.tracker.clock(at, reading, &mut self.events);
                     // The judge's board must include what the press just recorded.
                     self.review();
@@ -331,6 +335,16 @@ impl<B: Board> Pipeline<B> {
     pub fn requeue(&mut self, mut writes: Vec<Write>) {
         writes.append(&mut self.writes);
         self.writes = writes;
+    }
+
+    /// The last clock reading with a usable time, if a clock has spoken.
+    pub fn last_clock(&self) -> Option<ClockReading> {
+        self.last_clock
+    }
+
+    /// Whether White's clock is the left-hand one, as the tracker judges it.
+    pub fn white_on_left(&self) -> bool {
+        self.tracker.white_on_left()
     }
 
     pub fn stats(&self) -> PipelineStats {

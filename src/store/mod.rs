@@ -173,6 +173,38 @@ impl Store {
         Store::setup(Connection::open_in_memory()?, false)
     }
 
+    /// Opens an existing database for reading only (the relay's readers): no migration, no
+    /// writes; it refuses a schema other than this program's.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        use rusqlite::OpenFlags;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "cache_size", -16 * 1024)?;
+        conn.set_prepared_statement_cache_capacity(64);
+        let found = schema::version(&conn)?;
+        let known = schema::MIGRATIONS.len();
+        if found > known {
+            return Err(StoreError::NewerSchema { found, known });
+        }
+        if found < known {
+            return Err(StoreError::Corrupt(format!(
+                "schema version {found}, not yet migrated to {known}"
+            )));
+        }
+        Ok(Store { conn })
+    }
+
+    /// SQLite's `data_version`: changes whenever another connection has committed, so a reader
+    /// can tell cheaply whether what it rendered is still current.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
     fn setup(mut conn: Connection, file: bool) -> Result<Store, StoreError> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         if file {

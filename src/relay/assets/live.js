@@ -1,0 +1,161 @@
+"use strict";
+// boardscribe live page: follows /api/events and redraws each board from the snapshot an event
+// carries; ticks running clocks down between events; re-reads /api/boards after a resync.
+(function () {
+  const only = document.body.dataset.only; // the board page shows one board
+  const boards = new Map(); // name -> { clock, t0, seen, irregularities }
+
+  function info(name) {
+    let b = boards.get(name);
+    if (!b) { b = { clock: null, t0: 0, seen: 0, irregularities: [] }; boards.set(name, b); }
+    return b;
+  }
+  function section(name) {
+    for (const el of document.querySelectorAll("main section.board")) {
+      if (el.dataset.board === name) return el;
+    }
+    if (only !== undefined) return null;
+    const tpl = document.getElementById("board-template");
+    const main = document.querySelector("main.boards");
+    if (!tpl || !main) return null;
+    const el = tpl.content.firstElementChild.cloneNode(true);
+    el.dataset.board = name;
+    main.appendChild(el);
+    return el;
+  }
+  function fmt(ms) {
+    const s = Math.floor(Math.max(0, ms) / 1000);
+    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), x = s % 60;
+    const mm = h ? h + ":" + String(m).padStart(2, "0") : String(m);
+    return mm + ":" + String(x).padStart(2, "0");
+  }
+  function paintClocks(name) {
+    const el = section(name), b = info(name);
+    if (!el || !b.clock) return;
+    const c = b.clock, gone = performance.now() - b.t0;
+    for (const side of ["white", "black"]) {
+      const span = el.querySelector('.clock[data-side="' + side + '"]');
+      if (!span) continue;
+      let ms = c[side + "_ms"];
+      if (c.running === side) ms -= gone;
+      span.textContent = fmt(ms);
+      span.classList.toggle("running", c.running === side);
+      span.classList.toggle("flag", !!c[side + "_flag"]);
+    }
+  }
+  function setClock(name, c) {
+    const b = info(name);
+    b.clock = c; b.t0 = performance.now();
+    paintClocks(name);
+  }
+  function paintHallAlerts() {
+    const hall = document.getElementById("hall-alerts");
+    hall.textContent = "";
+    for (const [name, b] of boards) {
+      if (only !== undefined && name !== only) continue;
+      const el = section(name);
+      const title = el ? el.querySelector(".title").textContent : name;
+      for (const i of b.irregularities) {
+        const d = document.createElement("div");
+        d.textContent = title + ": " + i.kind.replace(/_/g, " ") + (i.article ? " (art. " + i.article + ")" : "");
+        hall.appendChild(d);
+      }
+    }
+  }
+  function render(s, view) {
+    if (only !== undefined && s.name !== only) return;
+    const el = section(s.name);
+    if (!el) return;
+    const b = info(s.name);
+    if (view) {
+      el.querySelector(".white-name").textContent = view.white;
+      el.querySelector(".black-name").textContent = view.black;
+    }
+    const title = el.querySelector(".title");
+    if (s.number != null) { title.textContent = "Board " + s.number; title.href = "/boards/" + s.number; }
+    else { title.textContent = s.name; title.href = "/boards/" + encodeURIComponent(s.name); }
+    const conn = el.querySelector(".conn");
+    conn.textContent = s.connection; conn.className = "conn " + s.connection;
+    el.querySelector(".svg").innerHTML = s.svg;
+    let last = "";
+    if (s.last_move) {
+      const m = s.last_move;
+      last = Math.ceil(m.ply / 2) + (m.ply % 2 ? ". " : "... ") + m.san;
+    }
+    el.querySelector(".last-move").textContent = last;
+    el.querySelector(".result").textContent = s.result ? s.result + (s.result_final ? "" : "?") : "";
+    const list = el.querySelector(".moves");
+    list.textContent = "";
+    s.moves.forEach(function (san, i) {
+      const li = document.createElement("li");
+      li.dataset.ply = String(i + 1);
+      li.dataset.san = san;
+      if (i % 2 === 0) {
+        const n = document.createElement("span");
+        n.className = "n";
+        n.textContent = (i / 2 + 1) + ".";
+        li.appendChild(n);
+      }
+      li.appendChild(document.createTextNode(san));
+      list.appendChild(li);
+    });
+    list.scrollTop = list.scrollHeight; // the newest moves in view
+    const alerts = el.querySelector(".alerts");
+    alerts.textContent = "";
+    for (const i of s.irregularities) {
+      const li = document.createElement("li");
+      li.className = "alert";
+      li.textContent = i.kind + (i.article ? " (art. " + i.article + ")" : "") + ": " + i.detail;
+      alerts.appendChild(li);
+    }
+    el.classList.toggle("alerting", s.irregularities.length > 0);
+    for (const side of ["white", "black"]) {
+      const span = el.querySelector('.clock[data-side="' + side + '"]');
+      if (span) span.classList.toggle("tt", !!s.time_trouble[side]);
+    }
+    b.irregularities = s.irregularities;
+    if (s.clock) setClock(s.name, s.clock);
+    paintHallAlerts();
+  }
+  function reload() {
+    fetch("/api/boards", { cache: "no-store" })
+      .then(function (r) { return r.json(); })
+      .then(function (all) {
+        for (const view of all.boards) {
+          const b = info(view.name);
+          // A snapshot older than an event already shown would turn the board back.
+          if (b.seen > all.last_event_id) continue;
+          b.seen = all.last_event_id;
+          render(view, view);
+        }
+      })
+      .catch(function () { setTimeout(reload, 2000); });
+  }
+  const status = document.getElementById("status");
+  const source = new EventSource("/api/events");
+  source.onopen = function () { status.textContent = "live"; status.className = ""; reload(); };
+  source.onerror = function () { status.textContent = "reconnecting"; status.className = "down"; };
+  source.addEventListener("resync", reload);
+  source.addEventListener("clock", function (e) {
+    const d = JSON.parse(e.data);
+    if (only !== undefined && d.board !== only) return;
+    const b = info(d.board);
+    if (d.id <= b.seen) return;
+    b.seen = d.id;
+    setClock(d.board, d);
+  });
+  for (const kind of ["move", "revision", "takeback", "irregularity", "resolved", "result",
+                      "flag_fall", "claimable", "game_end", "game_started", "board_connected",
+                      "board_lost", "decision"]) {
+    source.addEventListener(kind, function (e) {
+      const d = JSON.parse(e.data);
+      const b = info(d.board);
+      if (d.id <= b.seen) return; // already in a snapshot read since
+      b.seen = d.id;
+      if (d.snapshot) render(d.snapshot, null);
+      if (kind === "game_started") reload(); // new players
+    });
+  }
+  setInterval(function () { for (const name of boards.keys()) paintClocks(name); }, 250);
+  window.boardscribeLive = { boards: boards };
+})();

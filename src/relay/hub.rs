@@ -1,0 +1,705 @@
+//! The live state of every board, and the numbered stream of what happens on them.
+//!
+//! Flow: the daemon tells the [`Hub`] when a board connects or is lost, each tracker event once
+//! the store writer has made it durable ([`Hub::committed`]), and the clock as its pipeline reads
+//! it ([`Hub::clock`]). The hub folds each into the board's [`BoardSnapshot`] (a pure fold over
+//! the events) and broadcasts one [`LiveEvent`], serialised once, with an id that only grows.
+//! Subscribers never slow the daemon: a subscriber that lags behind the broadcast buffer loses
+//! events and must resync from [`Hub::snapshot`].
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, watch};
+
+use crate::{
+    relay::page,
+    sensor::dgt::ClockReading,
+    store::{Action, Decision},
+    tracker::{RecordedMove, Side, TrackerEvent},
+};
+
+/// FEN of the chess start position (ply 0 of every game).
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Events a subscriber may fall behind by before it must resync.
+const BROADCAST_CAPACITY: usize = 4096;
+
+/// One event for subscribers: its id, its SSE event name and its JSON (with the board's new
+/// snapshot when the event changed the position).
+#[derive(Clone, Debug)]
+pub struct LiveEvent {
+    pub id: u64,
+    /// `move`, `revision`, `takeback`, `irregularity`, `resolved`, `result`, `flag_fall`,
+    /// `claimable`, `game_end`, `game_started`, `clock`, `board_connected`, `board_lost`,
+    /// `decision`.
+    pub kind: &'static str,
+    pub json: String,
+}
+
+/// Whether the daemon hears the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Connection {
+    /// Not opened yet.
+    Waiting,
+    Connected,
+    Lost,
+}
+
+/// The last move of a board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LastMove {
+    pub ply: u32,
+    pub san: String,
+    pub uci: Option<String>,
+}
+
+/// Both clocks as the board's clock shows them, by colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LiveClock {
+    pub white_ms: u64,
+    pub black_ms: u64,
+    /// Whose clock runs; `None` when the clock is stopped.
+    pub running: Option<Side>,
+    pub white_flag: bool,
+    pub black_flag: bool,
+}
+
+impl LiveClock {
+    /// A DGT clock reading by colour (`white_on_left`: White's clock is the left-hand one).
+    pub fn from_reading(reading: &ClockReading, white_on_left: bool) -> LiveClock {
+        let (white_ms, black_ms, white_flag, black_flag) = if white_on_left {
+            let r = reading;
+            (r.left_ms, r.right_ms, r.left_flag, r.right_flag)
+        } else {
+            let r = reading;
+            (r.right_ms, r.left_ms, r.right_flag, r.left_flag)
+        };
+        // The lever high on the right means the right-hand clock runs.
+        let right_runs = reading.lever_right_high;
+        let running = reading.running.then_some(if right_runs == white_on_left {
+            Side::Black
+        } else {
+            Side::White
+        });
+        LiveClock {
+            white_ms,
+            black_ms,
+            running,
+            white_flag,
+            black_flag,
+        }
+    }
+}
+
+/// Article 8.4 marks: the side's last move was made in time trouble.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TimeTroubleMarks {
+    pub white: bool,
+    pub black: bool,
+}
+
+/// An irregularity the board showed and nothing has resolved yet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenIrregularity {
+    pub id: u32,
+    pub ply: u32,
+    pub kind: String,
+    pub detail: String,
+    pub article: Option<String>,
+}
+
+/// What the live page and `/api/boards` show of one board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BoardSnapshot {
+    pub name: String,
+    pub number: Option<u32>,
+    pub connection: Connection,
+    pub lost_reason: Option<String>,
+    /// FEN of the recorded position.
+    pub fen: String,
+    pub side_to_move: Side,
+    /// Plies recorded in the current game.
+    pub ply: u32,
+    pub last_move: Option<LastMove>,
+    /// The game's moves in SAN, by ply.
+    pub moves: Vec<String>,
+    pub clock: Option<LiveClock>,
+    pub time_trouble: TimeTroubleMarks,
+    pub irregularities: Vec<OpenIrregularity>,
+    /// The game's result: final after a game end, else proposed (gesture, flag) or none.
+    pub result: Option<String>,
+    pub result_final: bool,
+    pub termination: Option<String>,
+    /// The position as an SVG board (see [`page::board_svg`]).
+    pub svg: String,
+}
+
+/// One recorded ply as the hub keeps it.
+#[derive(Clone, Debug)]
+struct Ply {
+    san: String,
+    uci: Option<String>,
+    fen: String,
+}
+
+/// One board's live state (the pure fold of its events).
+#[derive(Clone, Debug)]
+pub struct BoardLive {
+    name: String,
+    number: Option<u32>,
+    connection: Connection,
+    lost_reason: Option<String>,
+    plies: Vec<Ply>,
+    clock: Option<LiveClock>,
+    time_trouble: TimeTroubleMarks,
+    irregularities: Vec<OpenIrregularity>,
+    result: Option<String>,
+    result_final: bool,
+    termination: Option<String>,
+}
+
+impl BoardLive {
+    /// A board with the moves of its open game (empty for a new game).
+    pub fn new(name: &str, number: Option<u32>, moves: &[RecordedMove]) -> BoardLive {
+        let mut board = BoardLive {
+            name: name.to_owned(),
+            number,
+            connection: Connection::Waiting,
+            lost_reason: None,
+            plies: Vec::new(),
+            clock: None,
+            time_trouble: TimeTroubleMarks::default(),
+            irregularities: Vec::new(),
+            result: None,
+            result_final: false,
+            termination: None,
+        };
+        for mv in moves {
+            board.push_move(mv);
+        }
+        board
+    }
+
+    fn fen(&self) -> &str {
+        self.plies.last().map_or(START_FEN, |p| p.fen.as_str())
+    }
+
+    fn push_move(&mut self, mv: &RecordedMove) {
+        self.plies.truncate(mv.ply.saturating_sub(1) as usize);
+        self.plies.push(Ply {
+            san: mv.notation.clone(),
+            uci: mv.uci.clone(),
+            fen: mv.position.clone(),
+        });
+        match Side::of_ply(mv.ply) {
+            Side::White => self.time_trouble.white = mv.time_trouble,
+            Side::Black => self.time_trouble.black = mv.time_trouble,
+        }
+        if let Some(clock) = self.clock.as_mut() {
+            clock.white_ms = mv.clock_white_ms.unwrap_or(clock.white_ms);
+            clock.black_ms = mv.clock_black_ms.unwrap_or(clock.black_ms);
+        }
+    }
+
+    /// Folds a durable tracker event in; returns the SSE event name and its fields.
+    pub fn apply(&mut self, event: &TrackerEvent) -> (&'static str, Value) {
+        match event {
+            TrackerEvent::GameStarted { orientation, .. } => {
+                let (name, number, connection) = (self.name.clone(), self.number, self.connection);
+                let clock = self.clock;
+                *self = BoardLive::new(&name, number, &[]);
+                self.connection = connection;
+                self.clock = clock;
+                (
+                    "game_started",
+                    json!({ "orientation": orientation.as_str() }),
+                )
+            }
+            TrackerEvent::Move(mv) => {
+                self.push_move(mv);
+                (
+                    "move",
+                    json!({
+                        "ply": mv.ply, "san": mv.notation, "uci": mv.uci, "fen": mv.position,
+                        "clock_white_ms": mv.clock_white_ms, "clock_black_ms": mv.clock_black_ms,
+                        "time_trouble": mv.time_trouble,
+                    }),
+                )
+            }
+            TrackerEvent::Revision { old, new, .. } => {
+                self.push_move(new);
+                (
+                    "revision",
+                    json!({
+                        "ply": new.ply, "old_san": old.notation, "san": new.notation,
+                        "uci": new.uci, "fen": new.position,
+                    }),
+                )
+            }
+            TrackerEvent::Takeback {
+                from_ply, to_ply, ..
+            } => {
+                self.plies.truncate(*to_ply as usize);
+                (
+                    "takeback",
+                    json!({ "from_ply": from_ply, "to_ply": to_ply, "fen": self.fen() }),
+                )
+            }
+            TrackerEvent::Irregularity {
+                id,
+                ply,
+                kind,
+                player,
+                detail,
+                article,
+                ..
+            } => {
+                self.irregularities.retain(|i| i.id != *id);
+                self.irregularities.push(OpenIrregularity {
+                    id: *id,
+                    ply: *ply,
+                    kind: kind.as_str().to_owned(),
+                    detail: detail.clone(),
+                    article: article.clone(),
+                });
+                (
+                    "irregularity",
+                    json!({
+                        "irregularity": id, "ply": ply, "kind": kind.as_str(),
+                        "player": player.map(Side::as_str), "detail": detail, "article": article,
+                    }),
+                )
+            }
+            TrackerEvent::Resolved { id, ply, how, .. } => {
+                self.irregularities.retain(|i| i.id != *id);
+                (
+                    "resolved",
+                    json!({ "irregularity": id, "ply": ply, "how": how }),
+                )
+            }
+            TrackerEvent::ResultGesture {
+                after_ply,
+                proposed,
+                ..
+            } => {
+                if !self.result_final {
+                    self.result = Some(proposed.as_pgn().to_owned());
+                }
+                (
+                    "result",
+                    json!({ "after_ply": after_ply, "proposed": proposed.as_pgn() }),
+                )
+            }
+            TrackerEvent::FlagFall {
+                after_ply,
+                side,
+                proposed,
+                termination,
+                article,
+                both,
+                note,
+                ..
+            } => {
+                if !self.result_final {
+                    self.result = Some(proposed.as_pgn().to_owned());
+                    self.termination = Some(termination.clone());
+                }
+                (
+                    "flag_fall",
+                    json!({
+                        "after_ply": after_ply, "side": side.as_str(), "proposed": proposed.as_pgn(),
+                        "termination": termination, "article": article, "both": both, "note": note,
+                    }),
+                )
+            }
+            TrackerEvent::Claimable {
+                ply,
+                claim,
+                article,
+                ..
+            } => (
+                "claimable",
+                json!({ "ply": ply, "claim": claim, "article": article }),
+            ),
+            TrackerEvent::GameEnded {
+                after_ply,
+                outcome,
+                termination,
+                ..
+            } => {
+                self.result = Some(outcome.as_pgn().to_owned());
+                self.result_final = true;
+                self.termination = Some(termination.clone());
+                (
+                    "game_end",
+                    json!({
+                        "after_ply": after_ply, "result": outcome.as_pgn(), "termination": termination,
+                    }),
+                )
+            }
+        }
+    }
+
+    /// The board as shown.
+    pub fn snapshot(&self) -> BoardSnapshot {
+        let ply = self.plies.len() as u32;
+        let last_move = self.plies.last().map(|p| LastMove {
+            ply,
+            san: p.san.clone(),
+            uci: p.uci.clone(),
+        });
+        let fen = self.fen().to_owned();
+        let svg = page::board_svg(&fen, last_move.as_ref().and_then(|m| m.uci.as_deref()));
+        BoardSnapshot {
+            name: self.name.clone(),
+            number: self.number,
+            connection: self.connection,
+            lost_reason: self.lost_reason.clone(),
+            side_to_move: Side::of_ply(ply + 1),
+            fen,
+            ply,
+            last_move,
+            moves: self.plies.iter().map(|p| p.san.clone()).collect(),
+            clock: self.clock,
+            time_trouble: self.time_trouble,
+            irregularities: self.irregularities.clone(),
+            result: self.result.clone(),
+            result_final: self.result_final,
+            termination: self.termination.clone(),
+            svg,
+        }
+    }
+}
+
+struct State {
+    boards: Vec<BoardLive>,
+    /// Id of the last event sent.
+    last_id: u64,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    tx: broadcast::Sender<Arc<LiveEvent>>,
+    /// True once the relay shuts down: event streams end.
+    closed: watch::Sender<bool>,
+}
+
+/// The live state of every board; cheap to clone (one shared state).
+#[derive(Clone)]
+pub struct Hub {
+    inner: Arc<Inner>,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Hub::new()
+    }
+}
+
+impl Hub {
+    pub fn new() -> Hub {
+        let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
+        Hub {
+            inner: Arc::new(Inner {
+                state: Mutex::new(State {
+                    boards: Vec::new(),
+                    last_id: 0,
+                }),
+                tx,
+                closed: watch::Sender::new(false),
+            }),
+        }
+    }
+
+    /// Ends every event stream (the server is shutting down).
+    pub fn close(&self) {
+        self.inner.closed.send_replace(true);
+    }
+
+    /// Turns true when [`Hub::close`] is called.
+    pub fn closed(&self) -> watch::Receiver<bool> {
+        self.inner.closed.subscribe()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves plain data behind, still worth showing.
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Registers a board (number, if known; the moves of its open game, if resumed).
+    pub fn add_board(&self, name: &str, number: Option<u32>, moves: &[RecordedMove]) {
+        let mut state = self.lock();
+        let board = BoardLive::new(name, number, moves);
+        match state.boards.iter_mut().find(|b| b.name == name) {
+            Some(old) => *old = board,
+            None => state.boards.push(board),
+        }
+    }
+
+    /// Applies `change` to board `name` (registered on first sight) and broadcasts the event it
+    /// returns, with the board's snapshot if `with_snapshot`.
+    fn update(
+        &self,
+        name: &str,
+        with_snapshot: bool,
+        change: impl FnOnce(&mut BoardLive) -> Option<(&'static str, Value)>,
+    ) {
+        let mut state = self.lock();
+        let i = match state.boards.iter().position(|b| b.name == name) {
+            Some(i) => i,
+            None => {
+                state.boards.push(BoardLive::new(name, None, &[]));
+                state.boards.len() - 1
+            }
+        };
+        let board = &mut state.boards[i];
+        let Some((kind, mut value)) = change(board) else {
+            return;
+        };
+        if with_snapshot {
+            value["snapshot"] = json!(board.snapshot());
+        }
+        state.last_id += 1;
+        let id = state.last_id;
+        value["id"] = json!(id);
+        value["type"] = json!(kind);
+        value["board"] = json!(name);
+        let event = LiveEvent {
+            id,
+            kind,
+            json: value.to_string(),
+        };
+        // Sent under the lock, so ids reach every subscriber in order; no subscriber: dropped.
+        let _ignored_if_nobody_listens = self.inner.tx.send(Arc::new(event));
+    }
+
+    /// The daemon opened the board.
+    pub fn board_connected(&self, name: &str) {
+        self.update(name, true, |b| {
+            b.connection = Connection::Connected;
+            b.lost_reason = None;
+            Some(("board_connected", json!({})))
+        });
+    }
+
+    /// The board went away (`why`: for the arbiter).
+    pub fn board_lost(&self, name: &str, why: &str) {
+        self.update(name, true, |b| {
+            b.connection = Connection::Lost;
+            b.lost_reason = Some(why.to_owned());
+            Some(("board_lost", json!({ "reason": why })))
+        });
+    }
+
+    /// An event of board `name` that the store has made durable.
+    pub fn committed(&self, name: &str, event: &TrackerEvent) {
+        self.update(name, true, |b| Some(b.apply(event)));
+    }
+
+    /// An arbiter's decision on the game board `name` has now (made through the admin API): a
+    /// result set is final from now on.
+    pub fn decision(&self, name: &str, decision: &Decision) {
+        self.update(name, true, |b| {
+            if let Action::SetResult { result, reason, .. } = &decision.action {
+                b.result = Some(result.clone());
+                b.result_final = true;
+                b.termination = Some(reason.as_str().to_owned());
+            }
+            let value = json!({
+                "game": decision.game.0, "decision": decision.id,
+                "action": decision.action, "author": decision.author, "note": decision.note,
+            });
+            Some(("decision", value))
+        });
+    }
+
+    /// The board's clock as read now; broadcast only when it shows something new.
+    pub fn clock(&self, name: &str, reading: &ClockReading, white_on_left: bool) {
+        let clock = LiveClock::from_reading(reading, white_on_left);
+        self.update(name, false, |b| {
+            if b.clock == Some(clock) {
+                return None;
+            }
+            b.clock = Some(clock);
+            let value = json!({
+                "white_ms": clock.white_ms, "black_ms": clock.black_ms,
+                "running": clock.running.map(Side::as_str),
+                "white_flag": clock.white_flag, "black_flag": clock.black_flag,
+            });
+            Some(("clock", value))
+        });
+    }
+
+    /// Every board, in the order registered, and the id of the last event they include.
+    pub fn snapshot(&self) -> (Vec<BoardSnapshot>, u64) {
+        let state = self.lock();
+        let boards = state.boards.iter().map(BoardLive::snapshot).collect();
+        (boards, state.last_id)
+    }
+
+    /// A subscription to every event from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<LiveEvent>> {
+        self.inner.tx.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{arbiter::IrregularityKind, game::Outcome};
+
+    fn mv(ply: u32, san: &str, uci: &str, fen: &str, tt: bool) -> RecordedMove {
+        RecordedMove {
+            ply,
+            notation: san.into(),
+            uci: Some(uci.into()),
+            position: fen.into(),
+            at_ms: 0,
+            clock_white_ms: Some(600_000),
+            clock_black_ms: Some(590_000),
+            time_trouble: tt,
+        }
+    }
+
+    const E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    const E5: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    const C5: &str = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+
+    #[test]
+    fn moves_revisions_and_takebacks_fold_into_the_position() {
+        let mut b = BoardLive::new("b1", Some(1), &[]);
+        assert_eq!(b.snapshot().fen, START_FEN);
+        b.apply(&TrackerEvent::Move(mv(1, "e4", "e2e4", E4, false)));
+        let (kind, v) = b.apply(&TrackerEvent::Move(mv(2, "e5", "e7e5", E5, true)));
+        assert_eq!(kind, "move");
+        assert_eq!(v["san"], "e5");
+        let s = b.snapshot();
+        assert_eq!(
+            (s.ply, s.side_to_move, s.fen.as_str()),
+            (2, Side::White, E5)
+        );
+        assert_eq!(s.moves, ["e4", "e5"]);
+        assert!(s.time_trouble.black && !s.time_trouble.white);
+        b.apply(&TrackerEvent::Revision {
+            at_ms: 1,
+            old: mv(2, "e5", "e7e5", E5, true),
+            new: mv(2, "c5", "c7c5", C5, false),
+        });
+        let s = b.snapshot();
+        assert_eq!(s.moves, ["e4", "c5"]);
+        assert_eq!(s.last_move.unwrap().uci.as_deref(), Some("c7c5"));
+        b.apply(&TrackerEvent::Takeback {
+            at_ms: 2,
+            from_ply: 2,
+            to_ply: 1,
+        });
+        let s = b.snapshot();
+        assert_eq!(
+            (s.ply, s.fen.as_str(), s.side_to_move),
+            (1, E4, Side::Black)
+        );
+    }
+
+    #[test]
+    fn irregularities_stay_open_until_resolved_and_a_game_end_is_final() {
+        let mut b = BoardLive::new("b1", None, &[]);
+        b.apply(&TrackerEvent::Irregularity {
+            at_ms: 5,
+            since_ms: 1,
+            id: 1,
+            ply: 1,
+            kind: IrregularityKind::Displaced,
+            player: None,
+            detail: "e2 empty".into(),
+            article: Some("7.4".into()),
+            ruling: None,
+        });
+        assert_eq!(b.snapshot().irregularities.len(), 1);
+        b.apply(&TrackerEvent::Resolved {
+            at_ms: 6,
+            id: 1,
+            ply: 1,
+            how: "position restored".into(),
+        });
+        assert!(b.snapshot().irregularities.is_empty());
+        b.apply(&TrackerEvent::GameEnded {
+            at_ms: 7,
+            after_ply: 0,
+            outcome: Outcome::Draw,
+            termination: "agreed".into(),
+        });
+        b.apply(&TrackerEvent::ResultGesture {
+            at_ms: 8,
+            after_ply: 0,
+            proposed: Outcome::WhiteWins,
+        });
+        let s = b.snapshot();
+        assert_eq!(
+            (s.result.as_deref(), s.result_final),
+            (Some("1/2-1/2"), true)
+        );
+    }
+
+    #[test]
+    fn the_running_clock_is_told_by_colour() {
+        let reading = ClockReading {
+            left_ms: 100_000,
+            right_ms: 200_000,
+            running: true,
+            lever_right_high: true,
+            left_flag: false,
+            right_flag: true,
+        };
+        // White on the left, the right-hand clock runs: Black's.
+        let c = LiveClock::from_reading(&reading, true);
+        assert_eq!(
+            (c.white_ms, c.black_ms, c.running),
+            (100_000, 200_000, Some(Side::Black))
+        );
+        assert!(c.black_flag && !c.white_flag);
+        let c = LiveClock::from_reading(&reading, false);
+        assert_eq!(
+            (c.white_ms, c.black_ms, c.running),
+            (200_000, 100_000, Some(Side::White))
+        );
+        let stopped = ClockReading {
+            running: false,
+            ..reading
+        };
+        assert_eq!(LiveClock::from_reading(&stopped, true).running, None);
+    }
+
+    #[tokio::test]
+    async fn events_are_numbered_in_order_and_an_unchanged_clock_is_not_sent() {
+        let hub = Hub::new();
+        hub.add_board("b1", Some(1), &[]);
+        let mut rx = hub.subscribe();
+        hub.board_connected("b1");
+        hub.committed("b1", &TrackerEvent::Move(mv(1, "e4", "e2e4", E4, false)));
+        let reading = ClockReading {
+            left_ms: 1,
+            right_ms: 2,
+            running: false,
+            lever_right_high: false,
+            left_flag: false,
+            right_flag: false,
+        };
+        hub.clock("b1", &reading, true);
+        hub.clock("b1", &reading, true);
+        let ids: Vec<(u64, &str)> = (0..3)
+            .map(|_| rx.try_recv().map(|e| (e.id, e.kind)).unwrap())
+            .collect();
+        assert_eq!(ids, [(1, "board_connected"), (2, "move"), (3, "clock")]);
+        assert!(rx.try_recv().is_err());
+        let (boards, last) = hub.snapshot();
+        assert_eq!(last, 3);
+        assert_eq!(boards[0].connection, Connection::Connected);
+        assert_eq!(boards[0].fen, E4);
+    }
+}

@@ -1,0 +1,396 @@
+//! The live page: every board as an inline SVG, the players, clocks and alerts; one board large.
+//!
+//! Flow: the server renders the page from the boards' [`BoardView`]s with pure functions
+//! ([`index_html`], [`board_page_html`], [`board_svg`]); the small script in `assets/live.js`
+//! then follows `/api/events` and redraws a board from the snapshot each event carries (the SVG
+//! comes from the server, so there is one renderer). No external assets, no build step.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::{relay::hub::BoardSnapshot, tracker::Side};
+
+const STYLE: &str = include_str!("assets/live.css");
+const SCRIPT: &str = include_str!("assets/live.js");
+
+/// Side of a square in SVG units.
+const SQ: u32 = 45;
+
+/// A board as the page and `/api/boards` show it: the live snapshot and the game's players.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoardView {
+    #[serde(flatten)]
+    pub live: BoardSnapshot,
+    /// The game on the board in the store, if it has one.
+    pub game_id: Option<i64>,
+    pub white: String,
+    pub black: String,
+}
+
+/// `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A square's name (`e4`) as (file, rank) from 0, or `None`.
+fn square(name: &str) -> Option<(u32, u32)> {
+    let b = name.as_bytes();
+    match b {
+        [f @ b'a'..=b'h', r @ b'1'..=b'8', ..] => Some((u32::from(f - b'a'), u32::from(r - b'1'))),
+        _ => None,
+    }
+}
+
+/// The Unicode glyph of a FEN piece letter.
+fn glyph(piece: char) -> Option<char> {
+    Some(match piece.to_ascii_lowercase() {
+        'k' => '\u{265A}',
+        'q' => '\u{265B}',
+        'r' => '\u{265C}',
+        'b' => '\u{265D}',
+        'n' => '\u{265E}',
+        'p' => '\u{265F}',
+        _ => return None,
+    })
+}
+
+/// The placement of a FEN as 64 squares, a8 first; anything unreadable stays empty.
+fn placement(fen: &str) -> [Option<char>; 64] {
+    let mut squares = [None; 64];
+    let field = fen.split(' ').next().unwrap_or("");
+    for (row, rank) in field.split('/').take(8).enumerate() {
+        let mut file = 0usize;
+        for c in rank.chars() {
+            if let Some(n) = c.to_digit(10) {
+                file += n as usize;
+            } else if file < 8 {
+                if glyph(c).is_some() {
+                    squares[row * 8 + file] = Some(c);
+                }
+                file += 1;
+            }
+        }
+    }
+    squares
+}
+
+/// The position of `fen` as an SVG board, White at the bottom, the squares of `last_move` (UCI)
+/// marked. Each square is a `rect` with `data-square`, each piece a `text` with `data-square` and
+/// `data-piece` (the FEN letter).
+pub fn board_svg(fen: &str, last_move: Option<&str>) -> String {
+    let marked: Vec<(u32, u32)> = last_move
+        .map(|m| {
+            [m.get(0..2), m.get(2..4)]
+                .into_iter()
+                .flatten()
+                .filter_map(square)
+                .collect()
+        })
+        .unwrap_or_default();
+    let size = SQ * 8;
+    let mut out = String::with_capacity(8 * 1024);
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" class="chessboard" role="img" aria-label="{}">"#,
+        escape(fen)
+    );
+    let pieces = placement(fen);
+    for row in 0..8u32 {
+        for file in 0..8u32 {
+            let rank = 7 - row;
+            let name = format!("{}{}", char::from(b'a' + file as u8), rank + 1);
+            let light = (file + rank) % 2 == 1;
+            let mut class = if light { "sq light" } else { "sq dark" }.to_owned();
+            if marked.contains(&(file, rank)) {
+                class.push_str(" last");
+            }
+            let (x, y) = (file * SQ, row * SQ);
+            let _ = write!(
+                out,
+                r#"<rect x="{x}" y="{y}" width="{SQ}" height="{SQ}" class="{class}" data-square="{name}"/>"#
+            );
+            if let Some(p) = pieces[(row * 8 + file) as usize]
+                && let Some(g) = glyph(p)
+            {
+                let color = if p.is_ascii_uppercase() { "w" } else { "b" };
+                let _ = write!(
+                    out,
+                    r#"<text x="{}" y="{}" class="pc {color}" data-square="{name}" data-piece="{p}">{g}</text>"#,
+                    x + SQ / 2,
+                    y + SQ / 2 + 1,
+                );
+            }
+        }
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// `m:ss`, or `h:mm:ss` from an hour on.
+pub fn clock_text(ms: u64) -> String {
+    let s = ms / 1000;
+    let (h, m, s) = (s / 3600, s / 60 % 60, s % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+/// The last move as `12. Nf3` or `12... Nf6`.
+fn last_move_text(b: &BoardSnapshot) -> String {
+    b.last_move.as_ref().map_or(String::new(), |m| {
+        let dots = if m.ply % 2 == 1 { "." } else { "..." };
+        format!("{}{dots} {}", m.ply.div_ceil(2), m.san)
+    })
+}
+
+/// One board's section; the script finds its parts by class.
+fn board_section(out: &mut String, view: &BoardView, large: bool) {
+    let b = &view.live;
+    let title = match b.number {
+        Some(n) => format!("Board {n}"),
+        None => b.name.clone(),
+    };
+    let href = match b.number {
+        Some(n) => format!("/boards/{n}"),
+        None => format!("/boards/{}", percent_encode(&b.name)),
+    };
+    let alert = if b.irregularities.is_empty() {
+        ""
+    } else {
+        " alerting"
+    };
+    let size = if large { " large" } else { "" };
+    let _ = write!(
+        out,
+        r#"<section class="board{size}{alert}" data-board="{}"><h2><a class="title" href="{}">{}</a> <span class="conn {conn}">{conn}</span></h2>"#,
+        escape(&b.name),
+        escape(&href),
+        escape(&title),
+        conn = connection_name(b),
+    );
+    let _ = write!(
+        out,
+        r#"<div class="players"><span class="player black-name">{}</span>{}</div>"#,
+        escape(&view.black),
+        clock_span(b, Side::Black),
+    );
+    let _ = write!(out, r#"<div class="svg">{}</div>"#, b.svg);
+    let _ = write!(
+        out,
+        r#"<div class="players"><span class="player white-name">{}</span>{}</div>"#,
+        escape(&view.white),
+        clock_span(b, Side::White),
+    );
+    out.push_str(r#"<ul class="alerts">"#);
+    for i in &b.irregularities {
+        let article = i
+            .article
+            .as_deref()
+            .map_or(String::new(), |a| format!(" (art. {a})"));
+        let _ = write!(
+            out,
+            r#"<li class="alert">{}{}: {}</li>"#,
+            escape(&i.kind),
+            escape(&article),
+            escape(&i.detail)
+        );
+    }
+    out.push_str("</ul>");
+    let result = b.result.as_deref().map_or(String::new(), |r| {
+        if b.result_final {
+            r.to_owned()
+        } else {
+            format!("{r}?")
+        }
+    });
+    let _ = write!(
+        out,
+        r#"<div class="status"><span class="last-move">{}</span> <span class="result">{}</span></div>"#,
+        escape(&last_move_text(b)),
+        escape(&result)
+    );
+    out.push_str(r#"<ol class="moves">"#);
+    for (i, san) in b.moves.iter().enumerate() {
+        let number = if i % 2 == 0 {
+            format!(r#"<span class="n">{}.</span>"#, i / 2 + 1)
+        } else {
+            String::new()
+        };
+        let san = escape(san);
+        let _ = write!(
+            out,
+            r#"<li data-ply="{}" data-san="{san}">{number}{san}</li>"#,
+            i + 1
+        );
+    }
+    out.push_str("</ol></section>");
+}
+
+fn connection_name(b: &BoardSnapshot) -> &'static str {
+    match b.connection {
+        crate::relay::hub::Connection::Waiting => "waiting",
+        crate::relay::hub::Connection::Connected => "connected",
+        crate::relay::hub::Connection::Lost => "lost",
+    }
+}
+
+fn clock_span(b: &BoardSnapshot, side: Side) -> String {
+    let (ms, running, flag, tt) = match (b.clock, side) {
+        (Some(c), Side::White) => (
+            Some(c.white_ms),
+            c.running == Some(side),
+            c.white_flag,
+            b.time_trouble.white,
+        ),
+        (Some(c), Side::Black) => (
+            Some(c.black_ms),
+            c.running == Some(side),
+            c.black_flag,
+            b.time_trouble.black,
+        ),
+        (None, Side::White) => (None, false, false, b.time_trouble.white),
+        (None, Side::Black) => (None, false, false, b.time_trouble.black),
+    };
+    let mut class = String::from("clock");
+    for (on, name) in [(running, " running"), (flag, " flag"), (tt, " tt")] {
+        if on {
+            class.push_str(name);
+        }
+    }
+    format!(
+        r#"<span class="{class}" data-side="{}" title="time trouble: Article 8.4 when marked">{}</span>"#,
+        side.as_str(),
+        ms.map_or("–".to_owned(), clock_text)
+    )
+}
+
+/// Path-segment encoding of a board name (names are device paths, with slashes).
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+fn page(title: &str, body_attrs: &str, main: &str) -> String {
+    format!(
+        r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{}</title><style>{STYLE}</style></head>
+<body {body_attrs}><header><h1>{}</h1> <span id="status">connecting</span></header>
+<div id="hall-alerts" role="alert"></div>
+{main}
+<script>{SCRIPT}</script></body></html>
+"#,
+        escape(title),
+        escape(title),
+    )
+}
+
+/// The live page: every board.
+pub fn index_html(boards: &[BoardView]) -> String {
+    let mut main = String::from(r#"<main class="boards">"#);
+    for b in boards {
+        board_section(&mut main, b, false);
+    }
+    main.push_str("</main>");
+    // A skeleton for boards that appear after the page was loaded.
+    let empty = BoardView {
+        live: crate::relay::hub::BoardLive::new("", None, &[]).snapshot(),
+        game_id: None,
+        white: String::new(),
+        black: String::new(),
+    };
+    main.push_str(r#"<template id="board-template">"#);
+    board_section(&mut main, &empty, false);
+    main.push_str("</template>");
+    page("boardscribe live", r#"data-page="index""#, &main)
+}
+
+/// One board large, with its move list.
+pub fn board_page_html(board: &BoardView) -> String {
+    let mut main = String::from(r#"<main class="single">"#);
+    board_section(&mut main, board, true);
+    main.push_str("</main>");
+    let title = match board.live.number {
+        Some(n) => format!("Board {n}: {} - {}", board.white, board.black),
+        None => format!("{}: {} - {}", board.live.name, board.white, board.black),
+    };
+    page(
+        &title,
+        &format!(
+            r#"data-page="board" data-only="{}""#,
+            escape(&board.live.name)
+        ),
+        &main,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relay::hub::{BoardLive, START_FEN};
+
+    #[test]
+    fn the_start_position_has_thirty_two_pieces_where_they_belong() {
+        let svg = board_svg(START_FEN, None);
+        assert_eq!(svg.matches("<rect").count(), 64);
+        assert_eq!(svg.matches("<text").count(), 32);
+        assert!(svg.contains(r#"data-square="e1" data-piece="K""#));
+        assert!(svg.contains(r#"data-square="d8" data-piece="q""#));
+        assert!(!svg.contains(" last"));
+    }
+
+    #[test]
+    fn the_last_move_squares_are_marked() {
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        let svg = board_svg(fen, Some("e2e4"));
+        assert_eq!(svg.matches(" last\"").count(), 2);
+        assert!(svg.contains(r#"class="sq light last" data-square="e2""#));
+        assert!(svg.contains(r#"class="sq light last" data-square="e4""#));
+        assert!(svg.contains(r#"class="sq dark" data-square="e1""#));
+        assert!(svg.contains(r#"data-square="e4" data-piece="P""#));
+        assert!(!svg.contains(r#"data-square="e2" data-piece"#));
+    }
+
+    #[test]
+    fn names_are_escaped_and_clocks_formatted() {
+        let mut live = BoardLive::new("<b1>", Some(3), &[]).snapshot();
+        live.moves = vec!["e4".into()];
+        let view = BoardView {
+            live,
+            game_id: Some(1),
+            white: "A & B".into(),
+            black: "\"C\"".into(),
+        };
+        let html = index_html(std::slice::from_ref(&view));
+        assert!(html.contains("A &amp; B") && html.contains("&quot;C&quot;"));
+        assert!(!html.contains("<b1>"));
+        assert!(
+            board_page_html(&view)
+                .contains(r#"<li data-ply="1" data-san="e4"><span class="n">1.</span>e4</li>"#)
+        );
+        assert_eq!(clock_text(61_999), "1:01");
+        assert_eq!(clock_text(3_723_000), "1:02:03");
+        assert_eq!(percent_encode("/dev/ttyUSB0"), "%2Fdev%2FttyUSB0");
+    }
+}

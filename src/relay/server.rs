@@ -1,0 +1,647 @@
+//! The HTTP side of the relay: routes, the SQLite reader with its PGN cache, and the admin API.
+//!
+//! Flow: [`router`] builds the axum app over a [`Hub`] and the database path. PGN routes read
+//! through one read-only connection on a blocking thread; the rendered bodies are cached until
+//! `PRAGMA data_version` says another connection committed, and served with a strong `ETag`
+//! (`If-None-Match` answers 304). `/api/events` streams the hub's events as SSE; `/` and
+//! `/boards/{name-or-number}` render the live page. Admin routes check the bearer token in
+//! constant time, validate the JSON, then call the store's decision functions through a writing
+//! connection of their own; anything refused changes nothing.
+
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    fmt,
+    future::Future,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, MutexGuard},
+    time::Duration,
+};
+
+use axum::{
+    Json, Router,
+    body::Bytes,
+    extract::{Path as UrlPath, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{
+        Html, IntoResponse, Response,
+        sse::{Event, KeepAlive, Sse},
+    },
+    routing::{get, post},
+};
+use futures_util::stream::{self, Stream};
+use serde::{Deserialize, de::DeserializeOwned};
+use serde_json::json;
+use tokio::{net::TcpListener, sync::broadcast::error::RecvError};
+use tracing::{error, warn};
+
+use crate::{
+    device::serial::now_ms,
+    export::pgn,
+    relay::{
+        hub::{BoardSnapshot, Hub},
+        page::{self, BoardView},
+    },
+    store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},
+};
+
+/// Errors of the relay server.
+#[derive(Debug, thiserror::Error)]
+pub enum RelayError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("reading the admin token file {path}: {source}")]
+    TokenFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the admin token file {0} holds no token")]
+    EmptyToken(PathBuf),
+    #[error("a blocking task failed: {0}")]
+    Join(#[from] tokio::task::JoinError),
+    #[error("http server: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the read connection is not open")]
+    NoReader,
+}
+
+/// The admin bearer token; never shown (its `Debug` is redacted).
+#[derive(Clone)]
+pub struct Token(Arc<[u8]>);
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+impl Token {
+    /// A token from its text (surrounding white space dropped); `None` if empty.
+    pub fn new(secret: &str) -> Option<Token> {
+        let secret = secret.trim();
+        (!secret.is_empty()).then(|| Token(Arc::from(secret.as_bytes())))
+    }
+
+    /// The token in `path` (the whole file, trimmed).
+    pub fn from_file(path: &Path) -> Result<Token, RelayError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RelayError::TokenFile {
+            path: path.to_owned(),
+            source,
+        })?;
+        Token::new(&text).ok_or_else(|| RelayError::EmptyToken(path.to_owned()))
+    }
+
+    /// Whether an `Authorization` header carries this token as `Bearer`.
+    fn accepts(&self, header: Option<&HeaderValue>) -> bool {
+        let Some(given) = header.and_then(|h| h.as_bytes().strip_prefix(b"Bearer ")) else {
+            return false;
+        };
+        constant_time_eq(given, &self.0)
+    }
+}
+
+/// Equality whose time depends on the lengths only, not on where the bytes differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A rendered PGN body and its strong entity tag.
+#[derive(Clone)]
+struct Rendered {
+    body: Bytes,
+    etag: String,
+}
+
+impl Rendered {
+    fn new(text: String) -> Rendered {
+        // FNV-1a, 64 bits, and the length: enough to tell two versions of a body apart.
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Rendered {
+            etag: format!("\"{hash:016x}-{:x}\"", text.len()),
+            body: Bytes::from(text),
+        }
+    }
+}
+
+/// The game a board has in the store, for the page.
+#[derive(Clone, Debug)]
+struct BoardGame {
+    id: i64,
+    white: Option<String>,
+    black: Option<String>,
+}
+
+/// What the read connection has rendered since the database last changed.
+#[derive(Default)]
+struct ReaderState {
+    store: Option<Store>,
+    version: Option<i64>,
+    games: Option<Arc<Vec<GameRecord>>>,
+    round: Option<Rendered>,
+    per_game: HashMap<GameId, Option<Rendered>>,
+    boards: Option<Arc<HashMap<String, BoardGame>>>,
+}
+
+impl ReaderState {
+    /// Opens the connection if needed and drops the cache if another connection committed.
+    fn refresh(&mut self, db: &Path) -> Result<(), RelayError> {
+        let store = match self.store.take() {
+            Some(store) => store,
+            None => Store::open_read_only(db)?,
+        };
+        // A connection that fails is opened anew next time.
+        let version = store.data_version()?;
+        if self.version != Some(version) {
+            self.version = Some(version);
+            self.games = None;
+            self.round = None;
+            self.per_game.clear();
+            self.boards = None;
+        }
+        self.store = Some(store);
+        Ok(())
+    }
+
+    fn store(&self) -> Result<&Store, RelayError> {
+        self.store.as_ref().ok_or(RelayError::NoReader)
+    }
+
+    fn games(&mut self, db: &Path) -> Result<Arc<Vec<GameRecord>>, RelayError> {
+        self.refresh(db)?;
+        if let Some(games) = &self.games {
+            return Ok(games.clone());
+        }
+        let games = Arc::new(self.store()?.games()?);
+        self.games = Some(games.clone());
+        Ok(games)
+    }
+
+    fn round(&mut self, db: &Path) -> Result<Rendered, RelayError> {
+        let games = self.games(db)?;
+        if let Some(r) = &self.round {
+            return Ok(r.clone());
+        }
+        let rendered = Rendered::new(pgn::pgn_all(&games));
+        self.round = Some(rendered.clone());
+        Ok(rendered)
+    }
+
+    fn game(&mut self, db: &Path, id: GameId) -> Result<Option<Rendered>, RelayError> {
+        self.refresh(db)?;
+        if let Some(r) = self.per_game.get(&id) {
+            return Ok(r.clone());
+        }
+        let rendered = self.store()?.game(id)?.map(|g| Rendered::new(pgn::pgn(&g)));
+        self.per_game.insert(id, rendered.clone());
+        Ok(rendered)
+    }
+
+    fn boards(&mut self, db: &Path) -> Result<Arc<HashMap<String, BoardGame>>, RelayError> {
+        let games = self.games(db)?;
+        if let Some(b) = &self.boards {
+            return Ok(b.clone());
+        }
+        let mut boards = HashMap::new();
+        // By id: the board's latest game wins.
+        for g in games.iter() {
+            boards.insert(
+                g.board_name.clone(),
+                BoardGame {
+                    id: g.id.0,
+                    white: g.white.clone(),
+                    black: g.black.clone(),
+                },
+            );
+        }
+        let boards = Arc::new(boards);
+        self.boards = Some(boards.clone());
+        Ok(boards)
+    }
+}
+
+/// The reader and the admin writer, each a connection of its own behind a lock.
+struct Db {
+    path: PathBuf,
+    reader: Mutex<ReaderState>,
+    admin: Mutex<Option<Store>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic in another request leaves a cache or a connection behind, both still usable.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Db {
+    /// Runs `f` on the reader, on a blocking thread.
+    async fn read<T: Send + 'static>(
+        self: &Arc<Self>,
+        f: impl FnOnce(&mut ReaderState, &Path) -> Result<T, RelayError> + Send + 'static,
+    ) -> Result<T, RelayError> {
+        let db = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut reader = lock(&db.reader);
+            let result = f(&mut reader, &db.path);
+            if result.is_err() {
+                reader.store = None;
+            }
+            result
+        })
+        .await?
+    }
+}
+
+#[derive(Clone)]
+struct App {
+    hub: Hub,
+    db: Arc<Db>,
+    token: Option<Token>,
+}
+
+/// An error answer: a status and a message, as JSON `{"error": ...}`.
+struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+impl From<RelayError> for ApiError {
+    fn from(e: RelayError) -> ApiError {
+        error!(cause = %e, "relay request failed");
+        ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error (see the daemon's log)".into(),
+        )
+    }
+}
+
+/// The relay's routes over `hub` and the database at `db_path`; admin routes need
+/// `admin_token` (without one they answer 401).
+pub fn router(hub: Hub, db_path: &Path, admin_token: Option<Token>) -> Router {
+    let app = App {
+        hub,
+        db: Arc::new(Db {
+            path: db_path.to_owned(),
+            reader: Mutex::new(ReaderState::default()),
+            admin: Mutex::new(None),
+        }),
+        token: admin_token,
+    };
+    Router::new()
+        .route("/", get(index))
+        .route("/boards/{key}", get(board_page))
+        .route("/round.pgn", get(round_pgn))
+        .route("/games/{file}", get(game_pgn))
+        .route("/api/boards", get(api_boards))
+        .route("/api/events", get(api_events))
+        .route("/api/admin/games/{id}/{action}", post(admin))
+        .with_state(app)
+}
+
+/// Serves `app` on `listener` until `shutdown` resolves; then ends the event streams of `hub`
+/// and waits for open requests.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    hub: Hub,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), RelayError> {
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            hub.close();
+        })
+        .await?;
+    Ok(())
+}
+
+/// A PGN answer: 304 when `If-None-Match` names its tag, else the body.
+fn pgn_response(headers: &HeaderMap, r: Rendered) -> Response {
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .map(str::trim)
+                .any(|t| t == "*" || t.trim_start_matches("W/") == r.etag)
+        });
+    let etag = [
+        (header::ETAG, r.etag),
+        (header::CACHE_CONTROL, "no-cache".into()),
+    ];
+    if matches {
+        (StatusCode::NOT_MODIFIED, etag).into_response()
+    } else {
+        (
+            etag,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            r.body,
+        )
+            .into_response()
+    }
+}
+
+async fn round_pgn(State(app): State<App>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let r = app.db.read(|r, db| r.round(db)).await?;
+    Ok(pgn_response(&headers, r))
+}
+
+async fn game_pgn(
+    State(app): State<App>,
+    UrlPath(file): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let not_found = || ApiError(StatusCode::NOT_FOUND, format!("no game {file:?}"));
+    let id = file
+        .strip_suffix(".pgn")
+        .and_then(|id| id.parse::<i64>().ok())
+        .ok_or_else(not_found)?;
+    let r = app.db.read(move |r, db| r.game(db, GameId(id))).await?;
+    Ok(pgn_response(&headers, r.ok_or_else(not_found)?))
+}
+
+/// Every board with its players, and the id of the last event the snapshots include.
+async fn views(app: &App) -> Result<(Vec<BoardView>, u64), ApiError> {
+    let (boards, last_id) = app.hub.snapshot();
+    let games = app.db.read(|r, db| r.boards(db)).await?;
+    Ok((
+        boards.into_iter().map(|b| view(b, &games)).collect(),
+        last_id,
+    ))
+}
+
+fn view(live: BoardSnapshot, games: &HashMap<String, BoardGame>) -> BoardView {
+    let game = games.get(&live.name);
+    BoardView {
+        game_id: game.map(|g| g.id),
+        white: game
+            .and_then(|g| g.white.clone())
+            .unwrap_or_else(|| "White".into()),
+        black: game
+            .and_then(|g| g.black.clone())
+            .unwrap_or_else(|| "Black".into()),
+        live,
+    }
+}
+
+async fn api_boards(State(app): State<App>) -> Result<Response, ApiError> {
+    let (boards, last_event_id) = views(&app).await?;
+    Ok((
+        [(header::CACHE_CONTROL, "no-cache")],
+        Json(json!({ "last_event_id": last_event_id, "boards": boards })),
+    )
+        .into_response())
+}
+
+async fn api_events(
+    State(app): State<App>,
+    headers: HeaderMap,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let rx = app.hub.subscribe();
+    let closed = app.hub.closed();
+    // A client coming back after a break has missed events: it reads the boards anew.
+    let resync = headers.contains_key("last-event-id");
+    let events = stream::unfold(
+        (rx, closed, resync),
+        |(mut rx, mut closed, resync)| async move {
+            if resync {
+                let e = Event::default().event("resync").data("{}");
+                return Some((Ok(e), (rx, closed, false)));
+            }
+            let event = tokio::select! {
+                r = rx.recv() => r,
+                _ = closed.wait_for(|c| *c) => return None,
+            };
+            let e = match event {
+                Ok(ev) => Event::default()
+                    .id(ev.id.to_string())
+                    .event(ev.kind)
+                    .data(ev.json.as_str()),
+                Err(RecvError::Lagged(missed)) => {
+                    warn!(missed, "an event subscriber lagged; it resyncs");
+                    Event::default()
+                        .event("resync")
+                        .data(json!({ "missed": missed }).to_string())
+                }
+                Err(RecvError::Closed) => return None,
+            };
+            Some((Ok(e), (rx, closed, false)))
+        },
+    );
+    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+async fn index(State(app): State<App>) -> Result<Html<String>, ApiError> {
+    let (boards, _) = views(&app).await?;
+    Ok(Html(page::index_html(&boards)))
+}
+
+async fn board_page(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+) -> Result<Html<String>, ApiError> {
+    let (boards, _) = views(&app).await?;
+    let number = key.parse::<u32>().ok();
+    let board = boards
+        .iter()
+        .find(|b| number.is_some() && b.live.number == number)
+        .or_else(|| boards.iter().find(|b| b.live.name == key))
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no board {key:?}")))?;
+    Ok(Html(page::board_page_html(board)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultBody {
+    result: String,
+    reason: String,
+    author: Option<String>,
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleBody {
+    irregularity: u32,
+    ruling: Ruling,
+    author: Option<String>,
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CorrectBody {
+    ply: u32,
+    #[serde(rename = "move")]
+    mv: String,
+    author: Option<String>,
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoteBody {
+    ply: Option<u32>,
+    text: String,
+    author: Option<String>,
+}
+
+/// An admin request, validated.
+enum AdminAction {
+    Result(ResultBody),
+    Rule(RuleBody),
+    Correct(CorrectBody),
+    Note(NoteBody),
+}
+
+fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, format!("invalid JSON body: {e}")))
+}
+
+/// The author of a decision made over HTTP: the one given, else "arbiter".
+fn author(given: Option<String>) -> String {
+    given
+        .filter(|a| !a.trim().is_empty())
+        .unwrap_or_else(|| "arbiter".into())
+}
+
+impl AdminAction {
+    fn apply(self, store: &mut Store, game: GameId) -> Result<Decision, DecisionError> {
+        let at = now_ms();
+        match self {
+            AdminAction::Result(b) => store.set_result(
+                game,
+                &b.result,
+                ResultReason::from(b.reason),
+                &author(b.author),
+                b.note.as_deref(),
+                at,
+            ),
+            AdminAction::Rule(b) => store.rule_on_irregularity(
+                game,
+                b.irregularity,
+                b.ruling,
+                &author(b.author),
+                b.note.as_deref(),
+                at,
+            ),
+            AdminAction::Correct(b) => {
+                store.correct_move(game, b.ply, &b.mv, &author(b.author), b.note.as_deref(), at)
+            }
+            AdminAction::Note(b) => store.add_note(game, b.ply, &b.text, &author(b.author), at),
+        }
+    }
+}
+
+async fn admin(
+    State(app): State<App>,
+    UrlPath((id, action)): UrlPath<(String, String)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let authorized = app
+        .token
+        .as_ref()
+        .is_some_and(|t| t.accepts(headers.get(header::AUTHORIZATION)));
+    if !authorized {
+        return Err(ApiError(
+            StatusCode::UNAUTHORIZED,
+            "a valid bearer token is required".into(),
+        ));
+    }
+    let action = match action.as_str() {
+        "result" => AdminAction::Result(parse_body(&body)?),
+        "rule" => AdminAction::Rule(parse_body(&body)?),
+        "correct" => AdminAction::Correct(parse_body(&body)?),
+        "note" => AdminAction::Note(parse_body(&body)?),
+        other => {
+            return Err(ApiError(
+                StatusCode::NOT_FOUND,
+                format!("no admin action {other:?} (result, rule, correct, note)"),
+            ));
+        }
+    };
+    let game = id
+        .parse::<i64>()
+        .map(GameId)
+        .map_err(|_| ApiError(StatusCode::BAD_REQUEST, format!("{id:?} is not a game id")))?;
+    let db = app.db.clone();
+    let decided = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
+        let mut admin = lock(&db.admin);
+        let store = match admin.take() {
+            Some(store) => store,
+            None => Store::open(&db.path).map_err(RelayError::from)?,
+        };
+        let store = admin.insert(store);
+        let decided = action.apply(store, game).map_err(decision_error)?;
+        // The game exists: the decision was made on it.
+        let board = store
+            .game(game)
+            .map_err(RelayError::from)?
+            .map(|g| g.board_name);
+        Ok((decided, board))
+    })
+    .await
+    .map_err(RelayError::from)??;
+    let (decided, board) = decided;
+    // Only the board's current game is on the live page.
+    if let Some(board) = board {
+        let current = app.db.read(|r, db| r.boards(db)).await?;
+        if current.get(&board).is_some_and(|g| g.id == decided.game.0) {
+            app.hub.decision(&board, &decided);
+        }
+    }
+    Ok(Json(json!({
+        "decision": decided.id,
+        "game": decided.game.0,
+        "at_ms": decided.at_ms,
+        "author": decided.author,
+        "note": decided.note,
+        "action": decided.action,
+    }))
+    .into_response())
+}
+
+fn decision_error(e: DecisionError) -> ApiError {
+    match e {
+        DecisionError::UnknownGame(_) => ApiError(StatusCode::NOT_FOUND, e.to_string()),
+        DecisionError::Store(_) | DecisionError::Unreadable { .. } => {
+            error!(cause = %e, "admin decision failed");
+            ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+        }
+        e => ApiError(StatusCode::BAD_REQUEST, e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_compare_whole_and_never_show() {
+        let t = Token::new(" s3cret\n").unwrap();
+        assert!(t.accepts(Some(&HeaderValue::from_static("Bearer s3cret"))));
+        assert!(!t.accepts(Some(&HeaderValue::from_static("Bearer s3cre"))));
+        assert!(!t.accepts(Some(&HeaderValue::from_static("Bearer s3cretx"))));
+        assert!(!t.accepts(Some(&HeaderValue::from_static("s3cret"))));
+        assert!(!t.accepts(None));
+        assert!(!format!("{t:?}").contains("s3cret"));
+        assert!(Token::new("  \n").is_none());
+    }
+
+    #[test]
+    fn entity_tags_follow_the_body() {
+        let a = Rendered::new("[Event \"?\"]\n\n1. e4 *\n".into());
+        let b = Rendered::new("[Event \"?\"]\n\n1. d4 *\n".into());
+        assert_ne!(a.etag, b.etag);
+        assert_eq!(
+            a.etag,
+            Rendered::new("[Event \"?\"]\n\n1. e4 *\n".into()).etag
+        );
+        assert!(a.etag.starts_with('"') && a.etag.ends_with('"'));
+    }
+}
