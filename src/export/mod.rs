@@ -1,9 +1,10 @@
-//! Exports from the store: PGN and JSON.
+//! Exports from the store: PGN, JSON and LiveChess-style folders ([`folder`]).
 //!
 //! Flow: [`export`] reads one game or all games from the [`Store`] and renders them with
 //! [`pgn::pgn_all`] or [`json::json`]; the renderers are pure functions of [`GameRecord`]s (and,
 //! with [`ExportOptions::history`], of each game's history of retracted moves and events).
 
+pub mod folder;
 pub mod json;
 pub mod pgn;
 
