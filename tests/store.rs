@@ -1138,3 +1138,49 @@ fn livechess_folder_mirrors_the_round() {
     assert!(files[2].1.contains("[Round \"4.3\"]"));
     assert!(files[1].1.contains("[Round \"4.2\"]"));
 }
+
+#[tokio::test]
+async fn the_folder_task_follows_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let mut store = Store::open(&path).unwrap();
+    let board = store.board("hall-a-1", Kind::Chess).unwrap();
+    store.set_board_number(board, 1).unwrap();
+    store
+        .set_round(&RoundInfo {
+            event: "Almaty Open".into(),
+            site: "Almaty".into(),
+            round: 2,
+        })
+        .unwrap();
+    let moves = recorded(&corpus("Capablanca.pgn")[0].moves[..6], 0);
+    let game = write_game(&mut store, board, &moves[..2], "*");
+    let out = dir.path().join("live");
+    let (changes, rx) = tokio::sync::watch::channel(0u64);
+    let reader = path.clone();
+    let task = tokio::spawn(FolderRelay::new(&out).run(rx, move || {
+        let store = Store::open(&reader)?;
+        let Some(info) = store.round_info()? else {
+            return Ok::<_, StoreError>(None);
+        };
+        Ok(Some((info.round, store.round_games(info.round)?)))
+    }));
+    let file = out.join("round-2").join("game-1.pgn");
+    for ply in 2..6 {
+        store
+            .write_batch(&[ev(board, TrackerEvent::Move(moves[ply].clone()))])
+            .unwrap();
+        changes.send_modify(|n| *n += 1);
+    }
+    let want = export::pgn(&store.game(game).unwrap().unwrap());
+    for _ in 0..500 {
+        if fs::read_to_string(&file).is_ok_and(|t| t == want) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(fs::read_to_string(&file).unwrap(), want);
+    assert_eq!(parse_all(&want)[0].sans.len(), 6);
+    drop(changes);
+    task.await.unwrap();
+}

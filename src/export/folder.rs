@@ -3,7 +3,7 @@
 //!
 //! Flow: after a change, the caller reads the round's games from the store
 //! ([`Store::round_games`](crate::store::Store::round_games)) and calls
-//! [`FolderRelay::write_round`]; [`broadcast_games`] picks one game per board, each is rendered
+//! [`FolderRelay::write_round`] (or runs [`FolderRelay::run`], which does so on each change); [`broadcast_games`] picks one game per board, each is rendered
 //! with [`pgn`], and every file whose text changed is replaced atomically (a hidden temporary file
 //! in the same folder, fsync, rename, fsync of the folder). Unchanged files are not touched, so
 //! watchers see a write only when a game changed.
@@ -19,9 +19,11 @@ use std::{
     fs,
     io::{self, Write as _},
     path::{Path, PathBuf},
+    sync::Arc,
 };
 
 use serde::Deserialize;
+use tokio::sync::watch;
 
 use super::pgn::pgn;
 use crate::store::GameRecord;
@@ -110,6 +112,50 @@ impl FolderRelay {
             sync_dir(&dir)?;
         }
         Ok(changed)
+    }
+}
+
+impl FolderRelay {
+    /// Writes the round now and after every change on `changes`, until the sender is dropped.
+    ///
+    /// `round_games` reads the current round and its games (e.g. `Store::round_info` and
+    /// `Store::round_games`), `None` while no round is set; it and the writing run on a blocking
+    /// thread. A failure is logged and the next change tries again.
+    pub async fn run<F, E>(self, mut changes: watch::Receiver<u64>, round_games: F)
+    where
+        F: Fn() -> Result<Option<(u32, Vec<GameRecord>)>, E> + Send + Sync + 'static,
+        E: std::fmt::Display + Send + 'static,
+    {
+        let job = Arc::new((self, round_games));
+        let mut first = true;
+        loop {
+            if !first && changes.changed().await.is_err() {
+                return;
+            }
+            first = false;
+            changes.borrow_and_update();
+            let job = Arc::clone(&job);
+            let done = tokio::task::spawn_blocking(move || {
+                let (relay, round_games) = &*job;
+                match round_games() {
+                    Err(e) => Err(format!("reading the round: {e}")),
+                    Ok(None) => Ok(None),
+                    Ok(Some((round, games))) => relay
+                        .write_round(round, &games)
+                        .map(|n| Some((round, n)))
+                        .map_err(|e| e.to_string()),
+                }
+            })
+            .await;
+            match done {
+                Ok(Ok(Some((round, changed)))) if changed > 0 => {
+                    tracing::debug!(round, changed, "round folder updated");
+                }
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::error!(error = %e, "round folder not updated"),
+                Err(e) => tracing::error!(error = %e, "round folder writer failed"),
+            }
+        }
     }
 }
 
