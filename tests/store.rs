@@ -1166,9 +1166,9 @@ async fn the_folder_task_follows_changes() {
         Ok(Some((info.round, store.round_games(info.round)?)))
     }));
     let file = out.join("round-2").join("game-1.pgn");
-    for ply in 2..6 {
+    for mv in &moves[2..] {
         store
-            .write_batch(&[ev(board, TrackerEvent::Move(moves[ply].clone()))])
+            .write_batch(&[ev(board, TrackerEvent::Move(mv.clone()))])
             .unwrap();
         changes.send_modify(|n| *n += 1);
     }
