@@ -13,6 +13,7 @@ use crate::{
     daemon, device,
     emulator::{self, EmulatorOptions, PtyOptions},
     export::{self, ExportOptions, Format, SheetOptions},
+    pairings::{self, PairingsFormat},
     store::{Action, Decision, GameId, HistoryEntry, ResultReason, Ruling, Store},
     tracker::TrackerEvent,
 };
@@ -74,6 +75,19 @@ pub enum Command {
         db: PathBuf,
         #[command(subcommand)]
         command: ArbiterCommand,
+    },
+    /// Import a round's pairings (FIDE TRF or CSV with a header); replaces the round's earlier ones.
+    Pairings {
+        /// The database (created if missing).
+        #[arg(long)]
+        db: PathBuf,
+        /// The round (1-based); picks the round's columns of a TRF file.
+        #[arg(long)]
+        round: u32,
+        /// trf or csv; default: from the file's extension (.trf/.trfx/.txt, .csv).
+        #[arg(long, value_enum)]
+        format: Option<PairingsFormatArg>,
+        file: PathBuf,
     },
     /// Write a capture of a real board's stream, both directions.
     Record(device::record::RecordArgs),
@@ -198,6 +212,12 @@ pub enum RulingArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PairingsFormatArg {
+    Trf,
+    Csv,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ExportFormat {
     Pgn,
     Json,
@@ -252,6 +272,32 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Arbiter { db, command } => arbiter(&db, command),
+        Command::Pairings {
+            db,
+            round,
+            format,
+            file,
+        } => {
+            let format = match format {
+                Some(PairingsFormatArg::Trf) => PairingsFormat::Trf,
+                Some(PairingsFormatArg::Csv) => PairingsFormat::Csv,
+                None => PairingsFormat::from_path(&file).with_context(|| {
+                    format!(
+                        "{}: say --format trf or --format csv (the extension does not tell)",
+                        file.display()
+                    )
+                })?,
+            };
+            let bytes =
+                std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+            let rows = pairings::parse(&pairings::decode_text(&bytes), format, round)
+                .with_context(|| file.display().to_string())?;
+            let mut store =
+                Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+            let n = store.import_pairings(round, &rows)?;
+            println!("round {round}: {n} boards imported");
+            Ok(())
+        }
         Command::Record(args) => device::record::record(args),
         Command::Emulate {
             pgn,

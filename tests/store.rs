@@ -9,10 +9,15 @@ use std::{
 
 use boardscribe::{
     device::Direction,
+    export::folder::{FolderRelay, round_pgn},
     export::{self, ExportError, Format},
     game::{Kind, Outcome},
+    pairings,
     sensor::Orientation,
-    store::{BoardId, GameId, GameRecord, RawBuffer, RawChunk, Store, StoreError, Write, schema},
+    store::{
+        BoardId, GameId, GameRecord, RawBuffer, RawChunk, RoundInfo, Store, StoreError, Write,
+        schema,
+    },
     tracker::event::{RecordedMove, TrackerEvent},
 };
 use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
@@ -664,7 +669,11 @@ fn pgn_reads_back_with_the_same_moves_and_clocks() {
         );
         assert_eq!(
             (tag("White"), tag("Black")),
-            (Some("Hall A / 7"), Some("Hall A / 7"))
+            (Some("Hall A / 7 white"), Some("Hall A / 7 black"))
+        );
+        assert_eq!(
+            (tag("Event"), tag("Site"), tag("Round")),
+            (Some("?"), Some("?"), Some("?"))
         );
         assert_eq!(tag("Result"), Some(g.result.as_str()));
         assert_eq!(tag("Board"), Some("Hall A / 7"));
@@ -766,4 +775,412 @@ fn togyz_games_export_positions_and_a_variant_tag() {
     let j = &export::json(&[g])["games"][0]["moves"][0];
     assert_eq!(j["position"], m.position.as_str());
     assert!(j.get("fen").is_none() && j.get("uci").is_none());
+}
+
+/// Pairings for boards 1 and 2, as a CSV the arbiter would import.
+const PAIRINGS_CSV: &str = "board,white,black,white_fide,black_fide,white_elo,black_elo
+1,\"Steinitz, Wilhelm\",\"Zukertort, Johannes\",,,2650,2610
+2,Capablanca,X,3100001,,,
+";
+
+#[test]
+fn games_keep_their_round_and_take_players_from_the_pairings() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(store.round_info().unwrap(), None);
+    let b1 = store.board("hall-a-1", Kind::Chess).unwrap();
+    let b2 = store.board("hall-a-2", Kind::Chess).unwrap();
+    let b9 = store.board("spare", Kind::Chess).unwrap();
+    store.set_board_number(b1, 1).unwrap();
+    store.set_board_number(b9, 2).unwrap();
+    // The number moves to the board that takes it.
+    store.set_board_number(b2, 2).unwrap();
+    assert_eq!(store.board_number(b9).unwrap(), None);
+    assert_eq!(store.board_number(b2).unwrap(), Some(2));
+    assert!(matches!(
+        store.set_board_number(BoardId(99), 3),
+        Err(StoreError::UnknownBoard(_))
+    ));
+    assert!(matches!(
+        store.set_board_number(b1, 0),
+        Err(StoreError::InvalidNumber(..))
+    ));
+
+    let r1 = RoundInfo {
+        event: "Almaty Open".into(),
+        site: "Almaty KAZ".into(),
+        round: 1,
+    };
+    store.set_round(&r1).unwrap();
+    assert_eq!(store.round_info().unwrap().as_ref(), Some(&r1));
+    let games = corpus("WorldChamp1886.pgn");
+    let moves = recorded(&games[0].moves[..12], 1_000);
+    let g1 = write_game(&mut store, b1, &moves, "*");
+    let g2 = write_game(
+        &mut store,
+        b2,
+        &recorded(&games[1].moves[..6], 1_000),
+        "1-0",
+    );
+    let g9 = write_game(&mut store, b9, &moves[..2], "*");
+
+    // Pairings imported after the games began still name their players.
+    let rows = pairings::parse_csv(PAIRINGS_CSV).unwrap();
+    assert_eq!(store.import_pairings(1, &rows).unwrap(), 2);
+    assert_eq!(store.pairings(1).unwrap(), rows);
+    assert_eq!(store.pairing(1, 2).unwrap().as_ref(), Some(&rows[1]));
+    assert_eq!(store.pairing(2, 1).unwrap(), None);
+
+    // A new round: games already played keep round 1.
+    let r2 = RoundInfo {
+        round: 2,
+        ..r1.clone()
+    };
+    store.set_round(&r2).unwrap();
+    let g = store.game(g1).unwrap().unwrap();
+    assert_eq!(
+        (g.event.as_deref(), g.site.as_deref(), g.round, g.board_no),
+        (Some("Almaty Open"), Some("Almaty KAZ"), Some(1), Some(1))
+    );
+    assert_eq!(g.pairing.as_ref(), Some(&rows[0]));
+    let spare = store.game(g9).unwrap().unwrap();
+    assert_eq!(
+        (spare.round, spare.board_no, spare.pairing),
+        (Some(1), None, None)
+    );
+    let ids: Vec<GameId> = store.round_games(1).unwrap().iter().map(|g| g.id).collect();
+    assert_eq!(ids, [g1, g2, g9]);
+    assert!(store.round_games(2).unwrap().is_empty());
+
+    // Re-importing replaces the round's rows; a duplicate board is refused and changes nothing.
+    let mut twice = rows.clone();
+    twice.push(rows[0].clone());
+    assert!(matches!(
+        store.import_pairings(1, &twice),
+        Err(StoreError::DuplicateBoard { round: 1, board: 1 })
+    ));
+    assert_eq!(store.pairings(1).unwrap(), rows);
+    assert_eq!(store.import_pairings(1, &rows[1..]).unwrap(), 1);
+    assert_eq!(store.game(g1).unwrap().unwrap().pairing, None);
+    store.import_pairings(1, &rows).unwrap();
+    drop(store);
+
+    // The PGN a broadcast reads.
+    let store = Store::open(&path).unwrap();
+    let text = export::pgn(&store.game(g1).unwrap().unwrap());
+    let p = &parse_all(&text)[0];
+    let tag = |name: &str| {
+        p.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let roster: Vec<_> = p.tags.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        roster,
+        [
+            "Event", "Site", "Date", "Round", "White", "Black", "Result", "Board", "WhiteElo",
+            "BlackElo"
+        ]
+    );
+    assert_eq!(tag("Event").as_deref(), Some("Almaty Open"));
+    assert_eq!(tag("Site").as_deref(), Some("Almaty KAZ"));
+    assert_eq!(tag("Round").as_deref(), Some("1.1"));
+    assert_eq!(tag("Board").as_deref(), Some("1"));
+    assert_eq!(tag("White").as_deref(), Some("Steinitz, Wilhelm"));
+    assert_eq!(tag("Black").as_deref(), Some("Zukertort, Johannes"));
+    assert_eq!(tag("WhiteElo").as_deref(), Some("2650"));
+    let sans: Vec<_> = moves.iter().map(|m| m.notation.clone()).collect();
+    assert_eq!(p.sans, sans);
+    assert_eq!(
+        p.comments.len(),
+        moves.len() - 1,
+        "a clock on every move but the first"
+    );
+
+    // Board 2: a one-character name is replaced by the board's label, its FIDE id kept on white.
+    let text = export::pgn(&store.game(g2).unwrap().unwrap());
+    let p = &parse_all(&text)[0];
+    let tag = |name: &str| {
+        p.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(tag("White").as_deref(), Some("Capablanca"));
+    assert_eq!(tag("Black").as_deref(), Some("Board 2 black"));
+    assert_eq!(tag("WhiteFideId").as_deref(), Some("3100001"));
+    assert_eq!(tag("BlackFideId"), None);
+    assert_eq!(tag("Round").as_deref(), Some("1.2"));
+    // No board number: the round alone, the board's name.
+    let text = export::pgn(&store.game(g9).unwrap().unwrap());
+    let p = &parse_all(&text)[0];
+    let tag = |name: &str| {
+        p.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        (tag("Round"), tag("Board"), tag("White")),
+        (
+            Some("1".into()),
+            Some("spare".into()),
+            Some("spare white".into())
+        )
+    );
+}
+
+#[test]
+fn pairings_files_import_through_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let csv = dir.path().join("round3.csv");
+    fs::write(&csv, PAIRINGS_CSV).unwrap();
+    let bin = env!("CARGO_BIN_EXE_boardscribe");
+    let out = std::process::Command::new(bin)
+        .args(["pairings", "--db"])
+        .arg(&path)
+        .args(["--round", "3"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "round 3: 2 boards imported\n"
+    );
+    let store = Store::open(&path).unwrap();
+    assert_eq!(
+        store.pairings(3).unwrap(),
+        pairings::parse_csv(PAIRINGS_CSV).unwrap()
+    );
+    drop(store);
+
+    let bad = dir.path().join("bad.pairings");
+    fs::write(&bad, "board,white,black\n1,a,b\n1,c,d\n").unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(["pairings", "--db"])
+            .arg(&path)
+            .args(args)
+            .arg(&bad)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--round", "3"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--format"));
+    let out = run(&["--round", "3", "--format", "csv"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 3: board 1 was already given on line 2"),
+        "{err}"
+    );
+    // The failed import changed nothing.
+    assert_eq!(Store::open(&path).unwrap().pairings(3).unwrap().len(), 2);
+}
+
+/// Every file of a folder, by name.
+fn folder_files(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                fs::read_to_string(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn livechess_folder_mirrors_the_round() {
+    let game_of = |store: &Store, id: GameId| export::pgn(&store.game(id).unwrap().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db(&dir)).unwrap();
+    let boards: Vec<BoardId> = (1..=3)
+        .map(|n| {
+            let b = store.board(&format!("hall-a-{n}"), Kind::Chess).unwrap();
+            store.set_board_number(b, n).unwrap();
+            b
+        })
+        .collect();
+    let spare = store.board("spare", Kind::Chess).unwrap();
+    store
+        .set_round(&RoundInfo {
+            event: "Almaty Open".into(),
+            site: "Almaty".into(),
+            round: 4,
+        })
+        .unwrap();
+    store
+        .import_pairings(4, &pairings::parse_csv(PAIRINGS_CSV).unwrap())
+        .unwrap();
+    let corpus = corpus("Capablanca.pgn");
+    let g1 = write_game(
+        &mut store,
+        boards[0],
+        &recorded(&corpus[0].moves, 0),
+        &corpus[0].result,
+    );
+    let g2 = write_game(
+        &mut store,
+        boards[1],
+        &recorded(&corpus[1].moves[..9], 0),
+        "*",
+    );
+    // Board 1 is set up again after its game: a new game without moves, not a replacement.
+    store.write_batch(&[start(boards[0], 10_000_000)]).unwrap();
+    let g_spare = write_game(&mut store, spare, &recorded(&corpus[2].moves[..4], 0), "*");
+
+    let out = dir.path().join("live");
+    let relay = FolderRelay::new(&out);
+    let games = store.round_games(4).unwrap();
+    assert_eq!(relay.write_round(4, &games).unwrap(), 3);
+    let round_dir = out.join("round-4");
+    let files = folder_files(&round_dir);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["game-1.pgn", "game-2.pgn", "games.pgn"],
+        "no temporary files left"
+    );
+    assert_eq!(files[0].1, game_of(&store, g1));
+    assert_eq!(files[1].1, game_of(&store, g2));
+    let all = format!(
+        "{}\n{}\n{}",
+        game_of(&store, g1),
+        game_of(&store, g2),
+        game_of(&store, g_spare)
+    );
+    assert_eq!(files[2].1, all);
+    assert_eq!(round_pgn(&games, 4), all);
+    let parsed = parse_all(&files[2].1);
+    assert_eq!(parsed.len(), 3);
+    assert_eq!(parsed[0].sans.len(), corpus[0].moves.len());
+
+    // Nothing changed: nothing written.
+    let before = fs::metadata(round_dir.join("game-1.pgn"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(
+        relay
+            .write_round(4, &store.round_games(4).unwrap())
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        fs::metadata(round_dir.join("game-1.pgn"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
+
+    // A move on board 2: its file and games.pgn change, board 1's does not.
+    let more = recorded(&corpus[1].moves[..10], 0);
+    store
+        .write_batch(&[ev(boards[1], TrackerEvent::Move(more[9].clone()))])
+        .unwrap();
+    assert_eq!(
+        relay
+            .write_round(4, &store.round_games(4).unwrap())
+            .unwrap(),
+        2
+    );
+    let files = folder_files(&round_dir);
+    assert_eq!(files[1].1, game_of(&store, g2));
+    assert_eq!(parse_all(&files[1].1)[0].sans.len(), 10);
+
+    // Board 2 renumbered to 3 for its next game: the game played as board 2 keeps its number.
+    store.set_board_number(boards[1], 3).unwrap();
+    store.set_board_number(boards[2], 2).unwrap();
+    let g3 = write_game(
+        &mut store,
+        boards[1],
+        &recorded(&corpus[3].moves[..2], 0),
+        "*",
+    );
+    // A game-7.pgn left from elsewhere goes; other files stay.
+    fs::write(round_dir.join("game-7.pgn"), "old").unwrap();
+    fs::write(round_dir.join("notes.txt"), "keep").unwrap();
+    assert_eq!(
+        relay
+            .write_round(4, &store.round_games(4).unwrap())
+            .unwrap(),
+        3
+    );
+    let files = folder_files(&round_dir);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "game-1.pgn",
+            "game-2.pgn",
+            "game-3.pgn",
+            "games.pgn",
+            "notes.txt"
+        ]
+    );
+    assert_eq!(files[1].1, game_of(&store, g2));
+    assert_eq!(files[2].1, game_of(&store, g3));
+    assert!(files[2].1.contains("[Round \"4.3\"]"));
+    assert!(files[1].1.contains("[Round \"4.2\"]"));
+}
+
+#[tokio::test]
+async fn the_folder_task_follows_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let mut store = Store::open(&path).unwrap();
+    let board = store.board("hall-a-1", Kind::Chess).unwrap();
+    store.set_board_number(board, 1).unwrap();
+    store
+        .set_round(&RoundInfo {
+            event: "Almaty Open".into(),
+            site: "Almaty".into(),
+            round: 2,
+        })
+        .unwrap();
+    let moves = recorded(&corpus("Capablanca.pgn")[0].moves[..6], 0);
+    let game = write_game(&mut store, board, &moves[..2], "*");
+    let out = dir.path().join("live");
+    let (changes, rx) = tokio::sync::watch::channel(0u64);
+    let reader = path.clone();
+    let task = tokio::spawn(FolderRelay::new(&out).run(rx, move || {
+        let store = Store::open(&reader)?;
+        let Some(info) = store.round_info()? else {
+            return Ok::<_, StoreError>(None);
+        };
+        Ok(Some((info.round, store.round_games(info.round)?)))
+    }));
+    let file = out.join("round-2").join("game-1.pgn");
+    for mv in &moves[2..] {
+        store
+            .write_batch(&[ev(board, TrackerEvent::Move(mv.clone()))])
+            .unwrap();
+        changes.send_modify(|n| *n += 1);
+    }
+    let want = export::pgn(&store.game(game).unwrap().unwrap());
+    for _ in 0..500 {
+        if fs::read_to_string(&file).is_ok_and(|t| t == want) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(fs::read_to_string(&file).unwrap(), want);
+    assert_eq!(parse_all(&want)[0].sans.len(), 6);
+    drop(changes);
+    task.await.unwrap();
 }

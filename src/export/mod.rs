@@ -1,4 +1,5 @@
-//! Exports from the store: PGN, JSON and printable scoresheets (HTML and PDF).
+//! Exports from the store: PGN, JSON, printable scoresheets (HTML and PDF) and LiveChess-style
+//! folders ([`folder`]).
 //!
 //! Flow: [`export`] reads one game or all games from the [`Store`] and renders them with
 //! [`pgn::pgn_all`] or [`json::json`]; the renderers are pure functions of [`GameRecord`]s (and,
@@ -7,6 +8,7 @@
 //! [`scoresheet::Scoresheet::from_game`] and writes it as HTML ([`scoresheet::html`]) or PDF
 //! ([`pdf::pdf`]).
 
+pub mod folder;
 pub mod json;
 pub mod pdf;
 pub mod pgn;

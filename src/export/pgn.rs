@@ -1,9 +1,15 @@
 //! PGN export (export format, PGN standard section 8): tags, numbered movetext with clock
 //! comments, wrapped under 80 columns.
 //!
-//! Tags: the Seven Tag Roster (Event, Site and Round are `?` until pairings are known; Date is the
-//! game's or `????.??.??`; White/Black fall back to the board name, never `?`), then `Board`, and
-//! `Variant` for togyz korgool. After each move comes `{ [%clk h:mm:ss] }` with the mover's clock
+//! Tags, in the shape Lichess broadcasts read (relay notes section 2): the Seven Tag Roster, then
+//! `Board`, the players' `WhiteFideId`/`BlackFideId`/`WhiteElo`/`BlackElo` when known, and `Variant`
+//! for togyz korgool. `Event` and `Site` are the tournament setting the game started under, else
+//! `?`; `Date` is the game's or `????.??.??`; `Round` is `r.b` (round and board number) when both
+//! are known, `r` with the round alone, else `?`; `Board` is the board's number, else its name.
+//! `White`/`Black` are the names set on the game, else the pairing's at (round, board), else
+//! `Board n white`/`<board name> white`: never `?`, `unknown` or one character, which Lichess
+//! drops. FIDE ids and ratings come from the pairing when its name is the one shown. After each
+//! move comes `{ [%clk h:mm:ss] }` with the mover's clock
 //! (whole seconds, rounded down) when it is known. Irregularities the board showed are comments
 //! before the ply they happened before (`{ Irregularity: illegal_move (7.5.1) by white: ... }`);
 //! an illegal move is never in the movetext.
@@ -41,19 +47,40 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>) -> String {
     let mut out = String::new();
     let result = pgn_result(&game.result);
     let date = game.date.as_deref().unwrap_or("????.??.??");
-    let white = game.white.as_deref().unwrap_or(&game.board_name);
-    let black = game.black.as_deref().unwrap_or(&game.board_name);
+    let known = |v: &Option<String>| v.clone().filter(|s| !s.trim().is_empty());
+    let event = known(&game.event).unwrap_or_else(|| "?".into());
+    let site = known(&game.site).unwrap_or_else(|| "?".into());
+    let round = match (game.round, game.board_no) {
+        (Some(r), Some(b)) => format!("{r}.{b}"),
+        (Some(r), None) => r.to_string(),
+        (None, _) => "?".into(),
+    };
+    let board = game
+        .board_no
+        .map_or_else(|| game.board_name.clone(), |n| n.to_string());
+    let white = player(game, true);
+    let black = player(game, false);
     for (name, value) in [
-        ("Event", "?"),
-        ("Site", "?"),
+        ("Event", event.as_str()),
+        ("Site", &site),
         ("Date", date),
-        ("Round", "?"),
-        ("White", white),
-        ("Black", black),
+        ("Round", &round),
+        ("White", &white.name),
+        ("Black", &black.name),
         ("Result", result),
-        ("Board", &game.board_name),
+        ("Board", &board),
     ] {
         tag(&mut out, name, value);
+    }
+    for (name, value) in [
+        ("WhiteFideId", white.fide),
+        ("BlackFideId", black.fide),
+        ("WhiteElo", white.elo),
+        ("BlackElo", black.elo),
+    ] {
+        if let Some(v) = value {
+            tag(&mut out, name, &v.to_string());
+        }
     }
     if game.kind == Kind::Togyz {
         tag(&mut out, "Variant", "Togyz Korgool");
@@ -104,6 +131,61 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>) -> String {
     lines.token(result);
     lines.finish();
     out
+}
+
+/// A side's player as the tags show it.
+struct Player {
+    name: String,
+    fide: Option<u32>,
+    elo: Option<u32>,
+}
+
+/// A name Lichess keeps: not blank, not `?` or `unknown`, longer than one character.
+fn is_usable_name(name: &str) -> bool {
+    let name = name.trim();
+    name.chars().count() > 1 && !name.eq_ignore_ascii_case("unknown")
+}
+
+/// White's (`white`) or black's player: the game's name, else the pairing's, else the board's.
+fn player(game: &GameRecord, white: bool) -> Player {
+    let own = if white { &game.white } else { &game.black };
+    let paired = game.pairing.as_ref().map(|p| {
+        if white {
+            (&p.white, p.white_fide, p.white_elo)
+        } else {
+            (&p.black, p.black_fide, p.black_elo)
+        }
+    });
+    let paired = paired.filter(|(name, ..)| is_usable_name(name));
+    match (own.as_deref().filter(|n| is_usable_name(n)), paired) {
+        (Some(name), Some((p, fide, elo))) if name.trim() == p.trim() => Player {
+            name: name.trim().to_owned(),
+            fide,
+            elo,
+        },
+        (Some(name), _) => Player {
+            name: name.trim().to_owned(),
+            fide: None,
+            elo: None,
+        },
+        (None, Some((name, fide, elo))) => Player {
+            name: name.trim().to_owned(),
+            fide,
+            elo,
+        },
+        (None, None) => {
+            let colour = if white { "white" } else { "black" };
+            let name = match game.board_no {
+                Some(n) => format!("Board {n} {colour}"),
+                None => format!("{} {colour}", game.board_name),
+            };
+            Player {
+                name,
+                fide: None,
+                elo: None,
+            }
+        }
+    }
 }
 
 /// The game termination marker for a stored result: forfeits as the PGN result they give.
@@ -358,6 +440,93 @@ mod tests {
         let mut s = String::new();
         tag(&mut s, "White", "A \"B\" \\ C\nD");
         assert_eq!(s, "[White \"A \\\"B\\\" \\\\ C D\"]\n");
+    }
+
+    fn game(
+        white: Option<&str>,
+        pairing: Option<(&str, &str)>,
+        board_no: Option<u32>,
+    ) -> GameRecord {
+        use crate::{
+            sensor::Orientation,
+            store::{BoardId, GameId, Pairing},
+        };
+        GameRecord {
+            id: GameId(1),
+            board: BoardId(1),
+            board_name: "hall-b".into(),
+            kind: Kind::Chess,
+            orientation: Orientation::Normal,
+            date: None,
+            started_at_ms: 0,
+            ended_at_ms: None,
+            white: white.map(Into::into),
+            black: None,
+            result: "*".into(),
+            termination: None,
+            event: Some("  ".into()),
+            site: Some("Astana".into()),
+            round: Some(5),
+            board_no,
+            pairing: pairing.map(|(w, b)| Pairing {
+                board: 3,
+                white: w.into(),
+                black: b.into(),
+                white_fide: Some(13700001),
+                black_fide: Some(13700002),
+                white_elo: Some(2500),
+                black_elo: None,
+            }),
+            moves: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    fn tags(g: &GameRecord) -> Vec<String> {
+        pgn(g)
+            .lines()
+            .take_while(|l| l.starts_with('['))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn players_come_from_the_game_then_the_pairing_then_the_board() {
+        let t = tags(&game(None, Some(("Abenov, A", "Bekova, D")), Some(3)));
+        assert_eq!(
+            t,
+            [
+                "[Event \"?\"]",
+                "[Site \"Astana\"]",
+                "[Date \"????.??.??\"]",
+                "[Round \"5.3\"]",
+                "[White \"Abenov, A\"]",
+                "[Black \"Bekova, D\"]",
+                "[Result \"*\"]",
+                "[Board \"3\"]",
+                "[WhiteFideId \"13700001\"]",
+                "[BlackFideId \"13700002\"]",
+                "[WhiteElo \"2500\"]",
+            ]
+        );
+        // A name set on the game wins; the pairing's ids then belong to someone else.
+        let t = tags(&game(Some("Chen, L"), Some(("Abenov, A", "?")), Some(3)));
+        assert!(t.contains(&"[White \"Chen, L\"]".to_owned()), "{t:?}");
+        assert!(t.contains(&"[Black \"Board 3 black\"]".to_owned()), "{t:?}");
+        assert!(
+            !t.iter()
+                .any(|l| l.starts_with("[WhiteFideId") || l.starts_with("[BlackFideId"))
+        );
+        // Names Lichess drops are never written.
+        for bad in ["?", "X", " ", "Unknown"] {
+            let t = tags(&game(Some(bad), None, None));
+            assert!(
+                t.contains(&"[White \"hall-b white\"]".to_owned()),
+                "{bad}: {t:?}"
+            );
+            assert!(t.contains(&"[Round \"5\"]".to_owned()));
+            assert!(t.contains(&"[Board \"hall-b\"]".to_owned()));
+        }
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! The relay: live state, Server-Sent Events, round PGN for broadcasts, the live page and the
-//! arbiter's admin API, over HTTP (axum).
+//! arbiter's admin API, over HTTP (axum); and the push to a Lichess broadcast round.
 //!
 //! Flow: the daemon feeds the [`hub::Hub`] (connections, durable events, clocks); the
 //! [`server::router`] serves the hub's snapshots and events, and reads PGN from SQLite through a
 //! read-only connection of its own (cached on `PRAGMA data_version`), off the async threads. Admin
 //! decisions go through a writing connection of their own to the functions of
 //! [`crate::store`]; SQLite's busy timeout serialises them with the recording writer.
+//! [`lichess`] pushes the round PGN to a Lichess broadcast round after each change.
 
 pub mod hub;
+pub mod lichess;
 pub mod page;
 pub mod server;
 

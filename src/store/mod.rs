@@ -5,10 +5,13 @@
 //! are never deleted or rewritten: a revision or takeback sets `retracted_by` on the old rows and the
 //! history stays in `events`. Readers ([`Store::game`], [`Store::games`], [`Store::open_game`]) see
 //! live moves only. The schema lives in [`schema`]; the raw byte blocks are encoded in [`raw`].
+//! A game takes the tournament setting (event, site, round) and its board's number when it starts;
+//! its players come from the round's pairings when it is read ([`Store::import_pairings`]).
 //! SQLite runs in WAL mode with `synchronous=NORMAL` (a power cut may lose the last commits, never
 //! corrupt the file), `foreign_keys=ON` and a busy timeout.
 
 mod decisions;
+mod pairings;
 pub mod raw;
 pub mod schema;
 
@@ -26,8 +29,10 @@ pub use self::{
         Action, DECISION_KIND, Decision, DecisionError, HistoryEntry, RESULTS, ResultReason,
         RetractedMove, Ruling,
     },
+    pairings::RoundInfo,
     raw::{RawBlock, RawBuffer, RawChunk, RawError},
 };
+pub use crate::pairings::Pairing;
 use crate::{
     Millis,
     device::Direction,
@@ -75,6 +80,10 @@ pub enum StoreError {
     Integrity(String),
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("{0} {1} is out of range (counts from 1)")]
+    InvalidNumber(&'static str, u32),
+    #[error("round {round}: board {board} is paired twice")]
+    DuplicateBoard { round: u32, board: u32 },
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -139,6 +148,14 @@ pub struct GameRecord {
     pub black: Option<String>,
     pub result: String,
     pub termination: Option<String>,
+    /// The tournament setting when the game started ([`Store::set_round`]).
+    pub event: Option<String>,
+    pub site: Option<String>,
+    pub round: Option<u32>,
+    /// The board's number in the hall when the game started ([`Store::set_board_number`]).
+    pub board_no: Option<u32>,
+    /// The pairing at (round, board_no), as imported when the game is read.
+    pub pairing: Option<Pairing>,
     /// Live moves only, by ply.
     pub moves: Vec<RecordedMove>,
     /// Every event of the game, by id.
@@ -323,6 +340,22 @@ impl Store {
             .collect::<Result<Vec<_>, _>>()
     }
 
+    /// The games played in `round`, by board number (unnumbered last, by board name), then id.
+    pub fn round_games(&self, round: u32) -> Result<Vec<GameRecord>, StoreError> {
+        let headers = self
+            .conn
+            .prepare_cached(&format!(
+                "{GAME_SELECT} WHERE g.round = CAST(?1 AS TEXT) \
+                 ORDER BY g.board_no IS NULL, g.board_no, b.name, g.id"
+            ))?
+            .query_map([round], game_header)?
+            .collect::<Result<Vec<_>, _>>()?;
+        headers
+            .into_iter()
+            .map(|h| self.complete(h?))
+            .collect::<Result<Vec<_>, _>>()
+    }
+
     /// Every read of `board`, one chunk per original read, in the order written.
     pub fn raw_chunks(&self, board: BoardId) -> Result<Vec<RawChunk>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
@@ -424,8 +457,11 @@ fn game_events(conn: &Connection, game: GameId) -> Result<Vec<EventRecord>, Stor
 }
 
 const GAME_SELECT: &str = "SELECT g.id, g.board_id, b.name, g.kind, g.orientation, g.date, \
-     g.started_at_ms, g.ended_at_ms, g.white, g.black, g.result, g.termination \
-     FROM games g JOIN boards b ON b.id = g.board_id";
+     g.started_at_ms, g.ended_at_ms, g.white, g.black, g.result, g.termination, \
+     g.event, g.site, g.round, g.board_no, \
+     p.board, p.white, p.black, p.white_fide, p.black_fide, p.white_elo, p.black_elo \
+     FROM games g JOIN boards b ON b.id = g.board_id \
+     LEFT JOIN pairings p ON p.round = CAST(g.round AS INTEGER) AND p.board = g.board_no";
 
 /// A game's header row; the outer error is SQLite's, the inner one a value we cannot read.
 fn game_header(r: &Row<'_>) -> rusqlite::Result<Result<GameRecord, StoreError>> {
@@ -440,6 +476,13 @@ fn game_header(r: &Row<'_>) -> rusqlite::Result<Result<GameRecord, StoreError>> 
             ))));
         }
     };
+    let round = match r.get::<_, Option<String>>(14)? {
+        None => None,
+        Some(text) => match text.parse::<u32>() {
+            Ok(n) => Some(n),
+            Err(_) => return Ok(Err(StoreError::Corrupt(format!("round {text:?}")))),
+        },
+    };
     Ok(Ok(GameRecord {
         id: r.get(0)?,
         board: r.get(1)?,
@@ -453,6 +496,14 @@ fn game_header(r: &Row<'_>) -> rusqlite::Result<Result<GameRecord, StoreError>> 
         black: r.get(9)?,
         result: r.get(10)?,
         termination: r.get(11)?,
+        event: r.get(12)?,
+        site: r.get(13)?,
+        round,
+        board_no: r.get(15)?,
+        pairing: match r.get::<_, Option<u32>>(16)? {
+            Some(_) => Some(pairings::pairing_row(r, 16)?),
+            None => None,
+        },
         moves: Vec::new(),
         events: Vec::new(),
     }))
@@ -731,7 +782,10 @@ impl Batch<'_> {
         let game = GameId(
             self.conn
                 .prepare_cached(
-                    "INSERT INTO games (board_id, kind, orientation, started_at_ms) VALUES (?1, ?2, ?3, ?4)",
+                    "INSERT INTO games (board_id, kind, orientation, started_at_ms, event, site, \
+                     round, board_no) \
+                     SELECT b.id, ?2, ?3, ?4, t.event, t.site, CAST(t.round AS TEXT), b.number \
+                     FROM boards b LEFT JOIN tournament t ON t.id = 1 WHERE b.id = ?1",
                 )?
                 .insert((board, kind.as_str(), orientation.as_str(), sql_ms(at_ms)?))?,
         );

@@ -102,6 +102,32 @@ CREATE INDEX raw_chunks_board ON raw_chunks (board_id);
 DROP INDEX games_board;
 DROP INDEX events_board;
 "#,
+    // 3: board numbers, the tournament setting a game copies when it starts, pairings per round.
+    // `games.round` (TEXT since 1) holds the round number in decimal.
+    r#"
+ALTER TABLE boards ADD COLUMN number INTEGER CHECK (number IS NULL OR number >= 1);
+CREATE UNIQUE INDEX boards_number ON boards (number) WHERE number IS NOT NULL;
+ALTER TABLE games ADD COLUMN board_no INTEGER;
+
+CREATE TABLE tournament (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    event TEXT NOT NULL,
+    site  TEXT NOT NULL,
+    round INTEGER NOT NULL CHECK (round >= 1)
+) STRICT;
+
+CREATE TABLE pairings (
+    round      INTEGER NOT NULL CHECK (round >= 1),
+    board      INTEGER NOT NULL CHECK (board >= 1),
+    white      TEXT NOT NULL,
+    black      TEXT NOT NULL,
+    white_fide INTEGER,
+    black_fide INTEGER,
+    white_elo  INTEGER,
+    black_elo  INTEGER,
+    PRIMARY KEY (round, board)
+) STRICT, WITHOUT ROWID;
+"#,
 ];
 
 /// Current schema version of a connection's database.

@@ -1,0 +1,275 @@
+//! LiveChess-style folders: a round's games as `round-N/game-M.pgn` and `round-N/games.pgn`, kept
+//! up to date for folder-watching uploaders (the Lichess broadcaster app, relay notes section 2).
+//!
+//! Flow: after a change, the caller reads the round's games from the store
+//! ([`Store::round_games`](crate::store::Store::round_games)) and calls
+//! [`FolderRelay::write_round`] (or runs [`FolderRelay::run`], which does so on each change); [`broadcast_games`] picks one game per board, each is rendered
+//! with [`pgn`], and every file whose text changed is replaced atomically (a hidden temporary file
+//! in the same folder, fsync, rename, fsync of the folder). Unchanged files are not touched, so
+//! watchers see a write only when a game changed.
+//!
+//! Which games: those of the round; per board number the newest game with a move, else the newest
+//! (a start position set up after a game ended is the next round's, not a replacement).
+//! `game-M.pgn` is written for games whose board has a number M; a game on a board without a number
+//! is only in `games.pgn` (after the numbered ones, by board name), as watchers that prefer
+//! `game-M.pgn` files would mis-number it. `game-M.pgn` files of boards no longer in the round are
+//! removed.
+
+use std::{
+    fs,
+    io::{self, Write as _},
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use serde::Deserialize;
+use tokio::sync::watch;
+
+use super::pgn::pgn;
+use crate::store::GameRecord;
+
+/// `[relay.folder]` in the venue config.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FolderConfig {
+    /// The folder that holds `round-N/` folders.
+    pub dir: PathBuf,
+}
+
+/// Errors of the folder writer.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> FolderError + '_ {
+    move |source| FolderError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Keeps `dir/round-N/` up to date.
+#[derive(Clone, Debug)]
+pub struct FolderRelay {
+    dir: PathBuf,
+}
+
+impl FolderRelay {
+    /// A writer into `dir` (created when first written).
+    pub fn new(dir: impl Into<PathBuf>) -> FolderRelay {
+        FolderRelay { dir: dir.into() }
+    }
+
+    /// A writer for the `[relay.folder]` config.
+    pub fn from_config(config: &FolderConfig) -> FolderRelay {
+        FolderRelay::new(&config.dir)
+    }
+
+    /// The folder of round `round`.
+    pub fn round_dir(&self, round: u32) -> PathBuf {
+        self.dir.join(format!("round-{round}"))
+    }
+
+    /// Writes round `round` from `games` (games of other rounds are ignored); returns how many
+    /// files were written or removed (0 when nothing changed).
+    pub fn write_round(&self, round: u32, games: &[GameRecord]) -> Result<usize, FolderError> {
+        let dir = self.round_dir(round);
+        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let selected = broadcast_games(games, round);
+        let mut changed = 0;
+        let mut numbers = Vec::new();
+        for game in &selected {
+            if let Some(n) = game.board_no {
+                numbers.push(n);
+                changed += usize::from(replace(&dir, &format!("game-{n}.pgn"), &pgn(game))?);
+            }
+        }
+        let all = join(&selected);
+        let games_pgn = dir.join("games.pgn");
+        if selected.is_empty() {
+            changed += usize::from(remove(&games_pgn)?);
+        } else {
+            changed += usize::from(replace(&dir, "games.pgn", &all)?);
+        }
+        for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
+            let entry = entry.map_err(io_err(&dir))?;
+            let name = entry.file_name();
+            let stale = name
+                .to_str()
+                .and_then(game_file_number)
+                .is_some_and(|n| !numbers.contains(&n));
+            if stale {
+                changed += usize::from(remove(&entry.path())?);
+            }
+        }
+        if changed > 0 {
+            sync_dir(&dir)?;
+        }
+        Ok(changed)
+    }
+}
+
+impl FolderRelay {
+    /// Writes the round now and after every change on `changes`, until the sender is dropped.
+    ///
+    /// `round_games` reads the current round and its games (e.g. `Store::round_info` and
+    /// `Store::round_games`), `None` while no round is set; it and the writing run on a blocking
+    /// thread. A failure is logged and the next change tries again.
+    pub async fn run<F, E>(self, mut changes: watch::Receiver<u64>, round_games: F)
+    where
+        F: Fn() -> Result<Option<(u32, Vec<GameRecord>)>, E> + Send + Sync + 'static,
+        E: std::fmt::Display + Send + 'static,
+    {
+        let job = Arc::new((self, round_games));
+        let mut first = true;
+        loop {
+            if !first && changes.changed().await.is_err() {
+                return;
+            }
+            first = false;
+            changes.borrow_and_update();
+            let job = Arc::clone(&job);
+            let done = tokio::task::spawn_blocking(move || {
+                let (relay, round_games) = &*job;
+                match round_games() {
+                    Err(e) => Err(format!("reading the round: {e}")),
+                    Ok(None) => Ok(None),
+                    Ok(Some((round, games))) => relay
+                        .write_round(round, &games)
+                        .map(|n| Some((round, n)))
+                        .map_err(|e| e.to_string()),
+                }
+            })
+            .await;
+            match done {
+                Ok(Ok(Some((round, changed)))) if changed > 0 => {
+                    tracing::debug!(round, changed, "round folder updated");
+                }
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::error!(error = %e, "round folder not updated"),
+                Err(e) => tracing::error!(error = %e, "round folder writer failed"),
+            }
+        }
+    }
+}
+
+/// The round's PGN as a broadcast reads it: [`broadcast_games`], each as [`pgn`], a blank line
+/// between games (the text of `games.pgn`, and what is pushed to Lichess).
+pub fn round_pgn(games: &[GameRecord], round: u32) -> String {
+    join(&broadcast_games(games, round))
+}
+
+/// One game per board of round `round`, as the module doc says: numbered boards by number,
+/// then unnumbered boards by name.
+pub fn broadcast_games(games: &[GameRecord], round: u32) -> Vec<&GameRecord> {
+    let mut picked: Vec<&GameRecord> = Vec::new();
+    for g in games.iter().filter(|g| g.round == Some(round)) {
+        let same_board = |p: &&GameRecord| match g.board_no {
+            Some(n) => p.board_no == Some(n),
+            None => p.board_no.is_none() && p.board == g.board,
+        };
+        match picked.iter().position(same_board) {
+            None => picked.push(g),
+            Some(i) => {
+                let old = picked[i];
+                // More moves wins over none; otherwise the newer game.
+                let better = match (old.moves.is_empty(), g.moves.is_empty()) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    _ => g.id > old.id,
+                };
+                if better {
+                    picked[i] = g;
+                }
+            }
+        }
+    }
+    picked.sort_by(|a, b| {
+        (a.board_no.is_none(), a.board_no, &a.board_name, a.id).cmp(&(
+            b.board_no.is_none(),
+            b.board_no,
+            &b.board_name,
+            b.id,
+        ))
+    });
+    picked
+}
+
+fn join(games: &[&GameRecord]) -> String {
+    games.iter().map(|g| pgn(g)).collect::<Vec<_>>().join("\n")
+}
+
+/// `M` of a `game-M.pgn` file name.
+fn game_file_number(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("game-")?.strip_suffix(".pgn")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Replaces `dir/name` with `text` atomically unless it already holds it; whether it wrote.
+fn replace(dir: &Path, name: &str, text: &str) -> Result<bool, FolderError> {
+    let path = dir.join(name);
+    match fs::read(&path) {
+        Ok(old) if old == text.as_bytes() => return Ok(false),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(&path)(e)),
+    }
+    // Hidden and not `.pgn`, so watchers never read a half-written file.
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| {
+        let mut file = fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    })();
+    if let Err(e) = written.and_then(|()| fs::rename(&tmp, &path)) {
+        remove_quietly(&tmp);
+        return Err(io_err(&path)(e));
+    }
+    Ok(true)
+}
+
+/// Best effort: a temporary file left by a failed write; the failure itself is what is reported.
+fn remove_quietly(path: &Path) {
+    if let Err(e) = fs::remove_file(path) {
+        tracing::debug!(path = %path.display(), error = %e, "temporary file not removed");
+    }
+}
+
+/// Removes `path` if it exists; whether it did.
+fn remove(path: &Path) -> Result<bool, FolderError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io_err(path)(e)),
+    }
+}
+
+/// Makes the renames in `dir` durable.
+fn sync_dir(dir: &Path) -> Result<(), FolderError> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_file_names() {
+        assert_eq!(game_file_number("game-12.pgn"), Some(12));
+        assert_eq!(game_file_number("game-.pgn"), None);
+        assert_eq!(game_file_number("game-1a.pgn"), None);
+        assert_eq!(game_file_number("games.pgn"), None);
+        assert_eq!(game_file_number(".game-3.pgn.77.tmp"), None);
+    }
+}

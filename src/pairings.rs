@@ -1,0 +1,911 @@
+//! Pairings files: which players sit at which board in a round, from a FIDE TRF or a CSV.
+//!
+//! Flow: the CLI reads a file, [`PairingsFormat::from_path`] (or `--format`) picks the parser,
+//! [`parse`] turns the text into [`Pairing`]s ordered by board, and the store keeps them per round.
+//! Pure: text in, rows out; errors carry the 1-based line they were found on.
+//!
+//! TRF (FIDE TRF16/TRF26): each `001` player line gives, per round, the opponent's starting-rank
+//! number and the player's colour (`w`/`b`) in fixed columns (round `r` at column `92 + 10 (r-1)`).
+//! A round's pairs are the `w` entries with an opponent; byes (`0000` or blank) are no board. TRF
+//! has no board numbers, so boards are ordered as Swiss pairing programs print them: by the higher
+//! score of the pair before the round, then the sum of both scores, then the better (lower)
+//! starting rank of the pair; score from rounds before: `1 + W F U` count 1, `= D H` count ½.
+//! Names are `Lastname, Firstname` as in the file; a blank or zero FIDE number or rating is none.
+//!
+//! CSV: a header naming the columns (any order, any case): `board`, `white`, `black` required;
+//! `white_fide`, `black_fide`, `white_elo`, `black_elo` optional. Fields may be quoted (`"a, b"`,
+//! `""` for a quote, line breaks inside quotes); unquoted fields are trimmed. Empty lines are skipped.
+
+use std::{collections::HashMap, fmt::Write as _, path::Path};
+
+use serde::{Deserialize, Serialize};
+
+/// One board of a round: who plays white and black there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pairing {
+    /// The board's number in the hall (1-based).
+    pub board: u32,
+    pub white: String,
+    pub black: String,
+    pub white_fide: Option<u32>,
+    pub black_fide: Option<u32>,
+    pub white_elo: Option<u32>,
+    pub black_elo: Option<u32>,
+}
+
+/// The file formats [`parse`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairingsFormat {
+    /// FIDE Tournament Report File (TRF16, TRF26, TRFx).
+    Trf,
+    /// Comma-separated values with a header.
+    Csv,
+}
+
+impl PairingsFormat {
+    /// The format a file name suggests: `.csv`, or `.trf`/`.trfx`/`.txt`.
+    pub fn from_path(path: &Path) -> Option<PairingsFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "csv" => Some(PairingsFormat::Csv),
+            "trf" | "trfx" | "txt" => Some(PairingsFormat::Trf),
+            _ => None,
+        }
+    }
+}
+
+/// Errors of the pairings parsers; `line` is 1-based.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PairingsError {
+    #[error("the file has no header line")]
+    NoHeader,
+    #[error("line {line}: the header has no {column:?} column")]
+    MissingColumn { line: usize, column: &'static str },
+    #[error("line {line}: unknown column {column:?} (known: {KNOWN_COLUMNS})")]
+    UnknownColumn { line: usize, column: String },
+    #[error("line {line}: column {column:?} appears twice")]
+    DuplicateColumn { line: usize, column: String },
+    #[error("line {line}: {found} fields, the header has {expected}")]
+    FieldCount {
+        line: usize,
+        found: usize,
+        expected: usize,
+    },
+    #[error("line {line}: a quoted field is not closed")]
+    UnclosedQuote { line: usize },
+    #[error("line {line}: text after the closing quote of a field")]
+    AfterQuote { line: usize },
+    #[error("line {line}: {field} {value:?} is not a number")]
+    BadNumber {
+        line: usize,
+        field: &'static str,
+        value: String,
+    },
+    #[error("line {line}: board number 0 (boards count from 1)")]
+    BoardZero { line: usize },
+    #[error("line {line}: {field} is empty")]
+    EmptyName { line: usize, field: &'static str },
+    #[error("line {line}: board {board} was already given on line {first}")]
+    DuplicateBoard {
+        line: usize,
+        board: u32,
+        first: usize,
+    },
+    #[error("line {line}: player {number} appears twice (first on line {first})")]
+    DuplicatePlayer {
+        line: usize,
+        number: u32,
+        first: usize,
+    },
+    #[error("line {line}: colour {colour:?} in round {round} is not w, b or -")]
+    BadColour {
+        line: usize,
+        round: u32,
+        colour: char,
+    },
+    #[error(
+        "line {line}: player {player} meets player {opponent} in round {round}, who is not in the file"
+    )]
+    UnknownOpponent {
+        line: usize,
+        round: u32,
+        player: u32,
+        opponent: u32,
+    },
+    #[error(
+        "line {line}: player {player} has white against {opponent} in round {round}, but player {opponent}'s line does not have black against {player}"
+    )]
+    Inconsistent {
+        line: usize,
+        round: u32,
+        player: u32,
+        opponent: u32,
+    },
+    #[error("round 0: rounds count from 1")]
+    RoundZero,
+    #[error("no pairings found{}", match .round { Some(r) => format!(" for round {r}"), None => String::new() })]
+    Empty { round: Option<u32> },
+}
+
+const KNOWN_COLUMNS: &str = "board, white, black, white_fide, black_fide, white_elo, black_elo";
+
+/// Parses `text` as `format`; `round` picks the round's columns of a TRF (a CSV is one round).
+pub fn parse(
+    text: &str,
+    format: PairingsFormat,
+    round: u32,
+) -> Result<Vec<Pairing>, PairingsError> {
+    match format {
+        PairingsFormat::Trf => parse_trf(text, round),
+        PairingsFormat::Csv => parse_csv(text),
+    }
+}
+
+/// Text of a file in either format: UTF-8, or else Latin-1 (older TRF writers).
+pub fn decode_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.strip_prefix('\u{feff}').unwrap_or(s).to_owned(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
+}
+
+// ---------------------------------------------------------------- TRF
+
+/// A `001` line's fields the pairings need.
+struct TrfPlayer {
+    line: usize,
+    number: u32,
+    name: String,
+    elo: Option<u32>,
+    fide: Option<u32>,
+    /// Score from the rounds before the one asked for, in half points.
+    halves_before: u32,
+    /// Opponent and colour in the round asked for.
+    opponent: Option<u32>,
+    colour: char,
+}
+
+/// The pairings of `round` from a TRF file, ordered and numbered as the module doc says.
+pub fn parse_trf(text: &str, round: u32) -> Result<Vec<Pairing>, PairingsError> {
+    if round == 0 {
+        return Err(PairingsError::RoundZero);
+    }
+    let mut players: Vec<TrfPlayer> = Vec::new();
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if !raw.starts_with("001") {
+            continue;
+        }
+        let p = trf_player(raw, line, round)?;
+        if let Some(&first) = index.get(&p.number) {
+            return Err(PairingsError::DuplicatePlayer {
+                line,
+                number: p.number,
+                first: players[first].line,
+            });
+        }
+        index.insert(p.number, players.len());
+        players.push(p);
+    }
+    for p in &players {
+        if let Some(opponent) = p.opponent.filter(|o| !index.contains_key(o)) {
+            return Err(PairingsError::UnknownOpponent {
+                line: p.line,
+                round,
+                player: p.number,
+                opponent,
+            });
+        }
+    }
+    let mut pairs: Vec<(&TrfPlayer, &TrfPlayer)> = Vec::new();
+    for p in &players {
+        let Some(o) = p.opponent.and_then(|o| index.get(&o)) else {
+            continue;
+        };
+        let o = &players[*o];
+        let consistent = match p.colour {
+            'w' => o.opponent == Some(p.number) && o.colour == 'b',
+            'b' => o.opponent == Some(p.number) && o.colour == 'w',
+            _ => o.opponent == Some(p.number),
+        };
+        if !consistent || p.colour == '-' {
+            let (white, black) = if p.colour == 'b' { (o, p) } else { (p, o) };
+            return Err(PairingsError::Inconsistent {
+                line: white.line,
+                round,
+                player: white.number,
+                opponent: black.number,
+            });
+        }
+        if p.colour == 'w' {
+            pairs.push((p, o));
+        }
+    }
+    if pairs.is_empty() {
+        return Err(PairingsError::Empty { round: Some(round) });
+    }
+    // Higher score of the pair, then the sum, then the better starting rank; all descending
+    // in strength, so board 1 holds the leaders.
+    pairs.sort_by_key(|(w, b)| {
+        let (hi, lo) = (
+            w.halves_before.max(b.halves_before),
+            w.halves_before.min(b.halves_before),
+        );
+        (
+            std::cmp::Reverse(hi),
+            std::cmp::Reverse(hi + lo),
+            w.number.min(b.number),
+        )
+    });
+    Ok(pairs
+        .into_iter()
+        .zip(1u32..)
+        .map(|((w, b), board)| Pairing {
+            board,
+            white: w.name.clone(),
+            black: b.name.clone(),
+            white_fide: w.fide,
+            black_fide: b.fide,
+            white_elo: w.elo,
+            black_elo: b.elo,
+        })
+        .collect())
+}
+
+/// Columns `from..=to` (1-based, inclusive) of a line, trimmed; empty past the end.
+fn columns(chars: &[char], from: usize, to: usize) -> String {
+    let end = to.min(chars.len());
+    if from > end {
+        return String::new();
+    }
+    chars[from - 1..end]
+        .iter()
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+fn trf_number(
+    chars: &[char],
+    from: usize,
+    to: usize,
+    line: usize,
+    field: &'static str,
+) -> Result<Option<u32>, PairingsError> {
+    let text = columns(chars, from, to);
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match text.parse::<u32>() {
+        Ok(0) => Ok(None),
+        Ok(n) => Ok(Some(n)),
+        Err(_) => Err(PairingsError::BadNumber {
+            line,
+            field,
+            value: text,
+        }),
+    }
+}
+
+fn trf_player(raw: &str, line: usize, round: u32) -> Result<TrfPlayer, PairingsError> {
+    let chars: Vec<char> = raw.trim_end_matches(['\r', '\n']).chars().collect();
+    let number = trf_number(&chars, 5, 8, line, "starting rank")?.ok_or_else(|| {
+        PairingsError::BadNumber {
+            line,
+            field: "starting rank",
+            value: columns(&chars, 5, 8),
+        }
+    })?;
+    let name = columns(&chars, 15, 47);
+    if name.is_empty() {
+        return Err(PairingsError::EmptyName {
+            line,
+            field: "name",
+        });
+    }
+    let elo = trf_number(&chars, 49, 52, line, "rating")?;
+    let fide = trf_number(&chars, 58, 68, line, "FIDE number")?;
+    let mut halves_before = 0;
+    let mut opponent = None;
+    let mut colour = '-';
+    for r in 1..=round {
+        let at = 92 + 10 * (r as usize - 1);
+        if r < round {
+            let result = chars.get(at + 6).copied().unwrap_or(' ');
+            halves_before += match result.to_ascii_uppercase() {
+                '1' | '+' | 'W' | 'F' | 'U' => 2,
+                '=' | 'D' | 'H' => 1,
+                _ => 0,
+            };
+            continue;
+        }
+        let field = "opponent";
+        opponent = trf_number(&chars, at, at + 3, line, field)?;
+        colour = match chars.get(at + 4).copied().unwrap_or(' ') {
+            ' ' | '-' => '-',
+            c if c.eq_ignore_ascii_case(&'w') => 'w',
+            c if c.eq_ignore_ascii_case(&'b') => 'b',
+            c => {
+                return Err(PairingsError::BadColour {
+                    line,
+                    round,
+                    colour: c,
+                });
+            }
+        };
+    }
+    Ok(TrfPlayer {
+        line,
+        number,
+        name,
+        elo,
+        fide,
+        halves_before,
+        opponent,
+        colour,
+    })
+}
+
+// ---------------------------------------------------------------- CSV
+
+/// The columns a CSV may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Column {
+    Board,
+    White,
+    Black,
+    WhiteFide,
+    BlackFide,
+    WhiteElo,
+    BlackElo,
+}
+
+impl Column {
+    const ALL: [Column; 7] = [
+        Column::Board,
+        Column::White,
+        Column::Black,
+        Column::WhiteFide,
+        Column::BlackFide,
+        Column::WhiteElo,
+        Column::BlackElo,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Column::Board => "board",
+            Column::White => "white",
+            Column::Black => "black",
+            Column::WhiteFide => "white_fide",
+            Column::BlackFide => "black_fide",
+            Column::WhiteElo => "white_elo",
+            Column::BlackElo => "black_elo",
+        }
+    }
+}
+
+/// One CSV record: the line it starts on and its fields.
+struct Record {
+    line: usize,
+    fields: Vec<String>,
+}
+
+/// Splits CSV text into records (RFC 4180 quoting; unquoted fields trimmed; empty lines skipped).
+fn records(text: &str) -> Result<Vec<Record>, PairingsError> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut line = 1;
+    while chars.peek().is_some() {
+        let start = line;
+        let mut fields = Vec::new();
+        let mut field = String::new();
+        let mut quoted = false;
+        let mut blank = true;
+        loop {
+            match chars.next() {
+                None => {
+                    fields.push(finish_field(&field, quoted));
+                    break;
+                }
+                Some('\n') => {
+                    line += 1;
+                    fields.push(finish_field(&field, quoted));
+                    break;
+                }
+                Some('\r') if chars.peek() == Some(&'\n') => {}
+                Some(',') => {
+                    blank = false;
+                    fields.push(finish_field(&field, quoted));
+                    field.clear();
+                    quoted = false;
+                }
+                Some('"') if field.trim().is_empty() && !quoted => {
+                    blank = false;
+                    quoted = true;
+                    field.clear();
+                    loop {
+                        match chars.next() {
+                            None => return Err(PairingsError::UnclosedQuote { line: start }),
+                            Some('"') if chars.peek() == Some(&'"') => {
+                                chars.next();
+                                field.push('"');
+                            }
+                            Some('"') => break,
+                            Some(c) => {
+                                if c == '\n' {
+                                    line += 1;
+                                }
+                                field.push(c);
+                            }
+                        }
+                    }
+                    // Only blanks may follow the closing quote.
+                    while let Some(&c) = chars.peek() {
+                        match c {
+                            ' ' | '\t' => {
+                                chars.next();
+                            }
+                            ',' | '\n' | '\r' => break,
+                            _ => return Err(PairingsError::AfterQuote { line }),
+                        }
+                    }
+                }
+                Some(c) => {
+                    if !c.is_whitespace() {
+                        blank = false;
+                    }
+                    field.push(c);
+                }
+            }
+        }
+        if !blank {
+            out.push(Record {
+                line: start,
+                fields,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn finish_field(field: &str, quoted: bool) -> String {
+    if quoted {
+        field.to_owned()
+    } else {
+        field.trim().to_owned()
+    }
+}
+
+/// The pairings of a CSV file with a header, ordered by board.
+pub fn parse_csv(text: &str) -> Result<Vec<Pairing>, PairingsError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut records = records(text)?.into_iter();
+    let header = records.next().ok_or(PairingsError::NoHeader)?;
+    let mut layout: Vec<Column> = Vec::new();
+    for name in &header.fields {
+        let column = Column::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| PairingsError::UnknownColumn {
+                line: header.line,
+                column: name.clone(),
+            })?;
+        if layout.contains(&column) {
+            return Err(PairingsError::DuplicateColumn {
+                line: header.line,
+                column: name.clone(),
+            });
+        }
+        layout.push(column);
+    }
+    for required in [Column::Board, Column::White, Column::Black] {
+        if !layout.contains(&required) {
+            return Err(PairingsError::MissingColumn {
+                line: header.line,
+                column: required.name(),
+            });
+        }
+    }
+    let mut rows: Vec<(usize, Pairing)> = Vec::new();
+    for record in records {
+        let line = record.line;
+        if record.fields.len() != layout.len() {
+            return Err(PairingsError::FieldCount {
+                line,
+                found: record.fields.len(),
+                expected: layout.len(),
+            });
+        }
+        let mut p = Pairing {
+            board: 0,
+            white: String::new(),
+            black: String::new(),
+            white_fide: None,
+            black_fide: None,
+            white_elo: None,
+            black_elo: None,
+        };
+        for (&column, value) in layout.iter().zip(record.fields) {
+            let number = |value: &str| -> Result<Option<u32>, PairingsError> {
+                if value.trim().is_empty() {
+                    return Ok(None);
+                }
+                value
+                    .trim()
+                    .parse::<u32>()
+                    .map(Some)
+                    .map_err(|_| PairingsError::BadNumber {
+                        line,
+                        field: column.name(),
+                        value: value.to_owned(),
+                    })
+            };
+            match column {
+                Column::Board => {
+                    p.board = number(&value)?.ok_or(PairingsError::BadNumber {
+                        line,
+                        field: "board",
+                        value: value.clone(),
+                    })?;
+                }
+                Column::White => p.white = value,
+                Column::Black => p.black = value,
+                Column::WhiteFide => p.white_fide = number(&value)?,
+                Column::BlackFide => p.black_fide = number(&value)?,
+                Column::WhiteElo => p.white_elo = number(&value)?,
+                Column::BlackElo => p.black_elo = number(&value)?,
+            }
+        }
+        if p.board == 0 {
+            return Err(PairingsError::BoardZero { line });
+        }
+        for (field, name) in [("white", &p.white), ("black", &p.black)] {
+            if name.trim().is_empty() {
+                return Err(PairingsError::EmptyName { line, field });
+            }
+        }
+        if let Some((first, _)) = rows.iter().find(|(_, r)| r.board == p.board) {
+            return Err(PairingsError::DuplicateBoard {
+                line,
+                board: p.board,
+                first: *first,
+            });
+        }
+        rows.push((line, p));
+    }
+    if rows.is_empty() {
+        return Err(PairingsError::Empty { round: None });
+    }
+    let mut rows: Vec<Pairing> = rows.into_iter().map(|(_, p)| p).collect();
+    rows.sort_by_key(|p| p.board);
+    Ok(rows)
+}
+
+/// The pairings as CSV with every column, which [`parse_csv`] reads back unchanged.
+pub fn to_csv(rows: &[Pairing]) -> String {
+    let mut out = String::new();
+    let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+    out.push_str(&names.join(","));
+    out.push('\n');
+    let opt = |n: Option<u32>| n.map(|n| n.to_string()).unwrap_or_default();
+    for p in rows {
+        let fields = [
+            p.board.to_string(),
+            csv_field(&p.white),
+            csv_field(&p.black),
+            opt(p.white_fide),
+            opt(p.black_fide),
+            opt(p.white_elo),
+            opt(p.black_elo),
+        ];
+        let _ = writeln!(out, "{}", fields.join(","));
+    }
+    out
+}
+
+/// A field quoted when it must be: separators, quotes, line breaks or blanks at its ends.
+fn csv_field(value: &str) -> String {
+    let needs = value.contains([',', '"', '\n', '\r']) || value.trim() != value || value.is_empty();
+    if needs {
+        format!("\"{}\"", value.replace('"', "\"\""))
+    } else {
+        value.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Six players after two rounds, round 3 paired: written by hand in TRF16 columns.
+    const TRF: &str = "\
+012 Almaty Open\n\
+001    1 m GM Abenov, Arman                     2610 KAZ    13700001 1990/01/01  2.0    1     4 w 1     2 b 1     3 w\n\
+001    2 m IM Bekova, Dana                      2450 KAZ    13700002 1995/02/02  1.0    3     5 b 1     1 w 0     6 b\n\
+001    3 w    Chen, Li                          2300 CHN     8600003 2000/03/03  1.5    2     6 w =     4 b 1     1 b\n\
+001    4 m    Dosov, Erlan                      2200 KAZ    13700004 2001/04/04  0.0    6     1 b 0     3 w 0  0000 - U\n\
+001    5 m    Esimov, Farid                        0 KAZ           0 2002/05/05  0.0    5     2 w 0  0000 - Z\n\
+001    6 w    Fazylova, Gulnara                 1900 KAZ    13700006 2003/06/06  0.5    4     3 b =  0000 - H     2 w\n";
+
+    #[test]
+    fn trf_round_three_pairs_by_score_then_rank() {
+        let rows = parse_trf(TRF, 3).unwrap();
+        // Before round 3: Abenov 2, Chen 1.5, Bekova 1, Fazylova 1 (½ + bye ½); Dosov 0 (bye now).
+        assert_eq!(
+            rows,
+            vec![
+                Pairing {
+                    board: 1,
+                    white: "Abenov, Arman".into(),
+                    black: "Chen, Li".into(),
+                    white_fide: Some(13700001),
+                    black_fide: Some(8600003),
+                    white_elo: Some(2610),
+                    black_elo: Some(2300),
+                },
+                Pairing {
+                    board: 2,
+                    white: "Fazylova, Gulnara".into(),
+                    black: "Bekova, Dana".into(),
+                    white_fide: Some(13700006),
+                    black_fide: Some(13700002),
+                    white_elo: Some(1900),
+                    black_elo: Some(2450),
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn trf_round_one_and_its_byes() {
+        let rows = parse_trf(TRF, 2).unwrap();
+        let boards: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|p| (p.white.as_str(), p.black.as_str()))
+            .collect();
+        // After round 1: Abenov 1, Bekova 1 (pair score 1+1), Chen ½ v Dosov 0.
+        assert_eq!(
+            boards,
+            [
+                ("Bekova, Dana", "Abenov, Arman"),
+                ("Dosov, Erlan", "Chen, Li")
+            ]
+        );
+        // Esimov has no rating and no FIDE number.
+        let r1 = parse_trf(TRF, 1).unwrap();
+        let e = r1.iter().find(|p| p.white.starts_with("Esimov")).unwrap();
+        assert_eq!((e.white_elo, e.white_fide), (None, None));
+        assert_eq!(r1.len(), 3);
+        assert_eq!(
+            parse_trf(TRF, 4),
+            Err(PairingsError::Empty { round: Some(4) })
+        );
+        assert_eq!(parse_trf(TRF, 0), Err(PairingsError::RoundZero));
+    }
+
+    #[test]
+    fn trf_errors_name_the_line() {
+        let broken = TRF.replace("5 b 1     1 w 0", "5 b 1     1 b 0");
+        assert_eq!(
+            parse_trf(&broken, 2),
+            Err(PairingsError::Inconsistent {
+                line: 3,
+                round: 2,
+                player: 2,
+                opponent: 1
+            })
+        );
+        let unknown = TRF.replace("     2 w\n", "     9 w\n");
+        assert_eq!(
+            parse_trf(&unknown, 3),
+            Err(PairingsError::UnknownOpponent {
+                line: 7,
+                round: 3,
+                player: 6,
+                opponent: 9
+            })
+        );
+        let colour = TRF.replace("     4 w 1", "     4 x 1");
+        assert_eq!(
+            parse_trf(&colour, 1),
+            Err(PairingsError::BadColour {
+                line: 2,
+                round: 1,
+                colour: 'x'
+            })
+        );
+        let rating = TRF.replace("2300 CHN", "23x0 CHN");
+        assert!(matches!(
+            parse_trf(&rating, 1),
+            Err(PairingsError::BadNumber {
+                line: 4,
+                field: "rating",
+                ..
+            })
+        ));
+        let twice = format!("{TRF}{}\n", TRF.lines().nth(2).unwrap());
+        assert_eq!(
+            parse_trf(&twice, 1),
+            Err(PairingsError::DuplicatePlayer {
+                line: 8,
+                number: 2,
+                first: 3
+            })
+        );
+    }
+
+    #[test]
+    fn trf_accepts_crlf_and_latin1() {
+        let crlf = TRF.replace('\n', "\r\n");
+        assert_eq!(parse_trf(&crlf, 3), parse_trf(TRF, 3));
+        let mut bytes = TRF.replace("Chen, Li", "Chén, Li").into_bytes();
+        // As Latin-1: é is one byte, so the columns stay where they are.
+        let at = bytes.windows(2).position(|w| w == "é".as_bytes()).unwrap();
+        bytes.splice(at..at + 2, [0xe9]);
+        let text = decode_text(&bytes);
+        let rows = parse_trf(&text, 3).unwrap();
+        assert_eq!(rows[0].black, "Chén, Li");
+        assert_eq!(rows[0].black_elo, Some(2300));
+    }
+
+    const CSV: &str = "Board,White,Black,white_fide,black_fide,white_elo,black_elo\r\n\
+2,\"Bekova, Dana\",Abenov Arman,13700002,,2450,\r\n\
+\r\n\
+1, \"Chen \"\"Lily\"\" Li\" , Dosov ,8600003,13700004,,2200\r\n";
+
+    #[test]
+    fn csv_with_quotes_and_blanks() {
+        let rows = parse_csv(CSV).unwrap();
+        assert_eq!(
+            rows,
+            vec![
+                Pairing {
+                    board: 1,
+                    white: "Chen \"Lily\" Li".into(),
+                    black: "Dosov".into(),
+                    white_fide: Some(8600003),
+                    black_fide: Some(13700004),
+                    white_elo: None,
+                    black_elo: Some(2200),
+                },
+                Pairing {
+                    board: 2,
+                    white: "Bekova, Dana".into(),
+                    black: "Abenov Arman".into(),
+                    white_fide: Some(13700002),
+                    black_fide: None,
+                    white_elo: Some(2450),
+                    black_elo: None,
+                },
+            ]
+        );
+        let minimal = "black,board,white\nB1,7,W1\n";
+        let rows = parse_csv(minimal).unwrap();
+        assert_eq!((rows[0].board, rows[0].white.as_str()), (7, "W1"));
+    }
+
+    #[test]
+    fn csv_errors_name_the_line() {
+        use PairingsError as E;
+        let cases: &[(&str, PairingsError)] = &[
+            ("", E::NoHeader),
+            (
+                "board,white\n1,a\n",
+                E::MissingColumn {
+                    line: 1,
+                    column: "black",
+                },
+            ),
+            (
+                "board,white,black,club\n",
+                E::UnknownColumn {
+                    line: 1,
+                    column: "club".into(),
+                },
+            ),
+            (
+                "board,white,black,White\n",
+                E::DuplicateColumn {
+                    line: 1,
+                    column: "White".into(),
+                },
+            ),
+            (
+                "board,white,black\n1,a,b\n\n2,a\n",
+                E::FieldCount {
+                    line: 4,
+                    found: 2,
+                    expected: 3,
+                },
+            ),
+            (
+                "board,white,black\n1,\"a\nb,c\n",
+                E::UnclosedQuote { line: 2 },
+            ),
+            ("board,white,black\n1,\"a\"x,b\n", E::AfterQuote { line: 2 }),
+            (
+                "board,white,black\none,a,b\n",
+                E::BadNumber {
+                    line: 2,
+                    field: "board",
+                    value: "one".into(),
+                },
+            ),
+            ("board,white,black\n0,a,b\n", E::BoardZero { line: 2 }),
+            (
+                "board,white,black\n1,a,\"  \"\n",
+                E::EmptyName {
+                    line: 2,
+                    field: "black",
+                },
+            ),
+            (
+                "board,white,black\n1,\"a\nb\",c\n1,d,e\n",
+                E::DuplicateBoard {
+                    line: 4,
+                    board: 1,
+                    first: 2,
+                },
+            ),
+            ("board,white,black\n\n", E::Empty { round: None }),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_csv(text).as_ref(), Err(want), "{text:?}");
+        }
+        assert_eq!(
+            E::FieldCount {
+                line: 4,
+                found: 2,
+                expected: 3
+            }
+            .to_string(),
+            "line 4: 2 fields, the header has 3"
+        );
+    }
+
+    #[test]
+    fn formats_from_file_names() {
+        let f = |p: &str| PairingsFormat::from_path(Path::new(p));
+        assert_eq!(f("r3.CSV"), Some(PairingsFormat::Csv));
+        assert_eq!(f("open.trf"), Some(PairingsFormat::Trf));
+        assert_eq!(f("open.trfx"), Some(PairingsFormat::Trf));
+        assert_eq!(f("pairings"), None);
+    }
+
+    fn pairing() -> impl Strategy<Value = Pairing> {
+        // Names: any text that has a non-blank character (blank names are refused).
+        let name = "\\PC{0,3}[^\\s]\\PC{0,12}|[ ,\"a-z]{0,4}x[\\r\\n ,\"]{0,3}";
+        (
+            1u32..10_000,
+            name,
+            name,
+            proptest::option::of(any::<u32>()),
+            proptest::option::of(any::<u32>()),
+            proptest::option::of(0u32..3500),
+            proptest::option::of(0u32..3500),
+        )
+            .prop_map(|(board, white, black, wf, bf, we, be)| Pairing {
+                board,
+                white,
+                black,
+                white_fide: wf,
+                black_fide: bf,
+                white_elo: we,
+                black_elo: be,
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn csv_round_trips(rows in proptest::collection::vec(pairing(), 1..12)) {
+            let mut rows = rows;
+            rows.sort_by_key(|p| p.board);
+            rows.dedup_by_key(|p| p.board);
+            let text = to_csv(&rows);
+            prop_assert_eq!(parse_csv(&text), Ok(rows));
+        }
+    }
+}

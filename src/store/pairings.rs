@@ -1,0 +1,165 @@
+//! The tournament setting (event, site, round), board numbers and the pairings of each round.
+//!
+//! Flow: the arbiter (or the daemon's config) sets the round with [`Store::set_round`] and numbers
+//! the boards with [`Store::set_board_number`]; [`Store::import_pairings`] replaces a round's
+//! pairings. A game copies the setting and its board's number when it starts (in `write_batch`), so
+//! it keeps the round it was played in; its players are looked up by (round, board) when it is read.
+
+use rusqlite::{OptionalExtension, Row, TransactionBehavior};
+
+use super::{BoardId, Store, StoreError};
+use crate::pairings::Pairing;
+
+/// The tournament setting a game takes when it starts.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RoundInfo {
+    pub event: String,
+    pub site: String,
+    /// 1-based.
+    pub round: u32,
+}
+
+/// The pairing columns, in the order [`pairing_row`] reads them.
+pub(super) const PAIRING_COLUMNS: &str =
+    "board, white, black, white_fide, black_fide, white_elo, black_elo";
+
+/// A pairing from a row whose columns from `first` on are [`PAIRING_COLUMNS`].
+pub(super) fn pairing_row(r: &Row<'_>, first: usize) -> rusqlite::Result<Pairing> {
+    Ok(Pairing {
+        board: r.get(first)?,
+        white: r.get(first + 1)?,
+        black: r.get(first + 2)?,
+        white_fide: r.get(first + 3)?,
+        black_fide: r.get(first + 4)?,
+        white_elo: r.get(first + 5)?,
+        black_elo: r.get(first + 6)?,
+    })
+}
+
+impl Store {
+    /// Gives `board` its number in the hall; a board that had this number loses it.
+    pub fn set_board_number(&mut self, board: BoardId, number: u32) -> Result<(), StoreError> {
+        if number == 0 {
+            return Err(StoreError::InvalidNumber("board number", number));
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.prepare_cached("UPDATE boards SET number = NULL WHERE number = ?1 AND id <> ?2")?
+            .execute((number, board))?;
+        let n = tx
+            .prepare_cached("UPDATE boards SET number = ?1 WHERE id = ?2")?
+            .execute((number, board))?;
+        if n == 0 {
+            return Err(StoreError::UnknownBoard(board));
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The number of `board`, if it has one.
+    pub fn board_number(&self, board: BoardId) -> Result<Option<u32>, StoreError> {
+        self.conn
+            .prepare_cached("SELECT number FROM boards WHERE id = ?1")?
+            .query_row([board], |r| r.get::<_, Option<u32>>(0))
+            .optional()?
+            .ok_or(StoreError::UnknownBoard(board))
+    }
+
+    /// Sets the event, site and round that games starting from now on take.
+    pub fn set_round(&mut self, info: &RoundInfo) -> Result<(), StoreError> {
+        if info.round == 0 {
+            return Err(StoreError::InvalidNumber("round", 0));
+        }
+        self.conn
+            .prepare_cached(
+                "INSERT INTO tournament (id, event, site, round) VALUES (1, ?1, ?2, ?3) \
+                 ON CONFLICT (id) DO UPDATE SET event = ?1, site = ?2, round = ?3",
+            )?
+            .execute((&info.event, &info.site, info.round))?;
+        Ok(())
+    }
+
+    /// The current setting; `None` until [`Store::set_round`] was called.
+    pub fn round_info(&self) -> Result<Option<RoundInfo>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT event, site, round FROM tournament WHERE id = 1")?
+            .query_row([], |r| {
+                Ok(RoundInfo {
+                    event: r.get(0)?,
+                    site: r.get(1)?,
+                    round: r.get(2)?,
+                })
+            })
+            .optional()?)
+    }
+
+    /// Replaces the pairings of `round` with `rows`, in one transaction; returns how many.
+    pub fn import_pairings(&mut self, round: u32, rows: &[Pairing]) -> Result<usize, StoreError> {
+        if round == 0 {
+            return Err(StoreError::InvalidNumber("round", 0));
+        }
+        if let Some(p) = rows.iter().find(|p| p.board == 0) {
+            return Err(StoreError::InvalidNumber("board number", p.board));
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.prepare_cached("DELETE FROM pairings WHERE round = ?1")?
+            .execute([round])?;
+        {
+            let mut insert = tx.prepare_cached(&format!(
+                "INSERT INTO pairings (round, {PAIRING_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+            ))?;
+            for p in rows {
+                let res = insert.execute((
+                    round,
+                    p.board,
+                    &p.white,
+                    &p.black,
+                    p.white_fide,
+                    p.black_fide,
+                    p.white_elo,
+                    p.black_elo,
+                ));
+                match res {
+                    Ok(_) => {}
+                    Err(rusqlite::Error::SqliteFailure(e, _))
+                        if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
+                    {
+                        return Err(StoreError::DuplicateBoard {
+                            round,
+                            board: p.board,
+                        });
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(rows.len())
+    }
+
+    /// The pairing at `board` in `round`.
+    pub fn pairing(&self, round: u32, board: u32) -> Result<Option<Pairing>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {PAIRING_COLUMNS} FROM pairings WHERE round = ?1 AND board = ?2"
+            ))?
+            .query_row((round, board), |r| pairing_row(r, 0))
+            .optional()?)
+    }
+
+    /// Every pairing of `round`, by board.
+    pub fn pairings(&self, round: u32) -> Result<Vec<Pairing>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {PAIRING_COLUMNS} FROM pairings WHERE round = ?1 ORDER BY board"
+            ))?
+            .query_map([round], |r| pairing_row(r, 0))?
+            .collect::<Result<_, _>>()?)
+    }
+}

@@ -1,0 +1,452 @@
+//! The Lichess push client against a local HTTP endpoint that records what it receives: real
+//! round PGN from a real store (corpus games), retries after 5xx, coalesced changes, nothing lost,
+//! the token only in the `Authorization` header and never in the logs.
+
+use std::{
+    fs,
+    io::Write as _,
+    net::SocketAddr,
+    path::Path,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use axum::{
+    Router,
+    body::Bytes,
+    extract::{Path as UrlPath, State},
+    http::{HeaderMap, StatusCode},
+    routing::post,
+};
+use boardscribe::{
+    emulator::games_from_pgn,
+    export::folder::round_pgn,
+    game::Kind,
+    pairings::Pairing,
+    relay::lichess::{Backoff, LichessPush},
+    sensor::Orientation,
+    store::{BoardId, RoundInfo, Store, Write},
+    tracker::event::{RecordedMove, TrackerEvent},
+};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, fen::Fen, san::SanPlus};
+use tokio::sync::watch;
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
+const TOKEN: &str = "lip_Zq8nTestToken42";
+const ROUND_ID: &str = "rT3stR0d";
+
+/// What the endpoint received.
+#[derive(Clone, Debug)]
+struct Received {
+    round: String,
+    authorization: Option<String>,
+    content_type: Option<String>,
+    user_agent: Option<String>,
+    body: String,
+    /// The status it answered.
+    status: u16,
+}
+
+#[derive(Clone)]
+struct Endpoint {
+    received: Arc<Mutex<Vec<Received>>>,
+    /// Statuses to answer, in order; 200 once they are used up.
+    script: Arc<Mutex<Vec<u16>>>,
+}
+
+async fn push(
+    State(ep): State<Endpoint>,
+    UrlPath(round): UrlPath<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, String) {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .map(|v| v.to_str().unwrap_or("<bytes>").to_owned())
+    };
+    let status = {
+        let mut script = ep.script.lock().unwrap();
+        if script.is_empty() {
+            200
+        } else {
+            script.remove(0)
+        }
+    };
+    let body = String::from_utf8(body.to_vec()).expect("the PGN is UTF-8");
+    let games = games_from_pgn(&body).map(|g| g.len()).unwrap_or(0);
+    ep.received.lock().unwrap().push(Received {
+        round,
+        authorization: header("authorization"),
+        content_type: header("content-type"),
+        user_agent: header("user-agent"),
+        body,
+        status,
+    });
+    let answer = match status {
+        200 => format!(
+            "{{\"games\":[{}]}}",
+            vec!["{\"tags\":{},\"moves\":1}"; games].join(",")
+        ),
+        401 => "{\"error\":\"No such token: it is unknown\"}".to_owned(),
+        _ => "upstream busy".to_owned(),
+    };
+    (StatusCode::from_u16(status).unwrap(), answer)
+}
+
+async fn serve(script: Vec<u16>) -> (SocketAddr, Endpoint) {
+    let ep = Endpoint {
+        received: Arc::default(),
+        script: Arc::new(Mutex::new(script)),
+    };
+    let app = Router::new()
+        .route("/api/broadcast/round/{id}/push", post(push))
+        .with_state(ep.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (addr, ep)
+}
+
+/// A log buffer that a tracing subscriber writes to.
+#[derive(Clone, Default)]
+struct LogBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl LogBuffer {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+/// Every event at every level, from every crate (reqwest and hyper too), into `buf`.
+fn capture_logs(buf: &LogBuffer) -> tracing::subscriber::DefaultGuard {
+    let buf = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || buf.clone())
+        .finish();
+    tracing::subscriber::set_default(subscriber)
+}
+
+fn corpus_moves(file: &str, game: usize) -> Vec<Move> {
+    let text = fs::read_to_string(Path::new(CORPUS).join(file)).unwrap();
+    games_from_pgn(&text).unwrap().swap_remove(game).moves
+}
+
+/// The moves as the tracker records them, a clock on each.
+fn recorded(moves: &[Move]) -> Vec<RecordedMove> {
+    let mut pos = Chess::default();
+    let mut clocks = [5_400_000u64; 2];
+    moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            clocks[i % 2] -= 1000 * (5 + i as u64 % 60);
+            let uci = m.to_uci(CastlingMode::Standard).to_string();
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string();
+            RecordedMove {
+                ply: i as u32 + 1,
+                notation: san,
+                uci: Some(uci),
+                position: Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+                at_ms: 1000 * (i as u64 + 1),
+                clock_white_ms: Some(clocks[0]),
+                clock_black_ms: Some(clocks[1]),
+                time_trouble: false,
+            }
+        })
+        .collect()
+}
+
+struct Hall {
+    store: Arc<Mutex<Store>>,
+    boards: Vec<BoardId>,
+    games: Vec<Vec<RecordedMove>>,
+}
+
+/// Two numbered boards with pairings, round 1 started, no moves yet.
+fn hall() -> Hall {
+    let mut store = Store::open_in_memory().unwrap();
+    store
+        .set_round(&RoundInfo {
+            event: "Push Test Open".into(),
+            site: "Almaty".into(),
+            round: 1,
+        })
+        .unwrap();
+    let pairing = |board: u32, white: &str, black: &str| Pairing {
+        board,
+        white: white.into(),
+        black: black.into(),
+        white_fide: None,
+        black_fide: None,
+        white_elo: None,
+        black_elo: None,
+    };
+    store
+        .import_pairings(
+            1,
+            &[
+                pairing(1, "Steinitz, W", "Zukertort, J"),
+                pairing(2, "Capablanca, J", "Marshall, F"),
+            ],
+        )
+        .unwrap();
+    let mut boards = Vec::new();
+    for n in 1..=2 {
+        let b = store.board(&format!("board-{n}"), Kind::Chess).unwrap();
+        store.set_board_number(b, n).unwrap();
+        store
+            .write_batch(&[Write::Event {
+                board: b,
+                event: TrackerEvent::GameStarted {
+                    at_ms: 0,
+                    orientation: Orientation::Normal,
+                },
+            }])
+            .unwrap();
+        boards.push(b);
+    }
+    let games = vec![
+        recorded(&corpus_moves("WorldChamp1886.pgn", 0)[..30]),
+        recorded(&corpus_moves("Capablanca.pgn", 0)[..30]),
+    ];
+    Hall {
+        store: Arc::new(Mutex::new(store)),
+        boards,
+        games,
+    }
+}
+
+impl Hall {
+    fn play(&self, board: usize, ply: usize) {
+        let mv = self.games[board][ply].clone();
+        self.store
+            .lock()
+            .unwrap()
+            .write_batch(&[Write::Event {
+                board: self.boards[board],
+                event: TrackerEvent::Move(mv),
+            }])
+            .unwrap();
+    }
+
+    fn round_pgn(&self) -> String {
+        let store = self.store.lock().unwrap();
+        round_pgn(&store.round_games(1).unwrap(), 1)
+    }
+
+    fn body_fn(&self) -> impl Fn() -> Result<String, String> + Send + Sync + 'static {
+        let store = Arc::clone(&self.store);
+        move || {
+            let store = store.lock().map_err(|e| e.to_string())?;
+            let games = store.round_games(1).map_err(|e| e.to_string())?;
+            Ok(round_pgn(&games, 1))
+        }
+    }
+}
+
+fn token_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    let path = dir.path().join("lichess.token");
+    let mut f = fs::File::create(&path).unwrap();
+    writeln!(f, "{TOKEN}").unwrap();
+    path
+}
+
+/// Waits until `done` holds for what was received (at most 20 s).
+async fn wait_for(ep: &Endpoint, what: &str, done: impl Fn(&[Received]) -> bool) {
+    for _ in 0..2000 {
+        if done(&ep.received.lock().unwrap()) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn fast() -> Backoff {
+    Backoff {
+        initial: Duration::from_millis(20),
+        max: Duration::from_millis(200),
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn every_change_reaches_lichess_after_retries_and_the_token_stays_out_of_the_logs() {
+    let logs = LogBuffer::default();
+    let _guard = capture_logs(&logs);
+    let (addr, ep) = serve(vec![503, 503]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let push =
+        LichessPush::from_token_file(&format!("http://{addr}/"), ROUND_ID, &token_file(&dir))
+            .unwrap()
+            .with_backoff(fast());
+    assert!(!format!("{push:?}").contains(TOKEN));
+
+    let hall = hall();
+    hall.play(0, 0);
+    let (changes, rx) = watch::channel(0u64);
+    let task = tokio::spawn(push.run(rx, hall.body_fn()));
+
+    // At start the round is pushed: refused twice with 503, taken the third time, same body.
+    let first = hall.round_pgn();
+    wait_for(&ep, "the first push to be taken", |r| {
+        r.iter().any(|x| x.status == 200)
+    })
+    .await;
+    {
+        let r = ep.received.lock().unwrap();
+        let statuses: Vec<u16> = r.iter().map(|x| x.status).collect();
+        assert_eq!(statuses, [503, 503, 200]);
+        assert!(r.iter().all(|x| x.body == first));
+    }
+
+    // Changes one at a time, each awaited: every body arrives.
+    for ply in 1..4 {
+        hall.play(0, ply);
+        hall.play(1, ply - 1);
+        changes.send_modify(|n| *n += 1);
+        let want = hall.round_pgn();
+        wait_for(&ep, "a body", |r| r.last().is_some_and(|x| x.body == want)).await;
+    }
+    let paced = ep.received.lock().unwrap().len();
+    assert_eq!(paced, 3 + 3);
+
+    // A burst: changes collapse while a push is under way, and the last body is the final round.
+    for ply in 4..30 {
+        hall.play(0, ply);
+        hall.play(1, ply - 1);
+        changes.send_modify(|n| *n += 1);
+        tokio::task::yield_now().await;
+    }
+    let last = hall.round_pgn();
+    wait_for(&ep, "the final round PGN", |r| {
+        r.last().is_some_and(|x| x.body == last && x.status == 200)
+    })
+    .await;
+    drop(changes);
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .expect("the task ends when the sender is gone")
+        .unwrap();
+
+    let received = ep.received.lock().unwrap().clone();
+    assert!(
+        received.len() < paced + 26,
+        "{} pushes for 26 changes: nothing coalesced",
+        received.len()
+    );
+    let mut previous = [0usize; 2];
+    for r in &received {
+        assert_eq!(r.round, ROUND_ID);
+        assert_eq!(
+            r.authorization.as_deref(),
+            Some(&*format!("Bearer {TOKEN}"))
+        );
+        assert_eq!(r.content_type.as_deref(), Some("text/plain; charset=utf-8"));
+        assert_eq!(
+            r.user_agent.as_deref(),
+            Some(concat!("boardscribe/", env!("CARGO_PKG_VERSION")))
+        );
+        // Every body is the whole round, each game a prefix of what was played, never shorter
+        // than the body before.
+        let games = games_from_pgn(&r.body).unwrap();
+        assert_eq!(games.len(), 2);
+        for (i, g) in games.iter().enumerate() {
+            let played: Vec<&str> = hall.games[i].iter().map(|m| m.notation.as_str()).collect();
+            assert_eq!(g.sans, played[..g.sans.len()]);
+            assert!(g.sans.len() >= previous[i]);
+            previous[i] = g.sans.len();
+            assert_eq!(g.tag("Round"), Some(&*format!("1.{}", i + 1)));
+        }
+        assert_eq!(games[1].tag("White"), Some("Capablanca, J"));
+    }
+    assert_eq!(previous, [30, 29], "nothing lost");
+
+    let text = logs.text();
+    assert!(
+        text.contains("push failed"),
+        "the logs were captured: {text}"
+    );
+    assert!(text.contains("503"), "{text}");
+    assert!(!text.contains(TOKEN), "the token is in the logs");
+    assert!(!text.contains("Zq8n"), "part of the token is in the logs");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_refused_push_is_logged_and_not_retried() {
+    let logs = LogBuffer::default();
+    let _guard = capture_logs(&logs);
+    let (addr, ep) = serve(vec![401]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let push = LichessPush::from_token_file(&format!("http://{addr}"), ROUND_ID, &token_file(&dir))
+        .unwrap()
+        .with_backoff(fast());
+    let hall = hall();
+    hall.play(0, 0);
+    let (changes, rx) = watch::channel(0u64);
+    let task = tokio::spawn(push.run(rx, hall.body_fn()));
+    wait_for(&ep, "the refused push", |r| r.len() == 1).await;
+    // Long enough for several retries, had there been any.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(ep.received.lock().unwrap().len(), 1);
+    // The next change is pushed again, and taken.
+    hall.play(0, 1);
+    changes.send_modify(|n| *n += 1);
+    let want = hall.round_pgn();
+    wait_for(&ep, "the next push", |r| {
+        r.len() == 2 && r[1].status == 200 && r[1].body == want
+    })
+    .await;
+    drop(changes);
+    task.await.unwrap();
+    let text = logs.text();
+    assert!(text.contains("Lichess refused the push"), "{text}");
+    assert!(text.contains("No such token: it is unknown"), "{text}");
+    assert!(!text.contains(TOKEN));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn no_endpoint_is_retried_until_one_answers() {
+    // A port that nobody listens on (bound, then released), then an endpoint on it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let dir = tempfile::tempdir().unwrap();
+    let client =
+        LichessPush::from_token_file(&format!("http://{addr}"), ROUND_ID, &token_file(&dir))
+            .unwrap()
+            .with_backoff(fast());
+    let hall = hall();
+    hall.play(1, 0);
+    let (changes, rx) = watch::channel(0u64);
+    let task = tokio::spawn(client.run(rx, hall.body_fn()));
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let ep = Endpoint {
+        received: Arc::default(),
+        script: Arc::default(),
+    };
+    let app = Router::new()
+        .route("/api/broadcast/round/{id}/push", post(push))
+        .with_state(ep.clone());
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let want = hall.round_pgn();
+    wait_for(&ep, "the push after the endpoint came up", |r| {
+        r.first().is_some_and(|x| x.body == want)
+    })
+    .await;
+    drop(changes);
+    task.await.unwrap();
+}
