@@ -10,6 +10,7 @@
 
 pub mod arbiter;
 pub mod cli;
+pub mod config;
 pub mod daemon;
 pub mod device;
 pub mod emulator;
