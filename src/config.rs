@@ -85,7 +85,7 @@ impl BoardKind {
 
 impl fmt::Display for BoardKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
