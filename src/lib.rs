@@ -16,6 +16,7 @@ pub mod device;
 pub mod emulator;
 pub mod export;
 pub mod game;
+pub mod notify;
 pub mod pipeline;
 pub mod protocol;
 pub mod sensor;
