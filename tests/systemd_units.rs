@@ -86,10 +86,11 @@ fn section(text: &str, name: &str) -> BTreeMap<String, Vec<String>> {
     for line in text.lines().map(str::trim) {
         if line.starts_with('[') {
             inside = line == format!("[{name}]");
-        } else if inside && !line.starts_with('#') {
-            if let Some((k, v)) = line.split_once('=') {
-                out.entry(k.to_owned()).or_default().push(v.to_owned());
-            }
+        } else if inside
+            && !line.starts_with('#')
+            && let Some((k, v)) = line.split_once('=')
+        {
+            out.entry(k.to_owned()).or_default().push(v.to_owned());
         }
     }
     out

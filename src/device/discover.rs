@@ -133,7 +133,7 @@ pub fn list_ports(sysfs: &Path) -> Result<Vec<PortInfo>, DiscoverError> {
         .flatten()
         .filter_map(|e| port_info(&root, &e.path(), &e.file_name().to_string_lossy()))
         .collect();
-    ports.sort_by(|a, b| natural_key(&a.name).cmp(&natural_key(&b.name)));
+    ports.sort_by_key(|a| natural_key(&a.name));
     Ok(ports)
 }
 
