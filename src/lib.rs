@@ -6,6 +6,9 @@
 //! [`game::GameKind`] interface) → `store` (SQLite) → `export` (PGN, JSON).
 //! `pipeline` wires one board's bytes through all of it; `replay` and `run` share it.
 //! Everything up to the tracker is pure: time is an argument ([`Millis`]), never read here.
+//! Around it: `config` (the venue's `boardscribe.toml` → a validated `Config`),
+//! `device::discover` (serial ports from sysfs, matched to configured boards) and `notify`
+//! (systemd readiness, status and watchdog).
 #![forbid(unsafe_code)]
 
 pub mod arbiter;
