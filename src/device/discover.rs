@@ -230,6 +230,20 @@ pub fn configured_board<'a>(boards: &'a [BoardConfig], port: &PortInfo) -> Optio
     boards.iter().find(|b| locates(&b.locator, port))
 }
 
+/// The port of `locator` among `ports`, or `None` while it is not plugged in.
+pub fn find_port<'a>(locator: &Locator, ports: &'a [PortInfo]) -> Option<&'a PortInfo> {
+    ports.iter().find(|p| locates(locator, p))
+}
+
+/// The path to open for `locator` now: a symlink or port path as given once its device node
+/// exists, a serial number through the ports of `sysfs`; `None` while the board is away.
+pub fn path_to_open(locator: &Locator, sysfs: &Path) -> Result<Option<PathBuf>, DiscoverError> {
+    Ok(match locator {
+        Locator::Symlink(p) | Locator::Port(p) => p.exists().then(|| p.clone()),
+        Locator::Serial(_) => find_port(locator, &list_ports(sysfs)?).map(|p| p.path.clone()),
+    })
+}
+
 /// The `boardscribe devices` table: every port, what it looks like, which board it is; then the
 /// configured boards no port matched.
 pub fn describe(ports: &[PortInfo], boards: &[BoardConfig]) -> String {

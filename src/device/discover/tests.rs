@@ -372,3 +372,33 @@ fn ports_match_boards_by_serial_symlink_or_path() {
         "{table}"
     );
 }
+
+#[test]
+fn the_path_to_open_follows_the_locator() {
+    let t = venue();
+    let serial = Locator::Serial("A50285BI".into());
+    assert_eq!(
+        path_to_open(&serial, &t.root).unwrap(),
+        Some(PathBuf::from("/dev/ttyUSB0"))
+    );
+    assert_eq!(
+        path_to_open(&Locator::Serial("GONE".into()), &t.root).unwrap(),
+        None
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let node = dir.path().join("ttyACM7");
+    let link = Locator::Symlink(dir.path().join("dgt-1"));
+    symlink(&node, dir.path().join("dgt-1")).unwrap();
+    // The link is there but its device is not: the board is away.
+    assert_eq!(path_to_open(&link, &t.root).unwrap(), None);
+    fs::write(&node, "").unwrap();
+    assert_eq!(
+        path_to_open(&link, &t.root).unwrap(),
+        Some(dir.path().join("dgt-1"))
+    );
+    let ports = list_ports(&t.root).unwrap();
+    assert_eq!(
+        find_port(&serial, &ports).map(|p| p.name.as_str()),
+        Some("ttyUSB0")
+    );
+}
