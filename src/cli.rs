@@ -10,7 +10,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
     arbiter::{Laws, LawsSetup},
-    daemon, device,
+    config::{self, Config, ConfigError, ConfigOverrides},
+    daemon,
+    device::{self, discover},
     emulator::{self, EmulatorOptions, PtyOptions},
     export::{self, ExportOptions, Format, SheetOptions},
     pairings::{self, PairingsFormat},
@@ -89,6 +91,21 @@ pub enum Command {
         format: Option<PairingsFormatArg>,
         file: PathBuf,
     },
+    /// The venue configuration file: print an example, or check one.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// List serial ports: USB IDs, serial number, product string, what they look like, and
+    /// which configured board each one is.
+    Devices {
+        /// The venue configuration, to say which board each port is.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The sysfs root to read.
+        #[arg(long, default_value = "/sys", hide = true)]
+        sysfs: PathBuf,
+    },
     /// Write a capture of a real board's stream, both directions.
     Record(device::record::RecordArgs),
     /// A virtual DGT board with a clock on a pseudo-terminal, playing a game from a PGN file.
@@ -125,6 +142,15 @@ pub enum Command {
         #[arg(long)]
         linger_ms: Option<u64>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Print a documented example boardscribe.toml.
+    Example,
+    /// Validate a config file: print a summary, or every mistake with its line and column
+    /// (exit code 1).
+    Check { file: PathBuf },
 }
 
 #[derive(Subcommand, Debug)]
@@ -298,6 +324,8 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             println!("round {round}: {n} boards imported");
             Ok(())
         }
+        Command::Config { command } => config_command(command),
+        Command::Devices { config, sysfs } => devices(config.as_deref(), &sysfs),
         Command::Record(args) => device::record::record(args),
         Command::Emulate {
             pgn,
@@ -344,6 +372,41 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+fn config_command(command: ConfigCommand) -> anyhow::Result<()> {
+    match command {
+        ConfigCommand::Example => {
+            print!("{}", config::EXAMPLE);
+            Ok(())
+        }
+        ConfigCommand::Check { file } => {
+            match Config::load(Some(&file), ConfigOverrides::default()) {
+                Ok(c) => {
+                    println!("{}: ok", file.display());
+                    print!("{}", c.summary());
+                    Ok(())
+                }
+                Err(ConfigError::Invalid(found)) => {
+                    for d in &found {
+                        eprintln!("{d}");
+                    }
+                    bail!("{}: {} error(s)", file.display(), found.len())
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+    }
+}
+
+fn devices(config: Option<&std::path::Path>, sysfs: &std::path::Path) -> anyhow::Result<()> {
+    let boards = match config {
+        Some(path) => Config::load(Some(path), ConfigOverrides::default())?.boards,
+        None => Vec::new(),
+    };
+    let ports = discover::list_ports(sysfs)?;
+    print!("{}", discover::describe(&ports, &boards));
+    Ok(())
 }
 
 fn open_existing(db: &std::path::Path) -> anyhow::Result<Store> {

@@ -7,15 +7,20 @@
 //! round PGN, live state over SSE, the live page, the admin API).
 //! `pipeline` wires one board's bytes through all of it; `replay` and `run` share it.
 //! Everything up to the tracker is pure: time is an argument ([`Millis`]), never read here.
+//! Around it: `config` (the venue's `boardscribe.toml` → a validated `Config`),
+//! `device::discover` (serial ports from sysfs, matched to configured boards) and `notify`
+//! (systemd readiness, status and watchdog).
 #![forbid(unsafe_code)]
 
 pub mod arbiter;
 pub mod cli;
+pub mod config;
 pub mod daemon;
 pub mod device;
 pub mod emulator;
 pub mod export;
 pub mod game;
+pub mod notify;
 pub mod pairings;
 pub mod pipeline;
 pub mod protocol;

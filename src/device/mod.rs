@@ -4,6 +4,7 @@
 //! in `protocol`.
 
 pub mod capture;
+pub mod discover;
 pub mod record;
 pub mod replay;
 pub mod serial;

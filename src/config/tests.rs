@@ -1,0 +1,389 @@
+use std::net::SocketAddr;
+
+use super::*;
+use crate::arbiter::FivefoldRule;
+
+/// Every diagnostic for `text`, as printed.
+fn errors(text: &str) -> Vec<String> {
+    match Config::from_toml(text, "venue.toml") {
+        Ok(c) => panic!("expected errors, got {c:?}"),
+        Err(e) => e.diagnostics().iter().map(ToString::to_string).collect(),
+    }
+}
+
+fn one_error(text: &str) -> String {
+    let mut e = errors(text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    e.remove(0)
+}
+
+fn ok(text: &str) -> Config {
+    match Config::from_toml(text, "venue.toml") {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+const BOARD_HEAD: &str = "[[board]]\nnumber = 2\nkind = \"dgt\"\n";
+
+#[test]
+fn the_shipped_example_validates_and_says_what_it_shows() {
+    let c = ok(EXAMPLE);
+    assert_eq!(
+        c.database,
+        PathBuf::from("/var/lib/boardscribe/boardscribe.db")
+    );
+    assert_eq!(
+        c.http,
+        Some("127.0.0.1:8080".parse::<SocketAddr>().unwrap())
+    );
+    assert_eq!(c.tournament.round.as_deref(), Some("3"));
+    assert_eq!(c.tournament.laws, Laws::Fide2023);
+    assert_eq!(
+        c.tournament.time_control,
+        Some("90+30".parse::<TimeControl>().unwrap())
+    );
+    assert_eq!(c.laws.illegal_strikes_to_lose, Some(2));
+    assert_eq!(c.laws.penalty_secs_rapid, 120);
+    let numbers: Vec<u32> = c.boards.iter().map(|b| b.number).collect();
+    assert_eq!(numbers, [1, 2, 3, 4]);
+    assert_eq!(c.boards[0].locator, Locator::Serial("00012345".into()));
+    assert_eq!(c.boards[0].name, "Board 1 (top table)");
+    assert_eq!(c.boards[1].name, "board 2");
+    assert_eq!(c.boards[2].kind, BoardKind::Togyz);
+    assert_eq!(
+        c.boards[2].locator,
+        Locator::Symlink("/dev/eboard/tgz-TGZ0042".into())
+    );
+    assert_eq!(c.boards[3].locator, Locator::Port("/dev/ttyUSB0".into()));
+    let lichess = c.relay.lichess.as_ref().unwrap();
+    assert_eq!(lichess.base_url, DEFAULT_LICHESS_URL);
+    assert_eq!(
+        c.admin.as_ref().unwrap().token_file,
+        PathBuf::from("/etc/boardscribe/admin.token")
+    );
+    let s = c.summary();
+    assert!(s.contains("boards: 4\n"), "{s}");
+    assert!(
+        s.contains("laws: fide-2023, supervision full, time control 90+30\n"),
+        "{s}"
+    );
+}
+
+#[test]
+fn an_empty_file_gives_the_defaults_and_no_http() {
+    let c = ok("");
+    assert_eq!(c, Config::default());
+    assert_eq!(c.database, PathBuf::from("boardscribe.db"));
+    assert_eq!(c.http, None);
+    assert_eq!(ok("[http]\n").http, Some("127.0.0.1:8080".parse().unwrap()));
+    assert_eq!(
+        ok("[http]\nbind = \"[::]:80\"\n").http,
+        Some("[::]:80".parse().unwrap())
+    );
+}
+
+#[test]
+fn syntax_errors_name_line_and_column() {
+    let e = one_error("database = \"x\"\ndatabase = \n");
+    assert!(e.starts_with("venue.toml:2:12: "), "{e}");
+}
+
+#[test]
+fn unknown_keys_are_errors_that_list_the_valid_ones() {
+    assert_eq!(
+        one_error("databse = \"x.db\"\n"),
+        "venue.toml:1:1: unknown key `databse`; valid: `database`, `http`, `tournament`, \
+         `laws`, `board`, `relay`, `admin`"
+    );
+    assert_eq!(
+        one_error(&format!(
+            "{BOARD_HEAD}port = \"/dev/ttyACM0\"\ncolour = \"white\"\n"
+        )),
+        "venue.toml:5:1: unknown key `colour`; valid: `number`, `kind`, `name`, `serial`, \
+         `symlink`, `port`, `clock_layout`"
+    );
+    let e = one_error("[laws]\nfivefold_rule = \"any\"\n");
+    assert!(
+        e.starts_with(
+            "venue.toml:2:1: unknown key `fivefold_rule`; valid: `illegal_strikes_to_lose`"
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        one_error("[relay.mastodon]\n"),
+        "venue.toml:1:8: unknown key `mastodon`; valid: `folder` or `lichess`"
+    );
+}
+
+#[test]
+fn missing_and_mistyped_keys() {
+    assert_eq!(
+        one_error("[[board]]\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n"),
+        "venue.toml:1:1: missing key `number`; add it to this table"
+    );
+    assert_eq!(
+        one_error("[[board]]\nnumber = \"one\"\nkind = \"dgt\"\n"),
+        "venue.toml:2:10: invalid type: string \"one\", expected a whole number"
+    );
+    assert_eq!(
+        one_error("[laws]\nfivefold = \"never\"\n"),
+        "venue.toml:2:12: unknown value `never`; valid: `none`, `consecutive`, `any`"
+    );
+}
+
+#[test]
+fn tournament_values() {
+    assert_eq!(
+        one_error("[tournament]\nlaws = \"fide-2017\"\n"),
+        "venue.toml:2:8: unknown laws edition \"fide-2017\"; valid: fide-2001, fide-2009, \
+         fide-2014, fide-2018, fide-2023"
+    );
+    assert_eq!(
+        one_error("[tournament]\nsupervision = \"partial\"\n"),
+        "venue.toml:2:15: unknown supervision \"partial\"; valid: full, reduced"
+    );
+    let e = one_error("[tournament]\nevent = \"Open\"\ntime_control = \"90+x\"\n");
+    assert!(
+        e.starts_with("venue.toml:3:16: invalid time control \"90+x\": "),
+        "{e}"
+    );
+    assert!(e.contains("valid forms are like 90+30"), "{e}");
+    assert_eq!(
+        one_error("[tournament]\nround = 0\n"),
+        "venue.toml:2:9: round must be a number of 1 or more or a text such as \"3.1\""
+    );
+    assert_eq!(
+        ok("[tournament]\nround = \"3.1\"\n")
+            .tournament
+            .round
+            .as_deref(),
+        Some("3.1")
+    );
+    assert_eq!(
+        one_error("[tournament]\nsupervision = \"reduced\"\n\n[laws]\nsupervision = \"full\"\n"),
+        "venue.toml:2:15: supervision is set both here and in [laws]; keep one of the two"
+    );
+}
+
+#[test]
+fn supervision_and_overrides_reach_the_laws() {
+    let c = ok(
+        "[tournament]\nlaws = \"fide-2014\"\nsupervision = \"reduced\"\n\n\
+                [laws]\nfivefold = \"any\"\n",
+    );
+    assert_eq!(c.laws.supervision, Supervision::Reduced);
+    assert_eq!(c.laws.fivefold, FivefoldRule::Any);
+    let edition = LawsConfig::for_edition(Laws::Fide2014);
+    assert_eq!(c.laws.both_flags, edition.both_flags);
+    assert_eq!(c.laws_setup().cfg, c.laws);
+}
+
+#[test]
+fn columns_count_characters_not_bytes() {
+    assert_eq!(
+        one_error("tournament = { site = \"Алматы\", laws = \"fide-1\" }\n"),
+        "venue.toml:1:40: unknown laws edition \"fide-1\"; valid: fide-2001, fide-2009, \
+         fide-2014, fide-2018, fide-2023"
+    );
+}
+
+#[test]
+fn bind_address() {
+    assert_eq!(
+        one_error("[http]\nbind = \"localhost\"\n"),
+        "venue.toml:2:8: invalid bind address \"localhost\"; valid: an IP address and port \
+         such as 127.0.0.1:8080, 0.0.0.0:80 or [::]:8080"
+    );
+}
+
+#[test]
+fn board_kind_number_and_layout() {
+    assert_eq!(
+        one_error("[[board]]\nnumber = 1\nkind = \"chess\"\nport = \"/dev/ttyACM0\"\n"),
+        "venue.toml:3:8: unknown board kind \"chess\"; valid: dgt, togyz"
+    );
+    assert_eq!(
+        one_error("[[board]]\nnumber = 0\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n"),
+        "venue.toml:2:10: board number 0 is not valid; valid: a whole number of 1 or more"
+    );
+    assert_eq!(
+        one_error(&format!(
+            "{BOARD_HEAD}port = \"/dev/ttyACM0\"\nclock_layout = \"h15\"\n"
+        )),
+        "venue.toml:5:16: unknown clock_layout \"h15\"; valid: h17 (dgtbrd.h 2011-2017, the \
+         default), h13 (dgtbrd13.h 1998)"
+    );
+    assert_eq!(
+        one_error(
+            "[[board]]\nnumber = 1\nkind = \"togyz\"\nport = \"/dev/ttyACM0\"\nclock_layout = \"h13\"\n"
+        ),
+        "venue.toml:5:16: clock_layout is for dgt boards; remove it from this togyz board"
+    );
+    let c = ok(&format!(
+        "{BOARD_HEAD}port = \"/dev/ttyACM0\"\nclock_layout = \"h13\"\n"
+    ));
+    assert_eq!(c.boards[0].clock_layout, ClockLayout::H13);
+}
+
+#[test]
+fn a_duplicate_board_number_points_at_the_second() {
+    let text = "[[board]]\nnumber = 7\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n\n\
+                [[board]]\nnumber = 7\nkind = \"dgt\"\nport = \"/dev/ttyACM1\"\n";
+    assert_eq!(
+        one_error(text),
+        "venue.toml:7:10: board number 7 is already used at line 2; give each board its own number"
+    );
+}
+
+#[test]
+fn two_boards_on_one_device_or_one_name() {
+    let text = "[[board]]\nnumber = 1\nkind = \"dgt\"\nserial = \"A1\"\n\n\
+                [[board]]\nnumber = 2\nkind = \"dgt\"\nserial = \"A1\"\n";
+    assert_eq!(
+        one_error(text),
+        "venue.toml:9:10: board 2 has the same serial A1 as board 1 (line 4); each board needs \
+         its own device"
+    );
+    let text = "[[board]]\nnumber = 1\nkind = \"dgt\"\nname = \"Top\"\nserial = \"A1\"\n\n\
+                [[board]]\nnumber = 2\nkind = \"dgt\"\nname = \"Top\"\nserial = \"A2\"\n";
+    assert_eq!(
+        one_error(text),
+        "venue.toml:10:8: board name \"Top\" is already used at line 4; give each board its own name"
+    );
+}
+
+#[test]
+fn exactly_one_way_to_find_a_board() {
+    assert_eq!(
+        one_error("\n[[board]]\nnumber = 2\nkind = \"dgt\"\n"),
+        "venue.toml:2:1: board 2 says nowhere how to find it; give exactly one of serial = \"…\" \
+         (USB serial number), symlink = \"/dev/eboard/…\" or port = \"/dev/ttyACM0\""
+    );
+    assert_eq!(
+        one_error(&format!(
+            "{BOARD_HEAD}serial = \"A1\"\nport = \"/dev/ttyACM0\"\n"
+        )),
+        "venue.toml:5:8: board 2 gives both serial and port; give exactly one of serial, symlink \
+         or port"
+    );
+    assert_eq!(
+        one_error(&format!("{BOARD_HEAD}symlink = \"eboard/dgt-1\"\n")),
+        "venue.toml:4:11: symlink \"eboard/dgt-1\" is not an absolute path; valid: e.g. \
+         \"/dev/eboard/dgt-12345\""
+    );
+    assert_eq!(
+        one_error(&format!("{BOARD_HEAD}serial = \"  \"\n")),
+        "venue.toml:4:10: serial is empty; give one, e.g. \"12345\""
+    );
+}
+
+#[test]
+fn relay_and_admin_tables() {
+    assert_eq!(
+        one_error("[relay.lichess]\nround = \"AbCd\"\n"),
+        "venue.toml:1:1: [relay.lichess] needs `token_file`; add e.g. token_file = \
+         \"/etc/boardscribe/lichess.token\""
+    );
+    assert_eq!(
+        one_error(
+            "[relay.lichess]\nround = \"AbCd\"\ntoken_file = \"/t\"\nbase_url = \"lichess.org\"\n"
+        ),
+        "venue.toml:4:12: base_url \"lichess.org\" is not an http(s) URL; valid: e.g. \
+         \"https://lichess.org\""
+    );
+    assert_eq!(
+        one_error("[relay.folder]\n"),
+        "venue.toml:1:1: [relay.folder] needs `dir`; add e.g. dir = \"/var/lib/boardscribe/relay\""
+    );
+    assert_eq!(
+        one_error("[admin]\n"),
+        "venue.toml:1:1: [admin] needs `token_file`; add e.g. token_file = \
+         \"/etc/boardscribe/admin.token\""
+    );
+    let c = ok(
+        "[relay.lichess]\nround = \"AbCd\"\ntoken_file = \"/t\"\nbase_url = \"http://localhost:9663/\"\n",
+    );
+    assert_eq!(c.relay.lichess.unwrap().base_url, "http://localhost:9663");
+}
+
+#[test]
+fn every_mistake_is_reported_in_file_order() {
+    let text = "[[board]]\nnumber = 1\nkind = \"chess\"\nport = \"/dev/ttyACM0\"\n\n\
+                [tournament]\nlaws = \"fide-2017\"\n";
+    let e = errors(text);
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(
+        e[0].starts_with("venue.toml:3:8: unknown board kind"),
+        "{e:?}"
+    );
+    assert!(
+        e[1].starts_with("venue.toml:7:8: unknown laws edition"),
+        "{e:?}"
+    );
+    let whole = Config::from_toml(text, "venue.toml")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(whole, e.join("\n"));
+}
+
+#[test]
+fn flags_win_over_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("boardscribe.toml");
+    std::fs::write(
+        &path,
+        "database = \"from-file.db\"\n[[board]]\nnumber = 9\nkind = \"togyz\"\nserial = \"T\"\n",
+    )
+    .unwrap();
+    let c = Config::load(Some(&path), ConfigOverrides::default()).unwrap();
+    assert_eq!(c.source.as_deref(), Some(path.as_path()));
+    assert_eq!(c.database, PathBuf::from("from-file.db"));
+    assert_eq!(c.boards.len(), 1);
+    let overrides = ConfigOverrides {
+        database: Some("flag.db".into()),
+        http: Some("0.0.0.0:9000".parse().unwrap()),
+        ports: vec!["/dev/pts/3".into(), "/dev/pts/4".into()],
+    };
+    let c = Config::load(Some(&path), overrides).unwrap();
+    assert_eq!(c.database, PathBuf::from("flag.db"));
+    assert_eq!(c.http, Some("0.0.0.0:9000".parse().unwrap()));
+    let boards: Vec<(u32, BoardKind, Locator)> = c
+        .boards
+        .iter()
+        .map(|b| (b.number, b.kind, b.locator.clone()))
+        .collect();
+    assert_eq!(
+        boards,
+        [
+            (1, BoardKind::Dgt, Locator::Port("/dev/pts/3".into())),
+            (2, BoardKind::Dgt, Locator::Port("/dev/pts/4".into())),
+        ]
+    );
+    // No file: the defaults and the flags.
+    let c = Config::load(None, ConfigOverrides::default()).unwrap();
+    assert_eq!(c, Config::default());
+}
+
+#[test]
+fn errors_name_the_file_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hall.toml");
+    std::fs::write(&path, "[tournament]\nlaws = \"uscf\"\n").unwrap();
+    let e = Config::load(Some(&path), ConfigOverrides::default()).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "{}:2:8: unknown laws edition \"uscf\"",
+            path.display()
+        )),
+        "{e}"
+    );
+    let missing = dir.path().join("nope.toml");
+    let e = Config::load(Some(&missing), ConfigOverrides::default()).unwrap_err();
+    assert!(matches!(e, ConfigError::Read { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{}: cannot read: ", missing.display())),
+        "{e}"
+    );
+}
