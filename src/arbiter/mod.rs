@@ -59,22 +59,21 @@ pub trait Judge {
     );
 }
 
-impl Judge for Referee {
-    fn resume(&mut self, moves: &[RecordedMove]) {
-        Referee::resume(self, moves);
+/// Runs `look_at` over `events[from..]` in place, each event followed by what it causes;
+/// `scratch` is a buffer kept between calls.
+fn review_each(
+    events: &mut Vec<TrackerEvent>,
+    from: usize,
+    scratch: &mut Vec<TrackerEvent>,
+    mut look_at: impl FnMut(&mut TrackerEvent) -> Option<TrackerEvent>,
+) {
+    if events.len() <= from {
+        return;
     }
-
-    fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
-        Referee::review(self, events, from);
-    }
-
-    fn clock(
-        &mut self,
-        at: Millis,
-        reading: &ClockReading,
-        white_on_left: bool,
-        out: &mut Vec<TrackerEvent>,
-    ) {
-        Referee::clock(self, at, reading, white_on_left, out);
+    scratch.extend(events.drain(from..));
+    for mut event in scratch.drain(..) {
+        let extra = look_at(&mut event);
+        events.push(event);
+        events.extend(extra);
     }
 }

@@ -15,9 +15,9 @@ use tracing::warn;
 
 use super::{
     AutoEnd, BothFlagsDecision, Category, Claimable, Ending, FivefoldRule, GameEnd,
-    IrregularityKind, Laws, LawsConfig, Penalty, Repetitions, Supervision, TimeControl,
+    IrregularityKind, Judge, Laws, LawsConfig, Penalty, Repetitions, Supervision, TimeControl,
     TimeTrouble, article, both_flags, can_mate, flag_fall, game_end_article, illegal_move_penalty,
-    illegal_move_penalty_article,
+    illegal_move_penalty_article, review_each,
 };
 use crate::{
     Millis,
@@ -124,6 +124,103 @@ fn side(c: Color) -> Side {
     }
 }
 
+impl Judge for Referee {
+    fn resume(&mut self, moves: &[RecordedMove]) {
+        Referee::resume(self, moves);
+    }
+
+    /// Applies the Laws to the events from index `from` on, in place: annotates moves and
+    /// irregularities, and adds game ends and claimable draws after the event that caused them.
+    fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        review_each(events, from, &mut scratch, |e| self.look_at(e));
+        self.scratch = scratch;
+    }
+
+    /// A clock reading: a flag that has just shown is reported with the result the Laws give.
+    /// `white_on_left`: White's clock is the left-hand one.
+    fn clock(
+        &mut self,
+        at: Millis,
+        reading: &ClockReading,
+        white_on_left: bool,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let Some(game) = self.game.as_mut() else {
+            return;
+        };
+        let (white_flag, black_flag) = if white_on_left {
+            (reading.left_flag, reading.right_flag)
+        } else {
+            (reading.right_flag, reading.left_flag)
+        };
+        let now = [white_flag, black_flag];
+        if game.ended || now == game.flags {
+            game.flags = now;
+            return;
+        }
+        for (i, &flag) in now.iter().enumerate() {
+            if !flag || game.flags[i] {
+                continue;
+            }
+            let flagged = if i == 0 { Color::White } else { Color::Black };
+            let ending = flag_fall(game.position(), flagged, self.cfg.laws);
+            let both = now[0] && now[1];
+            let note = both.then(|| {
+                let plies = game.plies() as u32;
+                let period = self
+                    .tc
+                    .as_ref()
+                    .map_or(0, |tc| tc.period_of(plies.div_ceil(2).max(1)));
+                match self.tc.as_ref() {
+                    Some(tc) => {
+                        let b = both_flags(&self.cfg, tc, period);
+                        let what = match b.decision {
+                            BothFlagsDecision::Continue => "play goes on",
+                            BothFlagsDecision::Draw => "the game is drawn",
+                            BothFlagsDecision::Arbiter => "the arbiter decides",
+                        };
+                        format!(
+                            "both flags are down: {what}{}",
+                            b.article.map_or(String::new(), |a| format!(" ({a})"))
+                        )
+                    }
+                    None => "both flags are down: the arbiter decides".to_string(),
+                }
+            });
+            let quota = self
+                .tc
+                .as_ref()
+                .and_then(|tc| period_quota_note(tc, game.plies() as u32, flagged));
+            let note = match (note, quota) {
+                (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+                (a, b) => a.or(b),
+            };
+            out.push(TrackerEvent::FlagFall {
+                at_ms: at,
+                after_ply: game.plies() as u32,
+                side: side(flagged),
+                proposed: ending.outcome,
+                termination: ending.termination.to_string(),
+                article: (!ending.article.is_empty()).then(|| ending.article.to_string()),
+                both,
+                note,
+            });
+            if self.cfg.daemon_is_observer && !both {
+                game.ended = true;
+                out.push(TrackerEvent::GameEnded {
+                    at_ms: at,
+                    after_ply: game.plies() as u32,
+                    outcome: ending.outcome,
+                    termination: ending.termination.to_string(),
+                });
+                break;
+            }
+        }
+        game.flags = now;
+    }
+}
+
 /// The ruling on a completed illegal move in rapid or blitz without full supervision: it stands
 /// unless the opponent claims it in time (or, from 2014, the arbiter sees it).
 fn unsupervised_illegal_move(
@@ -223,22 +320,6 @@ impl Referee {
             }
         }
         self.game = Some(game);
-    }
-
-    /// Applies the Laws to the events from index `from` on, in place: annotates moves and
-    /// irregularities, and adds game ends and claimable draws after the event that caused them.
-    pub fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
-        if events.len() <= from {
-            return;
-        }
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.extend(events.drain(from..));
-        for mut event in scratch.drain(..) {
-            let extra = self.look_at(&mut event);
-            events.push(event);
-            events.extend(extra);
-        }
-        self.scratch = scratch;
     }
 
     /// One event: annotated in place; what it causes is returned.
@@ -460,88 +541,5 @@ impl Referee {
     /// in 2023).
     fn reduced_supervision(&self) -> bool {
         self.category != Category::Standard && self.cfg.supervision == Supervision::Reduced
-    }
-
-    /// A clock reading: a flag that has just shown is reported with the result the Laws give.
-    /// `white_on_left`: White's clock is the left-hand one.
-    pub fn clock(
-        &mut self,
-        at: Millis,
-        reading: &ClockReading,
-        white_on_left: bool,
-        out: &mut Vec<TrackerEvent>,
-    ) {
-        let Some(game) = self.game.as_mut() else {
-            return;
-        };
-        let (white_flag, black_flag) = if white_on_left {
-            (reading.left_flag, reading.right_flag)
-        } else {
-            (reading.right_flag, reading.left_flag)
-        };
-        let now = [white_flag, black_flag];
-        if game.ended || now == game.flags {
-            game.flags = now;
-            return;
-        }
-        for (i, &flag) in now.iter().enumerate() {
-            if !flag || game.flags[i] {
-                continue;
-            }
-            let flagged = if i == 0 { Color::White } else { Color::Black };
-            let ending = flag_fall(game.position(), flagged, self.cfg.laws);
-            let both = now[0] && now[1];
-            let note = both.then(|| {
-                let plies = game.plies() as u32;
-                let period = self
-                    .tc
-                    .as_ref()
-                    .map_or(0, |tc| tc.period_of(plies.div_ceil(2).max(1)));
-                match self.tc.as_ref() {
-                    Some(tc) => {
-                        let b = both_flags(&self.cfg, tc, period);
-                        let what = match b.decision {
-                            BothFlagsDecision::Continue => "play goes on",
-                            BothFlagsDecision::Draw => "the game is drawn",
-                            BothFlagsDecision::Arbiter => "the arbiter decides",
-                        };
-                        format!(
-                            "both flags are down: {what}{}",
-                            b.article.map_or(String::new(), |a| format!(" ({a})"))
-                        )
-                    }
-                    None => "both flags are down: the arbiter decides".to_string(),
-                }
-            });
-            let quota = self
-                .tc
-                .as_ref()
-                .and_then(|tc| period_quota_note(tc, game.plies() as u32, flagged));
-            let note = match (note, quota) {
-                (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-                (a, b) => a.or(b),
-            };
-            out.push(TrackerEvent::FlagFall {
-                at_ms: at,
-                after_ply: game.plies() as u32,
-                side: side(flagged),
-                proposed: ending.outcome,
-                termination: ending.termination.to_string(),
-                article: (!ending.article.is_empty()).then(|| ending.article.to_string()),
-                both,
-                note,
-            });
-            if self.cfg.daemon_is_observer && !both {
-                game.ended = true;
-                out.push(TrackerEvent::GameEnded {
-                    at_ms: at,
-                    after_ply: game.plies() as u32,
-                    outcome: ending.outcome,
-                    termination: ending.termination.to_string(),
-                });
-                break;
-            }
-        }
-        game.flags = now;
     }
 }

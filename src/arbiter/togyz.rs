@@ -11,7 +11,7 @@
 
 use tracing::warn;
 
-use super::{IrregularityKind, Judge};
+use super::{IrregularityKind, Judge, review_each};
 use crate::{
     Millis,
     game::togyz::{Move, Position, Repetitions, Rules, Side as PitSide},
@@ -189,16 +189,8 @@ impl Judge for TogyzReferee {
     }
 
     fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
-        if events.len() <= from {
-            return;
-        }
         let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.extend(events.drain(from..));
-        for mut event in scratch.drain(..) {
-            let extra = self.look_at(&mut event);
-            events.push(event);
-            events.extend(extra);
-        }
+        review_each(events, from, &mut scratch, |e| self.look_at(e));
         self.scratch = scratch;
     }
 
