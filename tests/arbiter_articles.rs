@@ -1148,6 +1148,100 @@ fn art_5_1_2_a_resignation_where_the_opponent_cannot_mate_is_a_draw_from_2023() 
 }
 
 #[test]
+fn art_5_2_1_stalemate_ends_the_game_as_a_draw() {
+    // Random play, preferring moves that leave the opponent few replies, until a stalemate.
+    let moves = (0..3000)
+        .find_map(|seed| {
+            playout(
+                seed,
+                300,
+                |pos, legal, rng| {
+                    let replies = |m: &Move| {
+                        let mut p = pos.clone();
+                        p.play_unchecked(*m);
+                        p.legal_moves().len()
+                    };
+                    let fewest = legal.iter().map(replies).min()?;
+                    let best: Vec<Move> = legal
+                        .iter()
+                        .copied()
+                        .filter(|m| replies(m) == fewest)
+                        .collect();
+                    if rand::Rng::random_bool(rng, 0.5) {
+                        best.choose(rng).copied()
+                    } else {
+                        legal.choose(rng).copied()
+                    }
+                },
+                |pos, _| pos.is_stalemate(),
+            )
+        })
+        .expect("a playout ending in stalemate");
+    let r = replay_moves(&moves, 5, &laws(Laws::Fide2023, None));
+    assert_eq!(r.ucis(), r.expected_ucis());
+    let g = r.game();
+    assert_eq!(g.termination.as_deref(), Some("stalemate"));
+    assert_eq!(g.result, "1/2-1/2");
+}
+
+/// The FEN after each of `ucis`, from the start position (independent of the recorder).
+fn fens(ucis: &[String]) -> Vec<String> {
+    let mut pos = Chess::default();
+    let mut out = vec![Fen::from_position(&pos, EnPassantMode::Legal).to_string()];
+    for u in ucis {
+        let m = u
+            .parse::<shakmaty::uci::UciMove>()
+            .expect("uci")
+            .to_move(&pos)
+            .expect("legal");
+        pos.play_unchecked(m);
+        out.push(Fen::from_position(&pos, EnPassantMode::Legal).to_string());
+    }
+    out
+}
+
+#[test]
+fn art_7_6_and_8_5_3_the_record_holds_what_reinstating_a_position_needs() {
+    let game = capablanca(3);
+    let r = play(
+        &game,
+        with(12, IrregularityScript::Knock { hold_ms: 6_000 }, 7),
+        &laws(Laws::Fide2023, Some("15+10")),
+    );
+    assert_eq!(r.ucis(), r.expected_ucis());
+    let expected = fens(&r.expected_ucis());
+    let json = export::json::json(std::slice::from_ref(r.game()));
+    let g = &json["games"][0];
+    // 8.5.3: every ply's position and both clocks.
+    for (i, m) in g["moves"].as_array().expect("moves").iter().enumerate() {
+        assert_eq!(m["fen"], expected[i + 1], "ply {}", i + 1);
+        assert!(
+            m["clock_white_ms"].is_u64() && m["clock_black_ms"].is_u64(),
+            "{m}"
+        );
+    }
+    // 7.6: the displaced irregularity carries the position before it and the clocks then.
+    let d = g["irregularities"]
+        .as_array()
+        .expect("irregularities")
+        .iter()
+        .find(|i| i["kind"] == "displaced")
+        .expect("displaced")
+        .clone();
+    assert_eq!(d["ply"], 12);
+    assert_eq!(d["reinstate"]["position_before"], expected[11]);
+    assert_eq!(
+        d["reinstate"]["clock_white_ms"],
+        g["moves"][10]["clock_white_ms"]
+    );
+    assert_eq!(
+        d["reinstate"]["clock_black_ms"],
+        g["moves"][10]["clock_black_ms"]
+    );
+    assert_eq!(d["resolution"]["how"], "position restored");
+}
+
+#[test]
 fn art_5_2_2_a_dead_position_ends_the_game_as_a_draw() {
     // Captures first, until neither side has mating material (the fast path of 5.2.2).
     let moves = (0..500)

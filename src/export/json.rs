@@ -9,7 +9,9 @@
 //! `illegal_move`, `clock_without_move`, `wrong_start_position`, `board_rotated`,
 //! `clock_mis_set`) with `id`, `ply` (the ply they happened before), `kind`, `article` (of the configured laws), `player`, `detail` (text),
 //! `ruling` (what the laws provide, for the arbiter), `at_ms`, `since_ms` (the raw frames from
-//! there to `at_ms` show it), `resolved` and `resolution` (`{at_ms, how}` or null); and the
+//! there to `at_ms` show it), `resolved` and `resolution` (`{at_ms, how}` or null), and
+//! `reinstate` (`{position_before, clock_white_ms, clock_black_ms}`: the position before it and the
+//! clocks recorded with the ply before, for the arbiter reinstating it); and the
 //! tracker's audit trail (`takeback`, `revised_move`), with `article` null, `resolved` true and
 //! `detail` the stored object. An irregularity the arbiter ruled on also has `ruling_by_arbiter`
 //! (the latest ruling: `{decision, at_ms, author, note, ruling}`).
@@ -74,8 +76,52 @@ fn game_fields(g: &GameRecord) -> Value {
         "result": g.result,
         "termination": g.termination,
         "moves": g.moves.iter().map(|m| move_json(g.kind, m)).collect::<Vec<_>>(),
-        "irregularities": irregularities(&g.events),
+        "irregularities": with_reinstatement(g, irregularities(&g.events)),
     })
+}
+
+/// Each irregularity the board showed gets what reinstating the position before it needs (FIDE
+/// 7.4-7.6, 8.5.3; KG 4.2): `position_before` (the FEN, or the togyz position, after ply
+/// `ply - 1`) and the clocks recorded with that ply (`clock_white_ms`, `clock_black_ms`; null
+/// before the first move or when unknown: the arbiter sets the clocks, 7.1).
+fn with_reinstatement(g: &GameRecord, mut list: Vec<Value>) -> Vec<Value> {
+    for v in &mut list {
+        let Value::Object(o) = v else { continue };
+        if o.get("id").is_none_or(Value::is_null) {
+            continue;
+        }
+        let Some(ply) = o.get("ply").and_then(Value::as_u64) else {
+            continue;
+        };
+        let before = (ply as usize)
+            .checked_sub(2)
+            .and_then(|i| g.moves.iter().find(|m| m.ply as usize == i + 1));
+        let position = match before {
+            Some(m) => m.position.clone(),
+            None => start_position(g.kind),
+        };
+        o.insert(
+            "reinstate".into(),
+            json!({
+                "position_before": position,
+                "clock_white_ms": before.and_then(|m| m.clock_white_ms),
+                "clock_black_ms": before.and_then(|m| m.clock_black_ms),
+            }),
+        );
+    }
+    list
+}
+
+/// The start position as the moves' `position` writes it.
+fn start_position(kind: Kind) -> String {
+    match kind {
+        Kind::Chess => shakmaty::fen::Fen::from_position(
+            &shakmaty::Chess::default(),
+            shakmaty::EnPassantMode::Legal,
+        )
+        .to_string(),
+        Kind::Togyz => crate::game::togyz::notation::to_fen(&crate::game::togyz::Position::new()),
+    }
 }
 
 fn move_json(kind: Kind, m: &RecordedMove) -> Value {
