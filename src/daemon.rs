@@ -283,6 +283,9 @@ pub fn print_event(board: &str, event: &TrackerEvent) {
         TrackerEvent::Claimable { claim, ply, .. } => {
             println!("{board}: before ply {ply} a draw may be claimed: {claim}");
         }
+        TrackerEvent::Reoriented { orientation, .. } => {
+            println!("{board}: the board lies {}", orientation.as_str());
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use boardscribe::{
     emulator::{TogyzEmulatorOptions, script_togyz, togyz_records},
     export,
     game::togyz::{Move, Rules, notation::Record},
+    sensor::Orientation,
     store::{GameRecord, Store},
 };
 
@@ -56,6 +57,14 @@ fn corpus_games_replay_into_the_store_exactly_with_the_rules_result() {
         let got: Vec<String> = game.moves.iter().map(|m| m.notation.clone()).collect();
         assert_eq!(got, want, "game {}", g + 1);
         assert_eq!(game.kind, boardscribe::game::Kind::Togyz);
+        // The start position reads the same both ways round; the first move settles which way
+        // the board lies, and the stored game says so (a restart resumes in that orientation).
+        let lies = if opts.rotated {
+            Orientation::Rotated
+        } else {
+            Orientation::Normal
+        };
+        assert_eq!(game.orientation, lies, "game {}", g + 1);
         // A game the rules end on the board (82, 81:81, atsyrau) carries that result.
         let last = rec.replay(Rules::KYRGYZ).expect("replays");
         if let Some(result) = last.last().outcome() {

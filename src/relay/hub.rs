@@ -324,6 +324,9 @@ impl BoardLive {
                 "claimable",
                 json!({ "ply": ply, "claim": claim, "article": article }),
             ),
+            TrackerEvent::Reoriented { orientation, .. } => {
+                ("reoriented", json!({ "orientation": orientation.as_str() }))
+            }
             TrackerEvent::GameEnded {
                 after_ply,
                 outcome,

@@ -738,6 +738,14 @@ impl Batch<'_> {
                     .execute((proposed.as_pgn(), game))?;
                 Ok(())
             }
+            TrackerEvent::Reoriented { at_ms, orientation } => {
+                let (_, ply, detail) = event_row(event)?;
+                self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                self.conn
+                    .prepare_cached("UPDATE games SET orientation = ?1 WHERE id = ?2")?
+                    .execute((orientation.as_str(), game))?;
+                Ok(())
+            }
             TrackerEvent::Irregularity { at_ms, .. }
             | TrackerEvent::Resolved { at_ms, .. }
             | TrackerEvent::FlagFall { at_ms, .. }
@@ -946,6 +954,9 @@ fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, String), Stor
             claim,
             article,
         } => (*at_ms, *ply, json!({ "claim": claim, "article": article })),
+        TrackerEvent::Reoriented { at_ms, orientation } => {
+            (*at_ms, 1, json!({ "orientation": orientation.as_str() }))
+        }
     };
     Ok((at_ms, Some(ply), detail.to_string()))
 }

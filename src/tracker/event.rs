@@ -129,6 +129,12 @@ pub enum TrackerEvent {
         claim: String,
         article: String,
     },
+    /// The start position read the same both ways round, and the first move showed the board
+    /// the other way round than guessed at the start (togyz korgool): the game's orientation.
+    Reoriented {
+        at_ms: Millis,
+        orientation: Orientation,
+    },
     /// The position alone ends the game (mate, stalemate).
     GameEnded {
         at_ms: Millis,
@@ -152,6 +158,7 @@ impl TrackerEvent {
             TrackerEvent::Resolved { .. } => "resolved",
             TrackerEvent::FlagFall { .. } => "flag_fall",
             TrackerEvent::Claimable { .. } => "claimable",
+            TrackerEvent::Reoriented { .. } => "reoriented",
         }
     }
 }

@@ -532,6 +532,10 @@ impl<G: GameKind> Tracker<G> {
             let flipped_reading = || flipped_cell.get_or_init(|| sensed.reading(flipped));
             if let Some((mv, node)) = g.tip().move_to(sensed.key(flipped), flipped_reading) {
                 g.orientation = flipped;
+                out.push(TrackerEvent::Reoriented {
+                    at_ms: at,
+                    orientation: flipped,
+                });
                 g.push(mv, node, at);
                 self.resolve_open(at, "position restored; play went on", out);
                 return;
