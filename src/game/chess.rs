@@ -162,6 +162,7 @@ impl GameKind for ChessGame {
 
     const KIND: Kind = Kind::Chess;
     const MOVE_SPAN: usize = 4;
+    const REVISABLE_CONFIRMED_PLIES: usize = 2;
 
     fn start() -> Chess {
         Chess::default()

@@ -84,6 +84,12 @@ pub trait GameKind {
     /// displaced board rather than a reset.
     const MOVE_SPAN: usize;
 
+    /// How many plies a clock press confirmed the tracker may still revise when a later board
+    /// shows they were misread (chess: 2, a hand resting on a neighbouring square; togyz
+    /// korgool: 0, a move is irrevocable once a korgool is sown, [KG 1.7], and a hand resting on a
+    /// pit must not undo pressed moves).
+    const REVISABLE_CONFIRMED_PLIES: usize;
+
     /// The start position of a game.
     fn start() -> Self::Position;
 

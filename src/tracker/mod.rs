@@ -66,6 +66,7 @@ impl TrackerSettings {
         TrackerSettings {
             two_ply_max_distance: 2 * G::MOVE_SPAN,
             displaced_max_distance: G::MOVE_SPAN,
+            revise_depth: G::REVISABLE_CONFIRMED_PLIES,
             ..TrackerSettings::default()
         }
     }

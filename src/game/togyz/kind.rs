@@ -176,6 +176,7 @@ impl GameKind for TogyzGame {
 
     const KIND: Kind = Kind::Togyz;
     const MOVE_SPAN: usize = LOCATIONS;
+    const REVISABLE_CONFIRMED_PLIES: usize = 0;
 
     fn start() -> Position {
         Position::new()
