@@ -27,7 +27,7 @@ use boardscribe::{
     emulator::{
         self, BoardScript, EmulatorOptions, EventKind, Payload, PgnGame, PtyEvent, PtyOptions,
     },
-    protocol::dgt::Frame,
+    protocol::dgt::{Frame, cmd},
     relay::Hub,
     tracker::TrackerEvent,
 };
@@ -336,10 +336,10 @@ async fn phase(knobs: Knobs, scripts: &[BoardScript], load: usize) -> Phase {
     }
 }
 
-/// Per ply (index ply - 1): when its last field update and its press were written.
-#[derive(Clone, Copy, Default, Debug)]
+/// Per ply (index ply - 1): when its field updates and its press were written.
+#[derive(Clone, Default, Debug)]
 struct Written {
-    settle: Option<Instant>,
+    updates: Vec<Instant>,
     press: Option<Instant>,
 }
 
@@ -361,32 +361,37 @@ fn written(board: &Board) -> (Vec<Written>, Vec<f64>) {
         .filter_map(|(i, p)| Some((p.press_ms?, i)))
         .collect();
     let mut late = Vec::new();
-    // Capture time (ms) of the script's body start, from the first matched frame.
-    let mut offset: Option<i64> = None;
+    // The runner starts the body when the host first asks for updates: that command's line.
+    let asks = [cmd::SEND_UPDATE, cmd::SEND_UPDATE_NICE, cmd::SEND_UPDATE_BRD];
+    let Some(origin) = cap
+        .chunks
+        .iter()
+        .find(|c| c.dir == Direction::ToBoard && c.bytes.iter().any(|b| asks.contains(b)))
+        .map(|c| c.t_ms as i64)
+    else {
+        return (plies, late);
+    };
     let mut j = 0;
     for e in s.events.iter().filter(|e| e.kind != EventKind::Handshake) {
         let Payload::Frame(f) = &e.payload else {
             continue;
         };
         let bytes = f.to_bytes();
-        let sched = e.at_ms as i64 - s.body_start_ms as i64;
+        let due = origin + e.at_ms as i64 - s.body_start_ms as i64;
+        // The capture's ms are truncated; a frame is never written before it is due.
         let found = sent[j..].iter().take(400).position(|c| {
-            c.bytes == bytes
-                && offset.is_none_or(|o| {
-                    let t = c.t_ms as i64 - o;
-                    t >= sched - 2 && t <= sched + 2_000
-                })
+            let t = c.t_ms as i64;
+            c.bytes == bytes && t >= due - 1 && t <= due + 5_000
         });
         let Some(k) = found else { continue };
         let c = sent[j + k];
         j += k + 1;
-        let o = *offset.get_or_insert(c.t_ms as i64 - sched);
-        late.push((c.t_ms as i64 - o - sched) as f64);
+        late.push((c.t_ms as i64 - due).max(0) as f64);
         let at = board.ready + Duration::from_millis(c.t_ms);
         match (e.kind, f) {
             (EventKind::Move, Frame::FieldUpdate { .. }) => {
                 if let Some(w) = (e.ply as usize).checked_sub(1).and_then(|i| plies.get_mut(i)) {
-                    w.settle = Some(at);
+                    w.updates.push(at);
                 }
             }
             (EventKind::Clock, Frame::BwTime(_)) => {
@@ -423,6 +428,7 @@ fn ms(d: Duration) -> f64 {
 /// The latencies of one phase.
 struct Latencies {
     to_durable: Vec<f64>,
+    press_to_durable: Vec<f64>,
     to_sse: Vec<f64>,
     durable_to_sse: Vec<f64>,
     lateness: Vec<f64>,
@@ -431,6 +437,8 @@ struct Latencies {
     unmatched: usize,
     missed_sse: usize,
     moves_in_window: usize,
+    /// Moves that became durable within the window, whatever their frames.
+    durable_in_window: usize,
 }
 
 fn latencies(p: &Phase) -> Latencies {
@@ -449,6 +457,7 @@ fn latencies(p: &Phase) -> Latencies {
         .collect();
     let mut l = Latencies {
         to_durable: Vec::new(),
+        press_to_durable: Vec::new(),
         to_sse: Vec::new(),
         durable_to_sse: Vec::new(),
         lateness,
@@ -457,6 +466,11 @@ fn latencies(p: &Phase) -> Latencies {
         unmatched: 0,
         missed_sse: 0,
         moves_in_window: 0,
+        durable_in_window: p
+            .durable
+            .iter()
+            .filter(|d| d.2 >= p.window.0 && d.2 <= p.window.1)
+            .count(),
     };
     let mut seen = std::collections::HashSet::new();
     for (board, ply, durable) in &p.durable {
@@ -466,19 +480,14 @@ fn latencies(p: &Phase) -> Latencies {
         }
         let w = by_name
             .get(board.as_str())
-            .and_then(|w| w.get((*ply as usize).wrapping_sub(1)))
-            .copied()
-            .unwrap_or_default();
-        // The press completes the move, unless the tracker recorded it as settled before it.
-        let frame = match (w.press, w.settle) {
-            (Some(press), _) if press <= *durable => {
-                l.by_press += 1;
-                press
-            }
-            (_, Some(settle)) if settle <= *durable => {
-                l.by_settle += 1;
-                settle
-            }
+            .and_then(|w| w.get((*ply as usize).wrapping_sub(1)));
+        // The press completes the move, unless the tracker recorded it as settled before it:
+        // then the last field update of the ply before it was recorded.
+        let press = w.and_then(|w| w.press).filter(|t| t <= durable);
+        let settle = w.and_then(|w| w.updates.iter().rev().find(|t| *t <= durable).copied());
+        let (frame, by_press) = match (press, settle) {
+            (Some(press), _) => (press, true),
+            (None, Some(settle)) => (settle, false),
             _ => {
                 l.unmatched += 1;
                 continue;
@@ -487,8 +496,16 @@ fn latencies(p: &Phase) -> Latencies {
         if frame < p.window.0 || frame > p.window.1 {
             continue;
         }
+        if by_press {
+            l.by_press += 1;
+        } else {
+            l.by_settle += 1;
+        }
         l.moves_in_window += 1;
         l.to_durable.push(ms(*durable - frame));
+        if by_press {
+            l.press_to_durable.push(ms(*durable - frame));
+        }
         match sse.get(&(board.as_str(), *ply)) {
             Some(at) => {
                 l.to_sse.push(ms(at.saturating_duration_since(frame)));
@@ -550,6 +567,12 @@ fn report(knobs: Knobs, quiet: &Phase, loaded: &Phase) {
             "frame->durable",
             stats(&mut l.to_durable)
         );
+        println!(
+            "{:<8} {:<16} {}",
+            "",
+            "press->durable",
+            stats(&mut l.press_to_durable)
+        );
         println!("{:<8} {:<16} {}", "", "frame->SSE", stats(&mut l.to_sse));
         println!(
             "{:<8} {:<16} {}",
@@ -564,11 +587,11 @@ fn report(knobs: Knobs, quiet: &Phase, loaded: &Phase) {
             stats(&mut l.lateness)
         );
         println!(
-            "{:<8} moves {} in window ({:.1}/s), by press {}, by settle {}, unmatched {}, \
-             durable without SSE {}; SSE events {}, id gaps {}",
+            "{:<8} durable moves {:.1}/s; timed moves {} (by press {}, by settle {}; \
+             frames not found {}), durable without SSE {}; SSE events {}, id gaps {}",
             "",
+            l.durable_in_window as f64 / knobs.secs as f64,
             l.moves_in_window,
-            l.moves_in_window as f64 / knobs.secs as f64,
             l.by_press,
             l.by_settle,
             l.unmatched,
