@@ -50,6 +50,8 @@ struct Knobs {
     speed: f64,
     secs: u64,
     clients: usize,
+    /// The paced phase: each client's interval between requests.
+    poll_ms: u64,
 }
 
 fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -68,6 +70,7 @@ impl Knobs {
             speed: knob("RELAYBENCH_SPEED", 0.2),
             secs: knob("RELAYBENCH_SECS", 60),
             clients: knob("RELAYBENCH_CLIENTS", 8),
+            poll_ms: knob("RELAYBENCH_POLL_MS", 100),
         }
     }
 }
@@ -189,8 +192,14 @@ async fn sse_client(
     Ok(())
 }
 
-/// Polls `/round.pgn` until `until`; with `conditional`, sends the last ETag it saw.
-async fn load_client(url: String, conditional: bool, until: Instant) -> Requests {
+/// Polls `/round.pgn` until `until`, back to back or one request per `pace`; with
+/// `conditional`, sends the last ETag it saw.
+async fn load_client(
+    url: String,
+    conditional: bool,
+    until: Instant,
+    pace: Option<Duration>,
+) -> Requests {
     let client = reqwest::Client::new();
     let mut etag: Option<String> = None;
     let mut out = Vec::new();
@@ -214,7 +223,9 @@ async fn load_client(url: String, conditional: bool, until: Instant) -> Requests
             Err(_) => None,
         };
         out.push((conditional && etag.is_some(), status, t.elapsed()));
-        if status != Some(StatusCode::OK) && status != Some(StatusCode::NOT_MODIFIED) {
+        if let Some(pace) = pace {
+            tokio::time::sleep_until((t + pace).into()).await;
+        } else if status != Some(StatusCode::OK) && status != Some(StatusCode::NOT_MODIFIED) {
             // The database may not exist yet: do not spin on errors.
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -222,8 +233,14 @@ async fn load_client(url: String, conditional: bool, until: Instant) -> Requests
     out
 }
 
-/// Records the boards for `knobs.secs`, with `load` clients polling `/round.pgn` meanwhile.
-async fn phase(knobs: Knobs, scripts: &[BoardScript], load: usize) -> Phase {
+/// Records the boards for `knobs.secs`, with `load` clients polling `/round.pgn` meanwhile
+/// (back to back, or one request per `pace` each).
+async fn phase(
+    knobs: Knobs,
+    scripts: &[BoardScript],
+    load: usize,
+    pace: Option<Duration>,
+) -> Phase {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let db = dir.path().join("relay.db");
     let hub = Hub::new();
@@ -292,7 +309,7 @@ async fn phase(knobs: Knobs, scripts: &[BoardScript], load: usize) -> Phase {
     let end = start + Duration::from_secs(knobs.secs);
     let mut clients = JoinSet::new();
     for k in 0..load {
-        clients.spawn(load_client(url.clone(), k % 2 == 1, end));
+        clients.spawn(load_client(url.clone(), k % 2 == 1, end, pace));
     }
     tokio::time::sleep_until(end.into()).await;
     let mut requests = Vec::new();
@@ -362,7 +379,11 @@ fn written(board: &Board) -> (Vec<Written>, Vec<f64>) {
         .collect();
     let mut late = Vec::new();
     // The runner starts the body when the host first asks for updates: that command's line.
-    let asks = [cmd::SEND_UPDATE, cmd::SEND_UPDATE_NICE, cmd::SEND_UPDATE_BRD];
+    let asks = [
+        cmd::SEND_UPDATE,
+        cmd::SEND_UPDATE_NICE,
+        cmd::SEND_UPDATE_BRD,
+    ];
     let Some(origin) = cap
         .chunks
         .iter()
@@ -390,7 +411,10 @@ fn written(board: &Board) -> (Vec<Written>, Vec<f64>) {
         let at = board.ready + Duration::from_millis(c.t_ms);
         match (e.kind, f) {
             (EventKind::Move, Frame::FieldUpdate { .. }) => {
-                if let Some(w) = (e.ply as usize).checked_sub(1).and_then(|i| plies.get_mut(i)) {
+                if let Some(w) = (e.ply as usize)
+                    .checked_sub(1)
+                    .and_then(|i| plies.get_mut(i))
+                {
                     w.updates.push(at);
                 }
             }
@@ -509,7 +533,8 @@ fn latencies(p: &Phase) -> Latencies {
         match sse.get(&(board.as_str(), *ply)) {
             Some(at) => {
                 l.to_sse.push(ms(at.saturating_duration_since(frame)));
-                l.durable_to_sse.push(ms(at.saturating_duration_since(*durable)));
+                l.durable_to_sse
+                    .push(ms(at.saturating_duration_since(*durable)));
             }
             None => l.missed_sse += 1,
         }
@@ -518,10 +543,7 @@ fn latencies(p: &Phase) -> Latencies {
 }
 
 fn request_row(label: &str, reqs: &[&(bool, Option<StatusCode>, Duration)], secs: u64) -> String {
-    let ok = reqs
-        .iter()
-        .filter(|r| r.1 == Some(StatusCode::OK))
-        .count();
+    let ok = reqs.iter().filter(|r| r.1 == Some(StatusCode::OK)).count();
     let nm = reqs
         .iter()
         .filter(|r| r.1 == Some(StatusCode::NOT_MODIFIED))
@@ -529,7 +551,7 @@ fn request_row(label: &str, reqs: &[&(bool, Option<StatusCode>, Duration)], secs
     let err = reqs.len() - ok - nm;
     let mut lat: Vec<f64> = reqs.iter().map(|r| ms(r.2)).collect();
     format!(
-        "{label:<16} {:>8} {:>9.0} {:>7} {:>7} {:>5}   {}",
+        "{label:<26} {:>8} {:>9.0} {:>7} {:>7} {:>5}   {}",
         reqs.len(),
         reqs.len() as f64 / secs as f64,
         ok,
@@ -539,16 +561,18 @@ fn request_row(label: &str, reqs: &[&(bool, Option<StatusCode>, Duration)], secs
     )
 }
 
-fn report(knobs: Knobs, quiet: &Phase, loaded: &Phase) {
+fn report(knobs: Knobs, phases: &[(&str, &Phase)]) {
     println!();
     println!(
-        "relay bench: {} boards, emulator speed {}, {} s per phase, tokio 2 worker threads, \
-         load {} clients on /round.pgn ({} with If-None-Match)",
+        "relay bench: {} boards, emulator speed {}, {} s per phase, tokio 2 worker threads; \
+         /round.pgn load: {} clients ({} with If-None-Match), back to back (\"saturated\") or one \
+         request per {} ms each (\"paced\")",
         knobs.boards,
         knobs.speed,
         knobs.secs,
         knobs.clients,
-        knobs.clients / 2
+        knobs.clients / 2,
+        knobs.poll_ms
     );
     println!(
         "latencies in ms from the frame that completed the move (its clock press, or its last \
@@ -557,37 +581,24 @@ fn report(knobs: Knobs, quiet: &Phase, loaded: &Phase) {
     );
     println!();
     println!(
-        "{:<8} {:<16} {:>7} {:>7} {:>7} {:>6}",
+        "{:<10} {:<16} {:>7} {:>7} {:>7} {:>6}",
         "phase", "measure", "p50", "p99", "max", "n"
     );
-    for (label, p) in [("quiet", quiet), ("loaded", loaded)] {
+    for (label, p) in phases {
         let mut l = latencies(p);
+        let rows: [(&str, &mut Vec<f64>); 5] = [
+            ("frame->durable", &mut l.to_durable),
+            ("press->durable", &mut l.press_to_durable),
+            ("frame->SSE", &mut l.to_sse),
+            ("durable->SSE", &mut l.durable_to_sse),
+            ("emulator late", &mut l.lateness),
+        ];
+        for (i, (name, v)) in rows.into_iter().enumerate() {
+            let label = if i == 0 { *label } else { "" };
+            println!("{label:<10} {name:<16} {}", stats(v));
+        }
         println!(
-            "{label:<8} {:<16} {}",
-            "frame->durable",
-            stats(&mut l.to_durable)
-        );
-        println!(
-            "{:<8} {:<16} {}",
-            "",
-            "press->durable",
-            stats(&mut l.press_to_durable)
-        );
-        println!("{:<8} {:<16} {}", "", "frame->SSE", stats(&mut l.to_sse));
-        println!(
-            "{:<8} {:<16} {}",
-            "",
-            "durable->SSE",
-            stats(&mut l.durable_to_sse)
-        );
-        println!(
-            "{:<8} {:<16} {}",
-            "",
-            "emulator late",
-            stats(&mut l.lateness)
-        );
-        println!(
-            "{:<8} durable moves {:.1}/s; timed moves {} (by press {}, by settle {}; \
+            "{:<10} durable moves {:.1}/s; timed moves {} (by press {}, by settle {}; \
              frames not found {}), durable without SSE {}; SSE events {}, id gaps {}",
             "",
             l.durable_in_window as f64 / knobs.secs as f64,
@@ -602,19 +613,21 @@ fn report(knobs: Knobs, quiet: &Phase, loaded: &Phase) {
     }
     println!();
     println!(
-        "{:<16} {:>8} {:>9} {:>7} {:>7} {:>5}   {:>7} {:>7} {:>7} {:>6}",
+        "{:<26} {:>8} {:>9} {:>7} {:>7} {:>5}   {:>7} {:>7} {:>7} {:>6}",
         "/round.pgn", "requests", "req/s", "200", "304", "err", "p50", "p99", "max", "n"
     );
-    let all: Vec<_> = loaded.requests.iter().collect();
-    let plain: Vec<_> = loaded.requests.iter().filter(|r| !r.0).collect();
-    let cond: Vec<_> = loaded.requests.iter().filter(|r| r.0).collect();
-    println!("{}", request_row("all", &all, knobs.secs));
-    println!("{}", request_row("plain GET", &plain, knobs.secs));
-    println!("{}", request_row("If-None-Match", &cond, knobs.secs));
+    for (label, p) in phases.iter().filter(|(_, p)| !p.requests.is_empty()) {
+        let all: Vec<_> = p.requests.iter().collect();
+        let plain: Vec<_> = p.requests.iter().filter(|r| !r.0).collect();
+        let cond: Vec<_> = p.requests.iter().filter(|r| r.0).collect();
+        for (kind, reqs) in [("all", all), ("plain GET", plain), ("If-None-Match", cond)] {
+            let name = format!("{label} {kind}");
+            println!("{}", request_row(&name, &reqs, knobs.secs));
+        }
+    }
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing useful either.
     let knobs = Knobs::from_env();
     let scripts = scripts(knobs.boards, knobs.speed);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -623,13 +636,21 @@ fn main() {
         .build()
         .expect("a tokio runtime");
     rt.block_on(async {
-        eprintln!("quiet phase: {} boards for {} s", knobs.boards, knobs.secs);
-        let quiet = phase(knobs, &scripts, 0).await;
-        eprintln!(
-            "loaded phase: {} boards and {} clients for {} s",
-            knobs.boards, knobs.clients, knobs.secs
+        let (n, secs, clients) = (knobs.boards, knobs.secs, knobs.clients);
+        eprintln!("quiet phase: {n} boards for {secs} s");
+        let quiet = phase(knobs, &scripts, 0, None).await;
+        let pace = Duration::from_millis(knobs.poll_ms);
+        eprintln!("paced phase: {n} boards, {clients} clients every {pace:?}, {secs} s");
+        let paced = phase(knobs, &scripts, clients, Some(pace)).await;
+        eprintln!("saturated phase: {n} boards, {clients} clients back to back, {secs} s");
+        let saturated = phase(knobs, &scripts, clients, None).await;
+        report(
+            knobs,
+            &[
+                ("quiet", &quiet),
+                ("paced", &paced),
+                ("saturated", &saturated),
+            ],
         );
-        let loaded = phase(knobs, &scripts, knobs.clients).await;
-        report(knobs, &quiet, &loaded);
     });
 }
