@@ -2,16 +2,19 @@
 //!
 //! Flow: 64 emulated DGT boards on pseudo-terminals play corpus games (`../shared/corpus/chess/`)
 //! into one `daemon::record_boards` with a hub; the relay serves on 127.0.0.1:0 and an SSE client
-//! reads `/api/events`. Each phase runs for a fixed time, twice: quiet, then with N in-process
-//! clients polling `/round.pgn` (half of them with `If-None-Match`). Every emulator writes a
-//! capture; its frames are matched in order to the script's, which gives the time each frame was
-//! written, on the same process's `Instant` as the durable announcement (`record_boards`'
-//! callback) and the SSE arrival. A move's completing frame is its clock press, or its last
-//! field update when the tracker recorded it before the press (settled). Prints one table.
+//! reads `/api/events`. Three phases of a fixed time each: quiet; N in-process clients polling
+//! `/round.pgn` (half of them with `If-None-Match`) at a pace; the same back to back. Every
+//! emulator writes a capture; its frames are matched in order to the script's, which gives the
+//! time each frame was written, on the same process's `Instant` as the durable announcement
+//! (`record_boards`' callback) and the SSE arrival. A move's completing frame is its clock press,
+//! or its last field update when the tracker recorded it before the press (settled). Prints one
+//! table.
 //!
 //! Run with `cargo bench --bench relay`. Knobs (environment): `RELAYBENCH_BOARDS` (64),
 //! `RELAYBENCH_SPEED` (0.2, the emulator's time multiplier), `RELAYBENCH_SECS` (60 per phase),
-//! `RELAYBENCH_CLIENTS` (8). See docs/benchmarks.md.
+//! `RELAYBENCH_CLIENTS` (8), `RELAYBENCH_POLL_MS` (100, the paced phase's interval per client).
+//! Without `--bench` (`cargo test --benches`) the defaults are a 2-board, 3-second smoke run.
+//! See docs/benchmarks.md.
 
 use std::{
     collections::HashMap,
@@ -64,13 +67,30 @@ fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
 }
 
 impl Knobs {
-    fn from_env() -> Knobs {
+    /// What `cargo bench` runs.
+    const FULL: Knobs = Knobs {
+        boards: 64,
+        speed: 0.2,
+        secs: 60,
+        clients: 8,
+        poll_ms: 100,
+    };
+    /// What `cargo test --benches` runs (no `--bench` flag): does the bench still work?
+    const SMOKE: Knobs = Knobs {
+        boards: 2,
+        secs: 3,
+        clients: 2,
+        ..Knobs::FULL
+    };
+
+    /// `defaults`, overridden by the environment.
+    fn from_env(defaults: Knobs) -> Knobs {
         Knobs {
-            boards: knob("RELAYBENCH_BOARDS", 64),
-            speed: knob("RELAYBENCH_SPEED", 0.2),
-            secs: knob("RELAYBENCH_SECS", 60),
-            clients: knob("RELAYBENCH_CLIENTS", 8),
-            poll_ms: knob("RELAYBENCH_POLL_MS", 100),
+            boards: knob("RELAYBENCH_BOARDS", defaults.boards),
+            speed: knob("RELAYBENCH_SPEED", defaults.speed),
+            secs: knob("RELAYBENCH_SECS", defaults.secs),
+            clients: knob("RELAYBENCH_CLIENTS", defaults.clients),
+            poll_ms: knob("RELAYBENCH_POLL_MS", defaults.poll_ms),
         }
     }
 }
@@ -149,11 +169,18 @@ struct Phase {
     window: (Instant, Instant),
 }
 
+/// What the SSE client saw.
+#[derive(Default)]
+struct SseSeen {
+    /// (board, ply, when) of every `move` event.
+    moves: Vec<(String, u32, Instant)>,
+    events: u64,
+    /// Events whose id is not the last one + 1.
+    id_gaps: u64,
+}
+
 /// Reads `/api/events`, noting when each `move` event arrived.
-async fn sse_client(
-    url: String,
-    out: Arc<Mutex<(Vec<(String, u32, Instant)>, u64, u64)>>,
-) -> Result<(), reqwest::Error> {
+async fn sse_client(url: String, out: Arc<Mutex<SseSeen>>) -> Result<(), reqwest::Error> {
     let resp = reqwest::get(format!("{url}api/events")).await?;
     assert_eq!(resp.status(), StatusCode::OK, "/api/events");
     let mut body = resp.bytes_stream();
@@ -176,15 +203,15 @@ async fn sse_client(
             }
             let Some(id) = id else { continue };
             let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
-            o.1 += 1;
+            o.events += 1;
             if last_id.is_some_and(|l| id != l + 1) {
-                o.2 += 1;
+                o.id_gaps += 1;
             }
             last_id = Some(id);
             if kind == "move" {
                 let v: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
                 if let (Some(b), Some(p)) = (v["board"].as_str(), v["ply"].as_u64()) {
-                    o.0.push((b.to_owned(), p as u32, at));
+                    o.moves.push((b.to_owned(), p as u32, at));
                 }
             }
         }
@@ -250,7 +277,7 @@ async fn phase(
         .await
         .expect("the relay starts");
 
-    let sse = Arc::new(Mutex::new((Vec::new(), 0u64, 0u64)));
+    let sse = Arc::new(Mutex::new(SseSeen::default()));
     let sse_task = tokio::spawn(sse_client(url.clone(), sse.clone()));
 
     let mut emulators = JoinSet::new();
@@ -331,7 +358,11 @@ async fn phase(
     {
         eprintln!("the SSE stream did not end with the server");
     }
-    let (sse, sse_events, sse_id_gaps) = std::mem::take(&mut *sse.lock().unwrap());
+    let SseSeen {
+        moves: sse,
+        events: sse_events,
+        id_gaps: sse_id_gaps,
+    } = std::mem::take(&mut *sse.lock().unwrap());
     let durable = std::mem::take(&mut *durable.lock().unwrap());
     // The captures are read before the directory goes.
     let boards = boards
@@ -628,7 +659,9 @@ fn report(knobs: Knobs, phases: &[(&str, &Phase)]) {
 }
 
 fn main() {
-    let knobs = Knobs::from_env();
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not: a short smoke run then.
+    let full = std::env::args().any(|a| a == "--bench");
+    let knobs = Knobs::from_env(if full { Knobs::FULL } else { Knobs::SMOKE });
     let scripts = scripts(knobs.boards, knobs.speed);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
