@@ -25,8 +25,8 @@ pub use irregular::{
 pub use pgn::{PgnGame, games_from_pgn};
 pub use pty::{PtyEvent, PtyOptions, run_pty, run_togyz_pty};
 pub use togyz::{
-    TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzPayload, TogyzPlyInfo, TogyzScript,
-    TogyzStyle, board_location as togyz_board_location, script_togyz, togyz_records,
+    TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzIrregularity, TogyzIrregularityInfo,
+    TogyzIrregularityKind, TogyzPayload, TogyzPlyInfo, TogyzScript, TogyzStyle, board_location as togyz_board_location, script_togyz, togyz_records,
 };
 
 use crate::{
