@@ -7,8 +7,7 @@
 use boardscribe::{
     device::replay::replay_reader,
     emulator::{
-        TogyzEmulatorOptions, TogyzIrregularity, TogyzIrregularityKind, script_togyz,
-        togyz_records,
+        TogyzEmulatorOptions, TogyzIrregularity, TogyzIrregularityKind, script_togyz, togyz_records,
     },
     game::togyz::Rules,
     store::Store,
@@ -151,8 +150,13 @@ fn scripted_irregularities_are_recorded_at_their_ply_with_the_kyrgyz_article() {
     );
     assert!(failures.is_empty(), "{failures:#?}");
     assert!(scripted >= 100, "a real sample: {scripted}");
-    assert!(found * 100 >= scripted * 90, "{found}/{scripted} found");
-    assert!(false_alarms * 100 <= plies, "{false_alarms} false alarms in {plies} plies");
+    // Measured: 192/195 found (a single korgool knocked one pit on can pass for part of a
+    // sowing), no false alarm in 1556 plies.
+    assert!(found * 100 >= scripted * 95, "{found}/{scripted} found");
+    assert!(
+        false_alarms * 200 <= plies,
+        "{false_alarms} false alarms in {plies} plies"
+    );
 }
 
 #[test]
@@ -177,7 +181,6 @@ fn a_script_without_irregularities_is_unchanged() {
         s.to_chunks().into_iter().filter(|c| c.0 < cut).collect()
     };
     assert_eq!(before(&plain), before(&scattered));
-    assert_eq!(plain.plies.last(), plain.plies.last());
     assert_eq!(
         plain.plies.last().map(|p| p.board_after),
         scattered.plies.last().map(|p| p.board_after)

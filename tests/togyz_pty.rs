@@ -124,7 +124,11 @@ async fn a_host_reads_the_scripts_frames_byte_exactly() {
     .await;
     assert_eq!(got[0], Frame::SerialNr(script.serial.clone()));
     assert_eq!(got[1], Frame::BoardDump(script.start_dump));
-    assert_eq!(got[2..], expected[..], "every frame of the script, in order");
+    assert_eq!(
+        got[2..],
+        expected[..],
+        "every frame of the script, in order"
+    );
     let wire: Vec<u8> = [
         Frame::SerialNr(script.serial.clone()),
         Frame::BoardDump(script.start_dump),
@@ -200,7 +204,11 @@ async fn an_unplug_mid_move_and_the_board_comes_back_idle() {
     .await;
     assert_eq!(next_event(&mut rx).await, PtyEvent::Unplugged);
     assert_eq!(got[0], Frame::BoardDump(script.start_dump));
-    assert_eq!(got[1..], before[..sent_before], "what was sent before the unplug");
+    assert_eq!(
+        got[1..],
+        before[..sent_before],
+        "what was sent before the unplug"
+    );
     drop(port);
     let PtyEvent::Replugged(path) = next_event(&mut rx).await else {
         panic!("not replugged")
@@ -213,12 +221,19 @@ async fn an_unplug_mid_move_and_the_board_comes_back_idle() {
         .unwrap();
     port.write_all(&[0x42]).await.unwrap();
     let (mut reader, mut raw, mut got) = (FrameReader::with_wire(Tgz), Vec::new(), Vec::new());
-    read_until(&mut port, &mut reader, &mut raw, &mut got, |fs| !fs.is_empty()).await;
+    read_until(&mut port, &mut reader, &mut raw, &mut got, |fs| {
+        !fs.is_empty()
+    })
+    .await;
     let last: PitDump = script.plies.last().unwrap().board_after;
     assert_eq!(got, [Frame::BoardDump(last)]);
     drop(port);
     runner.await.unwrap().unwrap();
     let text = std::fs::read_to_string(&capture).unwrap();
-    assert!(text.contains("# device: togyz"), "{}", &text[..200.min(text.len())]);
+    assert!(
+        text.contains("# device: togyz"),
+        "{}",
+        &text[..200.min(text.len())]
+    );
     assert!(text.contains("# unplugged") && text.contains("# replugged"));
 }

@@ -26,7 +26,8 @@ pub use pgn::{PgnGame, games_from_pgn};
 pub use pty::{PtyEvent, PtyOptions, run_pty, run_togyz_pty};
 pub use togyz::{
     TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzIrregularity, TogyzIrregularityInfo,
-    TogyzIrregularityKind, TogyzPayload, TogyzPlyInfo, TogyzScript, TogyzStyle, board_location as togyz_board_location, script_togyz, togyz_records,
+    TogyzIrregularityKind, TogyzPayload, TogyzPlyInfo, TogyzScript, TogyzStyle,
+    board_location as togyz_board_location, script_togyz, togyz_records,
 };
 
 use crate::{

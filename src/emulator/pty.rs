@@ -126,8 +126,11 @@ trait PtyBoard {
     /// Index in `body` of the event after which an unplug at `ply` happens.
     fn unplug_after(&self, body: &[&Self::Event], ply: u32) -> Option<usize>;
     /// Plays `e` on the board: the bytes it sends (if in the right mode) and their channel.
-    fn play(state: &mut Self::State, clock: &mut BwTime, e: &Self::Event)
-    -> Option<(Vec<u8>, Channel)>;
+    fn play(
+        state: &mut Self::State,
+        clock: &mut BwTime,
+        e: &Self::Event,
+    ) -> Option<(Vec<u8>, Channel)>;
     /// One command from the front of `buf`: the bytes it takes and what it asks, `None` while
     /// it is incomplete.
     fn command(&self, buf: &[u8], state: &Self::State, clock: &BwTime) -> Option<(usize, Host)>;
@@ -199,12 +202,7 @@ impl PtyBoard for BoardScript {
         Some((f.to_bytes(), channel))
     }
 
-    fn command(
-        &self,
-        buf: &[u8],
-        board: &[u8; 64],
-        clock: &BwTime,
-    ) -> Option<(usize, Host)> {
+    fn command(&self, buf: &[u8], board: &[u8; 64], clock: &BwTime) -> Option<(usize, Host)> {
         let &c = buf.first()?;
         if c == cmd::CLOCK_MESSAGE || c == cmd::SET_LEDS {
             // `c size data...`: the size byte counts what follows it.
@@ -224,7 +222,9 @@ impl PtyBoard for BoardScript {
         let serial_number = self.serial.parse::<u32>().unwrap_or(0);
         let reply = match c {
             cmd::SEND_RESET => return Some((1, Host::Reset)),
-            cmd::SEND_UPDATE | cmd::SEND_UPDATE_NICE => return Some((1, Host::Updates(Mode::Full))),
+            cmd::SEND_UPDATE | cmd::SEND_UPDATE_NICE => {
+                return Some((1, Host::Updates(Mode::Full)));
+            }
             cmd::SEND_UPDATE_BRD => return Some((1, Host::Updates(Mode::Board))),
             cmd::SEND_CLK => Frame::BwTime(*clock),
             cmd::SEND_BRD => Frame::BoardDump(BoardDump(*board)),
@@ -279,11 +279,7 @@ impl PtyBoard for TogyzScript {
             .position(|e| e.ply == ply && e.action == TogyzAction::Lift)
     }
 
-    fn play(
-        dump: &mut PitDump,
-        clock: &mut BwTime,
-        e: &TogyzEvent,
-    ) -> Option<(Vec<u8>, Channel)> {
+    fn play(dump: &mut PitDump, clock: &mut BwTime, e: &TogyzEvent) -> Option<(Vec<u8>, Channel)> {
         let TogyzPayload::Frame(f) = &e.payload else {
             return None;
         };
@@ -447,8 +443,7 @@ impl<S: PtyBoard> Runner<'_, S> {
 
     /// Handles every complete command in the input buffer.
     async fn commands(&mut self, first_update: &mut Option<Instant>) -> Result<(), EmulatorError> {
-        while let Some((used, host)) = self.script.command(&self.inbuf, &self.state, &self.clock)
-        {
+        while let Some((used, host)) = self.script.command(&self.inbuf, &self.state, &self.clock) {
             self.inbuf.drain(..used.clamp(1, self.inbuf.len()));
             match host {
                 Host::Reset => self.mode = Mode::Idle,

@@ -192,7 +192,9 @@ pub fn togyz_svg(fen: &str, last: Option<(usize, usize)>) -> String {
                 class.push_str(" last");
             }
             let x = col * PIT_W;
-            let tuz_attr = owner.map_or(String::new(), |o| format!(r#" data-tuz="{}""#, togyz_side(o)));
+            let tuz_attr = owner.map_or(String::new(), |o| {
+                format!(r#" data-tuz="{}""#, togyz_side(o))
+            });
             let _ = write!(
                 out,
                 r#"<rect x="{x}" y="{y}" width="{PIT_W}" height="{PIT_H}" class="{class}" data-side="{}" data-pit="{pit}" data-count="{count}"{tuz_attr}/>"#,
@@ -456,7 +458,11 @@ mod tests {
         let svg = togyz_svg(&fen, None);
         assert_eq!(svg.matches(r#"class="pit""#).count(), 18);
         assert_eq!(svg.matches(r#"data-count="9""#).count(), 18);
-        assert_eq!(svg.matches(r#"data-count="0""#).count(), 2, "two empty stores");
+        assert_eq!(
+            svg.matches(r#"data-count="0""#).count(),
+            2,
+            "two empty stores"
+        );
         assert!(!svg.contains("tuz") && !svg.contains("last"));
         // Black's row reads 9 to 1 from the left, on top: its first pit drawn is pit 9.
         let first = svg.find("data-pit=").unwrap();
