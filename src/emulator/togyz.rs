@@ -74,6 +74,10 @@ pub enum TogyzIrregularityKind {
     /// One korgool moved between two pits in the start position, corrected before the first
     /// move (`wrong_start_position`); only before ply 1.
     WrongStart,
+    /// The mover sows skipping a pit and presses the clock (`illegal_move`, [KG 1.1, 1.5]); the
+    /// arbiter has the position reinstated and the real move is played (its press does not
+    /// switch the clock: the lever is already down).
+    IllegalSowing,
 }
 
 /// An irregularity scheduled before a ply (1-based).
@@ -96,8 +100,10 @@ pub struct TogyzIrregularityInfo {
     pub restore_ms: Millis,
     /// Last hand action putting it right.
     pub resolved_ms: Millis,
-    /// Game locations (0..18) involved: from, to.
+    /// Game locations (0..18) involved: from, to (an illegal sowing: start pit, skipped pit).
     pub locations: (usize, usize),
+    /// The mover's press completing an illegal sowing.
+    pub press_ms: Option<Millis>,
 }
 
 impl Default for TogyzEmulatorOptions {
@@ -581,7 +587,17 @@ pub fn script_togyz(
         let begin = prev_free + think;
         let mut t = begin;
         if let Some(irr) = opts.irregularities.iter().find(|i| i.before_ply == ply) {
-            t = irregularity(&mut hands, irr, t, wrong_start, &mut infos);
+            t = irregularity(&mut hands, irr, t, wrong_start, side, mv, &mut infos);
+            if let Some(info) = infos.last().filter(|i| i.before_ply == ply)
+                && let Some(at) = info.press_ms
+                && opts.clock
+            {
+                controls.push(Control::Press {
+                    at,
+                    mover: color(side),
+                    ply,
+                });
+            }
         }
         // The mover may first carry what lies in his tuz to his store.
         if hands.rng.random_bool(0.6)
@@ -847,14 +863,20 @@ fn irregularity(
     irr: &TogyzIrregularity,
     t: Millis,
     wrong_start: Option<(usize, usize)>,
+    side: Side,
+    mv: Move,
     infos: &mut Vec<TogyzIrregularityInfo>,
 ) -> Millis {
+    if irr.kind == TogyzIrregularityKind::IllegalSowing {
+        return illegal_sowing(hands, irr, t, side, mv, infos);
+    }
     let tuz_pits: Vec<usize> = [Side::White, Side::Black]
         .into_iter()
         .filter_map(|s| hands.tuz_loc(s))
         .collect();
     // Korgools go from `from` to `to` (already done for a wrong start), then back.
     let (from, to, k, start_ms, shown_ms, t) = match irr.kind {
+        TogyzIrregularityKind::IllegalSowing => return t,
         TogyzIrregularityKind::WrongStart => {
             let Some((from, to)) = wrong_start else {
                 return t;
@@ -894,8 +916,66 @@ fn irregularity(
         restore_ms: restore,
         resolved_ms: resolved,
         locations: (from, to),
+        press_ms: None,
     });
     resolved + hands.dur(600, 1_500)
+}
+
+/// The mover lifts the start pit of `mv`, sows skipping one pit, presses; then every korgool
+/// goes back into the start pit. Played only when the pit holds three or more (so a pit can be
+/// skipped after the first korgool went back) and no tuz lies in the way.
+fn illegal_sowing(
+    hands: &mut Hands<'_>,
+    irr: &TogyzIrregularity,
+    t: Millis,
+    side: Side,
+    mv: Move,
+    infos: &mut Vec<TogyzIrregularityInfo>,
+) -> Millis {
+    let start = Board::location(side, mv.pit());
+    let n = hands.raw[start];
+    let tuz_pits: Vec<usize> = [Side::White, Side::Black]
+        .into_iter()
+        .filter_map(|s| hands.tuz_loc(s))
+        .collect();
+    // Where the korgools would go: back into the start pit, then on, one pit skipped.
+    let path: Vec<usize> = (1..=usize::from(n))
+        .map(|i| (start + i) % PIT_LOCATIONS)
+        .collect();
+    if !(3..PIT_LOCATIONS as u8).contains(&n) || path.iter().any(|l| tuz_pits.contains(l)) {
+        return t;
+    }
+    let skip = path[hands.rng.random_range(0..path.len() - 2)];
+    hands.pit(t, start, -i16::from(n), TogyzAction::Irregular);
+    let mut at = t + hands.dur(250, 500);
+    hands.pit(at, start, 1, TogyzAction::Irregular);
+    let mut sown = vec![start];
+    for &loc in path.iter().filter(|&&l| l != skip).take(usize::from(n) - 1) {
+        at += hands.dur(150, 350);
+        hands.pit(at, loc, 1, TogyzAction::Irregular);
+        sown.push(loc);
+    }
+    let shown = at;
+    let press = at + hands.dur(400, 900);
+    // The arbiter stops the clock and has the position reinstated.
+    let restore = press + hands.dur(3_000, 6_000);
+    let mut back = restore;
+    for &loc in sown.iter().skip(1) {
+        hands.pit(back, loc, -1, TogyzAction::Irregular);
+        back += hands.dur(150, 300);
+    }
+    hands.pit(back, start, i16::from(n) - 1, TogyzAction::Irregular);
+    infos.push(TogyzIrregularityInfo {
+        before_ply: irr.before_ply,
+        kind: irr.kind,
+        start_ms: t,
+        shown_ms: shown,
+        restore_ms: restore,
+        resolved_ms: back,
+        locations: (start, skip),
+        press_ms: Some(press),
+    });
+    back + hands.dur(800, 2_000)
 }
 
 #[cfg(test)]
