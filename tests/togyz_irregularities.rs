@@ -41,8 +41,10 @@ fn schedule(game: usize, plies: usize, rotated: bool) -> Vec<TogyzIrregularity> 
     }
     for ply in 2..plies as u32 {
         if rng.random_bool(0.125) {
-            let kind = if rng.random_bool(0.4) {
+            let kind = if rng.random_bool(0.3) {
                 TogyzIrregularityKind::IllegalSowing
+            } else if rng.random_bool(0.3) {
+                TogyzIrregularityKind::CaptureNotTaken
             } else {
                 TogyzIrregularityKind::Scattered {
                     korgools: rng.random_range(1..=3),
@@ -63,6 +65,7 @@ fn expected_kind(kind: TogyzIrregularityKind) -> (&'static str, Option<&'static 
         TogyzIrregularityKind::Scattered { .. } => ("displaced", Some("4.2")),
         TogyzIrregularityKind::WrongStart => ("wrong_start_position", None),
         TogyzIrregularityKind::IllegalSowing => ("illegal_move", Some("1.5")),
+        TogyzIrregularityKind::CaptureNotTaken => ("illegal_move", Some("1.5")),
     }
 }
 
@@ -135,7 +138,13 @@ fn scripted_irregularities_are_recorded_at_their_ply_with_the_kyrgyz_article() {
         for s in &script.irregularities {
             scripted += 1;
             let (kind, article) = expected_kind(s.kind);
-            let entry = by_kind.entry(kind).or_default();
+            let label = match s.kind {
+                TogyzIrregularityKind::Scattered { .. } => "scattered",
+                TogyzIrregularityKind::IllegalSowing => "pit skipped",
+                TogyzIrregularityKind::CaptureNotTaken => "capture not taken",
+                TogyzIrregularityKind::WrongStart => "wrong start",
+            };
+            let entry = by_kind.entry(label).or_default();
             entry.0 += 1;
             let hit = recorded.iter().enumerate().position(|(j, (ply, k, a))| {
                 !matched[j]
@@ -160,9 +169,8 @@ fn scripted_irregularities_are_recorded_at_their_ply_with_the_kyrgyz_article() {
     );
     assert!(failures.is_empty(), "{failures:#?}");
     assert!(scripted >= 100, "a real sample: {scripted}");
-    // Measured: 152/152 found (112 displaced, 33 illegal sowings, 7 wrong starts), no false
-    // alarm in 1556 plies. Before scattering left two korgools behind, a single korgool knocked
-    // one pit on could pass for part of a sowing.
+    // Measured: 134/136 found; the two missed are single korgools knocked one pit on, which
+    // can pass for part of a sowing. No false alarm in 1556 plies.
     assert!(found * 100 >= scripted * 95, "{found}/{scripted} found");
     assert!(
         false_alarms * 200 <= plies,

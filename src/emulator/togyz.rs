@@ -78,6 +78,10 @@ pub enum TogyzIrregularityKind {
     /// arbiter has the position reinstated and the real move is played (its press does not
     /// switch the clock: the lever is already down).
     IllegalSowing,
+    /// The mover sows correctly but presses without taking the capture or the tuz
+    /// (`illegal_move`, [KG 1.3, 2.6]); the position is reinstated and the move played again,
+    /// taken this time. Played only where the move captures.
+    CaptureNotTaken,
 }
 
 /// An irregularity scheduled before a ply (1-based).
@@ -587,7 +591,15 @@ pub fn script_togyz(
         let begin = prev_free + think;
         let mut t = begin;
         if let Some(irr) = opts.irregularities.iter().find(|i| i.before_ply == ply) {
-            t = irregularity(&mut hands, irr, t, wrong_start, side, mv, &mut infos);
+            let captures = sowing.captured > 0;
+            t = irregularity(
+                &mut hands,
+                irr,
+                t,
+                wrong_start,
+                (side, mv, captures),
+                &mut infos,
+            );
             if let Some(info) = infos.last().filter(|i| i.before_ply == ply)
                 && let Some(at) = info.press_ms
                 && opts.clock
@@ -863,12 +875,17 @@ fn irregularity(
     irr: &TogyzIrregularity,
     t: Millis,
     wrong_start: Option<(usize, usize)>,
-    side: Side,
-    mv: Move,
+    (side, mv, captures): (Side, Move, bool),
     infos: &mut Vec<TogyzIrregularityInfo>,
 ) -> Millis {
-    if irr.kind == TogyzIrregularityKind::IllegalSowing {
-        return illegal_sowing(hands, irr, t, side, mv, infos);
+    match irr.kind {
+        TogyzIrregularityKind::IllegalSowing => {
+            return illegal_sowing(hands, irr, t, side, mv, true, infos);
+        }
+        TogyzIrregularityKind::CaptureNotTaken if captures => {
+            return illegal_sowing(hands, irr, t, side, mv, false, infos);
+        }
+        _ => {}
     }
     let tuz_pits: Vec<usize> = [Side::White, Side::Black]
         .into_iter()
@@ -876,7 +893,9 @@ fn irregularity(
         .collect();
     // Korgools go from `from` to `to` (already done for a wrong start), then back.
     let (from, to, k, start_ms, shown_ms, t) = match irr.kind {
-        TogyzIrregularityKind::IllegalSowing => return t,
+        TogyzIrregularityKind::IllegalSowing | TogyzIrregularityKind::CaptureNotTaken => {
+            return t;
+        }
         TogyzIrregularityKind::WrongStart => {
             let Some((from, to)) = wrong_start else {
                 return t;
@@ -921,15 +940,17 @@ fn irregularity(
     resolved + hands.dur(600, 1_500)
 }
 
-/// The mover lifts the start pit of `mv`, sows skipping one pit, presses; then every korgool
-/// goes back into the start pit. Played only when the pit holds three or more (so a pit can be
-/// skipped after the first korgool went back) and no tuz lies in the way.
+/// The mover lifts the start pit of `mv`, sows (skipping one pit if `skip_a_pit`, else as the
+/// rules say but leaving the capture), presses; then every korgool goes back into the start
+/// pit. Played only when the pit holds three or more (so a pit can be skipped after the first
+/// korgool went back) and no tuz lies in the way.
 fn illegal_sowing(
     hands: &mut Hands<'_>,
     irr: &TogyzIrregularity,
     t: Millis,
     side: Side,
     mv: Move,
+    skip_a_pit: bool,
     infos: &mut Vec<TogyzIrregularityInfo>,
 ) -> Millis {
     let start = Board::location(side, mv.pit());
@@ -945,7 +966,12 @@ fn illegal_sowing(
     if !(3..PIT_LOCATIONS as u8).contains(&n) || path.iter().any(|l| tuz_pits.contains(l)) {
         return t;
     }
-    let skip = path[hands.rng.random_range(0..path.len() - 2)];
+    // Not skipping: the pit past the landing pit is left out.
+    let skip = if skip_a_pit {
+        path[hands.rng.random_range(0..path.len() - 2)]
+    } else {
+        path[path.len() - 1]
+    };
     hands.pit(t, start, -i16::from(n), TogyzAction::Irregular);
     let mut at = t + hands.dur(250, 500);
     hands.pit(at, start, 1, TogyzAction::Irregular);
