@@ -12,7 +12,11 @@
 //! scan, so a quick hand is read out of order; the DGT clock model gives the BWTIME frames.
 //! Finally frames are spaced by their transmission time at 9600 baud. Every ply is checked: the
 //! board the hands leave reads (tuz pit and owner's store as one quantity) as the rules'
-//! position. Pure: seeded randomness, no I/O, no system clock.
+//! position. Scheduled irregularities ([`TogyzEmulatorOptions::irregularities`]) are played by
+//! the mover's hands before their ply (korgools scattered and put back, a sowing skipping a pit
+//! or leaving its capture, pressed and reinstated, a wrong start corrected) and their truth kept
+//! in [`TogyzScript::irregularities`]; with none scheduled the script is unchanged. Pure: seeded
+//! randomness, no I/O, no system clock.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
