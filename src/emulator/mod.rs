@@ -23,10 +23,11 @@ pub use irregular::{
     WrongStartKind, random_irregularities,
 };
 pub use pgn::{PgnGame, games_from_pgn};
-pub use pty::{PtyEvent, PtyOptions, run_pty};
+pub use pty::{PtyEvent, PtyOptions, run_pty, run_togyz_pty};
 pub use togyz::{
-    TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzPayload, TogyzPlyInfo, TogyzScript,
-    TogyzStyle, board_location as togyz_board_location, script_togyz, togyz_records,
+    TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzIrregularity, TogyzIrregularityInfo,
+    TogyzIrregularityKind, TogyzPayload, TogyzPlyInfo, TogyzScript, TogyzStyle,
+    board_location as togyz_board_location, script_togyz, togyz_records,
 };
 
 use crate::{

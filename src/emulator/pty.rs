@@ -1,11 +1,12 @@
-//! A scripted DGT board on a pseudo-terminal.
+//! A scripted board (DGT, or a TGZ-1 togyz pit board) on a pseudo-terminal.
 //!
 //! Flow: open a pty pair (keeping the slave open, so a host closing its side never makes the
 //! master fail), publish the slave's path (and a symlink), answer host commands like a board,
 //! and once the host asks for updates play the script in real time: FIELD_UPDATEs and BWTIMEs
 //! go out only in update mode; the board state and clock advance regardless. An optional
 //! unplug closes the pty mid-move and opens a new one later (the board comes back idle). Every
-//! byte both ways can be written to a capture v1 file.
+//! byte both ways can be written to a capture v1 file. One runner serves both boards: a small
+//! `PtyBoard` trait gives a script kind's board state, frames and command answers.
 
 use std::{
     io,
@@ -20,10 +21,17 @@ use tokio::{
 };
 use tokio_serial::{ClearBuffer, SerialPort, SerialStream};
 
-use super::{BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, capture_header};
+use super::{
+    BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
+    TogyzPayload, TogyzScript, capture_header,
+};
 use crate::{
+    Millis,
     device::{Direction, capture::push_line},
-    protocol::dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
+    protocol::{
+        dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
+        tgz::{self, PitDump},
+    },
 };
 
 /// How the pty runner behaves.
@@ -71,15 +79,247 @@ pub enum PtyEvent {
     ScriptDone,
 }
 
+/// Which frames the board sends unasked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
     Idle,
-    /// SEND_UPDATE: field updates and clock frames.
-    Update,
-    /// SEND_UPDATE_NICE: field updates and clock frames when the time changes.
-    Nice,
-    /// SEND_UPDATE_BRD: field updates only.
+    /// Board updates only (DGT SEND_UPDATE_BRD, TGZ_SEND_UPDATE_BRD).
     Board,
+    /// Board updates and clock frames (DGT SEND_UPDATE and SEND_UPDATE_NICE, TGZ_SEND_UPDATE_NICE).
+    Full,
+}
+
+/// Whether a played frame is a board change or a clock frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Channel {
+    Board,
+    Clock,
+}
+
+/// What one host command asks of the board.
+enum Host {
+    Reset,
+    Updates(Mode),
+    /// Answer with these bytes.
+    Reply(Vec<u8>),
+    /// Answer with these bytes only while clock frames are on (DGT's clock-message ack).
+    ClockReply(Vec<u8>),
+    Ignore,
+}
+
+/// A kind of scripted board the pty runner plays: its state, its script events, its commands.
+trait PtyBoard {
+    /// What a BOARD_DUMP reports.
+    type State;
+    type Event;
+    /// The capture's `device` (`dgt`, `togyz`).
+    const DEVICE: &'static str;
+    /// For the log.
+    const NAME: &'static str;
+
+    fn start_state(&self) -> Self::State;
+    fn initial_clock(&self) -> BwTime;
+    fn body_start_ms(&self) -> Millis;
+    /// The events after the handshake, in time order.
+    fn body(&self) -> Vec<&Self::Event>;
+    fn at_ms(e: &Self::Event) -> Millis;
+    /// Index in `body` of the event after which an unplug at `ply` happens.
+    fn unplug_after(&self, body: &[&Self::Event], ply: u32) -> Option<usize>;
+    /// Plays `e` on the board: the bytes it sends (if in the right mode) and their channel.
+    fn play(
+        state: &mut Self::State,
+        clock: &mut BwTime,
+        e: &Self::Event,
+    ) -> Option<(Vec<u8>, Channel)>;
+    /// One command from the front of `buf`: the bytes it takes and what it asks, `None` while
+    /// it is incomplete.
+    fn command(&self, buf: &[u8], state: &Self::State, clock: &BwTime) -> Option<(usize, Host)>;
+}
+
+impl PtyBoard for BoardScript {
+    type State = [u8; 64];
+    type Event = ScriptEvent;
+    const DEVICE: &'static str = "dgt";
+    const NAME: &'static str = "emulated DGT board";
+
+    fn start_state(&self) -> [u8; 64] {
+        self.start_dump.0
+    }
+
+    fn initial_clock(&self) -> BwTime {
+        self.initial_clock
+    }
+
+    fn body_start_ms(&self) -> Millis {
+        self.body_start_ms
+    }
+
+    fn body(&self) -> Vec<&ScriptEvent> {
+        self.events
+            .iter()
+            .filter(|e| e.kind != EventKind::Handshake)
+            .collect()
+    }
+
+    fn at_ms(e: &ScriptEvent) -> Millis {
+        e.at_ms
+    }
+
+    fn unplug_after(&self, body: &[&ScriptEvent], ply: u32) -> Option<usize> {
+        let info = self.plies.iter().find(|p| p.ply == ply)?;
+        body.iter().position(|e| {
+            e.kind == EventKind::Move
+                && e.ply == ply
+                && e.payload
+                    == Payload::Frame(Frame::FieldUpdate {
+                        square: info.from_index,
+                        piece: 0,
+                    })
+        })
+    }
+
+    fn play(
+        board: &mut [u8; 64],
+        clock: &mut BwTime,
+        e: &ScriptEvent,
+    ) -> Option<(Vec<u8>, Channel)> {
+        let Payload::Frame(f) = &e.payload else {
+            return None;
+        };
+        let channel = match f {
+            Frame::FieldUpdate { square, piece } => {
+                if let Some(s) = board.get_mut(usize::from(*square)) {
+                    *s = *piece;
+                }
+                Channel::Board
+            }
+            Frame::BwTime(t) => {
+                *clock = *t;
+                Channel::Clock
+            }
+            _ => Channel::Board,
+        };
+        Some((f.to_bytes(), channel))
+    }
+
+    fn command(&self, buf: &[u8], board: &[u8; 64], clock: &BwTime) -> Option<(usize, Host)> {
+        let &c = buf.first()?;
+        if c == cmd::CLOCK_MESSAGE || c == cmd::SET_LEDS {
+            // `c size data...`: the size byte counts what follows it.
+            let &size = buf.get(1)?;
+            let total = 2 + usize::from(size);
+            if buf.len() < total {
+                return None;
+            }
+            if c == cmd::CLOCK_MESSAGE {
+                // Acknowledged as a BWTIME (dgt-notes 1.9): ack0 0x10, ack1 = the command.
+                let acked = buf.get(3).copied().unwrap_or(0) & 0x7f;
+                let ack = Frame::BwTime(BwTime([0x0a, 0x10, acked, 0x0a, 0, 0, 0]));
+                return Some((total, Host::ClockReply(ack.to_bytes())));
+            }
+            return Some((total, Host::Ignore));
+        }
+        let serial_number = self.serial.parse::<u32>().unwrap_or(0);
+        let reply = match c {
+            cmd::SEND_RESET => return Some((1, Host::Reset)),
+            cmd::SEND_UPDATE | cmd::SEND_UPDATE_NICE => {
+                return Some((1, Host::Updates(Mode::Full)));
+            }
+            cmd::SEND_UPDATE_BRD => return Some((1, Host::Updates(Mode::Board))),
+            cmd::SEND_CLK => Frame::BwTime(*clock),
+            cmd::SEND_BRD => Frame::BoardDump(BoardDump(*board)),
+            cmd::RETURN_SERIALNR => Frame::SerialNr(self.serial.clone()),
+            cmd::RETURN_LONG_SERIALNR => Frame::LongSerialNr(format!("1.070{}", self.serial)),
+            cmd::RETURN_BUSADRES => Frame::BusAddress((serial_number & 0x3fff) as u16),
+            cmd::SEND_VERSION => Frame::Version { major: 1, minor: 7 },
+            cmd::SEND_TRADEMARK => {
+                Frame::Trademark("boardscribe emulator of a DGT e-board".to_string())
+            }
+            cmd::SEND_BATTERY_STATUS => {
+                Frame::Battery(BatteryStatus([100, 0x7f, 0x7f, 0, 0, 0, 0, 0, 0]))
+            }
+            _ => return Some((1, Host::Ignore)),
+        };
+        Some((1, Host::Reply(reply.to_bytes())))
+    }
+}
+
+impl PtyBoard for TogyzScript {
+    type State = PitDump;
+    type Event = TogyzEvent;
+    const DEVICE: &'static str = "togyz";
+    const NAME: &'static str = "emulated togyz pit board";
+
+    fn start_state(&self) -> PitDump {
+        self.start_dump
+    }
+
+    fn initial_clock(&self) -> BwTime {
+        self.initial_clock
+    }
+
+    fn body_start_ms(&self) -> Millis {
+        self.body_start_ms
+    }
+
+    fn body(&self) -> Vec<&TogyzEvent> {
+        self.events
+            .iter()
+            .filter(|e| e.kind != EventKind::Handshake)
+            .collect()
+    }
+
+    fn at_ms(e: &TogyzEvent) -> Millis {
+        e.at_ms
+    }
+
+    /// Right after the start pit of `ply` reads empty.
+    fn unplug_after(&self, body: &[&TogyzEvent], ply: u32) -> Option<usize> {
+        body.iter()
+            .position(|e| e.ply == ply && e.action == TogyzAction::Lift)
+    }
+
+    fn play(dump: &mut PitDump, clock: &mut BwTime, e: &TogyzEvent) -> Option<(Vec<u8>, Channel)> {
+        let TogyzPayload::Frame(f) = &e.payload else {
+            return None;
+        };
+        let channel = match f {
+            tgz::Frame::PitUpdate { location, count } => {
+                if let Some(c) = dump.counts.get_mut(usize::from(*location)) {
+                    *c = *count;
+                }
+                Channel::Board
+            }
+            tgz::Frame::TuzUpdate { player, pit } => {
+                dump.tuz[player.index()] = *pit;
+                Channel::Board
+            }
+            tgz::Frame::BwTime(t) => {
+                *clock = *t;
+                Channel::Clock
+            }
+            _ => Channel::Board,
+        };
+        Some((f.to_bytes(), channel))
+    }
+
+    fn command(&self, buf: &[u8], dump: &PitDump, clock: &BwTime) -> Option<(usize, Host)> {
+        let &c = buf.first()?;
+        let reply = match tgz::Command::from_byte(c) {
+            tgz::Command::Reset => return Some((1, Host::Reset)),
+            tgz::Command::SendUpdateBoard => return Some((1, Host::Updates(Mode::Board))),
+            tgz::Command::SendUpdateNice => return Some((1, Host::Updates(Mode::Full))),
+            tgz::Command::SendClock => tgz::Frame::BwTime(*clock),
+            tgz::Command::SendBoard => tgz::Frame::BoardDump(*dump),
+            tgz::Command::ReturnSerialNr => tgz::Frame::SerialNr(self.serial.clone()),
+            tgz::Command::SendTrademark => {
+                tgz::Frame::Trademark("TGZ Pit Board (boardscribe emulator)".to_string())
+            }
+            tgz::Command::SendVersion => tgz::Frame::Version { major: 1, minor: 0 },
+            tgz::Command::Other(_) => return Some((1, Host::Ignore)),
+        };
+        Some((1, Host::Reply(reply.to_bytes())))
+    }
 }
 
 struct Pty {
@@ -135,11 +375,11 @@ enum Action {
     Finish,
 }
 
-struct Runner<'a> {
-    script: &'a BoardScript,
+struct Runner<'a, S: PtyBoard> {
+    script: &'a S,
     opts: &'a PtyOptions,
     tx: Option<UnboundedSender<PtyEvent>>,
-    board: [u8; 64],
+    state: S::State,
     clock: BwTime,
     mode: Mode,
     pty: Option<Pty>,
@@ -148,7 +388,7 @@ struct Runner<'a> {
     inbuf: Vec<u8>,
 }
 
-impl Runner<'_> {
+impl<S: PtyBoard> Runner<'_, S> {
     fn notify(&self, e: PtyEvent) {
         if let Some(tx) = &self.tx {
             // The caller may have stopped listening; the board goes on regardless.
@@ -157,7 +397,7 @@ impl Runner<'_> {
     }
 
     fn announce(&self, path: &Path, replugged: bool) {
-        tracing::info!(path = %path.display(), replugged, "emulated DGT board");
+        tracing::info!(path = %path.display(), replugged, "{}", S::NAME);
         if self.opts.print_path {
             println!("{}", path.display());
         }
@@ -179,13 +419,12 @@ impl Runner<'_> {
         Ok(())
     }
 
-    async fn send(&mut self, frame: &Frame) -> Result<(), EmulatorError> {
-        let bytes = frame.to_bytes();
+    async fn send(&mut self, bytes: &[u8]) -> Result<(), EmulatorError> {
         let Some(p) = &mut self.pty else {
             return Ok(());
         };
-        match timeout(Duration::from_millis(100), p.master.write_all(&bytes)).await {
-            Ok(Ok(())) => self.log(Direction::FromBoard, &bytes).await,
+        match timeout(Duration::from_millis(100), p.master.write_all(bytes)).await {
+            Ok(Ok(())) => self.log(Direction::FromBoard, bytes).await,
             Ok(Err(e)) => {
                 tracing::debug!(cause = %e, "write to the host failed; dropped");
                 Ok(())
@@ -202,105 +441,41 @@ impl Runner<'_> {
         }
     }
 
-    fn serial_number(&self) -> u32 {
-        self.script.serial.parse::<u32>().unwrap_or(0)
-    }
-
-    async fn command(
-        &mut self,
-        c: u8,
-        first_update: &mut Option<Instant>,
-    ) -> Result<(), EmulatorError> {
-        let reply = match c {
-            cmd::SEND_RESET => {
-                self.mode = Mode::Idle;
-                None
-            }
-            cmd::SEND_CLK => Some(Frame::BwTime(self.clock)),
-            cmd::SEND_BRD => Some(Frame::BoardDump(BoardDump(self.board))),
-            cmd::SEND_UPDATE | cmd::SEND_UPDATE_NICE | cmd::SEND_UPDATE_BRD => {
-                self.mode = match c {
-                    cmd::SEND_UPDATE => Mode::Update,
-                    cmd::SEND_UPDATE_NICE => Mode::Nice,
-                    _ => Mode::Board,
-                };
-                if first_update.is_none() {
-                    *first_update =
-                        Some(Instant::now() + Duration::from_millis(self.opts.start_delay_ms));
-                }
-                None
-            }
-            cmd::RETURN_SERIALNR => Some(Frame::SerialNr(self.script.serial.clone())),
-            cmd::RETURN_LONG_SERIALNR => {
-                Some(Frame::LongSerialNr(format!("1.070{}", self.script.serial)))
-            }
-            cmd::RETURN_BUSADRES => Some(Frame::BusAddress((self.serial_number() & 0x3fff) as u16)),
-            cmd::SEND_VERSION => Some(Frame::Version { major: 1, minor: 7 }),
-            cmd::SEND_TRADEMARK => Some(Frame::Trademark(
-                "boardscribe emulator of a DGT e-board".to_string(),
-            )),
-            cmd::SEND_BATTERY_STATUS => Some(Frame::Battery(BatteryStatus([
-                100, 0x7f, 0x7f, 0, 0, 0, 0, 0, 0,
-            ]))),
-            _ => None,
-        };
-        if let Some(f) = reply {
-            self.send(&f).await?;
-        }
-        Ok(())
-    }
-
     /// Handles every complete command in the input buffer.
     async fn commands(&mut self, first_update: &mut Option<Instant>) -> Result<(), EmulatorError> {
-        while let Some(&c) = self.inbuf.first() {
-            if c == cmd::CLOCK_MESSAGE || c == cmd::SET_LEDS {
-                // `c size data...`: the size byte counts what follows it.
-                let Some(&size) = self.inbuf.get(1) else {
-                    return Ok(());
-                };
-                let total = 2 + usize::from(size);
-                if self.inbuf.len() < total {
-                    return Ok(());
+        while let Some((used, host)) = self.script.command(&self.inbuf, &self.state, &self.clock) {
+            self.inbuf.drain(..used.clamp(1, self.inbuf.len()));
+            match host {
+                Host::Reset => self.mode = Mode::Idle,
+                Host::Updates(mode) => {
+                    self.mode = mode;
+                    if first_update.is_none() {
+                        *first_update =
+                            Some(Instant::now() + Duration::from_millis(self.opts.start_delay_ms));
+                    }
                 }
-                let msg: Vec<u8> = self.inbuf.drain(..total).collect();
-                if c == cmd::CLOCK_MESSAGE && matches!(self.mode, Mode::Update | Mode::Nice) {
-                    // Acknowledged as a BWTIME (dgt-notes 1.9): ack0 0x10, ack1 = the command.
-                    let acked = msg.get(3).copied().unwrap_or(0) & 0x7f;
-                    self.send(&Frame::BwTime(BwTime([0x0a, 0x10, acked, 0x0a, 0, 0, 0])))
-                        .await?;
+                Host::Reply(bytes) => self.send(&bytes).await?,
+                Host::ClockReply(bytes) => {
+                    if self.mode == Mode::Full {
+                        self.send(&bytes).await?;
+                    }
                 }
-            } else {
-                self.inbuf.remove(0);
-                self.command(c, first_update).await?;
+                Host::Ignore => {}
             }
         }
         Ok(())
     }
 
-    async fn play(&mut self, e: &ScriptEvent) -> Result<(), EmulatorError> {
-        let Payload::Frame(f) = &e.payload else {
+    async fn play(&mut self, e: &S::Event) -> Result<(), EmulatorError> {
+        let Some((bytes, channel)) = S::play(&mut self.state, &mut self.clock, e) else {
             return Ok(());
         };
-        match f {
-            Frame::FieldUpdate { square, piece } => {
-                if let Some(s) = self.board.get_mut(usize::from(*square)) {
-                    *s = *piece;
-                }
-                if self.mode != Mode::Idle {
-                    self.send(f).await?;
-                }
-            }
-            Frame::BwTime(t) => {
-                self.clock = *t;
-                if matches!(self.mode, Mode::Update | Mode::Nice) {
-                    self.send(f).await?;
-                }
-            }
-            _ => {
-                if self.mode != Mode::Idle {
-                    self.send(f).await?;
-                }
-            }
+        let on = match channel {
+            Channel::Board => self.mode != Mode::Idle,
+            Channel::Clock => self.mode == Mode::Full,
+        };
+        if on {
+            self.send(&bytes).await?;
         }
         Ok(())
     }
@@ -314,10 +489,29 @@ pub async fn run_pty(
     opts: &PtyOptions,
     events: Option<UnboundedSender<PtyEvent>>,
 ) -> Result<(), EmulatorError> {
+    run(script, opts, events).await
+}
+
+/// Runs `script` as a TGZ-1 togyz pit board with a clock on a pseudo-terminal, as [`run_pty`]
+/// does a DGT board: unplugged (if asked) right after the start pit of `unplug_at_ply` reads
+/// empty.
+pub async fn run_togyz_pty(
+    script: &TogyzScript,
+    opts: &PtyOptions,
+    events: Option<UnboundedSender<PtyEvent>>,
+) -> Result<(), EmulatorError> {
+    run(script, opts, events).await
+}
+
+async fn run<S: PtyBoard>(
+    script: &S,
+    opts: &PtyOptions,
+    events: Option<UnboundedSender<PtyEvent>>,
+) -> Result<(), EmulatorError> {
     let capture = match &opts.capture_out {
         Some(p) => {
             let mut f = tokio::fs::File::create(p).await?;
-            f.write_all(capture_header("dgt", "boardscribe emulate (pty)").as_bytes())
+            f.write_all(capture_header(S::DEVICE, "boardscribe emulate (pty)").as_bytes())
                 .await?;
             Some(f)
         }
@@ -329,8 +523,8 @@ pub async fn run_pty(
         script,
         opts,
         tx: events,
-        board: script.start_dump.0,
-        clock: script.initial_clock,
+        state: script.start_state(),
+        clock: script.initial_clock(),
         mode: Mode::Idle,
         pty: Some(pty),
         capture,
@@ -339,23 +533,11 @@ pub async fn run_pty(
     };
     r.announce(&path, false);
 
-    let body: Vec<&ScriptEvent> = script
-        .events
-        .iter()
-        .filter(|e| e.kind != EventKind::Handshake)
-        .collect();
-    let unplug_at = opts.unplug_at_ply.and_then(|ply| {
-        let info = script.plies.iter().find(|p| p.ply == ply)?;
-        body.iter().position(|e| {
-            e.kind == EventKind::Move
-                && e.ply == ply
-                && e.payload
-                    == Payload::Frame(Frame::FieldUpdate {
-                        square: info.from_index,
-                        piece: 0,
-                    })
-        })
-    });
+    let body = script.body();
+    let body_start_ms = script.body_start_ms();
+    let unplug_at = opts
+        .unplug_at_ply
+        .and_then(|ply| script.unplug_after(&body, ply));
 
     let mut next = 0usize;
     let mut start: Option<Instant> = None;
@@ -369,7 +551,7 @@ pub async fn run_pty(
     loop {
         let due = start.and_then(|s| {
             body.get(next)
-                .map(|e| s + Duration::from_millis(e.at_ms.saturating_sub(script.body_start_ms)))
+                .map(|e| s + Duration::from_millis(S::at_ms(e).saturating_sub(body_start_ms)))
         });
         let finish = done_at.and_then(|d| opts.linger_ms.map(|l| d + Duration::from_millis(l)));
         let action = tokio::select! {

@@ -6,6 +6,8 @@
 //! the events) and broadcasts one [`LiveEvent`], serialised once, with an id that only grows.
 //! Subscribers never slow the daemon: a subscriber that lags behind the broadcast buffer loses
 //! events and must resync from [`Hub::snapshot`].
+//! A board plays chess or togyz korgool ([`Hub::add_board_kind`]): a togyz board keeps the
+//! togyz FEN of each move, and its snapshot shows the stores and tuz marks and a 2×9 board.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -14,6 +16,10 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
 use crate::{
+    game::{
+        Kind,
+        togyz::{self, notation as tnotation},
+    },
     relay::page,
     sensor::dgt::ClockReading,
     store::{Action, Decision},
@@ -111,21 +117,36 @@ pub struct OpenIrregularity {
     pub article: Option<String>,
 }
 
+/// A togyz position's stores and tuz marks, for the live page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TogyzLive {
+    pub white_store: u8,
+    pub black_store: u8,
+    /// White's tuz: its pit number on black's row.
+    pub white_tuz: Option<u8>,
+    /// Black's tuz: its pit number on white's row.
+    pub black_tuz: Option<u8>,
+}
+
 /// What the live page and `/api/boards` show of one board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BoardSnapshot {
     pub name: String,
     pub number: Option<u32>,
+    /// Which game the board plays.
+    pub kind: Kind,
     pub connection: Connection,
     pub lost_reason: Option<String>,
-    /// FEN of the recorded position.
+    /// FEN of the recorded position (PlayStrategy's FEN for togyz).
     pub fen: String,
     pub side_to_move: Side,
     /// Plies recorded in the current game.
     pub ply: u32,
     pub last_move: Option<LastMove>,
-    /// The game's moves in SAN, by ply.
+    /// The game's moves in SAN (togyz: `76`, `45X`), by ply.
     pub moves: Vec<String>,
+    /// Togyz only: the stores and the tuz marks.
+    pub togyz: Option<TogyzLive>,
     pub clock: Option<LiveClock>,
     pub time_trouble: TimeTroubleMarks,
     pub irregularities: Vec<OpenIrregularity>,
@@ -133,7 +154,7 @@ pub struct BoardSnapshot {
     pub result: Option<String>,
     pub result_final: bool,
     pub termination: Option<String>,
-    /// The position as an SVG board (see [`page::board_svg`]).
+    /// The position as an SVG board (see [`page::board_svg`], [`page::togyz_svg`]).
     pub svg: String,
 }
 
@@ -143,6 +164,8 @@ struct Ply {
     san: String,
     uci: Option<String>,
     fen: String,
+    /// Togyz: the move's start and landing locations (0..18), to mark on the board.
+    pits: Option<(usize, usize)>,
 }
 
 /// One board's live state (the pure fold of its events).
@@ -150,6 +173,7 @@ struct Ply {
 pub struct BoardLive {
     name: String,
     number: Option<u32>,
+    kind: Kind,
     connection: Connection,
     lost_reason: Option<String>,
     plies: Vec<Ply>,
@@ -162,11 +186,22 @@ pub struct BoardLive {
 }
 
 impl BoardLive {
-    /// A board with the moves of its open game (empty for a new game).
+    /// A chess board with the moves of its open game (empty for a new game).
     pub fn new(name: &str, number: Option<u32>, moves: &[RecordedMove]) -> BoardLive {
+        BoardLive::with_kind(name, number, Kind::Chess, moves)
+    }
+
+    /// A board of `kind` with the moves of its open game (empty for a new game).
+    pub fn with_kind(
+        name: &str,
+        number: Option<u32>,
+        kind: Kind,
+        moves: &[RecordedMove],
+    ) -> BoardLive {
         let mut board = BoardLive {
             name: name.to_owned(),
             number,
+            kind,
             connection: Connection::Waiting,
             lost_reason: None,
             plies: Vec::new(),
@@ -183,16 +218,27 @@ impl BoardLive {
         board
     }
 
-    fn fen(&self) -> &str {
-        self.plies.last().map_or(START_FEN, |p| p.fen.as_str())
+    fn fen(&self) -> String {
+        match self.plies.last() {
+            Some(p) => p.fen.clone(),
+            None => match self.kind {
+                Kind::Chess => START_FEN.to_owned(),
+                Kind::Togyz => tnotation::to_fen(&togyz::Position::new()),
+            },
+        }
     }
 
     fn push_move(&mut self, mv: &RecordedMove) {
         self.plies.truncate(mv.ply.saturating_sub(1) as usize);
+        let pits = match self.kind {
+            Kind::Chess => None,
+            Kind::Togyz => togyz_pits(&self.fen(), &mv.notation),
+        };
         self.plies.push(Ply {
             san: mv.notation.clone(),
             uci: mv.uci.clone(),
             fen: mv.position.clone(),
+            pits,
         });
         match Side::of_ply(mv.ply) {
             Side::White => self.time_trouble.white = mv.time_trouble,
@@ -210,7 +256,7 @@ impl BoardLive {
             TrackerEvent::GameStarted { orientation, .. } => {
                 let (name, number, connection) = (self.name.clone(), self.number, self.connection);
                 let clock = self.clock;
-                *self = BoardLive::new(&name, number, &[]);
+                *self = BoardLive::with_kind(&name, number, self.kind, &[]);
                 self.connection = connection;
                 self.clock = clock;
                 (
@@ -354,11 +400,21 @@ impl BoardLive {
             san: p.san.clone(),
             uci: p.uci.clone(),
         });
-        let fen = self.fen().to_owned();
-        let svg = page::board_svg(&fen, last_move.as_ref().and_then(|m| m.uci.as_deref()));
+        let fen = self.fen();
+        let (svg, togyz) = match self.kind {
+            Kind::Chess => (
+                page::board_svg(&fen, last_move.as_ref().and_then(|m| m.uci.as_deref())),
+                None,
+            ),
+            Kind::Togyz => (
+                page::togyz_svg(&fen, self.plies.last().and_then(|p| p.pits)),
+                togyz_live(&fen),
+            ),
+        };
         BoardSnapshot {
             name: self.name.clone(),
             number: self.number,
+            kind: self.kind,
             connection: self.connection,
             lost_reason: self.lost_reason.clone(),
             side_to_move: Side::of_ply(ply + 1),
@@ -366,6 +422,7 @@ impl BoardLive {
             ply,
             last_move,
             moves: self.plies.iter().map(|p| p.san.clone()).collect(),
+            togyz,
             clock: self.clock,
             time_trouble: self.time_trouble,
             irregularities: self.irregularities.clone(),
@@ -375,6 +432,30 @@ impl BoardLive {
             svg,
         }
     }
+}
+
+/// The start and landing locations of togyz move `notation` (`76`, `45X`) played from `fen`.
+fn togyz_pits(fen: &str, notation: &str) -> Option<(usize, usize)> {
+    let pos = tnotation::from_fen(fen, togyz::Rules::KYRGYZ).ok()?;
+    let pit = notation.chars().next()?.to_digit(10)?;
+    let mv = togyz::Move::new(u8::try_from(pit).ok()?)?;
+    let (_, sowing) = pos.play_with_info(mv).ok()?;
+    Some((
+        togyz::Board::location(sowing.side, mv.pit()),
+        usize::from(sowing.landing),
+    ))
+}
+
+/// The stores and tuz marks of a togyz FEN.
+fn togyz_live(fen: &str) -> Option<TogyzLive> {
+    let pos = tnotation::from_fen(fen, togyz::Rules::KYRGYZ).ok()?;
+    let b = pos.board();
+    Some(TogyzLive {
+        white_store: b.stores[0],
+        black_store: b.stores[1],
+        white_tuz: b.tuz[0],
+        black_tuz: b.tuz[1],
+    })
 }
 
 struct State {
@@ -435,10 +516,21 @@ impl Hub {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Registers a board (number, if known; the moves of its open game, if resumed).
+    /// Registers a chess board (number, if known; the moves of its open game, if resumed).
     pub fn add_board(&self, name: &str, number: Option<u32>, moves: &[RecordedMove]) {
+        self.add_board_kind(name, number, Kind::Chess, moves);
+    }
+
+    /// Registers a board of `kind` (number, if known; the moves of its open game, if resumed).
+    pub fn add_board_kind(
+        &self,
+        name: &str,
+        number: Option<u32>,
+        kind: Kind,
+        moves: &[RecordedMove],
+    ) {
         let mut state = self.lock();
-        let board = BoardLive::new(name, number, moves);
+        let board = BoardLive::with_kind(name, number, kind, moves);
         match state.boards.iter_mut().find(|b| b.name == name) {
             Some(old) => *old = board,
             None => state.boards.push(board),
@@ -676,6 +768,88 @@ mod tests {
             ..reading
         };
         assert_eq!(LiveClock::from_reading(&stopped, true).running, None);
+    }
+
+    /// Togyz moves as the tracker records them: notation and the FEN after, from the rules.
+    fn togyz_moves(pits: &[u8]) -> Vec<RecordedMove> {
+        let mut pos = togyz::Position::new();
+        pits.iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let (next, s) = pos.play_with_info(togyz::Move::new(p).unwrap()).unwrap();
+                pos = next;
+                RecordedMove {
+                    ply: i as u32 + 1,
+                    notation: tnotation::MoveText::from_sowing(&s).to_string(),
+                    uci: None,
+                    position: tnotation::to_fen(&pos),
+                    at_ms: 0,
+                    clock_white_ms: None,
+                    clock_black_ms: None,
+                    time_trouble: false,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_togyz_board_shows_stores_tuz_and_the_last_pits() {
+        // Rules summary section 5: 65(10) 65(10) 99 89(12) 23(22) 45X, black's tuz on white's 5.
+        let moves = togyz_moves(&[6, 6, 9, 8, 2, 4]);
+        let names: Vec<&str> = moves.iter().map(|m| m.notation.as_str()).collect();
+        assert_eq!(names, ["65", "65", "99", "89", "23", "45X"]);
+        let mut b = BoardLive::with_kind("t1", Some(3), Kind::Togyz, &[]);
+        let s = b.snapshot();
+        assert_eq!(s.kind, Kind::Togyz);
+        assert_eq!(s.fen, tnotation::to_fen(&togyz::Position::new()));
+        assert!(s.svg.contains(r#"class="togyzboard""#));
+        for mv in &moves {
+            b.apply(&TrackerEvent::Move(mv.clone()));
+        }
+        let s = b.snapshot();
+        assert_eq!((s.ply, s.side_to_move), (6, Side::White));
+        assert_eq!(s.last_move.as_ref().unwrap().san, "45X");
+        assert_eq!(
+            s.togyz,
+            Some(TogyzLive {
+                white_store: 22,
+                black_store: 15,
+                white_tuz: None,
+                black_tuz: Some(5),
+            })
+        );
+        // 45X: black's pit 4 (location 12) to white's pit 5 (location 4), the new tuz.
+        assert!(s.svg.contains(
+            r#"class="pit tuz last" data-side="white" data-pit="5" data-count="0" data-tuz="black""#
+        ));
+        assert!(
+            s.svg
+                .contains(r#"class="pit last" data-side="black" data-pit="4" data-count="1""#)
+        );
+        assert!(s.svg.contains(r#"data-store="white" data-count="22""#));
+        // A takeback shows the position before, a new game the start, still togyz.
+        b.apply(&TrackerEvent::Takeback {
+            at_ms: 1,
+            from_ply: 6,
+            to_ply: 5,
+        });
+        let s = b.snapshot();
+        assert_eq!(s.togyz.unwrap().black_tuz, None);
+        assert_eq!(s.togyz.unwrap().white_store, 22);
+        b.apply(&TrackerEvent::GameStarted {
+            at_ms: 2,
+            orientation: crate::sensor::Orientation::Normal,
+        });
+        assert_eq!(b.snapshot().kind, Kind::Togyz);
+        assert_eq!(b.snapshot().ply, 0);
+        // The hub keeps the kind of a registered board, resumed with its moves.
+        let hub = Hub::new();
+        hub.add_board_kind("t1", None, Kind::Togyz, &moves[..3]);
+        hub.add_board("c1", None, &[]);
+        let (boards, _) = hub.snapshot();
+        assert_eq!(boards[0].moves, ["65", "65", "99"]);
+        assert_eq!(boards[0].togyz.unwrap().white_store, 10);
+        assert_eq!((boards[1].kind, boards[1].togyz), (Kind::Chess, None));
     }
 
     #[tokio::test]

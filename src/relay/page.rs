@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::{relay::hub::BoardSnapshot, tracker::Side};
+use crate::{game::togyz, relay::hub::BoardSnapshot, tracker::Side};
 
 const STYLE: &str = include_str!("assets/live.css");
 const SCRIPT: &str = include_str!("assets/live.js");
@@ -133,6 +133,108 @@ pub fn board_svg(fen: &str, last_move: Option<&str>) -> String {
                 );
             }
         }
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// `white` or `black`.
+fn togyz_side(side: togyz::Side) -> &'static str {
+    match side {
+        togyz::Side::White => "white",
+        togyz::Side::Black => "black",
+    }
+}
+
+/// Width and height of a togyz pit, and the height of a store band, in SVG units.
+const PIT_W: u32 = 50;
+const PIT_H: u32 = 64;
+const STORE_H: u32 = 40;
+
+/// The togyz position of `fen` (PlayStrategy's FEN, see [`togyz::notation::to_fen`]) as an SVG
+/// board: black's row on top (pits 9 to 1 from the left, as white sees them), white's store next
+/// to it, black's store below, white's row at the bottom (pits 1 to 9). `last` marks the last
+/// move's start pit and landing pit (locations 0..18: white's pits 1..9, then black's). Each pit
+/// is a `rect` with `data-side`, `data-pit` and `data-count`; a tuz pit has class `tuz` and
+/// `data-tuz` (its owner) and a marker; each store a `rect` with `data-store` and `data-count`.
+/// An unreadable FEN draws an empty board.
+pub fn togyz_svg(fen: &str, last: Option<(usize, usize)>) -> String {
+    let board = togyz::notation::from_fen(fen, togyz::Rules::KYRGYZ)
+        .map(|p| *p.board())
+        .unwrap_or(togyz::Board {
+            pits: [0; 18],
+            stores: [0; 2],
+            tuz: [None; 2],
+        });
+    let marked = |loc: usize| last.is_some_and(|(a, b)| a == loc || b == loc);
+    let (w, h) = (PIT_W * 9, PIT_H * 2 + STORE_H * 2);
+    let mut out = String::with_capacity(8 * 1024);
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" class="togyzboard" role="img" aria-label="{}">"#,
+        escape(fen)
+    );
+    let rows = [
+        (togyz::Side::Black, 0, true),
+        (togyz::Side::White, PIT_H + 2 * STORE_H, false),
+    ];
+    for (side, y, reversed) in rows {
+        for col in 0..9u32 {
+            let pit = if reversed { 9 - col } else { col + 1 } as u8;
+            let loc = togyz::Board::location(side, pit);
+            let count = board.pits[loc];
+            let owner = board.tuz_owner(loc);
+            let mut class = "pit".to_owned();
+            if owner.is_some() {
+                class.push_str(" tuz");
+            }
+            if marked(loc) {
+                class.push_str(" last");
+            }
+            let x = col * PIT_W;
+            let tuz_attr = owner.map_or(String::new(), |o| {
+                format!(r#" data-tuz="{}""#, togyz_side(o))
+            });
+            let _ = write!(
+                out,
+                r#"<rect x="{x}" y="{y}" width="{PIT_W}" height="{PIT_H}" class="{class}" data-side="{}" data-pit="{pit}" data-count="{count}"{tuz_attr}/>"#,
+                togyz_side(side)
+            );
+            let (cx, cy) = (x + PIT_W / 2, y + PIT_H / 2);
+            if owner.is_some() {
+                let _ = write!(
+                    out,
+                    r#"<circle cx="{cx}" cy="{cy}" r="{}" class="tuzmark"/><text x="{cx}" y="{}" class="tuzlabel">X</text>"#,
+                    PIT_W / 3,
+                    cy + 1
+                );
+            } else {
+                let _ = write!(
+                    out,
+                    r#"<text x="{cx}" y="{}" class="count">{count}</text>"#,
+                    cy + 1
+                );
+            }
+            let label_y = if reversed { y + 12 } else { y + PIT_H - 5 };
+            let _ = write!(
+                out,
+                r#"<text x="{cx}" y="{label_y}" class="pitno">{pit}</text>"#
+            );
+        }
+    }
+    // White's store lies next to black's row, black's next to white's [rules 1.1].
+    for (side, y) in [
+        (togyz::Side::White, PIT_H),
+        (togyz::Side::Black, PIT_H + STORE_H),
+    ] {
+        let count = board.stores[side.index()];
+        let name = togyz_side(side);
+        let _ = write!(
+            out,
+            r#"<rect x="0" y="{y}" width="{w}" height="{STORE_H}" class="store {name}" data-store="{name}" data-count="{count}"/><text x="{}" y="{}" class="count">{name}: {count}</text>"#,
+            w / 2,
+            y + STORE_H / 2 + 1
+        );
     }
     out.push_str("</svg>");
     out
@@ -349,6 +451,44 @@ pub fn board_page_html(board: &BoardView) -> String {
 mod tests {
     use super::*;
     use crate::relay::hub::{BoardLive, START_FEN};
+
+    #[test]
+    fn the_togyz_start_has_nine_in_every_pit_and_empty_stores() {
+        let fen = togyz::notation::to_fen(&togyz::Position::new());
+        let svg = togyz_svg(&fen, None);
+        assert_eq!(svg.matches(r#"class="pit""#).count(), 18);
+        assert_eq!(svg.matches(r#"data-count="9""#).count(), 18);
+        assert_eq!(
+            svg.matches(r#"data-count="0""#).count(),
+            2,
+            "two empty stores"
+        );
+        assert!(!svg.contains("tuz") && !svg.contains("last"));
+        // Black's row reads 9 to 1 from the left, on top: its first pit drawn is pit 9.
+        let first = svg.find("data-pit=").unwrap();
+        assert!(svg[first..].starts_with(r#"data-pit="9""#));
+    }
+
+    #[test]
+    fn togyz_counts_stores_and_both_tuz_marks_are_drawn() {
+        // Rules summary section 5, the game to 82: W[1 2 2 X 3 2 2 1 1] B[1 3 4 3 5 X 1 0 6]
+        // K82-43, white's tuz on black's pit 6, black's on white's pit 4.
+        let fen = "6S,1,1S,t,5S,3S,4S,3S,1S/1S,2S,2S,t,3S,2S,2S,1S,1S 82 43 N 38";
+        let svg = togyz_svg(fen, Some((8, 12)));
+        assert!(svg.contains(r#"data-side="black" data-pit="6" data-count="0" data-tuz="white""#));
+        assert!(svg.contains(r#"data-side="white" data-pit="4" data-count="0" data-tuz="black""#));
+        assert_eq!(svg.matches("class=\"tuzmark\"").count(), 2);
+        assert!(svg.contains(r#"data-side="black" data-pit="9" data-count="6""#));
+        assert!(svg.contains(r#"data-side="white" data-pit="5" data-count="3""#));
+        assert!(svg.contains(r#"data-store="white" data-count="82""#));
+        assert!(svg.contains(r#"data-store="black" data-count="43""#));
+        assert!(svg.contains(r#"class="pit last" data-side="white" data-pit="9""#));
+        assert!(svg.contains(r#"class="pit last" data-side="black" data-pit="4""#));
+        assert_eq!(svg.matches(" last").count(), 2);
+        // An unreadable FEN draws an empty board, escaped in the label.
+        let svg = togyz_svg("<nonsense>", None);
+        assert!(svg.contains("&lt;nonsense&gt;") && svg.matches(r#"data-count="0""#).count() == 20);
+    }
 
     #[test]
     fn the_start_position_has_thirty_two_pieces_where_they_belong() {

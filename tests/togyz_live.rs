@@ -1,0 +1,77 @@
+//! The live board of a togyz game: a corpus game played by the emulator and replayed through
+//! `replay_reader` into SQLite, every committed tracker event folded into a togyz
+//! [`BoardLive`]; the snapshot shows the rules' position, stores and tuz marks, the moves in
+//! togyz notation, and a 2×9 SVG with the last move's pits marked.
+
+use boardscribe::{
+    device::replay::replay_reader,
+    emulator::{TogyzEmulatorOptions, script_togyz, togyz_records},
+    game::{
+        Kind,
+        togyz::{Board, Rules, notation},
+    },
+    relay::hub::BoardLive,
+    store::Store,
+    tracker::{Side, TrackerEvent},
+};
+
+const PLAYOK: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/corpus/togyz/playok-2025.pgn"
+);
+
+#[test]
+fn a_replayed_togyz_game_folds_into_the_live_board() {
+    let text = std::fs::read_to_string(PLAYOK).expect("corpus");
+    let games = togyz_records(&text, Rules::KYRGYZ).expect("records");
+    // A game with a tuz for each side, cut before its end so the board is still in play.
+    let (rec, moves) = games
+        .iter()
+        .find(|(r, _)| r.moves.iter().filter(|m| m.text.tuz).count() == 2)
+        .expect("a game with two tuz");
+    let replayed = rec.replay(Rules::KYRGYZ).expect("replays");
+    let n = moves.len() - 1;
+    let script = script_togyz(&moves[..n], &TogyzEmulatorOptions::default()).expect("script");
+    let mut store = Store::open_in_memory().expect("store");
+    let mut live = BoardLive::with_kind("pit board 1", Some(1), Kind::Togyz, &[]);
+    replay_reader(
+        &mut store,
+        "togyz capture",
+        "pit board 1",
+        script.to_capture_text().as_bytes(),
+        &mut |_, e: &TrackerEvent| {
+            live.apply(e);
+        },
+    )
+    .expect("replay");
+    let s = live.snapshot();
+    let want: Vec<String> = rec.moves[..n].iter().map(|m| m.text.to_string()).collect();
+    assert_eq!(s.moves, want);
+    assert_eq!(
+        s.last_move.as_ref().map(|m| m.san.clone()),
+        want.last().cloned()
+    );
+    let pos = &replayed.positions[n];
+    assert_eq!(s.fen, notation::to_fen(pos));
+    assert_eq!(s.kind, Kind::Togyz);
+    let side = if n % 2 == 0 { Side::White } else { Side::Black };
+    assert_eq!(s.side_to_move, side);
+    let b = pos.board();
+    let t = s.togyz.expect("togyz fields");
+    assert_eq!((t.white_store, t.black_store), (b.stores[0], b.stores[1]));
+    assert_eq!((t.white_tuz, t.black_tuz), (b.tuz[0], b.tuz[1]));
+    assert_eq!(s.svg.matches("class=\"tuzmark\"").count(), 2);
+    assert!(s.svg.contains(&format!(
+        r#"data-store="white" data-count="{}""#,
+        b.stores[0]
+    )));
+    // The last move's start pit is marked.
+    let last = &replayed.sowings[n - 1];
+    let start = Board::location(last.side, last.mv.pit());
+    let (row, pit) = (if start < 9 { "white" } else { "black" }, start % 9 + 1);
+    assert!(
+        s.svg
+            .contains(&format!(r#"last" data-side="{row}" data-pit="{pit}""#)),
+        "start pit {row} {pit} marked"
+    );
+}
