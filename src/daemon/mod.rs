@@ -783,18 +783,24 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         let boards = ports.len();
         let (stop_tx, stop_rx) = watch::channel(false);
         let (relay_stop_tx, relay_stop_rx) = watch::channel(false);
+        let fleet = Fleet::new(&db, port_boards(&ports), laws.clone());
+        let extras = RelayExtras {
+            metrics: fleet.metrics.clone(),
+            changes: Some(fleet.changes.clone()),
+        };
         let hub = if args.no_http {
             None
         } else {
             let hub = Hub::new();
             let token = args.admin.token()?;
             let default = SocketAddr::from(([127, 0, 0, 1], 8080));
-            let url = match start_relay(
+            let url = match start_relay_with(
                 args.http.unwrap_or(default),
                 &hub,
                 &db,
                 token.clone(),
                 relay_stop_rx.clone(),
+                extras.clone(),
             )
             .await
             {
@@ -803,7 +809,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
                 Err(e) if args.http.is_none() => {
                     warn!(cause = %e, "trying another port");
                     let any = SocketAddr::from(([127, 0, 0, 1], 0));
-                    start_relay(any, &hub, &db, token, relay_stop_rx).await?
+                    start_relay_with(any, &hub, &db, token, relay_stop_rx, extras).await?
                 }
                 Err(e) => return Err(e),
             };
@@ -811,10 +817,8 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             Some(hub)
         };
         let daemon = tokio::spawn({
-            let db = db.clone();
-            let laws = laws.clone();
             let hub = hub.clone();
-            async move { record_boards(&db, &ports, &laws, stop_rx, hub, print_event).await }
+            async move { record_fleet(fleet, stop_rx, hub, print_event).await }
         });
         let all_done = async {
             for _ in 0..boards {
