@@ -20,6 +20,7 @@ pub mod device;
 pub mod emulator;
 pub mod export;
 pub mod game;
+pub mod metrics;
 pub mod notify;
 pub mod pairings;
 pub mod pipeline;

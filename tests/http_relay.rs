@@ -585,3 +585,153 @@ async fn check_admin(
     assert_eq!(one[0].tags["Result"], "1-0");
     assert_eq!(one[0].uci, live_uci(game));
 }
+
+/// The pairings import over HTTP refuses what it must and changes nothing then; a good import
+/// names the players in `/round.pgn` (the current round's games); `/metrics` counts exactly the
+/// moves SQLite holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pairings_over_http_name_the_round_and_metrics_count_the_moves() {
+    let token = Token::new(TOKEN).unwrap();
+    let mut bench = Bench::with_round(Some(token), Some(1)).await;
+    let url = bench.url.clone();
+    let client = reqwest::Client::new();
+    let games = [
+        (corpus_game("tatamast22", 27), 21, 0.0),
+        (corpus_game("WorldChamp1886", 20), 22, 0.0),
+    ];
+    bench.start(&games, 0.04).await;
+    bench.wait_done(Duration::from_secs(180)).await;
+
+    let post = |auth: Option<&str>, body: String| {
+        let mut req = client
+            .post(format!("{url}api/admin/pairings"))
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(body);
+        if let Some(auth) = auth {
+            req = req.header(header::AUTHORIZATION, auth);
+        }
+        req.send()
+    };
+    let bearer = format!("Bearer {TOKEN}");
+    let good_csv = "board,white,black,white_fide,black_fide\n\
+                    1,\"Tal, Mikhail\",\"Petrosian, Tigran\",4100018,4100026\n\
+                    2,Steinitz,Zukertort,,\n";
+    let good = json!({ "round": 1, "format": "csv", "text": good_csv }).to_string();
+    let before = export_all(&bench.store());
+    let (round_before, _) = get_round(&client, &url).await;
+
+    let refused = [
+        (None, good.clone(), StatusCode::UNAUTHORIZED, "bearer"),
+        (
+            Some("Bearer wrong"),
+            good.clone(),
+            StatusCode::UNAUTHORIZED,
+            "bearer",
+        ),
+        (
+            Some(bearer.as_str()),
+            "{\"round\": 1,".to_owned(),
+            StatusCode::BAD_REQUEST,
+            "invalid JSON",
+        ),
+        (
+            Some(bearer.as_str()),
+            json!({ "round": 1, "format": "xls", "text": good_csv }).to_string(),
+            StatusCode::BAD_REQUEST,
+            "invalid JSON",
+        ),
+        (
+            Some(bearer.as_str()),
+            json!({ "round": 1, "format": "csv",
+                    "text": "board,white,black\n1,A,B\n1,C,D\n" })
+            .to_string(),
+            StatusCode::BAD_REQUEST,
+            "line 3: board 1 was already given on line 2",
+        ),
+        (
+            Some(bearer.as_str()),
+            json!({ "round": 1, "format": "csv", "text": "board,white,black\n2,A\n" }).to_string(),
+            StatusCode::BAD_REQUEST,
+            "line 2",
+        ),
+        (
+            Some(bearer.as_str()),
+            json!({ "round": 0, "format": "csv", "text": good_csv }).to_string(),
+            StatusCode::BAD_REQUEST,
+            "round",
+        ),
+    ];
+    for (auth, body, status, says) in refused {
+        let resp = post(auth, body.clone()).await.unwrap();
+        assert_eq!(resp.status(), status, "{body}");
+        let answer: Value = resp.json().await.unwrap();
+        let message = answer["error"].as_str().unwrap();
+        assert!(message.contains(says), "{body}: {message}");
+    }
+    assert_eq!(
+        export_all(&bench.store()),
+        before,
+        "a refusal changed the record"
+    );
+    assert!(bench.store().pairings(1).unwrap().is_empty());
+    let (round_now, _) = get_round(&client, &url).await;
+    assert_eq!(round_now, round_before);
+
+    let resp = post(Some(&bearer), good).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let answer: Value = resp.json().await.unwrap();
+    assert_eq!(answer, json!({ "round": 1, "boards": 2 }));
+
+    let (body, _) = get_round(&client, &url).await;
+    let served = parse_pgn(&body);
+    let recorded = bench.store().round_games(1).unwrap();
+    assert_eq!(served.len(), 2);
+    let names = [
+        ("Tal, Mikhail", "Petrosian, Tigran"),
+        ("Steinitz", "Zukertort"),
+    ];
+    for (i, s) in served.iter().enumerate() {
+        assert_eq!(s.tags["White"], names[i].0);
+        assert_eq!(s.tags["Black"], names[i].1);
+        assert_eq!(s.tags["Round"], format!("1.{}", i + 1));
+        let game = recorded
+            .iter()
+            .rfind(|g| g.board_name == bench.boards[i])
+            .unwrap();
+        assert_eq!(s.uci, live_uci(game));
+    }
+    assert_eq!(served[0].tags["WhiteFideId"], "4100018");
+
+    // /metrics: Prometheus text whose moves counter is what SQLite holds.
+    let resp = client.get(format!("{url}metrics")).send().await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(
+        resp.headers()[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    let text = resp.text().await.unwrap();
+    let sample = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+            .parse()
+            .unwrap()
+    };
+    let in_sqlite: usize = bench
+        .store()
+        .games()
+        .unwrap()
+        .iter()
+        .map(|g| g.moves.len())
+        .sum();
+    assert!(in_sqlite > 0);
+    assert_eq!(sample("boardscribe_moves_total"), in_sqlite as f64);
+    assert_eq!(sample("boardscribe_boards_configured"), 2.0);
+    assert!(sample("boardscribe_boards_connected") <= 2.0);
+    assert!(sample("boardscribe_frames_total") > in_sqlite as f64);
+    assert!(sample("boardscribe_store_commit_seconds_count") > 0.0);
+    assert_eq!(sample("boardscribe_sse_subscribers"), 0.0);
+    bench.stop().await;
+}

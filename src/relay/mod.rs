@@ -15,5 +15,5 @@ pub mod server;
 
 pub use self::{
     hub::{BoardSnapshot, Hub, LiveEvent},
-    server::{RelayError, Token, router, serve},
+    server::{RelayError, RelayExtras, Token, router, router_with, serve},
 };

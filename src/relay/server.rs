@@ -4,9 +4,11 @@
 //! through one read-only connection on a blocking thread; the rendered bodies are cached until
 //! `PRAGMA data_version` says another connection committed, and served with a strong `ETag`
 //! (`If-None-Match` answers 304). `/api/events` streams the hub's events as SSE; `/` and
-//! `/boards/{name-or-number}` render the live page. Admin routes check the bearer token in
-//! constant time, validate the JSON, then call the store's decision functions through a writing
-//! connection of their own; anything refused changes nothing.
+//! `/boards/{name-or-number}` render the live page; `/round.pgn` is the current round (all games
+//! while no round is set); `/metrics` is the daemon's [`Metrics`] as Prometheus text. Admin routes
+//! check the bearer token in constant time, validate the JSON, then call the store's decision and
+//! pairings functions through a writing connection of their own; anything refused changes
+//! nothing, anything done bumps the change signal (for the folder and Lichess relays).
 
 use std::{
     collections::HashMap,
@@ -32,12 +34,17 @@ use axum::{
 use futures_util::stream::{self, Stream};
 use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::json;
-use tokio::{net::TcpListener, sync::broadcast::error::RecvError};
+use tokio::{
+    net::TcpListener,
+    sync::{broadcast::error::RecvError, watch},
+};
 use tracing::{error, warn};
 
 use crate::{
     device::serial::now_ms,
-    export::pgn,
+    export::{folder, pgn},
+    metrics::Metrics,
+    pairings::{self, PairingsFormat},
     relay::{
         hub::{BoardSnapshot, Hub},
         page::{self, BoardView},
@@ -183,7 +190,11 @@ impl ReaderState {
         if let Some(r) = &self.round {
             return Ok(r.clone());
         }
-        let rendered = Rendered::new(pgn::pgn_all(&games));
+        let text = match self.store()?.round_info()? {
+            Some(info) => folder::round_pgn(&self.store()?.round_games(info.round)?, info.round),
+            None => pgn::pgn_all(&games),
+        };
+        let rendered = Rendered::new(text);
         self.round = Some(rendered.clone());
         Ok(rendered)
     }
@@ -257,6 +268,41 @@ struct App {
     hub: Hub,
     db: Arc<Db>,
     token: Option<Token>,
+    metrics: Arc<Metrics>,
+    changes: Option<Arc<watch::Sender<u64>>>,
+}
+
+impl App {
+    /// Tells the relays that the store changed.
+    fn changed(&self) {
+        if let Some(changes) = &self.changes {
+            changes.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// 401 unless the request carries the admin token.
+    fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        let authorized = self
+            .token
+            .as_ref()
+            .is_some_and(|t| t.accepts(headers.get(header::AUTHORIZATION)));
+        if authorized {
+            Ok(())
+        } else {
+            Err(ApiError(
+                StatusCode::UNAUTHORIZED,
+                "a valid bearer token is required".into(),
+            ))
+        }
+    }
+}
+
+/// What the daemon shares with the server besides the hub: its counters, and the change signal
+/// bumped after every admin change.
+#[derive(Clone, Default)]
+pub struct RelayExtras {
+    pub metrics: Arc<Metrics>,
+    pub changes: Option<Arc<watch::Sender<u64>>>,
 }
 
 /// An error answer: a status and a message, as JSON `{"error": ...}`.
@@ -281,6 +327,16 @@ impl From<RelayError> for ApiError {
 /// The relay's routes over `hub` and the database at `db_path`; admin routes need
 /// `admin_token` (without one they answer 401).
 pub fn router(hub: Hub, db_path: &Path, admin_token: Option<Token>) -> Router {
+    router_with(hub, db_path, admin_token, RelayExtras::default())
+}
+
+/// [`router`] with the daemon's metrics and change signal.
+pub fn router_with(
+    hub: Hub,
+    db_path: &Path,
+    admin_token: Option<Token>,
+    extras: RelayExtras,
+) -> Router {
     let app = App {
         hub,
         db: Arc::new(Db {
@@ -289,6 +345,8 @@ pub fn router(hub: Hub, db_path: &Path, admin_token: Option<Token>) -> Router {
             admin: Mutex::new(None),
         }),
         token: admin_token,
+        metrics: extras.metrics,
+        changes: extras.changes,
     };
     Router::new()
         .route("/", get(index))
@@ -298,6 +356,8 @@ pub fn router(hub: Hub, db_path: &Path, admin_token: Option<Token>) -> Router {
         .route("/api/boards", get(api_boards))
         .route("/api/events", get(api_events))
         .route("/api/admin/games/{id}/{action}", post(admin))
+        .route("/api/admin/pairings", post(admin_pairings))
+        .route("/metrics", get(metrics))
         .with_state(app)
 }
 
@@ -402,14 +462,15 @@ async fn api_events(
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let rx = app.hub.subscribe();
     let closed = app.hub.closed();
+    let subscribed = Subscribed::new(app.metrics.clone());
     // A client coming back after a break has missed events: it reads the boards anew.
     let resync = headers.contains_key("last-event-id");
     let events = stream::unfold(
-        (rx, closed, resync),
-        |(mut rx, mut closed, resync)| async move {
+        (rx, closed, resync, subscribed),
+        |(mut rx, mut closed, resync, subscribed)| async move {
             if resync {
                 let e = Event::default().event("resync").data("{}");
-                return Some((Ok(e), (rx, closed, false)));
+                return Some((Ok(e), (rx, closed, false, subscribed)));
             }
             let event = tokio::select! {
                 r = rx.recv() => r,
@@ -428,10 +489,37 @@ async fn api_events(
                 }
                 Err(RecvError::Closed) => return None,
             };
-            Some((Ok(e), (rx, closed, false)))
+            Some((Ok(e), (rx, closed, false, subscribed)))
         },
     );
     Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+/// Counts an SSE subscriber in the metrics while its stream lives.
+struct Subscribed(Arc<Metrics>);
+
+impl Subscribed {
+    fn new(metrics: Arc<Metrics>) -> Subscribed {
+        metrics.subscriber_joined();
+        Subscribed(metrics)
+    }
+}
+
+impl Drop for Subscribed {
+    fn drop(&mut self) {
+        self.0.subscriber_left();
+    }
+}
+
+async fn metrics(State(app): State<App>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        app.metrics.render(),
+    )
+        .into_response()
 }
 
 async fn index(State(app): State<App>) -> Result<Html<String>, ApiError> {
@@ -543,16 +631,7 @@ async fn admin(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let authorized = app
-        .token
-        .as_ref()
-        .is_some_and(|t| t.accepts(headers.get(header::AUTHORIZATION)));
-    if !authorized {
-        return Err(ApiError(
-            StatusCode::UNAUTHORIZED,
-            "a valid bearer token is required".into(),
-        ));
-    }
+    app.authorize(&headers)?;
     let action = match action.as_str() {
         "result" => AdminAction::Result(parse_body(&body)?),
         "rule" => AdminAction::Rule(parse_body(&body)?),
@@ -588,6 +667,7 @@ async fn admin(
     .await
     .map_err(RelayError::from)??;
     let (decided, board) = decided;
+    app.changed();
     // Only the board's current game is on the live page.
     if let Some(board) = board {
         let current = app.db.read(|r, db| r.boards(db)).await?;
@@ -604,6 +684,62 @@ async fn admin(
         "action": decided.action,
     }))
     .into_response())
+}
+
+/// `POST /api/admin/pairings`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairingsBody {
+    round: u32,
+    format: PairingsFormatBody,
+    text: String,
+}
+
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PairingsFormatBody {
+    Csv,
+    Trf,
+}
+
+/// Imports a round's pairings (replacing the round's earlier ones); nothing changes on a refusal.
+async fn admin_pairings(
+    State(app): State<App>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    let body: PairingsBody = parse_body(&body)?;
+    if body.round == 0 {
+        return Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            "round must be 1 or more".into(),
+        ));
+    }
+    let format = match body.format {
+        PairingsFormatBody::Csv => PairingsFormat::Csv,
+        PairingsFormatBody::Trf => PairingsFormat::Trf,
+    };
+    let rows = pairings::parse(&body.text, format, body.round)
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let round = body.round;
+    let db = app.db.clone();
+    let imported = tokio::task::spawn_blocking(move || -> Result<usize, ApiError> {
+        let mut admin = lock(&db.admin);
+        let store = match admin.take() {
+            Some(store) => store,
+            None => Store::open(&db.path).map_err(RelayError::from)?,
+        };
+        let store = admin.insert(store);
+        store.import_pairings(round, &rows).map_err(|e| match e {
+            StoreError::InvalidNumber(..) => ApiError(StatusCode::BAD_REQUEST, e.to_string()),
+            e => ApiError::from(RelayError::from(e)),
+        })
+    })
+    .await
+    .map_err(RelayError::from)??;
+    app.changed();
+    Ok(Json(json!({ "round": round, "boards": imported })).into_response())
 }
 
 fn decision_error(e: DecisionError) -> ApiError {

@@ -5,6 +5,7 @@
 
 use std::{
     path::{Path, PathBuf},
+    sync::Arc,
     time::Duration,
 };
 
@@ -12,8 +13,9 @@ use boardscribe::{
     arbiter::LawsSetup,
     daemon,
     emulator::{self, EmulatorOptions, PgnGame, PtyEvent, PtyOptions},
-    relay::{Hub, Token},
-    store::Store,
+    metrics::Metrics,
+    relay::{Hub, RelayExtras, Token},
+    store::{RoundInfo, Store},
 };
 use tokio::{
     sync::{mpsc, watch},
@@ -37,6 +39,10 @@ pub struct Bench {
     pub hub: Hub,
     /// The board names (their pty links), in board-number order.
     pub boards: Vec<String>,
+    /// The daemon's counters, as `/metrics` serves them.
+    pub metrics: Arc<Metrics>,
+    changes: Arc<watch::Sender<u64>>,
+    round: Option<u32>,
     stop: watch::Sender<bool>,
     daemon: Option<JoinHandle<anyhow::Result<()>>>,
     emulators: JoinSet<Result<(), emulator::EmulatorError>>,
@@ -46,12 +52,23 @@ pub struct Bench {
 impl Bench {
     /// The relay on a free port of 127.0.0.1, over a database that does not exist yet.
     pub async fn new(token: Option<Token>) -> Bench {
+        Bench::with_round(token, None).await
+    }
+
+    /// [`Bench::new`], the daemon setting `round` (as `[tournament] round` does) if given.
+    pub async fn with_round(token: Option<Token>, round: Option<u32>) -> Bench {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("relay.db");
         let hub = Hub::new();
         let (stop, stop_rx) = watch::channel(false);
         let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let url = daemon::start_relay(any, &hub, &db, token, stop_rx)
+        let metrics = Arc::new(Metrics::new());
+        let changes = Arc::new(watch::channel(0).0);
+        let extras = RelayExtras {
+            metrics: metrics.clone(),
+            changes: Some(changes.clone()),
+        };
+        let url = daemon::start_relay_with(any, &hub, &db, token, stop_rx, extras)
             .await
             .unwrap();
         Bench {
@@ -60,6 +77,9 @@ impl Bench {
             url,
             hub,
             boards: Vec::new(),
+            metrics,
+            changes,
+            round,
             stop,
             daemon: None,
             emulators: JoinSet::new(),
@@ -113,8 +133,16 @@ impl Bench {
         let db = self.db.clone();
         let stop = self.stop.subscribe();
         let hub = self.hub.clone();
+        let mut fleet = daemon::Fleet::new(&db, daemon::port_boards(&ports), laws);
+        fleet.metrics = self.metrics.clone();
+        fleet.changes = self.changes.clone();
+        fleet.round = self.round.map(|round| RoundInfo {
+            event: "Relay test".into(),
+            site: "Here".into(),
+            round,
+        });
         self.daemon = Some(tokio::spawn(async move {
-            daemon::record_boards(&db, &ports, &laws, stop, Some(hub), |_, _| {}).await
+            daemon::record_fleet(fleet, stop, Some(hub), |_, _| {}).await
         }));
         self.done = Some(done_rx);
     }

@@ -1,0 +1,423 @@
+//! One board's task: find its port, open it, feed its pipeline, persist, reconnect.
+//!
+//! Flow: [`prepare`] resolves a configured board in the store and resumes its open game;
+//! [`board_task`] then loops until `stop`: find the port of the board's [`Locator`] (a serial
+//! number is looked up in sysfs on every attempt, so a board moved to another USB port is found
+//! again), open it, send the kind's start-up commands ([`BoardKit`]), and run a session: bytes in,
+//! watchdog probes when the board falls silent, writes to the store writer, events announced once
+//! durable, counters into the [`Metrics`]. A lost board is reopened with backoff; its game goes on.
+
+use std::{
+    path::PathBuf,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use tokio::sync::watch;
+use tracing::{info, warn};
+
+use super::writer::StoreWriter;
+use crate::{
+    arbiter::{Judge, LawsSetup, TogyzReferee},
+    config::{BoardConfig, Locator},
+    device::{
+        Direction, discover,
+        serial::{self, Backoff, Watchdog, now_ms},
+    },
+    game::{Kind, togyz::TogyzGame},
+    metrics::Metrics,
+    pipeline::{Board, Dgt, Pipeline, PipelineStats, Tgz},
+    protocol::tgz,
+    relay::Hub,
+    sensor::dgt::{ClockLayout, ClockReading},
+    store::{BoardId, GameId, Store, Write},
+    tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
+};
+
+/// What the daemon needs of a kind of board beyond its pipeline.
+pub trait BoardKit: Board + 'static {
+    /// The kind the store records.
+    const KIND: Kind;
+    /// Sent after every open (boards power up silent).
+    fn startup() -> Vec<u8>;
+    /// Sent when the board falls silent: answered in every mode.
+    fn probe() -> Vec<u8>;
+    fn settings(laws: &LawsSetup) -> TrackerSettings;
+    fn judge(laws: &LawsSetup) -> Self::Judge;
+}
+
+impl BoardKit for Dgt {
+    const KIND: Kind = Kind::Chess;
+
+    fn startup() -> Vec<u8> {
+        serial::STARTUP.to_vec()
+    }
+
+    fn probe() -> Vec<u8> {
+        serial::PROBE.to_vec()
+    }
+
+    fn settings(laws: &LawsSetup) -> TrackerSettings {
+        laws.tracker_settings()
+    }
+
+    fn judge(laws: &LawsSetup) -> Self::Judge {
+        laws.referee()
+    }
+}
+
+impl BoardKit for Tgz {
+    const KIND: Kind = Kind::Togyz;
+
+    /// Identity, a full dump, updates with the clock, and the clock now.
+    fn startup() -> Vec<u8> {
+        let mut out = vec![tgz::cmd::RETURN_SERIALNR];
+        for c in tgz::startup(true) {
+            c.encode(&mut out);
+        }
+        out.push(tgz::cmd::SEND_CLK);
+        out
+    }
+
+    fn probe() -> Vec<u8> {
+        vec![tgz::cmd::RETURN_SERIALNR]
+    }
+
+    fn settings(_laws: &LawsSetup) -> TrackerSettings {
+        TrackerSettings::for_game::<TogyzGame>()
+    }
+
+    fn judge(_laws: &LawsSetup) -> TogyzReferee {
+        TogyzReferee::new(crate::game::togyz::Rules::KYRGYZ)
+    }
+}
+
+/// One board to record: where it is and what the store knows of it.
+pub struct BoardSpec<B: BoardKit> {
+    pub name: String,
+    /// The board number of the pairings.
+    pub number: u32,
+    pub locator: Locator,
+    pub id: BoardId,
+    pub clock_layout: ClockLayout,
+    tracker: Tracker<B::Game>,
+    judge: B::Judge,
+    /// The open game resumed from the store, if any.
+    pub game: Option<GameId>,
+    /// The resumed game's moves (for the live page).
+    pub resumed: Vec<RecordedMove>,
+}
+
+/// Resolves `cfg` in the store (numbering it) and resumes its open game.
+pub fn prepare<B: BoardKit>(
+    store: &mut Store,
+    cfg: &BoardConfig,
+    laws: &LawsSetup,
+) -> anyhow::Result<BoardSpec<B>> {
+    let name = cfg.name.clone();
+    let id = store.board(&name, B::KIND)?;
+    store.set_board_number(id, cfg.number)?;
+    let settings = B::settings(laws);
+    let mut judge = B::judge(laws);
+    let mut game = None;
+    let mut resumed = Vec::new();
+    let tracker = match store.open_game(id)? {
+        Some(open) => {
+            match Tracker::resume(settings.clone(), open.orientation, &open.moves, now_ms()) {
+                Some(t) => {
+                    info!(board = %name, game = open.id.0, plies = open.moves.len(), "resuming game");
+                    judge.resume(&open.moves);
+                    game = Some(open.id);
+                    resumed = open.moves;
+                    t
+                }
+                None => {
+                    warn!(board = %name, game = open.id.0, "stored game does not replay; waiting for a new game");
+                    Tracker::new(settings)
+                }
+            }
+        }
+        None => Tracker::new(settings),
+    };
+    Ok(BoardSpec {
+        name,
+        number: cfg.number,
+        locator: cfg.locator.clone(),
+        id,
+        clock_layout: cfg.clock_layout,
+        tracker,
+        judge,
+        game,
+        resumed,
+    })
+}
+
+/// Sees every event of a board once it is durable.
+pub type Announce = Arc<dyn Fn(&str, &TrackerEvent) + Send + Sync>;
+
+/// What every board task shares.
+#[derive(Clone)]
+pub struct Ctx {
+    pub writer: StoreWriter,
+    pub stop: watch::Receiver<bool>,
+    pub hub: Option<Hub>,
+    pub metrics: Arc<Metrics>,
+    /// Where serial numbers are looked up (`/sys`).
+    pub sysfs: PathBuf,
+    pub announce: Announce,
+}
+
+/// A board's state besides its pipeline.
+struct BoardRef {
+    name: String,
+    locator: Locator,
+    live: Option<LiveClockFeed>,
+    /// Whether its game is in progress (for the games-live gauge).
+    playing: bool,
+    /// The pipeline counters already added to the metrics.
+    reported: PipelineStats,
+}
+
+/// Keeps one board recorded: reconnects with backoff until `stop`.
+pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
+    let BoardSpec {
+        name,
+        locator,
+        id,
+        clock_layout,
+        tracker,
+        judge,
+        game,
+        ..
+    } = spec;
+    if let Some(game) = game {
+        tracing::Span::current().record("game", game.0);
+        ctx.metrics.game_started();
+    }
+    let mut board = BoardRef {
+        name,
+        locator,
+        live: ctx.hub.clone().map(LiveClockFeed::new),
+        playing: game.is_some(),
+        reported: PipelineStats::default(),
+    };
+    let mut pipeline = Pipeline::<B>::new(id, tracker, judge).with_clock_layout(clock_layout);
+    let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
+    let mut stop = ctx.stop.clone();
+    loop {
+        if *stop.borrow() {
+            break;
+        }
+        match open(&board.locator, &ctx.sysfs) {
+            Ok((path, port)) => {
+                info!(port = %path.display(), "board connected");
+                ctx.metrics.board_connected();
+                if let Some(live) = &board.live {
+                    live.hub.board_connected(&board.name);
+                }
+                backoff.reset();
+                let ended = session(port, &path, &mut board, &mut pipeline, &ctx, &mut stop).await;
+                pipeline.disconnected();
+                persist(&mut pipeline, &mut board, &ctx).await;
+                ctx.metrics.board_lost();
+                let why = match &ended {
+                    SessionEnd::Stopped => "the daemon stopped",
+                    SessionEnd::Lost(why) => why.as_str(),
+                };
+                if let Some(live) = &board.live {
+                    live.hub.board_lost(&board.name, why);
+                }
+                match ended {
+                    SessionEnd::Stopped => break,
+                    SessionEnd::Lost(why) => warn!(reason = %why, "board lost; reconnecting"),
+                }
+            }
+            Err(why) => warn!(cause = %why, "board not available"),
+        }
+        let delay = backoff.next_delay();
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = stop.changed() => {}
+        }
+    }
+    persist(&mut pipeline, &mut board, &ctx).await;
+}
+
+/// Finds the board's port now and opens it.
+fn open(
+    locator: &Locator,
+    sysfs: &std::path::Path,
+) -> Result<(PathBuf, tokio_serial::SerialStream), String> {
+    let path = match discover::path_to_open(locator, sysfs) {
+        Ok(Some(path)) => path,
+        Ok(None) => return Err(format!("{locator} is not plugged in")),
+        Err(e) => return Err(e.to_string()),
+    };
+    let port = serial::open(&path).map_err(|e| e.to_string())?;
+    Ok((path, port))
+}
+
+/// Passes a board's clock to the relay: a new state of the clock (started, stopped, pressed,
+/// a flag) at once, a running clock's time at most every [`LiveClockFeed::EVERY`].
+struct LiveClockFeed {
+    hub: Hub,
+    last: Option<(ClockReading, Instant)>,
+}
+
+impl LiveClockFeed {
+    const EVERY: Duration = Duration::from_millis(250);
+
+    fn new(hub: Hub) -> LiveClockFeed {
+        LiveClockFeed { hub, last: None }
+    }
+
+    fn update<B: Board>(&mut self, name: &str, pipeline: &Pipeline<B>) {
+        let Some(reading) = pipeline.last_clock() else {
+            return;
+        };
+        let due = match &self.last {
+            None => true,
+            Some((last, _)) if *last == reading => false,
+            Some((last, at)) => {
+                let state =
+                    |r: &ClockReading| (r.running, r.lever_right_high, r.left_flag, r.right_flag);
+                state(last) != state(&reading) || at.elapsed() >= Self::EVERY
+            }
+        };
+        if due {
+            self.last = Some((reading, Instant::now()));
+            self.hub.clock(name, &reading, pipeline.white_on_left());
+        }
+    }
+}
+
+enum SessionEnd {
+    Stopped,
+    Lost(String),
+}
+
+/// Writes what the pipeline has and announces its events once they are durable; a batch the
+/// store refused goes back to the pipeline, ahead of newer writes, for the next attempt.
+async fn persist<B: Board>(pipeline: &mut Pipeline<B>, board: &mut BoardRef, ctx: &Ctx) {
+    report_stats(pipeline, board, &ctx.metrics);
+    let writes = pipeline.take_writes();
+    if writes.is_empty() {
+        return;
+    }
+    match ctx.writer.write_games(writes).await {
+        Ok((writes, games)) => {
+            for w in &writes {
+                let Write::Event { event, .. } = w else {
+                    continue;
+                };
+                match event {
+                    TrackerEvent::Move(_) => ctx.metrics.move_recorded(),
+                    TrackerEvent::Irregularity { kind, .. } => {
+                        ctx.metrics.irregularity(kind.as_str())
+                    }
+                    TrackerEvent::GameStarted { .. } => {
+                        // The game it opened is the last one the batch touched first.
+                        if let Some(game) = games.last() {
+                            tracing::Span::current().record("game", game.0);
+                            info!(game = game.0, "game started");
+                        }
+                        if !board.playing {
+                            board.playing = true;
+                            ctx.metrics.game_started();
+                        }
+                    }
+                    TrackerEvent::GameEnded { .. } if board.playing => {
+                        board.playing = false;
+                        ctx.metrics.game_over();
+                    }
+                    _ => {}
+                }
+                (ctx.announce)(&board.name, event);
+                if let Some(hub) = &ctx.hub {
+                    hub.committed(&board.name, event);
+                }
+            }
+        }
+        Err((e, writes)) => {
+            tracing::error!(cause = %e, "could not store; keeping the writes for the next attempt");
+            if let Some(writes) = writes {
+                pipeline.requeue(writes);
+            }
+        }
+    }
+}
+
+/// Adds what the pipeline decoded since the last report to the metrics.
+fn report_stats<B: Board>(pipeline: &Pipeline<B>, board: &mut BoardRef, metrics: &Metrics) {
+    let now = pipeline.stats();
+    let was = board.reported;
+    if now != was {
+        metrics.decoded(
+            now.frames.saturating_sub(was.frames),
+            now.decode_warnings.saturating_sub(was.decode_warnings),
+            now.bytes_skipped.saturating_sub(was.bytes_skipped),
+        );
+        board.reported = now;
+    }
+}
+
+async fn session<B: BoardKit>(
+    mut port: tokio_serial::SerialStream,
+    path: &std::path::Path,
+    board: &mut BoardRef,
+    pipeline: &mut Pipeline<B>,
+    ctx: &Ctx,
+    stop: &mut watch::Receiver<bool>,
+) -> SessionEnd {
+    let startup = B::startup();
+    let probe = B::probe();
+    if let Err(e) = serial::send(&mut port, path, &startup).await {
+        return SessionEnd::Lost(e.to_string());
+    }
+    pipeline.feed(now_ms(), Direction::ToBoard, &startup);
+    let watchdog = Watchdog::default();
+    let mut buf = [0u8; 4096];
+    let mut last_rx = Instant::now();
+    let mut probed = false;
+    let mut last_raw_flush = Instant::now();
+    let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            read = serial::read(&mut port, path, &mut buf) => match read {
+                Ok(0) => return SessionEnd::Lost("port closed".into()),
+                Ok(n) => {
+                    pipeline.feed(now_ms(), Direction::FromBoard, &buf[..n]);
+                    last_rx = Instant::now();
+                    probed = false;
+                }
+                Err(e) => return SessionEnd::Lost(e.to_string()),
+            },
+            _ = ticker.tick() => {
+                pipeline.tick(now_ms());
+                let silent = last_rx.elapsed();
+                if silent >= watchdog.give_up_after {
+                    return SessionEnd::Lost(format!("silent for {} s", silent.as_secs()));
+                }
+                if silent >= watchdog.probe_after && !probed {
+                    probed = true;
+                    if let Err(e) = serial::send(&mut port, path, &probe).await {
+                        return SessionEnd::Lost(e.to_string());
+                    }
+                    pipeline.feed(now_ms(), Direction::ToBoard, &probe);
+                }
+            },
+            _ = stop.changed() => return SessionEnd::Stopped,
+        }
+        let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
+        if pipeline.pending_writes() > 0 || raw_due {
+            persist(pipeline, board, ctx).await;
+            if raw_due {
+                last_raw_flush = Instant::now();
+            }
+        }
+        if let Some(live) = board.live.as_mut() {
+            live.update(&board.name, pipeline);
+        }
+    }
+}

@@ -1,0 +1,866 @@
+//! The daemon: wires the venue config, boards, store writer, relays and systemd; shutdown.
+//!
+//! Flow: `run` loads the config ([`Config::load`], flags win), sets the round and numbers the
+//! boards in the store, then [`record_fleet`] starts one task per board ([`board`], generic over
+//! the kind of board) and the single store writer ([`writer`]); a board announces its events only
+//! after the writer has committed them, and the writer bumps a change signal that the folder and
+//! Lichess relays follow through read-only connections of their own. With `--http` (or
+//! `[http]`), the relay ([`crate::relay`]) serves the live state, round PGN, admin API and
+//! `/metrics`. Under systemd, [`Notifier`] says READY once the boards are prepared and the writer
+//! runs, keeps STATUS current and the watchdog fed, and STOPPING on SIGTERM. SIGINT/SIGTERM stop
+//! every task; the store is flushed before exit and open games stay open, so a restart resumes
+//! them. `demo` runs the same daemon over emulated boards on pseudo-terminals.
+
+pub mod board;
+pub mod writer;
+
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use anyhow::{Context, bail};
+use tokio::{
+    sync::{mpsc, watch},
+    task::JoinSet,
+};
+use tracing::{Instrument, error, field, info, info_span, warn};
+
+pub use self::{
+    board::BoardKit,
+    writer::{StoreWriter, WriteError, WriterHooks},
+};
+use crate::{
+    Millis,
+    arbiter::{Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
+    config::{BoardConfig, BoardKind, Config, ConfigOverrides, Locator},
+    emulator::{self, EmulatorOptions, PtyEvent, PtyOptions},
+    export::folder::{self, FolderRelay},
+    metrics::Metrics,
+    notify::{Notifier, status_line},
+    pipeline::{Dgt, Tgz},
+    relay::{self, Hub, RelayExtras, Token, lichess::LichessPush},
+    sensor::dgt::ClockLayout,
+    store::{RoundInfo, Store},
+    tracker::TrackerEvent,
+};
+
+/// The Laws the games are played under (shared by `run`, `demo` and `replay`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LawsArgs {
+    /// Edition of the FIDE Laws: fide-2001, fide-2009, fide-2014, fide-2018 or fide-2023
+    /// (default: the config's, else fide-2023).
+    #[arg(long)]
+    pub laws: Option<Laws>,
+    /// The time control, e.g. 90+30, 40/90+30:30+30, 15+10, 3+2 (minutes + seconds per move;
+    /// `N/` a move quota; `dS` a delay). Article 8.4 and the rapid/blitz rules need it.
+    #[arg(long)]
+    pub time_control: Option<TimeControl>,
+    /// Rapid and blitz: full or reduced supervision (the appendices' two sets of rules; default:
+    /// the config's, else full).
+    #[arg(long, value_enum)]
+    pub supervision: Option<Supervision>,
+}
+
+impl LawsArgs {
+    /// The Laws of these flags alone (the defaults where not given).
+    pub fn setup(&self) -> LawsSetup {
+        self.apply(LawsSetup {
+            cfg: LawsConfig::for_edition(Laws::default()),
+            time_control: None,
+        })
+    }
+
+    /// `base` (e.g. the config's) with the flags given applied: `--laws` replaces the edition
+    /// (and the file's `[laws]` overrides with it), `--supervision` and `--time-control` replace
+    /// theirs.
+    pub fn apply(&self, mut base: LawsSetup) -> LawsSetup {
+        if let Some(laws) = self.laws {
+            let supervision = base.cfg.supervision;
+            base.cfg = LawsConfig::for_edition(laws);
+            base.cfg.supervision = supervision;
+        }
+        if let Some(s) = self.supervision {
+            base.cfg.supervision = s;
+        }
+        if let Some(tc) = &self.time_control {
+            base.time_control = Some(tc.clone());
+        }
+        base
+    }
+}
+
+/// `boardscribe run`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    /// The venue configuration (`boardscribe config example` prints one); flags given win over it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The database (created if missing; default: the config's, else boardscribe.db).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Serial ports of DGT boards (repeat for several boards), numbered 1, 2, … in order;
+    /// replaces the config's boards.
+    #[arg(long = "port", value_name = "DEVICE")]
+    pub ports: Vec<PathBuf>,
+    /// Print every move as it is recorded.
+    #[arg(long)]
+    pub print_moves: bool,
+    /// Serve the relay (round PGN, live state, live page, admin API, /metrics) on this address,
+    /// e.g. 127.0.0.1:8080 (default: the config's `[http]`, else no server).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    #[command(flatten)]
+    pub admin: AdminArgs,
+    #[command(flatten)]
+    pub laws: LawsArgs,
+}
+
+/// The relay's admin API.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct AdminArgs {
+    /// A file holding the bearer token of the admin API (without it, admin requests are refused).
+    #[arg(long, value_name = "FILE")]
+    pub admin_token_file: Option<PathBuf>,
+}
+
+impl AdminArgs {
+    /// The token, read from its file.
+    pub fn token(&self) -> anyhow::Result<Option<Token>> {
+        self.admin_token_file
+            .as_deref()
+            .map(Token::from_file)
+            .transpose()
+            .map_err(Into::into)
+    }
+}
+
+/// `boardscribe demo`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DemoArgs {
+    /// Number of emulated boards.
+    #[arg(long, default_value_t = 2)]
+    pub boards: usize,
+    /// Time multiplier for the emulated players (1 is human speed).
+    #[arg(long, default_value_t = 0.04)]
+    pub speed: f64,
+    /// Where to put the database (default: a new temporary directory).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Serve the live page on this address (default: 127.0.0.1:8080, or any free port).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// No live page: record, print and exit.
+    #[arg(long, conflicts_with = "http")]
+    pub no_http: bool,
+    #[command(flatten)]
+    pub admin: AdminArgs,
+    #[command(flatten)]
+    pub laws: LawsArgs,
+}
+
+/// `YYYY.MM.DD` (PGN) of a Unix time in ms, UTC.
+pub fn pgn_date(ms: Millis) -> String {
+    // Days to civil date (Howard Hinnant's algorithm).
+    let z = (ms / 86_400_000) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+/// How the daemon shows recorded events on standard output.
+pub fn print_event(board: &str, event: &TrackerEvent) {
+    match event {
+        TrackerEvent::GameStarted { orientation, .. } => {
+            println!("{board}: new game (board {})", orientation.as_str());
+        }
+        TrackerEvent::Move(m) => {
+            let n = m.ply.div_ceil(2);
+            let dots = if m.ply % 2 == 1 { "." } else { "..." };
+            println!("{board}: {n}{dots} {}", m.notation);
+        }
+        TrackerEvent::Revision { old, new, .. } => {
+            println!(
+                "{board}: ply {} revised: {} -> {}",
+                new.ply, old.notation, new.notation
+            );
+        }
+        TrackerEvent::Takeback {
+            from_ply, to_ply, ..
+        } => {
+            println!("{board}: takeback from ply {from_ply} to ply {to_ply}");
+        }
+        TrackerEvent::ResultGesture { proposed, .. } => {
+            println!(
+                "{board}: result shown with the kings: {}",
+                proposed.as_pgn()
+            );
+        }
+        TrackerEvent::GameEnded {
+            outcome,
+            termination,
+            ..
+        } => println!("{board}: {} ({termination})", outcome.as_pgn()),
+        TrackerEvent::Irregularity {
+            kind,
+            ply,
+            detail,
+            article,
+            ..
+        } => {
+            let article = article
+                .as_deref()
+                .map_or(String::new(), |a| format!(", {a}"));
+            println!(
+                "{board}: irregularity before ply {ply}: {}{article}: {detail}",
+                kind.as_str()
+            );
+        }
+        TrackerEvent::Resolved { id, how, .. } => {
+            println!("{board}: irregularity {id} resolved: {how}");
+        }
+        TrackerEvent::FlagFall {
+            side,
+            proposed,
+            note,
+            ..
+        } => {
+            let note = note.as_deref().map_or(String::new(), |n| format!("; {n}"));
+            println!(
+                "{board}: {} flag fell: {} for the arbiter to confirm{note}",
+                side.as_str(),
+                proposed.as_pgn()
+            );
+        }
+        TrackerEvent::Claimable { claim, ply, .. } => {
+            println!("{board}: before ply {ply} a draw may be claimed: {claim}");
+        }
+        TrackerEvent::Reoriented { orientation, .. } => {
+            println!("{board}: the board lies {}", orientation.as_str());
+        }
+    }
+}
+
+/// The emulated clock for `laws`' time control: the first period's base and increment.
+fn emulated_clock(laws: &LawsSetup) -> (u64, u64) {
+    laws.time_control
+        .as_ref()
+        .and_then(|tc| tc.periods().first())
+        .map_or((15 * 60_000, 10_000), |p| {
+            (u64::from(p.base_secs) * 1000, p.increment_ms())
+        })
+}
+
+/// Everything [`record_fleet`] records, and what it tells.
+pub struct Fleet {
+    pub db: PathBuf,
+    /// The boards, each with its number, kind, locator and clock layout.
+    pub boards: Vec<BoardConfig>,
+    pub laws: LawsSetup,
+    /// Set in the store at start (`[tournament]`).
+    pub round: Option<RoundInfo>,
+    /// Where serial numbers are looked up (`/sys`).
+    pub sysfs: PathBuf,
+    pub metrics: Arc<Metrics>,
+    /// Bumped by the store writer after every committed batch that touched games.
+    pub changes: Arc<watch::Sender<u64>>,
+    /// `[relay.folder]`: kept up to date after every change.
+    pub folder: Option<FolderRelay>,
+    /// `[relay.lichess]`: pushed after every change.
+    pub lichess: Option<LichessPush>,
+    /// systemd (does nothing outside systemd).
+    pub notifier: Notifier,
+}
+
+impl Fleet {
+    /// `boards` into `db` under `laws`; no round, no relays, no systemd, fresh metrics.
+    pub fn new(db: &Path, boards: Vec<BoardConfig>, laws: LawsSetup) -> Fleet {
+        Fleet {
+            db: db.to_owned(),
+            boards,
+            laws,
+            round: None,
+            sysfs: PathBuf::from("/sys"),
+            metrics: Arc::new(Metrics::new()),
+            changes: Arc::new(watch::channel(0).0),
+            folder: None,
+            lichess: None,
+            notifier: Notifier::default(),
+        }
+    }
+}
+
+/// DGT boards on `ports`, numbered 1, 2, … in order, each named after its port.
+pub fn port_boards(ports: &[PathBuf]) -> Vec<BoardConfig> {
+    (1u32..)
+        .zip(ports)
+        .map(|(number, port)| BoardConfig {
+            number,
+            kind: BoardKind::Dgt,
+            name: port.display().to_string(),
+            locator: Locator::Port(port.clone()),
+            clock_layout: ClockLayout::default(),
+        })
+        .collect()
+}
+
+/// The store's round from `[tournament]`: `round` must be a positive integer when given.
+pub fn round_info(t: &crate::config::Tournament) -> anyhow::Result<Option<RoundInfo>> {
+    let Some(round) = t.round.as_deref() else {
+        return Ok(None);
+    };
+    let round = match round.trim().parse::<u32>() {
+        Ok(n) if n > 0 => n,
+        _ => bail!(
+            "[tournament] round {round:?}: run needs the round as a positive integer (1, 2, …)"
+        ),
+    };
+    let unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".to_owned());
+    Ok(Some(RoundInfo {
+        event: unknown(&t.event),
+        site: unknown(&t.site),
+        round,
+    }))
+}
+
+/// `boardscribe run`: records every configured board until SIGINT/SIGTERM.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let overrides = ConfigOverrides {
+        database: args.db.clone(),
+        http: args.http,
+        ports: args.ports.clone(),
+    };
+    let mut config = Config::load(args.config.as_deref(), overrides)?;
+    if !args.ports.is_empty() {
+        // Boards given by port keep the port as their name, as before the config existed.
+        config.boards = port_boards(&args.ports);
+    }
+    if config.boards.is_empty() {
+        bail!(
+            "no boards to record: give --config FILE (with [[board]] entries) or --port DEVICE \
+             (see `boardscribe config example`)"
+        );
+    }
+    let laws = args.laws.apply(config.laws_setup());
+    let round = round_info(&config.tournament)?;
+    let token = match (&args.admin.admin_token_file, &config.admin) {
+        (Some(_), _) => args.admin.token()?,
+        (None, Some(admin)) => Some(Token::from_file(&admin.token_file)?),
+        (None, None) => None,
+    };
+    let lichess = config
+        .relay
+        .lichess
+        .as_ref()
+        .map(|l| LichessPush::from_token_file(&l.base_url, &l.round, &l.token_file))
+        .transpose()?;
+    let folder = config
+        .relay
+        .folder
+        .as_ref()
+        .map(|f| FolderRelay::new(&f.dir));
+    let print = args.print_moves;
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            info!("stopping");
+            let _ignored_if_all_done = stop_tx.send(true);
+        });
+        let mut fleet = Fleet::new(&config.database, config.boards.clone(), laws);
+        fleet.round = round;
+        fleet.folder = folder;
+        fleet.lichess = lichess;
+        fleet.notifier = Notifier::from_env();
+        let hub = match config.http {
+            Some(addr) => {
+                let hub = Hub::new();
+                let extras = RelayExtras {
+                    metrics: fleet.metrics.clone(),
+                    changes: Some(fleet.changes.clone()),
+                };
+                let url =
+                    start_relay_with(addr, &hub, &fleet.db, token, stop_rx.clone(), extras).await?;
+                info!(%url, "relay serving");
+                Some(hub)
+            }
+            None => None,
+        };
+        record_fleet(fleet, stop_rx, hub, move |board, e| {
+            if print {
+                print_event(board, e)
+            }
+        })
+        .await
+    })
+}
+
+/// Binds `addr` and serves the relay until `stop` turns true; returns the page's URL.
+pub async fn start_relay(
+    addr: SocketAddr,
+    hub: &Hub,
+    db: &Path,
+    token: Option<Token>,
+    stop: watch::Receiver<bool>,
+) -> anyhow::Result<String> {
+    start_relay_with(addr, hub, db, token, stop, RelayExtras::default()).await
+}
+
+/// [`start_relay`] with the daemon's metrics and change signal.
+pub async fn start_relay_with(
+    addr: SocketAddr,
+    hub: &Hub,
+    db: &Path,
+    token: Option<Token>,
+    mut stop: watch::Receiver<bool>,
+    extras: RelayExtras,
+) -> anyhow::Result<String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {addr} for the relay"))?;
+    let bound = listener.local_addr()?;
+    let app = relay::router_with(hub.clone(), db, token, extras);
+    let shutdown = async move {
+        // Stopped, or the daemon is gone: either way, stop serving.
+        let _ignored_if_sender_gone = stop.wait_for(|s| *s).await;
+    };
+    let hub = hub.clone();
+    tokio::spawn(async move {
+        if let Err(e) = relay::serve(listener, app, hub, shutdown).await {
+            error!(cause = %e, "relay server failed");
+        }
+    });
+    Ok(format!("http://{bound}/"))
+}
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => {
+                let _ignored = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ignored = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Records `ports` (DGT boards, named after their ports, numbered in order) into the database at
+/// `db` until `stop` turns true; `announce` sees every event once it is durable, and so does
+/// `hub` (with connections and clocks) if given.
+pub async fn record_boards(
+    db: &Path,
+    ports: &[PathBuf],
+    laws: &LawsSetup,
+    stop: watch::Receiver<bool>,
+    hub: Option<Hub>,
+    announce: impl Fn(&str, &TrackerEvent) + Send + Sync + 'static,
+) -> anyhow::Result<()> {
+    let fleet = Fleet::new(db, port_boards(ports), laws.clone());
+    record_fleet(fleet, stop, hub, announce).await
+}
+
+/// A configured board of either kind, prepared.
+enum Prepared {
+    Dgt(Box<board::BoardSpec<Dgt>>),
+    Tgz(Box<board::BoardSpec<Tgz>>),
+}
+
+/// A read-only connection of its own, opened when first used and again after a failure.
+struct Reader {
+    db: PathBuf,
+    store: Mutex<Option<Store>>,
+}
+
+impl Reader {
+    fn new(db: &Path) -> Reader {
+        Reader {
+            db: db.to_owned(),
+            store: Mutex::new(None),
+        }
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T, crate::store::StoreError>,
+    ) -> Result<T, crate::store::StoreError> {
+        let mut guard = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let store = match guard.take() {
+            Some(store) => store,
+            None => Store::open_read_only(&self.db)?,
+        };
+        let result = f(&store);
+        if result.is_ok() {
+            *guard = Some(store);
+        }
+        result
+    }
+
+    /// The current round and its games, `None` while no round is set.
+    fn round(
+        &self,
+    ) -> Result<Option<(u32, Vec<crate::store::GameRecord>)>, crate::store::StoreError> {
+        self.with(|s| match s.round_info()? {
+            Some(info) => Ok(Some((info.round, s.round_games(info.round)?))),
+            None => Ok(None),
+        })
+    }
+}
+
+/// Records the boards of `fleet` until `stop` turns true: one task per board, one store writer,
+/// the folder and Lichess relays, systemd notifications; `announce` and `hub` (if given) see
+/// every event once it is durable.
+pub async fn record_fleet(
+    fleet: Fleet,
+    mut stop: watch::Receiver<bool>,
+    hub: Option<Hub>,
+    announce: impl Fn(&str, &TrackerEvent) + Send + Sync + 'static,
+) -> anyhow::Result<()> {
+    let Fleet {
+        db,
+        boards,
+        laws,
+        round,
+        sysfs,
+        metrics,
+        changes,
+        folder,
+        lichess,
+        notifier,
+    } = fleet;
+    let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+    if let Some(round) = &round {
+        store.set_round(round)?;
+        info!(
+            round = round.round,
+            event = %round.event,
+            "round set"
+        );
+    }
+    let mut prepared = Vec::new();
+    for cfg in &boards {
+        prepared.push(match cfg.kind {
+            BoardKind::Dgt => Prepared::Dgt(Box::new(board::prepare(&mut store, cfg, &laws)?)),
+            BoardKind::Togyz => Prepared::Tgz(Box::new(board::prepare(&mut store, cfg, &laws)?)),
+        });
+    }
+    if let Some(hub) = &hub {
+        for p in &prepared {
+            let (name, number, kind, moves) = match p {
+                Prepared::Dgt(b) => (&b.name, b.number, crate::game::Kind::Chess, &b.resumed),
+                Prepared::Tgz(b) => (&b.name, b.number, crate::game::Kind::Togyz, &b.resumed),
+            };
+            hub.add_board_kind(name, Some(number), kind, moves);
+        }
+    }
+    metrics.set_boards_configured(prepared.len());
+    let hooks = WriterHooks {
+        metrics: Some(metrics.clone()),
+        changes: Some(changes.clone()),
+    };
+    let (writer, writer_thread) =
+        StoreWriter::start_with(store, hooks).context("starting the store writer thread")?;
+    let mut relays = JoinSet::new();
+    if let Some(folder) = folder {
+        let reader = Reader::new(&db);
+        relays.spawn(folder.run(changes.subscribe(), move || reader.round()));
+    }
+    if let Some(push) = lichess {
+        let reader = Reader::new(&db);
+        relays.spawn(push.run(changes.subscribe(), move || {
+            reader.round().map(|r| {
+                r.map_or_else(String::new, |(round, games)| {
+                    folder::round_pgn(&games, round)
+                })
+            })
+        }));
+    }
+    drop(changes);
+    let ctx = board::Ctx {
+        writer: writer.clone(),
+        stop: stop.clone(),
+        hub: hub.clone(),
+        metrics: metrics.clone(),
+        sysfs,
+        announce: Arc::new(announce),
+    };
+    drop(writer);
+    let mut tasks = JoinSet::new();
+    for (i, p) in prepared.into_iter().enumerate() {
+        let ctx = ctx.clone();
+        let seed = i as u64;
+        match p {
+            Prepared::Dgt(b) => {
+                let span = info_span!("board", board = %b.name, game = field::Empty);
+                tasks.spawn(board::board_task(*b, ctx, seed).instrument(span));
+            }
+            Prepared::Tgz(b) => {
+                let span = info_span!("board", board = %b.name, game = field::Empty);
+                tasks.spawn(board::board_task(*b, ctx, seed).instrument(span));
+            }
+        }
+    }
+    drop(ctx);
+    // systemd: ready now that the boards are prepared and the writer runs.
+    let status = || {
+        status_line(
+            metrics.boards_connected() as usize,
+            metrics.games_live() as usize,
+        )
+    };
+    if let Err(e) = notifier.ready(&status()) {
+        warn!(cause = %e, "readiness not sent to systemd");
+    }
+    let mut services = JoinSet::new();
+    {
+        let notifier = notifier.clone();
+        let mut stop = stop.clone();
+        services.spawn(async move {
+            notifier
+                .watchdog_loop(async move {
+                    let _ignored_if_gone = stop.wait_for(|s| *s).await;
+                })
+                .await;
+        });
+    }
+    {
+        let notifier = notifier.clone();
+        let metrics = metrics.clone();
+        let mut stop = stop.clone();
+        services.spawn(async move {
+            let status = || {
+                status_line(
+                    metrics.boards_connected() as usize,
+                    metrics.games_live() as usize,
+                )
+            };
+            let mut shown = status();
+            let mut every = tokio::time::interval(Duration::from_millis(500));
+            loop {
+                tokio::select! {
+                    _ = every.tick() => {}
+                    _ = stop.wait_for(|s| *s) => return,
+                }
+                let now = status();
+                if now != shown {
+                    if let Err(e) = notifier.status(&now) {
+                        warn!(cause = %e, "status not sent to systemd");
+                    }
+                    shown = now;
+                }
+            }
+        });
+    }
+    let stopping = {
+        let notifier = notifier.clone();
+        let mut stop = stop.clone();
+        tokio::spawn(async move {
+            if stop.wait_for(|s| *s).await.is_ok()
+                && let Err(e) = notifier.stopping("stopping: flushing the store")
+            {
+                warn!(cause = %e, "stopping not sent to systemd");
+            }
+        })
+    };
+    while let Some(res) = tasks.join_next().await {
+        if let Err(e) = res {
+            error!(cause = %e, "board task failed");
+        }
+    }
+    let store = tokio::task::spawn_blocking(move || writer_thread.join())
+        .await?
+        .map_err(|_| anyhow::anyhow!("the store writer panicked"))?;
+    store.integrity_check()?;
+    drop(store);
+    info!("store closed");
+    // The relays write what the last batches changed, then end with the change signal.
+    let relays_done = async { while relays.join_next().await.is_some() {} };
+    if tokio::time::timeout(Duration::from_secs(10), relays_done)
+        .await
+        .is_err()
+    {
+        warn!("a relay did not finish in time; stopping it");
+        relays.abort_all();
+    }
+    services.abort_all();
+    if stop.wait_for(|s| *s).await.is_ok() {
+        let _ignored_if_cancelled = stopping.await;
+    } else {
+        stopping.abort();
+    }
+    Ok(())
+}
+/// `boardscribe demo`: emulated boards play corpus games into a temporary database.
+pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
+    let dir = match &args.db {
+        Some(db) => db
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+        None => {
+            let d = std::env::temp_dir().join(format!("boardscribe-demo-{}", std::process::id()));
+            std::fs::create_dir_all(&d)?;
+            d
+        }
+    };
+    let db = args.db.clone().unwrap_or_else(|| dir.join("demo.db"));
+    let games = emulator::games_from_pgn(DEMO_PGN)?;
+    // The emulated clocks run the configured time control (15+10 unless told).
+    let mut laws = args.laws.setup();
+    if laws.time_control.is_none() {
+        laws.time_control = Some("15+10".parse()?);
+    }
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async {
+        let mut emulators = JoinSet::new();
+        let mut ports = Vec::new();
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<usize>();
+        for i in 0..args.boards.max(1) {
+            let game = &games[i % games.len()];
+            let seed = args.seed + i as u64;
+            let opts = EmulatorOptions {
+                speed: args.speed,
+                seed,
+                rotated: i % 2 == 1,
+                time_control: Some(emulated_clock(&laws)),
+                // A few irregularities (a knocked piece, an illegal move, a press without a
+                // move...), so that the demo shows the arbiter's side too.
+                irregularities: emulator::random_irregularities(seed, game.moves.len(), 0.03),
+                ..EmulatorOptions::default()
+            };
+            let script = emulator::script_pgn(game, &opts)?;
+            let link = dir.join(format!("board-{}", i + 1));
+            let pty = PtyOptions {
+                link: Some(link.clone()),
+                ..PtyOptions::default()
+            };
+            let (tx, mut rx) = mpsc::unbounded_channel();
+            emulators.spawn(async move { emulator::run_pty(&script, &pty, Some(tx)).await });
+            // Wait until the pseudo-terminal exists before the daemon opens it; then pass on
+            // when its game is over.
+            while let Some(ev) = rx.recv().await {
+                if matches!(ev, PtyEvent::Ready(_)) {
+                    break;
+                }
+            }
+            let done_tx = done_tx.clone();
+            tokio::spawn(async move {
+                while let Some(ev) = rx.recv().await {
+                    if ev == PtyEvent::ScriptDone {
+                        let _ignored_if_demo_over = done_tx.send(i);
+                    }
+                }
+            });
+            println!(
+                "board {}: {} - {} on {}",
+                i + 1,
+                game.tag("White").unwrap_or("?"),
+                game.tag("Black").unwrap_or("?"),
+                link.display()
+            );
+            ports.push(link);
+        }
+        drop(done_tx);
+        let boards = ports.len();
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let (relay_stop_tx, relay_stop_rx) = watch::channel(false);
+        let fleet = Fleet::new(&db, port_boards(&ports), laws.clone());
+        let extras = RelayExtras {
+            metrics: fleet.metrics.clone(),
+            changes: Some(fleet.changes.clone()),
+        };
+        let hub = if args.no_http {
+            None
+        } else {
+            let hub = Hub::new();
+            let token = args.admin.token()?;
+            let default = SocketAddr::from(([127, 0, 0, 1], 8080));
+            let url = match start_relay_with(
+                args.http.unwrap_or(default),
+                &hub,
+                &db,
+                token.clone(),
+                relay_stop_rx.clone(),
+                extras.clone(),
+            )
+            .await
+            {
+                Ok(url) => url,
+                // 8080 is taken: any free port will do.
+                Err(e) if args.http.is_none() => {
+                    warn!(cause = %e, "trying another port");
+                    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+                    start_relay_with(any, &hub, &db, token, relay_stop_rx, extras).await?
+                }
+                Err(e) => return Err(e),
+            };
+            println!("live page: {url}");
+            Some(hub)
+        };
+        let daemon = tokio::spawn({
+            let hub = hub.clone();
+            async move { record_fleet(fleet, stop_rx, hub, print_event).await }
+        });
+        let all_done = async {
+            for _ in 0..boards {
+                if done_rx.recv().await.is_none() {
+                    break;
+                }
+            }
+            // Let the last moves settle and reach the store.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        };
+        let interrupted = tokio::select! {
+            _ = all_done => false,
+            _ = wait_for_signal() => true,
+        };
+        if interrupted {
+            println!("interrupted");
+        }
+        let _ignored_if_daemon_ended = stop_tx.send(true);
+        daemon.await??;
+        emulators.abort_all();
+        if hub.is_some() && !interrupted {
+            println!("games over; the live page stays up until Ctrl-C");
+            wait_for_signal().await;
+        }
+        let _ignored_if_relay_ended = relay_stop_tx.send(true);
+        anyhow::Ok(())
+    })?;
+    println!();
+    println!("database: {}", db.display());
+    println!(
+        "export:   boardscribe export --db {} --format pgn",
+        db.display()
+    );
+    println!(
+        "    (or:  cargo run --release -- export --db {} --format json)",
+        db.display()
+    );
+    Ok(())
+}
+
+/// Games the demo boards play (public-domain game scores from the corpus).
+const DEMO_PGN: &str = include_str!("../../fixtures/demo.pgn");

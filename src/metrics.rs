@@ -1,0 +1,380 @@
+//! Counters of the running daemon, served as Prometheus text at `/metrics`.
+//!
+//! Flow: one [`Metrics`] (atomics, two small locks) is shared by the board tasks (connections,
+//! frames, decode warnings, committed moves and irregularities), the store writer (commit
+//! latency) and the relay server (SSE subscribers); [`Metrics::render`] writes the Prometheus
+//! text exposition format by hand. Nothing here does I/O.
+
+use std::{
+    collections::{BTreeMap, VecDeque},
+    fmt::Write as _,
+    sync::{
+        Mutex, MutexGuard,
+        atomic::{AtomicU64, Ordering::Relaxed},
+    },
+    time::Duration,
+};
+
+/// How many recent commit latencies the quantiles are computed from.
+const LATENCY_WINDOW: usize = 1024;
+
+/// The quantiles `/metrics` shows of the store commit latency.
+const QUANTILES: [f64; 3] = [0.5, 0.9, 0.99];
+
+/// The daemon's counters and gauges.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    boards_configured: AtomicU64,
+    boards_connected: AtomicU64,
+    games_live: AtomicU64,
+    frames: AtomicU64,
+    decode_warnings: AtomicU64,
+    bytes_skipped: AtomicU64,
+    moves: AtomicU64,
+    irregularities: Mutex<BTreeMap<String, u64>>,
+    commits: AtomicU64,
+    commit_failures: AtomicU64,
+    commit_micros_sum: AtomicU64,
+    recent_micros: Mutex<VecDeque<u64>>,
+    sse_subscribers: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Counters stay usable after a panic elsewhere.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Subtracts one without wrapping below zero.
+fn decrement(a: &AtomicU64) {
+    let _never_fails = a.fetch_update(Relaxed, Relaxed, |v| Some(v.saturating_sub(1)));
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        Metrics::default()
+    }
+
+    pub fn set_boards_configured(&self, n: usize) {
+        self.boards_configured.store(n as u64, Relaxed);
+    }
+
+    pub fn board_connected(&self) {
+        self.boards_connected.fetch_add(1, Relaxed);
+    }
+
+    pub fn board_lost(&self) {
+        decrement(&self.boards_connected);
+    }
+
+    pub fn game_started(&self) {
+        self.games_live.fetch_add(1, Relaxed);
+    }
+
+    pub fn game_over(&self) {
+        decrement(&self.games_live);
+    }
+
+    /// Frames decoded, decode warnings and bytes skipped since the last call of this board.
+    pub fn decoded(&self, frames: u64, warnings: u64, skipped: u64) {
+        self.frames.fetch_add(frames, Relaxed);
+        self.decode_warnings.fetch_add(warnings, Relaxed);
+        self.bytes_skipped.fetch_add(skipped, Relaxed);
+    }
+
+    /// A move is durable in the store.
+    pub fn move_recorded(&self) {
+        self.moves.fetch_add(1, Relaxed);
+    }
+
+    /// An irregularity of `kind` is durable in the store.
+    pub fn irregularity(&self, kind: &str) {
+        *lock(&self.irregularities)
+            .entry(kind.to_owned())
+            .or_default() += 1;
+    }
+
+    /// A store transaction took `latency`; `ok`: it committed.
+    pub fn commit(&self, latency: Duration, ok: bool) {
+        if !ok {
+            self.commit_failures.fetch_add(1, Relaxed);
+            return;
+        }
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        self.commits.fetch_add(1, Relaxed);
+        self.commit_micros_sum.fetch_add(micros, Relaxed);
+        let mut recent = lock(&self.recent_micros);
+        if recent.len() == LATENCY_WINDOW {
+            recent.pop_front();
+        }
+        recent.push_back(micros);
+    }
+
+    pub fn subscriber_joined(&self) {
+        self.sse_subscribers.fetch_add(1, Relaxed);
+    }
+
+    pub fn subscriber_left(&self) {
+        decrement(&self.sse_subscribers);
+    }
+
+    pub fn boards_connected(&self) -> u64 {
+        self.boards_connected.load(Relaxed)
+    }
+
+    pub fn games_live(&self) -> u64 {
+        self.games_live.load(Relaxed)
+    }
+
+    pub fn moves(&self) -> u64 {
+        self.moves.load(Relaxed)
+    }
+
+    /// The Prometheus text exposition format (version 0.0.4).
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let mut one = |name: &str, kind: &str, help: &str, value: u64| {
+            let _ = writeln!(out, "# HELP boardscribe_{name} {help}");
+            let _ = writeln!(out, "# TYPE boardscribe_{name} {kind}");
+            let _ = writeln!(out, "boardscribe_{name} {value}");
+        };
+        let get = |a: &AtomicU64| a.load(Relaxed);
+        one(
+            "boards_configured",
+            "gauge",
+            "Boards the daemon records.",
+            get(&self.boards_configured),
+        );
+        one(
+            "boards_connected",
+            "gauge",
+            "Boards connected now.",
+            get(&self.boards_connected),
+        );
+        one(
+            "games_live",
+            "gauge",
+            "Games in progress.",
+            get(&self.games_live),
+        );
+        one(
+            "frames_total",
+            "counter",
+            "Frames decoded from the boards.",
+            get(&self.frames),
+        );
+        one(
+            "decode_warnings_total",
+            "counter",
+            "Bytes from the boards that did not decode (each run of them once).",
+            get(&self.decode_warnings),
+        );
+        one(
+            "bytes_skipped_total",
+            "counter",
+            "Bytes from the boards skipped by the frame decoder.",
+            get(&self.bytes_skipped),
+        );
+        one(
+            "moves_total",
+            "counter",
+            "Moves recorded (durable in the store).",
+            get(&self.moves),
+        );
+        one(
+            "store_commit_failures_total",
+            "counter",
+            "Store transactions that failed.",
+            get(&self.commit_failures),
+        );
+        one(
+            "sse_subscribers",
+            "gauge",
+            "Clients subscribed to /api/events.",
+            get(&self.sse_subscribers),
+        );
+        out.push_str(
+            "# HELP boardscribe_irregularities_total Irregularities recorded, by kind.\n\
+             # TYPE boardscribe_irregularities_total counter\n",
+        );
+        for (kind, n) in lock(&self.irregularities).iter() {
+            let _ = writeln!(
+                out,
+                "boardscribe_irregularities_total{{kind=\"{}\"}} {n}",
+                escape_label(kind)
+            );
+        }
+        out.push_str(
+            "# HELP boardscribe_store_commit_seconds Store transaction latency (quantiles of the \
+             last 1024).\n# TYPE boardscribe_store_commit_seconds summary\n",
+        );
+        let mut recent: Vec<u64> = lock(&self.recent_micros).iter().copied().collect();
+        recent.sort_unstable();
+        for q in QUANTILES {
+            match quantile(&recent, q) {
+                Some(us) => {
+                    let _ = writeln!(
+                        out,
+                        "boardscribe_store_commit_seconds{{quantile=\"{q}\"}} {}",
+                        seconds(us)
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "boardscribe_store_commit_seconds{{quantile=\"{q}\"}} NaN"
+                    );
+                }
+            }
+        }
+        let _ = writeln!(
+            out,
+            "boardscribe_store_commit_seconds_sum {}",
+            seconds(get(&self.commit_micros_sum))
+        );
+        let _ = writeln!(
+            out,
+            "boardscribe_store_commit_seconds_count {}",
+            get(&self.commits)
+        );
+        out
+    }
+}
+
+/// The nearest-rank quantile `q` of sorted `values`.
+fn quantile(sorted: &[u64], q: f64) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted.get(rank.clamp(1, sorted.len()) - 1).copied()
+}
+
+fn seconds(micros: u64) -> String {
+    format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000)
+}
+
+/// A label value as the text format writes it: `\`, `"` and newlines escaped.
+fn escape_label(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every sample line of `text` as (name with labels, value).
+    fn samples(text: &str) -> Vec<(String, String)> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                let (k, v) = l.rsplit_once(' ').unwrap();
+                (k.to_owned(), v.to_owned())
+            })
+            .collect()
+    }
+
+    fn sample(text: &str, name: &str) -> String {
+        samples(text)
+            .into_iter()
+            .find(|(k, _)| k == name)
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+            .1
+    }
+
+    #[test]
+    fn the_text_format_has_help_type_and_samples() {
+        let m = Metrics::new();
+        m.set_boards_configured(3);
+        m.board_connected();
+        m.board_connected();
+        m.board_lost();
+        m.board_lost();
+        m.board_lost(); // never below zero
+        m.board_connected();
+        m.decoded(10, 2, 7);
+        m.decoded(5, 0, 0);
+        m.move_recorded();
+        m.move_recorded();
+        m.irregularity("illegal_move");
+        m.irregularity("illegal_move");
+        m.irregularity("odd \"kind\"\n");
+        for ms in 1..=100u64 {
+            m.commit(Duration::from_millis(ms), true);
+        }
+        m.commit(Duration::from_secs(9), false);
+        let text = m.render();
+        assert_eq!(sample(&text, "boardscribe_boards_configured"), "3");
+        assert_eq!(sample(&text, "boardscribe_boards_connected"), "1");
+        assert_eq!(sample(&text, "boardscribe_frames_total"), "15");
+        assert_eq!(sample(&text, "boardscribe_decode_warnings_total"), "2");
+        assert_eq!(sample(&text, "boardscribe_bytes_skipped_total"), "7");
+        assert_eq!(sample(&text, "boardscribe_moves_total"), "2");
+        assert_eq!(
+            sample(
+                &text,
+                "boardscribe_irregularities_total{kind=\"illegal_move\"}"
+            ),
+            "2"
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "boardscribe_irregularities_total{kind=\"odd \\\"kind\\\"\\n\"}"
+            ),
+            "1"
+        );
+        assert_eq!(
+            sample(&text, "boardscribe_store_commit_seconds{quantile=\"0.5\"}"),
+            "0.050000"
+        );
+        assert_eq!(
+            sample(&text, "boardscribe_store_commit_seconds{quantile=\"0.99\"}"),
+            "0.099000"
+        );
+        assert_eq!(
+            sample(&text, "boardscribe_store_commit_seconds_count"),
+            "100"
+        );
+        // 1 + 2 + ... + 100 ms.
+        assert_eq!(
+            sample(&text, "boardscribe_store_commit_seconds_sum"),
+            "5.050000"
+        );
+        assert_eq!(
+            sample(&text, "boardscribe_store_commit_failures_total"),
+            "1"
+        );
+        // Every metric is announced by TYPE before its samples, once.
+        for (name, _) in samples(&text) {
+            let base = name.split('{').next().unwrap();
+            let family = base
+                .strip_suffix("_sum")
+                .or_else(|| base.strip_suffix("_count"))
+                .filter(|f| text.contains(&format!("# TYPE {f} summary")))
+                .unwrap_or(base);
+            let typed = format!("# TYPE {family} ");
+            assert_eq!(text.matches(&typed).count(), 1, "{family}");
+            assert!(text.find(&typed).unwrap() < text.find(&format!("\n{name} ")).unwrap());
+        }
+    }
+
+    #[test]
+    fn an_empty_summary_says_nan() {
+        let text = Metrics::new().render();
+        assert_eq!(
+            sample(&text, "boardscribe_store_commit_seconds{quantile=\"0.9\"}"),
+            "NaN"
+        );
+        assert_eq!(sample(&text, "boardscribe_store_commit_seconds_count"), "0");
+    }
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        assert_eq!(quantile(&[], 0.5), None);
+        assert_eq!(quantile(&[7], 0.99), Some(7));
+        assert_eq!(quantile(&[1, 2, 3, 4], 0.5), Some(2));
+        assert_eq!(quantile(&[1, 2, 3, 4], 0.9), Some(4));
+    }
+}
