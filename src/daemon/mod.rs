@@ -157,6 +157,10 @@ pub struct DemoArgs {
     /// No live page: record, print and exit.
     #[arg(long, conflicts_with = "http")]
     pub no_http: bool,
+    /// Keep serving the live page after the games are over, until Ctrl-C (by default the demo
+    /// exits when its games end).
+    #[arg(long, conflicts_with = "no_http")]
+    pub stay: bool,
     #[command(flatten)]
     pub admin: AdminArgs,
     #[command(flatten)]
@@ -842,7 +846,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         let _ignored_if_daemon_ended = stop_tx.send(true);
         daemon.await??;
         emulators.abort_all();
-        if hub.is_some() && !interrupted {
+        if hub.is_some() && !interrupted && args.stay {
             println!("games over; the live page stays up until Ctrl-C");
             wait_for_signal().await;
         }
