@@ -26,14 +26,13 @@ const PLAYOK: &str = concat!(
 const GAMES: usize = 40;
 const PLIES: usize = 40;
 
-/// A seeded schedule: a wrong start in every fourth game, korgools scattered or a sowing that
-/// skips a pit before about one ply in eight.
-/// Not on a board turned round: there the tracker, shown a wrong start, takes the board as the
-/// right way round and records the real first move as illegal (reported to the lead).
-fn schedule(game: usize, plies: usize, rotated: bool) -> Vec<TogyzIrregularity> {
+/// A seeded schedule: a wrong start in every fourth game (on boards lying either way round: the
+/// corrected start reads the same both ways, so the first move settles the orientation),
+/// korgools scattered or a sowing that skips a pit before about one ply in eight.
+fn schedule(game: usize, plies: usize, _rotated: bool) -> Vec<TogyzIrregularity> {
     let mut rng = ChaCha8Rng::seed_from_u64(0x7062 + game as u64);
     let mut out = Vec::new();
-    if game.is_multiple_of(4) && !rotated {
+    if game.is_multiple_of(4) || game % 6 == 5 {
         out.push(TogyzIrregularity {
             before_ply: 1,
             kind: TogyzIrregularityKind::WrongStart,

@@ -506,6 +506,17 @@ impl<G: GameKind> Tracker<G> {
         };
         let key = sensed.key(orientation);
         if key == self.game.as_ref().map_or(0, |g| g.tip().key) {
+            // A wrong set-up corrected into a start position that reads the same both ways
+            // round (a pit board): which way the board lies is open until the first move, as for
+            // a game that began on the right set-up.
+            if let Some(g) = self.game.as_mut()
+                && g.belief_plies() == 0
+                && g.moves.is_empty()
+                && !g.orientation_open
+                && sensed.key(orientation.flipped()) == key
+            {
+                g.orientation_open = true;
+            }
             self.resolve_open(at, "position restored", out);
             return;
         }
