@@ -146,3 +146,20 @@ fn one_game(
     let id = game.ok_or(ExportError::GameRequired(name))?;
     store.game(id)?.ok_or(ExportError::UnknownGame(id))
 }
+
+/// `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values (the scoresheet, the live
+/// page).
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::json;
+use super::{escape_html, json};
 use crate::{
     arbiter::IrregularityKind,
     game::{
@@ -559,22 +559,6 @@ fn ruling_text(v: &Value) -> String {
     }
 }
 
-/// Escapes text for HTML.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 const CSS: &str = "\
 @page { size: A4; margin: 12mm; }
 * { box-sizing: border-box; }
@@ -624,7 +608,7 @@ pub fn html(sheet: &Scoresheet) -> String {
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
-        esc(&title)
+        escape_html(&title)
     );
     let pages = sheet.pages();
     let count = pages.len();
@@ -647,7 +631,7 @@ fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count: usize) {
          <span class=\"page\">Game {} · sheet {} of {count}</span></h1>",
         page.number, h.game_id, page.number
     );
-    let field = |v: &Option<String>| v.as_deref().map(esc).unwrap_or_default();
+    let field = |v: &Option<String>| v.as_deref().map(escape_html).unwrap_or_default();
     let _ = writeln!(
         out,
         "<table class=\"header\">\n\
@@ -694,7 +678,7 @@ fn html_cell(cell: Option<&Cell>) -> String {
     let Some(c) = cell else {
         return String::new();
     };
-    let mut s = format!("<span class=\"san\">{}</span>", esc(&c.text));
+    let mut s = format!("<span class=\"san\">{}</span>", escape_html(&c.text));
     if c.time_trouble {
         let _ = write!(
             s,
@@ -713,18 +697,18 @@ fn html_cell(cell: Option<&Cell>) -> String {
 fn html_end(out: &mut String, sheet: &Scoresheet) {
     let termination = sheet
         .termination_text()
-        .map(|t| format!(" <span class=\"termination\">({})</span>", esc(&t)))
+        .map(|t| format!(" <span class=\"termination\">({})</span>", escape_html(&t)))
         .unwrap_or_default();
     let _ = writeln!(
         out,
         "<div class=\"result\">Result: <span class=\"value\">{}</span>{termination}</div>",
-        esc(&sheet.result)
+        escape_html(&sheet.result)
     );
     if sheet.has_time_trouble {
         let _ = writeln!(
             out,
             "<p class=\"legend\">{}</p>",
-            esc(&sheet.time_trouble_legend())
+            escape_html(&sheet.time_trouble_legend())
         );
     }
     if !sheet.remarks.is_empty() {
@@ -733,15 +717,15 @@ fn html_end(out: &mut String, sheet: &Scoresheet) {
             let article = r
                 .article
                 .as_deref()
-                .map(|a| format!("<span class=\"art\">Art. {}</span> ", esc(a)))
+                .map(|a| format!("<span class=\"art\">Art. {}</span> ", escape_html(a)))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "<li class=\"remark\" value=\"{}\" data-ply=\"{}\">{article}<span class=\"title\">{}</span>: {}</li>",
                 r.number,
                 r.ply.map(|p| p.to_string()).unwrap_or_default(),
-                esc(&r.title),
-                esc(&r.text)
+                escape_html(&r.title),
+                escape_html(&r.text)
             );
         }
         out.push_str("</ol>\n");
@@ -818,6 +802,6 @@ mod tests {
         assert_eq!(hms(0), "0:00:00");
         assert_eq!(hms(5_399_999), "1:29:59");
         assert_eq!(hms(61_000), "0:01:01");
-        assert_eq!(esc("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
+        assert_eq!(escape_html("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
     }
 }

@@ -28,21 +28,7 @@ pub struct BoardView {
     pub black: String,
 }
 
-/// `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::export::escape_html as escape;
 
 /// A square's name (`e4`) as (file, rank) from 0, or `None`.
 fn square(name: &str) -> Option<(u32, u32)> {
