@@ -122,6 +122,26 @@ pub(super) fn tx_ms(len: usize) -> Millis {
     (len as u64 * 10_000).div_ceil(9600)
 }
 
+/// Puts time-sorted script events on the wire: a board-to-host frame (`slot` gives its length)
+/// waits until the one before it is sent at 9600 baud, and no event goes before the one ahead of
+/// it. `slot` gives each event's time and, for a frame from the board, its length in bytes.
+pub(super) fn space_on_wire<E>(
+    events: &mut [E],
+    slot: impl Fn(&mut E) -> (&mut Millis, Option<usize>),
+) {
+    let mut wire_free: Millis = 0;
+    let mut last: Millis = 0;
+    for e in events.iter_mut() {
+        let (at, from_board) = slot(e);
+        if let Some(len) = from_board {
+            *at = (*at).max(wire_free);
+            wire_free = *at + tx_ms(len);
+        }
+        *at = (*at).max(last);
+        last = *at;
+    }
+}
+
 pub(super) fn to_dump(board: &[u8; 64], rotated: bool) -> BoardDump {
     let mut d = [piece::EMPTY; 64];
     for sq in Square::ALL {
@@ -571,16 +591,10 @@ pub fn script_game_from(
 
     // Time order, then one frame at a time on the wire.
     events.sort_by_key(|e| e.at_ms);
-    let mut wire_free: Millis = 0;
-    let mut last: Millis = 0;
-    for e in &mut events {
-        if e.dir == Direction::FromBoard {
-            e.at_ms = e.at_ms.max(wire_free);
-            wire_free = e.at_ms + tx_ms(e.payload.to_bytes().len());
-        }
-        e.at_ms = e.at_ms.max(last);
-        last = e.at_ms;
-    }
+    space_on_wire(&mut events, |e| {
+        let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
+        (&mut e.at_ms, len)
+    });
 
     Ok(BoardScript {
         events,

@@ -24,7 +24,7 @@ use shakmaty::Color;
 
 use super::{
     EmulatorError, EventKind, capture_header,
-    dgt::{Clock, Control, Handshake, HandshakeStep, handshake, tx_ms},
+    dgt::{Clock, Control, Handshake, HandshakeStep, handshake, space_on_wire},
     handling::scale,
 };
 use crate::{
@@ -845,15 +845,11 @@ pub fn script_togyz(
 
     // Time order, then one frame at a time on the wire.
     events.sort_by_key(|e| e.at_ms);
-    let mut wire_free: Millis = 0;
-    let mut last: Millis = 0;
-    for e in &mut events {
-        if e.dir == Direction::FromBoard {
-            e.at_ms = e.at_ms.max(wire_free);
-            wire_free = e.at_ms + tx_ms(e.payload.to_bytes().len());
-        }
-        e.at_ms = e.at_ms.max(last);
-        last = e.at_ms;
+    space_on_wire(&mut events, |e| {
+        let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
+        (&mut e.at_ms, len)
+    });
+    for e in &events {
         if e.action == TogyzAction::Press
             && let Some(p) = plies.get_mut(e.ply as usize - 1)
         {
