@@ -2,8 +2,9 @@
 //!
 //! Flow: one [`Metrics`] (atomics, two small locks) is shared by the board tasks (connections,
 //! frames, decode warnings, committed moves and irregularities), the store writer (commit
-//! latency) and the relay server (SSE subscribers); [`Metrics::render`] writes the Prometheus
-//! text exposition format by hand. Nothing here does I/O.
+//! latency, and whether the store refuses writes for lack of space) and the relay server (SSE
+//! subscribers); [`Metrics::render`] writes the Prometheus text exposition format by hand.
+//! Nothing here does I/O.
 
 use std::{
     collections::{BTreeMap, VecDeque},
@@ -34,6 +35,10 @@ pub struct Metrics {
     irregularities: Mutex<BTreeMap<String, u64>>,
     commits: AtomicU64,
     commit_failures: AtomicU64,
+    /// 1 while the store refuses writes for lack of space.
+    store_full: AtomicU64,
+    store_full_batches: AtomicU64,
+    raw_bytes_dropped: AtomicU64,
     commit_micros_sum: AtomicU64,
     recent_micros: Mutex<VecDeque<u64>>,
     sse_subscribers: AtomicU64,
@@ -107,6 +112,29 @@ impl Metrics {
             recent.pop_front();
         }
         recent.push_back(micros);
+    }
+
+    /// A batch committed: the store takes writes.
+    pub fn store_ok(&self) {
+        self.store_full.store(0, Relaxed);
+    }
+
+    /// A batch was refused; `full`: for lack of space (a full disk).
+    pub fn store_refused(&self, full: bool) {
+        if full {
+            self.store_full.store(1, Relaxed);
+            self.store_full_batches.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// Whether the store refuses writes for lack of space now.
+    pub fn store_full(&self) -> bool {
+        self.store_full.load(Relaxed) != 0
+    }
+
+    /// Raw bytes a board dropped (beyond its in-memory bound while the store refused writes).
+    pub fn raw_dropped(&self, bytes: u64) {
+        self.raw_bytes_dropped.fetch_add(bytes, Relaxed);
     }
 
     pub fn subscriber_joined(&self) {
@@ -185,6 +213,26 @@ impl Metrics {
             "counter",
             "Store transactions that failed.",
             get(&self.commit_failures),
+        );
+        one(
+            "store_full",
+            "gauge",
+            "1 while the store refuses writes because the disk is full (the boards keep their \
+             moves in memory and retry), else 0.",
+            get(&self.store_full),
+        );
+        one(
+            "store_full_batches_total",
+            "counter",
+            "Batches the store refused because the disk was full (kept and retried).",
+            get(&self.store_full_batches),
+        );
+        one(
+            "raw_bytes_dropped_total",
+            "counter",
+            "Raw bytes from the boards dropped beyond the in-memory bound while the store \
+             refused writes (moves are never dropped).",
+            get(&self.raw_bytes_dropped),
         );
         one(
             "sse_subscribers",
@@ -304,7 +352,18 @@ mod tests {
             m.commit(Duration::from_millis(ms), true);
         }
         m.commit(Duration::from_secs(9), false);
+        m.store_refused(false);
+        assert!(!m.store_full(), "only a lack of space is a full store");
+        m.store_refused(true);
+        m.store_refused(true);
+        m.raw_dropped(4096);
+        m.raw_dropped(10);
         let text = m.render();
+        assert_eq!(sample(&text, "boardscribe_store_full"), "1");
+        assert_eq!(sample(&text, "boardscribe_store_full_batches_total"), "2");
+        assert_eq!(sample(&text, "boardscribe_raw_bytes_dropped_total"), "4106");
+        m.store_ok();
+        assert_eq!(sample(&m.render(), "boardscribe_store_full"), "0");
         assert_eq!(sample(&text, "boardscribe_boards_configured"), "3");
         assert_eq!(sample(&text, "boardscribe_boards_connected"), "1");
         assert_eq!(sample(&text, "boardscribe_frames_total"), "15");

@@ -5,8 +5,10 @@
 //! hands the board and clock to the tracker, whose events the board's [`Judge`] (the chess
 //! referee, or the togyz one) annotates. [`Pipeline::take_writes`] yields what to persist, raw
 //! bytes first, then the events, for one transaction, so the raw stream is never behind what was
-//! decoded from it. `replay` and `run` both drive this type; only the clock and the commit policy
-//! differ. One [`Board`] implementation per kind of board: [`Dgt`] chessboards ([`DgtPipeline`])
+//! decoded from it. A batch the store refused comes back through [`Pipeline::requeue`]: its
+//! events go ahead of newer ones, its raw blocks into a backlog held up to [`RAW_BOUND`] bytes
+//! (reads beyond it are dropped, counted and marked; events are never dropped).
+//! `replay` and `run` both drive this type; only the clock and the commit policy differ. One [`Board`] implementation per kind of board: [`Dgt`] chessboards ([`DgtPipeline`])
 //! and [`Tgz`] pit boards ([`TgzPipeline`]). Pure: no I/O and no system clock.
 
 use std::fmt::Debug;
@@ -28,9 +30,29 @@ use crate::{
         dgt::{ClockLayout, ClockReading, DgtBoardState},
         tgz::TgzBoardState,
     },
-    store::{BoardId, RawBuffer, Write},
+    store::{BoardId, RawBlock, RawBuffer, Write},
     tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
+
+/// Raw bytes a board holds in memory while the store refuses them (a full disk): 8 MiB, hours of
+/// a board's bytes (a DGT board sends well under 1 KiB/s), 512 MiB for 64 boards at worst.
+///
+/// Beyond it the newest reads are dropped, whole, and the oldest kept: what is held joins on to
+/// what is already stored, so the stored stream has one gap, at the first dropped read, marked
+/// there by an empty read ([`crate::store::raw`]: a port never yields one) and ending when the
+/// store has taken the backlog. The moves and events are kept whatever the bound.
+pub const RAW_BOUND: usize = 8 << 20;
+
+/// Headroom for one read's varints beyond its bytes, when checking the bound.
+const READ_OVERHEAD: usize = 20;
+
+/// A run of raw reads dropped beyond the bound.
+#[derive(Clone, Copy, Debug)]
+struct Gap {
+    from_ms: Millis,
+    bytes: u64,
+    reads: u64,
+}
 
 /// What a frame did to the sensor state.
 pub enum Applied {
@@ -171,6 +193,9 @@ pub struct PipelineStats {
     pub decode_warnings: u64,
     pub bytes_skipped: u64,
     pub moves: u64,
+    /// Raw bytes (and reads) dropped beyond [`RAW_BOUND`] while the store refused writes.
+    pub raw_bytes_dropped: u64,
+    pub raw_reads_dropped: u64,
 }
 
 /// One board's bytes to store writes.
@@ -181,6 +206,12 @@ pub struct Pipeline<B: Board> {
     tracker: Tracker<B::Game>,
     judge: B::Judge,
     raw: RawBuffer,
+    /// Raw blocks the store refused, oldest first, and their encoded size.
+    raw_backlog: Vec<RawBlock>,
+    raw_backlog_bytes: usize,
+    raw_bound: usize,
+    /// The reads being dropped beyond the bound, if any.
+    raw_gap: Option<Gap>,
     events: Vec<TrackerEvent>,
     /// Events before this index have been through the judge.
     reviewed: usize,
@@ -203,6 +234,10 @@ impl<B: Board> Pipeline<B> {
             tracker,
             judge,
             raw: RawBuffer::new(),
+            raw_backlog: Vec::new(),
+            raw_backlog_bytes: 0,
+            raw_bound: RAW_BOUND,
+            raw_gap: None,
             events: Vec::new(),
             reviewed: 0,
             writes: Vec::new(),
@@ -220,9 +255,15 @@ impl<B: Board> Pipeline<B> {
         self
     }
 
+    /// Holds at most `bytes` of raw reads while the store refuses them (default [`RAW_BOUND`]).
+    pub fn with_raw_bound(mut self, bytes: usize) -> Pipeline<B> {
+        self.raw_bound = bytes;
+        self
+    }
+
     /// Bytes that travelled at `at` in direction `dir`.
     pub fn feed(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
-        self.raw.push(at, dir, bytes);
+        self.keep_raw(at, dir, bytes);
         if dir == Direction::ToBoard {
             return;
         }
@@ -307,9 +348,54 @@ impl<B: Board> Pipeline<B> {
         }
     }
 
-    /// Bytes kept raw and not yet taken.
+    /// Keeps a read raw, unless the bound is reached (see [`RAW_BOUND`]).
+    fn keep_raw(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
+        if let Some(gap) = self.raw_gap
+            && self.raw_backlog.is_empty()
+            && self.raw.is_empty()
+        {
+            // The store took everything held: the gap ends here.
+            self.raw_gap = None;
+            warn!(
+                from_ms = gap.from_ms,
+                to_ms = at,
+                dropped_bytes = gap.bytes,
+                dropped_reads = gap.reads,
+                "raw bytes are kept again; the stored capture has a gap (marked by an empty read)"
+            );
+        }
+        let held = self.raw_pending();
+        if self.raw_gap.is_none() && held + bytes.len() + READ_OVERHEAD <= self.raw_bound {
+            self.raw.push(at, dir, bytes);
+            return;
+        }
+        self.stats.raw_bytes_dropped += bytes.len() as u64;
+        self.stats.raw_reads_dropped += 1;
+        match &mut self.raw_gap {
+            Some(gap) => {
+                gap.bytes += bytes.len() as u64;
+                gap.reads += 1;
+            }
+            None => {
+                warn!(
+                    at_ms = at,
+                    bound_bytes = self.raw_bound,
+                    "the store refuses writes and this board holds all the raw bytes it may: \
+                     newer raw bytes are dropped until the store takes them (moves are kept)"
+                );
+                self.raw.push(at, Direction::FromBoard, &[]);
+                self.raw_gap = Some(Gap {
+                    from_ms: at,
+                    bytes: bytes.len() as u64,
+                    reads: 1,
+                });
+            }
+        }
+    }
+
+    /// Raw bytes held and not yet taken (refused blocks included).
     pub fn raw_pending(&self) -> usize {
-        self.raw.len_bytes()
+        self.raw.len_bytes() + self.raw_backlog_bytes
     }
 
     /// Number of decisions waiting to be written.
@@ -317,10 +403,17 @@ impl<B: Board> Pipeline<B> {
         self.writes.len()
     }
 
-    /// Everything to persist: the raw bytes kept so far first, then the decisions made from them,
-    /// for one transaction.
+    /// Everything to persist: the raw bytes kept so far first (oldest first), then the decisions
+    /// made from them, for one transaction.
     pub fn take_writes(&mut self) -> Vec<Write> {
-        let mut writes = Vec::with_capacity(self.writes.len() + 1);
+        let mut writes = Vec::with_capacity(self.raw_backlog.len() + self.writes.len() + 1);
+        self.raw_backlog_bytes = 0;
+        for block in self.raw_backlog.drain(..) {
+            writes.push(Write::RawBlock {
+                board: self.board,
+                block,
+            });
+        }
         if let Some(block) = self.raw.take() {
             writes.push(Write::RawBlock {
                 board: self.board,
@@ -331,10 +424,22 @@ impl<B: Board> Pipeline<B> {
         writes
     }
 
-    /// Puts back writes the store refused, ahead of anything newer.
-    pub fn requeue(&mut self, mut writes: Vec<Write>) {
-        writes.append(&mut self.writes);
-        self.writes = writes;
+    /// Puts back writes the store refused, ahead of anything newer: raw blocks into the raw
+    /// backlog (the next [`Pipeline::take_writes`] yields them first), the rest ahead of newer
+    /// decisions.
+    pub fn requeue(&mut self, writes: Vec<Write>) {
+        let mut kept = Vec::with_capacity(writes.len() + self.writes.len());
+        for w in writes {
+            match w {
+                Write::RawBlock { board, block } if board == self.board => {
+                    self.raw_backlog_bytes += block.encoded().len();
+                    self.raw_backlog.push(block);
+                }
+                other => kept.push(other),
+            }
+        }
+        kept.append(&mut self.writes);
+        self.writes = kept;
     }
 
     /// The last clock reading with a usable time, if a clock has spoken.

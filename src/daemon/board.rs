@@ -6,6 +6,9 @@
 //! again), open it, send the kind's start-up commands ([`BoardKit`]), and run a session: bytes in,
 //! watchdog probes when the board falls silent, writes to the store writer, events announced once
 //! durable, counters into the [`Metrics`]. A lost board is reopened with backoff; its game goes on.
+//! A batch the store refuses (a full disk) goes back into the pipeline, which keeps tracking; it
+//! is tried again every [`RETRY_EVERY`], not on every frame, and the board shows on the live
+//! state that its recording is suspended, and why, until the store takes it.
 
 use std::{
     path::PathBuf,
@@ -14,7 +17,7 @@ use std::{
 };
 
 use tokio::sync::watch;
-use tracing::{info, warn};
+use tracing::{debug, error, info, warn};
 
 use super::writer::StoreWriter;
 use crate::{
@@ -152,6 +155,12 @@ pub fn prepare<B: BoardKit>(
     })
 }
 
+/// How long a board waits after the store refused its first batch before trying again.
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+
+/// How long a board waits between later attempts while the store refuses its writes.
+pub const RETRY_EVERY: Duration = Duration::from_secs(2);
+
 /// Sees every event of a board once it is durable.
 pub type Announce = Arc<dyn Fn(&str, &TrackerEvent) + Send + Sync>;
 
@@ -176,6 +185,25 @@ struct BoardRef {
     playing: bool,
     /// The pipeline counters already added to the metrics.
     reported: PipelineStats,
+    /// Set while the store refuses this board's writes.
+    refused: Option<Refusal>,
+}
+
+/// The store refusing a board's writes: since when, how often, why, and when to try again.
+struct Refusal {
+    since: Instant,
+    batches: u64,
+    error: String,
+    next_try: Instant,
+}
+
+/// Whether [`persist`] may wait for the retry time of a refused store.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Attempt {
+    /// Only when due (on a frame, a tick).
+    WhenDue,
+    /// Now, whatever the retry time (stopping).
+    Now,
 }
 
 /// Keeps one board recorded: reconnects with backoff until `stop`.
@@ -200,6 +228,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
         live: ctx.hub.clone().map(LiveClockFeed::new),
         playing: game.is_some(),
         reported: PipelineStats::default(),
+        refused: None,
     };
     let mut pipeline = Pipeline::<B>::new(id, tracker, judge).with_clock_layout(clock_layout);
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
@@ -208,6 +237,8 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
         if *stop.borrow() {
             break;
         }
+        // Writes the store refused are tried again while the board is away, too.
+        persist(&mut pipeline, &mut board, &ctx, Attempt::WhenDue).await;
         match open(&board.locator, &ctx.sysfs) {
             Ok((path, port)) => {
                 info!(port = %path.display(), "board connected");
@@ -218,7 +249,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                 backoff.reset();
                 let ended = session(port, &path, &mut board, &mut pipeline, &ctx, &mut stop).await;
                 pipeline.disconnected();
-                persist(&mut pipeline, &mut board, &ctx).await;
+                persist(&mut pipeline, &mut board, &ctx, Attempt::WhenDue).await;
                 ctx.metrics.board_lost();
                 let why = match &ended {
                     SessionEnd::Stopped => "the daemon stopped",
@@ -240,7 +271,15 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
             _ = stop.changed() => {}
         }
     }
-    persist(&mut pipeline, &mut board, &ctx).await;
+    persist(&mut pipeline, &mut board, &ctx, Attempt::Now).await;
+    if board.refused.is_some() {
+        let pending = pipeline.pending_writes();
+        error!(
+            pending_writes = pending,
+            raw_bytes = pipeline.raw_pending(),
+            "stopping while the store refuses writes: what this board kept in memory is lost"
+        );
+    }
 }
 
 /// Finds the board's port now and opens it.
@@ -297,15 +336,40 @@ enum SessionEnd {
 }
 
 /// Writes what the pipeline has and announces its events once they are durable; a batch the
-/// store refused goes back to the pipeline, ahead of newer writes, for the next attempt.
-async fn persist<B: Board>(pipeline: &mut Pipeline<B>, board: &mut BoardRef, ctx: &Ctx) {
+/// store refused goes back to the pipeline, ahead of newer writes, for the next attempt, which
+/// waits [`RETRY_FIRST`], then [`RETRY_EVERY`] (unless `attempt` is [`Attempt::Now`]).
+async fn persist<B: Board>(
+    pipeline: &mut Pipeline<B>,
+    board: &mut BoardRef,
+    ctx: &Ctx,
+    attempt: Attempt,
+) {
     report_stats(pipeline, board, &ctx.metrics);
+    if attempt == Attempt::WhenDue
+        && board
+            .refused
+            .as_ref()
+            .is_some_and(|r| Instant::now() < r.next_try)
+    {
+        return;
+    }
     let writes = pipeline.take_writes();
     if writes.is_empty() {
         return;
     }
     match ctx.writer.write_games(writes).await {
         Ok((writes, games)) => {
+            if let Some(r) = board.refused.take() {
+                info!(
+                    after_s = r.since.elapsed().as_secs(),
+                    refused_batches = r.batches,
+                    writes = writes.len(),
+                    "the store took what this board kept while it refused; recording resumed"
+                );
+                if let Some(hub) = &ctx.hub {
+                    hub.store_status(&board.name, None);
+                }
+            }
             for w in &writes {
                 let Write::Event { event, .. } = w else {
                     continue;
@@ -339,7 +403,35 @@ async fn persist<B: Board>(pipeline: &mut Pipeline<B>, board: &mut BoardRef, ctx
             }
         }
         Err((e, writes)) => {
-            tracing::error!(cause = %e, "could not store; keeping the writes for the next attempt");
+            let now = Instant::now();
+            let why = e.to_string();
+            if matches!(e, super::writer::WriteError::WriterGone) {
+                error!(cause = %e, "could not store; keeping the writes for the next attempt");
+            } else {
+                // The writer logs the store's failure once for every board.
+                debug!(cause = %e, "could not store; keeping the writes for the next attempt");
+            }
+            let changed = match board.refused.as_mut() {
+                Some(r) => {
+                    r.batches += 1;
+                    r.next_try = now + RETRY_EVERY;
+                    let changed = r.error != why;
+                    r.error = why.clone();
+                    changed
+                }
+                None => {
+                    board.refused = Some(Refusal {
+                        since: now,
+                        batches: 1,
+                        error: why.clone(),
+                        next_try: now + RETRY_FIRST,
+                    });
+                    true
+                }
+            };
+            if changed && let Some(hub) = &ctx.hub {
+                hub.store_status(&board.name, Some(&why));
+            }
             if let Some(writes) = writes {
                 pipeline.requeue(writes);
             }
@@ -357,6 +449,10 @@ fn report_stats<B: Board>(pipeline: &Pipeline<B>, board: &mut BoardRef, metrics:
             now.decode_warnings.saturating_sub(was.decode_warnings),
             now.bytes_skipped.saturating_sub(was.bytes_skipped),
         );
+        let dropped = now.raw_bytes_dropped.saturating_sub(was.raw_bytes_dropped);
+        if dropped > 0 {
+            metrics.raw_dropped(dropped);
+        }
         board.reported = now;
     }
 }
@@ -411,7 +507,7 @@ async fn session<B: BoardKit>(
         }
         let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
         if pipeline.pending_writes() > 0 || raw_due {
-            persist(pipeline, board, ctx).await;
+            persist(pipeline, board, ctx, Attempt::WhenDue).await;
             if raw_due {
                 last_raw_flush = Instant::now();
             }

@@ -30,7 +30,7 @@ use tracing::{Instrument, error, field, info, info_span, warn};
 
 pub use self::{
     board::BoardKit,
-    writer::{StoreWriter, WriteError, WriterHooks},
+    writer::{PageLimit, StoreWriter, WriteError, WriterHooks},
 };
 use crate::{
     Millis,
@@ -283,6 +283,8 @@ pub struct Fleet {
     pub lichess: Option<LichessPush>,
     /// systemd (does nothing outside systemd).
     pub notifier: Notifier,
+    /// Tests only: a cap on the database's pages, to make the disk full ([`PageLimit`]).
+    pub page_limit: Option<PageLimit>,
 }
 
 impl Fleet {
@@ -299,6 +301,7 @@ impl Fleet {
             folder: None,
             lichess: None,
             notifier: Notifier::default(),
+            page_limit: None,
         }
     }
 }
@@ -533,6 +536,19 @@ impl Reader {
     }
 }
 
+/// systemd's STATUS line: boards and games, and a full store.
+fn fleet_status(metrics: &Metrics) -> String {
+    let line = status_line(
+        metrics.boards_connected() as usize,
+        metrics.games_live() as usize,
+    );
+    if metrics.store_full() {
+        format!("{line}; store full: recording suspended")
+    } else {
+        line
+    }
+}
+
 /// Records the boards of `fleet` until `stop` turns true: one task per board, one store writer,
 /// the folder and Lichess relays, systemd notifications; `announce` and `hub` (if given) see
 /// every event once it is durable.
@@ -553,6 +569,7 @@ pub async fn record_fleet(
         folder,
         lichess,
         notifier,
+        page_limit,
     } = fleet;
     let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
     if let Some(round) = &round {
@@ -583,6 +600,7 @@ pub async fn record_fleet(
     let hooks = WriterHooks {
         metrics: Some(metrics.clone()),
         changes: Some(changes.clone()),
+        page_limit,
     };
     let (writer, writer_thread) =
         StoreWriter::start_with(store, hooks).context("starting the store writer thread")?;
@@ -628,13 +646,7 @@ pub async fn record_fleet(
     }
     drop(ctx);
     // systemd: ready now that the boards are prepared and the writer runs.
-    let status = || {
-        status_line(
-            metrics.boards_connected() as usize,
-            metrics.games_live() as usize,
-        )
-    };
-    if let Err(e) = notifier.ready(&status()) {
+    if let Err(e) = notifier.ready(&fleet_status(&metrics)) {
         warn!(cause = %e, "readiness not sent to systemd");
     }
     let mut services = JoinSet::new();
@@ -654,12 +666,7 @@ pub async fn record_fleet(
         let metrics = metrics.clone();
         let mut stop = stop.clone();
         services.spawn(async move {
-            let status = || {
-                status_line(
-                    metrics.boards_connected() as usize,
-                    metrics.games_live() as usize,
-                )
-            };
+            let status = || fleet_status(&metrics);
             let mut shown = status();
             let mut every = tokio::time::interval(Duration::from_millis(500));
             loop {

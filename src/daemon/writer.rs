@@ -1,14 +1,22 @@
 //! The one store writer: a thread owning the SQLite connection that records every board.
 //!
 //! Flow: boards send batches through a [`StoreWriter`] handle; the thread writes each batch in
-//! one transaction, dates new games, times the commit into the [`Metrics`], bumps the change
-//! signal when the batch touched games, and hands the batch back once it is durable (or with the
-//! error, for the board to retry).
+//! one transaction (dating new games in it), times the commit into the [`Metrics`], bumps the
+//! change signal when the batch touched games, and hands the batch back once it is durable (or
+//! with the error, for the board to keep and retry). A store that refuses writes (a full disk)
+//! is logged once at error level when it starts and once at info level when it recovers, and
+//! shown in the metrics meanwhile. A [`PageLimit`] is how a test makes the disk full.
 
-use std::{sync::Arc, time::Instant};
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Instant,
+};
 
 use tokio::sync::{mpsc, oneshot, watch};
-use tracing::error;
+use tracing::{error, info, warn};
 
 use super::pgn_date;
 use crate::{
@@ -35,12 +43,112 @@ pub enum WriteError {
     WriterGone,
 }
 
+impl WriteError {
+    /// Whether the store refused for lack of space.
+    pub fn is_full(&self) -> bool {
+        matches!(self, WriteError::Store(e) if e.is_full())
+    }
+}
+
+/// A cap on the database's size in pages that the writer applies before each batch
+/// (`PRAGMA max_page_count` on its connection): the way a test simulates a full disk, and lifts
+/// it, with real SQLite throughout. Production leaves it unset; cheap to clone (one shared value).
+#[derive(Clone, Debug, Default)]
+pub struct PageLimit(Arc<AtomicU64>);
+
+impl PageLimit {
+    /// No limit in [`PageLimit::get`]'s encoding.
+    const NONE: u64 = 0;
+    /// "The database's size when the writer next looks."
+    const FREEZE: u64 = u64::MAX;
+
+    pub fn new() -> PageLimit {
+        PageLimit::default()
+    }
+
+    /// Caps the database at `pages` pages (never below its current size).
+    pub fn set(&self, pages: u64) {
+        let pages = pages.clamp(1, Self::FREEZE - 1);
+        self.0.store(pages, Ordering::SeqCst);
+    }
+
+    /// Caps the database at the size it has when the writer next writes: it is full from then on.
+    pub fn freeze(&self) {
+        self.0.store(Self::FREEZE, Ordering::SeqCst);
+    }
+
+    /// Lifts the cap: space has returned.
+    pub fn lift(&self) {
+        self.0.store(Self::NONE, Ordering::SeqCst);
+    }
+
+    fn get(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
 /// What the writer tells besides the board: the daemon's counters and the change signal.
 #[derive(Clone, Default)]
 pub struct WriterHooks {
     pub metrics: Option<Arc<Metrics>>,
     /// Bumped after every committed batch that touched a game.
     pub changes: Option<Arc<watch::Sender<u64>>>,
+    /// Tests only: see [`PageLimit`].
+    pub page_limit: Option<PageLimit>,
+}
+
+/// The store's health as the writer thread sees it, to log a change of state once.
+#[derive(Default)]
+struct Health {
+    /// Since when the store refuses, and how many batches it refused.
+    refusing: Option<(Instant, u64)>,
+    /// The page limit last applied ([`PageLimit`]'s encoding).
+    applied_limit: u64,
+}
+
+impl Health {
+    fn failed(&mut self, err: &StoreError) {
+        match &mut self.refusing {
+            Some((_, n)) => *n += 1,
+            None => {
+                error!(
+                    cause = %err,
+                    "the store refuses writes; every board keeps its moves in memory and retries"
+                );
+                self.refusing = Some((Instant::now(), 1));
+            }
+        }
+    }
+
+    fn committed(&mut self) {
+        if let Some((since, refused)) = self.refusing.take() {
+            info!(
+                after_s = since.elapsed().as_secs(),
+                refused_batches = refused,
+                "the store accepts writes again; recording resumed"
+            );
+        }
+    }
+
+    /// Applies the test's page limit when it changed.
+    fn apply_limit(&mut self, store: &mut Store, limit: &PageLimit) {
+        let want = limit.get();
+        if want == self.applied_limit {
+            return;
+        }
+        let pages = match want {
+            PageLimit::NONE => Ok(None),
+            PageLimit::FREEZE => store.page_count().map(Some),
+            n => Ok(Some(n)),
+        };
+        match pages.and_then(|pages| store.set_max_pages(pages).map(|set| (pages, set))) {
+            Ok((pages, set)) => {
+                info!(asked = ?pages, pages = set, "test page limit applied to the store");
+                self.applied_limit = want;
+            }
+            Err(e) => warn!(cause = %e, "test page limit not applied"),
+        }
+    }
 }
 
 /// The handle boards use to reach the one store writer.
@@ -64,28 +172,31 @@ impl StoreWriter {
         let handle = std::thread::Builder::new()
             .name("store-writer".into())
             .spawn(move || {
-                let mut dated: std::collections::HashSet<GameId> = Default::default();
+                let mut health = Health::default();
                 while let Some((writes, reply)) = rx.blocking_recv() {
+                    if let Some(limit) = &hooks.page_limit {
+                        health.apply_limit(&mut store, limit);
+                    }
                     let began = Instant::now();
-                    let result = store.write_batch(&writes).and_then(|games| {
-                        for &g in &games {
-                            if dated.insert(g) {
-                                store.set_game_date(g, &pgn_date(now_ms()))?;
-                            }
-                        }
-                        Ok(games)
-                    });
+                    let date = pgn_date(now_ms());
+                    let result = store.write_batch_dated(&writes, Some(&date));
                     if let Some(m) = &hooks.metrics {
                         m.commit(began.elapsed(), result.is_ok());
+                        match &result {
+                            Ok(_) => m.store_ok(),
+                            Err(e) => m.store_refused(e.is_full()),
+                        }
                     }
                     match &result {
-                        Err(e) => error!(cause = %e, "store write failed"),
-                        Ok(games) if !games.is_empty() => {
-                            if let Some(changes) = &hooks.changes {
+                        Err(e) => health.failed(e),
+                        Ok(games) => {
+                            health.committed();
+                            if !games.is_empty()
+                                && let Some(changes) = &hooks.changes
+                            {
                                 changes.send_modify(|n| *n = n.wrapping_add(1));
                             }
                         }
-                        Ok(_) => {}
                     }
                     // The board may have gone; nothing to tell then.
                     let _ignored_if_board_gone = reply.send((result, writes));

@@ -3,7 +3,8 @@
 //! Flow: the daemon tells the [`Hub`] when a board connects or is lost, each tracker event once
 //! the store writer has made it durable ([`Hub::committed`]), and the clock as its pipeline reads
 //! it ([`Hub::clock`]). The hub folds each into the board's [`BoardSnapshot`] (a pure fold over
-//! the events) and broadcasts one [`LiveEvent`], serialised once, with an id that only grows.
+//! the events) and broadcasts one [`LiveEvent`]; while the store refuses a board's writes (a full
+//! disk, [`Hub::store_status`]) its snapshot says that recording is suspended, and why, serialised once, with an id that only grows.
 //! Subscribers never slow the daemon: a subscriber that lags behind the broadcast buffer loses
 //! events and must resync from [`Hub::snapshot`].
 //! A board plays chess or togyz korgool ([`Hub::add_board_kind`]): a togyz board keeps the
@@ -39,7 +40,7 @@ pub struct LiveEvent {
     pub id: u64,
     /// `move`, `revision`, `takeback`, `irregularity`, `resolved`, `result`, `flag_fall`,
     /// `claimable`, `game_end`, `game_started`, `clock`, `board_connected`, `board_lost`,
-    /// `decision`.
+    /// `decision`, `store`.
     pub kind: &'static str,
     pub json: String,
 }
@@ -52,6 +53,16 @@ pub enum Connection {
     Waiting,
     Connected,
     Lost,
+}
+
+/// Whether the board's moves reach the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recording {
+    /// The store takes the board's writes.
+    Ok,
+    /// The store refuses them (a full disk): the board keeps its moves in memory and retries.
+    Suspended,
 }
 
 /// The last move of a board.
@@ -137,6 +148,9 @@ pub struct BoardSnapshot {
     pub kind: Kind,
     pub connection: Connection,
     pub lost_reason: Option<String>,
+    pub recording: Recording,
+    /// Why recording is suspended (the store's error), while it is.
+    pub store_error: Option<String>,
     /// FEN of the recorded position (PlayStrategy's FEN for togyz).
     pub fen: String,
     pub side_to_move: Side,
@@ -176,6 +190,7 @@ pub struct BoardLive {
     kind: Kind,
     connection: Connection,
     lost_reason: Option<String>,
+    store_error: Option<String>,
     plies: Vec<Ply>,
     clock: Option<LiveClock>,
     time_trouble: TimeTroubleMarks,
@@ -204,6 +219,7 @@ impl BoardLive {
             kind,
             connection: Connection::Waiting,
             lost_reason: None,
+            store_error: None,
             plies: Vec::new(),
             clock: None,
             time_trouble: TimeTroubleMarks::default(),
@@ -256,9 +272,11 @@ impl BoardLive {
             TrackerEvent::GameStarted { orientation, .. } => {
                 let (name, number, connection) = (self.name.clone(), self.number, self.connection);
                 let clock = self.clock;
+                let store_error = self.store_error.take();
                 *self = BoardLive::with_kind(&name, number, self.kind, &[]);
                 self.connection = connection;
                 self.clock = clock;
+                self.store_error = store_error;
                 (
                     "game_started",
                     json!({ "orientation": orientation.as_str() }),
@@ -417,6 +435,11 @@ impl BoardLive {
             kind: self.kind,
             connection: self.connection,
             lost_reason: self.lost_reason.clone(),
+            recording: match self.store_error {
+                Some(_) => Recording::Suspended,
+                None => Recording::Ok,
+            },
+            store_error: self.store_error.clone(),
             side_to_move: Side::of_ply(ply + 1),
             fen,
             ply,
@@ -589,6 +612,22 @@ impl Hub {
             b.connection = Connection::Lost;
             b.lost_reason = Some(why.to_owned());
             Some(("board_lost", json!({ "reason": why })))
+        });
+    }
+
+    /// The store refuses board `name`'s writes (`Some(why)`: recording is suspended) or takes
+    /// them again (`None`); broadcast only on a change.
+    pub fn store_status(&self, name: &str, error: Option<&str>) {
+        self.update(name, true, |b| {
+            if b.store_error.as_deref() == error {
+                return None;
+            }
+            b.store_error = error.map(str::to_owned);
+            let recording = match error {
+                Some(_) => "suspended",
+                None => "ok",
+            };
+            Some(("store", json!({ "recording": recording, "error": error })))
         });
     }
 
@@ -878,5 +917,39 @@ mod tests {
         assert_eq!(last, 3);
         assert_eq!(boards[0].connection, Connection::Connected);
         assert_eq!(boards[0].fen, E4);
+    }
+
+    #[tokio::test]
+    async fn a_refusing_store_suspends_recording_until_it_takes_writes_again() {
+        let hub = Hub::new();
+        hub.add_board("b1", Some(1), &[]);
+        let mut rx = hub.subscribe();
+        let why = "the disk holding /x.db is full: free space there; recording resumes by itself";
+        hub.store_status("b1", Some(why));
+        hub.store_status("b1", Some(why));
+        let (boards, _) = hub.snapshot();
+        assert_eq!(boards[0].recording, Recording::Suspended);
+        assert_eq!(boards[0].store_error.as_deref(), Some(why));
+        // A new game keeps the suspension: only the store lifts it.
+        hub.committed(
+            "b1",
+            &TrackerEvent::GameStarted {
+                at_ms: 1,
+                orientation: crate::sensor::Orientation::Normal,
+            },
+        );
+        assert_eq!(hub.snapshot().0[0].recording, Recording::Suspended);
+        hub.store_status("b1", None);
+        let s = &hub.snapshot().0[0];
+        assert_eq!(
+            (s.recording, s.store_error.as_deref()),
+            (Recording::Ok, None)
+        );
+        let kinds: Vec<&str> = std::iter::from_fn(|| rx.try_recv().ok().map(|e| e.kind)).collect();
+        assert_eq!(
+            kinds,
+            ["store", "game_started", "store"],
+            "a repeat is not sent"
+        );
     }
 }

@@ -15,7 +15,10 @@ mod pairings;
 pub mod raw;
 pub mod schema;
 
-use std::{path::Path, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use rusqlite::{
     Connection, ErrorCode, OptionalExtension, Row, ToSql, TransactionBehavior,
@@ -47,9 +50,21 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Errors of the store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// SQLITE_FULL: the disk (or the page limit) is full; the batch was rolled back.
-    #[error("database or disk is full")]
-    DiskFull,
+    /// SQLITE_FULL, or the OS's ENOSPC: the disk (or a test's page limit) is full; the batch was
+    /// rolled back whole, so writing it again later is clean.
+    #[error("the disk holding {db} is full: free space there; recording resumes by itself")]
+    Full { db: String },
+    /// The database or its directory cannot be written (SQLITE_READONLY, or an I/O error on a
+    /// directory that went away or turned read-only).
+    #[error("{db} cannot be written ({why}): {fix}")]
+    NotWritable {
+        db: String,
+        why: String,
+        fix: &'static str,
+    },
+    /// The database cannot be opened or created, with the likely cause.
+    #[error("cannot open {db}: {why}")]
+    CannotOpen { db: String, why: String },
     #[error("sqlite: {0}")]
     Sqlite(#[source] rusqlite::Error),
     #[error("the database has schema version {found}, newer than this program's {known}")]
@@ -86,12 +101,24 @@ pub enum StoreError {
     DuplicateBoard { round: u32, board: u32 },
 }
 
+/// What a [`StoreError`] names the database by before the store knows its path.
+const UNNAMED: &str = "the database";
+
 impl From<rusqlite::Error> for StoreError {
     fn from(err: rusqlite::Error) -> StoreError {
         match err.sqlite_error_code() {
-            Some(ErrorCode::DiskFull) => StoreError::DiskFull,
+            Some(ErrorCode::DiskFull) => StoreError::Full {
+                db: UNNAMED.to_owned(),
+            },
             _ => StoreError::Sqlite(err),
         }
+    }
+}
+
+impl StoreError {
+    /// Whether the store refused for lack of space (a full disk, or a test's page limit).
+    pub fn is_full(&self) -> bool {
+        matches!(self, StoreError::Full { .. })
     }
 }
 
@@ -177,12 +204,23 @@ pub struct EventRecord {
 /// The store: owns the one writing connection.
 pub struct Store {
     conn: Connection,
+    /// The database file (`None` in memory), to name it in errors.
+    path: Option<PathBuf>,
 }
 
 impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::setup(Connection::open(path)?, true)
+        let opened = Connection::open(path)
+            .map_err(StoreError::from)
+            .and_then(|conn| Store::setup(conn, true));
+        match opened {
+            Ok(mut store) => {
+                store.path = Some(path.to_owned());
+                Ok(store)
+            }
+            Err(e) => Err(diagnose_open(path, e)),
+        }
     }
 
     /// A private database in memory (tests, demos).
@@ -211,7 +249,10 @@ impl Store {
                 "schema version {found}, not yet migrated to {known}"
             )));
         }
-        Ok(Store { conn })
+        Ok(Store {
+            conn,
+            path: Some(path.to_owned()),
+        })
     }
 
     /// SQLite's `data_version`: changes whenever another connection has committed, so a reader
@@ -239,7 +280,7 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", true)?;
         conn.set_prepared_statement_cache_capacity(64);
         schema::migrate(&mut conn)?;
-        Ok(Store { conn })
+        Ok(Store { conn, path: None })
     }
 
     /// The board called `name`, registered as `kind` if it is new.
@@ -273,6 +314,31 @@ impl Store {
     /// and `ended_at_ms`. Every event but `Move` is also kept in `events`. Without an open game an
     /// event (a `Move` too, as kind `move`) is kept in `events` with no game and changes nothing else.
     pub fn write_batch(&mut self, writes: &[Write]) -> Result<Vec<GameId>, StoreError> {
+        self.write_batch_dated(writes, None)
+    }
+
+    /// [`Store::write_batch`], also dating (`YYYY.MM.DD`) every touched game without a date, in
+    /// the same transaction: a refused batch (a full disk) leaves nothing behind, so sending it
+    /// again is clean.
+    pub fn write_batch_dated(
+        &mut self,
+        writes: &[Write],
+        date: Option<&str>,
+    ) -> Result<Vec<GameId>, StoreError> {
+        if let Some(date) = date
+            && !is_pgn_date(date)
+        {
+            return Err(StoreError::InvalidDate(date.to_owned()));
+        }
+        self.try_write_batch(writes, date)
+            .map_err(|e| self.located(e))
+    }
+
+    fn try_write_batch(
+        &mut self,
+        writes: &[Write],
+        date: Option<&str>,
+    ) -> Result<Vec<GameId>, StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -287,8 +353,80 @@ impl Store {
         }
         batch.flush_raw()?;
         let touched = batch.touched;
+        if let Some(date) = date {
+            let mut stmt =
+                tx.prepare_cached("UPDATE games SET date = ?1 WHERE id = ?2 AND date IS NULL")?;
+            for &game in &touched {
+                stmt.execute((date, game))?;
+            }
+        }
         tx.commit()?;
         Ok(touched)
+    }
+
+    /// Caps the database at `pages` pages (`PRAGMA max_page_count`), or lifts the cap (`None`).
+    ///
+    /// This is how a test makes the disk full: SQLite then answers SQLITE_FULL exactly as it does
+    /// when the disk itself is full. The cap never goes below the database's current size.
+    pub fn set_max_pages(&mut self, pages: Option<u64>) -> Result<u64, StoreError> {
+        // SQLite's own maximum (SQLITE_MAX_PAGE_COUNT); asking for more gives that.
+        let pages = pages.unwrap_or(u64::from(u32::MAX - 1));
+        let pages = i64::try_from(pages).unwrap_or(i64::MAX);
+        let set: i64 =
+            self.conn
+                .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+                    r.get(0)
+                })?;
+        Ok(u64::try_from(set).unwrap_or(0))
+    }
+
+    /// The database's size in pages.
+    pub fn page_count(&self) -> Result<u64, StoreError> {
+        let n: i64 = self.conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// `err` naming this store's file, and what a failed write most likely means: a full disk
+    /// (SQLITE_FULL, or an I/O error while the file system has no space left), a database or
+    /// directory that cannot be written or has gone away.
+    fn located(&self, err: StoreError) -> StoreError {
+        let Some(path) = &self.path else {
+            return err;
+        };
+        let db = path.display().to_string();
+        let code = match &err {
+            StoreError::Full { .. } => return StoreError::Full { db },
+            StoreError::Sqlite(e) => e.sqlite_error_code(),
+            _ => None,
+        };
+        let dir = parent_dir(path);
+        match code {
+            Some(ErrorCode::ReadOnly) => StoreError::NotWritable {
+                db,
+                why: "read-only, or moved or deleted while open".into(),
+                fix: "make it writable again (or put it back); recording resumes by itself",
+            },
+            Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen) => {
+                if !dir.is_dir() {
+                    StoreError::NotWritable {
+                        db,
+                        why: format!("its directory {} has gone away", dir.display()),
+                        fix: "put the directory back, or restart with another database",
+                    }
+                } else if disk_space_left(&dir).is_some_and(|left| left < LOW_SPACE) {
+                    StoreError::Full { db }
+                } else if !writable(&dir) {
+                    StoreError::NotWritable {
+                        db,
+                        why: format!("its directory {} is read-only", dir.display()),
+                        fix: "make it writable again; recording resumes by itself",
+                    }
+                } else {
+                    err
+                }
+            }
+            _ => err,
+        }
     }
 
     /// Sets the date of a game, `YYYY.MM.DD` as in PGN (`?` for unknown digits).
@@ -507,6 +645,57 @@ fn game_header(r: &Row<'_>) -> rusqlite::Result<Result<GameRecord, StoreError>> 
         moves: Vec::new(),
         events: Vec::new(),
     }))
+}
+
+/// Below this much free space, an I/O error while writing means the disk is full.
+const LOW_SPACE: u64 = 1 << 20;
+
+/// The directory holding `db` (`.` for a bare file name).
+fn parent_dir(db: &Path) -> PathBuf {
+    match db.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Bytes this user may still write on the file system holding `dir`.
+fn disk_space_left(dir: &Path) -> Option<u64> {
+    let vfs = rustix::fs::statvfs(dir).ok()?;
+    Some(vfs.f_bavail.saturating_mul(vfs.f_frsize))
+}
+
+/// Whether this user may create files in `dir`.
+fn writable(dir: &Path) -> bool {
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_ok()
+}
+
+/// Why `db` could not be opened, in one line with the fix, when the cause can be seen.
+fn diagnose_open(db: &Path, err: StoreError) -> StoreError {
+    let name = db.display().to_string();
+    let dir = parent_dir(db);
+    if err.is_full() {
+        return StoreError::Full { db: name };
+    }
+    let why = if !dir.is_dir() {
+        format!(
+            "its directory {} does not exist: create it, or give a database path in an \
+             existing directory",
+            dir.display()
+        )
+    } else if !writable(&dir) {
+        format!(
+            "its directory {} is not writable by this user (SQLite creates the -wal and -shm \
+             files beside the database): give the user write access (systemd: StateDirectory=)",
+            dir.display()
+        )
+    } else if db.exists() && !writable(db) {
+        "the file is read-only for this user: give the user write access to it".to_owned()
+    } else if disk_space_left(&dir).is_some_and(|left| left < LOW_SPACE) {
+        return StoreError::Full { db: name };
+    } else {
+        return err;
+    };
+    StoreError::CannotOpen { db: name, why }
 }
 
 fn parse_kind(s: &str) -> Result<Kind, StoreError> {
@@ -1021,7 +1210,15 @@ mod tests {
             Write::Raw { board, chunk: big },
         ];
         let err = store.write_batch(&batch).unwrap_err();
-        assert!(matches!(err, StoreError::DiskFull), "{err:?}");
+        let db = dir.path().join("full.db").display().to_string();
+        assert!(
+            matches!(&err, StoreError::Full { db: named } if *named == db),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("the disk holding {db} is full: free space there; recording resumes by itself")
+        );
 
         store.integrity_check().unwrap();
         let g = store.game(game).unwrap().unwrap();

@@ -11,6 +11,10 @@
 //! - the `len` bytes.
 //!
 //! A DGT field update (5 bytes) read on its own costs 7 bytes in a block.
+//!
+//! A read of zero bytes never comes from a port; one from the board marks a gap: raw bytes were
+//! dropped from that time on (a board's in-memory bound, [`crate::pipeline::RAW_BOUND`], reached
+//! while the store refused writes). See [`RawChunk::is_gap`].
 
 use crate::{Millis, device::Direction};
 
@@ -23,6 +27,14 @@ pub struct RawChunk {
     pub t_ms: Millis,
     pub dir: Direction,
     pub bytes: Vec<u8>,
+}
+
+impl RawChunk {
+    /// Whether this read marks a gap: raw bytes were dropped from its time on (see the module
+    /// docs).
+    pub fn is_gap(&self) -> bool {
+        self.bytes.is_empty() && self.dir == Direction::FromBoard
+    }
 }
 
 /// Why a stored block cannot be decoded.
