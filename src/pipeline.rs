@@ -479,3 +479,59 @@ impl Pipeline<Tgz> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::capture::parse_capture;
+
+    const CAPTURE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/captures/dgt-arnsholt/1.capture"
+    );
+
+    /// The raw chunks and the moves (UCI) of `writes`, in order.
+    fn split(writes: &[Write]) -> (Vec<RawBlock>, Vec<String>) {
+        let mut raw = Vec::new();
+        let mut moves = Vec::new();
+        for w in writes {
+            match w {
+                Write::RawBlock { block, .. } => raw.push(block.clone()),
+                Write::Event {
+                    event: TrackerEvent::Move(m),
+                    ..
+                } => moves.push(m.uci.clone().unwrap()),
+                _ => {}
+            }
+        }
+        (raw, moves)
+    }
+
+    #[test]
+    fn refused_writes_come_back_first_raw_oldest_first() {
+        let capture = parse_capture(&std::fs::read_to_string(CAPTURE).unwrap()).unwrap();
+        let (first, second) = capture.chunks.split_at(capture.chunks.len() / 2);
+        let mut p = Pipeline::fresh(BoardId(1));
+        for c in first {
+            p.feed(c.t_ms, c.dir, &c.bytes);
+        }
+        let refused = p.take_writes();
+        let (refused_raw, refused_moves) = split(&refused);
+        assert!(!refused_moves.is_empty());
+        p.requeue(refused);
+        for c in second {
+            p.feed(c.t_ms, c.dir, &c.bytes);
+        }
+        let newer = p.take_writes();
+        let (raw, moves) = split(&newer);
+        // Raw blocks first, the refused one ahead; then the refused moves ahead of newer ones.
+        assert!(matches!(newer[0], Write::RawBlock { .. }));
+        assert!(matches!(newer[1], Write::RawBlock { .. }));
+        assert_eq!(raw[0], refused_raw[0]);
+        assert_eq!(raw[1].t_ms(), second[0].t_ms);
+        assert_eq!(moves[..refused_moves.len()], refused_moves[..]);
+        assert!(moves.len() > refused_moves.len());
+        assert_eq!(p.raw_pending(), 0);
+        assert_eq!(p.stats().raw_bytes_dropped, 0);
+    }
+}

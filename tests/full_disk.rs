@@ -182,7 +182,7 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
         corpus_game("WorldChamp1886", 20),
     ];
 
-    // Emulated boards, each game lasting about 30 s.
+    // Emulated boards, each game lasting about 45 s.
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<usize>();
     let mut emulators = JoinSet::new();
     let mut ports: Vec<PathBuf> = Vec::new();
@@ -196,7 +196,7 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
         };
         let human = emulator::script_pgn(game, &opts(1.0)).unwrap();
         let human_ms = human.to_chunks().last().unwrap().0;
-        let script = emulator::script_pgn(game, &opts(30_000.0 / human_ms as f64)).unwrap();
+        let script = emulator::script_pgn(game, &opts(45_000.0 / human_ms as f64)).unwrap();
         let link = dir.path().join(format!("board-{}", i + 1));
         let pty = PtyOptions {
             link: Some(link.clone()),
@@ -254,7 +254,9 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
     })
     .await;
     limit.freeze();
-    until("/metrics to say the store is full", Duration::from_secs(20), || {
+    // Writes that fit in the pages the database has still succeed (as on a real disk), for a
+    // while.
+    until("/metrics to say the store is full", Duration::from_secs(40), || {
         let client = client.clone();
         let url = metrics_url.clone();
         async move {
@@ -277,8 +279,8 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
         }
     })
     .await;
-    // A write that fits in the pages the database has still succeeds (as on a real disk); once
-    // every board is refused, each batch carries the raw backlog and nothing more gets in.
+    // Once every board is refused, each of its batches carries its raw backlog, which only
+    // grows: nothing more gets in.
     let moves_at_full = metrics.moves();
     for b in &suspended {
         let why = b["store_error"].as_str().unwrap();
