@@ -125,8 +125,8 @@ async fn get_text(client: &reqwest::Client, url: &str) -> String {
 }
 
 async fn boards_json(client: &reqwest::Client, base: &str) -> Vec<Value> {
-    let v: Value = serde_json::from_str(&get_text(client, &format!("{base}api/boards")).await)
-        .unwrap();
+    let v: Value =
+        serde_json::from_str(&get_text(client, &format!("{base}api/boards")).await).unwrap();
     v["boards"].as_array().unwrap().clone()
 }
 
@@ -256,14 +256,18 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
     limit.freeze();
     // Writes that fit in the pages the database has still succeed (as on a real disk), for a
     // while.
-    until("/metrics to say the store is full", Duration::from_secs(40), || {
-        let client = client.clone();
-        let url = metrics_url.clone();
-        async move {
-            let text = get_text(&client, &url).await;
-            (sample(&text, "boardscribe_store_full").as_deref() == Some("1")).then_some(())
-        }
-    })
+    until(
+        "/metrics to say the store is full",
+        Duration::from_secs(40),
+        || {
+            let client = client.clone();
+            let url = metrics_url.clone();
+            async move {
+                let text = get_text(&client, &url).await;
+                (sample(&text, "boardscribe_store_full").as_deref() == Some("1")).then_some(())
+            }
+        },
+    )
     .await;
     let full_at = now_ms();
     let full_text = format!("the disk holding {} is full", db.display());
@@ -302,7 +306,10 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
     // The boards play on while the store refuses; nothing more is recorded meanwhile.
     tokio::time::sleep(Duration::from_secs(6)).await;
     let text = get_text(&client, &metrics_url).await;
-    assert_eq!(sample(&text, "boardscribe_store_full").as_deref(), Some("1"));
+    assert_eq!(
+        sample(&text, "boardscribe_store_full").as_deref(),
+        Some("1")
+    );
     let refused: u64 = sample(&text, "boardscribe_store_full_batches_total")
         .unwrap()
         .parse()
@@ -319,26 +326,34 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
     // Space returns.
     let lifted_at = now_ms();
     limit.lift();
-    until("/metrics to say the store is ok", Duration::from_secs(20), || {
-        let client = client.clone();
-        let url = metrics_url.clone();
-        async move {
-            let text = get_text(&client, &url).await;
-            (sample(&text, "boardscribe_store_full").as_deref() == Some("0")).then_some(())
-        }
-    })
+    until(
+        "/metrics to say the store is ok",
+        Duration::from_secs(20),
+        || {
+            let client = client.clone();
+            let url = metrics_url.clone();
+            async move {
+                let text = get_text(&client, &url).await;
+                (sample(&text, "boardscribe_store_full").as_deref() == Some("0")).then_some(())
+            }
+        },
+    )
     .await;
-    until("/api/boards to say recording is on", Duration::from_secs(20), || {
-        let client = client.clone();
-        let base = base.clone();
-        async move {
-            let boards = boards_json(&client, &base).await;
-            boards
-                .iter()
-                .all(|b| b["recording"] == "ok" && b["store_error"].is_null())
-                .then_some(())
-        }
-    })
+    until(
+        "/api/boards to say recording is on",
+        Duration::from_secs(20),
+        || {
+            let client = client.clone();
+            let base = base.clone();
+            async move {
+                let boards = boards_json(&client, &base).await;
+                boards
+                    .iter()
+                    .all(|b| b["recording"] == "ok" && b["store_error"].is_null())
+                    .then_some(())
+            }
+        },
+    )
     .await;
     let logged = log.text();
     assert!(
@@ -384,7 +399,10 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
         // The raw bytes kept through the outage are whole: they replay to the same game.
         let board = g.board;
         let chunks = store.raw_chunks(board).unwrap();
-        assert!(chunks.iter().all(|c| !c.is_gap()), "{name}: nothing dropped");
+        assert!(
+            chunks.iter().all(|c| !c.is_gap()),
+            "{name}: nothing dropped"
+        );
         assert!(chunks.windows(2).all(|w| w[0].t_ms <= w[1].t_ms), "{name}");
         assert_eq!(replayed_uci(&chunks), expected, "{name}: raw replay");
     }
@@ -469,9 +487,7 @@ fn raw_beyond_the_bound_is_dropped_counted_and_marked() {
     let gaps: Vec<usize> = (0..stored.len()).filter(|&i| stored[i].is_gap()).collect();
     assert_eq!(gaps.len(), 1, "one gap");
     let (before, after) = (&stored[..gaps[0]], &stored[gaps[0] + 1..]);
-    let same = |s: &RawChunk, c: &Chunk| {
-        (s.t_ms, s.dir, &s.bytes) == (c.t_ms, c.dir, &c.bytes)
-    };
+    let same = |s: &RawChunk, c: &Chunk| (s.t_ms, s.dir, &s.bytes) == (c.t_ms, c.dir, &c.bytes);
     assert!(before.iter().zip(&capture.chunks).all(|(s, c)| same(s, c)));
     let cut_to = n - after.len();
     assert!(

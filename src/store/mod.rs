@@ -330,6 +330,17 @@ impl Store {
         {
             return Err(StoreError::InvalidDate(date.to_owned()));
         }
+        // SQLite would go on writing to a file deleted while open, and lose it all on close.
+        if let Some(path) = &self.path
+            && !path.exists()
+        {
+            return Err(StoreError::NotWritable {
+                db: path.display().to_string(),
+                why: "the file or its directory was deleted or moved while open".into(),
+                fix: "what is written now would be lost: restore it, or restart boardscribe with \
+                      another database",
+            });
+        }
         self.try_write_batch(writes, date)
             .map_err(|e| self.located(e))
     }
@@ -1235,6 +1246,47 @@ mod tests {
         let g = store.game(game).unwrap().unwrap();
         assert_eq!(g.moves, vec![mv(1, "e4"), mv(2, "e5")]);
         assert_eq!(store.raw_chunks(board).unwrap()[0].bytes.len(), 64 * 1024);
+    }
+
+    #[test]
+    fn a_missing_or_vanished_directory_is_named_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-dir").join("t.db");
+        let err = Store::open(&missing).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot open {}: its directory {} does not exist: create it, or give a database \
+                 path in an existing directory",
+                missing.display(),
+                missing.parent().unwrap().display()
+            )
+        );
+
+        let sub = dir.path().join("state");
+        std::fs::create_dir(&sub).unwrap();
+        let db = sub.join("t.db");
+        let mut store = Store::open(&db).unwrap();
+        let board = store.board("b1", Kind::Chess).unwrap();
+        std::fs::remove_dir_all(&sub).unwrap();
+        let start = TrackerEvent::GameStarted {
+            at_ms: 0,
+            orientation: Orientation::Normal,
+        };
+        let err = store.write_batch(&[event(board, start)]).unwrap_err();
+        assert!(
+            matches!(&err, StoreError::NotWritable { db: named, .. } if *named == db.display().to_string()),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{} cannot be written (the file or its directory was deleted or moved while \
+                 open): what is written now would be lost: restore it, or restart boardscribe \
+                 with another database",
+                db.display()
+            )
+        );
     }
 
     #[test]
