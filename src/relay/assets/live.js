@@ -51,6 +51,17 @@
   function paintHallAlerts() {
     const hall = document.getElementById("hall-alerts");
     hall.textContent = "";
+    // A store refusing writes (a full disk) concerns every board: one line per reason.
+    const refused = new Set();
+    for (const [name, b] of boards) {
+      if (only !== undefined && name !== only) continue;
+      if (b.storeError) refused.add(b.storeError);
+    }
+    for (const why of refused) {
+      const d = document.createElement("div");
+      d.textContent = "Recording suspended: " + why;
+      hall.appendChild(d);
+    }
     for (const [name, b] of boards) {
       if (only !== undefined && name !== only) continue;
       const el = section(name);
@@ -114,6 +125,7 @@
       if (span) span.classList.toggle("tt", !!s.time_trouble[side]);
     }
     b.irregularities = s.irregularities;
+    b.storeError = s.store_error || null;
     if (s.clock) setClock(s.name, s.clock);
     paintHallAlerts();
   }
@@ -146,7 +158,7 @@
   });
   for (const kind of ["move", "revision", "takeback", "irregularity", "resolved", "result",
                       "flag_fall", "claimable", "game_end", "game_started", "board_connected",
-                      "board_lost", "decision"]) {
+                      "board_lost", "decision", "store"]) {
     source.addEventListener(kind, function (e) {
       const d = JSON.parse(e.data);
       const b = info(d.board);
