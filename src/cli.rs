@@ -14,7 +14,7 @@ use crate::{
     daemon,
     device::{self, discover},
     emulator::{self, EmulatorOptions, PtyOptions},
-    export::{self, ExportOptions, Format, SheetOptions},
+    export::{self, ExportOptions, Format, SheetOptions, pgn::ClockFormat},
     pairings::{self, PairingsFormat},
     store::{Action, Decision, GameId, HistoryEntry, ResultReason, Ruling, Store},
     tracker::TrackerEvent,
@@ -69,6 +69,9 @@ pub enum Command {
         /// Also show what was retracted and every event (PGN comments; a JSON `history` array).
         #[arg(long)]
         history: bool,
+        /// How PGN writes `[%clk]`: h:mm:ss (the default) or hh:mm:ss (as DGT LiveChess).
+        #[arg(long, value_enum, default_value = "h:mm:ss")]
+        clk_format: ClockFormat,
     },
     /// Arbiter decisions: results, rulings, corrected moves and notes (each kept with its time
     /// and author; nothing recorded is overwritten).
@@ -271,6 +274,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             figurine,
             out,
             history,
+            clk_format,
         } => {
             let store = open_existing(&db)?;
             let format = match format {
@@ -279,7 +283,10 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 ExportFormat::Scoresheet => Format::Scoresheet,
                 ExportFormat::Pdf => Format::Pdf,
             };
-            let options = ExportOptions { history };
+            let options = ExportOptions {
+                history,
+                clk: clk_format,
+            };
             let sheet = SheetOptions {
                 figurine,
                 ..SheetOptions::default()

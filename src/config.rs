@@ -18,7 +18,8 @@ use serde::Deserialize;
 use serde_spanned::Spanned;
 
 use crate::{
-    arbiter::{Laws, LawsConfig, LawsOverrides, LawsSetup, Supervision, TimeControl},
+    arbiter::{Federation, Laws, LawsConfig, LawsOverrides, LawsSetup, Supervision, TimeControl},
+    export::pgn::ClockFormat,
     sensor::dgt::ClockLayout,
 };
 
@@ -61,6 +62,8 @@ pub struct Tournament {
     pub round: Option<String>,
     pub time_control: Option<TimeControl>,
     pub laws: Laws,
+    /// Whose rules: FIDE's edition, or the US Chess preset over it.
+    pub federation: Federation,
     pub supervision: Supervision,
 }
 
@@ -128,6 +131,8 @@ pub struct BoardConfig {
 pub struct RelayConfig {
     pub folder: Option<FolderRelay>,
     pub lichess: Option<LichessRelay>,
+    /// `[relay] clk_format`: how every PGN served, written or pushed writes `[%clk]`.
+    pub clk_format: ClockFormat,
 }
 
 /// `[relay.folder]`: LiveChess-style folders written to a directory.
@@ -246,6 +251,7 @@ struct RawTournament {
     round: Option<Spanned<toml::Value>>,
     time_control: Option<Spanned<String>>,
     laws: Option<Spanned<String>>,
+    federation: Option<Spanned<String>>,
     supervision: Option<Spanned<String>>,
 }
 
@@ -264,6 +270,7 @@ struct RawBoard {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRelay {
+    clk_format: Option<Spanned<String>>,
     folder: Option<Spanned<RawFolder>>,
     lichess: Option<Spanned<RawLichess>>,
 }
@@ -461,8 +468,12 @@ impl Config {
             .as_ref()
             .map_or_else(|| "none".to_owned(), ToString::to_string);
         out.push_str(&format!(
-            "laws: {}, supervision {}, time control {tc}\n",
+            "laws: {}{}, supervision {}, time control {tc}\n",
             t.laws,
+            match t.federation {
+                Federation::Fide => "",
+                Federation::Uscf => " with the US Chess preset",
+            },
             self.laws.supervision.as_str()
         ));
         out.push_str(&format!("boards: {}\n", self.boards.len()));
@@ -624,6 +635,22 @@ fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament {
             ),
         }
     }
+    if let Some(f) = &t.federation {
+        match Federation::ALL
+            .iter()
+            .find(|v| v.as_str() == f.get_ref().trim().to_ascii_lowercase())
+        {
+            Some(&v) => out.federation = v,
+            None => ck.at(
+                f.span(),
+                format!(
+                    "unknown federation {:?}; valid: {}",
+                    f.get_ref(),
+                    list(&Federation::ALL, Federation::as_str)
+                ),
+            ),
+        }
+    }
     if let Some(s) = &t.supervision {
         match SUPERVISIONS
             .iter()
@@ -658,9 +685,9 @@ fn laws(
                     "supervision is set both here and in [laws]; keep one of the two".to_owned(),
                 );
             }
-            LawsConfig::with_overrides(t.laws, o.get_ref())
+            LawsConfig::preset_with_overrides(t.laws, t.federation, o.get_ref())
         }
-        None => LawsConfig::for_edition(t.laws),
+        None => LawsConfig::preset(t.laws, t.federation),
     };
     if raw_t.is_some_and(|r| r.supervision.is_some()) {
         cfg.supervision = t.supervision;
@@ -833,6 +860,22 @@ fn board_locator(number: u32, rb: &Spanned<RawBoard>, ck: &mut Checker<'_>) -> O
 
 fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfig {
     let mut out = RelayConfig::default();
+    if let Some(c) = &relay.clk_format {
+        match ClockFormat::ALL
+            .iter()
+            .find(|v| v.as_str() == c.get_ref().trim())
+        {
+            Some(&v) => out.clk_format = v,
+            None => ck.at(
+                c.span(),
+                format!(
+                    "unknown clk_format {:?}; valid: {}",
+                    c.get_ref(),
+                    list(&ClockFormat::ALL, ClockFormat::as_str)
+                ),
+            ),
+        }
+    }
     if let Some(f) = &relay.folder {
         out.folder = ck
             .required(

@@ -4,7 +4,9 @@
 //! `sd-notify` crate, which also formats every message); `run` calls [`Notifier::ready`] once the
 //! boards are open, [`Notifier::status`] when the counts change, keeps [`Notifier::watchdog_loop`]
 //! running (a `WATCHDOG=1` at half the period), and [`Notifier::stopping`] on SIGTERM. Without
-//! `NOTIFY_SOCKET` (not under systemd) every call does nothing.
+//! `NOTIFY_SOCKET` (not under systemd) every call does nothing. Sends never block (they are made
+//! from async tasks): when systemd's queue is full, the notification fails with an error the
+//! caller logs, and the next one is tried afresh.
 
 use std::{
     ffi::{OsStr, OsString},
@@ -118,9 +120,11 @@ impl Notifier {
     }
 }
 
-/// Sends `bytes` to a unix datagram socket: a path, or `@name` for an abstract one.
+/// Sends `bytes` to a unix datagram socket (a path, or `@name` for an abstract one) without
+/// blocking: a full queue is an error (`WouldBlock`).
 fn send_datagram(socket: &OsStr, bytes: &[u8]) -> io::Result<()> {
     let sock = UnixDatagram::unbound()?;
+    sock.set_nonblocking(true)?;
     let raw = socket.as_bytes();
     let sent = match raw.strip_prefix(b"@") {
         Some(name) => {
@@ -228,6 +232,21 @@ mod tests {
                 .starts_with(&format!("notifying systemd at {gone:?}: ")),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_full_queue_is_an_error_not_a_wait() {
+        let (_dir, _sock, path) = systemd_socket();
+        // Fill the receiver's queue the way a stalled systemd would leave it.
+        let filler = UnixDatagram::unbound().unwrap();
+        filler.set_nonblocking(true).unwrap();
+        let mut sent = 0;
+        while filler.send_to(b"WATCHDOG=1\n", &path).is_ok() {
+            sent += 1;
+            assert!(sent < 1_000_000, "the queue never filled");
+        }
+        let e = Notifier::new(Some(path), None).watchdog().unwrap_err();
+        assert_eq!(e.source.kind(), io::ErrorKind::WouldBlock, "{e}");
     }
 
     #[tokio::test]

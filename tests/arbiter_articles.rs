@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use boardscribe::{
-    arbiter::{AutoEnd, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
+    arbiter::{AutoEnd, Federation, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
     device::replay::replay_reader_with,
     emulator::{
         self, BoardScript, EmulatorOptions, IllegalKind, IrregularityScript, Payload, PgnGame,
@@ -473,6 +473,18 @@ fn art_7_5_3_a_press_without_a_move_is_reported_for_the_arbiter() {
 
 /// Two completed illegal moves by White (before plies 9 and 19).
 fn two_illegal_moves(edition: Laws) -> Recorded {
+    two_illegal_moves_under(&laws(edition, Some("90+30")))
+}
+
+/// The US Chess preset over the 2023 edition, at `time_control`.
+fn uscf(time_control: &str) -> LawsSetup {
+    LawsSetup {
+        cfg: LawsConfig::preset(Laws::Fide2023, Federation::Uscf),
+        time_control: Some(time_control.parse().expect("time control")),
+    }
+}
+
+fn two_illegal_moves_under(setup: &LawsSetup) -> Recorded {
     let game = capablanca(12);
     let kind = IrregularityScript::IllegalMove {
         kind: IllegalKind::WrongShape,
@@ -491,7 +503,7 @@ fn two_illegal_moves(edition: Laws) -> Recorded {
         ],
         ..EmulatorOptions::default()
     };
-    play(&game, opts, &laws(edition, Some("90+30")))
+    play(&game, opts, setup)
 }
 
 #[test]
@@ -1314,4 +1326,86 @@ fn art_9_6_2_seventy_five_moves_end_the_game_from_2014_fifty_are_claimable() {
     let r = replay_moves(&moves, 5, &laws(Laws::Fide2009, None));
     assert_eq!(r.ucis(), r.expected_ucis());
     assert_eq!(r.game().termination, None, "no 75-move rule before 2014");
+}
+
+#[test]
+fn uscf_11d_a_second_illegal_move_costs_two_minutes_and_does_not_lose() {
+    let r = two_illegal_moves_under(&uscf("90+30"));
+    assert_eq!(r.ucis(), r.expected_ucis());
+    let found = r.of_kind("illegal_move");
+    assert_eq!(found.len(), 2, "{:?}", r.irregularities());
+    for (i, i_move) in found.iter().enumerate() {
+        assert_eq!(i_move["article"], "USCF 11A");
+        let ruling = i_move["ruling"].as_str().unwrap_or("");
+        assert!(
+            ruling.contains("120 s to be added to black's clock"),
+            "{i}: {ruling}"
+        );
+        assert!(
+            ruling.contains("(USCF 11D); the director applies it"),
+            "{ruling}"
+        );
+        assert!(!ruling.contains("loses"), "{ruling}");
+    }
+    // In US Chess blitz the opponent may claim the game at once instead.
+    let r = two_illegal_moves_under(&uscf("5"));
+    let found = r.of_kind("illegal_move");
+    assert_eq!(found.len(), 2, "{:?}", r.irregularities());
+    let first = found[0]["ruling"].as_str().unwrap_or("");
+    assert!(
+        first.contains("black may claim the game before making his next move (USCF ch. 11)"),
+        "{first}"
+    );
+}
+
+#[test]
+fn uscf_14k_fivefold_repetition_is_left_to_the_director() {
+    let game = corpus("WorldChamp1886.pgn").swap_remove(10);
+    let fifth = nth_occurrence(&game, 5).expect("a fivefold repetition");
+    let r = play(&game, EmulatorOptions::default(), &uscf("90+30"));
+    assert_eq!(
+        r.ucis(),
+        r.expected_ucis(),
+        "the game goes on being recorded"
+    );
+    let noted: Vec<_> = r
+        .game()
+        .events
+        .iter()
+        .filter(|e| e.detail["article"] == "USCF 14K")
+        .collect();
+    assert_eq!(noted.len(), 1, "{noted:?}");
+    assert_eq!(noted[0].ply, Some(fifth as u32 + 1));
+    let threefold = r
+        .game()
+        .events
+        .iter()
+        .find(|e| e.detail["claim"] == "threefold_repetition")
+        .expect("threefold claimable");
+    assert_eq!(threefold.detail["article"], "USCF 14C");
+}
+
+#[test]
+fn uscf_13c1_a_flag_fall_is_for_the_player_to_call() {
+    let game = capablanca(30);
+    let opts = EmulatorOptions {
+        seed: 8,
+        time_control: Some((60_000, 0)),
+        result_gesture: false,
+        ..EmulatorOptions::default()
+    };
+    let r = play(&game, opts, &uscf("1"));
+    let g = r.game();
+    let flag = g
+        .events
+        .iter()
+        .find(|e| e.kind == "flag_fall")
+        .expect("a flag fall");
+    assert_eq!(flag.detail["article"], "USCF 13C1");
+    let note = flag.detail["note"].as_str().unwrap_or("");
+    assert!(
+        note.contains("only a player may call a flag; the director rules on the claim (USCF 13C1)"),
+        "{note}"
+    );
+    assert_eq!(g.result, "*");
 }

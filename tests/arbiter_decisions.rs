@@ -135,14 +135,31 @@ fn event_count(store: &Store, game: GameId) -> usize {
 }
 
 fn json_game(store: &Store, game: GameId, history: bool) -> Value {
-    let text =
-        export::export_with(store, Format::Json, Some(game), ExportOptions { history }).unwrap();
+    let text = export::export_with(
+        store,
+        Format::Json,
+        Some(game),
+        ExportOptions {
+            history,
+            ..ExportOptions::default()
+        },
+    )
+    .unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     v["games"][0].clone()
 }
 
 fn pgn(store: &Store, game: GameId, history: bool) -> String {
-    export::export_with(store, Format::Pgn, Some(game), ExportOptions { history }).unwrap()
+    export::export_with(
+        store,
+        Format::Pgn,
+        Some(game),
+        ExportOptions {
+            history,
+            ..ExportOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 /// The movetext of a PGN without comments, as SAN tokens (move numbers dropped).
@@ -894,6 +911,29 @@ fn the_arbiter_command_end_to_end() {
         "{pgn}"
     );
     assert!(!pgn.contains("History"));
+    // The LiveChess clock format: the same clocks with two-digit hours.
+    let live = ok(&[
+        "export",
+        "--db",
+        db,
+        "--format",
+        "pgn",
+        "--clk-format",
+        "hh:mm:ss",
+    ]);
+    let clocks = |text: &str| -> Vec<String> {
+        text.split("[%clk ")
+            .skip(1)
+            .map(|rest| rest.split(']').next().unwrap_or("").to_string())
+            .collect()
+    };
+    let (short, long) = (clocks(&pgn), clocks(&live));
+    assert!(!short.is_empty(), "{pgn}");
+    assert_eq!(short.len(), long.len());
+    for (s, l) in short.iter().zip(&long) {
+        assert_eq!(&format!("0{s}"), l, "single-digit hours get a leading zero");
+    }
+    assert_eq!(live.len(), pgn.len() + short.len(), "nothing else changes");
     let pgn = ok(&["export", "--db", db, "--format", "pgn", "--history"]);
     assert!(pgn.contains("History: retracted by arbiter correct_move"));
     let json: Value = serde_json::from_str(&ok(&[

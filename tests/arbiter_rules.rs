@@ -7,10 +7,10 @@ use std::path::Path;
 
 use boardscribe::{
     arbiter::{
-        BothFlagsDecision, BothFlagsPolicy, Category, FivefoldRule, GameEnd, IrregularityKind,
-        Laws, LawsConfig, Penalty, Repetitions, TimeControl, TimeTrouble, article, automatic_end,
-        both_flags, can_mate, claimable, flag_fall, game_end_article, illegal_move_penalty,
-        illegal_move_penalty_article,
+        AutoEnd, BothFlagsDecision, BothFlagsPolicy, Category, Federation, FivefoldRule, GameEnd,
+        IrregularityKind, Laws, LawsConfig, Penalty, Repetitions, TimeControl, TimeTrouble,
+        article, automatic_end, both_flags, can_mate, claimable, flag_fall, flag_fall_under,
+        game_end_article, illegal_move_penalty, illegal_move_penalty_article, uscf_mating_material,
     },
     emulator::games_from_pgn,
     game::Outcome,
@@ -741,4 +741,200 @@ fn art_5_corpus_games_end_where_the_laws_say() {
     }
     assert!(games > 900, "{games} games");
     assert!(mates > 0, "no mate in the corpus");
+}
+
+// ---------------------------------------------------------------- US Chess preset (brief section 6)
+
+fn uscf() -> LawsConfig {
+    LawsConfig::preset(Laws::Fide2023, Federation::Uscf)
+}
+
+#[test]
+fn uscf_preset_changes_only_what_us_chess_changes() {
+    let u = uscf();
+    let f = cfg(Laws::Fide2023);
+    assert_eq!(u.federation, Federation::Uscf);
+    assert_eq!(u.illegal_strikes_to_lose, None, "11D: no loss ladder");
+    assert_eq!(
+        (
+            u.penalty_secs_standard,
+            u.penalty_secs_rapid,
+            u.penalty_secs_blitz
+        ),
+        (120, 120, 120)
+    );
+    assert_eq!(
+        u.auto_end_9_6,
+        AutoEnd::May,
+        "14K: the director may declare"
+    );
+    assert_eq!(u.fivefold, FivefoldRule::Consecutive);
+    assert!(
+        u.record_exemption_delay_counts,
+        "a delay of 30 s keeps the duty"
+    );
+    assert!(!u.daemon_is_observer, "13C1: only a player calls a flag");
+    assert_eq!(u.record_exemption_ms, f.record_exemption_ms);
+    assert_eq!(u.setup_claim_deadline_moves, f.setup_claim_deadline_moves);
+    assert_eq!(LawsConfig::preset(Laws::Fide2023, Federation::Fide), f);
+}
+
+#[test]
+fn uscf_categories_count_base_plus_delay_against_30_and_10_minutes() {
+    let u = uscf();
+    let f = cfg(Laws::Fide2023);
+    for (control, us, fide) in [
+        ("5", Category::Blitz, Category::Blitz),
+        ("3+2", Category::Blitz, Category::Blitz), // 5 minutes
+        ("10", Category::Blitz, Category::Blitz),
+        ("5d5", Category::Blitz, Category::Blitz), // 10 minutes
+        ("10+1", Category::Rapid, Category::Rapid),
+        ("25", Category::Rapid, Category::Rapid),
+        ("25d5", Category::Standard, Category::Rapid), // G/25;d5 counts as 30: regular
+        ("30", Category::Standard, Category::Rapid),
+        ("45+15", Category::Standard, Category::Standard),
+        ("90+30", Category::Standard, Category::Standard),
+    ] {
+        assert_eq!(u.category(&tc(control)), us, "{control} under US Chess");
+        assert_eq!(f.category(&tc(control)), fide, "{control} under FIDE");
+    }
+}
+
+#[test]
+fn uscf_11d_an_illegal_move_costs_two_minutes_in_every_offence() {
+    let u = uscf();
+    for category in [Category::Standard, Category::Rapid] {
+        for offence in 1..=4 {
+            assert_eq!(
+                illegal_move_penalty(&u, category, offence, true),
+                Penalty::AddTimeToOpponent { ms: 120_000 },
+                "{category:?}, offence {offence}"
+            );
+        }
+        assert_eq!(u.illegal_move_penalty_article(category), "USCF 11D");
+    }
+    // FIDE 2023 in standard play: the second loses.
+    assert_eq!(
+        illegal_move_penalty(&cfg(Laws::Fide2023), Category::Standard, 2, true),
+        Penalty::Loss
+    );
+    assert_eq!(u.article(IrregularityKind::IllegalMove), Some("USCF 11A"));
+    assert_eq!(u.article(IrregularityKind::Displaced), None);
+}
+
+#[test]
+fn uscf_blitz_an_illegal_move_lets_the_opponent_claim_with_mating_material() {
+    let u = uscf();
+    assert_eq!(
+        illegal_move_penalty(&u, Category::Blitz, 1, true),
+        Penalty::OpponentMayClaimWin
+    );
+    assert_eq!(
+        illegal_move_penalty(&u, Category::Blitz, 1, false),
+        Penalty::OpponentMayClaimDraw
+    );
+    assert_eq!(
+        u.illegal_move_penalty_article(Category::Blitz),
+        "USCF ch. 11"
+    );
+    // Mating material: a pawn, a rook, a queen or two minor pieces.
+    for (position, white_has) in [
+        ("8/8/4k3/8/8/8/4P3/4K3 w - - 0 50", true),
+        ("8/8/4k3/8/8/8/R7/4K3 w - - 0 50", true),
+        ("8/8/4k3/8/8/8/2N1B3/4K3 w - - 0 50", true),
+        ("8/8/4k3/8/8/8/2N5/4K3 w - - 0 50", false),
+        ("8/8/4k3/8/8/8/2B5/4K3 w - - 0 50", false),
+        ("8/8/4k3/8/8/8/8/4K3 w - - 0 50", false),
+    ] {
+        assert_eq!(
+            uscf_mating_material(&fen(position), Color::White),
+            white_has,
+            "{position}"
+        );
+        assert_eq!(u.can_win(&fen(position), Color::White), white_has);
+    }
+}
+
+#[test]
+fn uscf_14e_no_win_on_time_with_a_lone_minor_or_two_knights_against_no_pawns() {
+    let u = uscf();
+    for (position, flagged, fide, us) in [
+        // A knight against a pawn: FIDE's helpmate test lets it win, US Chess does not.
+        (
+            "8/8/4k3/3p4/8/8/2N5/4K3 b - - 0 60",
+            Color::Black,
+            Outcome::WhiteWins,
+            Outcome::Draw,
+        ),
+        // A bishop against a pawn: the same.
+        (
+            "8/8/4k3/3p4/8/8/2B5/4K3 b - - 0 60",
+            Color::Black,
+            Outcome::WhiteWins,
+            Outcome::Draw,
+        ),
+        // Two knights against a lone king: a helpmate exists (FIDE), no win on time (14E).
+        (
+            "8/8/4k3/8/8/8/2N1N3/4K3 b - - 0 60",
+            Color::Black,
+            Outcome::WhiteWins,
+            Outcome::Draw,
+        ),
+        // Two knights against a king with a pawn: a win on time under both.
+        (
+            "8/8/4k3/3p4/8/8/2N1N3/4K3 b - - 0 60",
+            Color::Black,
+            Outcome::WhiteWins,
+            Outcome::WhiteWins,
+        ),
+        // A rook wins on time under both.
+        (
+            "8/8/4k3/8/8/8/2R5/4K3 b - - 0 60",
+            Color::Black,
+            Outcome::WhiteWins,
+            Outcome::WhiteWins,
+        ),
+        // A lone king never wins.
+        (
+            "8/8/4k3/8/8/8/4KQ2/8 w - - 0 50",
+            Color::White,
+            Outcome::Draw,
+            Outcome::Draw,
+        ),
+    ] {
+        let pos = fen(position);
+        let f = flag_fall_under(&cfg(Laws::Fide2023), &pos, flagged);
+        assert_eq!(f.outcome, fide, "FIDE: {position}");
+        assert_eq!(f, flag_fall(&pos, flagged, Laws::Fide2023));
+        let e = flag_fall_under(&u, &pos, flagged);
+        assert_eq!(e.outcome, us, "US Chess: {position}");
+        let article = if us == Outcome::Draw {
+            "USCF 14E"
+        } else {
+            "USCF 13C1"
+        };
+        assert_eq!(e.article, article, "{position}");
+    }
+}
+
+#[test]
+fn uscf_14k_and_14c_articles_for_the_draws() {
+    let u = uscf();
+    assert_eq!(
+        u.game_end_article(GameEnd::FivefoldRepetition),
+        Some("USCF 14K")
+    );
+    assert_eq!(
+        u.game_end_article(GameEnd::SeventyFiveMoves),
+        Some("USCF 14K")
+    );
+    assert_eq!(
+        u.game_end_article(GameEnd::ThreefoldRepetition),
+        Some("USCF 14C")
+    );
+    assert_eq!(u.game_end_article(GameEnd::FiftyMoves), Some("USCF 14F"));
+    assert_eq!(
+        cfg(Laws::Fide2023).game_end_article(GameEnd::FivefoldRepetition),
+        Some("9.6.1")
+    );
 }

@@ -398,7 +398,16 @@ async fn boards_recorded_live_reach_sse_pgn_and_admin() {
 
 /// The record as an export with its history shows it: what a refused request must not change.
 fn export_all(store: &Store) -> String {
-    export::export_with(store, Format::Json, None, ExportOptions { history: true }).unwrap()
+    export::export_with(
+        store,
+        Format::Json,
+        None,
+        ExportOptions {
+            history: true,
+            ..ExportOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 async fn check_admin(

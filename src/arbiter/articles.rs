@@ -7,7 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::laws::Laws;
+use super::{
+    laws::{Federation, Laws, LawsConfig},
+    time_control::{Category, TimeControl},
+};
 use crate::game::Outcome;
 
 /// An irregularity the tracker records, with the ply it happened before.
@@ -127,6 +130,65 @@ pub fn article(kind: IrregularityKind, laws: Laws) -> Option<&'static str> {
         (K::ClockMisSet, Fide2001 | Fide2009 | Fide2014) => return None,
         (K::Takeback | K::RevisedMove, _) => return None,
     })
+}
+
+/// The US Chess rule an irregularity falls under, where the brief records one (section 6):
+/// an illegal move is 11A (reinstated if among the last ten moves). The others have no rule
+/// number on record here, so none is cited rather than a FIDE one under US Chess rules.
+pub fn uscf_article(kind: IrregularityKind) -> Option<&'static str> {
+    match kind {
+        IrregularityKind::IllegalMove => Some("USCF 11A"),
+        _ => None,
+    }
+}
+
+/// The US Chess rule for a game end, where the brief records one: a flag fall 13C1 (a player
+/// calls it), no win on time 14E, threefold 14C, fifty moves 14F, fivefold and 75 moves 14K.
+pub fn uscf_game_end_article(end: GameEnd) -> Option<&'static str> {
+    Some(match end {
+        GameEnd::TimeForfeit => "USCF 13C1",
+        GameEnd::TimeForfeitCannotMate => "USCF 14E",
+        GameEnd::ThreefoldRepetition => "USCF 14C",
+        GameEnd::FiftyMoves => "USCF 14F",
+        GameEnd::FivefoldRepetition | GameEnd::SeventyFiveMoves => "USCF 14K",
+        GameEnd::Checkmate | GameEnd::Stalemate | GameEnd::DeadPosition => return None,
+    })
+}
+
+impl LawsConfig {
+    /// The article of `kind` under these rules: the edition's, or the US Chess rule.
+    pub fn article(&self, kind: IrregularityKind) -> Option<&'static str> {
+        match self.federation {
+            Federation::Fide => article(kind, self.laws),
+            Federation::Uscf => uscf_article(kind),
+        }
+    }
+
+    /// The article of a game end under these rules.
+    pub fn game_end_article(&self, end: GameEnd) -> Option<&'static str> {
+        match self.federation {
+            Federation::Fide => game_end_article(end, self.laws),
+            Federation::Uscf => uscf_game_end_article(end),
+        }
+    }
+
+    /// A game end ruled under these rules, ready for the record.
+    pub fn ending(&self, outcome: Outcome, end: GameEnd) -> Ending {
+        Ending {
+            outcome,
+            end,
+            termination: end.termination(),
+            article: self.game_end_article(end).unwrap_or(""),
+        }
+    }
+
+    /// The category of a game played at `tc`: the edition's appendices, or US Chess's limits.
+    pub fn category(&self, tc: &TimeControl) -> Category {
+        match self.federation {
+            Federation::Fide => tc.category(self.laws),
+            Federation::Uscf => tc.uscf_category(),
+        }
+    }
 }
 
 /// A way a game ends over the board, or a draw a player may claim.

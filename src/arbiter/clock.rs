@@ -5,11 +5,11 @@
 //! a fallen flag on the position; [`both_flags`] says what the configured edition does when both
 //! flags are down and the order is unknown. Time is an argument: nothing here reads a clock.
 
-use shakmaty::{Chess, Color};
+use shakmaty::{Chess, Color, Position};
 
 use super::{
     articles::{Ending, GameEnd},
-    laws::{BothFlagsPolicy, Laws, LawsConfig},
+    laws::{BothFlagsPolicy, Federation, Laws, LawsConfig},
     penalty::can_mate,
     time_control::{Bonus, Category, TimeControl},
 };
@@ -105,6 +105,42 @@ pub fn flag_fall(pos: &Chess, flagged: Color, laws: Laws) -> Ending {
     }
 }
 
+/// A fallen flag under `cfg`: FIDE's rule ([`flag_fall`]), or US Chess 14E, where the game is
+/// also drawn when the opponent has only a king and one minor piece, or a king and two knights
+/// against no pawns ([`uscf_no_win_on_time`]). 14E keeps the win where the opponent has a forced
+/// win; no search for one is made here, so the draw is for the director to confirm.
+pub fn flag_fall_under(cfg: &LawsConfig, pos: &Chess, flagged: Color) -> Ending {
+    let opponent = !flagged;
+    match cfg.federation {
+        Federation::Fide => flag_fall(pos, flagged, cfg.laws),
+        Federation::Uscf if !can_mate(pos, opponent) || uscf_no_win_on_time(pos, opponent) => {
+            cfg.ending(Outcome::Draw, GameEnd::TimeForfeitCannotMate)
+        }
+        Federation::Uscf => cfg.ending(win_for(opponent), GameEnd::TimeForfeit),
+    }
+}
+
+/// US Chess 14E: `winner` (whose opponent's flag fell) has only a lone king, a king and one
+/// bishop or knight, or a king and two knights while the flagged player has no pawns.
+pub fn uscf_no_win_on_time(pos: &Chess, winner: Color) -> bool {
+    let board = pos.board();
+    let mine = board.by_color(winner);
+    let others = (mine & !board.kings()).count();
+    let knights = (mine & board.knights()).count();
+    let bishops = (mine & board.bishops()).count();
+    let flagged_has_pawns = (board.by_color(!winner) & board.pawns()).any();
+    others == 0
+        || (others == 1 && knights + bishops == 1)
+        || (others == 2 && knights == 2 && !flagged_has_pawns)
+}
+
+fn win_for(color: Color) -> Outcome {
+    match color {
+        Color::White => Outcome::WhiteWins,
+        Color::Black => Outcome::BlackWins,
+    }
+}
+
 /// What happens when both flags are down and which fell first is unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BothFlagsDecision {
@@ -134,7 +170,7 @@ pub struct BothFlags {
 pub fn both_flags(cfg: &LawsConfig, tc: &TimeControl, period: usize) -> BothFlags {
     use BothFlagsDecision::*;
     let last = tc.is_last_period(period);
-    let category = tc.category(cfg.laws);
+    let category = cfg.category(tc);
     let rule = |decision, article| BothFlags { decision, article };
     match cfg.both_flags {
         BothFlagsPolicy::Arbiter => rule(Arbiter, None),

@@ -132,7 +132,7 @@ impl Repetitions {
 /// 2014 fivefold repetition (9.6.1) and 75 moves (9.6.2). Mate is looked at first, so a mate
 /// on the 75th move prevails. `pos` is the position `reps` was last fed.
 pub fn automatic_end(cfg: &LawsConfig, pos: &Chess, reps: &Repetitions) -> Option<Ending> {
-    let end = |outcome, end| Some(Ending::new(outcome, end, cfg.laws));
+    let end = |outcome, end| Some(cfg.ending(outcome, end));
     if pos.is_checkmate() {
         let outcome = match pos.turn() {
             Color::White => Outcome::BlackWins,

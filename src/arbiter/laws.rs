@@ -4,6 +4,9 @@
 //! and 2018 texts share `fide-2018`). [`LawsConfig::for_edition`] fills every switch of section 8
 //! of `shared/rules/fide-laws.md` with what that edition says; an event overrides single switches
 //! through [`LawsOverrides`] (all fields optional, as they come from a config file).
+//! [`Federation`] picks whose rules apply: FIDE's (the edition's), or the US Chess preset
+//! ([`LawsConfig::preset`]), which changes the switches section 6 of the brief lists and the
+//! rules the switches cannot express (categories, the win on time, the blitz illegal move).
 
 use std::{fmt, str::FromStr};
 
@@ -155,10 +158,44 @@ impl Supervision {
     }
 }
 
+/// Whose rules the event is played under. US Chess (the brief's section 6, from secondary
+/// sources) differs from FIDE in the illegal-move penalty (11D: 2 minutes, no loss ladder; in
+/// blitz the opponent may claim the game), fivefold repetition and 75 moves (14K: the director
+/// *may* declare them), the win on time (14E: not with a lone king, king and minor piece, or two
+/// knights against no pawns), delay counting for the recording duty, and the time-control
+/// categories (regular from 30 minutes, quick over 10 and under 30, blitz up to 10).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Federation {
+    /// The FIDE Laws of the configured edition.
+    #[default]
+    Fide,
+    /// The US Chess preset on top of the edition (rules it does not change stay the edition's).
+    Uscf,
+}
+
+impl Federation {
+    /// The config name: `"fide"` or `"uscf"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Federation::Fide => "fide",
+            Federation::Uscf => "uscf",
+        }
+    }
+
+    /// Every federation, as a config file names them.
+    pub const ALL: [Federation; 2] = [Federation::Fide, Federation::Uscf];
+}
+
 /// The edition plus every switch an event may set; [`LawsConfig::for_edition`] gives the defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LawsConfig {
     pub laws: Laws,
+    /// Whose rules: FIDE's, or the US Chess preset ([`LawsConfig::preset`]).
+    #[serde(default)]
+    pub federation: Federation,
     /// The completed illegal move by one player that loses (3 up to 2009: 7.4b; 2 from 2014:
     /// 7.5b, 7.5.5); `None`: no move ever loses (USCF 11D). Set 1 for the 2009/2014 unsupervised
     /// rapid and blitz rules (A.4c, B.3c, A.4.2), where a claimed illegal move loses at once.
@@ -204,6 +241,7 @@ impl LawsConfig {
         let since_2018 = laws >= Laws::Fide2018;
         LawsConfig {
             laws,
+            federation: Federation::Fide,
             illegal_strikes_to_lose: Some(if since_2014 { 2 } else { 3 }),
             penalty_secs_standard: 120,
             // 2009: 2 minutes in rapid and blitz too; 2001 is taken to be the same [U].
@@ -232,9 +270,41 @@ impl LawsConfig {
         }
     }
 
+    /// The switches of `federation` over `laws`: FIDE's are the edition's own
+    /// ([`LawsConfig::for_edition`]); the US Chess preset sets a 2-minute penalty in every
+    /// category with no loss ladder (11D), fivefold repetition as the 2014 text words it and 75
+    /// moves, both left to the director (14K), a delay of 30 s or more keeping the recording duty,
+    /// both flags and every flag to the director (only a player calls a flag, 13C1).
+    pub fn preset(laws: Laws, federation: Federation) -> LawsConfig {
+        let mut c = LawsConfig::for_edition(laws);
+        c.federation = federation;
+        if federation == Federation::Uscf {
+            c.illegal_strikes_to_lose = None;
+            c.penalty_secs_standard = 120;
+            c.penalty_secs_rapid = 120;
+            c.penalty_secs_blitz = 120;
+            c.fivefold = FivefoldRule::Consecutive;
+            c.seventy_five_moves = true;
+            c.auto_end_9_6 = AutoEnd::May;
+            c.record_exemption_delay_counts = true;
+            c.both_flags = BothFlagsPolicy::Arbiter;
+            c.daemon_is_observer = false;
+        }
+        c
+    }
+
     /// The edition's defaults with the given switches replaced.
     pub fn with_overrides(laws: Laws, o: &LawsOverrides) -> LawsConfig {
-        let mut c = LawsConfig::for_edition(laws);
+        LawsConfig::preset_with_overrides(laws, Federation::Fide, o)
+    }
+
+    /// [`LawsConfig::preset`] with the given switches replaced.
+    pub fn preset_with_overrides(
+        laws: Laws,
+        federation: Federation,
+        o: &LawsOverrides,
+    ) -> LawsConfig {
+        let mut c = LawsConfig::preset(laws, federation);
         if let Some(n) = o.illegal_strikes_to_lose {
             c.illegal_strikes_to_lose = (n > 0).then_some(n);
         }

@@ -20,15 +20,22 @@ pub mod referee;
 pub mod time_control;
 pub mod togyz;
 
-pub use articles::{Ending, GameEnd, IrregularityKind, article, game_end_article};
-pub use clock::{BothFlags, BothFlagsDecision, TimeTrouble, both_flags, flag_fall};
+pub use articles::{
+    Ending, GameEnd, IrregularityKind, article, game_end_article, uscf_article,
+    uscf_game_end_article,
+};
+pub use clock::{
+    BothFlags, BothFlagsDecision, TimeTrouble, both_flags, flag_fall, flag_fall_under,
+    uscf_no_win_on_time,
+};
 pub use draw::{Claimable, PositionKey, Repetitions, automatic_end, claimable};
 pub use laws::{
-    AutoEnd, BothFlagsPolicy, FivefoldRule, Laws, LawsConfig, LawsError, LawsOverrides, Supervision,
+    AutoEnd, BothFlagsPolicy, Federation, FivefoldRule, Laws, LawsConfig, LawsError, LawsOverrides,
+    Supervision,
 };
 pub use penalty::{
     Penalty, can_mate, illegal_move_penalty, illegal_move_penalty_article, penalty_ms,
-    resignation_draw,
+    resignation_draw, uscf_mating_material,
 };
 pub use referee::{LawsSetup, Referee};
 pub use time_control::{Bonus, Category, Period, TimeControl, TimeControlError};

@@ -10,11 +10,14 @@
 //! loses. 2014 (7.5b) and 2017+ (7.5.5): the 1st costs 2 minutes, the 2nd loses. Blitz from
 //! 2014 (B.2) and rapid and blitz in 2023 (A.3, B.3): 1 minute instead of 2. In every edition
 //! the game is drawn instead of lost if the opponent cannot mate by any series of legal moves.
+//! Under the US Chess preset (11D) every completed illegal move costs 2 minutes and none loses;
+//! in blitz the opponent may instead claim the game before he moves if he has mating material
+//! ([`uscf_mating_material`]), else a draw.
 
 use shakmaty::{Chess, Color, Position};
 
 use super::{
-    laws::{Laws, LawsConfig},
+    laws::{Federation, Laws, LawsConfig},
     time_control::Category,
 };
 
@@ -27,15 +30,27 @@ pub enum Penalty {
     Loss,
     /// The game would be lost, but the opponent cannot mate by any legal series: drawn.
     Draw,
+    /// US Chess blitz: the opponent may claim the game before his next move.
+    OpponentMayClaimWin,
+    /// US Chess blitz, the opponent without mating material: he may claim a draw.
+    OpponentMayClaimDraw,
 }
 
 /// The penalty for a player's `offence`-th completed illegal move (1-based; 0 counts as 1).
+/// `opponent_can_mate`: [`can_mate`] under FIDE rules, [`uscf_mating_material`] under US Chess.
 pub fn illegal_move_penalty(
     cfg: &LawsConfig,
     category: Category,
     offence: u32,
     opponent_can_mate: bool,
 ) -> Penalty {
+    if cfg.federation == Federation::Uscf && category == Category::Blitz {
+        return if opponent_can_mate {
+            Penalty::OpponentMayClaimWin
+        } else {
+            Penalty::OpponentMayClaimDraw
+        };
+    }
     let offence = offence.max(1);
     match cfg.illegal_strikes_to_lose {
         Some(strikes) if offence >= strikes => {
@@ -74,6 +89,37 @@ pub fn illegal_move_penalty_article(laws: Laws, category: Category) -> &'static 
         (Laws::Fide2023, Category::Blitz) => "7.5.5, B.3",
         (Laws::Fide2023, Category::Standard) => "7.5.5",
     }
+}
+
+impl LawsConfig {
+    /// The article of the illegal-move penalty under these rules: the edition's
+    /// ([`illegal_move_penalty_article`]), or US Chess 11D (blitz: its chapter 11).
+    pub fn illegal_move_penalty_article(&self, category: Category) -> &'static str {
+        match (self.federation, category) {
+            (Federation::Fide, _) => illegal_move_penalty_article(self.laws, category),
+            (Federation::Uscf, Category::Blitz) => "USCF ch. 11",
+            (Federation::Uscf, _) => "USCF 11D",
+        }
+    }
+
+    /// Whether `color` can still win under these rules' material test: FIDE's [`can_mate`], or
+    /// US Chess mating material ([`uscf_mating_material`]).
+    pub fn can_win(&self, pos: &Chess, color: Color) -> bool {
+        match self.federation {
+            Federation::Fide => can_mate(pos, color),
+            Federation::Uscf => uscf_mating_material(pos, color),
+        }
+    }
+}
+
+/// US Chess mating material (the blitz rule on an illegal move): a pawn, a rook, a queen, or at
+/// least two minor pieces.
+pub fn uscf_mating_material(pos: &Chess, color: Color) -> bool {
+    let board = pos.board();
+    let mine = board.by_color(color);
+    let heavy_or_pawn = (mine & (board.pawns() | board.rooks() | board.queens())).any();
+    let minors = (mine & (board.knights() | board.bishops())).count();
+    heavy_or_pawn || minors >= 2
 }
 
 /// Whether `color` could still mate by some series of legal moves, on the fast path: false only

@@ -14,10 +14,9 @@ use shakmaty::{Chess, Color, Position, uci::UciMove};
 use tracing::warn;
 
 use super::{
-    AutoEnd, BothFlagsDecision, Category, Claimable, Ending, FivefoldRule, GameEnd,
+    AutoEnd, BothFlagsDecision, Category, Claimable, Federation, FivefoldRule, GameEnd,
     IrregularityKind, Judge, Laws, LawsConfig, Penalty, Repetitions, Supervision, TimeControl,
-    TimeTrouble, article, both_flags, can_mate, flag_fall, game_end_article, illegal_move_penalty,
-    illegal_move_penalty_article, review_each,
+    TimeTrouble, both_flags, flag_fall_under, illegal_move_penalty, review_each,
 };
 use crate::{
     Millis,
@@ -164,7 +163,7 @@ impl Judge for Referee {
                 continue;
             }
             let flagged = if i == 0 { Color::White } else { Color::Black };
-            let ending = flag_fall(game.position(), flagged, self.cfg.laws);
+            let ending = flag_fall_under(&self.cfg, game.position(), flagged);
             let both = now[0] && now[1];
             let note = both.then(|| {
                 let plies = game.plies() as u32;
@@ -192,10 +191,24 @@ impl Judge for Referee {
                 .tc
                 .as_ref()
                 .and_then(|tc| period_quota_note(tc, game.plies() as u32, flagged));
-            let note = match (note, quota) {
-                (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-                (a, b) => a.or(b),
-            };
+            let federation = (self.cfg.federation == Federation::Uscf).then(|| {
+                let mut n = "only a player may call a flag; the director rules on the claim \
+                             (USCF 13C1)"
+                    .to_string();
+                if ending.end == GameEnd::TimeForfeitCannotMate {
+                    n.push_str(
+                        "; drawn for want of material to win on time unless the opponent has a \
+                         forced win (USCF 14E), which the director judges",
+                    );
+                }
+                n
+            });
+            let note = [note, quota, federation]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("; ");
+            let note = (!note.is_empty()).then_some(note);
             out.push(TrackerEvent::FlagFall {
                 at_ms: at,
                 after_ply: game.plies() as u32,
@@ -301,7 +314,7 @@ impl Referee {
     pub fn new(cfg: LawsConfig, tc: Option<TimeControl>) -> Referee {
         let category = tc
             .as_ref()
-            .map_or(Category::Standard, |tc| tc.category(cfg.laws));
+            .map_or(Category::Standard, |tc| cfg.category(tc));
         Referee {
             cfg,
             tc,
@@ -427,13 +440,15 @@ impl Referee {
                 at_ms: m.at_ms,
                 ply: m.ply + 1,
                 claim: format!("{}: the arbiter declares the draw", end.termination()),
-                article: game_end_article(end, self.cfg.laws)
+                article: self
+                    .cfg
+                    .game_end_article(end)
                     .unwrap_or_default()
                     .to_string(),
             });
         }
         if let Some(end) = end {
-            let ending = Ending::new(Outcome::Draw, end, self.cfg.laws);
+            let ending = self.cfg.ending(Outcome::Draw, end);
             game.ended = true;
             return Some(TrackerEvent::GameEnded {
                 at_ms: m.at_ms,
@@ -458,7 +473,9 @@ impl Referee {
             at_ms: m.at_ms,
             ply: m.ply + 1,
             claim: claim.termination().to_string(),
-            article: game_end_article(claim, self.cfg.laws)
+            article: self
+                .cfg
+                .game_end_article(claim)
                 .unwrap_or_default()
                 .to_string(),
         })
@@ -472,7 +489,7 @@ impl Referee {
         art: &mut Option<String>,
         ruling: &mut Option<String>,
     ) {
-        *art = article(kind, self.cfg.laws).map(str::to_string);
+        *art = self.cfg.article(kind).map(str::to_string);
         match (kind, player) {
             (IrregularityKind::IllegalMove, Some(player)) => {
                 let c = color(player);
@@ -480,10 +497,10 @@ impl Referee {
                 *n += 1;
                 let offence = *n;
                 let opponent = !c;
-                let opponent_can_mate = can_mate(game.position(), opponent);
+                let opponent_can_mate = self.cfg.can_win(game.position(), opponent);
                 let penalty =
                     illegal_move_penalty(&self.cfg, self.category, offence, opponent_can_mate);
-                let ladder = illegal_move_penalty_article(self.cfg.laws, self.category);
+                let ladder = self.cfg.illegal_move_penalty_article(self.category);
                 let due = match penalty {
                     Penalty::AddTimeToOpponent { ms } => format!(
                         "{} s to be added to {}'s clock",
@@ -495,13 +512,25 @@ impl Referee {
                         "the game is drawn: {} cannot mate by any series of legal moves",
                         side(opponent).as_str()
                     ),
+                    Penalty::OpponentMayClaimWin => format!(
+                        "{} may claim the game before making his next move",
+                        side(opponent).as_str()
+                    ),
+                    Penalty::OpponentMayClaimDraw => format!(
+                        "{} may claim a draw before making his next move: he has no mating \
+                         material",
+                        side(opponent).as_str()
+                    ),
                 };
                 let what = format!(
                     "{} completed illegal move by {}",
                     ordinal(offence),
                     player.as_str()
                 );
-                *ruling = Some(if self.reduced_supervision() {
+                let director = self.cfg.federation == Federation::Uscf;
+                *ruling = Some(if director {
+                    format!("{what}: {due} ({ladder}); the director applies it")
+                } else if self.reduced_supervision() {
                     unsupervised_illegal_move(self.cfg.laws, self.category, &what, &due, ladder)
                 } else {
                     format!("{what}: {due} ({ladder}); the arbiter applies it")
@@ -520,8 +549,10 @@ impl Referee {
                 } else {
                     // Fully supervised: the arbiter should already have acted on the illegal
                     // move; the appendix rule does not apply.
-                    *art =
-                        article(IrregularityKind::IllegalMove, self.cfg.laws).map(str::to_string);
+                    *art = self
+                        .cfg
+                        .article(IrregularityKind::IllegalMove)
+                        .map(str::to_string);
                     "the illegal move was not corrected before the opponent moved: the arbiter \
                      reinstates the position before it"
                         .to_string()

@@ -184,6 +184,21 @@ impl TimeControl {
         }
     }
 
+    /// The US Chess category (the brief's section 6): regular from 30 minutes, quick over 10 and
+    /// under 30, blitz up to 10 (5 to 10 is ratable blitz; below 5 is counted as blitz here),
+    /// counting the base time plus 60 times the delay or increment, as for FIDE.
+    pub fn uscf_category(&self) -> Category {
+        let t = self.time_for_60_moves_ms();
+        let min = 60 * 1000;
+        if t <= 10 * min {
+            Category::Blitz
+        } else if t < 30 * min {
+            Category::Rapid
+        } else {
+            Category::Standard
+        }
+    }
+
     /// The PGN `TimeControl` tag: seconds, `N/` quotas, `+inc`, periods joined by `:`.
     pub fn pgn_tag(&self) -> String {
         self.render(|p| p.base_secs.to_string())

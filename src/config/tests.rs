@@ -112,7 +112,7 @@ fn unknown_keys_are_errors_that_list_the_valid_ones() {
     );
     assert_eq!(
         one_error("[relay.mastodon]\n"),
-        "venue.toml:1:8: unknown key `mastodon`; valid: `folder` or `lichess`"
+        "venue.toml:1:8: unknown key `mastodon`; valid: `clk_format`, `folder`, `lichess`"
     );
 }
 
@@ -386,4 +386,35 @@ fn errors_name_the_file_as_given() {
             .starts_with(&format!("{}: cannot read: ", missing.display())),
         "{e}"
     );
+}
+
+#[test]
+fn federation_picks_the_preset_and_overrides_still_win() {
+    assert_eq!(
+        one_error("[tournament]\nfederation = \"fica\"\n"),
+        "venue.toml:2:14: unknown federation \"fica\"; valid: fide, uscf"
+    );
+    let c = ok("[tournament]\nlaws = \"fide-2018\"\nfederation = \"USCF\"\n");
+    assert_eq!(c.tournament.federation, Federation::Uscf);
+    assert_eq!(c.laws, LawsConfig::preset(Laws::Fide2018, Federation::Uscf));
+    assert_eq!(c.laws.illegal_strikes_to_lose, None);
+    let c = ok("[tournament]\nfederation = \"uscf\"\n\n[laws]\nillegal_strikes_to_lose = 3\n");
+    assert_eq!(c.laws.federation, Federation::Uscf);
+    assert_eq!(c.laws.illegal_strikes_to_lose, Some(3));
+    assert_eq!(
+        c.laws.penalty_secs_blitz, 120,
+        "the rest stays the preset's"
+    );
+    assert_eq!(ok("").laws.federation, Federation::Fide);
+}
+
+#[test]
+fn clk_format_is_checked_and_reaches_the_relays() {
+    assert_eq!(
+        one_error("[relay]\nclk_format = \"mm:ss\"\n"),
+        "venue.toml:2:14: unknown clk_format \"mm:ss\"; valid: h:mm:ss, hh:mm:ss"
+    );
+    let c = ok("[relay]\nclk_format = \"hh:mm:ss\"\n");
+    assert_eq!(c.relay.clk_format, ClockFormat::HhMmSs);
+    assert_eq!(ok("").relay.clk_format, ClockFormat::HMmSs);
 }

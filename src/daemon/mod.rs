@@ -34,10 +34,13 @@ pub use self::{
 };
 use crate::{
     Millis,
-    arbiter::{Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
+    arbiter::{Federation, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
     config::{BoardConfig, BoardKind, Config, ConfigOverrides, Locator},
     emulator::{self, EmulatorOptions, PtyEvent, PtyOptions},
-    export::folder::{self, FolderRelay},
+    export::{
+        folder::{self, FolderRelay},
+        pgn::ClockFormat,
+    },
     metrics::Metrics,
     notify::{Notifier, status_line},
     pipeline::{Dgt, Tgz},
@@ -62,6 +65,10 @@ pub struct LawsArgs {
     /// the config's, else full).
     #[arg(long, value_enum)]
     pub supervision: Option<Supervision>,
+    /// Whose rules: fide (the edition's), or uscf (the US Chess preset over the edition: no
+    /// loss ladder, 14E, the director declares fivefold and 75 moves, US Chess categories).
+    #[arg(long, value_enum)]
+    pub federation: Option<Federation>,
 }
 
 impl LawsArgs {
@@ -73,13 +80,15 @@ impl LawsArgs {
         })
     }
 
-    /// `base` (e.g. the config's) with the flags given applied: `--laws` replaces the edition
-    /// (and the file's `[laws]` overrides with it), `--supervision` and `--time-control` replace
-    /// theirs.
+    /// `base` (e.g. the config's) with the flags given applied: `--laws` and `--federation`
+    /// replace the edition and federation (and the file's `[laws]` overrides with them),
+    /// `--supervision` and `--time-control` replace theirs.
     pub fn apply(&self, mut base: LawsSetup) -> LawsSetup {
-        if let Some(laws) = self.laws {
+        if self.laws.is_some() || self.federation.is_some() {
             let supervision = base.cfg.supervision;
-            base.cfg = LawsConfig::for_edition(laws);
+            let laws = self.laws.unwrap_or(base.cfg.laws);
+            let federation = self.federation.unwrap_or(base.cfg.federation);
+            base.cfg = LawsConfig::preset(laws, federation);
             base.cfg.supervision = supervision;
         }
         if let Some(s) = self.supervision {
@@ -283,6 +292,8 @@ pub struct Fleet {
     pub lichess: Option<LichessPush>,
     /// systemd (does nothing outside systemd).
     pub notifier: Notifier,
+    /// How the Lichess push writes `[%clk]` (the folder relay carries its own).
+    pub clk: ClockFormat,
     /// Tests only: a cap on the database's pages, to make the disk full ([`PageLimit`]).
     pub page_limit: Option<PageLimit>,
 }
@@ -301,6 +312,7 @@ impl Fleet {
             folder: None,
             lichess: None,
             notifier: Notifier::default(),
+            clk: ClockFormat::default(),
             page_limit: None,
         }
     }
@@ -374,7 +386,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .relay
         .folder
         .as_ref()
-        .map(|f| FolderRelay::new(&f.dir));
+        .map(|f| FolderRelay::new(&f.dir).with_clock_format(config.relay.clk_format));
     let print = args.print_moves;
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async {
@@ -389,12 +401,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         fleet.folder = folder;
         fleet.lichess = lichess;
         fleet.notifier = Notifier::from_env();
+        fleet.clk = config.relay.clk_format;
         let hub = match config.http {
             Some(addr) => {
                 let hub = Hub::new();
                 let extras = RelayExtras {
                     metrics: fleet.metrics.clone(),
                     changes: Some(fleet.changes.clone()),
+                    clk: fleet.clk,
                 };
                 let url =
                     start_relay_with(addr, &hub, &fleet.db, token, stop_rx.clone(), extras).await?;
@@ -569,6 +583,7 @@ pub async fn record_fleet(
         folder,
         lichess,
         notifier,
+        clk,
         page_limit,
     } = fleet;
     let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
@@ -614,7 +629,7 @@ pub async fn record_fleet(
         relays.spawn(push.run(changes.subscribe(), move || {
             reader.round().map(|r| {
                 r.map_or_else(String::new, |(round, games)| {
-                    folder::round_pgn(&games, round)
+                    folder::round_pgn_clk(&games, round, clk)
                 })
             })
         }));
@@ -801,6 +816,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         let extras = RelayExtras {
             metrics: fleet.metrics.clone(),
             changes: Some(fleet.changes.clone()),
+            ..RelayExtras::default()
         };
         let hub = if args.no_http {
             None

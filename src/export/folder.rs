@@ -25,7 +25,7 @@ use std::{
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::pgn::pgn;
+use super::pgn::{ClockFormat, pgn_clk};
 use crate::store::GameRecord;
 
 /// `[relay.folder]` in the venue config.
@@ -58,12 +58,22 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> FolderError + '_ {
 #[derive(Clone, Debug)]
 pub struct FolderRelay {
     dir: PathBuf,
+    clk: ClockFormat,
 }
 
 impl FolderRelay {
     /// A writer into `dir` (created when first written).
     pub fn new(dir: impl Into<PathBuf>) -> FolderRelay {
-        FolderRelay { dir: dir.into() }
+        FolderRelay {
+            dir: dir.into(),
+            clk: ClockFormat::default(),
+        }
+    }
+
+    /// The same writer with clocks written in `clk`.
+    pub fn with_clock_format(mut self, clk: ClockFormat) -> FolderRelay {
+        self.clk = clk;
+        self
     }
 
     /// A writer for the `[relay.folder]` config.
@@ -87,10 +97,14 @@ impl FolderRelay {
         for game in &selected {
             if let Some(n) = game.board_no {
                 numbers.push(n);
-                changed += usize::from(replace(&dir, &format!("game-{n}.pgn"), &pgn(game))?);
+                changed += usize::from(replace(
+                    &dir,
+                    &format!("game-{n}.pgn"),
+                    &pgn_clk(game, self.clk),
+                )?);
             }
         }
-        let all = join(&selected);
+        let all = join(&selected, self.clk);
         let games_pgn = dir.join("games.pgn");
         if selected.is_empty() {
             changed += usize::from(remove(&games_pgn)?);
@@ -162,7 +176,12 @@ impl FolderRelay {
 /// The round's PGN as a broadcast reads it: [`broadcast_games`], each as [`pgn`], a blank line
 /// between games (the text of `games.pgn`, and what is pushed to Lichess).
 pub fn round_pgn(games: &[GameRecord], round: u32) -> String {
-    join(&broadcast_games(games, round))
+    round_pgn_clk(games, round, ClockFormat::default())
+}
+
+/// [`round_pgn`] with clocks written in `clk`.
+pub fn round_pgn_clk(games: &[GameRecord], round: u32, clk: ClockFormat) -> String {
+    join(&broadcast_games(games, round), clk)
 }
 
 /// One game per board of round `round`, as the module doc says: numbered boards by number,
@@ -201,8 +220,12 @@ pub fn broadcast_games(games: &[GameRecord], round: u32) -> Vec<&GameRecord> {
     picked
 }
 
-fn join(games: &[&GameRecord]) -> String {
-    games.iter().map(|g| pgn(g)).collect::<Vec<_>>().join("\n")
+fn join(games: &[&GameRecord], clk: ClockFormat) -> String {
+    games
+        .iter()
+        .map(|g| pgn_clk(g, clk))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `M` of a `game-M.pgn` file name.

@@ -16,7 +16,9 @@ pub mod scoresheet;
 
 pub use self::{
     json::{json, json_with_history},
-    pgn::{pgn, pgn_all, pgn_all_with_history, pgn_with_history},
+    pgn::{
+        ClockFormat, pgn, pgn_all, pgn_all_clk, pgn_all_with_history, pgn_clk, pgn_with_history,
+    },
     scoresheet::{Scoresheet, SheetOptions, scoresheet_html},
 };
 use crate::store::{DecisionError, GameId, GameRecord, Store, StoreError};
@@ -61,6 +63,8 @@ pub enum ExportError {
 pub struct ExportOptions {
     /// Retracted moves (PGN comments) and every event (a `history` array in JSON).
     pub history: bool,
+    /// How PGN writes `[%clk]`.
+    pub clk: ClockFormat,
 }
 
 /// One game (`Some(id)`) or every game, rendered in `format`; the text ends with a newline.
@@ -97,8 +101,7 @@ pub fn export_with(
         None
     };
     Ok(match (format, &histories) {
-        (Format::Pgn, None) => pgn_all(&games),
-        (Format::Pgn, Some(h)) => pgn_all_with_history(&games, h),
+        (Format::Pgn, h) => pgn_all_clk(&games, h.as_deref(), options.clk),
         (Format::Scoresheet | Format::Pdf, _) => return Err(ExportError::NotText),
         (Format::Json, h) => {
             let value = match h {

@@ -9,8 +9,9 @@
 //! `White`/`Black` are the names set on the game, else the pairing's at (round, board), else
 //! `Board n white`/`<board name> white`: never `?`, `unknown` or one character, which Lichess
 //! drops. FIDE ids and ratings come from the pairing when its name is the one shown. After each
-//! move comes `{ [%clk h:mm:ss] }` with the mover's clock
-//! (whole seconds, rounded down) when it is known. Irregularities the board showed are comments
+//! move comes `{ [%clk h:mm:ss] }` with the mover's clock as displayed after the press
+//! (whole seconds, rounded down) when it is known; [`ClockFormat`] can make it `hh:mm:ss`, as
+//! DGT LiveChess writes it. Irregularities the board showed are comments
 //! before the ply they happened before (`{ Irregularity: illegal_move (7.5.1) by white: ... }`);
 //! an illegal move is never in the movetext.
 //!
@@ -33,17 +34,57 @@ use crate::{
 /// Lines stay shorter than this (PGN export format: at most 79 characters).
 const MAX_LINE: usize = 80;
 
+/// How `[%clk]` writes a clock (the brief's `clkFormat`): `h:mm:ss`, the PGN clock command as
+/// Lichess and most readers write it (the default), or `hh:mm:ss` with two-digit hours, as DGT
+/// LiveChess writes it (`01:59:00`). Both are read by Lichess broadcasts (relay notes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum ClockFormat {
+    #[default]
+    #[value(name = "h:mm:ss")]
+    HMmSs,
+    #[value(name = "hh:mm:ss")]
+    HhMmSs,
+}
+
+impl ClockFormat {
+    /// Every format, as the config names them.
+    pub const ALL: [ClockFormat; 2] = [ClockFormat::HMmSs, ClockFormat::HhMmSs];
+
+    /// The config name: `"h:mm:ss"` or `"hh:mm:ss"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClockFormat::HMmSs => "h:mm:ss",
+            ClockFormat::HhMmSs => "hh:mm:ss",
+        }
+    }
+
+    /// A clock reading of `ms` milliseconds, whole seconds rounded down.
+    pub fn format(self, ms: u64) -> String {
+        let s = ms / 1000;
+        let (h, m, s) = (s / 3600, s / 60 % 60, s % 60);
+        match self {
+            ClockFormat::HMmSs => format!("{h}:{m:02}:{s:02}"),
+            ClockFormat::HhMmSs => format!("{h:02}:{m:02}:{s:02}"),
+        }
+    }
+}
+
 /// The game as PGN, ending with a newline.
 pub fn pgn(game: &GameRecord) -> String {
-    pgn_with(game, None)
+    pgn_with(game, None, ClockFormat::default())
+}
+
+/// [`pgn`] with clocks written in `clk`.
+pub fn pgn_clk(game: &GameRecord, clk: ClockFormat) -> String {
+    pgn_with(game, None, clk)
 }
 
 /// The game as PGN with its retracted moves as comments (`history` from `Store::history`).
 pub fn pgn_with_history(game: &GameRecord, history: &[HistoryEntry]) -> String {
-    pgn_with(game, Some(history))
+    pgn_with(game, Some(history), ClockFormat::default())
 }
 
-fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>) -> String {
+fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, clk: ClockFormat) -> String {
     let mut out = String::new();
     let result = pgn_result(&game.result);
     let date = game.date.as_deref().unwrap_or("????.??.??");
@@ -118,7 +159,7 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>) -> String {
         };
         after_comment = clock.is_some();
         if let Some(ms) = clock {
-            lines.token(&format!("{{ [%clk {}] }}", clk(ms)));
+            lines.token(&format!("{{ [%clk {}] }}", clk.format(ms)));
         }
         for (_, text) in comments_before(mv.ply + 1) {
             lines.comment(text);
@@ -338,17 +379,24 @@ fn irregularity_comments(game: &GameRecord) -> Vec<(u32, String)> {
 
 /// Every game, separated by a blank line.
 pub fn pgn_all(games: &[GameRecord]) -> String {
-    join(games.iter().map(pgn))
+    pgn_all_clk(games, None, ClockFormat::default())
 }
 
 /// Every game with its history (`histories[i]` is the history of `games[i]`).
 pub fn pgn_all_with_history(games: &[GameRecord], histories: &[Vec<HistoryEntry>]) -> String {
-    join(
-        games
-            .iter()
-            .zip(histories)
-            .map(|(g, h)| pgn_with_history(g, h)),
-    )
+    pgn_all_clk(games, Some(histories), ClockFormat::default())
+}
+
+/// Every game, with its history if given, clocks written in `clk`.
+pub fn pgn_all_clk(
+    games: &[GameRecord],
+    histories: Option<&[Vec<HistoryEntry>]>,
+    clk: ClockFormat,
+) -> String {
+    join(games.iter().enumerate().map(|(i, g)| {
+        let history = histories.and_then(|h| h.get(i)).map(Vec::as_slice);
+        pgn_with(g, history, clk)
+    }))
 }
 
 fn join(texts: impl Iterator<Item = String>) -> String {
@@ -360,12 +408,6 @@ fn join(texts: impl Iterator<Item = String>) -> String {
         out.push_str(&text);
     }
     out
-}
-
-/// `h:mm:ss` of a clock reading.
-fn clk(ms: u64) -> String {
-    let s = ms / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
 fn tag(out: &mut String, name: &str, value: &str) {
@@ -429,10 +471,15 @@ mod tests {
 
     #[test]
     fn clock_format_rounds_down_to_seconds() {
+        let clk = |ms| ClockFormat::HMmSs.format(ms);
         assert_eq!(clk(0), "0:00:00");
         assert_eq!(clk(59_999), "0:00:59");
         assert_eq!(clk(5_400_000), "1:30:00");
         assert_eq!(clk(36_061_500), "10:01:01");
+        let live = |ms| ClockFormat::HhMmSs.format(ms);
+        assert_eq!(live(0), "00:00:00");
+        assert_eq!(live(7_140_000), "01:59:00");
+        assert_eq!(live(36_061_500), "10:01:01");
     }
 
     #[test]

@@ -42,7 +42,7 @@ use tracing::{error, warn};
 
 use crate::{
     device::serial::now_ms,
-    export::{folder, pgn},
+    export::{folder, pgn, pgn::ClockFormat},
     metrics::Metrics,
     pairings::{self, PairingsFormat},
     relay::{
@@ -149,6 +149,8 @@ struct ReaderState {
     round: Option<Rendered>,
     per_game: HashMap<GameId, Option<Rendered>>,
     boards: Option<Arc<HashMap<String, BoardGame>>>,
+    /// How the PGN it renders writes `[%clk]`.
+    clk: ClockFormat,
 }
 
 impl ReaderState {
@@ -191,8 +193,12 @@ impl ReaderState {
             return Ok(r.clone());
         }
         let text = match self.store()?.round_info()? {
-            Some(info) => folder::round_pgn(&self.store()?.round_games(info.round)?, info.round),
-            None => pgn::pgn_all(&games),
+            Some(info) => folder::round_pgn_clk(
+                &self.store()?.round_games(info.round)?,
+                info.round,
+                self.clk,
+            ),
+            None => pgn::pgn_all_clk(&games, None, self.clk),
         };
         let rendered = Rendered::new(text);
         self.round = Some(rendered.clone());
@@ -204,7 +210,10 @@ impl ReaderState {
         if let Some(r) = self.per_game.get(&id) {
             return Ok(r.clone());
         }
-        let rendered = self.store()?.game(id)?.map(|g| Rendered::new(pgn::pgn(&g)));
+        let rendered = self
+            .store()?
+            .game(id)?
+            .map(|g| Rendered::new(pgn::pgn_clk(&g, self.clk)));
         self.per_game.insert(id, rendered.clone());
         Ok(rendered)
     }
@@ -303,6 +312,8 @@ impl App {
 pub struct RelayExtras {
     pub metrics: Arc<Metrics>,
     pub changes: Option<Arc<watch::Sender<u64>>>,
+    /// How the served PGN writes `[%clk]`.
+    pub clk: ClockFormat,
 }
 
 /// An error answer: a status and a message, as JSON `{"error": ...}`.
@@ -341,7 +352,10 @@ pub fn router_with(
         hub,
         db: Arc::new(Db {
             path: db_path.to_owned(),
-            reader: Mutex::new(ReaderState::default()),
+            reader: Mutex::new(ReaderState {
+                clk: extras.clk,
+                ..ReaderState::default()
+            }),
             admin: Mutex::new(None),
         }),
         token: admin_token,

@@ -67,6 +67,7 @@ impl Bench {
         let extras = RelayExtras {
             metrics: metrics.clone(),
             changes: Some(changes.clone()),
+            ..RelayExtras::default()
         };
         let url = daemon::start_relay_with(any, &hub, &db, token, stop_rx, extras)
             .await
