@@ -235,6 +235,7 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
     let extras = RelayExtras {
         metrics: metrics.clone(),
         changes: Some(fleet.changes.clone()),
+        ..RelayExtras::default()
     };
     let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let base = daemon::start_relay_with(any, &hub, &db, None, stop_rx.clone(), extras)
