@@ -12,7 +12,7 @@ use std::{
         Arc,
         atomic::{AtomicU64, Ordering},
     },
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use tokio::sync::{mpsc, oneshot, watch};
@@ -97,37 +97,64 @@ pub struct WriterHooks {
     pub page_limit: Option<PageLimit>,
 }
 
+/// How long the store must take every batch before it counts as recovered. A nearly full disk
+/// still takes a small batch now and then (it fits in a page with room) while the boards that
+/// hold a backlog are refused: one recovery, not one per lucky batch. Longer than a board's
+/// retry interval ([`super::board::RETRY_EVERY`]).
+const SETTLED: Duration = Duration::from_secs(3);
+
+/// A store refusing writes: since when, how many batches, and the last refusal.
+struct Refusing {
+    since: Instant,
+    batches: u64,
+    last: Instant,
+}
+
 /// The store's health as the writer thread sees it, to log a change of state once.
 #[derive(Default)]
 struct Health {
-    /// Since when the store refuses, and how many batches it refused.
-    refusing: Option<(Instant, u64)>,
+    refusing: Option<Refusing>,
     /// The page limit last applied ([`PageLimit`]'s encoding).
     applied_limit: u64,
 }
 
 impl Health {
     fn failed(&mut self, err: &StoreError) {
+        let now = Instant::now();
         match &mut self.refusing {
-            Some((_, n)) => *n += 1,
+            Some(r) => {
+                r.batches += 1;
+                r.last = now;
+            }
             None => {
                 error!(
                     cause = %err,
                     "the store refuses writes; every board keeps its moves in memory and retries"
                 );
-                self.refusing = Some((Instant::now(), 1));
+                self.refusing = Some(Refusing {
+                    since: now,
+                    batches: 1,
+                    last: now,
+                });
             }
         }
     }
 
-    fn committed(&mut self) {
-        if let Some((since, refused)) = self.refusing.take() {
-            info!(
-                after_s = since.elapsed().as_secs(),
-                refused_batches = refused,
-                "the store accepts writes again; recording resumed"
-            );
+    /// A batch committed; whether the store counts as taking writes (see [`SETTLED`]).
+    fn committed(&mut self) -> bool {
+        let Some(r) = &self.refusing else {
+            return true;
+        };
+        if r.last.elapsed() < SETTLED {
+            return false;
         }
+        info!(
+            after_s = r.since.elapsed().as_secs(),
+            refused_batches = r.batches,
+            "the store accepts writes again; recording resumed"
+        );
+        self.refusing = None;
+        true
     }
 
     /// Applies the test's page limit when it changed.
@@ -180,17 +207,23 @@ impl StoreWriter {
                     let began = Instant::now();
                     let date = pgn_date(now_ms());
                     let result = store.write_batch_dated(&writes, Some(&date));
-                    if let Some(m) = &hooks.metrics {
+                    let metrics = hooks.metrics.as_deref();
+                    if let Some(m) = metrics {
                         m.commit(began.elapsed(), result.is_ok());
-                        match &result {
-                            Ok(_) => m.store_ok(),
-                            Err(e) => m.store_refused(e.is_full()),
-                        }
                     }
                     match &result {
-                        Err(e) => health.failed(e),
+                        Err(e) => {
+                            health.failed(e);
+                            if let Some(m) = metrics {
+                                m.store_refused(e.is_full());
+                            }
+                        }
                         Ok(games) => {
-                            health.committed();
+                            if health.committed()
+                                && let Some(m) = metrics
+                            {
+                                m.store_ok();
+                            }
                             if !games.is_empty()
                                 && let Some(changes) = &hooks.changes
                             {
