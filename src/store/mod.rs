@@ -684,8 +684,11 @@ fn writable(dir: &Path) -> bool {
 fn diagnose_open(db: &Path, err: StoreError) -> StoreError {
     let name = db.display().to_string();
     let dir = parent_dir(db);
-    if err.is_full() {
-        return StoreError::Full { db: name };
+    match err {
+        StoreError::Full { .. } => return StoreError::Full { db: name },
+        StoreError::Sqlite(_) => {}
+        // A schema or WAL problem: its own message says it.
+        other => return other,
     }
     let why = if !dir.is_dir() {
         format!(
