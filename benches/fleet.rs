@@ -78,12 +78,6 @@ async fn phase(n: usize, secs: u64, speed: f64) -> Phase {
     let chess = n * 5 / 8;
     let hall = fleet_common::hall(chess, n - chess, speed, u64::MAX);
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut fleet = PtyFleet::spawn(
-        hall.iter()
-            .map(|b| (b.script.clone(), fleet_common::pty_options(dir.path(), b, false, 0))),
-    )
-    .await
-    .expect("the emulators start");
     let entries: Vec<_> = hall
         .iter()
         .map(|b| {
@@ -95,9 +89,18 @@ async fn phase(n: usize, secs: u64, speed: f64) -> Phase {
     let http = fleet_common::free_port();
     let config = dir.path().join("boardscribe.toml");
     std::fs::write(&config, fleet_common::config_text(&db, http, &entries)).expect("the config");
+    // The daemon first, so that it inherits none of the emulators' ptys (see tests/fleet.rs).
     let mut daemon = Daemon::start(dir.path(), &config);
     let pid = daemon.pid();
     let cpu0 = fleet_common::cpu_secs(pid);
+    let mut fleet = PtyFleet::spawn(hall.iter().map(|b| {
+        (
+            b.script.clone(),
+            fleet_common::pty_options(dir.path(), b, false, 0),
+        )
+    }))
+    .await
+    .expect("the emulators start");
     let t0 = Instant::now();
     let end = t0 + Duration::from_secs(secs);
     // Keep the emulators' event channel drained until the phase ends.
@@ -205,7 +208,10 @@ fn report(base: (u64, u64), speed: f64, phases: &mut [Phase]) {
             p.load
         );
         if p.untimed > 0 {
-            println!("       ({} durable moves whose frames were not found)", p.untimed);
+            println!(
+                "       ({} durable moves whose frames were not found)",
+                p.untimed
+            );
         }
     }
 }
@@ -213,10 +219,15 @@ fn report(base: (u64, u64), speed: f64, phases: &mut [Phase]) {
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` does not: a short smoke run then.
     let full = std::env::args().any(|a| a == "--bench");
-    let sizes: Vec<usize> = knob::<String>("FLEETBENCH_SIZES", if full { "64,256" } else { "4" }.into())
-        .split(',')
-        .map(|s| s.trim().parse().expect("FLEETBENCH_SIZES: numbers, comma-separated"))
-        .collect();
+    let sizes: Vec<usize> =
+        knob::<String>("FLEETBENCH_SIZES", if full { "64,256" } else { "4" }.into())
+            .split(',')
+            .map(|s| {
+                s.trim()
+                    .parse()
+                    .expect("FLEETBENCH_SIZES: numbers, comma-separated")
+            })
+            .collect();
     let secs = knob("FLEETBENCH_SECS", if full { 90 } else { 10 });
     let speed = knob("FLEETBENCH_SPEED", 0.1);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -228,7 +239,10 @@ fn main() {
     let base = baseline(5);
     let mut phases = Vec::new();
     for n in sizes {
-        eprintln!("phase: {n} boards for {secs} s (load average {})", loadavg());
+        eprintln!(
+            "phase: {n} boards for {secs} s (load average {})",
+            loadavg()
+        );
         phases.push(rt.block_on(phase(n, secs, speed)));
     }
     report(base, speed, &mut phases);

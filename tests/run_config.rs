@@ -363,5 +363,5 @@ dir = "{relay}"
         }
     }
     drop(again);
-    emulators.abort_all();
+    emulators.abort();
 }

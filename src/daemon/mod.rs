@@ -22,10 +22,7 @@ use std::{
 };
 
 use anyhow::{Context, bail};
-use tokio::{
-    sync::watch,
-    task::JoinSet,
-};
+use tokio::{sync::watch, task::JoinSet};
 use tracing::{Instrument, error, field, info, info_span, warn};
 
 pub use self::{

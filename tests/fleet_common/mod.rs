@@ -21,8 +21,8 @@ use std::{
 use boardscribe::{
     device::{Direction, capture::parse_capture},
     emulator::{
-        self, BoardScript, EmulatorOptions, EventKind, Payload, PtyOptions, PtyScript,
-        TogyzAction, TogyzEmulatorOptions, TogyzPayload, TogyzScript,
+        self, BoardScript, EmulatorOptions, EventKind, Payload, PtyOptions, PtyScript, TogyzAction,
+        TogyzEmulatorOptions, TogyzPayload, TogyzScript,
     },
     game::{
         GameKind,
@@ -459,7 +459,10 @@ pub fn http_get(port: u16, path: &str) -> Option<String> {
     if !head.starts_with("HTTP/1.1 200") {
         return None;
     }
-    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         let mut plain = String::new();
         let mut rest = body;
         while let Some((size, tail)) = rest.split_once("\r\n") {

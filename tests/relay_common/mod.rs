@@ -132,7 +132,7 @@ impl Bench {
         let fleet = self.emulators.as_mut().unwrap();
         tokio::time::timeout(within, fleet.all_done(|_, _| {}))
             .await
-        .expect("the boards did not finish their games in time");
+            .expect("the boards did not finish their games in time");
         tokio::time::sleep(Duration::from_millis(1500)).await;
     }
 
