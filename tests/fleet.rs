@@ -4,8 +4,9 @@
 //! kinds) are unplugged mid-move and plugged back; a 65th port sends nothing but random bytes
 //! as fast as the daemon reads them, for the whole round. After SIGTERM the database holds every
 //! game exactly (every ply in order, the result where the rules end the game), the bad input is
-//! logged for the garbage port only, `/metrics` counted it, and every other board's moves were
-//! durable within the tracker's own windows of their completing frame.
+//! logged for the garbage port only, `/metrics` counted it, the daemon read the flood no faster
+//! than a board may send (it no longer stores gigabytes of noise), and every other board's moves
+//! were durable within the tracker's own windows of their completing frame.
 //!
 //! Run with `cargo test --release --test fleet -- --nocapture` (it prints the latencies).
 //! `FLEET_NO_GARBAGE=1` leaves the garbage port out, to compare the figures.
@@ -264,8 +265,9 @@ async fn round(hall: Vec<fleet_common::HallBoard>, unplugged: Vec<usize>, with_g
         timed * 10 >= total_moves * 9,
         "only {timed} of {total_moves} moves timed"
     );
+    let steady_timed = all.len();
     assert!(
-        !(max > MAX_LATENCY_MS),
+        steady_timed == 0 || max <= MAX_LATENCY_MS,
         "a move took {max:.0} ms from its frame to the store"
     );
     // The round lasts as long as its longest game, plus the start-up and the last move's wait.

@@ -100,6 +100,20 @@ fn outcome<G: GameKind>(moves: &[G::Move]) -> &'static str {
 /// rules end (mate or stalemate), if the corpus has them. Every other board lies turned round.
 pub fn hall(chess: usize, togyz: usize, speed: f64, max_ms: u64) -> Vec<HallBoard> {
     let mut out = Vec::new();
+    // The Laws end a game at a fivefold repetition or after 75 moves without a capture or a pawn
+    // move (9.6); older games played on: such a game is not one the daemon records whole.
+    let cut_by_the_laws = |g: &emulator::PgnGame| {
+        use shakmaty::{EnPassantMode, Position, fen::Epd};
+        let mut pos = shakmaty::Chess::default();
+        let mut seen: HashMap<String, u32> = HashMap::new();
+        g.moves.iter().enumerate().any(|(i, m)| {
+            pos = pos.clone().play(*m).expect("a legal corpus move");
+            let key = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
+            let n = seen.entry(key).or_insert(0);
+            *n += 1;
+            i + 1 < g.moves.len() && (*n >= 5 || pos.halfmoves() >= 150)
+        })
+    };
     let mut files: Vec<Vec<(String, emulator::PgnGame)>> = CHESS_FILES
         .iter()
         .map(|f| {
@@ -113,6 +127,7 @@ pub fn hall(chess: usize, togyz: usize, speed: f64, max_ms: u64) -> Vec<HallBoar
                     g.moves.len() >= 20
                         && !g.tags.iter().any(|(k, _)| k.eq_ignore_ascii_case("FEN"))
                 })
+                .filter(|(_, g)| !cut_by_the_laws(g))
                 .map(|(n, g)| (format!("{f}#{}", n + 1), g))
                 .collect()
         })
