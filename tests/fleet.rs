@@ -211,6 +211,24 @@ async fn round(hall: Vec<fleet_common::HallBoard>, unplugged: Vec<usize>, with_g
             "bad input from a real board: {l}"
         );
     }
+    // The flood is read no faster than a board may send (the daemon's 16 KiB a second, and the
+    // read that crossed it, of at most 4 KiB), not as fast as the pty delivers it.
+    let slow: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("reading it slowly"))
+        .collect();
+    if with_garbage {
+        let skipped = skipped.expect("bytes skipped in /metrics");
+        let allowed = 20.0 * 1024.0 * (round_secs + 2.0);
+        assert!(
+            skipped <= allowed,
+            "{skipped} garbage bytes read in {round_secs:.1} s (sent {sent})"
+        );
+        assert!(!slow.is_empty(), "the flood was not noticed");
+    }
+    for l in &slow {
+        assert!(l.contains("board=garbage"), "a real board held back: {l}");
+    }
     // The unplugged boards came back (and are the only ones that were lost).
     for (i, b) in hall.iter().enumerate() {
         let (a, z) = (format!("board={} ", b.name), format!("board={}}}", b.name));
