@@ -303,18 +303,20 @@ dir = "{relay}"
     // Sown to the end by the rules: the daemon decides the result itself.
     assert_eq!(Some(recorded[2].result.as_str()), togyz_result);
 
-    // The round's folder: one file per board and the whole round.
+    // The round's folder: one file per board (the pit board's too) and the whole round.
     let round_dir = relay.join("round-1");
     tokio::task::block_in_place(|| {
         poll("the round folder", || {
             let one = std::fs::read_to_string(round_dir.join("game-1.pgn")).ok()?;
             let two = std::fs::read_to_string(round_dir.join("game-2.pgn")).ok()?;
+            let three = std::fs::read_to_string(round_dir.join("game-3.pgn")).ok()?;
             let all = std::fs::read_to_string(round_dir.join("games.pgn")).ok()?;
             let last = |g: &PgnGame| g.moves.len();
             let complete = one.contains("[Event \"Config Open\"]")
                 && one.contains("[Round \"1.1\"]")
                 && two.contains("[Round \"1.2\"]")
-                && all.matches("[Event ").count() == 2
+                && three.contains("[Round \"1.3\"]")
+                && all.matches("[Event ").count() == 3
                 && last(&games[0]) > 0;
             complete.then_some(())
         })
