@@ -164,7 +164,7 @@ fn report(base: (u64, u64), speed: f64, phases: &mut [Phase]) {
     );
     println!();
     println!(
-        "{:>6} {:>10} {:>6} {:>7} {:>6} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>6} {:>8}  {}",
+        "{:>6} {:>10} {:>6} {:>7} {:>6} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>6} {:>8}  load avg",
         "boards",
         "dgt/togyz",
         "secs",
@@ -181,7 +181,6 @@ fn report(base: (u64, u64), speed: f64, phases: &mut [Phase]) {
         "max",
         "n",
         "emu p99",
-        "load avg"
     );
     for p in phases.iter_mut() {
         let (p50, p99, max) = fleet_common::quantiles(&mut p.latency);
