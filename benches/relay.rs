@@ -28,7 +28,8 @@ use boardscribe::{
     daemon,
     device::{Direction, capture::parse_capture},
     emulator::{
-        self, BoardScript, EmulatorOptions, EventKind, Payload, PgnGame, PtyEvent, PtyOptions,
+        self, BoardScript, EmulatorOptions, EventKind, Payload, PgnGame, PtyFleet, PtyOptions,
+        PtyScript,
     },
     protocol::dgt::{Frame, cmd},
     relay::Hub,
@@ -36,10 +37,7 @@ use boardscribe::{
 };
 use futures_util::StreamExt;
 use reqwest::{StatusCode, header};
-use tokio::{
-    sync::{mpsc, watch},
-    task::JoinSet,
-};
+use tokio::{sync::watch, task::JoinSet};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
 const CORPUS_FILES: [&str; 4] = ["tatamast22", "Capablanca", "London1851", "WorldChamp1886"];
@@ -280,8 +278,8 @@ async fn phase(
     let sse = Arc::new(Mutex::new(SseSeen::default()));
     let sse_task = tokio::spawn(sse_client(url.clone(), sse.clone()));
 
-    let mut emulators = JoinSet::new();
-    let mut boards = Vec::new();
+    let mut links = Vec::new();
+    let mut specs = Vec::new();
     for (i, script) in scripts.iter().enumerate() {
         let link = dir.path().join(format!("board-{}", i + 1));
         let capture = dir.path().join(format!("board-{}.capture", i + 1));
@@ -290,26 +288,26 @@ async fn phase(
             capture_out: Some(capture.clone()),
             ..PtyOptions::default()
         };
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let s = script.clone();
-        emulators.spawn(async move { emulator::run_pty(&s, &pty, Some(tx)).await });
-        let mut ready = None;
-        while let Some(ev) = rx.recv().await {
-            if matches!(ev, PtyEvent::Ready(_)) {
-                ready = Some(Instant::now());
-                break;
-            }
-        }
-        // Keep the channel drained; the runner ignores a closed one anyway.
-        tokio::spawn(async move { while rx.recv().await.is_some() {} });
-        boards.push(Board {
+        specs.push((PtyScript::from(script.clone()), pty));
+        links.push((link, capture));
+    }
+    let mut emulators = PtyFleet::spawn(specs)
+        .await
+        .expect("the emulators announce their ptys");
+    let boards: Vec<Board> = links
+        .into_iter()
+        .zip(scripts)
+        .zip(&emulators.ready)
+        .map(|(((link, capture), script), ready)| Board {
             name: link.display().to_string(),
             script: script.clone(),
             capture,
             capture_text: String::new(),
-            ready: ready.expect("the emulator announces its pty"),
-        });
-    }
+            ready: *ready,
+        })
+        .collect();
+    // Keep the emulators' events drained while the phase runs.
+    let drain = async { emulators.all_done(|_, _| {}).await };
 
     let durable = Arc::new(Mutex::new(Vec::new()));
     let note = durable.clone();
@@ -338,6 +336,7 @@ async fn phase(
     for k in 0..load {
         clients.spawn(load_client(url.clone(), k % 2 == 1, end, pace));
     }
+    let _ = tokio::time::timeout_at(end.into(), drain).await;
     tokio::time::sleep_until(end.into()).await;
     let mut requests = Vec::new();
     while let Some(r) = clients.join_next().await {
@@ -350,8 +349,7 @@ async fn phase(
         .await
         .expect("the recorder task")
         .expect("record_boards");
-    emulators.abort_all();
-    while emulators.join_next().await.is_some() {}
+    emulators.abort();
     if tokio::time::timeout(Duration::from_secs(5), sse_task)
         .await
         .is_err()

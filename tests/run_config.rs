@@ -1,10 +1,8 @@
-//! `boardscribe run --config FILE` end to end: the real binary records DGT boards emulated on
-//! pseudo-terminals (found through the config's `port`), tells systemd READY and STOPPING on a
-//! notify socket the test binds, keeps the LiveChess-style folder of the round up to date, stops
-//! cleanly on SIGTERM with the games still open, and resumes them on restart.
-//!
-//! TODO: a togyz board too, once the togyz pty runner exists (the emulator has scripts for pit
-//! boards but no pty runner for them yet).
+//! `boardscribe run --config FILE` end to end: the real binary records two DGT boards and a
+//! togyz pit board emulated on pseudo-terminals (found through the config's `port`), tells
+//! systemd READY and STOPPING on a notify socket the test binds, keeps the LiveChess-style folder
+//! of the round up to date, stops cleanly on SIGTERM with the games still open, and resumes them
+//! on restart.
 
 use std::{
     fs::File,
@@ -15,14 +13,23 @@ use std::{
 };
 
 use boardscribe::{
-    emulator::{self, EmulatorOptions, PgnGame, PtyEvent, PtyOptions},
+    emulator::{
+        self, EmulatorOptions, PgnGame, PtyFleet, PtyOptions, PtyScript, TogyzEmulatorOptions,
+    },
+    game::{
+        GameKind,
+        togyz::{Rules, TogyzGame},
+    },
     store::Store,
 };
 use shakmaty::CastlingMode;
-use tokio::sync::mpsc;
 
 const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
+const PLAYOK: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/corpus/togyz/playok-2025.pgn"
+);
 const DEADLINE: Duration = Duration::from_secs(150);
 
 fn corpus_game(file: &str, n: usize) -> PgnGame {
@@ -35,6 +42,21 @@ fn expected_uci(game: &PgnGame) -> Vec<String> {
         .iter()
         .map(|m| m.to_uci(CastlingMode::Standard).to_string())
         .collect()
+}
+
+/// The result the rules give after `moves` from the start, if the game is over then.
+fn togyz_outcome(moves: &[boardscribe::game::togyz::Move]) -> Option<&'static str> {
+    let mut pos = TogyzGame::start();
+    for mv in moves {
+        pos = TogyzGame::play(&pos, mv);
+    }
+    let mut next = Vec::new();
+    TogyzGame::successors(
+        &pos,
+        TogyzGame::reading_key(&TogyzGame::reading(&pos)),
+        &mut next,
+    );
+    TogyzGame::outcome(&pos, !next.is_empty()).map(|(o, _)| o.as_pgn())
 }
 
 /// The daemon, killed (and its log shown) if the test fails while it runs.
@@ -148,8 +170,26 @@ async fn run_with_a_config_records_notifies_relays_and_resumes() {
         corpus_game("tatamast22", 27),
         corpus_game("WorldChamp1886", 20),
     ];
-    let mut emulators = tokio::task::JoinSet::new();
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<usize>();
+    // A togyz game of the corpus, whole, played on a pit board as board 3.
+    let togyz_text = std::fs::read_to_string(PLAYOK).unwrap();
+    let (togyz_record, togyz_moves) = emulator::togyz_records(&togyz_text, Rules::KYRGYZ)
+        .unwrap()
+        .into_iter()
+        .find(|(_, moves)| moves.len() < 90 && togyz_outcome(moves).is_some())
+        .unwrap();
+    let togyz_result = togyz_outcome(&togyz_moves);
+    let togyz_want: Vec<String> = togyz_record
+        .moves
+        .iter()
+        .map(|m| m.text.to_string())
+        .collect();
+    let togyz_opts = TogyzEmulatorOptions {
+        speed: 0.04,
+        seed: 43,
+        ..TogyzEmulatorOptions::default()
+    };
+    let togyz_script = emulator::script_togyz(&togyz_moves, &togyz_opts).unwrap();
+    let mut boards = Vec::new();
     let mut links = Vec::new();
     for (i, game) in games.iter().enumerate() {
         let opts = EmulatorOptions {
@@ -159,29 +199,23 @@ async fn run_with_a_config_records_notifies_relays_and_resumes() {
             time_control: Some((15 * 60_000, 10_000)),
             ..EmulatorOptions::default()
         };
-        let script = emulator::script_pgn(game, &opts).unwrap();
-        let link = dir.path().join(format!("board-{}", i + 1));
-        let pty = PtyOptions {
-            link: Some(link.clone()),
-            ..PtyOptions::default()
-        };
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        emulators.spawn(async move { emulator::run_pty(&script, &pty, Some(tx)).await });
-        while let Some(ev) = rx.recv().await {
-            if matches!(ev, PtyEvent::Ready(_)) {
-                break;
-            }
-        }
-        let done_tx = done_tx.clone();
-        tokio::spawn(async move {
-            while let Some(ev) = rx.recv().await {
-                if ev == PtyEvent::ScriptDone {
-                    let _ = done_tx.send(i);
-                }
-            }
-        });
-        links.push(link);
+        boards.push(PtyScript::from(emulator::script_pgn(game, &opts).unwrap()));
     }
+    boards.push(PtyScript::from(togyz_script));
+    let boards: Vec<_> = boards
+        .into_iter()
+        .enumerate()
+        .map(|(i, script)| {
+            let link = dir.path().join(format!("board-{}", i + 1));
+            links.push(link.clone());
+            let pty = PtyOptions {
+                link: Some(link),
+                ..PtyOptions::default()
+            };
+            (script, pty)
+        })
+        .collect();
+    let mut emulators = PtyFleet::spawn(boards).await.unwrap();
     let db = dir.path().join("hall.db");
     let relay = dir.path().join("relay");
     let config = dir.path().join("boardscribe.toml");
@@ -208,12 +242,19 @@ kind = "dgt"
 name = "second board"
 port = "{b2}"
 
+[[board]]
+number = 3
+kind = "togyz"
+name = "pit board"
+port = "{b3}"
+
 [relay.folder]
 dir = "{relay}"
 "#,
             db = db.display(),
             b1 = links[0].display(),
             b2 = links[1].display(),
+            b3 = links[2].display(),
             relay = relay.display(),
         ),
     )
@@ -225,15 +266,11 @@ dir = "{relay}"
     let ready = tokio::task::block_in_place(|| wait_notify(&notify, "READY=1"));
     assert!(ready.contains("STATUS="), "{ready:?}");
 
-    tokio::time::timeout(DEADLINE, async {
-        for _ in 0..games.len() {
-            done_rx.recv().await.unwrap();
-        }
-    })
-    .await
-    .expect("the boards did not finish in time");
+    tokio::time::timeout(DEADLINE, emulators.all_done(|_, _| {}))
+        .await
+        .expect("the boards did not finish in time");
 
-    let names = ["top board", "second board"];
+    let names = ["top board", "second board", "pit board"];
     let recorded = tokio::task::block_in_place(|| {
         poll("every move in SQLite", || {
             let store = Store::open_read_only(&db).ok()?;
@@ -242,33 +279,44 @@ dir = "{relay}"
                 .iter()
                 .map(|n| all.iter().rfind(|g| g.board_name == *n).cloned())
                 .collect::<Option<_>>()?;
-            let done = per_board.iter().zip(&games).all(|(g, want)| {
+            let chess = per_board.iter().zip(&games).all(|(g, want)| {
                 g.moves
                     .iter()
                     .filter_map(|m| m.uci.clone())
                     .collect::<Vec<_>>()
                     == expected_uci(want)
             });
-            done.then_some(per_board)
+            let togyz = per_board[2]
+                .moves
+                .iter()
+                .map(|m| m.notation.clone())
+                .collect::<Vec<_>>()
+                == togyz_want;
+            (chess && togyz).then_some(per_board)
         })
     });
     for (g, number) in recorded.iter().zip(1u32..) {
         assert_eq!(g.round, Some(1));
         assert_eq!(g.board_no, Some(number));
     }
+    assert_eq!(recorded[2].kind, boardscribe::game::Kind::Togyz);
+    // Sown to the end by the rules: the daemon decides the result itself.
+    assert_eq!(Some(recorded[2].result.as_str()), togyz_result);
 
-    // The round's folder: one file per board and the whole round.
+    // The round's folder: one file per board (the pit board's too) and the whole round.
     let round_dir = relay.join("round-1");
     tokio::task::block_in_place(|| {
         poll("the round folder", || {
             let one = std::fs::read_to_string(round_dir.join("game-1.pgn")).ok()?;
             let two = std::fs::read_to_string(round_dir.join("game-2.pgn")).ok()?;
+            let three = std::fs::read_to_string(round_dir.join("game-3.pgn")).ok()?;
             let all = std::fs::read_to_string(round_dir.join("games.pgn")).ok()?;
             let last = |g: &PgnGame| g.moves.len();
             let complete = one.contains("[Event \"Config Open\"]")
                 && one.contains("[Round \"1.1\"]")
                 && two.contains("[Round \"1.2\"]")
-                && all.matches("[Event ").count() == 2
+                && three.contains("[Round \"1.3\"]")
+                && all.matches("[Event ").count() == 3
                 && last(&games[0]) > 0;
             complete.then_some(())
         })
@@ -317,5 +365,5 @@ dir = "{relay}"
         }
     }
     drop(again);
-    emulators.abort_all();
+    emulators.abort();
 }

@@ -335,6 +335,47 @@ enum SessionEnd {
     Lost(String),
 }
 
+/// How much a board may send: a serial line at 9600 baud carries 960 bytes a second; a board
+/// sending far more (a fault, a flood of noise) is read no faster than [`Intake::BYTES_PER_SEC`],
+/// so that its line's buffer fills and holds it back, and it cannot take the CPU, the store
+/// writer or the disk from the other boards.
+#[derive(Debug)]
+struct Intake {
+    since: Instant,
+    bytes: u64,
+    /// Whether the board is over its budget (logged once each time it starts).
+    flooding: bool,
+}
+
+impl Intake {
+    /// Sixteen times what 9600 baud carries.
+    const BYTES_PER_SEC: u64 = 16 * 1024;
+
+    fn new(now: Instant) -> Intake {
+        Intake {
+            since: now,
+            bytes: 0,
+            flooding: false,
+        }
+    }
+
+    /// Counts `n` bytes read at `now`: how long to wait before reading again, if the board is
+    /// over its budget for the current second.
+    fn admit(&mut self, now: Instant, n: usize) -> Option<Duration> {
+        let second = Duration::from_secs(1);
+        if now.saturating_duration_since(self.since) >= second {
+            if self.bytes <= Self::BYTES_PER_SEC {
+                self.flooding = false;
+            }
+            self.since = now;
+            self.bytes = 0;
+        }
+        self.bytes += n as u64;
+        (self.bytes > Self::BYTES_PER_SEC)
+            .then(|| second.saturating_sub(now.saturating_duration_since(self.since)))
+    }
+}
+
 /// Writes what the pipeline has and announces its events once they are durable; a batch the
 /// store refused goes back to the pipeline, ahead of newer writes, for the next attempt, which
 /// waits [`RETRY_FIRST`], then [`RETRY_EVERY`] (unless `attempt` is [`Attempt::Now`]).
@@ -476,6 +517,7 @@ async fn session<B: BoardKit>(
     let mut last_rx = Instant::now();
     let mut probed = false;
     let mut last_raw_flush = Instant::now();
+    let mut intake = Intake::new(Instant::now());
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -486,6 +528,19 @@ async fn session<B: BoardKit>(
                     pipeline.feed(now_ms(), Direction::FromBoard, &buf[..n]);
                     last_rx = Instant::now();
                     probed = false;
+                    if let Some(pause) = intake.admit(last_rx, n) {
+                        if !intake.flooding {
+                            intake.flooding = true;
+                            warn!(
+                                limit = Intake::BYTES_PER_SEC,
+                                "the board sends more than a serial line carries; reading it slowly"
+                            );
+                        }
+                        tokio::select! {
+                            _ = tokio::time::sleep(pause) => {}
+                            _ = stop.changed() => return SessionEnd::Stopped,
+                        }
+                    }
                 }
                 Err(e) => return SessionEnd::Lost(e.to_string()),
             },
@@ -515,5 +570,40 @@ async fn session<B: BoardKit>(
         if let Some(live) = board.live.as_mut() {
             live.update(&board.name, pipeline);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_board_within_its_line_is_never_held_back() {
+        let t0 = Instant::now();
+        let mut intake = Intake::new(t0);
+        // A DGT board at full line speed: 960 bytes a second for a minute, in 5-byte frames.
+        for ms in (0..60_000u64).step_by(5) {
+            let now = t0 + Duration::from_millis(ms + 1);
+            assert_eq!(intake.admit(now, 5), None, "held back at {ms} ms");
+        }
+        assert!(!intake.flooding);
+    }
+
+    #[test]
+    fn a_flood_waits_out_the_rest_of_its_second() {
+        let t0 = Instant::now();
+        let mut intake = Intake::new(t0);
+        let at = |ms| t0 + Duration::from_millis(ms);
+        assert_eq!(intake.admit(at(100), 4096), None);
+        assert_eq!(intake.admit(at(200), 4096), None);
+        assert_eq!(intake.admit(at(300), 4096), None);
+        assert_eq!(intake.admit(at(400), 4096), None, "exactly the budget");
+        assert_eq!(intake.admit(at(400), 1), Some(Duration::from_millis(600)));
+        // The next second starts afresh.
+        assert_eq!(intake.admit(at(1_000), 4096), None);
+        assert_eq!(
+            intake.admit(at(1_250), 4 * 4096),
+            Some(Duration::from_millis(750))
+        );
     }
 }

@@ -22,10 +22,7 @@ use std::{
 };
 
 use anyhow::{Context, bail};
-use tokio::{
-    sync::{mpsc, watch},
-    task::JoinSet,
-};
+use tokio::{sync::watch, task::JoinSet};
 use tracing::{Instrument, error, field, info, info_span, warn};
 
 pub use self::{
@@ -36,7 +33,7 @@ use crate::{
     Millis,
     arbiter::{Federation, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
     config::{BoardConfig, BoardKind, Config, ConfigOverrides, Locator},
-    emulator::{self, EmulatorOptions, PtyEvent, PtyOptions},
+    emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
     export::{
         folder::{self, FolderRelay},
         pgn::ClockFormat,
@@ -760,9 +757,8 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     }
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async {
-        let mut emulators = JoinSet::new();
+        let mut boards = Vec::new();
         let mut ports = Vec::new();
-        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<usize>();
         for i in 0..args.boards.max(1) {
             let game = &games[i % games.len()];
             let seed = args.seed + i as u64;
@@ -782,23 +778,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
                 link: Some(link.clone()),
                 ..PtyOptions::default()
             };
-            let (tx, mut rx) = mpsc::unbounded_channel();
-            emulators.spawn(async move { emulator::run_pty(&script, &pty, Some(tx)).await });
-            // Wait until the pseudo-terminal exists before the daemon opens it; then pass on
-            // when its game is over.
-            while let Some(ev) = rx.recv().await {
-                if matches!(ev, PtyEvent::Ready(_)) {
-                    break;
-                }
-            }
-            let done_tx = done_tx.clone();
-            tokio::spawn(async move {
-                while let Some(ev) = rx.recv().await {
-                    if ev == PtyEvent::ScriptDone {
-                        let _ignored_if_demo_over = done_tx.send(i);
-                    }
-                }
-            });
+            boards.push((PtyScript::from(script), pty));
             println!(
                 "board {}: {} - {} on {}",
                 i + 1,
@@ -808,8 +788,8 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             );
             ports.push(link);
         }
-        drop(done_tx);
-        let boards = ports.len();
+        // Every pseudo-terminal exists before the daemon opens it.
+        let mut emulators = PtyFleet::spawn(boards).await?;
         let (stop_tx, stop_rx) = watch::channel(false);
         let (relay_stop_tx, relay_stop_rx) = watch::channel(false);
         let fleet = Fleet::new(&db, port_boards(&ports), laws.clone());
@@ -851,11 +831,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             async move { record_fleet(fleet, stop_rx, hub, print_event).await }
         });
         let all_done = async {
-            for _ in 0..boards {
-                if done_rx.recv().await.is_none() {
-                    break;
-                }
-            }
+            emulators.all_done(|_, _| {}).await;
             // Let the last moves settle and reach the store.
             tokio::time::sleep(Duration::from_secs(1)).await;
         };
@@ -868,7 +844,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         }
         let _ignored_if_daemon_ended = stop_tx.send(true);
         daemon.await??;
-        emulators.abort_all();
+        emulators.abort();
         if hub.is_some() && !interrupted && args.stay {
             println!("games over; the live page stays up until Ctrl-C");
             wait_for_signal().await;

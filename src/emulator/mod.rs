@@ -23,7 +23,7 @@ pub use irregular::{
     WrongStartKind, random_irregularities,
 };
 pub use pgn::{PgnGame, games_from_pgn};
-pub use pty::{PtyEvent, PtyOptions, run_pty, run_togyz_pty};
+pub use pty::{PtyEvent, PtyFleet, PtyOptions, PtyScript, run_pty, run_togyz_pty};
 pub use togyz::{
     TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzIrregularity, TogyzIrregularityInfo,
     TogyzIrregularityKind, TogyzPayload, TogyzPlyInfo, TogyzScript, TogyzStyle,

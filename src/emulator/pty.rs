@@ -7,6 +7,8 @@
 //! unplug closes the pty mid-move and opens a new one later (the board comes back idle). Every
 //! byte both ways can be written to a capture v1 file. One runner serves both boards: a small
 //! `PtyBoard` trait gives a script kind's board state, frames and command answers.
+//! [`PtyFleet`] starts many boards at once (each waited for until its pty exists) and merges
+//! their events, for the demo, the tests and the benchmarks.
 
 use std::{
     io,
@@ -16,7 +18,8 @@ use std::{
 
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
-    sync::mpsc::UnboundedSender,
+    sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel},
+    task::JoinSet,
     time::{Instant, sleep, sleep_until, timeout},
 };
 use tokio_serial::{ClearBuffer, SerialPort, SerialStream};
@@ -618,5 +621,139 @@ async fn run<S: PtyBoard>(
                 return Ok(());
             }
         }
+    }
+}
+
+/// A script for either kind of board, as [`PtyFleet`] plays it.
+#[derive(Clone, Debug)]
+pub enum PtyScript {
+    Dgt(BoardScript),
+    Togyz(TogyzScript),
+}
+
+impl From<BoardScript> for PtyScript {
+    fn from(s: BoardScript) -> PtyScript {
+        PtyScript::Dgt(s)
+    }
+}
+
+impl From<TogyzScript> for PtyScript {
+    fn from(s: TogyzScript) -> PtyScript {
+        PtyScript::Togyz(s)
+    }
+}
+
+impl PtyScript {
+    /// Runs the script on a pty ([`run_pty`] or [`run_togyz_pty`]).
+    pub async fn run(
+        &self,
+        opts: &PtyOptions,
+        events: Option<UnboundedSender<PtyEvent>>,
+    ) -> Result<(), EmulatorError> {
+        match self {
+            PtyScript::Dgt(s) => run_pty(s, opts, events).await,
+            PtyScript::Togyz(s) => run_togyz_pty(s, opts, events).await,
+        }
+    }
+}
+
+/// Emulated boards on pseudo-terminals, started together; dropping the fleet stops them.
+pub struct PtyFleet {
+    runners: JoinSet<Result<(), EmulatorError>>,
+    /// Each board's pty path when it was first ready, in the order given.
+    pub paths: Vec<PathBuf>,
+    /// When each board announced its pty (its capture's time zero, within microseconds).
+    pub ready: Vec<std::time::Instant>,
+    events: UnboundedReceiver<(usize, PtyEvent)>,
+    done: Vec<bool>,
+}
+
+impl PtyFleet {
+    /// Starts every board, each once the one before has its pty (and link) in place.
+    pub async fn spawn(
+        boards: impl IntoIterator<Item = (PtyScript, PtyOptions)>,
+    ) -> Result<PtyFleet, EmulatorError> {
+        let (all_tx, events) = unbounded_channel();
+        let mut fleet = PtyFleet {
+            runners: JoinSet::new(),
+            paths: Vec::new(),
+            ready: Vec::new(),
+            events,
+            done: Vec::new(),
+        };
+        for (i, (script, opts)) in boards.into_iter().enumerate() {
+            let (tx, mut rx) = unbounded_channel();
+            let runner = fleet
+                .runners
+                .spawn(async move { script.run(&opts, Some(tx)).await });
+            let path = loop {
+                match rx.recv().await {
+                    Some(PtyEvent::Ready(path)) => break path,
+                    Some(_) => {}
+                    // The runner ended before its pty was ready: its error says why.
+                    None => {
+                        let id = runner.id();
+                        while let Some(res) = fleet.runners.join_next_with_id().await {
+                            if let Ok((done, Err(e))) = res
+                                && done == id
+                            {
+                                return Err(e);
+                            }
+                        }
+                        return Err(EmulatorError::Io(io::Error::other(
+                            "an emulated board ended before its pty was ready",
+                        )));
+                    }
+                }
+            };
+            fleet.ready.push(std::time::Instant::now());
+            fleet.paths.push(path);
+            fleet.done.push(false);
+            let all_tx = all_tx.clone();
+            tokio::spawn(async move {
+                while let Some(e) = rx.recv().await {
+                    if all_tx.send((i, e)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        Ok(fleet)
+    }
+
+    /// How many boards.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Whether the fleet has no board.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The next event of any board (after its first `Ready`), with the board's index.
+    pub async fn next_event(&mut self) -> Option<(usize, PtyEvent)> {
+        let (i, e) = self.events.recv().await?;
+        if e == PtyEvent::ScriptDone
+            && let Some(d) = self.done.get_mut(i)
+        {
+            *d = true;
+        }
+        Some((i, e))
+    }
+
+    /// Waits until every board has played its script; the events meanwhile go to `seen`.
+    pub async fn all_done(&mut self, mut seen: impl FnMut(usize, &PtyEvent)) {
+        while !self.done.iter().all(|d| *d) {
+            match self.next_event().await {
+                Some((i, e)) => seen(i, &e),
+                None => return,
+            }
+        }
+    }
+
+    /// Stops every board now.
+    pub fn abort(&mut self) {
+        self.runners.abort_all();
     }
 }

@@ -12,15 +12,12 @@ use std::{
 use boardscribe::{
     arbiter::LawsSetup,
     daemon,
-    emulator::{self, EmulatorOptions, PgnGame, PtyEvent, PtyOptions},
+    emulator::{self, EmulatorOptions, PgnGame, PtyFleet, PtyOptions, PtyScript},
     metrics::Metrics,
     relay::{Hub, RelayExtras, Token},
     store::{RoundInfo, Store},
 };
-use tokio::{
-    sync::{mpsc, watch},
-    task::{JoinHandle, JoinSet},
-};
+use tokio::{sync::watch, task::JoinHandle};
 
 pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
 
@@ -45,8 +42,7 @@ pub struct Bench {
     round: Option<u32>,
     stop: watch::Sender<bool>,
     daemon: Option<JoinHandle<anyhow::Result<()>>>,
-    emulators: JoinSet<Result<(), emulator::EmulatorError>>,
-    done: Option<mpsc::UnboundedReceiver<usize>>,
+    emulators: Option<PtyFleet>,
 }
 
 impl Bench {
@@ -83,15 +79,14 @@ impl Bench {
             round,
             stop,
             daemon: None,
-            emulators: JoinSet::new(),
-            done: None,
+            emulators: None,
         }
     }
 
     /// Emulated boards playing `games` (game, seed, rate of scripted irregularities per ply;
     /// speed: the emulator's time multiplier), recorded into the database and fed to the hub.
     pub async fn start(&mut self, games: &[(PgnGame, u64, f64)], speed: f64) {
-        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        let mut boards = Vec::new();
         let mut ports = Vec::new();
         for (i, (game, seed, rate)) in games.iter().enumerate() {
             let opts = EmulatorOptions {
@@ -108,25 +103,11 @@ impl Bench {
                 link: Some(link.clone()),
                 ..PtyOptions::default()
             };
-            let (tx, mut rx) = mpsc::unbounded_channel();
-            self.emulators
-                .spawn(async move { emulator::run_pty(&script, &pty, Some(tx)).await });
-            while let Some(ev) = rx.recv().await {
-                if matches!(ev, PtyEvent::Ready(_)) {
-                    break;
-                }
-            }
-            let done_tx = done_tx.clone();
-            tokio::spawn(async move {
-                while let Some(ev) = rx.recv().await {
-                    if ev == PtyEvent::ScriptDone {
-                        let _ = done_tx.send(i);
-                    }
-                }
-            });
+            boards.push((PtyScript::from(script), pty));
             self.boards.push(link.display().to_string());
             ports.push(link);
         }
+        self.emulators = Some(PtyFleet::spawn(boards).await.unwrap());
         let laws = LawsSetup {
             time_control: Some("15+10".parse().unwrap()),
             ..LawsSetup::default()
@@ -145,20 +126,14 @@ impl Bench {
         self.daemon = Some(tokio::spawn(async move {
             daemon::record_fleet(fleet, stop, Some(hub), |_, _| {}).await
         }));
-        self.done = Some(done_rx);
     }
 
     /// Waits until every board has played its script, then lets the last moves reach the store.
     pub async fn wait_done(&mut self, within: Duration) {
-        let n = self.boards.len();
-        let done = self.done.as_mut().unwrap();
-        tokio::time::timeout(within, async {
-            for _ in 0..n {
-                done.recv().await.unwrap();
-            }
-        })
-        .await
-        .expect("the boards did not finish their games in time");
+        let fleet = self.emulators.as_mut().unwrap();
+        tokio::time::timeout(within, fleet.all_done(|_, _| {}))
+            .await
+            .expect("the boards did not finish their games in time");
         tokio::time::sleep(Duration::from_millis(1500)).await;
     }
 
@@ -168,7 +143,9 @@ impl Bench {
         if let Some(d) = self.daemon.take() {
             d.await.unwrap().unwrap();
         }
-        self.emulators.abort_all();
+        if let Some(mut fleet) = self.emulators.take() {
+            fleet.abort();
+        }
     }
 
     /// A read-only look at the database (as another process would have).
