@@ -248,6 +248,15 @@ impl<B: Board> Pipeline<B> {
         self.collect();
     }
 
+    /// Keeps bytes raw without decoding them: a bus board's share of a shared line, whose
+    /// replies the bus task folds through [`Pipeline::feed_frame`].
+    pub fn keep_raw(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
+        self.raw.push(at, dir, bytes);
+        if dir == Direction::FromBoard {
+            self.stats.bytes_in += bytes.len() as u64;
+        }
+    }
+
     /// Lets time pass without bytes (timers in `run`; never needed in `replay`).
     pub fn tick(&mut self, at: Millis) {
         self.tracker.tick(at, &mut self.events);
