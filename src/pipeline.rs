@@ -58,6 +58,12 @@ pub trait Board {
 
     /// Forgets the sensed board (the board went away).
     fn reset(sensor: &mut Self::Sensor);
+
+    /// The frames one decoded frame stands for, applied one by one (a bus update holds many
+    /// field changes); most frames stand for themselves.
+    fn split(frame: Self::Frame) -> Vec<Self::Frame> {
+        vec![frame]
+    }
 }
 
 /// A DGT electronic chessboard.
@@ -230,7 +236,11 @@ impl<B: Board> Pipeline<B> {
         self.reader.push(bytes);
         while let Some(next) = self.reader.next_frame() {
             match next {
-                Ok(frame) => self.feed_frame(at, frame),
+                Ok(frame) => {
+                    for f in B::split(frame) {
+                        self.feed_frame(at, f);
+                    }
+                }
                 Err(warning) => {
                     self.stats.decode_warnings += 1;
                     self.stats.bytes_skipped += warning.skipped() as u64;

@@ -106,4 +106,14 @@ impl Board for DgtBus {
     fn reset(sensor: &mut DgtBoardState) {
         sensor.reset();
     }
+
+    /// A good reply becomes its folded frames (each field change observed in turn, as from a
+    /// board on its own port); a bad one nothing.
+    fn split(frame: Frame) -> Vec<Frame> {
+        match frame {
+            Frame::Bus(reply) if reply.checksum_ok => fold_reply(&reply).frames,
+            Frame::Bus(_) => Vec::new(),
+            other => vec![other],
+        }
+    }
 }

@@ -144,16 +144,14 @@ impl Node {
         }
     }
 
-    /// What the round robin asks this (present) board next.
-    fn command(&self, now: Millis, clock_every: Millis) -> BusCommand {
+    /// What the round robin asks this (present) board next. Its clock is never read on its
+    /// turn but right after its changes or its dump: a clock read before changes still held by
+    /// the board would show a press before the move it completes.
+    fn command(&self) -> BusCommand {
         if self.repeat {
             BusCommand::RepeatChanges
         } else if self.need_dump && !self.drain {
             BusCommand::SendBoard
-        } else if !self.drain
-            && (self.need_clock || self.last_clock.is_none_or(|t| now >= t + clock_every))
-        {
-            BusCommand::SendClock
         } else {
             BusCommand::SendChanges
         }
@@ -273,7 +271,7 @@ impl BusMaster {
         }
         self.cursor = address;
         let node = self.nodes.get(&address)?;
-        Some((node.command(now, self.settings.clock_every_ms), address))
+        Some((node.command(), address))
     }
 
     /// When the caller should look again: the deadline of the command in flight, else when the
@@ -358,7 +356,10 @@ impl BusMaster {
             out.push(BoardInput::Joined { address });
         }
         match f.cmd {
-            BusCommand::SendBoard => node.need_dump = false,
+            BusCommand::SendBoard => {
+                node.need_dump = false;
+                node.clock_now |= node.need_clock;
+            }
             BusCommand::SendClock => {
                 node.need_clock = false;
                 node.clock_now = false;
@@ -366,6 +367,11 @@ impl BusMaster {
             }
             BusCommand::SendChanges | BusCommand::RepeatChanges => {
                 node.repeat = false;
+                let clock_due = node
+                    .last_clock
+                    .is_none_or(|t| now >= t + self.settings.clock_every_ms);
+                // A board back from doubt is dumped first; its clock follows the dump.
+                node.clock_now |= !node.need_dump && (node.need_clock || clock_due);
                 node.drain = false;
             }
             _ => {}
@@ -517,8 +523,8 @@ mod tests {
                 (SendChanges, 0x17),
                 (SendChanges, 0x401),
                 (SendBoard, 0x17),
-                (SendBoard, 0x401),
                 (SendClock, 0x17),
+                (SendBoard, 0x401),
                 (SendClock, 0x401),
                 (SendChanges, 0x17),
                 (SendChanges, 0x401),
@@ -526,7 +532,7 @@ mod tests {
                 (SendChanges, 0x401),
             ]
         );
-        assert!(m.stats().rounds >= 4);
+        assert_eq!(m.stats().rounds, 3);
         assert_eq!(m.stats().last_round_ms, 40);
     }
 
@@ -760,7 +766,11 @@ mod tests {
         assert_eq!(m.next_command(now), Some((BusCommand::SendChanges, 1)));
         now += 10;
         answer(&mut m, now);
-        // The periodic clock read.
-        assert_eq!(m.next_command(now + 3000), Some((BusCommand::SendClock, 1)));
+        // The periodic clock read, right after the board's changes.
+        now += 3000;
+        assert_eq!(m.next_command(now), Some((BusCommand::SendChanges, 1)));
+        now += 10;
+        answer(&mut m, now);
+        assert_eq!(m.next_command(now), Some((BusCommand::SendClock, 1)));
     }
 }

@@ -352,7 +352,10 @@ fn handle(
                     master.doubt(address);
                 }
                 if let Some(b) = boards.get_mut(&address) {
-                    b.pipeline.feed_frame(at, Frame::Bus(reply));
+                    // The same frames replay makes of the reply's bytes.
+                    for f in DgtBus::split(Frame::Bus(reply)) {
+                        b.pipeline.feed_frame(at, f);
+                    }
                     b.pipeline.tick(at);
                 }
             }

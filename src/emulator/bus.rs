@@ -260,6 +260,11 @@ pub async fn run_bus_pty(
     let mut done_at: Option<Instant> = None;
     let mut buf = [0u8; 256];
     loop {
+        // Events also play when a command comes in, so the end is checked on every turn.
+        if done_at.is_none() && chain.iter().all(ChainBoard::done) {
+            done_at = Some(Instant::now());
+            notify(PtyEvent::ScriptDone);
+        }
         let next_event = chain.iter().filter_map(ChainBoard::due).min();
         let next_reply = replies.front().map(|r| r.0);
         let finish = done_at.and_then(|d| opts.linger_ms.map(|l| d + Duration::from_millis(l)));
@@ -300,10 +305,6 @@ pub async fn run_bus_pty(
                 let now = Instant::now();
                 for b in &mut chain {
                     b.play_due(now);
-                }
-                if done_at.is_none() && chain.iter().all(ChainBoard::done) {
-                    done_at = Some(now);
-                    notify(PtyEvent::ScriptDone);
                 }
             },
             _ = sleep_opt(next_reply) => {
