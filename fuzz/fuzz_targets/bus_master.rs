@@ -16,7 +16,9 @@ fuzz_target!(|data: &[u8]| {
     let mut now = 0u64;
     let mut joined = std::collections::BTreeSet::new();
     for chunk in data.chunks(7) {
-        let (&op, bytes) = chunk.split_first().unwrap_or((&0, &[]));
+        let Some((&op, bytes)) = chunk.split_first() else {
+            continue;
+        };
         now += u64::from(op & 0x3f);
         if op & 0x40 != 0 {
             if let Some(d) = master.deadline() {
