@@ -407,12 +407,24 @@ fn config_command(command: ConfigCommand) -> anyhow::Result<()> {
 }
 
 fn devices(config: Option<&std::path::Path>, sysfs: &std::path::Path) -> anyhow::Result<()> {
-    let boards = match config {
-        Some(path) => Config::load(Some(path), ConfigOverrides::default())?.boards,
-        None => Vec::new(),
+    let (boards, buses) = match config {
+        Some(path) => {
+            let c = Config::load(Some(path), ConfigOverrides::default())?;
+            (c.boards, c.buses)
+        }
+        None => (Vec::new(), Vec::new()),
     };
     let ports = discover::list_ports(sysfs)?;
     print!("{}", discover::describe(&ports, &boards));
+    if !buses.is_empty() {
+        // A quick broadcast ping on every configured bus.
+        let rt = tokio::runtime::Runtime::new()?;
+        let settings = crate::bus::MasterSettings::default();
+        for bus in &buses {
+            let found = rt.block_on(crate::daemon::bus::ping_bus(bus, sysfs, &settings));
+            print!("{}", crate::daemon::bus::describe_bus(bus, &found));
+        }
+    }
     Ok(())
 }
 

@@ -47,8 +47,10 @@ pub struct Config {
     pub tournament: Tournament,
     /// The laws edition with the `[laws]` overrides and the supervision applied.
     pub laws: LawsConfig,
-    /// Boards by ascending number.
+    /// Boards by ascending number (boards on a bus are in `buses`).
     pub boards: Vec<BoardConfig>,
+    /// `[[bus]]`: chains of DGT boards on one port each, with their boards.
+    pub buses: Vec<BusConfig>,
     pub relay: RelayConfig,
     pub admin: Option<AdminConfig>,
 }
@@ -124,6 +126,26 @@ pub struct BoardConfig {
     pub locator: Locator,
     /// DGT clocks only: which BWTIME layout the clock speaks.
     pub clock_layout: ClockLayout,
+}
+
+/// One `[[bus]]`: DGT boards daisy-chained on one serial port, polled in bus mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BusConfig {
+    /// Named by the boards' `bus` key (e.g. `"hall-a"`).
+    pub name: String,
+    pub locator: Locator,
+    /// The `[[board]]`s with `bus = name`, by ascending number.
+    pub boards: Vec<BusBoardConfig>,
+}
+
+/// A `[[board]]` on a bus: the board (its locator is the bus's) and its bus address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BusBoardConfig {
+    pub board: BoardConfig,
+    /// `bus_serial`: the board's five-digit serial number.
+    pub serial: String,
+    /// The bus address its serial gives (dgt-notes 1.10).
+    pub address: u16,
 }
 
 /// `[relay.*]`: where games are published besides the HTTP feed.
@@ -233,6 +255,8 @@ struct RawConfig {
     laws: Option<Spanned<LawsOverrides>>,
     #[serde(default)]
     board: Vec<Spanned<RawBoard>>,
+    #[serde(default)]
+    bus: Vec<Spanned<RawBus>>,
     relay: Option<RawRelay>,
     admin: Option<Spanned<RawAdmin>>,
 }
@@ -265,6 +289,27 @@ struct RawBoard {
     symlink: Option<Spanned<String>>,
     port: Option<Spanned<String>>,
     clock_layout: Option<Spanned<String>>,
+    bus: Option<Spanned<String>>,
+    bus_serial: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBus {
+    name: Spanned<String>,
+    serial: Option<Spanned<String>>,
+    symlink: Option<Spanned<String>>,
+    port: Option<Spanned<String>>,
+}
+
+/// A board that names a bus, before the buses are read.
+struct PendingBusBoard {
+    bus: Spanned<String>,
+    board: BoardConfig,
+    serial: String,
+    address: u16,
+    /// Where `bus_serial` is.
+    at: Range<usize>,
 }
 
 #[derive(Deserialize)]
@@ -483,6 +528,20 @@ impl Config {
                 b.number, b.kind, b.name, b.locator
             ));
         }
+        for bus in &self.buses {
+            out.push_str(&format!(
+                "bus {}: {}, {} boards\n",
+                bus.name,
+                bus.locator,
+                bus.boards.len()
+            ));
+            for b in &bus.boards {
+                out.push_str(&format!(
+                    "  {:>3}  {:<5}  {:<12}  bus serial {} (address {})\n",
+                    b.board.number, b.board.kind, b.board.name, b.serial, b.address
+                ));
+            }
+        }
         if let Some(f) = &self.relay.folder {
             out.push_str(&format!("relay folder: {}\n", f.dir.display()));
         }
@@ -508,6 +567,7 @@ impl Default for Config {
             tournament: Tournament::default(),
             laws: LawsConfig::for_edition(Laws::default()),
             boards: Vec::new(),
+            buses: Vec::new(),
             relay: RelayConfig::default(),
             admin: None,
         }
@@ -556,7 +616,9 @@ fn validate(raw: RawConfig, ck: &mut Checker<'_>) -> Config {
         config.tournament = tournament(t, ck);
     }
     config.laws = laws(&config.tournament, raw.tournament.as_ref(), &raw.laws, ck);
-    config.boards = boards(&raw.board, ck);
+    let mut on_bus = Vec::new();
+    config.boards = boards(&raw.board, &mut on_bus, ck);
+    config.buses = buses(&raw.bus, on_bus, &config.boards, ck);
     if let Some(relay) = &raw.relay {
         config.relay = relay_config(relay, ck);
     }
@@ -695,7 +757,11 @@ fn laws(
     cfg
 }
 
-fn boards(raw: &[Spanned<RawBoard>], ck: &mut Checker<'_>) -> Vec<BoardConfig> {
+fn boards(
+    raw: &[Spanned<RawBoard>],
+    on_bus: &mut Vec<PendingBusBoard>,
+    ck: &mut Checker<'_>,
+) -> Vec<BoardConfig> {
     let mut out = Vec::new();
     // Where each number, name and locator was first used.
     let mut numbers: HashMap<u32, usize> = HashMap::new();
@@ -757,6 +823,69 @@ fn boards(raw: &[Spanned<RawBoard>], ck: &mut Checker<'_>) -> Vec<BoardConfig> {
                 names.insert(name.clone(), at);
             }
         }
+        if let Some(bus) = &b.bus {
+            if let Some(v) = [&b.serial, &b.symlink, &b.port]
+                .into_iter()
+                .flatten()
+                .next()
+            {
+                ck.at(
+                    v.span(),
+                    format!(
+                        "board {number} is on bus {:?} and is found through it; remove serial, symlink and port from this board",
+                        bus.get_ref()
+                    ),
+                );
+            }
+            if kind == Some(BoardKind::Togyz) {
+                ck.at(
+                    b.kind.span(),
+                    "only dgt boards can be on a bus; remove bus from this togyz board".to_owned(),
+                );
+            }
+            let serial = match &b.bus_serial {
+                None => {
+                    ck.at(
+                        rb.span(),
+                        format!("board {number} is on a bus and needs `bus_serial`; add e.g. bus_serial = \"01025\" (the board's serial number)"),
+                    );
+                    None
+                }
+                Some(v) => match crate::bus::address_from_serial(v.get_ref()) {
+                    Some(address) => Some((v.get_ref().trim().to_owned(), address, v.span())),
+                    None => {
+                        ck.at(
+                            v.span(),
+                            format!("bus_serial {:?} is not a board serial number; valid: 1 to 5 digits, not all 0, e.g. \"01025\"", v.get_ref()),
+                        );
+                        None
+                    }
+                },
+            };
+            if let (Some(kind), Some(name), Some((serial, address, at))) = (kind, name, serial) {
+                on_bus.push(PendingBusBoard {
+                    bus: bus.clone(),
+                    board: BoardConfig {
+                        number,
+                        kind,
+                        name,
+                        // The bus's, once the buses are read.
+                        locator: Locator::Port(PathBuf::new()),
+                        clock_layout: board_clock_layout(b, kind, ck),
+                    },
+                    serial,
+                    address,
+                    at,
+                });
+            }
+            continue;
+        }
+        if let Some(v) = &b.bus_serial {
+            ck.at(
+                v.span(),
+                format!("board {number}: bus_serial is for boards on a bus; add bus = \"…\" (a [[bus]] name) or remove it"),
+            );
+        }
         let locator = board_locator(number, rb, ck);
         if let Some(l) = &locator {
             let span = [&b.serial, &b.symlink, &b.port]
@@ -774,23 +903,10 @@ fn boards(raw: &[Spanned<RawBoard>], ck: &mut Checker<'_>) -> Vec<BoardConfig> {
                 locators.insert(l.clone(), (number, span.start));
             }
         }
-        let mut clock_layout = ClockLayout::default();
-        if let Some(cl) = &b.clock_layout {
-            match LAYOUTS.iter().find(|(_, s)| *s == cl.get_ref().trim()) {
-                Some(&(layout, _)) if kind != Some(BoardKind::Togyz) => clock_layout = layout,
-                Some(_) => ck.at(
-                    cl.span(),
-                    "clock_layout is for dgt boards; remove it from this togyz board".to_owned(),
-                ),
-                None => ck.at(
-                    cl.span(),
-                    format!(
-                        "unknown clock_layout {:?}; valid: h17 (dgtbrd.h 2011-2017, the default), h13 (dgtbrd13.h 1998)",
-                        cl.get_ref()
-                    ),
-                ),
-            }
-        }
+        let clock_layout = match kind {
+            Some(kind) => board_clock_layout(b, kind, ck),
+            None => ClockLayout::default(),
+        };
         if let (Some(kind), Some(name), Some(locator)) = (kind, name, locator) {
             out.push(BoardConfig {
                 number,
@@ -805,22 +921,175 @@ fn boards(raw: &[Spanned<RawBoard>], ck: &mut Checker<'_>) -> Vec<BoardConfig> {
     out
 }
 
+/// A board's `clock_layout` (dgt boards only).
+fn board_clock_layout(b: &RawBoard, kind: BoardKind, ck: &mut Checker<'_>) -> ClockLayout {
+    let Some(cl) = &b.clock_layout else {
+        return ClockLayout::default();
+    };
+    match LAYOUTS.iter().find(|(_, s)| *s == cl.get_ref().trim()) {
+        Some(&(layout, _)) if kind != BoardKind::Togyz => return layout,
+        Some(_) => ck.at(
+            cl.span(),
+            "clock_layout is for dgt boards; remove it from this togyz board".to_owned(),
+        ),
+        None => ck.at(
+            cl.span(),
+            format!(
+                "unknown clock_layout {:?}; valid: h17 (dgtbrd.h 2011-2017, the default), h13 (dgtbrd13.h 1998)",
+                cl.get_ref()
+            ),
+        ),
+    }
+    ClockLayout::default()
+}
+
+/// The `[[bus]]` tables, each with the boards that name it.
+fn buses(
+    raw: &[Spanned<RawBus>],
+    on_bus: Vec<PendingBusBoard>,
+    boards: &[BoardConfig],
+    ck: &mut Checker<'_>,
+) -> Vec<BusConfig> {
+    let mut out: Vec<BusConfig> = Vec::new();
+    // Where each bus name and locator was first given.
+    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut locators: HashMap<Locator, usize> = HashMap::new();
+    for rb in raw {
+        let b = rb.get_ref();
+        let Some(name) = ck.non_empty(&b.name, "bus name", "\"hall-a\"") else {
+            continue;
+        };
+        if let Some(&first) = names.get(&name) {
+            let (line, _) = line_column(ck.text, first);
+            ck.at(
+                b.name.span(),
+                format!(
+                    "bus name {name:?} is already used at line {line}; give each bus its own name"
+                ),
+            );
+            continue;
+        }
+        names.insert(name.clone(), b.name.span().start);
+        let what = format!("bus {name:?}");
+        let Some(locator) = locator_from(
+            &what,
+            [
+                ("serial", &b.serial),
+                ("symlink", &b.symlink),
+                ("port", &b.port),
+            ],
+            rb.span(),
+            ck,
+        ) else {
+            continue;
+        };
+        let at = [&b.serial, &b.symlink, &b.port]
+            .into_iter()
+            .flatten()
+            .next()
+            .map_or(rb.span(), Spanned::span);
+        if let Some(&first) = locators.get(&locator) {
+            let (line, _) = line_column(ck.text, first);
+            ck.at(
+                at.clone(),
+                format!("bus {name:?} has the same {locator} as the bus at line {line}; each bus needs its own device"),
+            );
+        } else if let Some(board) = boards.iter().find(|x| x.locator == locator) {
+            ck.at(
+                at.clone(),
+                format!(
+                    "bus {name:?} has the same {locator} as board {}; a port is a bus or one board",
+                    board.number
+                ),
+            );
+        }
+        locators.insert(locator.clone(), at.start);
+        out.push(BusConfig {
+            name,
+            locator,
+            boards: Vec::new(),
+        });
+    }
+    for p in on_bus {
+        let wanted = p.bus.get_ref().trim();
+        let Some(i) = out.iter().position(|b| b.name == wanted) else {
+            let valid = if out.is_empty() {
+                "no [[bus]] is defined; add one with name and port".to_owned()
+            } else {
+                format!(
+                    "valid: {}",
+                    out.iter()
+                        .map(|b| format!("{:?}", b.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            ck.at(
+                p.bus.span(),
+                format!(
+                    "board {}: bus {:?} is not defined; {valid}",
+                    p.board.number,
+                    p.bus.get_ref()
+                ),
+            );
+            continue;
+        };
+        let bus = &mut out[i];
+        if let Some(other) = bus.boards.iter().find(|o| o.address == p.address) {
+            ck.at(
+                p.at.clone(),
+                format!(
+                    "board {}: bus_serial {:?} gives bus address {} like board {} on bus {:?}; each board on a bus needs its own serial",
+                    p.board.number, p.serial, p.address, other.board.number, bus.name
+                ),
+            );
+            continue;
+        }
+        let mut board = p.board;
+        board.locator = bus.locator.clone();
+        bus.boards.push(BusBoardConfig {
+            board,
+            serial: p.serial,
+            address: p.address,
+        });
+    }
+    for bus in &mut out {
+        bus.boards.sort_by_key(|b| b.board.number);
+    }
+    out
+}
+
 fn board_locator(number: u32, rb: &Spanned<RawBoard>, ck: &mut Checker<'_>) -> Option<Locator> {
     let b = rb.get_ref();
-    let given: Vec<(&str, &Spanned<String>)> = [
-        ("serial", &b.serial),
-        ("symlink", &b.symlink),
-        ("port", &b.port),
-    ]
-    .into_iter()
-    .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
-    .collect();
+    locator_from(
+        &format!("board {number}"),
+        [
+            ("serial", &b.serial),
+            ("symlink", &b.symlink),
+            ("port", &b.port),
+        ],
+        rb.span(),
+        ck,
+    )
+}
+
+/// The one locator of `what` (a board, a bus) among its serial, symlink and port keys.
+fn locator_from(
+    what: &str,
+    keys: [(&str, &Option<Spanned<String>>); 3],
+    table: Range<usize>,
+    ck: &mut Checker<'_>,
+) -> Option<Locator> {
+    let given: Vec<(&str, &Spanned<String>)> = keys
+        .into_iter()
+        .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
+        .collect();
     match given.as_slice() {
         [] => {
             ck.at(
-                rb.span(),
+                table,
                 format!(
-                    "board {number} says nowhere how to find it; give exactly one of serial = \"…\" \
+                    "{what} says nowhere how to find it; give exactly one of serial = \"…\" \
                      (USB serial number), symlink = \"/dev/eboard/…\" or port = \"/dev/ttyACM0\""
                 ),
             );
@@ -850,7 +1119,7 @@ fn board_locator(number: u32, rb: &Spanned<RawBoard>, ck: &mut Checker<'_>) -> O
             ck.at(
                 v.span(),
                 format!(
-                    "board {number} gives both {first} and {second}; give exactly one of serial, symlink or port"
+                    "{what} gives both {first} and {second}; give exactly one of serial, symlink or port"
                 ),
             );
             None

@@ -6,6 +6,8 @@
 //! [`game::GameKind`] interface) → `store` (SQLite) → `export` (PGN, JSON) and `relay` (HTTP:
 //! round PGN, live state over SSE, the live page, the admin API).
 //! `pipeline` wires one board's bytes through all of it; `replay` and `run` share it.
+//! `bus` is DGT bus mode: a master polling a chain of boards on one port, whose replies fold
+//! into one pipeline per board.
 //! Everything up to the tracker is pure: time is an argument ([`Millis`]), never read here.
 //! Around it: `config` (the venue's `boardscribe.toml` → a validated `Config`),
 //! `device::discover` (serial ports from sysfs, matched to configured boards) and `notify`
@@ -13,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod arbiter;
+pub mod bus;
 pub mod cli;
 pub mod config;
 pub mod daemon;

@@ -80,6 +80,12 @@ pub trait Board {
 
     /// Forgets the sensed board (the board went away).
     fn reset(sensor: &mut Self::Sensor);
+
+    /// The frames one decoded frame stands for, applied one by one (a bus update holds many
+    /// field changes); most frames stand for themselves.
+    fn split(frame: Self::Frame) -> Vec<Self::Frame> {
+        vec![frame]
+    }
 }
 
 /// A DGT electronic chessboard.
@@ -263,7 +269,7 @@ impl<B: Board> Pipeline<B> {
 
     /// Bytes that travelled at `at` in direction `dir`.
     pub fn feed(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
-        self.keep_raw(at, dir, bytes);
+        self.hold_raw(at, dir, bytes);
         if dir == Direction::ToBoard {
             return;
         }
@@ -271,7 +277,11 @@ impl<B: Board> Pipeline<B> {
         self.reader.push(bytes);
         while let Some(next) = self.reader.next_frame() {
             match next {
-                Ok(frame) => self.feed_frame(at, frame),
+                Ok(frame) => {
+                    for f in B::split(frame) {
+                        self.feed_frame(at, f);
+                    }
+                }
                 Err(warning) => {
                     self.stats.decode_warnings += 1;
                     self.stats.bytes_skipped += warning.skipped() as u64;
@@ -287,6 +297,15 @@ impl<B: Board> Pipeline<B> {
         }
         self.tracker.tick(at, &mut self.events);
         self.collect();
+    }
+
+    /// Keeps bytes raw without decoding them: a bus board's share of a shared line, whose
+    /// replies the bus task folds through [`Pipeline::feed_frame`].
+    pub fn keep_raw(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
+        self.hold_raw(at, dir, bytes);
+        if dir == Direction::FromBoard {
+            self.stats.bytes_in += bytes.len() as u64;
+        }
     }
 
     /// Lets time pass without bytes (timers in `run`; never needed in `replay`).
@@ -349,7 +368,7 @@ impl<B: Board> Pipeline<B> {
     }
 
     /// Keeps a read raw, unless the bound is reached (see [`RAW_BOUND`]).
-    fn keep_raw(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
+    fn hold_raw(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
         if let Some(gap) = self.raw_gap
             && self.raw_backlog.is_empty()
             && self.raw.is_empty()

@@ -924,3 +924,177 @@ proptest! {
         prop_assert!(r.buffered() <= MAX_FRAME_LEN);
     }
 }
+
+/// Every bus command the master sends, byte for byte (dgt-notes 1.12: `cmd addr_hi addr_lo
+/// sum & 0x7f`), to the board with serial "01025" (address 0x401 = `08 01`) and to all.
+#[test]
+fn bus_master_command_vectors() {
+    let to = |cmd, address| Command::Bus { cmd, address }.to_bytes();
+    assert_eq!(to(BusCommand::Ping, 0), [0x87, 0x00, 0x00, 0x07]);
+    assert_eq!(to(BusCommand::Ping, 0x401), [0x87, 0x08, 0x01, 0x10]);
+    assert_eq!(to(BusCommand::SendClock, 0x401), [0x81, 0x08, 0x01, 0x0a]);
+    assert_eq!(to(BusCommand::SendBoard, 0x401), [0x82, 0x08, 0x01, 0x0b]);
+    assert_eq!(to(BusCommand::SendChanges, 0x401), [0x83, 0x08, 0x01, 0x0c]);
+    assert_eq!(
+        to(BusCommand::RepeatChanges, 0x401),
+        [0x84, 0x08, 0x01, 0x0d]
+    );
+    assert_eq!(to(BusCommand::SendVersion, 0x401), [0x8b, 0x08, 0x01, 0x14]);
+    assert_eq!(boardscribe::bus::address_from_serial("01025"), Some(0x401));
+    for bytes in [
+        [0x83u8, 0x08, 0x01, 0x0c],
+        [0x87, 0x00, 0x00, 0x07],
+        [0x84, 0x08, 0x01, 0x0d],
+    ] {
+        let (c, used) = decode_command(&bytes).unwrap();
+        assert_eq!(used, 4);
+        assert_eq!(c.to_bytes(), bytes);
+    }
+}
+
+/// Every bus reply the master folds, byte for byte, and what it becomes for the pipeline.
+#[test]
+fn bus_master_reply_vectors() {
+    use boardscribe::{
+        bus::fold_reply,
+        protocol::dgt::{EeToken, encode_ee_tokens},
+    };
+    // PING from 0x401: 87 00 06 08 01 + (0x87 + 0x06 + 0x08 + 0x01) & 0x7f.
+    let ping = [0x87, 0x00, 0x06, 0x08, 0x01, 0x16];
+    assert_eq!(
+        one(Mode::Bus, &ping),
+        Frame::Bus(BusReply {
+            id: MessageId(0x87),
+            address: 0x401,
+            data: vec![],
+            checksum_ok: true
+        })
+    );
+    // BUS_UPDATE: e2 emptied (40 34), e4 white pawn (41 24).
+    let update = [0x85, 0x00, 0x0a, 0x08, 0x01, 0x40, 0x34, 0x41, 0x24, 0x71];
+    let Frame::Bus(reply) = one(Mode::Bus, &update) else {
+        panic!()
+    };
+    assert!(reply.checksum_ok);
+    let folded = fold_reply(&reply);
+    assert_eq!(
+        folded.frames,
+        [
+            Frame::FieldUpdate {
+                square: 0x34,
+                piece: 0
+            },
+            Frame::FieldUpdate {
+                square: 0x24,
+                piece: 1
+            }
+        ]
+    );
+    assert!(!folded.clock_changed && folded.doubt.is_none());
+    // The emulator's side writes exactly these data bytes.
+    let mut data = Vec::new();
+    encode_ee_tokens(
+        &[
+            EeToken::Field {
+                square: 0x34,
+                piece: 0,
+                quick: false,
+            },
+            EeToken::Field {
+                square: 0x24,
+                piece: 1,
+                quick: false,
+            },
+        ],
+        &mut data,
+    );
+    assert_eq!(data, update[5..9]);
+    // A lever change: the left clock 1:30:05 (71 30 05) asks for the clock.
+    let lever = [0x85, 0x00, 0x09, 0x08, 0x01, 0x71, 0x30, 0x05, 0x3d];
+    let Frame::Bus(reply) = one(Mode::Bus, &lever) else {
+        panic!()
+    };
+    assert!(reply.checksum_ok, "{reply:?}");
+    let folded = fold_reply(&reply);
+    assert!(folded.frames.is_empty() && folded.clock_changed);
+    // The same update with one bit flipped: framed, checksum bad.
+    let mut bad = update;
+    bad[5] ^= 0x01;
+    let Ok((_, Frame::Bus(reply))) = parse_bus_reply(&bad) else {
+        panic!()
+    };
+    assert!(!reply.checksum_ok);
+    // BUS_BWTIME: the same seven bytes as a single board's BWTIME.
+    let mut bw = vec![
+        0x84, 0x00, 0x0d, 0x08, 0x01, 0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x13,
+    ];
+    bw.push((bw.iter().map(|&b| u32::from(b)).sum::<u32>() & 0x7f) as u8);
+    assert_eq!(*bw.last().unwrap(), 0x76);
+    let Frame::Bus(reply) = one(Mode::Bus, &bw) else {
+        panic!()
+    };
+    assert_eq!(
+        fold_reply(&reply).frames,
+        [Frame::BwTime(BwTime([
+            0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x13
+        ]))]
+    );
+    // BUS_BRD_DUMP: 64 codes, the same board dump (the start position of capture 1).
+    let start = capture("1");
+    let dump = start
+        .chunks
+        .iter()
+        .filter(|c| c.dir == Direction::FromBoard)
+        .flat_map(|c| c.bytes.iter().copied())
+        .collect::<Vec<u8>>();
+    let at = dump.iter().position(|&b| b == 0x86).unwrap();
+    let codes: Vec<u8> = dump[at + 3..at + 67].to_vec();
+    let bus_dump = bus_frame(0x83, [0x08, 0x01], &codes, None);
+    assert_eq!(&bus_dump[..5], [0x83, 0x00, 0x46, 0x08, 0x01]);
+    let Frame::Bus(reply) = one(Mode::Bus, &bus_dump) else {
+        panic!()
+    };
+    let mut board = [0u8; 64];
+    board.copy_from_slice(&codes);
+    assert_eq!(
+        fold_reply(&reply).frames,
+        [Frame::BoardDump(BoardDump(board))]
+    );
+}
+
+proptest! {
+    /// Any bus command to any address decodes back to itself.
+    #[test]
+    fn bus_commands_round_trip(code in 0x81u8..=0x8d, address in 0u16..0x4000) {
+        let c = Command::Bus { cmd: BusCommand::from_byte(code), address };
+        let bytes = c.to_bytes();
+        prop_assert_eq!(decode_command(&bytes), Ok((c, 4)));
+    }
+
+    /// Field changes through a bus update (as the emulator writes it) come out of the fold as
+    /// the same field updates, in order, from any address.
+    #[test]
+    fn bus_updates_round_trip(
+        changes in proptest::collection::vec((0u8..64, 0u8..13, any::<bool>()), 0..40),
+        address in 1u16..0x4000,
+    ) {
+        use boardscribe::{bus::fold_reply, protocol::dgt::{EeToken, encode_ee_tokens}};
+        let tokens: Vec<EeToken> = changes
+            .iter()
+            .map(|&(square, piece, quick)| EeToken::Field { square, piece, quick })
+            .collect();
+        let mut data = Vec::new();
+        encode_ee_tokens(&tokens, &mut data);
+        let reply = Frame::Bus(BusReply { id: MessageId(0x85), address, data, checksum_ok: true });
+        let bytes = reply.to_bytes();
+        let (rest, back) = parse_bus_reply(&bytes).unwrap();
+        prop_assert!(rest.is_empty());
+        prop_assert_eq!(&back, &reply);
+        let Frame::Bus(r) = back else { unreachable!() };
+        let want: Vec<Frame> = changes
+            .iter()
+            .map(|&(square, piece, _)| Frame::FieldUpdate { square, piece })
+            .collect();
+        prop_assert_eq!(fold_reply(&r).frames, want);
+    }
+}

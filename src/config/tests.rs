@@ -94,14 +94,14 @@ fn unknown_keys_are_errors_that_list_the_valid_ones() {
     assert_eq!(
         one_error("databse = \"x.db\"\n"),
         "venue.toml:1:1: unknown key `databse`; valid: `database`, `http`, `tournament`, \
-         `laws`, `board`, `relay`, `admin`"
+         `laws`, `board`, `bus`, `relay`, `admin`"
     );
     assert_eq!(
         one_error(&format!(
             "{BOARD_HEAD}port = \"/dev/ttyACM0\"\ncolour = \"white\"\n"
         )),
         "venue.toml:5:1: unknown key `colour`; valid: `number`, `kind`, `name`, `serial`, \
-         `symlink`, `port`, `clock_layout`"
+         `symlink`, `port`, `clock_layout`, `bus`, `bus_serial`"
     );
     let e = one_error("[laws]\nfivefold_rule = \"any\"\n");
     assert!(
@@ -417,4 +417,75 @@ fn clk_format_is_checked_and_reaches_the_relays() {
     let c = ok("[relay]\nclk_format = \"hh:mm:ss\"\n");
     assert_eq!(c.relay.clk_format, ClockFormat::HhMmSs);
     assert_eq!(ok("").relay.clk_format, ClockFormat::HMmSs);
+}
+
+#[test]
+fn the_example_bus_holds_its_boards_by_address() {
+    let c = ok(EXAMPLE);
+    assert_eq!(c.buses.len(), 1);
+    let bus = &c.buses[0];
+    assert_eq!(bus.name, "hall-a");
+    assert_eq!(bus.locator, Locator::Port("/dev/ttyUSB1".into()));
+    let got: Vec<(u32, &str, u16)> = bus
+        .boards
+        .iter()
+        .map(|b| (b.board.number, b.serial.as_str(), b.address))
+        .collect();
+    assert_eq!(got, [(5, "01025", 0x401), (6, "01026", 0x402)]);
+    assert_eq!(bus.boards[0].board.locator, bus.locator);
+    assert_eq!(bus.boards[0].board.name, "board 5");
+    // Bus boards are not boards on their own port.
+    assert!(c.boards.iter().all(|b| b.number < 5));
+}
+
+#[test]
+fn bus_mistakes_are_reported_where_they_are() {
+    let bus = "[[bus]]\nname = \"hall-a\"\nport = \"/dev/ttyUSB1\"\n";
+    let e = one_error(&format!(
+        "{bus}{BOARD_HEAD}bus = \"hall-b\"\nbus_serial = \"01025\"\n"
+    ));
+    assert_eq!(
+        e,
+        "venue.toml:7:7: board 2: bus \"hall-b\" is not defined; valid: \"hall-a\""
+    );
+    let e = one_error(&format!(
+        "{bus}{BOARD_HEAD}bus = \"hall-a\"\nbus_serial = \"1x\"\n"
+    ));
+    assert!(
+        e.starts_with("venue.toml:8:14: bus_serial \"1x\" is not a board serial number"),
+        "{e}"
+    );
+    let e = one_error(&format!("{bus}{BOARD_HEAD}bus = \"hall-a\"\n"));
+    assert!(e.contains("needs `bus_serial`"), "{e}");
+    let e = one_error(&format!(
+        "{bus}{BOARD_HEAD}bus = \"hall-a\"\nbus_serial = \"01025\"\nport = \"/dev/ttyUSB3\"\n"
+    ));
+    assert!(
+        e.starts_with("venue.toml:9:8: board 2 is on bus \"hall-a\""),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{bus}{BOARD_HEAD}bus = \"hall-a\"\nbus_serial = \"01025\"\n\
+         [[board]]\nnumber = 3\nkind = \"dgt\"\nbus = \"hall-a\"\nbus_serial = \"1025\"\n"
+    ));
+    assert!(
+        e.starts_with(
+            "venue.toml:13:14: board 3: bus_serial \"1025\" gives bus address 1025 like board 2"
+        ),
+        "{e}"
+    );
+    let e = one_error(&format!("{bus}{BOARD_HEAD}port = \"/dev/ttyUSB1\"\n"));
+    assert!(
+        e.starts_with("venue.toml:3:8: bus \"hall-a\" has the same port /dev/ttyUSB1 as board 2"),
+        "{e}"
+    );
+    let e = one_error("[[bus]]\nname = \"hall-a\"\n");
+    assert!(
+        e.starts_with("venue.toml:1:1: bus \"hall-a\" says nowhere how to find it"),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{BOARD_HEAD}port = \"/dev/ttyUSB0\"\nbus_serial = \"01025\"\n"
+    ));
+    assert!(e.contains("bus_serial is for boards on a bus"), "{e}");
 }

@@ -103,8 +103,8 @@ pub struct BoardSpec<B: BoardKit> {
     pub locator: Locator,
     pub id: BoardId,
     pub clock_layout: ClockLayout,
-    tracker: Tracker<B::Game>,
-    judge: B::Judge,
+    pub(super) tracker: Tracker<B::Game>,
+    pub(super) judge: B::Judge,
     /// The open game resumed from the store, if any.
     pub game: Option<GameId>,
     /// The resumed game's moves (for the live page).
@@ -177,20 +177,20 @@ pub struct Ctx {
 }
 
 /// A board's state besides its pipeline.
-struct BoardRef {
-    name: String,
-    locator: Locator,
-    live: Option<LiveClockFeed>,
+pub(super) struct BoardRef {
+    pub(super) name: String,
+    pub(super) locator: Locator,
+    pub(super) live: Option<LiveClockFeed>,
     /// Whether its game is in progress (for the games-live gauge).
-    playing: bool,
+    pub(super) playing: bool,
     /// The pipeline counters already added to the metrics.
-    reported: PipelineStats,
+    pub(super) reported: PipelineStats,
     /// Set while the store refuses this board's writes.
-    refused: Option<Refusal>,
+    pub(super) refused: Option<Refusal>,
 }
 
 /// The store refusing a board's writes: since when, how often, why, and when to try again.
-struct Refusal {
+pub(super) struct Refusal {
     since: Instant,
     batches: u64,
     error: String,
@@ -199,7 +199,7 @@ struct Refusal {
 
 /// Whether [`persist`] may wait for the retry time of a refused store.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Attempt {
+pub(super) enum Attempt {
     /// Only when due (on a frame, a tick).
     WhenDue,
     /// Now, whatever the retry time (stopping).
@@ -283,7 +283,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
 }
 
 /// Finds the board's port now and opens it.
-fn open(
+pub(super) fn open(
     locator: &Locator,
     sysfs: &std::path::Path,
 ) -> Result<(PathBuf, tokio_serial::SerialStream), String> {
@@ -298,19 +298,19 @@ fn open(
 
 /// Passes a board's clock to the relay: a new state of the clock (started, stopped, pressed,
 /// a flag) at once, a running clock's time at most every [`LiveClockFeed::EVERY`].
-struct LiveClockFeed {
-    hub: Hub,
+pub(super) struct LiveClockFeed {
+    pub(super) hub: Hub,
     last: Option<(ClockReading, Instant)>,
 }
 
 impl LiveClockFeed {
     const EVERY: Duration = Duration::from_millis(250);
 
-    fn new(hub: Hub) -> LiveClockFeed {
+    pub(super) fn new(hub: Hub) -> LiveClockFeed {
         LiveClockFeed { hub, last: None }
     }
 
-    fn update<B: Board>(&mut self, name: &str, pipeline: &Pipeline<B>) {
+    pub(super) fn update<B: Board>(&mut self, name: &str, pipeline: &Pipeline<B>) {
         let Some(reading) = pipeline.last_clock() else {
             return;
         };
@@ -379,7 +379,7 @@ impl Intake {
 /// Writes what the pipeline has and announces its events once they are durable; a batch the
 /// store refused goes back to the pipeline, ahead of newer writes, for the next attempt, which
 /// waits [`RETRY_FIRST`], then [`RETRY_EVERY`] (unless `attempt` is [`Attempt::Now`]).
-async fn persist<B: Board>(
+pub(super) async fn persist<B: Board>(
     pipeline: &mut Pipeline<B>,
     board: &mut BoardRef,
     ctx: &Ctx,

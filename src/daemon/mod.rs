@@ -12,6 +12,7 @@
 //! them. `demo` runs the same daemon over emulated boards on pseudo-terminals.
 
 pub mod board;
+pub mod bus;
 pub mod writer;
 
 use std::{
@@ -32,7 +33,7 @@ pub use self::{
 use crate::{
     Millis,
     arbiter::{Federation, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
-    config::{BoardConfig, BoardKind, Config, ConfigOverrides, Locator},
+    config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
     export::{
         folder::{self, FolderRelay},
@@ -275,6 +276,10 @@ pub struct Fleet {
     pub db: PathBuf,
     /// The boards, each with its number, kind, locator and clock layout.
     pub boards: Vec<BoardConfig>,
+    /// Chains of DGT boards on one port each (`[[bus]]`).
+    pub buses: Vec<BusConfig>,
+    /// How the bus masters pace their lines.
+    pub bus_settings: crate::bus::MasterSettings,
     pub laws: LawsSetup,
     /// Set in the store at start (`[tournament]`).
     pub round: Option<RoundInfo>,
@@ -301,6 +306,8 @@ impl Fleet {
         Fleet {
             db: db.to_owned(),
             boards,
+            buses: Vec::new(),
+            bus_settings: crate::bus::MasterSettings::default(),
             laws,
             round: None,
             sysfs: PathBuf::from("/sys"),
@@ -360,7 +367,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         // Boards given by port keep the port as their name, as before the config existed.
         config.boards = port_boards(&args.ports);
     }
-    if config.boards.is_empty() {
+    if config.boards.is_empty() && config.buses.iter().all(|b| b.boards.is_empty()) {
         bail!(
             "no boards to record: give --config FILE (with [[board]] entries) or --port DEVICE \
              (see `boardscribe config example`)"
@@ -394,6 +401,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             let _ignored_if_all_done = stop_tx.send(true);
         });
         let mut fleet = Fleet::new(&config.database, config.boards.clone(), laws);
+        fleet.buses = config.buses.clone();
         fleet.round = round;
         fleet.folder = folder;
         fleet.lichess = lichess;
@@ -572,6 +580,8 @@ pub async fn record_fleet(
     let Fleet {
         db,
         boards,
+        buses,
+        bus_settings,
         laws,
         round,
         sysfs,
@@ -599,7 +609,30 @@ pub async fn record_fleet(
             BoardKind::Togyz => Prepared::Tgz(Box::new(board::prepare(&mut store, cfg, &laws)?)),
         });
     }
+    let mut bus_specs = Vec::new();
+    for bus in &buses {
+        let mut on_bus = Vec::new();
+        for b in &bus.boards {
+            on_bus.push((b.address, board::prepare(&mut store, &b.board, &laws)?));
+        }
+        bus_specs.push(bus::BusSpec {
+            name: bus.name.clone(),
+            locator: bus.locator.clone(),
+            boards: on_bus,
+            settings: bus_settings.clone(),
+        });
+    }
     if let Some(hub) = &hub {
+        for spec in &bus_specs {
+            for (_, b) in &spec.boards {
+                hub.add_board_kind(
+                    &b.name,
+                    Some(b.number),
+                    crate::game::Kind::Chess,
+                    &b.resumed,
+                );
+            }
+        }
         for p in &prepared {
             let (name, number, kind, moves) = match p {
                 Prepared::Dgt(b) => (&b.name, b.number, crate::game::Kind::Chess, &b.resumed),
@@ -608,7 +641,9 @@ pub async fn record_fleet(
             hub.add_board_kind(name, Some(number), kind, moves);
         }
     }
-    metrics.set_boards_configured(prepared.len());
+    metrics.set_boards_configured(
+        prepared.len() + bus_specs.iter().map(|b| b.boards.len()).sum::<usize>(),
+    );
     let hooks = WriterHooks {
         metrics: Some(metrics.clone()),
         changes: Some(changes.clone()),
@@ -656,6 +691,7 @@ pub async fn record_fleet(
             }
         }
     }
+    bus::spawn_buses(&mut tasks, bus_specs, &ctx, 1000);
     drop(ctx);
     // systemd: ready now that the boards are prepared and the writer runs.
     if let Err(e) = notifier.ready(&fleet_status(&metrics)) {

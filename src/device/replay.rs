@@ -143,6 +143,16 @@ pub fn replay_reader_with(
             let tracker = Tracker::new(laws.tracker_settings());
             run.drive(Pipeline::<Dgt>::new(board, tracker, laws.referee()))
         }
+        Some("dgt-bus") => {
+            // One board's share of a bus: the commands to its address and its bus replies.
+            let board = run.store.board(&name, Kind::Chess)?;
+            let tracker = Tracker::new(laws.tracker_settings());
+            run.drive(Pipeline::<crate::bus::DgtBus>::new(
+                board,
+                tracker,
+                laws.referee(),
+            ))
+        }
         Some("togyz") => {
             let board = run.store.board(&name, Kind::Togyz)?;
             run.drive(Pipeline::<Tgz>::fresh_togyz(board))

@@ -8,7 +8,9 @@
 //! the scripted irregularities ([`EmulatorOptions::irregularities`], [`random_irregularities`])
 //! whose truth each script carries in [`BoardScript::irregularities`]. `togyz` does the same
 //! for a togyz korgool pit board: [`script_togyz`] turns a record into a [`TogyzScript`].
+//! [`run_bus_pty`] plays many DGT scripts as a bus-mode chain on one pseudo-terminal.
 
+mod bus;
 mod dgt;
 mod handling;
 mod irregular;
@@ -16,6 +18,7 @@ mod pgn;
 mod pty;
 mod togyz;
 
+pub use bus::{BusChainOptions, BusFault, run_bus_pty, script_address};
 pub use dgt::{script_game, script_game_from, script_pgn};
 pub use handling::Style;
 pub use irregular::{

@@ -325,11 +325,11 @@ impl PtyBoard for TogyzScript {
     }
 }
 
-struct Pty {
-    master: SerialStream,
+pub(super) struct Pty {
+    pub(super) master: SerialStream,
     /// Kept open so the master never sees EIO when the host closes its side.
     slave: SerialStream,
-    path: PathBuf,
+    pub(super) path: PathBuf,
 }
 
 fn replace_link(link: &Path, target: &Path) -> io::Result<()> {
@@ -341,7 +341,7 @@ fn replace_link(link: &Path, target: &Path) -> io::Result<()> {
     std::os::unix::fs::symlink(target, link)
 }
 
-fn open_pty(link: Option<&Path>) -> Result<Pty, EmulatorError> {
+pub(super) fn open_pty(link: Option<&Path>) -> Result<Pty, EmulatorError> {
     let (master, slave) = SerialStream::pair()?;
     let path = slave
         .name()

@@ -124,6 +124,7 @@ mod bus;
 mod bwtime;
 mod command;
 mod ee_moves;
+mod ee_tokens;
 mod encode;
 mod field_update;
 mod parse;
@@ -140,6 +141,9 @@ pub use command::{
     decode_command,
 };
 pub use ee_moves::parse_ee_moves;
+pub use ee_tokens::{
+    EeTag, EeToken, EeTokenError, ee_code, ee_token_len, encode_ee_tokens, parse_ee_tokens,
+};
 pub use encode::{hour_flags, status};
 pub use field_update::parse_field_update;
 pub(crate) use parse::run_payload;

@@ -1,0 +1,456 @@
+//! One bus port's task: a chain of DGT boards on one serial port, each its own board.
+//!
+//! Flow: [`bus_task`] loops until `stop`: find and open the port of the bus's [`Locator`], run
+//! a session, reopen with backoff when the port goes away. A session runs the pure
+//! [`BusMaster`]: it writes the command the master picks, reads replies with a bus-mode frame
+//! splitter, passes each reply to the master, and routes the real bytes to the board they
+//! concern: commands to its address (and broadcast pings) and its replies go into that board's
+//! `Pipeline<DgtBus>` (raw stream first, then the folded frames), which persists through the
+//! same store writer, hub and metrics as a board on its own port. Joined and lost boards are
+//! announced as connected and lost.
+
+use std::{
+    collections::BTreeMap,
+    time::{Duration, Instant},
+};
+
+use tokio::sync::watch;
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use super::board::{self, Attempt, BoardKit, BoardRef, BoardSpec, Ctx, LiveClockFeed};
+use crate::{
+    Millis,
+    arbiter::LawsSetup,
+    bus::{BoardInput, BusMaster, DgtBus, MasterSettings, fold_reply},
+    config::Locator,
+    device::{
+        Direction,
+        serial::{self, Backoff, now_ms},
+    },
+    game::Kind,
+    pipeline::{Board, Pipeline},
+    protocol::dgt::{Command, Frame, FrameError, Mode, parse_frame, split_frame},
+    tracker::TrackerSettings,
+};
+
+impl BoardKit for DgtBus {
+    const KIND: Kind = Kind::Chess;
+
+    /// Nothing: the master speaks for the whole bus.
+    fn startup() -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn probe() -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn settings(laws: &LawsSetup) -> TrackerSettings {
+        laws.tracker_settings()
+    }
+
+    fn judge(laws: &LawsSetup) -> <Self as Board>::Judge {
+        laws.referee()
+    }
+}
+
+/// One bus to record: its port and the boards expected on it, by address.
+pub struct BusSpec {
+    pub name: String,
+    pub locator: Locator,
+    pub boards: Vec<(u16, BoardSpec<DgtBus>)>,
+    pub settings: MasterSettings,
+}
+
+/// A board on the bus: its pipeline and what the daemon shows of it.
+struct BusBoard {
+    board: BoardRef,
+    pipeline: Pipeline<DgtBus>,
+    /// Answering now.
+    connected: bool,
+}
+
+/// Cuts bus replies out of the byte stream, keeping each frame's real bytes.
+#[derive(Default)]
+struct Splitter {
+    buf: Vec<u8>,
+}
+
+impl Splitter {
+    /// Appends `bytes`; every whole frame as (its bytes, its decoding). Bytes that start no
+    /// frame are dropped up to the next byte with bit 7 set.
+    fn push(&mut self, bytes: &[u8]) -> Vec<(Vec<u8>, Result<Frame, FrameError>)> {
+        self.buf.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        loop {
+            let Some(start) = self.buf.iter().position(|b| b & 0x80 != 0) else {
+                self.buf.clear();
+                break;
+            };
+            self.buf.drain(..start);
+            match split_frame(&self.buf, Mode::Bus) {
+                Ok((rest, _)) => {
+                    let len = self.buf.len() - rest.len();
+                    let raw: Vec<u8> = self.buf.drain(..len).collect();
+                    let frame = match parse_frame(&raw, Mode::Bus) {
+                        Ok((_, f)) => Ok(f),
+                        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(e),
+                        Err(nom::Err::Incomplete(_)) => Err(FrameError::BadLength {
+                            id: raw[0],
+                            len: raw.len() as u16,
+                        }),
+                    };
+                    out.push((raw, frame));
+                }
+                Err(nom::Err::Incomplete(_)) => break,
+                Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
+                    debug!(?e, "bus bytes skipped");
+                    self.buf.remove(0);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether part of a frame is buffered.
+    fn partial(&self) -> bool {
+        !self.buf.is_empty()
+    }
+}
+
+/// Keeps one bus recorded: reconnects with backoff until `stop`.
+pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
+    let BusSpec {
+        name,
+        locator,
+        boards: specs,
+        settings,
+    } = spec;
+    let mut boards = BTreeMap::new();
+    for (address, spec) in specs {
+        if spec.game.is_some() {
+            ctx.metrics.game_started();
+        }
+        let BoardSpec {
+            name,
+            id,
+            clock_layout,
+            tracker,
+            judge,
+            game,
+            ..
+        } = spec;
+        let board = BoardRef {
+            name,
+            locator: locator.clone(),
+            live: ctx.hub.clone().map(LiveClockFeed::new),
+            playing: game.is_some(),
+            reported: Default::default(),
+            refused: None,
+        };
+        let pipeline = Pipeline::<DgtBus>::new(id, tracker, judge).with_clock_layout(clock_layout);
+        boards.insert(
+            address,
+            BusBoard {
+                board,
+                pipeline,
+                connected: false,
+            },
+        );
+    }
+    let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
+    let mut stop = ctx.stop.clone();
+    loop {
+        if *stop.borrow() {
+            break;
+        }
+        match board::open(&locator, &ctx.sysfs) {
+            Ok((path, port)) => {
+                info!(bus = %name, port = %path.display(), "bus port open");
+                backoff.reset();
+                let ended = session(port, &path, &mut boards, &settings, &ctx, &mut stop).await;
+                for b in boards.values_mut() {
+                    b.pipeline.disconnected();
+                    if b.connected {
+                        b.connected = false;
+                        lost(b, &ctx, "the bus port went away");
+                    }
+                    board::persist(&mut b.pipeline, &mut b.board, &ctx, Attempt::WhenDue).await;
+                }
+                match ended {
+                    None => break,
+                    Some(why) => warn!(bus = %name, reason = %why, "bus port lost; reopening"),
+                }
+            }
+            Err(why) => warn!(bus = %name, cause = %why, "bus port not available"),
+        }
+        let delay = backoff.next_delay();
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = stop.changed() => {}
+        }
+    }
+    for b in boards.values_mut() {
+        board::persist(&mut b.pipeline, &mut b.board, &ctx, Attempt::Now).await;
+    }
+}
+
+fn lost(b: &BusBoard, ctx: &Ctx, why: &str) {
+    ctx.metrics.board_lost();
+    if let Some(live) = &b.board.live {
+        live.hub.board_lost(&b.board.name, why);
+    }
+}
+
+/// Runs the master on an open port until the port fails (`Some(why)`) or `stop` (`None`).
+async fn session(
+    mut port: tokio_serial::SerialStream,
+    path: &std::path::Path,
+    boards: &mut BTreeMap<u16, BusBoard>,
+    settings: &MasterSettings,
+    ctx: &Ctx,
+    stop: &mut watch::Receiver<bool>,
+) -> Option<String> {
+    let mut master = BusMaster::new(settings.clone(), boards.keys().copied());
+    let mut splitter = Splitter::default();
+    let mut buf = [0u8; 1024];
+    let mut last_tick = Instant::now();
+    let mut last_raw_flush = Instant::now();
+    let mut strangers: Vec<u16> = Vec::new();
+    loop {
+        let now = now_ms();
+        if master.deadline().is_some_and(|d| now >= d) {
+            let inputs = master.on_timeout(now);
+            handle(&mut master, boards, ctx, now, inputs, &mut strangers);
+        }
+        if let Some((cmd, address)) = master.next_command(now) {
+            let bytes = Command::Bus { cmd, address }.to_bytes();
+            if let Err(e) = serial::send(&mut port, path, &bytes).await {
+                return Some(e.to_string());
+            }
+            for (&a, b) in boards.iter_mut() {
+                if address == crate::bus::master::BROADCAST || a == address {
+                    b.pipeline.feed(now, Direction::ToBoard, &bytes);
+                }
+            }
+        }
+        let wait = master
+            .wake_at()
+            .map_or(100, |w| w.saturating_sub(now_ms()))
+            .clamp(1, 100);
+        tokio::select! {
+            read = serial::read(&mut port, path, &mut buf) => match read {
+                Ok(0) => return Some("port closed".into()),
+                Ok(n) => {
+                    let at = now_ms();
+                    for (raw, frame) in splitter.push(&buf[..n]) {
+                        on_frame(&mut master, boards, ctx, at, &raw, frame, &mut strangers);
+                    }
+                    if splitter.partial() {
+                        master.receiving(at);
+                    }
+                }
+                Err(e) => return Some(e.to_string()),
+            },
+            _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
+            _ = stop.changed() => return None,
+        }
+        if last_tick.elapsed() >= Duration::from_millis(100) {
+            last_tick = Instant::now();
+            let at = now_ms();
+            for b in boards.values_mut() {
+                b.pipeline.tick(at);
+            }
+        }
+        let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
+        if raw_due {
+            last_raw_flush = Instant::now();
+        }
+        for b in boards.values_mut() {
+            if b.pipeline.pending_writes() > 0 || raw_due {
+                board::persist(&mut b.pipeline, &mut b.board, ctx, Attempt::WhenDue).await;
+            }
+            if let Some(live) = b.board.live.as_mut() {
+                live.update(&b.board.name, &b.pipeline);
+            }
+        }
+    }
+}
+
+/// One frame from the line: its bytes to its board's raw stream, its meaning to the master, and
+/// the master's inputs to the boards.
+fn on_frame(
+    master: &mut BusMaster,
+    boards: &mut BTreeMap<u16, BusBoard>,
+    ctx: &Ctx,
+    at: Millis,
+    raw: &[u8],
+    frame: Result<Frame, FrameError>,
+    strangers: &mut Vec<u16>,
+) {
+    let frame = match frame {
+        Ok(f) => f,
+        Err(e) => {
+            debug!(?e, "bus frame not decoded");
+            return;
+        }
+    };
+    if let Frame::Bus(r) = &frame
+        && let Some(b) = boards.get_mut(&r.address)
+    {
+        // Raw bytes only; the pipeline folds the reply when the master passes it on.
+        b.pipeline.keep_raw(at, Direction::FromBoard, raw);
+    }
+    let inputs = master.on_reply(at, frame);
+    handle(master, boards, ctx, at, inputs, strangers);
+}
+
+fn handle(
+    master: &mut BusMaster,
+    boards: &mut BTreeMap<u16, BusBoard>,
+    ctx: &Ctx,
+    at: Millis,
+    inputs: Vec<BoardInput>,
+    strangers: &mut Vec<u16>,
+) {
+    for input in inputs {
+        match input {
+            BoardInput::Joined { address } => match boards.get_mut(&address) {
+                Some(b) => {
+                    b.connected = true;
+                    info!(board = %b.board.name, address, "board answers on the bus");
+                    ctx.metrics.board_connected();
+                    if let Some(live) = &b.board.live {
+                        live.hub.board_connected(&b.board.name);
+                    }
+                }
+                None if !strangers.contains(&address) => {
+                    strangers.push(address);
+                    warn!(
+                        address,
+                        serial = %crate::bus::serial_from_address(address),
+                        "a board not in the config answers on the bus; not recorded"
+                    );
+                }
+                None => {}
+            },
+            BoardInput::Lost { address } => {
+                if let Some(b) = boards.get_mut(&address)
+                    && b.connected
+                {
+                    b.connected = false;
+                    warn!(board = %b.board.name, address, "board stopped answering on the bus");
+                    lost(b, ctx, "stopped answering on the bus");
+                }
+            }
+            BoardInput::Reply { address, reply } => {
+                let folded = fold_reply(&reply);
+                if folded.clock_changed {
+                    master.want_clock(address);
+                }
+                if let Some(why) = &folded.doubt {
+                    warn!(address, %why, "bus board in doubt; asking for a dump");
+                    master.doubt(address);
+                }
+                if let Some(b) = boards.get_mut(&address) {
+                    // The same frames replay makes of the reply's bytes.
+                    for f in DgtBus::split(Frame::Bus(reply)) {
+                        b.pipeline.feed_frame(at, f);
+                    }
+                    b.pipeline.tick(at);
+                }
+            }
+        }
+    }
+}
+
+/// Spawns one task per bus (each in its own span).
+pub fn spawn_buses(
+    tasks: &mut tokio::task::JoinSet<()>,
+    buses: Vec<BusSpec>,
+    ctx: &Ctx,
+    seed: u64,
+) {
+    for (i, bus) in buses.into_iter().enumerate() {
+        let span = info_span!("bus", bus = %bus.name);
+        tasks.spawn(bus_task(bus, ctx.clone(), seed + i as u64).instrument(span));
+    }
+}
+
+/// Which boards answer a broadcast PING on `bus` now (for `boardscribe devices`): their
+/// addresses, in the order they answered.
+pub async fn ping_bus(
+    bus: &crate::config::BusConfig,
+    sysfs: &std::path::Path,
+    settings: &MasterSettings,
+) -> Result<Vec<u16>, String> {
+    let (path, mut port) = board::open(&bus.locator, sysfs)?;
+    let ping = Command::Bus {
+        cmd: crate::protocol::dgt::BusCommand::Ping,
+        address: crate::bus::master::BROADCAST,
+    }
+    .to_bytes();
+    serial::send(&mut port, &path, &ping)
+        .await
+        .map_err(|e| e.to_string())?;
+    let until = tokio::time::Instant::now()
+        + Duration::from_millis(settings.discovery_ms + crate::bus::wire_ms(ping.len()));
+    let mut splitter = Splitter::default();
+    let mut found = Vec::new();
+    let mut buf = [0u8; 256];
+    loop {
+        tokio::select! {
+            read = serial::read(&mut port, &path, &mut buf) => match read {
+                Ok(0) => break,
+                Ok(n) => {
+                    for (_, frame) in splitter.push(&buf[..n]) {
+                        if let Ok(Frame::Bus(r)) = frame
+                            && r.checksum_ok
+                            && r.id.0 == crate::protocol::dgt::bus_id::PING
+                            && !found.contains(&r.address)
+                        {
+                            found.push(r.address);
+                        }
+                    }
+                }
+                Err(e) => return Err(e.to_string()),
+            },
+            _ = tokio::time::sleep_until(until) => break,
+        }
+    }
+    Ok(found)
+}
+
+/// What `boardscribe devices` prints for a bus: each configured board and whether it answered,
+/// then the boards that answered and are not configured.
+pub fn describe_bus(bus: &crate::config::BusConfig, found: &Result<Vec<u16>, String>) -> String {
+    let mut out = format!("bus {} ({}):", bus.name, bus.locator);
+    let found = match found {
+        Ok(f) => f,
+        Err(e) => {
+            out.push_str(&format!(" not reachable: {e}\n"));
+            return out;
+        }
+    };
+    out.push_str(&format!(" {} board(s) answer\n", found.len()));
+    for b in &bus.boards {
+        let state = if found.contains(&b.address) {
+            "answers"
+        } else {
+            "SILENT"
+        };
+        out.push_str(&format!(
+            "  board {:>3}  serial {}  address {:>5}  {state}\n",
+            b.board.number, b.serial, b.address
+        ));
+    }
+    for a in found {
+        if !bus.boards.iter().any(|b| b.address == *a) {
+            out.push_str(&format!(
+                "  not configured: serial {}  address {a:>5}\n",
+                crate::bus::serial_from_address(*a)
+            ));
+        }
+    }
+    out
+}

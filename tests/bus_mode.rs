@@ -1,0 +1,552 @@
+//! DGT bus mode end to end: a chain of emulated boards on ONE pseudo-terminal, recorded by the
+//! daemon's `record_fleet` through a `[[bus]]`, each board its own board in the store.
+//!
+//! (a) 16 boards play 16 corpus games at human speed (speed 1.0; each game cut to its first
+//! `PLIES` plies so the test stays near two minutes): every game is recorded exactly; what the
+//! bus adds to a move's settled-to-durable latency (against the same script on a port of its
+//! own) is within the bound the line rate gives (see [`latency_bound_ms`]) for at least 95% of
+//! the moves, and 90% of moves are durable within that bound outright; one board's raw stream,
+//! written as a `dgt-bus` capture, replays to the same moves.
+//! (b) checksum errors on one board all game long, a board off the chain for a while mid-game,
+//! a board gone for good: no move lost on the others, none on the one that came back, and the
+//! silent one keeps every move it played before it went silent.
+
+use std::{
+    collections::HashMap,
+    path::Path,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use boardscribe::{
+    arbiter::LawsSetup,
+    bus::{MasterSettings, address_from_serial, wire_ms},
+    config::{BoardConfig, BoardKind, BusBoardConfig, BusConfig, Locator},
+    daemon,
+    device::{Direction, capture},
+    emulator::{self, BoardScript, BusChainOptions, BusFault, EmulatorOptions, PgnGame, PtyEvent},
+    sensor::dgt::ClockLayout,
+    store::Store,
+    tracker::TrackerEvent,
+};
+use shakmaty::CastlingMode;
+use tokio::{
+    sync::{mpsc, watch},
+    time::Instant,
+};
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
+
+/// Plies per game: with 1 to 20 s of thought a ply (mean about 6 s) plus the hands, about two
+/// minutes of play at human speed.
+const PLIES: usize = 12;
+
+fn corpus_games(file: &str, n: usize) -> Vec<PgnGame> {
+    let text = std::fs::read_to_string(Path::new(CORPUS).join(format!("{file}.pgn"))).unwrap();
+    emulator::games_from_pgn(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|g| g.moves.len() >= PLIES)
+        .take(n)
+        .collect()
+}
+
+fn cut(mut g: PgnGame) -> PgnGame {
+    g.moves.truncate(PLIES);
+    g.sans.truncate(PLIES);
+    g.outcome = None;
+    g
+}
+
+fn uci(g: &PgnGame) -> Vec<String> {
+    g.moves
+        .iter()
+        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+        .collect()
+}
+
+/// One board of the chain: its game, script, serial and address.
+struct Seat {
+    game: PgnGame,
+    script: BoardScript,
+    serial: String,
+    address: u16,
+    name: String,
+}
+
+fn seats(games: Vec<PgnGame>, seed: u64) -> Vec<Seat> {
+    games
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let g = cut(g);
+            let opts = EmulatorOptions {
+                speed: 1.0,
+                seed: seed + i as u64,
+                rotated: i % 3 == 2,
+                time_control: Some((15 * 60_000, 10_000)),
+                result_gesture: false,
+                ..EmulatorOptions::default()
+            };
+            let mut script = emulator::script_pgn(&g, &opts).unwrap();
+            let serial = format!("{:05}", 1101 + 17 * i);
+            script.serial = serial.clone();
+            let address = address_from_serial(&serial).unwrap();
+            Seat {
+                game: g,
+                script,
+                serial,
+                address,
+                name: format!("bus board {}", i + 1),
+            }
+        })
+        .collect()
+}
+
+fn bus_config(link: &Path, seats: &[Seat]) -> BusConfig {
+    let locator = Locator::Port(link.to_path_buf());
+    BusConfig {
+        name: "hall".into(),
+        locator: locator.clone(),
+        boards: seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| BusBoardConfig {
+                board: BoardConfig {
+                    number: i as u32 + 1,
+                    kind: BoardKind::Dgt,
+                    name: s.name.clone(),
+                    locator: locator.clone(),
+                    clock_layout: ClockLayout::default(),
+                },
+                serial: s.serial.clone(),
+                address: s.address,
+            })
+            .collect(),
+    }
+}
+
+/// When each move became durable: (board, ply) -> instant.
+type Durable = Arc<Mutex<HashMap<(String, u32), Instant>>>;
+
+struct Run {
+    dir: tempfile::TempDir,
+    db: std::path::PathBuf,
+    stop: watch::Sender<bool>,
+    daemon: tokio::task::JoinHandle<anyhow::Result<()>>,
+    chain: tokio::task::JoinHandle<Result<(), emulator::EmulatorError>>,
+    durable: Durable,
+    /// When every board started its script.
+    start_at: Instant,
+    done: mpsc::UnboundedReceiver<PtyEvent>,
+}
+
+/// The chain on a pty and the daemon recording it; every script starts at `start_at`.
+async fn start(seats: &[Seat], faults: Option<mpsc::UnboundedReceiver<BusFault>>) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bus.db");
+    let link = dir.path().join("bus");
+    // Discovery (1.1 s) and a dump and a clock per board come first.
+    let start_at = Instant::now() + Duration::from_millis(4000);
+    let chain_opts = BusChainOptions {
+        link: Some(link.clone()),
+        start_at: Some(start_at),
+        linger_ms: None,
+        ..BusChainOptions::default()
+    };
+    let boards: Vec<(u16, BoardScript)> = seats
+        .iter()
+        .map(|s| (s.address, s.script.clone()))
+        .collect();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let chain =
+        tokio::spawn(
+            async move { emulator::run_bus_pty(&boards, &chain_opts, faults, Some(tx)).await },
+        );
+    loop {
+        if let PtyEvent::Ready(_) = rx.recv().await.unwrap() {
+            break;
+        }
+    }
+    let laws = LawsSetup {
+        time_control: Some("15+10".parse().unwrap()),
+        ..LawsSetup::default()
+    };
+    let mut fleet = daemon::Fleet::new(&db, Vec::new(), laws);
+    fleet.buses = vec![bus_config(&link, seats)];
+    let durable: Durable = Arc::default();
+    let (stop, stop_rx) = watch::channel(false);
+    let seen = durable.clone();
+    let daemon = tokio::spawn(async move {
+        daemon::record_fleet(fleet, stop_rx, None, move |board, e| {
+            if let TrackerEvent::Move(m) = e {
+                seen.lock()
+                    .unwrap()
+                    .entry((board.to_owned(), m.ply))
+                    .or_insert_with(Instant::now);
+            }
+        })
+        .await
+    });
+    Run {
+        dir,
+        db,
+        stop,
+        daemon,
+        chain,
+        durable,
+        start_at,
+        done: rx,
+    }
+}
+
+impl Run {
+    async fn wait_done(&mut self, within: Duration) {
+        tokio::time::timeout(within, async {
+            while let Some(e) = self.done.recv().await {
+                if e == PtyEvent::ScriptDone {
+                    return;
+                }
+            }
+        })
+        .await
+        .expect("the scripts did not end in time");
+        // The last presses reach the store.
+        tokio::time::sleep(Duration::from_millis(4000)).await;
+    }
+
+    async fn stop(self) -> (tempfile::TempDir, std::path::PathBuf, Durable, Instant) {
+        self.stop.send(true).unwrap();
+        self.daemon.await.unwrap().unwrap();
+        self.chain.abort();
+        (self.dir, self.db, self.durable, self.start_at)
+    }
+}
+
+/// The moves (UCI) of each board's games, in order.
+fn recorded(db: &Path) -> HashMap<String, Vec<Vec<String>>> {
+    let store = Store::open_read_only(db).unwrap();
+    let mut out: HashMap<String, Vec<Vec<String>>> = HashMap::new();
+    for g in store.games().unwrap() {
+        out.entry(g.board_name.clone()).or_default().push(
+            g.moves
+                .iter()
+                .map(|m| m.uci.clone().unwrap_or_default())
+                .collect(),
+        );
+    }
+    out
+}
+
+/// The worst settled-to-durable delay the poll cycle allows, in ms (see the test's doc):
+/// a press is seen by the next SEND_CHANGES of its board, at most one round of every board
+/// away; a round is `n` exchanges of a 4-byte command, the board's answer delay and a 6-byte
+/// empty update; each board's clock is read every 3 s (a 13-byte reply), which can fall into the
+/// same round; the mover's own update carries up to ~24 bytes of tokens and its clock read
+/// follows. Then the bus task's 100 ms tick and the store's commit.
+fn latency_bound_ms(n: u64) -> u64 {
+    let turnaround = 3 + 3; // answer delay + the host's reply-to-command turn
+    let exchange = wire_ms(4) + wire_ms(6) + turnaround;
+    let clock_read = wire_ms(4) + wire_ms(13) + turnaround;
+    let round = n * exchange + n * clock_read;
+    let own = wire_ms(24) + clock_read;
+    // The tracker's 100 ms tick and the store's commit; its scan_ms after the press is the
+    // same on a port of its own, and is not counted (see the test).
+    let tick = 100;
+    let commit = 250;
+    round + own + tick + commit
+}
+
+/// When each ply is recorded (stream ms) with `script` replayed as a board on its own port.
+fn alone_at_ms(script: &BoardScript) -> HashMap<u32, u64> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("alone.db")).unwrap();
+    let laws = LawsSetup {
+        time_control: Some("15+10".parse().unwrap()),
+        ..LawsSetup::default()
+    };
+    let text = script.to_capture_text();
+    boardscribe::device::replay::replay_reader_with(
+        &mut store,
+        "alone",
+        "alone",
+        text.as_bytes(),
+        &laws,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let games = store.games().unwrap();
+    assert_eq!(games.len(), 1);
+    games[0].moves.iter().map(|m| (m.ply, m.at_ms)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixteen_boards_on_one_pty_record_every_game_in_time() {
+    let mut games = corpus_games("Capablanca", 10);
+    games.extend(corpus_games("London1851", 6));
+    let seats = seats(games, 100);
+    let mut run = start(&seats, None).await;
+    run.wait_done(Duration::from_secs(240)).await;
+    let (_dir, db, durable, start_at) = run.stop().await;
+
+    let got = recorded(&db);
+    for s in &seats {
+        let games = got.get(&s.name).map(Vec::as_slice).unwrap_or_default();
+        assert_eq!(games.len(), 1, "{}: {games:?}", s.name);
+        assert_eq!(games[0], uci(&s.game), "{}", s.name);
+    }
+
+    // Settled (the press that completes the ply) to durable, against the same script replayed
+    // as a board on its own port: the bus may add at most the poll-cycle bound.
+    let durable = durable.lock().unwrap();
+    let bound = latency_bound_ms(seats.len() as u64);
+    let mut lat = Vec::new();
+    let mut added = Vec::new();
+    for s in &seats {
+        let alone = alone_at_ms(&s.script);
+        for p in &s.script.plies {
+            let press = p.press_ms.unwrap_or(p.end_ms);
+            let settled = start_at + Duration::from_millis(press - s.script.body_start_ms);
+            let at = durable[&(s.name.clone(), p.ply)];
+            let ms = at.saturating_duration_since(settled).as_millis() as i64;
+            let single = alone[&p.ply] as i64 - press as i64;
+            if ms - single > bound as i64 {
+                eprintln!(
+                    "{} ply {} ({}): {ms} ms on the bus, {single} ms alone; styles {:?}",
+                    s.name, p.ply, p.san, p.styles
+                );
+            }
+            lat.push(ms);
+            added.push(ms - single);
+        }
+    }
+    lat.sort_unstable();
+    added.sort_unstable();
+    let pct = |v: &[i64], q: f64| v[((v.len() - 1) as f64 * q) as usize];
+    eprintln!(
+        "bus latency over {} moves on {} boards: median {} ms, p90 {} ms, max {} ms; \
+         added by the bus over the board alone: median {} ms, p90 {} ms, max {} ms; bound {bound} ms",
+        lat.len(),
+        seats.len(),
+        pct(&lat, 0.5),
+        pct(&lat, 0.9),
+        pct(&lat, 1.0),
+        pct(&added, 0.5),
+        pct(&added, 0.9),
+        pct(&added, 1.0),
+    );
+    // Most moves: the poll cycle is all the bus adds. A few hand sequences that already make
+    // the tracker wait on a board alone (a reply begun before the press, a capture with the
+    // mover lifted first) can wait seconds longer on the bus, where field changes arrive in
+    // batches at the poll rate (an open issue, reported); they are counted, not hidden.
+    let over = added.iter().filter(|&&a| a > bound as i64).count();
+    assert!(
+        over * 20 <= added.len(),
+        "{over} of {} moves over the bound {bound} ms",
+        added.len()
+    );
+    assert!(pct(&lat, 0.9) <= bound as i64, "p90 {} ms", pct(&lat, 0.9));
+
+    // One board's raw stream (commands to it, its replies) as a dgt-bus capture replays to
+    // the same moves.
+    let store = Store::open_read_only(&db).unwrap();
+    let game = store
+        .games()
+        .unwrap()
+        .into_iter()
+        .find(|g| g.board_name == seats[3].name)
+        .unwrap();
+    let chunks = store.raw_chunks(game.board).unwrap();
+    assert!(chunks.iter().any(|c| c.dir == Direction::ToBoard));
+    let t0 = chunks[0].t_ms;
+    let mut text = capture::capture_head("dgt-bus", &[]).unwrap();
+    for c in &chunks {
+        capture::push_line(&mut text, c.t_ms - t0, c.dir, &c.bytes);
+    }
+    let replay_db = _dir.path().join("replay.db");
+    let mut replay = Store::open(&replay_db).unwrap();
+    let laws = LawsSetup {
+        time_control: Some("15+10".parse().unwrap()),
+        ..LawsSetup::default()
+    };
+    boardscribe::device::replay::replay_reader_with(
+        &mut replay,
+        "bus board 4",
+        "bus board 4",
+        text.as_bytes(),
+        &laws,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    drop(replay);
+    let replayed = recorded(&replay_db);
+    assert_eq!(replayed["bus board 4"], vec![uci(&seats[3].game)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checksum_errors_a_board_off_the_chain_and_a_silent_board_lose_no_move() {
+    let mut games = corpus_games("WorldChamp1886", 3);
+    games.extend(corpus_games("tatamast22", 3));
+    let seats = seats(games, 7);
+    for s in &seats {
+        let end = s.script.events.last().unwrap().at_ms - s.script.body_start_ms;
+        eprintln!("{}: {} plies, {} ms", s.name, s.script.plies.len(), end);
+    }
+    let (ftx, frx) = mpsc::unbounded_channel();
+    let mut run = start(&seats, Some(frx)).await;
+    let noisy = seats[0].address;
+    let away = seats[1].address;
+    let silent = seats[2].address;
+    // The silent board stops after its fourth press.
+    let silent_after = seats[2].script.plies[3].press_ms.unwrap() - seats[2].script.body_start_ms;
+    let away_at = seats[1].script.plies[4].start_ms - seats[1].script.body_start_ms;
+    let start_at = run.start_at;
+    let faults = tokio::spawn(async move {
+        let mut t = start_at;
+        let mut events = vec![
+            (
+                silent_after + 1500,
+                BusFault::Drop {
+                    address: silent,
+                    for_ms: None,
+                },
+            ),
+            (
+                away_at,
+                BusFault::Drop {
+                    address: away,
+                    for_ms: Some(5000),
+                },
+            ),
+        ];
+        // Checksum errors on one board, two replies in a row every 1.5 s, all game long.
+        for k in 0..120u64 {
+            events.push((
+                k * 1500,
+                BusFault::Corrupt {
+                    address: noisy,
+                    replies: 2,
+                },
+            ));
+        }
+        events.sort_by_key(|e| e.0);
+        for (at, f) in events {
+            let when = start_at + Duration::from_millis(at);
+            if when > t {
+                tokio::time::sleep_until(when).await;
+                t = when;
+            }
+            if ftx.send(f).is_err() {
+                return;
+            }
+        }
+    });
+    run.wait_done(Duration::from_secs(240)).await;
+    faults.abort();
+    let (_dir, db, _, _) = run.stop().await;
+    let got = recorded(&db);
+    for (i, s) in seats.iter().enumerate() {
+        let games = got.get(&s.name).map(Vec::as_slice).unwrap_or_default();
+        assert_eq!(games.len(), 1, "{}: {games:?}", s.name);
+        let want = uci(&s.game);
+        if i == 2 {
+            // Every move up to the fourth press was recorded before the board fell silent.
+            assert!(games[0].len() >= 4, "{}: {:?}", s.name, games[0]);
+            assert_eq!(games[0][..], want[..games[0].len()], "{}", s.name);
+        } else {
+            assert_eq!(games[0], want, "{}", s.name);
+        }
+    }
+}
+
+/// The poll cycle on the line: a master alone (no daemon) over the emulated chain of 16 idle
+/// boards; prints the milliseconds per full round (run with --nocapture). A round cannot be
+/// faster than the bytes take at 9600 baud, and must not be much slower.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poll_cycle_of_sixteen_boards() {
+    use boardscribe::{
+        bus::BusMaster,
+        device::serial,
+        protocol::{
+            FrameReader,
+            dgt::{Command, Mode},
+        },
+    };
+    let mut games = corpus_games("Capablanca", 10);
+    games.extend(corpus_games("London1851", 6));
+    let seats = seats(games, 300);
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("bus");
+    let opts = BusChainOptions {
+        link: Some(link.clone()),
+        // Idle boards: nothing to report but their clocks.
+        start_at: Some(Instant::now() + Duration::from_secs(3600)),
+        ..BusChainOptions::default()
+    };
+    let boards: Vec<(u16, BoardScript)> = seats
+        .iter()
+        .map(|s| (s.address, s.script.clone()))
+        .collect();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let chain =
+        tokio::spawn(async move { emulator::run_bus_pty(&boards, &opts, None, Some(tx)).await });
+    let PtyEvent::Ready(path) = rx.recv().await.unwrap() else {
+        panic!()
+    };
+    let mut port = serial::open(&path).unwrap();
+    let settings = MasterSettings::default();
+    let mut master = BusMaster::new(settings, seats.iter().map(|s| s.address));
+    let mut reader = FrameReader::with_wire(Mode::Bus);
+    let t0 = std::time::Instant::now();
+    let now = || serial::now_ms();
+    let mut buf = [0u8; 512];
+    let mut window: Option<(std::time::Instant, u64)> = None;
+    while t0.elapsed() < Duration::from_secs(12) {
+        if window.is_none() && t0.elapsed() >= Duration::from_secs(4) {
+            window = Some((std::time::Instant::now(), master.stats().rounds));
+        }
+        if master.deadline().is_some_and(|d| now() >= d) {
+            master.on_timeout(now());
+        }
+        if let Some((cmd, address)) = master.next_command(now()) {
+            serial::send(&mut port, &path, &Command::Bus { cmd, address }.to_bytes())
+                .await
+                .unwrap();
+        }
+        let wait = master
+            .deadline()
+            .map_or(5, |d| d.saturating_sub(now()).clamp(1, 100));
+        if let Ok(Ok(n)) = tokio::time::timeout(
+            Duration::from_millis(wait),
+            serial::read(&mut port, &path, &mut buf),
+        )
+        .await
+        {
+            reader.push(&buf[..n]);
+            while let Some(Ok(frame)) = reader.next_frame() {
+                master.on_reply(now(), frame);
+            }
+        }
+    }
+    chain.abort();
+    let (since, rounds_before) = window.unwrap();
+    let rounds = master.stats().rounds - rounds_before;
+    let per_round = since.elapsed().as_secs_f64() * 1000.0 / rounds as f64;
+    let stats = master.stats();
+    eprintln!(
+        "poll cycle: {per_round:.1} ms per round of 16 boards ({rounds} rounds; {} commands, {} timeouts, {} bad checksums)",
+        stats.commands, stats.timeouts, stats.bad_checksums
+    );
+    assert_eq!(stats.timeouts, 0, "an idle chain answers every command");
+    assert!(master.boards().all(|(_, present)| present));
+    // The line alone: a 4-byte command and a 6-byte empty update per board.
+    let line = 16.0 * (4.0 + 6.0) * 10_000.0 / 9600.0;
+    assert!(
+        per_round >= line,
+        "{per_round:.1} ms per round is faster than the line allows ({line:.1} ms)"
+    );
+    assert!(
+        per_round <= 2.5 * line + 16.0 * 6.0,
+        "{per_round:.1} ms per round"
+    );
+}
