@@ -655,7 +655,8 @@ fn import_memory(
     let new: Vec<ImportedGame> = games
         .iter()
         .enumerate()
-        .filter(|(_, g)| !known.contains(&g.digest))
+        // A start position set up with no move yet is no game to store (it may be one later).
+        .filter(|(_, g)| !g.moves.is_empty() && !known.contains(&g.digest))
         .map(|(i, g)| ImportedGame {
             events: g.events.clone(),
             digest: g.digest,
@@ -670,7 +671,8 @@ fn import_memory(
         .collect();
     if new.is_empty() {
         println!(
-            "{source}: {total} game(s) in the board memory, all imported before; nothing added"
+            "{source}: {total} game(s) in the board memory, none new (imported before, or \
+             no move yet); nothing added"
         );
         return Ok(());
     }

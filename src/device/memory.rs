@@ -76,9 +76,9 @@ pub struct MemoryGame {
     pub orientation: Orientation,
     /// The game's tokens: `tokens.start..tokens.end` in the log.
     pub tokens: std::ops::Range<usize>,
-    /// FNV-1a (64 bit) over the game's tokens as bytes, tags that say nothing about the game
-    /// (NOP, NOP2, DOWNLOADED, EOF, reserved) left out: the same game in a later dump has the
-    /// same digest.
+    /// FNV-1a (64 bit) over the game's orientation, moves (UCI) and clocks: the same game in a
+    /// later dump, with more written after it, has the same digest; two games alike in every
+    /// move and every clock reading are taken for one.
     pub digest: u64,
 }
 
@@ -99,23 +99,19 @@ fn start_position() -> [u8; 64] {
     b
 }
 
-/// Tokens that carry nothing about a game (left out of the digest).
-fn is_filler(t: &EeToken) -> bool {
-    matches!(
-        t,
-        EeToken::Tag(
-            EeTag::Nop | EeTag::Nop2 | EeTag::Downloaded | EeTag::Eof | EeTag::Reserved(_)
-        )
-    )
-}
-
-/// FNV-1a over the game's tokens, as encoded.
-fn digest(tokens: &[EeToken]) -> u64 {
-    let mut bytes = Vec::with_capacity(tokens.len() * 2);
-    for t in tokens.iter().filter(|t| !is_filler(t)) {
-        t.encode(&mut bytes);
+/// FNV-1a over a game's orientation, moves and clocks, as text.
+fn digest(orientation: Orientation, moves: &[RecordedMove]) -> u64 {
+    let mut text = String::from(orientation.as_str());
+    for m in moves {
+        let clock = |c: Option<u64>| c.map_or("-".to_owned(), |ms| ms.to_string());
+        text.push_str(&format!(
+            " {}/{}/{}",
+            m.uci.as_deref().unwrap_or(&m.notation),
+            clock(m.clock_white_ms),
+            clock(m.clock_black_ms)
+        ));
     }
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
@@ -304,11 +300,12 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
                     _ => None,
                 })
                 .unwrap_or(Orientation::Normal);
+            let moves = live_moves(&events);
             MemoryGame {
-                moves: live_moves(&events),
+                digest: digest(orientation, &moves),
+                moves,
                 orientation,
-                digest: digest(&tokens[start..end]),
-                tokens: start..end,
+                tokens: start..end.max(start),
                 events,
             }
         })
