@@ -203,15 +203,16 @@ impl Replayer {
                 };
                 // The left player pressed: the lever is high on the right, the right clock runs.
                 // A token is written at a lever change, so the lever stood the other way before:
-                // shown first at the first press in the log, which no reading precedes.
+                // shown first at the first press in the log, which no reading precedes, as a
+                // clock not yet running (which side ran before is not known: a move may already
+                // be recorded without a clock).
                 let lever = if left { status::LEVER_RIGHT_HIGH } else { 0 };
-                let frame =
-                    |lever| Frame::BwTime(BwTime::from_parts(r, 0, l, 0, status::RUNNING | lever));
+                let frame = |st| Frame::BwTime(BwTime::from_parts(r, 0, l, 0, st));
                 if self.lever.is_none() {
                     out.push(frame(lever ^ status::LEVER_RIGHT_HIGH));
                 }
                 self.lever = Some(left);
-                out.push(frame(lever));
+                out.push(frame(status::RUNNING | lever));
             }
             _ => {}
         }
@@ -243,7 +244,7 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
     // press, as a live clock reports every second, which tells the tracker whose clock runs.
     let mut running: Option<(Millis, Frame)> = None;
     let mut after_press = false;
-    for (index, t) in tokens.iter().enumerate() {
+    for (index, t) in in_hand_order(tokens) {
         at += match t {
             _ if after_press => AFTER_PRESS_MS,
             EeToken::Field { quick: true, .. } => QUICK_MS,
@@ -310,6 +311,26 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
             }
         })
         .collect()
+}
+
+/// The tokens with their indices, in the order the hands made them: a press written between a
+/// piece lifted and a piece put down (the board scans its squares one by one, so the last square
+/// of a move may be seen just after the lever, dgt-notes 1.13) comes after the piece put down.
+fn in_hand_order(tokens: &[EeToken]) -> Vec<(usize, &EeToken)> {
+    let mut order: Vec<(usize, &EeToken)> = tokens.iter().enumerate().collect();
+    let mut i = 1;
+    while i + 1 < order.len() {
+        let lifted = matches!(order[i - 1].1, EeToken::Field { piece: 0, .. });
+        let press = matches!(order[i].1, EeToken::Clock { .. });
+        let put_down = matches!(order[i + 1].1, EeToken::Field { piece, .. } if *piece != 0);
+        if lifted && press && put_down {
+            order.swap(i, i + 1);
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    order
 }
 
 /// The live moves after every move, revision and takeback of one game.
