@@ -486,12 +486,25 @@ impl EeRecorder {
 }
 
 /// Checks that a log is whole: it decodes, and ends with EE_EOF (dgt-notes 1.11).
+///
+/// A full memory is a ring: its oldest bytes may be the tail of a token written over, so up to
+/// two leading bytes are skipped when the log decodes whole from there (and only then).
 pub fn parse_log(log: &[u8]) -> Result<Vec<EeToken>, MemoryError> {
-    let tokens = crate::protocol::dgt::parse_ee_tokens(log)?;
-    match tokens.last() {
-        Some(EeToken::Tag(EeTag::Eof)) => Ok(tokens),
-        _ => Err(MemoryError::NoEof),
+    let whole = |log: &[u8]| -> Result<Vec<EeToken>, MemoryError> {
+        let tokens = crate::protocol::dgt::parse_ee_tokens(log)?;
+        match tokens.last() {
+            Some(EeToken::Tag(EeTag::Eof)) => Ok(tokens),
+            _ => Err(MemoryError::NoEof),
+        }
+    };
+    let first = whole(log);
+    // A ring that has wrapped is full, up to the token that did not fit.
+    if first.is_ok() || log.len() + 2 < EE_LOG_CAPACITY {
+        return first;
     }
+    (1..=2)
+        .find_map(|skip| whole(&log[skip..]).ok())
+        .ok_or_else(|| first.err().unwrap_or(MemoryError::NoEof))
 }
 
 /// The log inside a stream of board bytes: the payload of its first EE_MOVES frame.
@@ -567,5 +580,51 @@ pub async fn fetch_from_port(port: &Path, wait: Duration) -> Result<Vec<u8>, Mem
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         got.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full memory from a recorder that moved a knight back and forth until the ring wrapped.
+    fn full_log() -> Vec<u8> {
+        let mut r = EeRecorder::power_up(&start_position());
+        // 2 bytes a token: 8000 of them are twice what the ring holds.
+        for n in 0..2000 {
+            let at = n * 1000;
+            r.field(at, 62, piece::EMPTY);
+            r.field(at + 300, 45, piece::WKNIGHT);
+            r.field(at + 600, 45, piece::EMPTY);
+            r.field(at + 900, 62, piece::WKNIGHT);
+        }
+        match r.dump() {
+            Frame::EeMoves(log) => log,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_ring_cut_mid_token_is_read_from_the_next_token() {
+        let log = full_log();
+        assert!(log.len() + 2 >= EE_LOG_CAPACITY, "{}", log.len());
+        let whole = parse_log(&log).unwrap();
+        // The oldest bytes are the tails of tokens written over: a field byte, or a clock's
+        // minutes and seconds.
+        for tail in [&[0x3e][..], &[0x14, 0x59]] {
+            let cut: Vec<u8> = tail.iter().chain(&log).copied().collect();
+            assert_eq!(parse_log(&cut).unwrap(), whole, "{tail:02x?}");
+        }
+        // Damage further in is an error, whatever the size.
+        let mut bad = log.clone();
+        // 0x3e starts no token: one of the two is a token's first byte.
+        bad[100] = 0x3e;
+        bad[101] = 0x3e;
+        assert!(parse_log(&bad).is_err());
+        // A short log is never trimmed: a bad first byte is an error.
+        assert!(matches!(
+            parse_log(&[0x3e, 0x6b]),
+            Err(MemoryError::Tokens(EeTokenError::NoToken { offset: 0, .. }))
+        ));
     }
 }
