@@ -111,6 +111,26 @@ pub enum Command {
     },
     /// Write a capture of a real board's stream, both directions.
     Record(device::record::RecordArgs),
+    /// Read the games a DGT board kept in its own memory (EE_MOVES) into the database, for
+    /// boards that recorded while no PC was listening. A game already imported is not stored
+    /// again.
+    ImportMemory {
+        /// The database (created if missing).
+        #[arg(long)]
+        db: PathBuf,
+        /// Ask the board on this serial port (DGT_SEND_EE_MOVES; about 8 s for a full memory).
+        #[arg(long, required_unless_present = "from", conflicts_with = "from")]
+        port: Option<PathBuf>,
+        /// Read the board's reply from a file: the raw bytes, or a capture v1 file.
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// The board's number in the hall (default: a board named after the port or file).
+        #[arg(long)]
+        board: Option<u32>,
+        /// How long to wait for the board's reply, in seconds.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+    },
     /// A virtual DGT board with a clock on a pseudo-terminal, playing a game from a PGN file.
     Emulate {
         #[arg(long)]
@@ -334,6 +354,13 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
         Command::Config { command } => config_command(command),
         Command::Devices { config, sysfs } => devices(config.as_deref(), &sysfs),
         Command::Record(args) => device::record::record(args),
+        Command::ImportMemory {
+            db,
+            port,
+            from,
+            board,
+            timeout,
+        } => import_memory(&db, port.as_deref(), from.as_deref(), board, timeout),
         Command::Emulate {
             pgn,
             game,
@@ -598,5 +625,91 @@ fn replay(
             );
         }
     }
+    Ok(())
+}
+
+/// `boardscribe import-memory`: the dump is read and interpreted whole before anything is
+/// stored; the new games, the raw bytes and an import note per game go in one transaction.
+fn import_memory(
+    db: &std::path::Path,
+    port: Option<&std::path::Path>,
+    from: Option<&std::path::Path>,
+    number: Option<u32>,
+    timeout: u64,
+) -> anyhow::Result<()> {
+    use crate::{
+        device::{Direction, memory},
+        game::Kind,
+        store::{ImportedGame, RawBuffer},
+    };
+    let (source, bytes, sent) = match (port, from) {
+        (Some(port), _) => {
+            let rt = tokio::runtime::Runtime::new()?;
+            let wait = std::time::Duration::from_secs(timeout);
+            let bytes = rt.block_on(memory::fetch_from_port(port, wait))?;
+            (port.display().to_string(), bytes, true)
+        }
+        (None, Some(file)) => (file.display().to_string(), memory::read_dump(file)?, false),
+        (None, None) => bail!("say --port or --from"),
+    };
+    let log = memory::log_from_bytes(&bytes, &source)?;
+    let tokens = memory::parse_log(&log).with_context(|| format!("{source}: board memory"))?;
+    let at = now_ms()?;
+    let games = memory::games_from_log(&tokens, at);
+
+    let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
+    let board = match number {
+        Some(n) => match store.board_with_number(n)? {
+            Some(id) => id,
+            None => {
+                let id = store.board(&format!("board {n}"), Kind::Chess)?;
+                store.set_board_number(id, n)?;
+                id
+            }
+        },
+        None => store.board(&format!("memory {source}"), Kind::Chess)?,
+    };
+    let known = store.imported_digests(board)?;
+    let total = games.len();
+    let new: Vec<ImportedGame> = games
+        .iter()
+        .enumerate()
+        // A start position set up with no move yet is no game to store (it may be one later).
+        .filter(|(_, g)| !g.moves.is_empty() && !known.contains(&g.digest))
+        .map(|(i, g)| ImportedGame {
+            events: g.events.clone(),
+            digest: g.digest,
+            detail: format!(
+                "game {} of {total} in the dump, tokens {}..{}, {} plies",
+                i + 1,
+                g.tokens.start,
+                g.tokens.end,
+                g.moves.len()
+            ),
+        })
+        .collect();
+    if new.is_empty() {
+        println!(
+            "{source}: {total} game(s) in the board memory, none new (imported before, or \
+             no move yet); nothing added"
+        );
+        return Ok(());
+    }
+    let mut raw = RawBuffer::new();
+    if sent {
+        raw.push(
+            at,
+            Direction::ToBoard,
+            &[crate::protocol::dgt::cmd::SEND_EE_MOVES],
+        );
+    }
+    raw.push(at, Direction::FromBoard, &bytes);
+    let block = raw.take();
+    let written = store.import_games(board, block.as_ref(), &new, &author(None), at)?;
+    println!(
+        "{source}: {total} game(s) in the board memory, {} new: games {:?}",
+        written.len(),
+        written.iter().map(|g| g.0).collect::<Vec<_>>()
+    );
     Ok(())
 }

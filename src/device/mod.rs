@@ -5,6 +5,7 @@
 
 pub mod capture;
 pub mod discover;
+pub mod memory;
 pub mod record;
 pub mod replay;
 pub mod serial;

@@ -5,7 +5,8 @@
 //! and once the host asks for updates play the script in real time: FIELD_UPDATEs and BWTIMEs
 //! go out only in update mode; the board state and clock advance regardless. An optional
 //! unplug closes the pty mid-move and opens a new one later (the board comes back idle). Every
-//! byte both ways can be written to a capture v1 file. One runner serves both boards: a small
+//! byte both ways can be written to a capture v1 file. A DGT board keeps its memory as it plays
+//! ([`EeRecorder`]) and answers SEND_EE_MOVES (0x49) with it. One runner serves both boards: a small
 //! `PtyBoard` trait gives a script kind's board state, frames and command answers.
 //! [`PtyFleet`] starts many boards at once (each waited for until its pty exists) and merges
 //! their events, for the demo, the tests and the benchmarks.
@@ -30,7 +31,7 @@ use super::{
 };
 use crate::{
     Millis,
-    device::{Direction, capture::push_line},
+    device::{Direction, capture::push_line, memory::EeRecorder},
     protocol::{
         dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
         tgz::{self, PitDump},
@@ -136,17 +137,27 @@ trait PtyBoard {
     ) -> Option<(Vec<u8>, Channel)>;
     /// One command from the front of `buf`: the bytes it takes and what it asks, `None` while
     /// it is incomplete.
-    fn command(&self, buf: &[u8], state: &Self::State, clock: &BwTime) -> Option<(usize, Host)>;
+    fn command(&self, buf: &[u8], state: &mut Self::State, clock: &BwTime)
+    -> Option<(usize, Host)>;
+}
+
+/// What an emulated DGT board holds: the pieces, and its memory (answered to SEND_EE_MOVES).
+struct DgtState {
+    board: [u8; 64],
+    memory: EeRecorder,
 }
 
 impl PtyBoard for BoardScript {
-    type State = [u8; 64];
+    type State = DgtState;
     type Event = ScriptEvent;
     const DEVICE: &'static str = "dgt";
     const NAME: &'static str = "emulated DGT board";
 
-    fn start_state(&self) -> [u8; 64] {
-        self.start_dump.0
+    fn start_state(&self) -> DgtState {
+        DgtState {
+            board: self.start_dump.0,
+            memory: EeRecorder::power_up(&self.start_dump.0),
+        }
     }
 
     fn initial_clock(&self) -> BwTime {
@@ -182,7 +193,7 @@ impl PtyBoard for BoardScript {
     }
 
     fn play(
-        board: &mut [u8; 64],
+        state: &mut DgtState,
         clock: &mut BwTime,
         e: &ScriptEvent,
     ) -> Option<(Vec<u8>, Channel)> {
@@ -191,13 +202,15 @@ impl PtyBoard for BoardScript {
         };
         let channel = match f {
             Frame::FieldUpdate { square, piece } => {
-                if let Some(s) = board.get_mut(usize::from(*square)) {
+                if let Some(s) = state.board.get_mut(usize::from(*square)) {
                     *s = *piece;
                 }
+                state.memory.field(e.at_ms, *square, *piece);
                 Channel::Board
             }
             Frame::BwTime(t) => {
                 *clock = *t;
+                state.memory.clock(t);
                 Channel::Clock
             }
             _ => Channel::Board,
@@ -205,7 +218,7 @@ impl PtyBoard for BoardScript {
         Some((f.to_bytes(), channel))
     }
 
-    fn command(&self, buf: &[u8], board: &[u8; 64], clock: &BwTime) -> Option<(usize, Host)> {
+    fn command(&self, buf: &[u8], state: &mut DgtState, clock: &BwTime) -> Option<(usize, Host)> {
         let &c = buf.first()?;
         if c == cmd::CLOCK_MESSAGE || c == cmd::SET_LEDS {
             // `c size data...`: the size byte counts what follows it.
@@ -230,7 +243,8 @@ impl PtyBoard for BoardScript {
             }
             cmd::SEND_UPDATE_BRD => return Some((1, Host::Updates(Mode::Board))),
             cmd::SEND_CLK => Frame::BwTime(*clock),
-            cmd::SEND_BRD => Frame::BoardDump(BoardDump(*board)),
+            cmd::SEND_BRD => Frame::BoardDump(BoardDump(state.board)),
+            cmd::SEND_EE_MOVES => state.memory.dump(),
             cmd::RETURN_SERIALNR => Frame::SerialNr(self.serial.clone()),
             cmd::RETURN_LONG_SERIALNR => Frame::LongSerialNr(format!("1.070{}", self.serial)),
             cmd::RETURN_BUSADRES => Frame::BusAddress((serial_number & 0x3fff) as u16),
@@ -306,7 +320,7 @@ impl PtyBoard for TogyzScript {
         Some((f.to_bytes(), channel))
     }
 
-    fn command(&self, buf: &[u8], dump: &PitDump, clock: &BwTime) -> Option<(usize, Host)> {
+    fn command(&self, buf: &[u8], dump: &mut PitDump, clock: &BwTime) -> Option<(usize, Host)> {
         let &c = buf.first()?;
         let reply = match tgz::Command::from_byte(c) {
             tgz::Command::Reset => return Some((1, Host::Reset)),
@@ -446,7 +460,10 @@ impl<S: PtyBoard> Runner<'_, S> {
 
     /// Handles every complete command in the input buffer.
     async fn commands(&mut self, first_update: &mut Option<Instant>) -> Result<(), EmulatorError> {
-        while let Some((used, host)) = self.script.command(&self.inbuf, &self.state, &self.clock) {
+        while let Some((used, host)) =
+            self.script
+                .command(&self.inbuf, &mut self.state, &self.clock)
+        {
             self.inbuf.drain(..used.clamp(1, self.inbuf.len()));
             match host {
                 Host::Reset => self.mode = Mode::Idle,

@@ -639,7 +639,7 @@ fn parse_new_move(pos: &Chess, ply: u32, text: &str) -> Result<shakmaty::Move, D
 }
 
 #[allow(clippy::too_many_arguments)]
-fn insert(
+pub(super) fn insert(
     conn: &Connection,
     game: GameId,
     board: super::BoardId,

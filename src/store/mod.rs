@@ -11,6 +11,7 @@
 //! corrupt the file), `foreign_keys=ON` and a busy timeout.
 
 mod decisions;
+mod import;
 mod pairings;
 pub mod raw;
 pub mod schema;
@@ -32,6 +33,7 @@ pub use self::{
         Action, DECISION_KIND, Decision, DecisionError, HistoryEntry, RESULTS, ResultReason,
         RetractedMove, Ruling,
     },
+    import::{IMPORT_NOTE, ImportedGame, import_note},
     pairings::RoundInfo,
     raw::{RawBlock, RawBuffer, RawChunk, RawError},
 };

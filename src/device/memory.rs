@@ -1,0 +1,630 @@
+//! Board memory: a DGT board's EEPROM log (DGT_MSG_EE_MOVES, dgt-notes 1.11) read back into games.
+//!
+//! Flow: [`games_from_log`] (pure) folds the log's tokens into a 64-square board and turns them
+//! into the frames a live board would have sent, at made-up times (the log has none): the board
+//! after power-up as one BOARD_DUMP, every later field token as a FIELD_UPDATE, every clock token
+//! as a BWTIME. These go through the same [`DgtPipeline`] (tracker and referee) as a live board,
+//! and the events are cut into games at each `GameStarted`. Each game carries a digest of its
+//! tokens, so an import can tell a game it already stored. [`read_dump`] and [`fetch_from_port`]
+//! are the edges: the reply bytes from a file or capture, or from a board on a serial port.
+
+use std::{path::Path, time::Duration};
+
+use crate::{
+    Millis,
+    device::{
+        Direction,
+        capture::{CaptureError, parse_capture},
+        serial,
+    },
+    pipeline::DgtPipeline,
+    protocol::{
+        FrameReader,
+        dgt::{
+            BoardDump, BwTime, ClockTime, EeTag, EeToken, EeTokenError, Frame, Mode, cmd, piece,
+            status,
+        },
+    },
+    sensor::Orientation,
+    store::{BoardId, Write},
+    tracker::{RecordedMove, TrackerEvent},
+};
+
+/// Made-up time from one token to the next: a field token written under ~250 ms after the one
+/// before (the r bit) comes 100 ms later, any other token 500 ms later (more than the tracker's
+/// settle time, so a move made without a clock is recorded), but the token after a clock press
+/// only 200 ms later: a board writes a press as soon as the lever moves, and the last square of
+/// the move may be scanned just after it (a full scan takes 200-250 ms, dgt-notes 1.1); the
+/// tracker records a press one scan after it, with the squares seen by then.
+const QUICK_MS: Millis = 100;
+const STEP_MS: Millis = 500;
+const AFTER_PRESS_MS: Millis = 200;
+/// A running clock is shown again (as a live clock reports it) from this long after a press.
+const RUNNING_AFTER_MS: Millis = 1_000;
+
+/// Why a dump could not be read or interpreted.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    #[error("the board memory does not decode: {0}")]
+    Tokens(#[from] EeTokenError),
+    #[error("the board memory ends without EE_EOF (0x6b): the dump is cut short")]
+    NoEof,
+    #[error("no EE_MOVES (0x8f) reply in {0}")]
+    NoReply(String),
+    #[error("the EE_MOVES reply in {source_name} is damaged: {detail}")]
+    BadFrame { source_name: String, detail: String },
+    #[error("capture: {0}")]
+    Capture(#[from] CaptureError),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Device(#[from] serial::DeviceError),
+    #[error("no complete EE_MOVES reply from {port} within {secs} s ({got} bytes received)")]
+    Timeout { port: String, secs: u64, got: usize },
+}
+
+/// One game read from board memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryGame {
+    /// The tracker's events, from `GameStarted` on, at made-up times.
+    pub events: Vec<TrackerEvent>,
+    /// The live moves (revisions and takebacks applied), with clocks where the log had them.
+    pub moves: Vec<RecordedMove>,
+    pub orientation: Orientation,
+    /// The game's tokens: `tokens.start..tokens.end` in the log.
+    pub tokens: std::ops::Range<usize>,
+    /// FNV-1a (64 bit) over the game's orientation, moves (UCI) and clocks: the same game in a
+    /// later dump, with more written after it, has the same digest; two games alike in every
+    /// move and every clock reading are taken for one.
+    pub digest: u64,
+}
+
+/// The DGT start position in board numbering (0 = a8), white at the connector's left.
+fn start_position() -> [u8; 64] {
+    use piece::*;
+    let mut b = [EMPTY; 64];
+    let back_black = [
+        BROOK, BKNIGHT, BBISHOP, BQUEEN, BKING, BBISHOP, BKNIGHT, BROOK,
+    ];
+    let back_white = [
+        WROOK, WKNIGHT, WBISHOP, WQUEEN, WKING, WBISHOP, WKNIGHT, WROOK,
+    ];
+    b[..8].copy_from_slice(&back_black);
+    b[8..16].fill(BPAWN);
+    b[48..56].fill(WPAWN);
+    b[56..].copy_from_slice(&back_white);
+    b
+}
+
+/// FNV-1a over a game's orientation, moves and clocks, as text.
+fn digest(orientation: Orientation, moves: &[RecordedMove]) -> u64 {
+    let mut text = String::from(orientation.as_str());
+    for m in moves {
+        let clock = |c: Option<u64>| c.map_or("-".to_owned(), |ms| ms.to_string());
+        text.push_str(&format!(
+            " {}/{}/{}",
+            m.uci.as_deref().unwrap_or(&m.notation),
+            clock(m.clock_white_ms),
+            clock(m.clock_black_ms)
+        ));
+    }
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The frames of the log, one step at a time: board state and clocks as the log tells them.
+struct Replayer {
+    board: [u8; 64],
+    /// The board has been sent as a dump since the last power-up.
+    dumped: bool,
+    /// Between POWERUP and the first token that is not a field: the pieces found at power-up.
+    powering_up: bool,
+    left: Option<ClockTime>,
+    right: Option<ClockTime>,
+    /// The lever of the last reading: `Some(true)` high on the right.
+    lever: Option<bool>,
+}
+
+impl Replayer {
+    fn new() -> Replayer {
+        Replayer {
+            board: [piece::EMPTY; 64],
+            dumped: false,
+            powering_up: false,
+            left: None,
+            right: None,
+            lever: None,
+        }
+    }
+
+    fn dump(&mut self) -> Frame {
+        self.dumped = true;
+        Frame::BoardDump(BoardDump(self.board))
+    }
+
+    /// The frames token `t` stands for.
+    fn frames(&mut self, t: &EeToken) -> Vec<Frame> {
+        let mut out = Vec::new();
+        match *t {
+            EeToken::Field { square, piece, .. } => {
+                self.board[usize::from(square & 0x3f)] = piece;
+                if self.powering_up {
+                    return out;
+                }
+                if self.dumped {
+                    out.push(Frame::FieldUpdate { square, piece });
+                } else {
+                    out.push(self.dump());
+                }
+                return out;
+            }
+            EeToken::Tag(EeTag::PowerUp | EeTag::Watchdog) => {
+                self.board = [piece::EMPTY; 64];
+                self.dumped = false;
+                self.powering_up = true;
+                return out;
+            }
+            _ => {}
+        }
+        self.powering_up = false;
+        if !self.dumped {
+            out.push(self.dump());
+        }
+        match *t {
+            EeToken::Tag(tag @ (EeTag::BeginPos | EeTag::BeginPosRot)) => {
+                // The board says where every piece stands: a log whose start the ring buffer
+                // overwrote is in step from here on.
+                let mut start = start_position();
+                if tag == EeTag::BeginPosRot {
+                    start.reverse();
+                }
+                if self.board != start {
+                    self.board = start;
+                    out.push(self.dump());
+                }
+            }
+            EeToken::Clock { left, time } => {
+                // The halted clock's time; the other side keeps its last reading (at the first
+                // press of a game, when none is known yet, it is shown as equal).
+                if left {
+                    self.left = Some(time);
+                } else {
+                    self.right = Some(time);
+                }
+                let (l, r) = match (self.left, self.right) {
+                    (Some(l), Some(r)) => (l, r),
+                    (Some(l), None) => (l, l),
+                    (None, Some(r)) => (r, r),
+                    (None, None) => return out,
+                };
+                // The left player pressed: the lever is high on the right, the right clock runs.
+                // A token is written at a lever change, so the lever stood the other way before:
+                // shown first at the first press in the log, which no reading precedes, as a
+                // clock not yet running (which side ran before is not known: a move may already
+                // be recorded without a clock).
+                let lever = if left { status::LEVER_RIGHT_HIGH } else { 0 };
+                let frame = |st| Frame::BwTime(BwTime::from_parts(r, 0, l, 0, st));
+                if self.lever.is_none() {
+                    out.push(frame(lever ^ status::LEVER_RIGHT_HIGH));
+                }
+                self.lever = Some(left);
+                out.push(frame(status::RUNNING | lever));
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+/// Interprets an EE_MOVES log (oldest to newest) as games, through the chess tracker, starting
+/// the made-up clock at `start_ms`. Pure.
+pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
+    let mut pipeline = DgtPipeline::fresh(BoardId(0));
+    let mut replayer = Replayer::new();
+    let mut at = start_ms;
+    let mut games: Vec<(usize, Vec<TrackerEvent>)> = Vec::new();
+    let collect = |pipeline: &mut DgtPipeline, index: usize, games: &mut Vec<_>| {
+        for w in pipeline.take_writes() {
+            let Write::Event { event, .. } = w else {
+                continue;
+            };
+            if matches!(event, TrackerEvent::GameStarted { .. }) {
+                games.push((index, Vec::new()));
+            }
+            if let Some((_, events)) = games.last_mut() {
+                events.push(event);
+            }
+        }
+    };
+    // The last press's reading, shown again before every later token: a clock running with no
+    // press, as a live clock reports every second, which tells the tracker whose clock runs.
+    let mut running: Option<(Millis, Frame)> = None;
+    let mut after_press = false;
+    for (index, t) in in_hand_order(tokens) {
+        at += match t {
+            _ if after_press => AFTER_PRESS_MS,
+            EeToken::Field { quick: true, .. } => QUICK_MS,
+            _ => STEP_MS,
+        };
+        pipeline.tick(at);
+        if let Some((since, again)) = &running
+            && at >= since + RUNNING_AFTER_MS
+        {
+            pipeline.feed_frame(at, again.clone());
+        }
+        after_press = false;
+        if matches!(
+            t,
+            EeToken::Tag(
+                EeTag::BeginPos
+                    | EeTag::BeginPosRot
+                    | EeTag::EmptyBoard
+                    | EeTag::PowerUp
+                    | EeTag::Watchdog
+            )
+        ) {
+            // A game is being set up: the last game's clock is not known to run any more.
+            running = None;
+        }
+        for frame in replayer.frames(t) {
+            if matches!(frame, Frame::BwTime(_)) {
+                running = Some((at, frame.clone()));
+                after_press = true;
+            }
+            pipeline.feed_frame(at, frame);
+        }
+        collect(&mut pipeline, index, &mut games);
+    }
+    // Let the last move settle, then record what is still in hand.
+    at += RUNNING_AFTER_MS + STEP_MS;
+    pipeline.tick(at);
+    if let Some((_, again)) = running.take() {
+        pipeline.feed_frame(at, again);
+    }
+    pipeline.flush(at);
+    collect(&mut pipeline, tokens.len(), &mut games);
+
+    let starts: Vec<usize> = games.iter().map(|(i, _)| *i).collect();
+    games
+        .into_iter()
+        .enumerate()
+        .map(|(n, (start, events))| {
+            let end = starts.get(n + 1).copied().unwrap_or(tokens.len());
+            let orientation = events
+                .iter()
+                .find_map(|e| match e {
+                    TrackerEvent::GameStarted { orientation, .. } => Some(*orientation),
+                    _ => None,
+                })
+                .unwrap_or(Orientation::Normal);
+            let moves = live_moves(&events);
+            MemoryGame {
+                digest: digest(orientation, &moves),
+                moves,
+                orientation,
+                tokens: start..end.max(start),
+                events,
+            }
+        })
+        .collect()
+}
+
+/// The tokens with their indices, in the order the hands made them: a press written between a
+/// piece lifted and a piece put down (the board scans its squares one by one, so the last square
+/// of a move may be seen just after the lever, dgt-notes 1.13) comes after the piece put down.
+fn in_hand_order(tokens: &[EeToken]) -> Vec<(usize, &EeToken)> {
+    let mut order: Vec<(usize, &EeToken)> = tokens.iter().enumerate().collect();
+    let mut i = 1;
+    while i + 1 < order.len() {
+        let lifted = matches!(order[i - 1].1, EeToken::Field { piece: 0, .. });
+        let press = matches!(order[i].1, EeToken::Clock { .. });
+        let put_down = matches!(order[i + 1].1, EeToken::Field { piece, .. } if *piece != 0);
+        if lifted && press && put_down {
+            order.swap(i, i + 1);
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    order
+}
+
+/// The live moves after every move, revision and takeback of one game.
+fn live_moves(events: &[TrackerEvent]) -> Vec<RecordedMove> {
+    let mut moves: Vec<RecordedMove> = Vec::new();
+    for e in events {
+        match e {
+            TrackerEvent::Move(mv) => {
+                moves.truncate(mv.ply.saturating_sub(1) as usize);
+                moves.push(mv.clone());
+            }
+            TrackerEvent::Revision { new, .. } => {
+                moves.truncate(new.ply.saturating_sub(1) as usize);
+                moves.push(new.clone());
+            }
+            TrackerEvent::Takeback { to_ply, .. } => moves.truncate(*to_ply as usize),
+            _ => {}
+        }
+    }
+    moves
+}
+
+/// Bytes of log a board keeps (dgt-notes 1.11: an 8 KB cyclic buffer of 0x1f00 bytes).
+pub const EE_LOG_CAPACITY: usize = 0x1f00;
+
+/// A board's memory as the board writes it (the emulator's side): power-up, one field token per
+/// piece, BEGINPOS / BEGINPOS_ROT when a start position appears, every field change (quick when
+/// under 250 ms after the previous one), the halted clock's time at every lever change, and
+/// DOWNLOADED after each dump. The oldest whole tokens give way when the log is full.
+#[derive(Clone, Debug)]
+pub struct EeRecorder {
+    tokens: std::collections::VecDeque<EeToken>,
+    bytes: usize,
+    board: [u8; 64],
+    last_field_ms: Option<Millis>,
+    /// The lever of the last clock frame: `Some(true)` high on the right.
+    lever: Option<bool>,
+    /// The start position has been tagged and not left by more than two pieces since.
+    at_start: bool,
+}
+
+impl EeRecorder {
+    /// A board powered up with `board` on it (board numbering).
+    pub fn power_up(board: &[u8; 64]) -> EeRecorder {
+        let mut r = EeRecorder {
+            tokens: std::collections::VecDeque::new(),
+            bytes: 0,
+            board: *board,
+            last_field_ms: None,
+            lever: None,
+            at_start: false,
+        };
+        for _ in 0..3 {
+            r.push(EeToken::Tag(EeTag::Nop));
+        }
+        r.push(EeToken::Tag(EeTag::PowerUp));
+        for (square, &piece) in board.iter().enumerate() {
+            if piece != piece::EMPTY {
+                r.push(EeToken::Field {
+                    square: square as u8,
+                    piece,
+                    quick: false,
+                });
+            }
+        }
+        r.check_start();
+        r
+    }
+
+    fn push(&mut self, t: EeToken) {
+        let mut b = Vec::with_capacity(3);
+        t.encode(&mut b);
+        self.bytes += b.len();
+        self.tokens.push_back(t);
+        // One byte stays free for the EOF a dump ends with.
+        while self.bytes + 1 > EE_LOG_CAPACITY {
+            let Some(old) = self.tokens.pop_front() else {
+                break;
+            };
+            let mut b = Vec::with_capacity(3);
+            old.encode(&mut b);
+            self.bytes -= b.len();
+        }
+    }
+
+    /// Tags a start position when one appears (either way round); more than two pieces off it
+    /// arm the tag again.
+    fn check_start(&mut self) {
+        let start = start_position();
+        let mut rotated = start;
+        rotated.reverse();
+        let off = |s: &[u8; 64]| self.board.iter().zip(s).filter(|(a, b)| a != b).count();
+        let (off_normal, off_rotated) = (off(&start), off(&rotated));
+        if !self.at_start && off_normal == 0 {
+            self.push(EeToken::Tag(EeTag::BeginPos));
+            self.at_start = true;
+        } else if !self.at_start && off_rotated == 0 {
+            self.push(EeToken::Tag(EeTag::BeginPosRot));
+            self.at_start = true;
+        } else if off_normal.min(off_rotated) > 2 {
+            self.at_start = false;
+        }
+    }
+
+    /// A square changed at `at_ms`.
+    pub fn field(&mut self, at_ms: Millis, square: u8, piece: u8) {
+        let Some(slot) = self.board.get_mut(usize::from(square)) else {
+            return;
+        };
+        *slot = piece;
+        let quick = self
+            .last_field_ms
+            .is_some_and(|t| at_ms.saturating_sub(t) < 250);
+        self.last_field_ms = Some(at_ms);
+        self.push(EeToken::Field {
+            square,
+            piece,
+            quick,
+        });
+        self.check_start();
+    }
+
+    /// A clock frame: at a lever change the halted clock's time is written.
+    pub fn clock(&mut self, t: &BwTime) {
+        if t.is_ack() || t.is_null() || t.no_clock() || !t.is_plausible() {
+            return;
+        }
+        let lever = t.lever_right_high();
+        let changed = self.lever.is_some_and(|l| l != lever);
+        self.lever = Some(lever);
+        if changed {
+            // Lever now high on the right: the left player pressed, the left clock halted.
+            let time = if lever { t.left() } else { t.right() };
+            self.push(EeToken::Clock { left: lever, time });
+        }
+    }
+
+    /// The tokens written so far, oldest first.
+    pub fn tokens(&self) -> Vec<EeToken> {
+        self.tokens.iter().copied().collect()
+    }
+
+    /// The EE_MOVES reply (the log and EOF, in a 0x8f frame); DOWNLOADED is written afterwards.
+    pub fn dump(&mut self) -> Frame {
+        let mut log = Vec::with_capacity(self.bytes + 1);
+        for t in &self.tokens {
+            t.encode(&mut log);
+        }
+        EeToken::Tag(EeTag::Eof).encode(&mut log);
+        self.push(EeToken::Tag(EeTag::Downloaded));
+        Frame::EeMoves(log)
+    }
+}
+
+/// Checks that a log is whole: it decodes, and ends with EE_EOF (dgt-notes 1.11).
+///
+/// A full memory is a ring: its oldest bytes may be the tail of a token written over, so up to
+/// two leading bytes are skipped when the log decodes whole from there (and only then).
+pub fn parse_log(log: &[u8]) -> Result<Vec<EeToken>, MemoryError> {
+    let whole = |log: &[u8]| -> Result<Vec<EeToken>, MemoryError> {
+        let tokens = crate::protocol::dgt::parse_ee_tokens(log)?;
+        match tokens.last() {
+            Some(EeToken::Tag(EeTag::Eof)) => Ok(tokens),
+            _ => Err(MemoryError::NoEof),
+        }
+    };
+    let first = whole(log);
+    // A ring that has wrapped is full, up to the token that did not fit.
+    if first.is_ok() || log.len() + 2 < EE_LOG_CAPACITY {
+        return first;
+    }
+    (1..=2)
+        .find_map(|skip| whole(&log[skip..]).ok())
+        .ok_or_else(|| first.err().unwrap_or(MemoryError::NoEof))
+}
+
+/// The log inside a stream of board bytes: the payload of its first EE_MOVES frame.
+pub fn log_from_bytes(bytes: &[u8], source_name: &str) -> Result<Vec<u8>, MemoryError> {
+    let mut reader = FrameReader::new(Mode::Single);
+    reader.push(bytes);
+    let mut warning = None;
+    while let Some(next) = reader.next_frame() {
+        match next {
+            Ok(Frame::EeMoves(log)) => return Ok(log),
+            Ok(_) => {}
+            Err(w) => {
+                warning.get_or_insert(w.to_string());
+            }
+        }
+    }
+    // A reply cut short or with a bad byte inside shows as a decode warning, or as bytes left.
+    if bytes.contains(&crate::protocol::dgt::id::EE_MOVES) {
+        let detail = warning.unwrap_or_else(|| "the frame is cut short".to_owned());
+        return Err(MemoryError::BadFrame {
+            source_name: source_name.to_owned(),
+            detail,
+        });
+    }
+    Err(MemoryError::NoReply(source_name.to_owned()))
+}
+
+/// What `--from FILE` holds: a capture v1 file (its bytes from the board), or the raw reply.
+/// Returns the bytes from the board.
+pub fn read_dump(path: &Path) -> Result<Vec<u8>, MemoryError> {
+    let io = |source| MemoryError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let bytes = std::fs::read(path).map_err(io)?;
+    if bytes.starts_with(b"# boardscribe capture") {
+        let text = String::from_utf8_lossy(&bytes);
+        let capture = parse_capture(&text)?;
+        return Ok(capture
+            .chunks
+            .iter()
+            .filter(|c| c.dir == Direction::FromBoard)
+            .flat_map(|c| c.bytes.iter().copied())
+            .collect());
+    }
+    Ok(bytes)
+}
+
+/// Asks the board on `port` for its memory (DGT_SEND_EE_MOVES, 0x49) and reads the reply; it
+/// takes about 8 s at 9600 baud for a full log. Returns the bytes read.
+pub async fn fetch_from_port(port: &Path, wait: Duration) -> Result<Vec<u8>, MemoryError> {
+    let mut stream = serial::open(port)?;
+    // A board in update mode would mix field updates into the reply: reset it first.
+    serial::send(&mut stream, port, &[cmd::SEND_RESET, cmd::SEND_EE_MOVES]).await?;
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        if log_from_bytes(&got, "").is_ok() {
+            return Ok(got);
+        }
+        let n = tokio::select! {
+            read = serial::read(&mut stream, port, &mut buf) => read?,
+            _ = tokio::time::sleep_until(deadline) => {
+                let shown = port.display().to_string();
+                return Err(match log_from_bytes(&got, &shown) {
+                    Err(e @ MemoryError::BadFrame { .. }) => e,
+                    _ => MemoryError::Timeout { port: shown, secs: wait.as_secs(), got: got.len() },
+                });
+            }
+        };
+        if n == 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full memory from a recorder that moved a knight back and forth until the ring wrapped.
+    fn full_log() -> Vec<u8> {
+        let mut r = EeRecorder::power_up(&start_position());
+        // 2 bytes a token: 8000 of them are twice what the ring holds.
+        for n in 0..2000 {
+            let at = n * 1000;
+            r.field(at, 62, piece::EMPTY);
+            r.field(at + 300, 45, piece::WKNIGHT);
+            r.field(at + 600, 45, piece::EMPTY);
+            r.field(at + 900, 62, piece::WKNIGHT);
+        }
+        match r.dump() {
+            Frame::EeMoves(log) => log,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_ring_cut_mid_token_is_read_from_the_next_token() {
+        let log = full_log();
+        assert!(log.len() + 2 >= EE_LOG_CAPACITY, "{}", log.len());
+        let whole = parse_log(&log).unwrap();
+        // The oldest bytes are the tails of tokens written over: a field byte, or a clock's
+        // minutes and seconds.
+        for tail in [&[0x3e][..], &[0x14, 0x59]] {
+            let cut: Vec<u8> = tail.iter().chain(&log).copied().collect();
+            assert_eq!(parse_log(&cut).unwrap(), whole, "{tail:02x?}");
+        }
+        // Damage further in is an error, whatever the size.
+        let mut bad = log.clone();
+        // 0x3e starts no token: one of the two is a token's first byte.
+        bad[100] = 0x3e;
+        bad[101] = 0x3e;
+        assert!(parse_log(&bad).is_err());
+        // A short log is never trimmed: a bad first byte is an error.
+        assert!(matches!(
+            parse_log(&[0x3e, 0x6b]),
+            Err(MemoryError::Tokens(EeTokenError::NoToken { offset: 0, .. }))
+        ));
+    }
+}
