@@ -73,12 +73,7 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut batch = Batch {
-            conn: &tx,
-            boards: Vec::new(),
-            touched: Vec::new(),
-            raw: Vec::new(),
-        };
+        let mut batch = Batch::new(&tx);
         if let Some(block) = raw {
             batch.apply(&Write::RawBlock {
                 board,

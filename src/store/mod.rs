@@ -355,12 +355,7 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut batch = Batch {
-            conn: &tx,
-            boards: Vec::new(),
-            touched: Vec::new(),
-            raw: Vec::new(),
-        };
+        let mut batch = Batch::new(&tx);
         for write in writes {
             batch.apply(write)?;
         }
@@ -790,7 +785,17 @@ struct Batch<'c> {
     raw: Vec<(BoardId, RawBuffer)>,
 }
 
-impl Batch<'_> {
+impl<'c> Batch<'c> {
+    /// A batch writing through `conn` (the transaction it runs in).
+    fn new(conn: &'c Connection) -> Batch<'c> {
+        Batch {
+            conn,
+            boards: Vec::new(),
+            touched: Vec::new(),
+            raw: Vec::new(),
+        }
+    }
+
     fn apply(&mut self, write: &Write) -> Result<(), StoreError> {
         match write {
             Write::Raw { board, chunk } => {
