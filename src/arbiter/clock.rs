@@ -95,11 +95,7 @@ impl TimeTrouble {
 pub fn flag_fall(pos: &Chess, flagged: Color, laws: Laws) -> Ending {
     let opponent = !flagged;
     if can_mate(pos, opponent) {
-        let outcome = match opponent {
-            Color::White => Outcome::WhiteWins,
-            Color::Black => Outcome::BlackWins,
-        };
-        Ending::new(outcome, GameEnd::TimeForfeit, laws)
+        Ending::new(win_for(opponent), GameEnd::TimeForfeit, laws)
     } else {
         Ending::new(Outcome::Draw, GameEnd::TimeForfeitCannotMate, laws)
     }
@@ -134,7 +130,8 @@ pub fn uscf_no_win_on_time(pos: &Chess, winner: Color) -> bool {
         || (others == 2 && knights == 2 && !flagged_has_pawns)
 }
 
-fn win_for(color: Color) -> Outcome {
+/// The result where `color` wins.
+pub(super) fn win_for(color: Color) -> Outcome {
     match color {
         Color::White => Outcome::WhiteWins,
         Color::Black => Outcome::BlackWins,

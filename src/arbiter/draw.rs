@@ -17,6 +17,7 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Square};
 
 use super::{
     articles::{Ending, GameEnd},
+    clock::win_for,
     laws::{FivefoldRule, LawsConfig},
 };
 use crate::game::Outcome;
@@ -134,11 +135,7 @@ impl Repetitions {
 pub fn automatic_end(cfg: &LawsConfig, pos: &Chess, reps: &Repetitions) -> Option<Ending> {
     let end = |outcome, end| Some(cfg.ending(outcome, end));
     if pos.is_checkmate() {
-        let outcome = match pos.turn() {
-            Color::White => Outcome::BlackWins,
-            Color::Black => Outcome::WhiteWins,
-        };
-        return end(outcome, GameEnd::Checkmate);
+        return end(win_for(!pos.turn()), GameEnd::Checkmate);
     }
     if pos.is_stalemate() {
         return end(Outcome::Draw, GameEnd::Stalemate);

@@ -206,6 +206,21 @@ pub(super) enum Attempt {
     Now,
 }
 
+impl BoardRef {
+    /// A board found through `locator`, shown on the hub of `ctx` if there is one; `playing`:
+    /// its game is in progress.
+    pub(super) fn new(name: String, locator: Locator, ctx: &Ctx, playing: bool) -> BoardRef {
+        BoardRef {
+            name,
+            locator,
+            live: ctx.hub.clone().map(LiveClockFeed::new),
+            playing,
+            reported: PipelineStats::default(),
+            refused: None,
+        }
+    }
+}
+
 /// Keeps one board recorded: reconnects with backoff until `stop`.
 pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
     let BoardSpec {
@@ -222,14 +237,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
         tracing::Span::current().record("game", game.0);
         ctx.metrics.game_started();
     }
-    let mut board = BoardRef {
-        name,
-        locator,
-        live: ctx.hub.clone().map(LiveClockFeed::new),
-        playing: game.is_some(),
-        reported: PipelineStats::default(),
-        refused: None,
-    };
+    let mut board = BoardRef::new(name, locator, &ctx, game.is_some());
     let mut pipeline = Pipeline::<B>::new(id, tracker, judge).with_clock_layout(clock_layout);
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     let mut stop = ctx.stop.clone();

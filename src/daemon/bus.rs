@@ -17,7 +17,7 @@ use std::{
 use tokio::sync::watch;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use super::board::{self, Attempt, BoardKit, BoardRef, BoardSpec, Ctx, LiveClockFeed};
+use super::board::{self, Attempt, BoardKit, BoardRef, BoardSpec, Ctx};
 use crate::{
     Millis,
     arbiter::LawsSetup,
@@ -140,14 +140,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
             game,
             ..
         } = spec;
-        let board = BoardRef {
-            name,
-            locator: locator.clone(),
-            live: ctx.hub.clone().map(LiveClockFeed::new),
-            playing: game.is_some(),
-            reported: Default::default(),
-            refused: None,
-        };
+        let board = BoardRef::new(name, locator.clone(), &ctx, game.is_some());
         let pipeline = Pipeline::<DgtBus>::new(id, tracker, judge).with_clock_layout(clock_layout);
         boards.insert(
             address,
