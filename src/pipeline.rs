@@ -82,8 +82,10 @@ pub trait Board {
     fn reset(sensor: &mut Self::Sensor);
 
     /// The frames one decoded frame stands for, applied one by one (a bus update holds many
-    /// field changes); most frames stand for themselves.
-    fn split(frame: Self::Frame) -> Vec<Self::Frame> {
+    /// field changes, and lever changes between them, read against `sensor` and the clock's
+    /// `layout`); most frames stand for themselves.
+    fn split(sensor: &Self::Sensor, layout: ClockLayout, frame: Self::Frame) -> Vec<Self::Frame> {
+        let _ = (sensor, layout);
         vec![frame]
     }
 }
@@ -278,9 +280,7 @@ impl<B: Board> Pipeline<B> {
         while let Some(next) = self.reader.next_frame() {
             match next {
                 Ok(frame) => {
-                    for f in B::split(frame) {
-                        self.feed_frame(at, f);
-                    }
+                    self.feed_split(at, frame);
                 }
                 Err(warning) => {
                     self.stats.decode_warnings += 1;
@@ -326,7 +326,15 @@ impl<B: Board> Pipeline<B> {
         self.reader.clear();
     }
 
-    /// One decoded frame into the sensor state and the tracker (what `feed` does per frame).
+    /// One decoded frame, split into the frames it stands for ([`Board::split`]), into the
+    /// sensor state and the tracker (what `feed` does per frame).
+    pub fn feed_split(&mut self, at: Millis, frame: B::Frame) {
+        for f in B::split(&self.sensor, self.clock_layout, frame) {
+            self.feed_frame(at, f);
+        }
+    }
+
+    /// One frame into the sensor state and the tracker, as it is.
     pub fn feed_frame(&mut self, at: Millis, frame: B::Frame) {
         self.stats.frames += 1;
         match B::apply(&mut self.sensor, frame) {

@@ -2,11 +2,11 @@
 //! daemon's `record_fleet` through a `[[bus]]`, each board its own board in the store.
 //!
 //! (a) 16 boards play 16 corpus games at human speed (speed 1.0; each game cut to its first
-//! `PLIES` plies so the test stays near two minutes): every game is recorded exactly; what the
-//! bus adds to a move's settled-to-durable latency (against the same script on a port of its
-//! own) is within the bound the line rate gives (see [`latency_bound_ms`]) for at least 95% of
-//! the moves, and 90% of moves are durable within that bound outright; one board's raw stream,
-//! written as a `dgt-bus` capture, replays to the same moves.
+//! `PLIES` plies so the test stays near two minutes): every game is recorded exactly; every
+//! move's settled-to-durable latency (the press that completes it to its commit) is within the
+//! bound the line rate gives (see [`latency_bound_ms`]), and so is what the bus adds over the same
+//! script on a port of its own; one board's raw stream, written as a `dgt-bus` capture, replays
+//! to the same moves.
 //! (b) checksum errors on one board all game long, a board off the chain for a while mid-game,
 //! a board gone for good: no move lost on the others, none on the one that came back, and the
 //! silent one keeps every move it played before it went silent.
@@ -27,7 +27,7 @@ use boardscribe::{
     emulator::{self, BoardScript, BusChainOptions, BusFault, EmulatorOptions, PgnGame, PtyEvent},
     sensor::dgt::ClockLayout,
     store::Store,
-    tracker::TrackerEvent,
+    tracker::{TrackerEvent, TrackerSettings},
 };
 use shakmaty::CastlingMode;
 use tokio::{
@@ -238,20 +238,19 @@ fn recorded(db: &Path) -> HashMap<String, Vec<Vec<String>>> {
     out
 }
 
-/// The worst settled-to-durable delay the poll cycle allows, in ms (see the test's doc):
-/// a press is seen by the next SEND_CHANGES of its board, at most one round of every board
-/// away; a round is `n` exchanges of a 4-byte command, the board's answer delay and a 6-byte
-/// empty update; each board's clock is read every 3 s (a 13-byte reply), which can fall into the
-/// same round; the mover's own update carries up to ~24 bytes of tokens and its clock read
-/// follows. Then the bus task's 100 ms tick and the store's commit.
+/// The worst delay the bus adds to a move, in ms: a press is seen by the next SEND_CHANGES of its
+/// board, at most one round of every board away; a round is `n` exchanges of a 4-byte command,
+/// the board's answer delay and a 6-byte empty update; each board's clock is read every 3 s (a
+/// 13-byte reply), which can fall into the same round; the mover's own update carries up to ~24
+/// bytes of tokens (its lever change among them, read in place) and its clock read follows. Then
+/// the bus task's 100 ms tick and the store's commit. The tracker's one-scan wait after a press
+/// (`scan_ms`) is the same on a port of its own and comes on top of this for the whole latency.
 fn latency_bound_ms(n: u64) -> u64 {
     let turnaround = 3 + 3; // answer delay + the host's reply-to-command turn
     let exchange = wire_ms(4) + wire_ms(6) + turnaround;
     let clock_read = wire_ms(4) + wire_ms(13) + turnaround;
     let round = n * exchange + n * clock_read;
     let own = wire_ms(24) + clock_read;
-    // The tracker's 100 ms tick and the store's commit; its scan_ms after the press is the
-    // same on a port of its own, and is not counted (see the test).
     let tick = 100;
     let commit = 250;
     round + own + tick + commit
@@ -296,12 +295,14 @@ async fn sixteen_boards_on_one_pty_record_every_game_in_time() {
         assert_eq!(games[0], uci(&s.game), "{}", s.name);
     }
 
-    // Settled (the press that completes the ply) to durable, against the same script replayed
-    // as a board on its own port: the bus may add at most the poll-cycle bound.
+    // Settled (the press that completes the ply) to durable, and against the same script
+    // replayed as a board on its own port: the bus may add at most the poll-cycle bound.
     let durable = durable.lock().unwrap();
     let bound = latency_bound_ms(seats.len() as u64);
+    let scan = TrackerSettings::default().scan_ms;
     let mut lat = Vec::new();
     let mut added = Vec::new();
+    let mut over = Vec::new();
     for s in &seats {
         let alone = alone_at_ms(&s.script);
         for p in &s.script.plies {
@@ -310,11 +311,11 @@ async fn sixteen_boards_on_one_pty_record_every_game_in_time() {
             let at = durable[&(s.name.clone(), p.ply)];
             let ms = at.saturating_duration_since(settled).as_millis() as i64;
             let single = alone[&p.ply] as i64 - press as i64;
-            if ms - single > bound as i64 {
-                eprintln!(
+            if ms > (bound + scan) as i64 || ms - single > bound as i64 {
+                over.push(format!(
                     "{} ply {} ({}): {ms} ms on the bus, {single} ms alone; styles {:?}",
                     s.name, p.ply, p.san, p.styles
-                );
+                ));
             }
             lat.push(ms);
             added.push(ms - single);
@@ -324,28 +325,23 @@ async fn sixteen_boards_on_one_pty_record_every_game_in_time() {
     added.sort_unstable();
     let pct = |v: &[i64], q: f64| v[((v.len() - 1) as f64 * q) as usize];
     eprintln!(
-        "bus latency over {} moves on {} boards: median {} ms, p90 {} ms, max {} ms; \
-         added by the bus over the board alone: median {} ms, p90 {} ms, max {} ms; bound {bound} ms",
+        "bus latency over {} moves on {} boards: median {} ms, p90 {} ms, max {} ms (bound {} ms); \
+         added by the bus over the board alone: median {} ms, p90 {} ms, max {} ms (bound {bound} ms)",
         lat.len(),
         seats.len(),
         pct(&lat, 0.5),
         pct(&lat, 0.9),
         pct(&lat, 1.0),
+        bound + scan,
         pct(&added, 0.5),
         pct(&added, 0.9),
         pct(&added, 1.0),
     );
-    // Most moves: the poll cycle is all the bus adds. A few hand sequences that already make
-    // the tracker wait on a board alone (a reply begun before the press, a capture with the
-    // mover lifted first) can wait seconds longer on the bus, where field changes arrive in
-    // batches at the poll rate (an open issue, reported); they are counted, not hidden.
-    let over = added.iter().filter(|&&a| a > bound as i64).count();
     assert!(
-        over * 20 <= added.len(),
-        "{over} of {} moves over the bound {bound} ms",
-        added.len()
+        over.is_empty(),
+        "moves over the bound:\n{}",
+        over.join("\n")
     );
-    assert!(pct(&lat, 0.9) <= bound as i64, "p90 {} ms", pct(&lat, 0.9));
 
     // One board's raw stream (commands to it, its replies) as a dgt-bus capture replays to
     // the same moves.
@@ -548,5 +544,88 @@ async fn poll_cycle_of_sixteen_boards() {
     assert!(
         per_round <= 2.5 * line + 16.0 * 6.0,
         "{per_round:.1} ms per round"
+    );
+}
+
+/// `boardscribe devices` against a chain on a pty: each configured board that answers the
+/// broadcast PING, the one configured and silent, and the one answering and not configured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devices_lists_the_boards_answering_on_a_bus() {
+    let seats = seats(corpus_games("Capablanca", 3), 400);
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("bus");
+    let opts = BusChainOptions {
+        link: Some(link.clone()),
+        start_at: Some(Instant::now() + Duration::from_secs(3600)),
+        ..BusChainOptions::default()
+    };
+    // Boards 1 and 2 are on the chain and configured, the third is on the chain only; board 3
+    // of the config is not on the chain.
+    let boards: Vec<(u16, BoardScript)> = seats
+        .iter()
+        .map(|s| (s.address, s.script.clone()))
+        .collect();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let chain =
+        tokio::spawn(async move { emulator::run_bus_pty(&boards, &opts, None, Some(tx)).await });
+    let PtyEvent::Ready(_) = rx.recv().await.unwrap() else {
+        panic!()
+    };
+    let config = dir.path().join("boardscribe.toml");
+    let board = |n: u32, serial: &str| {
+        format!(
+            "[[board]]\nnumber = {n}\nkind = \"dgt\"\nbus = \"hall-a\"\nbus_serial = \"{serial}\"\n\n"
+        )
+    };
+    let text = format!(
+        "[[bus]]\nname = \"hall-a\"\nport = \"{}\"\n\n{}{}{}",
+        link.display(),
+        board(1, &seats[0].serial),
+        board(2, &seats[1].serial),
+        board(3, "09999"),
+    );
+    std::fs::write(&config, text).unwrap();
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_boardscribe"))
+        .args(["devices", "--config"])
+        .arg(&config)
+        .output()
+        .await
+        .unwrap();
+    chain.abort();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bus = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("bus hall-a"))
+        .collect::<Vec<_>>();
+    assert_eq!(
+        bus,
+        [
+            format!("bus hall-a (port {}): 3 board(s) answer", link.display()),
+            format!(
+                "  board   1  serial {}  address {:>5}  answers",
+                seats[0].serial, seats[0].address
+            ),
+            format!(
+                "  board   2  serial {}  address {:>5}  answers",
+                seats[1].serial, seats[1].address
+            ),
+            format!(
+                "  board   3  serial 09999  address {:>5}  SILENT",
+                address_from_serial("09999").unwrap()
+            ),
+            format!(
+                "  not configured: serial {}  address {:>5}",
+                seats[2].serial, seats[2].address
+            ),
+        ]
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
+        "{stdout}"
     );
 }

@@ -1,12 +1,17 @@
 #![no_main]
 //! Fuzzes the bus master's input path: arbitrary bytes from the line (a bus-mode frame reader,
-//! then `BusMaster::on_reply` and `fold_reply`) between commands and time-outs. Properties: no
-//! panic; never two commands in flight; a board reported lost was joined before; a reply is
-//! passed on only with a good checksum.
+//! then `BusMaster::on_reply`, `fold_reply` and `fold_in_order`) between commands and time-outs.
+//! Properties: no panic; never two commands in flight; a board reported lost was joined before; a
+//! reply is passed on only with a good checksum; read in order against a known clock, a reply
+//! gives the same board frames, with presses between them.
 
 use boardscribe::{
-    bus::{BoardInput, BusMaster, MasterSettings, fold_reply},
-    protocol::{FrameReader, dgt::Mode},
+    bus::{BoardInput, BusMaster, MasterSettings, fold_in_order, fold_reply},
+    protocol::{
+        FrameReader,
+        dgt::{BwTime, Frame, Mode},
+    },
+    sensor::dgt::ClockLayout,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -45,7 +50,17 @@ fuzz_target!(|data: &[u8]| {
                     }
                     BoardInput::Reply { reply, .. } => {
                         assert!(reply.checksum_ok);
-                        let _ = fold_reply(&reply);
+                        let folded = fold_reply(&reply).frames;
+                        // A clock at 0:15:00 each side, the left running.
+                        let clock = BwTime([0, 0x15, 0, 0, 0x15, 0, 0x09]);
+                        for layout in [ClockLayout::H17, ClockLayout::H13] {
+                            let in_order = fold_in_order(&reply, Some(clock), layout);
+                            let board: Vec<_> = in_order
+                                .into_iter()
+                                .filter(|f| !matches!(f, Frame::BwTime(_)) || folded.contains(&f))
+                                .collect();
+                            assert_eq!(board, folded);
+                        }
                     }
                     BoardInput::Lost { .. } => unreachable!("lost on a reply"),
                 }

@@ -13,7 +13,11 @@ fuzz_target!(|data: &[u8]| {
     let Some((&control, stream)) = data.split_first() else {
         return;
     };
-    let mode = if control & 0x80 != 0 { Mode::Bus } else { Mode::Single };
+    let mode = if control & 0x80 != 0 {
+        Mode::Bus
+    } else {
+        Mode::Single
+    };
     let step = usize::from(control & 0x7f).max(1);
 
     let mut whole = FrameReader::new(mode);
@@ -38,6 +42,11 @@ fuzz_target!(|data: &[u8]| {
         .sum();
     assert_eq!(accounted + r.buffered(), stream.len());
     assert_eq!(r.buffered(), whole.buffered());
-    let frames = |items: &[Result<_, _>]| items.iter().filter_map(|i| i.clone().ok()).collect::<Vec<_>>();
+    let frames = |items: &[Result<_, _>]| {
+        items
+            .iter()
+            .filter_map(|i| i.clone().ok())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(frames(&got), frames(&expected));
 });

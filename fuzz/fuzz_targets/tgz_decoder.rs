@@ -46,7 +46,12 @@ fuzz_target!(|data: &[u8]| {
     let Some((&control, stream)) = data.split_first() else {
         return;
     };
-    for parser in [parse_frame, parse_board_dump, parse_pit_update, parse_tuz_update] {
+    for parser in [
+        parse_frame,
+        parse_board_dump,
+        parse_pit_update,
+        parse_tuz_update,
+    ] {
         check(stream, parser);
     }
 
@@ -71,7 +76,11 @@ fuzz_target!(|data: &[u8]| {
         })
         .sum();
     assert_eq!(accounted + r.buffered(), stream.len());
-    let frames =
-        |items: &[Result<Frame, _>]| items.iter().filter_map(|i| i.clone().ok()).collect::<Vec<_>>();
+    let frames = |items: &[Result<Frame, _>]| {
+        items
+            .iter()
+            .filter_map(|i| i.clone().ok())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(frames(&got), frames(&expected));
 });

@@ -61,7 +61,9 @@ pub struct MasterSettings {
     /// A missing board (lost, or expected and never seen) gets an addressed PING this often.
     pub reprobe_every_ms: Millis,
     /// A broadcast PING looks for boards nobody expected this often (`None`: only at start).
-    /// It holds the line for `discovery_ms`.
+    /// It holds the line for `discovery_ms`, a delay for every board's moves; the boards the
+    /// config expects are re-probed by address, and a board nobody expected is not recorded
+    /// anyway, so the default is `None` (the start and `boardscribe devices` name strangers).
     pub broadcast_every_ms: Option<Millis>,
     /// Each board's clock is read at least this often (the live clock); a clock change in the
     /// updates has it read at once.
@@ -77,7 +79,7 @@ impl Default for MasterSettings {
             discovery_ms: 1100,
             misses_to_lose: 3,
             reprobe_every_ms: 1000,
-            broadcast_every_ms: Some(60_000),
+            broadcast_every_ms: None,
             clock_every_ms: 3000,
             bad_to_doubt: 3,
         }

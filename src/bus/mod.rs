@@ -9,7 +9,7 @@
 pub mod fold;
 pub mod master;
 
-pub use fold::{DgtBus, Folded, fold_reply};
+pub use fold::{BusBoardState, DgtBus, Folded, clock_after_lever, fold_in_order, fold_reply};
 pub use master::{BoardInput, BusMaster, MasterSettings, MasterStats, wire_ms};
 
 /// A bus address from a board's five-digit serial number: the decimal number in 14 bits

@@ -347,9 +347,7 @@ fn handle(
                 }
                 if let Some(b) = boards.get_mut(&address) {
                     // The same frames replay makes of the reply's bytes.
-                    for f in DgtBus::split(Frame::Bus(reply)) {
-                        b.pipeline.feed_frame(at, f);
-                    }
+                    b.pipeline.feed_split(at, Frame::Bus(reply));
                     b.pipeline.tick(at);
                 }
             }

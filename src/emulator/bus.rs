@@ -2,7 +2,7 @@
 //!
 //! Flow: every board plays its [`BoardScript`] in real time from the first command addressed to
 //! it (plus `start_delay_ms`), keeping its board, its clock and the changes not yet asked for as
-//! EEPROM tokens (a field token per FIELD_UPDATE; both clock sides on a lever change). The host
+//! EEPROM tokens (a field token per FIELD_UPDATE; both clock sides on a lever change, left first). The host
 //! writes 4-byte bus commands; the board with that address answers after the command's wire
 //! time, `answer_delay_ms` and its reply's own wire time at 9600 baud (1.04 ms a byte): PING,
 //! BRD_DUMP, BWTIME, UPDATE (the pending tokens; kept for REPEAT_CHANGES), VERSION. A broadcast
@@ -138,8 +138,8 @@ impl<'a> ChainBoard<'a> {
                     });
                 }
                 Frame::BwTime(t) => {
-                    // The log gets both clocks when the lever or the run state changes.
-                    if t.0[6] != self.clock.0[6] {
+                    // The log gets both clocks when the lever changes (dgt-notes 1.11).
+                    if t.lever_right_high() != self.clock.lever_right_high() {
                         let side = |i: usize| ClockTime {
                             hours: t.0[i] & 0x0f,
                             minutes: unbcd(t.0[i + 1]),

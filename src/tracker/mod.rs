@@ -458,8 +458,9 @@ impl<G: GameKind> Tracker<G> {
         if !pressed {
             // Which clock is White's: the one that runs while the record says White is to move
             // (a vote over the game, so a move recorded late or early does not decide it). The
-            // right-hand clock runs when the lever is high on the right.
-            if reading.running {
+            // right-hand clock runs when the lever is high on the right. While a press waits its
+            // scan, the record lacks the move it completes: such a reading does not vote.
+            if reading.running && self.press.is_none() {
                 let white_to_move = g.moves.len() % 2 == 0;
                 let left_runs = !reading.lever_right_high;
                 self.white_on_left_votes += if left_runs == white_to_move { 1 } else { -1 };
