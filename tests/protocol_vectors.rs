@@ -925,30 +925,75 @@ proptest! {
     }
 }
 
-/// Every bus command the master sends, byte for byte (dgt-notes 1.12: `cmd addr_hi addr_lo
-/// sum & 0x7f`), to the board with serial "01025" (address 0x401 = `08 01`) and to all.
+/// All thirteen bus commands of dgt-notes 1.12, byte for byte, to address 0x401 (`08 01`, the
+/// board with serial "01025"), each decoded back to itself; and the broadcast PING.
 #[test]
-fn bus_master_command_vectors() {
-    let to = |cmd, address| Command::Bus { cmd, address }.to_bytes();
-    assert_eq!(to(BusCommand::Ping, 0), [0x87, 0x00, 0x00, 0x07]);
-    assert_eq!(to(BusCommand::Ping, 0x401), [0x87, 0x08, 0x01, 0x10]);
-    assert_eq!(to(BusCommand::SendClock, 0x401), [0x81, 0x08, 0x01, 0x0a]);
-    assert_eq!(to(BusCommand::SendBoard, 0x401), [0x82, 0x08, 0x01, 0x0b]);
-    assert_eq!(to(BusCommand::SendChanges, 0x401), [0x83, 0x08, 0x01, 0x0c]);
-    assert_eq!(
-        to(BusCommand::RepeatChanges, 0x401),
-        [0x84, 0x08, 0x01, 0x0d]
-    );
-    assert_eq!(to(BusCommand::SendVersion, 0x401), [0x8b, 0x08, 0x01, 0x14]);
+fn every_bus_command_byte_for_byte() {
+    let vectors: [(BusCommand, [u8; 4]); 13] = [
+        (BusCommand::SendClock, [0x81, 0x08, 0x01, 0x0a]),
+        (BusCommand::SendBoard, [0x82, 0x08, 0x01, 0x0b]),
+        (BusCommand::SendChanges, [0x83, 0x08, 0x01, 0x0c]),
+        (BusCommand::RepeatChanges, [0x84, 0x08, 0x01, 0x0d]),
+        (BusCommand::SetStartGame, [0x85, 0x08, 0x01, 0x0e]),
+        (BusCommand::SendFromStart, [0x86, 0x08, 0x01, 0x0f]),
+        (BusCommand::Ping, [0x87, 0x08, 0x01, 0x10]),
+        (BusCommand::EndBusMode, [0x88, 0x08, 0x01, 0x11]),
+        (BusCommand::Reset, [0x89, 0x08, 0x01, 0x12]),
+        (BusCommand::IgnoreNextBusPing, [0x8a, 0x08, 0x01, 0x13]),
+        (BusCommand::SendVersion, [0x8b, 0x08, 0x01, 0x14]),
+        (BusCommand::SendBoard50B, [0x8c, 0x08, 0x01, 0x15]),
+        (BusCommand::SendAllD, [0x8d, 0x08, 0x01, 0x16]),
+    ];
     assert_eq!(boardscribe::bus::address_from_serial("01025"), Some(0x401));
-    for bytes in [
-        [0x83u8, 0x08, 0x01, 0x0c],
-        [0x87, 0x00, 0x00, 0x07],
-        [0x84, 0x08, 0x01, 0x0d],
-    ] {
-        let (c, used) = decode_command(&bytes).unwrap();
-        assert_eq!(used, 4);
-        assert_eq!(c.to_bytes(), bytes);
+    for (cmd, bytes) in vectors {
+        let c = Command::Bus {
+            cmd,
+            address: 0x401,
+        };
+        assert_eq!(c.to_bytes(), bytes, "{cmd:?}");
+        assert_eq!(decode_command(&bytes).unwrap(), (c, 4), "{cmd:?}");
+    }
+    let ping = Command::Bus {
+        cmd: BusCommand::Ping,
+        address: 0,
+    };
+    assert_eq!(ping.to_bytes(), [0x87, 0x00, 0x00, 0x07]);
+    assert_eq!(decode_command(&ping.to_bytes()).unwrap(), (ping, 4));
+}
+
+/// The bus replies not folded into a pipeline, byte for byte: START_GAME_WRITTEN, BUS_VERSION,
+/// BUS_FROM_START and BUS_BRD_DUMP_50B (dgt-notes 1.12), each from address 0x401.
+#[test]
+fn other_bus_replies_byte_for_byte() {
+    let reply = |id: u8, data: Vec<u8>| {
+        Frame::Bus(BusReply {
+            id: MessageId(id),
+            address: 0x401,
+            data,
+            checksum_ok: true,
+        })
+    };
+    let mut dump_50b = vec![0x8a, 0x00, 0x38, 0x08, 0x01];
+    dump_50b.extend([0u8; 50]);
+    dump_50b.push(0x4b);
+    let vectors: [(Vec<u8>, Frame); 4] = [
+        (
+            vec![0x88, 0x00, 0x06, 0x08, 0x01, 0x17],
+            reply(0x88, vec![]),
+        ),
+        (
+            vec![0x89, 0x00, 0x08, 0x08, 0x01, 0x01, 0x07, 0x22],
+            reply(0x89, vec![1, 7]),
+        ),
+        (
+            vec![0x86, 0x00, 0x0a, 0x08, 0x01, 0x7b, 0x41, 0x34, 0x6b, 0x74],
+            reply(0x86, vec![0x7b, 0x41, 0x34, 0x6b]),
+        ),
+        (dump_50b, reply(0x8a, vec![0; 50])),
+    ];
+    for (bytes, frame) in vectors {
+        assert_eq!(one(Mode::Bus, &bytes), frame);
+        assert_eq!(frame.to_bytes(), bytes);
     }
 }
 
