@@ -38,23 +38,35 @@ use tokio::{
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
 
 /// Plies per game: with 1 to 20 s of thought a ply (mean about 6 s) plus the hands, about two
-/// minutes of play at human speed.
+/// minutes of play at human speed. `BOARDSCRIBE_BUS_PLIES=N` plays N plies instead (0: the whole
+/// games, about 8 to 15 minutes).
 const PLIES: usize = 12;
+
+fn plies() -> Option<usize> {
+    match std::env::var("BOARDSCRIBE_BUS_PLIES") {
+        Ok(v) => {
+            Some(v.parse().expect("BOARDSCRIBE_BUS_PLIES: a number of plies")).filter(|&n| n > 0)
+        }
+        Err(_) => Some(PLIES),
+    }
+}
 
 fn corpus_games(file: &str, n: usize) -> Vec<PgnGame> {
     let text = std::fs::read_to_string(Path::new(CORPUS).join(format!("{file}.pgn"))).unwrap();
     emulator::games_from_pgn(&text)
         .unwrap()
         .into_iter()
-        .filter(|g| g.moves.len() >= PLIES)
+        .filter(|g| g.moves.len() >= PLIES.max(plies().unwrap_or(0)))
         .take(n)
         .collect()
 }
 
 fn cut(mut g: PgnGame) -> PgnGame {
-    g.moves.truncate(PLIES);
-    g.sans.truncate(PLIES);
-    g.outcome = None;
+    if let Some(n) = plies() {
+        g.moves.truncate(n);
+        g.sans.truncate(n);
+        g.outcome = None;
+    }
     g
 }
 
@@ -285,7 +297,12 @@ async fn sixteen_boards_on_one_pty_record_every_game_in_time() {
     games.extend(corpus_games("London1851", 6));
     let seats = seats(games, 100);
     let mut run = start(&seats, None).await;
-    run.wait_done(Duration::from_secs(240)).await;
+    run.wait_done(Duration::from_secs(if plies().is_some() {
+        240
+    } else {
+        1800
+    }))
+    .await;
     let (_dir, db, durable, start_at) = run.stop().await;
 
     let got = recorded(&db);
@@ -437,7 +454,12 @@ async fn checksum_errors_a_board_off_the_chain_and_a_silent_board_lose_no_move()
             }
         }
     });
-    run.wait_done(Duration::from_secs(240)).await;
+    run.wait_done(Duration::from_secs(if plies().is_some() {
+        240
+    } else {
+        1800
+    }))
+    .await;
     faults.abort();
     let (_dir, db, _, _) = run.stop().await;
     let got = recorded(&db);

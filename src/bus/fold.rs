@@ -15,8 +15,7 @@ use tracing::debug;
 
 use crate::{
     arbiter::Referee,
-    game::chess::ChessGame,
-    game::chess::ChessReading,
+    game::chess::{ChessGame, ChessReading},
     pipeline::{Applied, Board, Dgt},
     protocol::dgt::{
         BoardDump, BusReply, BwTime, ClockTime, EeTag, EeToken, Frame, Mode, bus_id,
@@ -158,13 +157,6 @@ pub struct BusBoardState {
     clock: Option<BwTime>,
 }
 
-impl BusBoardState {
-    /// The last clock read or built from a lever change.
-    pub fn clock(&self) -> Option<BwTime> {
-        self.clock
-    }
-}
-
 impl Sensed<ChessReading> for BusBoardState {
     #[inline]
     fn key(&self, o: Orientation) -> u64 {
@@ -192,7 +184,8 @@ impl Board for DgtBus {
         Mode::Bus
     }
 
-    /// Folded frames (see [`DgtBus::split`]); a whole reply is split first.
+    /// One folded frame (see [`DgtBus::split`]). A whole reply given here instead of through
+    /// `Pipeline::feed_split` is folded at once: its board changes, and its last clock only.
     fn apply(sensor: &mut BusBoardState, frame: Frame) -> Applied {
         match frame {
             Frame::Bus(reply) => {
