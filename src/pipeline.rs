@@ -81,12 +81,17 @@ pub trait Board {
     /// Forgets the sensed board (the board went away).
     fn reset(sensor: &mut Self::Sensor);
 
-    /// The frames one decoded frame stands for, applied one by one (a bus update holds many
-    /// field changes, and lever changes between them, read against `sensor` and the clock's
-    /// `layout`); most frames stand for themselves.
-    fn split(sensor: &Self::Sensor, layout: ClockLayout, frame: Self::Frame) -> Vec<Self::Frame> {
+    /// The frames one decoded frame read at `at` stands for, each with the time it is applied
+    /// at, one by one (a bus update holds many field changes, and lever changes between them,
+    /// read against `sensor` and the clock's `layout`); most frames stand for themselves, at `at`.
+    fn split(
+        sensor: &mut Self::Sensor,
+        layout: ClockLayout,
+        at: Millis,
+        frame: Self::Frame,
+    ) -> Vec<(Millis, Self::Frame)> {
         let _ = (sensor, layout);
-        vec![frame]
+        vec![(at, frame)]
     }
 }
 
@@ -230,6 +235,9 @@ pub struct Pipeline<B: Board> {
     last_warning_at: Option<Millis>,
     warnings_logged: u64,
     clock_layout: ClockLayout,
+    /// The latest time the tracker was given: a split frame is never applied before it (a bus
+    /// board's changes are stamped with its previous read, which ticks may have passed).
+    latest: Millis,
 }
 
 impl<B: Board> Pipeline<B> {
@@ -254,6 +262,7 @@ impl<B: Board> Pipeline<B> {
             last_warning_at: None,
             warnings_logged: 0,
             clock_layout: ClockLayout::default(),
+            latest: 0,
         }
     }
 
@@ -295,6 +304,7 @@ impl<B: Board> Pipeline<B> {
                 }
             }
         }
+        self.latest = self.latest.max(at);
         self.tracker.tick(at, &mut self.events);
         self.collect();
     }
@@ -310,6 +320,7 @@ impl<B: Board> Pipeline<B> {
 
     /// Lets time pass without bytes (timers in `run`; never needed in `replay`).
     pub fn tick(&mut self, at: Millis) {
+        self.latest = self.latest.max(at);
         self.tracker.tick(at, &mut self.events);
         self.collect();
     }
@@ -329,13 +340,14 @@ impl<B: Board> Pipeline<B> {
     /// One decoded frame, split into the frames it stands for ([`Board::split`]), into the
     /// sensor state and the tracker (what `feed` does per frame).
     pub fn feed_split(&mut self, at: Millis, frame: B::Frame) {
-        for f in B::split(&self.sensor, self.clock_layout, frame) {
-            self.feed_frame(at, f);
+        for (t, f) in B::split(&mut self.sensor, self.clock_layout, at, frame) {
+            self.feed_frame(t.max(self.latest), f);
         }
     }
 
     /// One frame into the sensor state and the tracker, as it is.
     pub fn feed_frame(&mut self, at: Millis, frame: B::Frame) {
+        self.latest = self.latest.max(at);
         self.stats.frames += 1;
         match B::apply(&mut self.sensor, frame) {
             Applied::Board => self.tracker.observe(at, &self.sensor, &mut self.events),

@@ -7,6 +7,8 @@
 //! bound the line rate gives (see [`latency_bound_ms`]), and so is what the bus adds over the same
 //! script on a port of its own; one board's raw stream, written as a `dgt-bus` capture, replays
 //! to the same moves.
+//! (c) without a pty, the fold and the tracker over 24 whole corpus games polled at two rates
+//! and every phase: exact, and every move within two polls and a scan of its press.
 //! (b) checksum errors on one board all game long, a board off the chain for a while mid-game,
 //! a board gone for good: no move lost on the others, none on the one that came back, and the
 //! silent one keeps every move it played before it went silent.
@@ -250,22 +252,23 @@ fn recorded(db: &Path) -> HashMap<String, Vec<Vec<String>>> {
     out
 }
 
-/// The worst delay the bus adds to a move, in ms: a press is seen by the next SEND_CHANGES of its
-/// board, at most one round of every board away; a round is `n` exchanges of a 4-byte command,
-/// the board's answer delay and a 6-byte empty update; each board's clock is read every 3 s (a
-/// 13-byte reply), which can fall into the same round; the mover's own update carries up to ~24
-/// bytes of tokens (its lever change among them, read in place) and its clock read follows. Then
-/// the bus task's 100 ms tick and the store's commit. The tracker's one-scan wait after a press
-/// (`scan_ms`) is the same on a port of its own and comes on top of this for the whole latency.
+/// The worst delay the bus adds to a move, in ms. A press is seen by the next SEND_CHANGES of its
+/// board, at most one round of every board away; a round is `n` exchanges of a 4-byte command, the
+/// board's answer delay and a 6-byte empty update, and each board's clock is read every 3 s (a
+/// 13-byte reply), which can fall into the same round. The mover's own update carries up to ~24
+/// bytes of tokens (its lever change among them, read in place) and its clock read follows. The
+/// press is recorded at the first read of the board one sensor scan after it (the squares a hand
+/// still sets down after pressing come in a later update): up to one more round. Then the store's
+/// commit. The scan itself (`scan_ms`) is the same on a port of its own and comes on top of this
+/// for the whole latency.
 fn latency_bound_ms(n: u64) -> u64 {
     let turnaround = 3 + 3; // answer delay + the host's reply-to-command turn
     let exchange = wire_ms(4) + wire_ms(6) + turnaround;
     let clock_read = wire_ms(4) + wire_ms(13) + turnaround;
     let round = n * exchange + n * clock_read;
     let own = wire_ms(24) + clock_read;
-    let tick = 100;
     let commit = 250;
-    round + own + tick + commit
+    2 * round + own + commit
 }
 
 /// When each ply is recorded (stream ms) with `script` replayed as a board on its own port.
@@ -477,6 +480,33 @@ async fn checksum_errors_a_board_off_the_chain_and_a_silent_board_lose_no_move()
     }
 }
 
+/// The boards of `seats` on one pty linked at `link`, idle (their scripts start in an hour:
+/// nothing to report but their clocks): the chain's task and the pty's path.
+async fn idle_chain(
+    seats: &[Seat],
+    link: &Path,
+) -> (
+    tokio::task::JoinHandle<Result<(), emulator::EmulatorError>>,
+    std::path::PathBuf,
+) {
+    let opts = BusChainOptions {
+        link: Some(link.to_path_buf()),
+        start_at: Some(Instant::now() + Duration::from_secs(3600)),
+        ..BusChainOptions::default()
+    };
+    let boards: Vec<(u16, BoardScript)> = seats
+        .iter()
+        .map(|s| (s.address, s.script.clone()))
+        .collect();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let chain =
+        tokio::spawn(async move { emulator::run_bus_pty(&boards, &opts, None, Some(tx)).await });
+    let PtyEvent::Ready(path) = rx.recv().await.unwrap() else {
+        panic!("the chain's pty did not come up")
+    };
+    (chain, path)
+}
+
 /// The poll cycle on the line: a master alone (no daemon) over the emulated chain of 16 idle
 /// boards; prints the milliseconds per full round (run with --nocapture). A round cannot be
 /// faster than the bytes take at 9600 baud, and must not be much slower.
@@ -494,23 +524,7 @@ async fn poll_cycle_of_sixteen_boards() {
     games.extend(corpus_games("London1851", 6));
     let seats = seats(games, 300);
     let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("bus");
-    let opts = BusChainOptions {
-        link: Some(link.clone()),
-        // Idle boards: nothing to report but their clocks.
-        start_at: Some(Instant::now() + Duration::from_secs(3600)),
-        ..BusChainOptions::default()
-    };
-    let boards: Vec<(u16, BoardScript)> = seats
-        .iter()
-        .map(|s| (s.address, s.script.clone()))
-        .collect();
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let chain =
-        tokio::spawn(async move { emulator::run_bus_pty(&boards, &opts, None, Some(tx)).await });
-    let PtyEvent::Ready(path) = rx.recv().await.unwrap() else {
-        panic!()
-    };
+    let (chain, path) = idle_chain(&seats, &dir.path().join("bus")).await;
     let mut port = serial::open(&path).unwrap();
     let settings = MasterSettings::default();
     let mut master = BusMaster::new(settings, seats.iter().map(|s| s.address));
@@ -576,23 +590,9 @@ async fn devices_lists_the_boards_answering_on_a_bus() {
     let seats = seats(corpus_games("Capablanca", 3), 400);
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("bus");
-    let opts = BusChainOptions {
-        link: Some(link.clone()),
-        start_at: Some(Instant::now() + Duration::from_secs(3600)),
-        ..BusChainOptions::default()
-    };
     // Boards 1 and 2 are on the chain and configured, the third is on the chain only; board 3
     // of the config is not on the chain.
-    let boards: Vec<(u16, BoardScript)> = seats
-        .iter()
-        .map(|s| (s.address, s.script.clone()))
-        .collect();
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let chain =
-        tokio::spawn(async move { emulator::run_bus_pty(&boards, &opts, None, Some(tx)).await });
-    let PtyEvent::Ready(_) = rx.recv().await.unwrap() else {
-        panic!()
-    };
+    let (chain, _) = idle_chain(&seats, &link).await;
     let config = dir.path().join("boardscribe.toml");
     let board = |n: u32, serial: &str| {
         format!(
@@ -650,4 +650,146 @@ async fn devices_lists_the_boards_answering_on_a_bus() {
         .collect::<Vec<_>>(),
         "{stdout}"
     );
+}
+
+/// The fold and the tracker alone, without a pty: each of 24 whole corpus games polled every
+/// `period` ms at every phase (in 50 ms steps), the board's update turned into EEPROM tokens as the
+/// emulated chain does (a field token per change, both clocks at a lever change). Every game is
+/// recorded exactly, move by move with no revision, and every move at most two polls and a scan
+/// after its press (the poll that reads the press, then the first read one scan later).
+#[test]
+fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() {
+    use boardscribe::{
+        bus::DgtBus,
+        emulator::Payload,
+        pipeline::Pipeline,
+        protocol::dgt::{BusReply, ClockTime, EeToken, Frame, MessageId, bus_id, encode_ee_tokens},
+        store::{BoardId, Write},
+        tracker::Tracker,
+    };
+    let bcd = |b: u8| (b >> 4) * 10 + (b & 0x0f);
+    let reply = |id: u8, data: Vec<u8>| {
+        Frame::Bus(BusReply {
+            id: MessageId(id),
+            address: 1,
+            data,
+            checksum_ok: true,
+        })
+    };
+    let laws = LawsSetup {
+        time_control: Some("15+10".parse().unwrap()),
+        ..LawsSetup::default()
+    };
+    let scan = TrackerSettings::default().scan_ms;
+    let mut games = Vec::new();
+    for file in ["Capablanca", "London1851"] {
+        let text = std::fs::read_to_string(Path::new(CORPUS).join(format!("{file}.pgn"))).unwrap();
+        games.extend(
+            emulator::games_from_pgn(&text)
+                .unwrap()
+                .into_iter()
+                .take(12),
+        );
+    }
+    let mut plies = 0;
+    for (i, g) in games.iter().enumerate() {
+        let opts = EmulatorOptions {
+            speed: 1.0,
+            seed: 100 + i as u64,
+            rotated: i % 3 == 2,
+            time_control: Some((15 * 60_000, 10_000)),
+            result_gesture: false,
+            ..EmulatorOptions::default()
+        };
+        let script = emulator::script_pgn(g, &opts).unwrap();
+        let t0 = script.body_start_ms;
+        let body: Vec<_> = script.events.iter().filter(|e| e.at_ms >= t0).collect();
+        let end = body.last().unwrap().at_ms - t0 + 5000;
+        for period in [60u64, 300] {
+            for phase in (0..period).step_by(50) {
+                let mut p = Pipeline::<DgtBus>::new(
+                    BoardId(1),
+                    Tracker::new(laws.tracker_settings()),
+                    laws.referee(),
+                );
+                p.feed_split(0, reply(bus_id::BRD_DUMP, script.start_dump.0.to_vec()));
+                let mut clock = script.initial_clock;
+                p.feed_split(10, reply(bus_id::BWTIME, clock.0.to_vec()));
+                let (mut next, mut t, mut clock_read) = (0, 100 + phase, 0);
+                let mut moves = Vec::new();
+                while t < end {
+                    let mut tokens = Vec::new();
+                    let mut lever = false;
+                    while next < body.len() && body[next].at_ms - t0 <= t {
+                        match &body[next].payload {
+                            Payload::Frame(Frame::FieldUpdate { square, piece }) => {
+                                tokens.push(EeToken::Field {
+                                    square: *square,
+                                    piece: *piece,
+                                    quick: false,
+                                });
+                            }
+                            Payload::Frame(Frame::BwTime(b)) => {
+                                if b.lever_right_high() != clock.lever_right_high() {
+                                    let side = |i: usize| ClockTime {
+                                        hours: b.0[i] & 0x0f,
+                                        minutes: bcd(b.0[i + 1]),
+                                        seconds: bcd(b.0[i + 2]),
+                                    };
+                                    tokens.push(EeToken::Clock {
+                                        left: true,
+                                        time: side(3),
+                                    });
+                                    tokens.push(EeToken::Clock {
+                                        left: false,
+                                        time: side(0),
+                                    });
+                                    lever = true;
+                                }
+                                clock = *b;
+                            }
+                            _ => {}
+                        }
+                        next += 1;
+                    }
+                    let mut data = Vec::new();
+                    encode_ee_tokens(&tokens, &mut data);
+                    p.feed_split(t, reply(bus_id::UPDATE, data));
+                    // The master reads the clock after a lever change, and every 3 s.
+                    if lever || t >= clock_read + 3000 {
+                        p.feed_split(t + 15, reply(bus_id::BWTIME, clock.0.to_vec()));
+                        clock_read = t;
+                    }
+                    p.tick(t + 20);
+                    moves.extend(p.take_writes().into_iter().filter_map(|w| match w {
+                        Write::Event {
+                            event: TrackerEvent::Move(m),
+                            ..
+                        } => Some(m),
+                        _ => None,
+                    }));
+                    t += period;
+                }
+                let at = format!("game {i}, a poll every {period} ms from {phase} ms");
+                let got: Vec<_> = moves.iter().map(|m| m.uci.clone().unwrap()).collect();
+                let want: Vec<_> = script.plies.iter().map(|p| p.uci.clone()).collect();
+                assert_eq!(got, want, "{at}");
+                for (m, ply) in moves.iter().zip(&script.plies) {
+                    let press = ply.press_ms.unwrap_or(ply.end_ms) - t0;
+                    // Negative: recorded before its press, as a first move is once it settles
+                    // (no clock runs yet).
+                    let latency = m.at_ms as i64 - press as i64;
+                    assert!(
+                        latency <= (2 * period + scan + 20) as i64,
+                        "{at}: ply {} ({}, {:?}) recorded {latency} ms after its press",
+                        ply.ply,
+                        ply.san,
+                        ply.styles
+                    );
+                }
+                plies += want.len();
+            }
+        }
+    }
+    eprintln!("{plies} plies recorded exactly and in time");
 }

@@ -14,6 +14,7 @@
 use tracing::debug;
 
 use crate::{
+    Millis,
     arbiter::Referee,
     game::chess::{ChessGame, ChessReading},
     pipeline::{Applied, Board, Dgt},
@@ -149,12 +150,16 @@ pub fn fold_in_order(reply: &BusReply, last: Option<BwTime>, layout: ClockLayout
     frames
 }
 
-/// A bus board's sensed squares and the last clock it showed (what its next lever change is
-/// built on).
+/// A bus board's sensed squares, the last clock it showed (what its next lever change is built
+/// on), and when it was last read (what its next changes are stamped with).
 #[derive(Clone, Debug, Default)]
 pub struct BusBoardState {
     board: DgtBoardState,
     clock: Option<BwTime>,
+    /// When the last update or dump of the board was read.
+    polled_at: Option<Millis>,
+    /// The latest time a frame of the board was applied at.
+    applied_at: Millis,
 }
 
 impl Sensed<ChessReading> for BusBoardState {
@@ -191,7 +196,8 @@ impl Board for DgtBus {
             Frame::Bus(reply) => {
                 let mut board = false;
                 let mut clock = None;
-                for f in DgtBus::split(sensor, ClockLayout::default(), Frame::Bus(reply)) {
+                let at = sensor.applied_at;
+                for (_, f) in DgtBus::split(sensor, ClockLayout::default(), at, Frame::Bus(reply)) {
                     match DgtBus::apply(sensor, f) {
                         Applied::Board => board = true,
                         Applied::Clock(t) => clock = Some(t),
@@ -220,12 +226,48 @@ impl Board for DgtBus {
     /// A good reply becomes its frames in order (each field change observed in turn, as from a
     /// board on its own port, with its lever changes between them: [`fold_in_order`]); a bad
     /// one nothing.
-    fn split(sensor: &BusBoardState, layout: ClockLayout, frame: Frame) -> Vec<Frame> {
-        match frame {
-            Frame::Bus(reply) if reply.checksum_ok => fold_in_order(&reply, sensor.clock, layout),
-            Frame::Bus(_) => Vec::new(),
-            other => vec![other],
+    ///
+    /// The times: an update brings what happened since the board was last read, so the field
+    /// changes before its first press are applied at that earlier read (never before a frame
+    /// already applied), the press and what follows it at the read of the update itself. A press
+    /// is recorded one sensor scan after it (`scan_ms`), by the tracker's clock, which a bus
+    /// board's pipeline advances only when the board is read: the squares a hand was still
+    /// setting down when it pressed come in a later update, stamped no later than that update's
+    /// own read, before the scan is over.
+    fn split(
+        sensor: &mut BusBoardState,
+        layout: ClockLayout,
+        at: Millis,
+        frame: Frame,
+    ) -> Vec<(Millis, Frame)> {
+        let reply = match frame {
+            Frame::Bus(reply) if reply.checksum_ok => reply,
+            Frame::Bus(_) => return Vec::new(),
+            other => {
+                sensor.applied_at = sensor.applied_at.max(at);
+                return vec![(at, other)];
+            }
+        };
+        let read = matches!(reply.id.0, bus_id::UPDATE | bus_id::BRD_DUMP);
+        let since = sensor
+            .polled_at
+            .filter(|_| reply.id.0 == bus_id::UPDATE)
+            .map_or(at, |t| t.max(sensor.applied_at).min(at));
+        if read {
+            sensor.polled_at = Some(at);
         }
+        let mut t = since;
+        let out: Vec<(Millis, Frame)> = fold_in_order(&reply, sensor.clock, layout)
+            .into_iter()
+            .map(|f| {
+                if matches!(f, Frame::BwTime(_)) {
+                    t = at;
+                }
+                (t, f)
+            })
+            .collect();
+        sensor.applied_at = sensor.applied_at.max(out.last().map_or(since, |(t, _)| *t));
+        out
     }
 }
 
@@ -298,9 +340,15 @@ mod tests {
         ]
     }
 
-    /// White's clock on the left, not started, White to move.
+    /// White's clock on the left and running, White to move.
     fn clock_at_start() -> BwTime {
-        BwTime::from_parts(time(15, 0), 0, time(15, 0), 0, status::LEFT_TURN)
+        BwTime::from_parts(
+            time(15, 0),
+            0,
+            time(15, 0),
+            0,
+            status::LEFT_TURN | status::RUNNING,
+        )
     }
 
     #[test]

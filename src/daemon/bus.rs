@@ -248,10 +248,12 @@ async fn session(
             _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
             _ = stop.changed() => return None,
         }
+        // A board answering on the bus has its pipeline's time moved on only when it is read
+        // (see `DgtBus::split`); one that does not answer is given the time here.
         if last_tick.elapsed() >= Duration::from_millis(100) {
             last_tick = Instant::now();
             let at = now_ms();
-            for b in boards.values_mut() {
+            for b in boards.values_mut().filter(|b| !b.connected) {
                 b.pipeline.tick(at);
             }
         }
