@@ -654,20 +654,19 @@ async fn devices_lists_the_boards_answering_on_a_bus() {
 
 /// The fold and the tracker alone, without a pty: each of 24 whole corpus games polled every
 /// `period` ms at every phase (in 50 ms steps), the board's update turned into EEPROM tokens as the
-/// emulated chain does (a field token per change, both clocks at a lever change). Every game is
-/// recorded exactly, move by move with no revision, and every move at most two polls and a scan
-/// after its press (the poll that reads the press, then the first read one scan later).
+/// emulated chain does (`emulator::log_tokens`). Every game is recorded exactly, move by move with
+/// no revision, and every move at most two polls and a scan after its press (the poll that reads
+/// the press, then the first read one scan later).
 #[test]
 fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() {
     use boardscribe::{
         bus::DgtBus,
         emulator::Payload,
         pipeline::Pipeline,
-        protocol::dgt::{BusReply, ClockTime, EeToken, Frame, MessageId, bus_id, encode_ee_tokens},
+        protocol::dgt::{BusReply, Frame, MessageId, bus_id, encode_ee_tokens},
         store::{BoardId, Write},
         tracker::Tracker,
     };
-    let bcd = |b: u8| (b >> 4) * 10 + (b & 0x0f);
     let reply = |id: u8, data: Vec<u8>| {
         Frame::Bus(BusReply {
             id: MessageId(id),
@@ -721,34 +720,10 @@ fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() 
                     let mut tokens = Vec::new();
                     let mut lever = false;
                     while next < body.len() && body[next].at_ms - t0 <= t {
-                        match &body[next].payload {
-                            Payload::Frame(Frame::FieldUpdate { square, piece }) => {
-                                tokens.push(EeToken::Field {
-                                    square: *square,
-                                    piece: *piece,
-                                    quick: false,
-                                });
-                            }
-                            Payload::Frame(Frame::BwTime(b)) => {
-                                if b.lever_right_high() != clock.lever_right_high() {
-                                    let side = |i: usize| ClockTime {
-                                        hours: b.0[i] & 0x0f,
-                                        minutes: bcd(b.0[i + 1]),
-                                        seconds: bcd(b.0[i + 2]),
-                                    };
-                                    tokens.push(EeToken::Clock {
-                                        left: true,
-                                        time: side(3),
-                                    });
-                                    tokens.push(EeToken::Clock {
-                                        left: false,
-                                        time: side(0),
-                                    });
-                                    lever = true;
-                                }
-                                clock = *b;
-                            }
-                            _ => {}
+                        if let Payload::Frame(f) = &body[next].payload {
+                            let before = clock;
+                            emulator::log_tokens(f, false, &mut clock, &mut tokens);
+                            lever |= clock.lever_right_high() != before.lever_right_high();
                         }
                         next += 1;
                     }

@@ -65,6 +65,38 @@ pub enum BusFault {
     Drop { address: u16, for_ms: Option<u64> },
 }
 
+/// What a board in bus mode writes to its log for one frame of its script (dgt-notes 1.11): a
+/// field token per FIELD_UPDATE (`quick`: under 250 ms after the previous change), and both clocks,
+/// left first, when a BWTIME shows the lever changed; `clock` follows the BWTIMEs.
+pub fn log_tokens(frame: &Frame, quick: bool, clock: &mut BwTime, out: &mut Vec<EeToken>) {
+    match frame {
+        Frame::FieldUpdate { square, piece } => out.push(EeToken::Field {
+            square: *square,
+            piece: *piece,
+            quick,
+        }),
+        Frame::BwTime(t) => {
+            if t.lever_right_high() != clock.lever_right_high() {
+                let side = |i: usize| ClockTime {
+                    hours: t.0[i] & 0x0f,
+                    minutes: unbcd(t.0[i + 1]),
+                    seconds: unbcd(t.0[i + 2]),
+                };
+                out.push(EeToken::Clock {
+                    left: true,
+                    time: side(3),
+                });
+                out.push(EeToken::Clock {
+                    left: false,
+                    time: side(0),
+                });
+            }
+            *clock = *t;
+        }
+        _ => {}
+    }
+}
+
 /// One scripted board on the chain.
 struct ChainBoard<'a> {
     address: u16,
@@ -124,40 +156,16 @@ impl<'a> ChainBoard<'a> {
             let Payload::Frame(f) = &e.payload else {
                 continue;
             };
-            match f {
-                Frame::FieldUpdate { square, piece } => {
-                    if let Some(s) = self.board.get_mut(usize::from(*square)) {
-                        *s = *piece;
-                    }
-                    let quick = self.last_field_ms.is_some_and(|t| e.at_ms < t + 250);
-                    self.last_field_ms = Some(e.at_ms);
-                    self.pending.push(EeToken::Field {
-                        square: *square,
-                        piece: *piece,
-                        quick,
-                    });
-                }
-                Frame::BwTime(t) => {
-                    // The log gets both clocks when the lever changes (dgt-notes 1.11).
-                    if t.lever_right_high() != self.clock.lever_right_high() {
-                        let side = |i: usize| ClockTime {
-                            hours: t.0[i] & 0x0f,
-                            minutes: unbcd(t.0[i + 1]),
-                            seconds: unbcd(t.0[i + 2]),
-                        };
-                        self.pending.push(EeToken::Clock {
-                            left: true,
-                            time: side(3),
-                        });
-                        self.pending.push(EeToken::Clock {
-                            left: false,
-                            time: side(0),
-                        });
-                    }
-                    self.clock = *t;
-                }
-                _ => {}
+            if let Frame::FieldUpdate { square, piece } = f
+                && let Some(s) = self.board.get_mut(usize::from(*square))
+            {
+                *s = *piece;
             }
+            let quick = self.last_field_ms.is_some_and(|t| e.at_ms < t + 250);
+            if matches!(f, Frame::FieldUpdate { .. }) {
+                self.last_field_ms = Some(e.at_ms);
+            }
+            log_tokens(f, quick, &mut self.clock, &mut self.pending);
         }
     }
 

@@ -18,7 +18,7 @@ mod pgn;
 mod pty;
 mod togyz;
 
-pub use bus::{BusChainOptions, BusFault, run_bus_pty, script_address};
+pub use bus::{BusChainOptions, BusFault, log_tokens, run_bus_pty, script_address};
 pub use dgt::{script_game, script_game_from, script_pgn};
 pub use handling::Style;
 pub use irregular::{
