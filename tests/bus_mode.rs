@@ -162,26 +162,7 @@ async fn start(seats: &[Seat], faults: Option<mpsc::UnboundedReceiver<BusFault>>
     let link = dir.path().join("bus");
     // Discovery (1.1 s) and a dump and a clock per board come first.
     let start_at = Instant::now() + Duration::from_millis(4000);
-    let chain_opts = BusChainOptions {
-        link: Some(link.clone()),
-        start_at: Some(start_at),
-        linger_ms: None,
-        ..BusChainOptions::default()
-    };
-    let boards: Vec<(u16, BoardScript)> = seats
-        .iter()
-        .map(|s| (s.address, s.script.clone()))
-        .collect();
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let chain =
-        tokio::spawn(
-            async move { emulator::run_bus_pty(&boards, &chain_opts, faults, Some(tx)).await },
-        );
-    loop {
-        if let PtyEvent::Ready(_) = rx.recv().await.unwrap() {
-            break;
-        }
-    }
+    let (chain, rx, _) = chain_on_pty(seats, &link, start_at, faults).await;
     let laws = LawsSetup {
         time_control: Some("15+10".parse().unwrap()),
         ..LawsSetup::default()
@@ -480,18 +461,22 @@ async fn checksum_errors_a_board_off_the_chain_and_a_silent_board_lose_no_move()
     }
 }
 
-/// The boards of `seats` on one pty linked at `link`, idle (their scripts start in an hour:
-/// nothing to report but their clocks): the chain's task and the pty's path.
-async fn idle_chain(
+/// The boards of `seats` on one pty linked at `link`, each starting its script at `start_at`:
+/// the chain's task, its events after the pty came up, and the pty's path.
+async fn chain_on_pty(
     seats: &[Seat],
     link: &Path,
+    start_at: Instant,
+    faults: Option<mpsc::UnboundedReceiver<BusFault>>,
 ) -> (
     tokio::task::JoinHandle<Result<(), emulator::EmulatorError>>,
+    mpsc::UnboundedReceiver<PtyEvent>,
     std::path::PathBuf,
 ) {
     let opts = BusChainOptions {
         link: Some(link.to_path_buf()),
-        start_at: Some(Instant::now() + Duration::from_secs(3600)),
+        start_at: Some(start_at),
+        linger_ms: None,
         ..BusChainOptions::default()
     };
     let boards: Vec<(u16, BoardScript)> = seats
@@ -500,10 +485,25 @@ async fn idle_chain(
         .collect();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let chain =
-        tokio::spawn(async move { emulator::run_bus_pty(&boards, &opts, None, Some(tx)).await });
-    let PtyEvent::Ready(path) = rx.recv().await.unwrap() else {
-        panic!("the chain's pty did not come up")
-    };
+        tokio::spawn(async move { emulator::run_bus_pty(&boards, &opts, faults, Some(tx)).await });
+    loop {
+        if let PtyEvent::Ready(path) = rx.recv().await.expect("the chain's pty did not come up") {
+            return (chain, rx, path);
+        }
+    }
+}
+
+/// [`chain_on_pty`] with idle boards (their scripts start in an hour: nothing to report but
+/// their clocks).
+async fn idle_chain(
+    seats: &[Seat],
+    link: &Path,
+) -> (
+    tokio::task::JoinHandle<Result<(), emulator::EmulatorError>>,
+    std::path::PathBuf,
+) {
+    let start_at = Instant::now() + Duration::from_secs(3600);
+    let (chain, _, path) = chain_on_pty(seats, link, start_at, None).await;
     (chain, path)
 }
 
