@@ -111,6 +111,20 @@ pub struct BoardSpec<B: BoardKit> {
     pub resumed: Vec<RecordedMove>,
 }
 
+impl<B: BoardKit> BoardSpec<B> {
+    /// The board as the daemon records it, reached through `locator` (its own, or its bus's):
+    /// what it shows and its pipeline. A resumed game counts as started.
+    pub(super) fn start(self, locator: Locator, ctx: &Ctx) -> (BoardRef, Pipeline<B>) {
+        if self.game.is_some() {
+            ctx.metrics.game_started();
+        }
+        let board = BoardRef::new(self.name, locator, ctx, self.game.is_some());
+        let pipeline = Pipeline::<B>::new(self.id, self.tracker, self.judge)
+            .with_clock_layout(self.clock_layout);
+        (board, pipeline)
+    }
+}
+
 /// Resolves `cfg` in the store (numbering it) and resumes its open game.
 pub fn prepare<B: BoardKit>(
     store: &mut Store,
@@ -223,22 +237,11 @@ impl BoardRef {
 
 /// Keeps one board recorded: reconnects with backoff until `stop`.
 pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
-    let BoardSpec {
-        name,
-        locator,
-        id,
-        clock_layout,
-        tracker,
-        judge,
-        game,
-        ..
-    } = spec;
-    if let Some(game) = game {
+    if let Some(game) = spec.game {
         tracing::Span::current().record("game", game.0);
-        ctx.metrics.game_started();
     }
-    let mut board = BoardRef::new(name, locator, &ctx, game.is_some());
-    let mut pipeline = Pipeline::<B>::new(id, tracker, judge).with_clock_layout(clock_layout);
+    let locator = spec.locator.clone();
+    let (mut board, mut pipeline) = spec.start(locator, &ctx);
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     let mut stop = ctx.stop.clone();
     loop {

@@ -128,20 +128,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
     } = spec;
     let mut boards = BTreeMap::new();
     for (address, spec) in specs {
-        if spec.game.is_some() {
-            ctx.metrics.game_started();
-        }
-        let BoardSpec {
-            name,
-            id,
-            clock_layout,
-            tracker,
-            judge,
-            game,
-            ..
-        } = spec;
-        let board = BoardRef::new(name, locator.clone(), &ctx, game.is_some());
-        let pipeline = Pipeline::<DgtBus>::new(id, tracker, judge).with_clock_layout(clock_layout);
+        let (board, pipeline) = spec.start(locator.clone(), &ctx);
         boards.insert(
             address,
             BusBoard {
