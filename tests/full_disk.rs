@@ -130,6 +130,30 @@ async fn boards_json(client: &reqwest::Client, base: &str) -> Vec<Value> {
     v["boards"].as_array().unwrap().clone()
 }
 
+/// Waits until `/metrics` (at `url`) shows `boardscribe_store_full` at `value`.
+async fn until_store_full_is(client: &reqwest::Client, url: &str, value: &str, within: Duration) {
+    let what = format!("/metrics to say boardscribe_store_full {value}");
+    until(&what, within, || async {
+        let text = get_text(client, url).await;
+        (sample(&text, "boardscribe_store_full").as_deref() == Some(value)).then_some(())
+    })
+    .await
+}
+
+/// Waits until every board of `/api/boards` passes `ok`; the boards as then shown.
+async fn until_every_board(
+    what: &str,
+    client: &reqwest::Client,
+    base: &str,
+    ok: impl Fn(&Value) -> bool,
+) -> Vec<Value> {
+    until(what, Duration::from_secs(20), || async {
+        let boards = boards_json(client, base).await;
+        boards.iter().all(&ok).then_some(boards)
+    })
+    .await
+}
+
 /// The moves (UCI) of every game of board `name`, live moves only, by game then ply.
 fn recorded_uci(store: &Store, name: &str) -> Vec<Vec<String>> {
     store
@@ -257,31 +281,11 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
     limit.freeze();
     // Writes that fit in the pages the database has still succeed (as on a real disk), for a
     // while.
-    until(
-        "/metrics to say the store is full",
-        Duration::from_secs(40),
-        || {
-            let client = client.clone();
-            let url = metrics_url.clone();
-            async move {
-                let text = get_text(&client, &url).await;
-                (sample(&text, "boardscribe_store_full").as_deref() == Some("1")).then_some(())
-            }
-        },
-    )
-    .await;
+    until_store_full_is(&client, &metrics_url, "1", Duration::from_secs(40)).await;
     let full_at = now_ms();
     let full_text = format!("the disk holding {} is full", db.display());
-    let suspended = until("/api/boards to say so", Duration::from_secs(20), || {
-        let client = client.clone();
-        let base = base.clone();
-        async move {
-            let boards = boards_json(&client, &base).await;
-            boards
-                .iter()
-                .all(|b| b["recording"] == "suspended")
-                .then_some(boards)
-        }
+    let suspended = until_every_board("/api/boards to say so", &client, &base, |b| {
+        b["recording"] == "suspended"
     })
     .await;
     // Once every board is refused, each of its batches carries its raw backlog, which only
@@ -327,34 +331,10 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
     // Space returns.
     let lifted_at = now_ms();
     limit.lift();
-    until(
-        "/metrics to say the store is ok",
-        Duration::from_secs(20),
-        || {
-            let client = client.clone();
-            let url = metrics_url.clone();
-            async move {
-                let text = get_text(&client, &url).await;
-                (sample(&text, "boardscribe_store_full").as_deref() == Some("0")).then_some(())
-            }
-        },
-    )
-    .await;
-    until(
-        "/api/boards to say recording is on",
-        Duration::from_secs(20),
-        || {
-            let client = client.clone();
-            let base = base.clone();
-            async move {
-                let boards = boards_json(&client, &base).await;
-                boards
-                    .iter()
-                    .all(|b| b["recording"] == "ok" && b["store_error"].is_null())
-                    .then_some(())
-            }
-        },
-    )
+    until_store_full_is(&client, &metrics_url, "0", Duration::from_secs(20)).await;
+    until_every_board("/api/boards to say recording is on", &client, &base, |b| {
+        b["recording"] == "ok" && b["store_error"].is_null()
+    })
     .await;
     let logged = log.text();
     assert!(
