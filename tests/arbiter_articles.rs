@@ -15,7 +15,7 @@ use boardscribe::{
     },
     export,
     protocol::dgt::{BwTime, Frame, hour_flags},
-    store::{GameRecord, Store},
+    store::{EventRecord, GameRecord, Store},
 };
 use rand::{SeedableRng, seq::IndexedRandom};
 use rand_chacha::ChaCha8Rng;
@@ -65,6 +65,15 @@ impl Recorded {
             .moves
             .iter()
             .map(|m| m.uci.clone().unwrap_or_default())
+            .collect()
+    }
+
+    /// The game's events that cite `article`.
+    fn citing(&self, article: &str) -> Vec<&EventRecord> {
+        self.game()
+            .events
+            .iter()
+            .filter(|e| e.detail["article"] == article)
             .collect()
     }
 
@@ -694,12 +703,7 @@ fn art_9_6_1_fivefold_repetition_ends_a_real_game_from_2014_not_in_2009() {
     setup.cfg.auto_end_9_6 = AutoEnd::May;
     let r = play(&game, EmulatorOptions::default(), &setup);
     assert_eq!(r.ucis(), r.expected_ucis());
-    let noted: Vec<_> = r
-        .game()
-        .events
-        .iter()
-        .filter(|e| e.detail["article"] == "9.6.1")
-        .collect();
+    let noted = r.citing("9.6.1");
     assert_eq!(noted.len(), 1, "{noted:?}");
     assert_eq!(noted[0].ply, Some(fifth as u32 + 1));
     assert_eq!(
@@ -1368,12 +1372,7 @@ fn uscf_14k_fivefold_repetition_is_left_to_the_director() {
         r.expected_ucis(),
         "the game goes on being recorded"
     );
-    let noted: Vec<_> = r
-        .game()
-        .events
-        .iter()
-        .filter(|e| e.detail["article"] == "USCF 14K")
-        .collect();
+    let noted = r.citing("USCF 14K");
     assert_eq!(noted.len(), 1, "{noted:?}");
     assert_eq!(noted[0].ply, Some(fifth as u32 + 1));
     let threefold = r
