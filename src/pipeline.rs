@@ -13,12 +13,15 @@
 
 use std::fmt::Debug;
 
-use tracing::{debug, warn};
+use tracing::{debug, info, warn};
 
 use crate::{
     Millis,
     arbiter::{Judge, LawsSetup, Referee, TogyzReferee},
-    device::Direction,
+    device::{
+        Direction,
+        memory::{self, MemoryError},
+    },
     game::{GameKind, chess::ChessGame, togyz::TogyzGame},
     protocol::{
         FrameReader, Wire,
@@ -26,12 +29,12 @@ use crate::{
         tgz,
     },
     sensor::{
-        Sensed,
+        Orientation, Sensed,
         dgt::{ClockLayout, ClockReading, DgtBoardState},
         tgz::TgzBoardState,
     },
     store::{BoardId, RawBlock, RawBuffer, Write},
-    tracker::{Tracker, TrackerEvent, TrackerSettings},
+    tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
 };
 
 /// Raw bytes a board holds in memory while the store refuses them (a full disk): 8 MiB, hours of
@@ -60,6 +63,8 @@ pub enum Applied {
     Board,
     /// A clock reading (DGT's BWTIME, which TGZ-1 carries unchanged).
     Clock(BwTime),
+    /// The board's memory (a DGT board's EEPROM log, DGT_MSG_EE_MOVES), asked for after a gap.
+    Memory(Vec<u8>),
     /// Nothing for the tracker (identity replies, unknown messages: logged at debug level).
     Nothing,
 }
@@ -80,6 +85,21 @@ pub trait Board {
 
     /// Forgets the sensed board (the board went away).
     fn reset(sensor: &mut Self::Sensor);
+
+    /// Whether the board keeps a log of what was done on it that [`Board::from_memory`] reads
+    /// (asked for after every gap).
+    const HAS_MEMORY: bool = false;
+
+    /// The plies the board's memory `log` holds after `record` (each recorded ply's UCI, or
+    /// notation), in a game played in `orientation`, with the clocks memory holds.
+    fn from_memory(
+        log: &[u8],
+        orientation: Orientation,
+        record: &[String],
+    ) -> Result<Vec<RecordedMove>, MemoryError> {
+        let _ = (log, orientation, record);
+        Err(MemoryError::NoMemory)
+    }
 
     /// The frames one decoded frame read at `at` stands for, each with the time it is applied
     /// at, one by one (a bus update holds many field changes, and lever changes between them,
@@ -123,6 +143,7 @@ impl Board for Dgt {
                 }
             }
             dgt::Frame::BwTime(t) => Applied::Clock(t),
+            dgt::Frame::EeMoves(log) => Applied::Memory(log),
             // Identity replies (start-up, watchdog probes): worth a line in the log, nothing more.
             dgt::Frame::SerialNr(serial) => {
                 debug!(%serial, "board serial number");
@@ -145,6 +166,16 @@ impl Board for Dgt {
 
     fn reset(sensor: &mut DgtBoardState) {
         sensor.reset();
+    }
+
+    const HAS_MEMORY: bool = true;
+
+    fn from_memory(
+        log: &[u8],
+        orientation: Orientation,
+        record: &[String],
+    ) -> Result<Vec<RecordedMove>, MemoryError> {
+        memory::continuation(log, orientation, record)
     }
 }
 
@@ -238,6 +269,19 @@ pub struct Pipeline<B: Board> {
     /// The latest time the tracker was given: a split frame is never applied before it (a bus
     /// board's changes are stamped with its previous read, which ticks may have passed).
     latest: Millis,
+    /// Board memory since the last gap: asked for (when), and whether it came.
+    memory: MemoryRead,
+}
+
+/// Board memory, read once after each gap (see [`Pipeline::wants_memory`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MemoryRead {
+    /// Not asked for since the last gap.
+    Due,
+    /// Asked for at this time, not answered yet.
+    Asked(Millis),
+    /// Answered, or given up on, since the last gap.
+    Done,
 }
 
 impl<B: Board> Pipeline<B> {
@@ -263,6 +307,7 @@ impl<B: Board> Pipeline<B> {
             warnings_logged: 0,
             clock_layout: ClockLayout::default(),
             latest: 0,
+            memory: MemoryRead::Due,
         }
     }
 
@@ -331,10 +376,69 @@ impl<B: Board> Pipeline<B> {
         self.collect();
     }
 
-    /// The board went away: forget the sensed board until the next dump (the game goes on).
-    pub fn disconnected(&mut self) {
+    /// The board went away at `at`: the sensed board is forgotten until the next dump, and the
+    /// game goes on from its record once the board is heard again (a gap: its memory is asked
+    /// for, where it has one).
+    pub fn disconnected(&mut self, at: Millis) {
         B::reset(&mut self.sensor);
         self.reader.clear();
+        self.tracker.gap(at);
+        self.memory = MemoryRead::Due;
+    }
+
+    /// Whether the board's memory should be read now: after a gap (a reconnect, a restart with
+    /// an open game), while the record may lag the board, once per gap.
+    pub fn wants_memory(&self) -> bool {
+        B::HAS_MEMORY && self.memory == MemoryRead::Due && self.tracker.is_lost()
+    }
+
+    /// The memory was asked for at `at`.
+    pub fn memory_asked(&mut self, at: Millis) {
+        self.memory = MemoryRead::Asked(at);
+    }
+
+    /// Whether memory was asked for and has not come yet.
+    pub fn awaiting_memory(&self) -> bool {
+        matches!(self.memory, MemoryRead::Asked(_))
+    }
+
+    /// Memory asked for did not come (the board has none, or the reply was lost): the board is
+    /// searched instead.
+    pub fn memory_not_read(&mut self, why: &str) {
+        if let MemoryRead::Asked(since) = self.memory {
+            warn!(asked_at_ms = since, why, "the board's memory could not be read");
+        }
+        self.memory = MemoryRead::Done;
+    }
+
+    /// Whether, after a gap, the record does not reach what the board shows.
+    pub fn is_lost(&self) -> bool {
+        self.tracker.is_lost()
+    }
+
+    /// The board's memory came: the plies it holds after the record go through the tracker.
+    fn recover_from_memory(&mut self, at: Millis, log: &[u8]) {
+        let asked = std::mem::replace(&mut self.memory, MemoryRead::Done);
+        if !matches!(asked, MemoryRead::Asked(_)) || !self.tracker.is_lost() {
+            debug!("board memory not asked for, or not needed: not used");
+            return;
+        }
+        let Some(orientation) = self.tracker.orientation() else {
+            return;
+        };
+        let record = self.tracker.record_text();
+        match B::from_memory(log, orientation, &record) {
+            Ok(plies) => {
+                let n = self.tracker.recover(at, &plies, &mut self.events);
+                info!(
+                    recorded = record.len(),
+                    in_memory = plies.len(),
+                    recovered = n,
+                    "board memory read after a gap"
+                );
+            }
+            Err(e) => warn!(cause = %e, "board memory read after a gap does not help"),
+        }
     }
 
     /// One decoded frame, split into the frames it stands for ([`Board::split`]), into the
@@ -363,6 +467,7 @@ impl<B: Board> Pipeline<B> {
                     self.reviewed = self.events.len();
                 }
             }
+            Applied::Memory(log) => self.recover_from_memory(at, &log),
             Applied::Nothing => {}
         }
     }

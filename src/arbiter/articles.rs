@@ -39,10 +39,17 @@ pub enum IrregularityKind {
     Takeback,
     /// The last move revised, e.g. a slide or a rook-first castling (audit trail only).
     RevisedMove,
+    /// After a gap (the board not heard) the record does not reach what the board shows, and
+    /// no single run of moves explains it: recording waits (an alert for the arbiter).
+    ThreadLost,
+    /// Plies missed in a gap, read from the board's memory (audit trail only).
+    RecoveredFromMemory,
+    /// Plies missed in a gap, the one run of moves that explains the board (audit trail only).
+    RecoveredBySearch,
 }
 
 impl IrregularityKind {
-    pub const ALL: [IrregularityKind; 9] = [
+    pub const ALL: [IrregularityKind; 12] = [
         IrregularityKind::Displaced,
         IrregularityKind::IllegalMove,
         IrregularityKind::ClockWithoutMove,
@@ -52,6 +59,9 @@ impl IrregularityKind {
         IrregularityKind::ClockMisSet,
         IrregularityKind::Takeback,
         IrregularityKind::RevisedMove,
+        IrregularityKind::ThreadLost,
+        IrregularityKind::RecoveredFromMemory,
+        IrregularityKind::RecoveredBySearch,
     ];
 
     /// The stored name (`displaced`, `illegal_move`, …).
@@ -66,6 +76,9 @@ impl IrregularityKind {
             IrregularityKind::ClockMisSet => "clock_mis_set",
             IrregularityKind::Takeback => "takeback",
             IrregularityKind::RevisedMove => "revised_move",
+            IrregularityKind::ThreadLost => "thread_lost",
+            IrregularityKind::RecoveredFromMemory => "recovered_from_memory",
+            IrregularityKind::RecoveredBySearch => "recovered_by_search",
         }
     }
 
@@ -75,7 +88,10 @@ impl IrregularityKind {
     pub fn is_audit_trail(self) -> bool {
         matches!(
             self,
-            IrregularityKind::Takeback | IrregularityKind::RevisedMove
+            IrregularityKind::Takeback
+                | IrregularityKind::RevisedMove
+                | IrregularityKind::RecoveredFromMemory
+                | IrregularityKind::RecoveredBySearch
         )
     }
 
@@ -91,9 +107,16 @@ impl IrregularityKind {
                 "a press without a move is an illegal move from 2017 (7.5.3); \
                  earlier editions have no article for it",
             ),
-            IrregularityKind::Takeback | IrregularityKind::RevisedMove => {
+            IrregularityKind::Takeback
+            | IrregularityKind::RevisedMove
+            | IrregularityKind::RecoveredFromMemory
+            | IrregularityKind::RecoveredBySearch => {
                 Some("recorded for the audit trail; not an irregularity under the Laws")
             }
+            IrregularityKind::ThreadLost => Some(
+                "the recorder's own alert: moves were made while the board was not heard; \
+                 not an irregularity under the Laws",
+            ),
             _ => None,
         }
     }
@@ -128,7 +151,14 @@ pub fn article(kind: IrregularityKind, laws: Laws) -> Option<&'static str> {
         (K::IllegalPosition, Fide2023) => "A.5.4",
         (K::ClockMisSet, Fide2018 | Fide2023) => "6.10.2",
         (K::ClockMisSet, Fide2001 | Fide2009 | Fide2014) => return None,
-        (K::Takeback | K::RevisedMove, _) => return None,
+        (
+            K::Takeback
+            | K::RevisedMove
+            | K::ThreadLost
+            | K::RecoveredFromMemory
+            | K::RecoveredBySearch,
+            _,
+        ) => return None,
     })
 }
 
@@ -309,7 +339,10 @@ mod tests {
                 "illegal_position",
                 "clock_mis_set",
                 "takeback",
-                "revised_move"
+                "revised_move",
+                "thread_lost",
+                "recovered_from_memory",
+                "recovered_by_search"
             ]
         );
         for k in IrregularityKind::ALL {

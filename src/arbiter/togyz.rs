@@ -35,7 +35,10 @@ pub fn togyz_article(kind: IrregularityKind) -> Option<&'static str> {
         | IrregularityKind::ClockMisSet
         | IrregularityKind::IllegalPosition
         | IrregularityKind::Takeback
-        | IrregularityKind::RevisedMove => return None,
+        | IrregularityKind::RevisedMove
+        | IrregularityKind::ThreadLost
+        | IrregularityKind::RecoveredFromMemory
+        | IrregularityKind::RecoveredBySearch => return None,
     })
 }
 

@@ -201,7 +201,7 @@ impl Board for DgtBus {
                     match DgtBus::apply(sensor, f) {
                         Applied::Board => board = true,
                         Applied::Clock(t) => clock = Some(t),
-                        Applied::Nothing => {}
+                        Applied::Memory(_) | Applied::Nothing => {}
                     }
                 }
                 match clock {

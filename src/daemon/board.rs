@@ -21,7 +21,7 @@ use tracing::{debug, error, info, warn};
 
 use super::writer::StoreWriter;
 use crate::{
-    arbiter::{Judge, LawsSetup, TogyzReferee},
+    arbiter::{IrregularityKind, Judge, LawsSetup, TogyzReferee},
     config::{BoardConfig, Locator},
     device::{
         Direction, discover,
@@ -45,6 +45,10 @@ pub trait BoardKit: Board + 'static {
     fn startup() -> Vec<u8>;
     /// Sent when the board falls silent: answered in every mode.
     fn probe() -> Vec<u8>;
+    /// Asks for the board's memory, after a gap (boards with [`Board::HAS_MEMORY`]).
+    fn memory_request() -> Vec<u8> {
+        Vec::new()
+    }
     fn settings(laws: &LawsSetup) -> TrackerSettings;
     fn judge(laws: &LawsSetup) -> Self::Judge;
 }
@@ -58,6 +62,14 @@ impl BoardKit for Dgt {
 
     fn probe() -> Vec<u8> {
         serial::PROBE.to_vec()
+    }
+
+    /// Reset first: a board sending updates could mix them into the reply.
+    fn memory_request() -> Vec<u8> {
+        vec![
+            crate::protocol::dgt::cmd::SEND_RESET,
+            crate::protocol::dgt::cmd::SEND_EE_MOVES,
+        ]
     }
 
     fn settings(laws: &LawsSetup) -> TrackerSettings {
@@ -169,6 +181,12 @@ pub fn prepare<B: BoardKit>(
     })
 }
 
+/// A board asked for its memory that sends nothing for this long has none to give.
+const MEMORY_SILENCE: Duration = Duration::from_secs(2);
+
+/// The longest a memory read may take (a full log takes about 8 s at 9600 baud).
+const MEMORY_WAIT: Duration = Duration::from_secs(20);
+
 /// How long a board waits after the store refused its first batch before trying again.
 const RETRY_FIRST: Duration = Duration::from_secs(1);
 
@@ -259,7 +277,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                 }
                 backoff.reset();
                 let ended = session(port, &path, &mut board, &mut pipeline, &ctx, &mut stop).await;
-                pipeline.disconnected();
+                pipeline.disconnected(now_ms());
                 persist(&mut pipeline, &mut board, &ctx, Attempt::WhenDue).await;
                 ctx.metrics.board_lost();
                 let why = match &ended {
@@ -428,9 +446,23 @@ pub(super) async fn persist<B: Board>(
                 };
                 match event {
                     TrackerEvent::Move(_) => ctx.metrics.move_recorded(),
-                    TrackerEvent::Irregularity { kind, .. } => {
+                    TrackerEvent::Irregularity { kind, detail, .. } => {
+                        if *kind == IrregularityKind::ThreadLost {
+                            warn!(%detail, "thread lost: the record does not reach the board");
+                        }
                         ctx.metrics.irregularity(kind.as_str())
                     }
+                    TrackerEvent::Recovered {
+                        from_ply,
+                        to_ply,
+                        source,
+                        ..
+                    } => info!(
+                        from_ply,
+                        to_ply,
+                        source = source.kind().as_str(),
+                        "plies missed in a gap recovered"
+                    ),
                     TrackerEvent::GameStarted { .. } => {
                         // The game it opened is the last one the batch touched first.
                         if let Some(game) = games.last() {
@@ -519,10 +551,21 @@ async fn session<B: BoardKit>(
 ) -> SessionEnd {
     let startup = B::startup();
     let probe = B::probe();
-    if let Err(e) = serial::send(&mut port, path, &startup).await {
+    // After a gap the board's memory comes first: the moves made meanwhile, in order, with their
+    // clocks. The board is started as ever once the reply is in, or it has been silent for
+    // MEMORY_SILENCE, or MEMORY_WAIT is over.
+    let mut memory_since = None;
+    let first = if pipeline.wants_memory() {
+        pipeline.memory_asked(now_ms());
+        memory_since = Some(Instant::now());
+        B::memory_request()
+    } else {
+        startup.clone()
+    };
+    if let Err(e) = serial::send(&mut port, path, &first).await {
         return SessionEnd::Lost(e.to_string());
     }
-    pipeline.feed(now_ms(), Direction::ToBoard, &startup);
+    pipeline.feed(now_ms(), Direction::ToBoard, &first);
     let watchdog = Watchdog::default();
     let mut buf = [0u8; 4096];
     let mut last_rx = Instant::now();
@@ -570,6 +613,26 @@ async fn session<B: BoardKit>(
                 }
             },
             _ = stop.changed() => return SessionEnd::Stopped,
+        }
+        if let Some(since) = memory_since {
+            let waiting = pipeline.awaiting_memory();
+            let given_up = if last_rx.elapsed() >= MEMORY_SILENCE {
+                Some("the board did not answer")
+            } else if since.elapsed() >= MEMORY_WAIT {
+                Some("the reply did not end in time")
+            } else {
+                None
+            };
+            if !waiting || given_up.is_some() {
+                if let (true, Some(why)) = (waiting, given_up) {
+                    pipeline.memory_not_read(why);
+                }
+                memory_since = None;
+                if let Err(e) = serial::send(&mut port, path, &startup).await {
+                    return SessionEnd::Lost(e.to_string());
+                }
+                pipeline.feed(now_ms(), Direction::ToBoard, &startup);
+            }
         }
         let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
         if pipeline.pending_writes() > 0 || raw_due {

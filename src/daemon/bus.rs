@@ -150,7 +150,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                 backoff.reset();
                 let ended = session(port, &path, &mut boards, &settings, &ctx, &mut stop).await;
                 for b in boards.values_mut() {
-                    b.pipeline.disconnected();
+                    b.pipeline.disconnected(now_ms());
                     if b.connected {
                         b.connected = false;
                         lost(b, &ctx, "the bus port went away");

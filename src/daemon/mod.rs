@@ -236,6 +236,18 @@ pub fn print_event(board: &str, event: &TrackerEvent) {
                 kind.as_str()
             );
         }
+        TrackerEvent::Recovered {
+            from_ply,
+            to_ply,
+            source,
+            ..
+        } => {
+            let from = match source {
+                crate::tracker::RecoverySource::Memory => "the board's memory",
+                crate::tracker::RecoverySource::Search => "the only moves that fit the board",
+            };
+            println!("{board}: plies {from_ply} to {to_ply}, missed while the board was not heard, recovered from {from}");
+        }
         TrackerEvent::Resolved { id, how, .. } => {
             println!("{board}: irregularity {id} resolved: {how}");
         }

@@ -64,6 +64,13 @@ pub enum MemoryError {
     Device(#[from] serial::DeviceError),
     #[error("no complete EE_MOVES reply from {port} within {secs} s ({got} bytes received)")]
     Timeout { port: String, secs: u64, got: usize },
+    #[error("this kind of board keeps no memory")]
+    NoMemory,
+    #[error(
+        "no game in the board memory begins with the {plies} plies recorded (its start written \
+         over, or another game)"
+    )]
+    NotInMemory { plies: usize },
 }
 
 /// One game read from board memory.
@@ -311,6 +318,38 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
             }
         })
         .collect()
+}
+
+/// What board memory holds beyond a record: the plies after `record` (each ply's UCI) of the
+/// latest game in the log, played in `orientation`, that begins with every recorded ply, with
+/// the clocks the log holds. The log is read through the same tracker as a live board
+/// ([`games_from_log`]), so a ply found here is one the board showed. Pure.
+pub fn continuation(
+    log: &[u8],
+    orientation: Orientation,
+    record: &[String],
+) -> Result<Vec<RecordedMove>, MemoryError> {
+    let tokens = parse_log(log)?;
+    let games = games_from_log(&tokens, 0);
+    let begins_with_record = |g: &MemoryGame| {
+        g.orientation == orientation
+            && g.moves.len() >= record.len()
+            && g
+                .moves
+                .iter()
+                .zip(record)
+                .all(|(m, r)| m.uci.as_deref().unwrap_or(&m.notation) == r)
+    };
+    // With nothing recorded yet, only the latest game can be this one.
+    let game = if record.is_empty() {
+        games.last().filter(|g| begins_with_record(g))
+    } else {
+        games.iter().rev().find(|g| begins_with_record(g))
+    };
+    game.map(|g| g.moves[record.len()..].to_vec())
+        .ok_or(MemoryError::NotInMemory {
+            plies: record.len(),
+        })
 }
 
 /// The tokens with their indices, in the order the hands made them: a press written between a

@@ -305,6 +305,46 @@ impl GameKind for ChessGame {
         a.0.iter().zip(b.0.iter()).filter(|(x, y)| x != y).count()
     }
 
+    /// Per side: the squares where the target has one of its pieces that is not there now (a
+    /// move puts one piece on a new square), and the squares it must leave (a move empties one;
+    /// a pawn's square may also be emptied by an en passant capture, so pawns are not counted);
+    /// a castling move does two of each, once.
+    fn plies_needed(pos: &Chess, target: &ChessReading) -> usize {
+        let board = pos.board();
+        let mut bring = [0usize; 2];
+        let mut leave = [0usize; 2];
+        for (i, &want) in target.0.iter().enumerate() {
+            let sq = Square::new(i as u32);
+            let have = board.piece_at(sq);
+            let have_code = have.map_or(piece::EMPTY, piece_code);
+            if have_code == want {
+                continue;
+            }
+            let want_colour = code_to_piece(want).map(|p| p.color);
+            if let Some(c) = want_colour {
+                bring[c as usize] += 1;
+            }
+            if let Some(p) = have
+                && p.role != Role::Pawn
+                && want_colour != Some(!p.color)
+            {
+                leave[p.color as usize] += 1;
+            }
+        }
+        let moves = |c: Color| {
+            let n = bring[c as usize].max(leave[c as usize]);
+            // One castling move can do two of each.
+            n - usize::from(n >= 2 && pos.castles().has_color(c))
+        };
+        let (w, b) = (moves(Color::White), moves(Color::Black));
+        // The side to move plays plies 1, 3, 5...; the other 2, 4, 6...
+        let (first, second) = match pos.turn() {
+            Color::White => (w, b),
+            Color::Black => (b, w),
+        };
+        (2 * first).saturating_sub(1).max(2 * second)
+    }
+
     fn departure(
         pos: &Chess,
         succ: &[(u64, Move)],

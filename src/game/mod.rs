@@ -157,6 +157,13 @@ pub trait GameKind {
     /// Number of places where two readings differ (used to bound expensive searches).
     fn reading_distance(a: &Self::Reading, b: &Self::Reading) -> usize;
 
+    /// A lower bound on the plies from `pos` to a position that reads `target`: the search
+    /// after a gap prunes a line that cannot reach the board in the plies left. The default:
+    /// every ply changes at most [`GameKind::MOVE_SPAN`] places.
+    fn plies_needed(pos: &Self::Position, target: &Self::Reading) -> usize {
+        Self::reading_distance(&Self::reading(pos), target).div_ceil(Self::MOVE_SPAN)
+    }
+
     /// How `reading` departs from `pos` (whose legal moves are `succ`). `pressed`: the clock was
     /// just pressed, so a move left half-done (a pawn on the last rank) is complete.
     fn departure(

@@ -63,6 +63,9 @@ pub enum Recording {
     Ok,
     /// The store refuses them (a full disk): the board keeps its moves in memory and retries.
     Suspended,
+    /// After a gap the record does not reach what the board shows (`thread_lost` is open):
+    /// moves wait for the board to fit the record again, or for the arbiter.
+    Lost,
 }
 
 /// The last move of a board.
@@ -391,6 +394,19 @@ impl BoardLive {
             TrackerEvent::Reoriented { orientation, .. } => {
                 ("reoriented", json!({ "orientation": orientation.as_str() }))
             }
+            TrackerEvent::Recovered {
+                since_ms,
+                from_ply,
+                to_ply,
+                source,
+                ..
+            } => (
+                "recovered",
+                json!({
+                    "from_ply": from_ply, "to_ply": to_ply, "since_ms": since_ms,
+                    "source": source, "kind": source.kind().as_str(),
+                }),
+            ),
             TrackerEvent::GameEnded {
                 after_ply,
                 outcome,
@@ -437,6 +453,9 @@ impl BoardLive {
             lost_reason: self.lost_reason.clone(),
             recording: match self.store_error {
                 Some(_) => Recording::Suspended,
+                None if self.irregularities.iter().any(|i| i.kind == "thread_lost") => {
+                    Recording::Lost
+                }
                 None => Recording::Ok,
             },
             store_error: self.store_error.clone(),

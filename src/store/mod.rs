@@ -959,7 +959,8 @@ impl<'c> Batch<'c> {
             TrackerEvent::Irregularity { at_ms, .. }
             | TrackerEvent::Resolved { at_ms, .. }
             | TrackerEvent::FlagFall { at_ms, .. }
-            | TrackerEvent::Claimable { at_ms, .. } => {
+            | TrackerEvent::Claimable { at_ms, .. }
+            | TrackerEvent::Recovered { at_ms, .. } => {
                 let (_, ply, detail) = event_row(event)?;
                 self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
                 Ok(())
@@ -1167,6 +1168,22 @@ fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, String), Stor
         TrackerEvent::Reoriented { at_ms, orientation } => {
             (*at_ms, 1, json!({ "orientation": orientation.as_str() }))
         }
+        TrackerEvent::Recovered {
+            at_ms,
+            since_ms,
+            from_ply,
+            to_ply,
+            source,
+        } => (
+            *at_ms,
+            *from_ply,
+            json!({
+                "since_ms": since_ms,
+                "from_ply": from_ply,
+                "to_ply": to_ply,
+                "source": source,
+            }),
+        ),
     };
     Ok((at_ms, Some(ply), detail.to_string()))
 }

@@ -54,6 +54,26 @@ impl Side {
     }
 }
 
+/// Where moves missed in a gap were found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverySource {
+    /// The board's own log of its field changes and clock presses (DGT EEPROM).
+    Memory,
+    /// The one run of legal moves from the record that leads to what the board shows.
+    Search,
+}
+
+impl RecoverySource {
+    /// The audit-trail kind its event is stored as.
+    pub fn kind(self) -> IrregularityKind {
+        match self {
+            RecoverySource::Memory => IrregularityKind::RecoveredFromMemory,
+            RecoverySource::Search => IrregularityKind::RecoveredBySearch,
+        }
+    }
+}
+
 /// One thing the tracker decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TrackerEvent {
@@ -135,6 +155,15 @@ pub enum TrackerEvent {
         at_ms: Millis,
         orientation: Orientation,
     },
+    /// Plies `from_ply..=to_ply`, made while the board was not heard (from `since_ms`), are
+    /// recorded from `source`: the moves follow this event.
+    Recovered {
+        at_ms: Millis,
+        since_ms: Millis,
+        from_ply: u32,
+        to_ply: u32,
+        source: RecoverySource,
+    },
     /// The position alone ends the game (mate, stalemate).
     GameEnded {
         at_ms: Millis,
@@ -159,6 +188,7 @@ impl TrackerEvent {
             TrackerEvent::FlagFall { .. } => "flag_fall",
             TrackerEvent::Claimable { .. } => "claimable",
             TrackerEvent::Reoriented { .. } => "reoriented",
+            TrackerEvent::Recovered { source, .. } => source.kind().as_str(),
         }
     }
 }

@@ -12,7 +12,7 @@
 
 pub mod event;
 
-pub use event::{RecordedMove, Side, TrackerEvent};
+pub use event::{RecordedMove, RecoverySource, Side, TrackerEvent};
 
 use std::cell::OnceCell;
 
@@ -39,10 +39,16 @@ pub struct TrackerSettings {
     /// After a clock press, the move is recorded this much later: the sensors may still be
     /// reporting it (a full scan of the board takes 200-250 ms).
     pub scan_ms: Millis,
-    /// A board that fits nothing for this long is searched for `resync_depth` moves.
-    pub resync_ms: Millis,
-    /// How many moves the resynchronising search looks for.
-    pub resync_depth: usize,
+    /// After a gap (the board not heard), the longest run of plies the search records from the
+    /// last recorded position to what the board shows; it looks two plies further, so that a
+    /// run is recorded only when no other run of up to two plies more explains the board.
+    pub gap_plies: usize,
+    /// At most this many positions are expanded for one board searched after a gap; a search
+    /// cut short records nothing.
+    pub gap_nodes: usize,
+    /// After a gap, a board heard again that no run of moves explains for this long raises
+    /// `thread_lost` (a piece in the hand when the board came back has time to be put down).
+    pub lost_after_ms: Millis,
     /// How many recorded plies back (besides the moves not yet recorded) a different move is
     /// looked for when the board fits nothing else.
     pub revise_depth: usize,
@@ -80,8 +86,9 @@ impl Default for TrackerSettings {
             new_game_min_plies: 2,
             two_ply_max_distance: 8,
             scan_ms: 300,
-            resync_ms: 1_500,
-            resync_depth: 4,
+            gap_plies: 4,
+            gap_nodes: 20_000,
+            lost_after_ms: 2_000,
             revise_depth: 2,
             displaced_ms: 2_500,
             missing_ms: 15_000,
@@ -93,15 +100,52 @@ impl Default for TrackerSettings {
 
 /// A board that fits nothing the tracker knows.
 struct Unexplained<G: GameKind> {
-    key: u64,
     reading: G::Reading,
     since: Millis,
-    /// The deep search has been tried on it.
-    searched: bool,
     /// It has been looked at for irregularities (reported or found harmless).
     judged: bool,
     /// Not to be judged again before this (pieces missing wait for the longer window).
     not_before: Millis,
+}
+
+/// A game whose board was not heard for a while (a gap: a reconnect, a restart, a silence):
+/// the record is all that is known, and the board is compared with it, and searched from it,
+/// until it fits again. Nothing is judged meanwhile: the record lags the board, so a press or a
+/// board unexplained is no evidence against a player.
+struct Lost {
+    /// When the gap began.
+    since: Millis,
+    /// Since when the board, heard again, has fitted nothing.
+    unexplained_since: Option<Millis>,
+    /// The `thread_lost` irregularity raised, if any.
+    reported: Option<u32>,
+    /// What the search last found on a board that fitted nothing.
+    found: Option<GapSearch>,
+}
+
+/// What the search after a gap found for one board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GapSearch {
+    /// No run of legal moves within the bound reaches the board.
+    Nothing,
+    /// Several runs do (two moves made in either order, say): none is recorded.
+    Ambiguous,
+    /// The search was cut short at its budget of positions.
+    CutShort,
+}
+
+impl GapSearch {
+    fn describe(self, plies: usize) -> String {
+        match self {
+            GapSearch::Nothing => {
+                format!("no run of up to {plies} legal moves from it leads to the board")
+            }
+            GapSearch::Ambiguous => {
+                "more than one run of legal moves from it leads to the board".to_string()
+            }
+            GapSearch::CutShort => "the search for the moves was cut short".to_string(),
+        }
+    }
 }
 
 struct Node<G: GameKind> {
@@ -201,6 +245,8 @@ struct GameState<G: GameKind> {
     trimmed: usize,
     gesture_reported: bool,
     ended: bool,
+    /// Set after a gap until the board fits the record again.
+    lost: Option<Lost>,
 }
 
 impl<G: GameKind> GameState<G> {
@@ -222,6 +268,7 @@ impl<G: GameKind> GameState<G> {
             trimmed: 0,
             gesture_reported: false,
             ended: false,
+            lost: None,
         }
     }
 
@@ -360,12 +407,123 @@ impl<G: GameKind> Tracker<G> {
         let last = &g.nodes[g.base];
         g.ended = G::outcome(&last.pos, !last.successors().is_empty()).is_some();
         t.game = Some(g);
+        // The board played on, or not, while nobody listened.
+        t.gap(at);
         Some(t)
+    }
+
+    /// The board was not heard from `at` on (it went away, the daemon restarts, it fell
+    /// silent): what was done on it meanwhile is unknown. The belief goes back to the record,
+    /// a press waiting its scan is dropped and the clock forgotten (its lever may move
+    /// meanwhile, which is no press), and until the board fits the record again it is searched
+    /// from the record and never judged.
+    pub fn gap(&mut self, at: Millis) {
+        self.press = None;
+        self.clock = None;
+        self.sensed_changed_at = at;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let gesture_reported = g.gesture_reported;
+        g.truncate(g.moves.len(), at);
+        g.gesture_reported = gesture_reported;
+        if !g.ended && g.lost.is_none() {
+            g.lost = Some(Lost {
+                since: at,
+                unexplained_since: None,
+                reported: None,
+                found: None,
+            });
+        }
+    }
+
+    /// Whether the board has not fitted the record since a gap: the record may lag the board.
+    pub fn is_lost(&self) -> bool {
+        self.game.as_ref().is_some_and(|g| g.lost.is_some())
+    }
+
+    /// Whether the board has been lost long enough for `thread_lost` to be raised.
+    pub fn thread_lost(&self) -> bool {
+        self.game
+            .as_ref()
+            .and_then(|g| g.lost.as_ref())
+            .is_some_and(|l| l.reported.is_some())
+    }
+
+    /// Moves read from the board's own memory after a gap: `plies` follow the record, in
+    /// order, each with the clocks memory holds. They are recorded as they are (at `at`: when
+    /// they were made is not known, their clocks say), each checked to be legal where it is
+    /// played, with a `recovered_from_memory` event ahead of them. Returns how many were
+    /// recorded: none if they do not follow the record, up to the first that is not legal.
+    pub fn recover(&mut self, at: Millis, plies: &[RecordedMove], out: &mut Vec<TrackerEvent>) -> usize {
+        let Some(g) = self.game.as_mut() else {
+            return 0;
+        };
+        let from = g.moves.len();
+        if plies.first().is_none_or(|p| p.ply as usize != from + 1) {
+            return 0;
+        }
+        let mut path = Vec::new();
+        let mut node = g.nodes[from].clone();
+        for rec in plies {
+            let Some(mv) = rec
+                .uci
+                .as_deref()
+                .and_then(|u| G::parse_move(&node.pos, u))
+                .or_else(|| G::parse_move(&node.pos, &rec.notation))
+            else {
+                break;
+            };
+            let next = G::play(&node.pos, &mv);
+            let key = G::reading_key(&G::reading(&next));
+            node = Node::new(next, key);
+            path.push((mv, node.clone(), Stamp::of(rec)));
+        }
+        if path.is_empty() {
+            return 0;
+        }
+        let n = path.len();
+        g.truncate(from, at);
+        out.push(TrackerEvent::Recovered {
+            at_ms: at,
+            since_ms: g.lost.as_ref().map_or(at, |l| l.since),
+            from_ply: from as u32 + 1,
+            to_ply: (from + n) as u32,
+            source: RecoverySource::Memory,
+        });
+        for (mv, node, stamp) in path {
+            let ply = g.moves.len();
+            let stamp = Stamp { at_ms: at, ..stamp };
+            let rec = stamp.rebuild::<G>(&g.nodes[ply].pos, &mv, &node, ply);
+            g.moves.push(mv);
+            g.nodes.push(node);
+            g.stamps.push(stamp);
+            out.push(TrackerEvent::Move(rec));
+        }
+        g.base = g.moves.len();
+        self.after_record(at, out);
+        n
     }
 
     /// Orientation of the game being recorded.
     pub fn orientation(&self) -> Option<Orientation> {
         self.game.as_ref().map(|g| g.orientation)
+    }
+
+    /// The recorded plies of the current game, each as its UCI (or its notation, for a game
+    /// without UCI): what board memory is matched against.
+    pub fn record_text(&self) -> Vec<String> {
+        let Some(g) = self.game.as_ref() else {
+            return Vec::new();
+        };
+        g.moves
+            .iter()
+            .enumerate()
+            .map(|(i, mv)| {
+                let (before, after) = (&g.nodes[i].pos, &g.nodes[i + 1].pos);
+                G::uci(before, mv).unwrap_or_else(|| G::notation(before, mv, after, true))
+            })
+            .collect()
     }
 
     /// Plies recorded in the current game.
@@ -387,7 +545,7 @@ impl<G: GameKind> Tracker<G> {
             self.press = None;
             self.record_press(at, clock, was_running, out);
         }
-        self.resync(at);
+        self.raise_lost(at, out);
         self.judge(at, out);
         let running = self.clock.is_some_and(|c| c.running);
         let Some(g) = self.game.as_ref() else {
@@ -409,31 +567,117 @@ impl<G: GameKind> Tracker<G> {
         }
     }
 
-    /// A board that has fitted nothing for `resync_ms` (after a reconnect, or moves made while
-    /// the sensors were not heard) is searched for deeper: up to `resync_depth` moves.
-    fn resync(&mut self, at: Millis) {
-        let depth = self.settings.resync_depth;
-        let wait = self.settings.resync_ms;
+    /// After a gap, a board heard again that has fitted nothing for `lost_after_ms` raises
+    /// `thread_lost`: the record stops where it stops, and says so.
+    fn raise_lost(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let wait = self.settings.lost_after_ms;
+        let plies = self.settings.gap_plies;
         let Some(g) = self.game.as_mut() else {
             return;
         };
-        let Some(u) = g.unexplained.as_mut() else {
+        let Some(lost) = g.lost.as_ref() else {
             return;
         };
-        if u.searched || at < u.since.saturating_add(wait) {
+        let Some(heard) = lost.unexplained_since else {
+            return;
+        };
+        if lost.reported.is_some() || at < heard.saturating_add(wait) {
             return;
         }
-        u.searched = true;
-        let (key, reading) = (u.key, u.reading.clone());
-        // Each move changes at most `MOVE_SPAN` places.
-        if G::reading_distance(g.tip().reading(), &reading) > G::MOVE_SPAN * depth {
-            return;
+        let (since, found) = (lost.since, lost.found.unwrap_or(GapSearch::Nothing));
+        let n = g.moves.len();
+        let last = match (g.moves.last(), n.checked_sub(1)) {
+            (Some(mv), Some(i)) => {
+                let (before, after) = (&g.nodes[i], &g.nodes[n]);
+                let text = G::notation(&before.pos, mv, &after.pos, true);
+                format!("ply {n} ({text})")
+            }
+            _ => "the start (no move recorded)".to_string(),
+        };
+        let board = g
+            .unexplained
+            .as_ref()
+            .map_or_else(String::new, |u| format!(" {:?}", u.reading));
+        let detail = format!(
+            "the board was not heard from {since} ms; heard again from {heard} ms it shows{board}, \
+             which the record does not reach: it stops after {last}, and {}; \
+             recording waits for the board to fit the record again, or for the arbiter",
+            found.describe(plies)
+        );
+        report(g, at, since, IrregularityKind::ThreadLost, None, detail, out);
+        let id = g.irregularities;
+        if let Some(lost) = g.lost.as_mut() {
+            lost.reported = Some(id);
         }
-        if let Some(path) = moves_to::<G>(g.tip(), key, &reading, depth) {
-            for (mv, node) in path {
-                g.push(mv, node, at);
+    }
+
+    /// A board seen while lost (after a gap) that neither the record's position nor one move
+    /// from it explains: searched for the run of moves that leads to it, recorded when exactly
+    /// one does. A result shown right after the record ends the gap (the game is over, it is
+    /// reported as ever). Returns whether the board was dealt with here.
+    fn interpret_lost(
+        &mut self,
+        at: Millis,
+        key: u64,
+        reading: &G::Reading,
+        out: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let (plies, nodes) = (self.settings.gap_plies, self.settings.gap_nodes);
+        let Some(g) = self.game.as_mut() else {
+            return false;
+        };
+        if g.lost.is_none() {
+            return false;
+        }
+        let shown = G::result_token(reading).or_else(|| G::result_gesture(reading));
+        // Both kings moved to the centre, or a result piece put down: four places at most.
+        if shown.is_some() && G::reading_distance(g.tip().reading(), reading) <= 4 {
+            g.lost = None;
+            return false;
+        }
+        let unexplained = |g: &mut GameState<G>| {
+            g.unexplained = Some(Unexplained {
+                reading: reading.clone(),
+                since: at,
+                judged: true,
+                not_before: 0,
+            });
+        };
+        if g.failed_search_key == Some(key) {
+            unexplained(g);
+            return true;
+        }
+        let found = explain_gap::<G>(g.tip(), key, reading, plies, nodes);
+        let Some(lost) = g.lost.as_mut() else {
+            return false;
+        };
+        lost.unexplained_since.get_or_insert(at);
+        match found {
+            Ok(path) => {
+                let since = lost.since;
+                let from = g.moves.len() as u32;
+                g.lost = None;
+                out.push(TrackerEvent::Recovered {
+                    at_ms: at,
+                    since_ms: since,
+                    from_ply: from + 1,
+                    to_ply: from + path.len() as u32,
+                    source: RecoverySource::Search,
+                });
+                for (mv, node) in path {
+                    g.push(mv, node, at);
+                }
+                // When the moves were made is not known: they carry no clock.
+                self.record_upto(at, None, usize::MAX, out);
+                self.resolve_open(at, "the moves missed were found: the board fits the game", out);
+            }
+            Err(found) => {
+                lost.found = Some(found);
+                g.failed_search_key = Some(key);
+                unexplained(g);
             }
         }
+        true
     }
 
     /// Records whatever the belief holds now (end of a capture, an orderly shutdown).
@@ -460,7 +704,7 @@ impl<G: GameKind> Tracker<G> {
             // (a vote over the game, so a move recorded late or early does not decide it). The
             // right-hand clock runs when the lever is high on the right. While a press waits its
             // scan, the record lacks the move it completes: such a reading does not vote.
-            if reading.running && self.press.is_none() {
+            if reading.running && self.press.is_none() && g.lost.is_none() {
                 let white_to_move = g.moves.len() % 2 == 0;
                 let left_runs = !reading.lever_right_high;
                 self.white_on_left_votes += if left_runs == white_to_move { 1 } else { -1 };
@@ -518,6 +762,9 @@ impl<G: GameKind> Tracker<G> {
             {
                 g.orientation_open = true;
             }
+            if let Some(g) = self.game.as_mut() {
+                g.lost = None;
+            }
             self.resolve_open(at, "position restored", out);
             return;
         }
@@ -531,6 +778,7 @@ impl<G: GameKind> Tracker<G> {
             && let Some((mv, node)) = g.tip().move_to(key, reading)
         {
             g.push(mv, node, at);
+            g.lost = None;
             self.resolve_open(at, "position restored; play went on", out);
             return;
         }
@@ -561,15 +809,20 @@ impl<G: GameKind> Tracker<G> {
         if restart && self.try_start(at, sensed, Some(orientation), out) {
             return;
         }
+        // After a gap nothing is taken back or revised: what was recorded before it stands,
+        // and what came after it is searched for.
+        if self.game.as_ref().is_some_and(|g| g.lost.is_some())
+            && self.interpret_lost(at, key, reading(), out)
+        {
+            return;
+        }
         let Some(g) = self.game.as_mut() else {
             return;
         };
         if g.failed_search_key == Some(key) {
             g.unexplained = Some(Unexplained {
-                key,
                 reading: reading().clone(),
                 since: at,
-                searched: false,
                 judged: false,
                 not_before: 0,
             });
@@ -618,10 +871,8 @@ impl<G: GameKind> Tracker<G> {
         }
         g.failed_search_key = Some(key);
         g.unexplained = Some(Unexplained {
-            key,
             reading: sensed_reading.clone(),
             since: at,
-            searched: false,
             judged: false,
             not_before: 0,
         });
@@ -682,7 +933,7 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
-        if g.clock_checked {
+        if g.clock_checked || g.lost.is_some() {
             return;
         }
         g.clock_checked = true;
@@ -744,7 +995,7 @@ impl<G: GameKind> Tracker<G> {
                 return;
             }
         }
-        if g.ended || g.gesture_reported || !g.open.is_empty() {
+        if g.ended || g.gesture_reported || !g.open.is_empty() || g.lost.is_some() {
             return;
         }
         let tip = g.tip();
@@ -823,10 +1074,8 @@ impl<G: GameKind> Tracker<G> {
         self.flush(at, out);
         let mut g = GameState::new(orientation, self.start.clone(), at);
         g.unexplained = Some(Unexplained {
-            key: G::reading_key(&reading),
             reading,
             since,
-            searched: true,
             judged: true,
             not_before: 0,
         });
@@ -860,7 +1109,8 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
-        if g.ended {
+        // After a gap the record lags the board: a press is no evidence of anything.
+        if g.ended || g.lost.is_some() {
             return;
         }
         // A press that completes a move of the presser's not yet recorded is what presses are for
@@ -1043,19 +1293,19 @@ impl<G: GameKind> Tracker<G> {
         press: Option<ClockReading>,
         out: &mut Vec<TrackerEvent>,
     ) {
-        self.record_upto(at, press, usize::MAX, out);
+        self.record_upto(at, press.or(self.clock), usize::MAX, out);
     }
 
-    /// Makes the first `limit` plies of the belief the record; later moves stay provisional.
+    /// Makes the first `limit` plies of the belief the record, with `clock` (`None`: not
+    /// known); later moves stay provisional.
     fn record_upto(
         &mut self,
         at: Millis,
-        press: Option<ClockReading>,
+        clock: Option<ClockReading>,
         limit: usize,
         out: &mut Vec<TrackerEvent>,
     ) {
         self.press = None;
-        let clock = press.or(self.clock);
         let white_on_left = self.white_on_left();
         let Some(g) = self.game.as_mut() else {
             return;
@@ -1109,6 +1359,15 @@ impl<G: GameKind> Tracker<G> {
         }
         g.base = g.moves.len();
         g.prov = rest;
+        self.after_record(at, out);
+    }
+
+    /// What follows a change of the record: old positions lose their caches, and a position
+    /// that ends the game ends it.
+    fn after_record(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
         // Positions far behind the record are only compared by key (takebacks): their move
         // lists and readings go, so a long game keeps a few kilobytes per board, not a megabyte.
         let keep_from = g.base.saturating_sub(self.settings.revise_depth + 2);
@@ -1208,6 +1467,127 @@ fn moves_to<G: GameKind>(
         }
     }
     None
+}
+
+/// The one run of legal moves from `from` that leads to the reading `sensed` (key `key`) after
+/// a gap, of at most `plies` plies, in which every move shows on the board
+/// ([`GameKind::may_show`]: a piece that went and came back is not seen, and not recorded).
+///
+/// Every run of up to two plies more than the shortest is looked for, so that a run is recorded
+/// only when no other explains the board: two moves made in either order are two runs, and a
+/// rook that went a1-a5 in one move or two are two runs. Lines that cannot reach the board in
+/// the plies left are pruned ([`GameKind::plies_needed`]); at most `budget` positions are
+/// expanded, and a search cut short records nothing.
+fn explain_gap<G: GameKind>(
+    from: &Node<G>,
+    key: u64,
+    sensed: &G::Reading,
+    plies: usize,
+    budget: usize,
+) -> Result<Vec<(G::Move, Node<G>)>, GapSearch> {
+    let mut search = GapSearcher::<G> {
+        key,
+        sensed,
+        budget,
+        path: Vec::new(),
+        found: Vec::new(),
+    };
+    let shortest = G::plies_needed(&from.pos, sensed).max(1);
+    // Deepen until a run is found; then look two plies past it for any other.
+    let mut depth = shortest;
+    while depth <= plies && search.found.is_empty() {
+        search.dfs(from, depth);
+        if search.budget == 0 {
+            return Err(GapSearch::CutShort);
+        }
+        depth += 1;
+    }
+    let Some(first) = search.found.first() else {
+        return Err(GapSearch::Nothing);
+    };
+    let len = first.len();
+    search.found.clear();
+    search.dfs(from, len + 2);
+    if search.budget == 0 {
+        return Err(GapSearch::CutShort);
+    }
+    match search.found.len() {
+        0 => Err(GapSearch::Nothing),
+        1 => {
+            let run = search.found.remove(0);
+            let mut node = from.clone();
+            let mut path = Vec::with_capacity(run.len());
+            for (k, mv) in run {
+                let next = Node::new(G::play(&node.pos, &mv), k);
+                path.push((mv, next.clone()));
+                node = next;
+            }
+            Ok(path)
+        }
+        _ => Err(GapSearch::Ambiguous),
+    }
+}
+
+/// [`explain_gap`] from a position: the moves of the one run from `from` that leads to `sensed`,
+/// of at most `plies` plies, expanding at most `budget` positions (for benchmarks and tests).
+pub fn search_gap<G: GameKind>(
+    from: &G::Position,
+    sensed: &G::Reading,
+    plies: usize,
+    budget: usize,
+) -> Result<Vec<G::Move>, GapSearch> {
+    let key = G::reading_key(&G::reading(from));
+    let path = explain_gap::<G>(
+        &Node::new(from.clone(), key),
+        G::reading_key(sensed),
+        sensed,
+        plies,
+        budget,
+    )?;
+    Ok(path.into_iter().map(|(mv, _)| mv).collect())
+}
+
+/// The depth-first search of [`explain_gap`]: runs found (two are enough to know there is no
+/// one), the run being tried, and the positions it may still expand.
+struct GapSearcher<'a, G: GameKind> {
+    key: u64,
+    sensed: &'a G::Reading,
+    budget: usize,
+    path: Vec<(u64, G::Move)>,
+    found: Vec<Vec<(u64, G::Move)>>,
+}
+
+impl<G: GameKind> GapSearcher<'_, G> {
+    fn dfs(&mut self, node: &Node<G>, left: usize) {
+        if self.found.len() >= 2 || self.budget == 0 || left == 0 {
+            return;
+        }
+        self.budget -= 1;
+        for (k, mv) in node.successors() {
+            if *k == self.key && G::reading(&G::play(&node.pos, mv)) == *self.sensed {
+                let mut run = self.path.clone();
+                run.push((*k, mv.clone()));
+                self.found.push(run);
+                if self.found.len() >= 2 {
+                    return;
+                }
+                continue;
+            }
+            if left == 1 || !G::may_show(&node.pos, mv, self.sensed) {
+                continue;
+            }
+            let next = G::play(&node.pos, mv);
+            if G::plies_needed(&next, self.sensed) > left - 1 {
+                continue;
+            }
+            self.path.push((*k, mv.clone()));
+            self.dfs(&Node::new(next, *k), left - 1);
+            self.path.pop();
+            if self.found.len() >= 2 || self.budget == 0 {
+                return;
+            }
+        }
+    }
 }
 
 /// The time and clocks of a recorded ply.

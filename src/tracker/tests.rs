@@ -473,34 +473,176 @@ fn press_before_the_last_square_of_a_slide_is_seen_records_the_whole_slide() {
     assert!(!t.kinds().contains(&"revised_move"));
 }
 
+impl Table {
+    /// The board goes unheard (`gap`), `fields` are changed on it meanwhile, and after `dt` ms it
+    /// is dumped as it stands.
+    fn gap(&mut self, dt: Millis, fields: &[(&str, u8)]) -> &mut Self {
+        self.tracker.gap(self.t);
+        let mut after = self.board.clone();
+        for (sq, code) in fields {
+            after.apply_field(self.index(sq), *code);
+        }
+        self.t += dt;
+        self.board.apply_dump(&after.to_dump());
+        self.tracker.observe(self.t, &self.board, &mut self.events);
+        self
+    }
+
+    fn irregularities(&self) -> Vec<IrregularityKind> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TrackerEvent::Irregularity { kind, .. } => Some(*kind),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Unplugged after 1. e4: 1... e5 2. Nf3 Nc6 3. Bb5 are played, then the board is dumped.
+const RUY_LOPEZ: [(&str, u8); 8] = [
+    ("e7", 0),
+    ("e5", piece::BPAWN),
+    ("g1", 0),
+    ("f3", piece::WKNIGHT),
+    ("b8", 0),
+    ("c6", piece::BKNIGHT),
+    ("f1", 0),
+    ("b5", piece::WBISHOP),
+];
+
 #[test]
-fn moves_made_while_the_board_was_not_heard_are_recovered() {
+fn moves_in_either_order_after_a_gap_are_not_recorded_but_the_thread_is_lost() {
     let mut t = Table::new(false);
     t.mv("e2", "e4", piece::WPAWN).wait(1000);
-    // Unplugged: 1... e5 2. Nf3 Nc6 3. Bb5 are played; plugged back, the board is dumped.
-    let mut after = t.board.clone();
-    for (sq, code) in [
-        ("e7", 0),
-        ("e5", piece::BPAWN),
-        ("g1", 0),
-        ("f3", piece::WKNIGHT),
-        ("b8", 0),
-        ("c6", piece::BKNIGHT),
-        ("f1", 0),
-        ("b5", piece::WBISHOP),
-    ] {
-        after.apply_field(t.index(sq), code);
-    }
-    t.board.apply_dump(&after.to_dump());
-    t.t += 5000;
-    t.tracker.observe(t.t, &t.board, &mut t.events);
-    assert_eq!(
-        t.moves(),
-        ["e4"],
-        "not at once: the board may still be in the hands"
+    // 1... Nc6 2. Nf3 e5 and 2. Bb5 before Nf3 lead to the same board: nothing is recorded.
+    t.gap(5000, &RUY_LOPEZ);
+    assert!(t.tracker.is_lost());
+    t.wait(1000);
+    assert!(!t.tracker.thread_lost(), "a piece may still be in a hand");
+    t.wait(1500);
+    assert_eq!(t.moves(), ["e4"]);
+    assert!(t.tracker.thread_lost());
+    assert_eq!(t.irregularities(), [IrregularityKind::ThreadLost]);
+    let detail = t
+        .events
+        .iter()
+        .find_map(|e| match e {
+            TrackerEvent::Irregularity { detail, .. } => Some(detail.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(detail.contains("ply 1 (e4)"), "{detail}");
+    assert!(detail.contains("more than one run"), "{detail}");
+    // Play goes on from the board: never judged, never recorded, while lost.
+    t.mv("g8", "f6", piece::BKNIGHT).wait(4000);
+    assert_eq!(t.moves(), ["e4"]);
+    assert_eq!(t.irregularities(), [IrregularityKind::ThreadLost]);
+}
+
+#[test]
+fn one_run_of_moves_after_a_gap_is_recorded_without_clocks() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    // 1... Nc6 2. Nf3: knights cannot get there any other way in four plies.
+    t.gap(
+        3000,
+        &[
+            ("b8", 0),
+            ("c6", piece::BKNIGHT),
+            ("g1", 0),
+            ("f3", piece::WKNIGHT),
+        ],
     );
-    t.wait(1600).wait(4000);
-    assert_eq!(t.moves(), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+    assert_eq!(t.moves(), ["e4", "Nc6", "Nf3"]);
+    assert!(!t.tracker.is_lost());
+    let recovered: Vec<_> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Recovered {
+                from_ply,
+                to_ply,
+                source,
+                ..
+            } => Some((*from_ply, *to_ply, *source)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(recovered, [(2, 3, RecoverySource::Search)]);
+    let clocks: Vec<_> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Move(m) if m.ply > 1 => Some((m.clock_white_ms, m.clock_black_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(clocks, [(None, None), (None, None)]);
+    // Tracking goes on as ever.
+    t.mv("g8", "f6", piece::BKNIGHT).wait(1000);
+    assert_eq!(t.moves(), ["e4", "Nc6", "Nf3", "Nf6"]);
+    assert!(t.irregularities().is_empty());
+}
+
+#[test]
+fn a_pawn_that_may_have_gone_one_square_at_a_time_is_not_recorded_after_a_gap() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    // 1... e5 2. Nf3, or 1... e6 2. Nf3 e5: the board cannot tell.
+    t.gap(
+        3000,
+        &[
+            ("e7", 0),
+            ("e5", piece::BPAWN),
+            ("g1", 0),
+            ("f3", piece::WKNIGHT),
+        ],
+    );
+    t.wait(3000);
+    assert_eq!(t.moves(), ["e4"]);
+    assert!(t.tracker.thread_lost());
+}
+
+#[test]
+fn without_a_gap_a_board_ahead_of_the_record_is_never_explained_away() {
+    let mut t = Table::new(false);
+    t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    t.board.apply_dump(&{
+        let mut after = t.board.clone();
+        for (sq, code) in RUY_LOPEZ {
+            after.apply_field(t.index(sq), code);
+        }
+        after.to_dump()
+    });
+    t.t += 100;
+    t.tracker.observe(t.t, &t.board, &mut t.events);
+    t.wait(5000);
+    assert_eq!(t.moves(), ["e4"]);
+    assert!(!t.tracker.is_lost());
+}
+
+#[test]
+fn after_a_gap_the_board_as_recorded_ends_it_and_a_lever_moved_meanwhile_is_no_press() {
+    let mut t = Table::new(false);
+    t.tracker
+        .clock(t.t, clock(60_000, 60_000, false), &mut t.events);
+    t.mv("e2", "e4", piece::WPAWN);
+    t.t += 20;
+    t.tracker
+        .clock(t.t, clock(59_000, 60_000, true), &mut t.events);
+    t.wait(1000);
+    assert_eq!(t.moves(), ["e4"]);
+    t.gap(4000, &[]);
+    assert!(!t.tracker.is_lost(), "the board shows the record");
+    // The lever moved while nobody listened: no press, no press without a move.
+    t.tracker
+        .clock(t.t, clock(58_000, 59_000, false), &mut t.events);
+    t.wait(1000);
+    t.tracker
+        .clock(t.t, clock(58_000, 58_000, false), &mut t.events);
+    t.wait(4000);
+    assert!(t.irregularities().is_empty(), "{:?}", t.events);
 }
 
 #[test]

@@ -158,7 +158,7 @@
   });
   for (const kind of ["move", "revision", "takeback", "irregularity", "resolved", "result",
                       "flag_fall", "claimable", "game_end", "game_started", "board_connected",
-                      "board_lost", "decision", "store"]) {
+                      "board_lost", "decision", "store", "recovered"]) {
     source.addEventListener(kind, function (e) {
       const d = JSON.parse(e.data);
       const b = info(d.board);
