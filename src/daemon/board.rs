@@ -262,6 +262,10 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
     let (mut board, mut pipeline) = spec.start(locator, &ctx);
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     let mut stop = ctx.stop.clone();
+    // When the board was last connected, and the last reason it could not be opened (logged
+    // once, not at every attempt).
+    let mut last_seen: Option<Instant> = None;
+    let mut unavailable: Option<String> = None;
     loop {
         if *stop.borrow() {
             break;
@@ -270,6 +274,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
         persist(&mut pipeline, &mut board, &ctx, Attempt::WhenDue).await;
         match open(&board.locator, &ctx.sysfs) {
             Ok((path, port)) => {
+                unavailable = None;
                 info!(port = %path.display(), "board connected");
                 ctx.metrics.board_connected();
                 if let Some(live) = &board.live {
@@ -277,6 +282,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                 }
                 backoff.reset();
                 let ended = session(port, &path, &mut board, &mut pipeline, &ctx, &mut stop).await;
+                last_seen = Some(Instant::now());
                 pipeline.disconnected(now_ms());
                 persist(&mut pipeline, &mut board, &ctx, Attempt::WhenDue).await;
                 ctx.metrics.board_lost();
@@ -292,11 +298,16 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                     SessionEnd::Lost(why) => warn!(reason = %why, "board lost; reconnecting"),
                 }
             }
-            Err(why) => warn!(cause = %why, "board not available"),
+            Err(why) => {
+                if unavailable.as_ref() != Some(&why) {
+                    warn!(cause = %why, "board not available; looking for it");
+                }
+                unavailable = Some(why);
+            }
         }
-        let delay = backoff.next_delay();
+        let delay = retry_delay(&mut backoff, last_seen);
         tokio::select! {
-            _ = tokio::time::sleep(delay) => {}
+            _ = wait_for_port(&board.locator, &ctx.sysfs, delay) => {}
             _ = stop.changed() => {}
         }
     }
@@ -308,6 +319,41 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
             raw_bytes = pipeline.raw_pending(),
             "stopping while the store refuses writes: what this board kept in memory is lost"
         );
+    }
+}
+
+/// A board lost less than this long ago is retried every [`RECENT_RETRY`] at most.
+const RECENTLY_SEEN: Duration = Duration::from_secs(600);
+const RECENT_RETRY: Duration = Duration::from_secs(1);
+
+/// The wait before the next attempt to open a port last connected at `last_seen`: a port that
+/// was there a moment ago is retried every second at most; one long gone backs off to 10 s.
+pub(super) fn retry_delay(backoff: &mut Backoff, last_seen: Option<Instant>) -> Duration {
+    let delay = backoff.next_delay();
+    if last_seen.is_some_and(|t| t.elapsed() < RECENTLY_SEEN) {
+        delay.min(RECENT_RETRY)
+    } else {
+        delay
+    }
+}
+
+/// How often a port that is not there is looked for while waiting to retry.
+const PORT_POLL: Duration = Duration::from_millis(100);
+
+/// Waits `delay`, or until the board's device node appears, if it was not there when the wait
+/// began (a replugged board is opened as soon as udev has made its node).
+pub(super) async fn wait_for_port(locator: &Locator, sysfs: &std::path::Path, delay: Duration) {
+    let present = || matches!(discover::path_to_open(locator, sysfs), Ok(Some(_)));
+    let deadline = tokio::time::Instant::now() + delay;
+    if present() {
+        tokio::time::sleep_until(deadline).await;
+        return;
+    }
+    while tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(PORT_POLL.min(deadline - tokio::time::Instant::now())).await;
+        if present() {
+            return;
+        }
     }
 }
 

@@ -140,6 +140,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
     }
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     let mut stop = ctx.stop.clone();
+    let mut last_seen: Option<Instant> = None;
     loop {
         if *stop.borrow() {
             break;
@@ -149,6 +150,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                 info!(bus = %name, port = %path.display(), "bus port open");
                 backoff.reset();
                 let ended = session(port, &path, &mut boards, &settings, &ctx, &mut stop).await;
+                last_seen = Some(Instant::now());
                 for b in boards.values_mut() {
                     b.pipeline.disconnected(now_ms());
                     if b.connected {
@@ -164,9 +166,9 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
             }
             Err(why) => warn!(bus = %name, cause = %why, "bus port not available"),
         }
-        let delay = backoff.next_delay();
+        let delay = board::retry_delay(&mut backoff, last_seen);
         tokio::select! {
-            _ = tokio::time::sleep(delay) => {}
+            _ = board::wait_for_port(&locator, &ctx.sysfs, delay) => {}
             _ = stop.changed() => {}
         }
     }
