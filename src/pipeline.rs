@@ -20,7 +20,7 @@ use crate::{
     arbiter::{Judge, LawsSetup, Referee, TogyzReferee},
     device::{
         Direction,
-        memory::{self, MemoryError},
+        memory::{self, Continuation, MemoryError},
     },
     game::{GameKind, chess::ChessGame, togyz::TogyzGame},
     protocol::{
@@ -34,7 +34,7 @@ use crate::{
         tgz::TgzBoardState,
     },
     store::{BoardId, RawBlock, RawBuffer, Write},
-    tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
+    tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
 
 /// Raw bytes a board holds in memory while the store refuses them (a full disk): 8 MiB, hours of
@@ -96,7 +96,7 @@ pub trait Board {
         log: &[u8],
         orientation: Orientation,
         record: &[String],
-    ) -> Result<Vec<RecordedMove>, MemoryError> {
+    ) -> Result<Continuation, MemoryError> {
         let _ = (log, orientation, record);
         Err(MemoryError::NoMemory)
     }
@@ -174,7 +174,7 @@ impl Board for Dgt {
         log: &[u8],
         orientation: Orientation,
         record: &[String],
-    ) -> Result<Vec<RecordedMove>, MemoryError> {
+    ) -> Result<Continuation, MemoryError> {
         memory::continuation(log, orientation, record)
     }
 }
@@ -428,11 +428,14 @@ impl<B: Board> Pipeline<B> {
         };
         let record = self.tracker.record_text();
         match B::from_memory(log, orientation, &record) {
-            Ok(plies) => {
-                let n = self.tracker.recover(at, &plies, &mut self.events);
+            Ok(found) => {
+                let n = self
+                    .tracker
+                    .recover(at, &found.recorded, &found.in_hand, &mut self.events);
                 info!(
                     recorded = record.len(),
-                    in_memory = plies.len(),
+                    in_memory = found.recorded.len(),
+                    in_hand = found.in_hand.len(),
                     recovered = n,
                     "board memory read after a gap"
                 );

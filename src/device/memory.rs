@@ -32,13 +32,16 @@ use crate::{
 
 /// Made-up time from one token to the next: a field token written under ~250 ms after the one
 /// before (the r bit) comes 100 ms later, any other token 500 ms later (more than the tracker's
-/// settle time, so a move made without a clock is recorded), but the token after a clock press
-/// only 200 ms later: a board writes a press as soon as the lever moves, and the last square of
-/// the move may be scanned just after it (a full scan takes 200-250 ms, dgt-notes 1.1); the
-/// tracker records a press one scan after it, with the squares seen by then.
+/// settle time, so a move made without a clock is recorded), but the field tokens right after
+/// a clock press (up to [`PRESS_WINDOW_TOKENS`], as many as a castling writes) only 50 ms apart:
+/// a board writes a press as soon as the lever moves, and the last squares of the move may be
+/// scanned just after it (a full scan takes 200-250 ms, dgt-notes 1.1); the tracker records a
+/// press one scan (300 ms) after it, with the squares seen by then, so every square the log
+/// holds between the press and the next token of its own must come within that scan.
 const QUICK_MS: Millis = 100;
 const STEP_MS: Millis = 500;
-const AFTER_PRESS_MS: Millis = 200;
+const AFTER_PRESS_MS: Millis = 50;
+const PRESS_WINDOW_TOKENS: usize = 4;
 /// A running clock is shown again (as a live clock reports it) from this long after a press.
 const RUNNING_AFTER_MS: Millis = 1_000;
 
@@ -80,6 +83,10 @@ pub struct MemoryGame {
     pub events: Vec<TrackerEvent>,
     /// The live moves (revisions and takebacks applied), with clocks where the log had them.
     pub moves: Vec<RecordedMove>,
+    /// `moves[..confirmed]` were recorded while the log went on; the rest only because it
+    /// ended (in the hands when the memory was read: the last game's last move, if its press
+    /// is not in the log yet).
+    pub confirmed: usize,
     pub orientation: Orientation,
     /// The game's tokens: `tokens.start..tokens.end` in the log.
     pub tokens: std::ops::Range<usize>,
@@ -250,10 +257,11 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
     // The last press's reading, shown again before every later token: a clock running with no
     // press, as a live clock reports every second, which tells the tracker whose clock runs.
     let mut running: Option<(Millis, Frame)> = None;
-    let mut after_press = false;
+    // Field tokens still to come within the scan of the last press.
+    let mut after_press = 0usize;
     for (index, t) in in_hand_order(tokens) {
         at += match t {
-            _ if after_press => AFTER_PRESS_MS,
+            EeToken::Field { .. } if after_press > 0 => AFTER_PRESS_MS,
             EeToken::Field { quick: true, .. } => QUICK_MS,
             _ => STEP_MS,
         };
@@ -263,7 +271,10 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
         {
             pipeline.feed_frame(at, again.clone());
         }
-        after_press = false;
+        after_press = match t {
+            EeToken::Field { .. } => after_press.saturating_sub(1),
+            _ => 0,
+        };
         if matches!(
             t,
             EeToken::Tag(
@@ -280,7 +291,7 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
         for frame in replayer.frames(t) {
             if matches!(frame, Frame::BwTime(_)) {
                 running = Some((at, frame.clone()));
-                after_press = true;
+                after_press = PRESS_WINDOW_TOKENS;
             }
             pipeline.feed_frame(at, frame);
         }
@@ -292,9 +303,12 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
     if let Some((_, again)) = running.take() {
         pipeline.feed_frame(at, again);
     }
+    collect(&mut pipeline, tokens.len(), &mut games);
+    let before_flush = games.last().map_or(0, |(_, events)| events.len());
     pipeline.flush(at);
     collect(&mut pipeline, tokens.len(), &mut games);
 
+    let last = games.len().saturating_sub(1);
     let starts: Vec<usize> = games.iter().map(|(i, _)| *i).collect();
     games
         .into_iter()
@@ -309,8 +323,14 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
                 })
                 .unwrap_or(Orientation::Normal);
             let moves = live_moves(&events);
+            let confirmed = if n == last {
+                live_moves(&events[..before_flush.min(events.len())]).len()
+            } else {
+                moves.len()
+            };
             MemoryGame {
                 digest: digest(orientation, &moves),
+                confirmed: confirmed.min(moves.len()),
                 moves,
                 orientation,
                 tokens: start..end.max(start),
@@ -320,15 +340,25 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
         .collect()
 }
 
+/// The plies board memory holds beyond a record.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Continuation {
+    /// Completed while the log went on, with the clocks the log holds.
+    pub recorded: Vec<RecordedMove>,
+    /// On the board when the memory was read, its press not in the log yet (their clocks are
+    /// not theirs: a press still to come will stamp them).
+    pub in_hand: Vec<RecordedMove>,
+}
+
 /// What board memory holds beyond a record: the plies after `record` (each ply's UCI) of the
-/// latest game in the log, played in `orientation`, that begins with every recorded ply, with
-/// the clocks the log holds. The log is read through the same tracker as a live board
-/// ([`games_from_log`]), so a ply found here is one the board showed. Pure.
+/// latest game in the log, played in `orientation`, that begins with every recorded ply. The
+/// log is read through the same tracker as a live board ([`games_from_log`]), so a ply found
+/// here is one the board showed. Pure.
 pub fn continuation(
     log: &[u8],
     orientation: Orientation,
     record: &[String],
-) -> Result<Vec<RecordedMove>, MemoryError> {
+) -> Result<Continuation, MemoryError> {
     let tokens = parse_log(log)?;
     let games = games_from_log(&tokens, 0);
     let begins_with_record = |g: &MemoryGame| {
@@ -346,10 +376,14 @@ pub fn continuation(
     } else {
         games.iter().rev().find(|g| begins_with_record(g))
     };
-    game.map(|g| g.moves[record.len()..].to_vec())
-        .ok_or(MemoryError::NotInMemory {
-            plies: record.len(),
-        })
+    let game = game.ok_or(MemoryError::NotInMemory {
+        plies: record.len(),
+    })?;
+    let split = game.confirmed.max(record.len());
+    Ok(Continuation {
+        recorded: game.moves[record.len()..split].to_vec(),
+        in_hand: game.moves[split..].to_vec(),
+    })
 }
 
 /// The tokens with their indices, in the order the hands made them: a press written between a

@@ -343,6 +343,10 @@ impl<G: GameKind> GameState<G> {
     }
 }
 
+/// What a press that completes the one move in hand counts for in the vote on which clock is
+/// White's, against one running-clock reading.
+const PRESS_VOTE: i64 = 8;
+
 /// Follows one board: waits for a start position, then records the game played on it.
 pub struct Tracker<G: GameKind> {
     settings: TrackerSettings,
@@ -450,17 +454,26 @@ impl<G: GameKind> Tracker<G> {
             .is_some_and(|l| l.reported.is_some())
     }
 
-    /// Moves read from the board's own memory after a gap: `plies` follow the record, in
-    /// order, each with the clocks memory holds. They are recorded as they are (at `at`: when
-    /// they were made is not known, their clocks say), each checked to be legal where it is
-    /// played, with a `recovered_from_memory` event ahead of them. Returns how many were
-    /// recorded: none if they do not follow the record, up to the first that is not legal.
-    pub fn recover(&mut self, at: Millis, plies: &[RecordedMove], out: &mut Vec<TrackerEvent>) -> usize {
+    /// Moves read from the board's own memory after a gap: `recorded` follow the record, in
+    /// order, each with the clocks memory holds, and `in_hand` follow them, their presses still
+    /// to come. The first are recorded as they are (at `at`: when they were made is not known,
+    /// their clocks say), with a `recovered_from_memory` event ahead of them; the others join
+    /// the belief, for their presses to record. Each is checked to be legal where it is played.
+    /// Returns how many were recorded: none if they do not follow the record, up to the first
+    /// that is not legal.
+    pub fn recover(
+        &mut self,
+        at: Millis,
+        recorded: &[RecordedMove],
+        in_hand: &[RecordedMove],
+        out: &mut Vec<TrackerEvent>,
+    ) -> usize {
         let Some(g) = self.game.as_mut() else {
             return 0;
         };
         let from = g.moves.len();
-        if plies.first().is_none_or(|p| p.ply as usize != from + 1) {
+        let plies = recorded.iter().chain(in_hand);
+        if recorded.first().or(in_hand.first()).is_none_or(|p| p.ply as usize != from + 1) {
             return 0;
         }
         let mut path = Vec::new();
@@ -479,18 +492,18 @@ impl<G: GameKind> Tracker<G> {
             node = Node::new(next, key);
             path.push((mv, node.clone(), Stamp::of(rec)));
         }
-        if path.is_empty() {
-            return 0;
-        }
-        let n = path.len();
+        let n = path.len().min(recorded.len());
+        let hand = path.split_off(n);
         g.truncate(from, at);
-        out.push(TrackerEvent::Recovered {
-            at_ms: at,
-            since_ms: g.lost.as_ref().map_or(at, |l| l.since),
-            from_ply: from as u32 + 1,
-            to_ply: (from + n) as u32,
-            source: RecoverySource::Memory,
-        });
+        if n > 0 {
+            out.push(TrackerEvent::Recovered {
+                at_ms: at,
+                since_ms: g.lost.as_ref().map_or(at, |l| l.since),
+                from_ply: from as u32 + 1,
+                to_ply: (from + n) as u32,
+                source: RecoverySource::Memory,
+            });
+        }
         for (mv, node, stamp) in path {
             let ply = g.moves.len();
             let stamp = Stamp { at_ms: at, ..stamp };
@@ -501,6 +514,9 @@ impl<G: GameKind> Tracker<G> {
             out.push(TrackerEvent::Move(rec));
         }
         g.base = g.moves.len();
+        for (mv, node, _) in hand {
+            g.push(mv, node, at);
+        }
         self.after_record(at, out);
         n
     }
@@ -647,6 +663,10 @@ impl<G: GameKind> Tracker<G> {
             unexplained(g);
             return true;
         }
+        // From the record: moves memory found in the hands may have been changed since.
+        if !g.prov.is_empty() {
+            g.truncate(g.moves.len(), at);
+        }
         let found = explain_gap::<G>(g.tip(), key, reading, plies, nodes);
         let Some(lost) = g.lost.as_mut() else {
             return false;
@@ -699,17 +719,33 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_ref() else {
             return;
         };
+        // Which clock is White's is a vote over the game, cast only where the record cannot
+        // lag the board. A press that completes the one move in hand was made by its mover (the
+        // lever goes high on the right when the left player presses): a strong vote. A running
+        // clock votes for the side to move only while the board shows the record as it stands
+        // (nothing in hand, nothing unexplained, no press waiting its scan, no gap): after an
+        // illegal move pressed, or a takeback and the same move again, the record lags and the
+        // running clock is not the record's side to move.
+        let fits_record = self.press.is_none()
+            && g.lost.is_none()
+            && g.unexplained.is_none()
+            && g.base == g.moves.len();
         if !pressed {
-            // Which clock is White's: the one that runs while the record says White is to move
-            // (a vote over the game, so a move recorded late or early does not decide it). The
-            // right-hand clock runs when the lever is high on the right. While a press waits its
-            // scan, the record lacks the move it completes: such a reading does not vote.
-            if reading.running && self.press.is_none() && g.lost.is_none() {
+            if reading.running && fits_record && g.prov.is_empty() {
                 let white_to_move = g.moves.len() % 2 == 0;
                 let left_runs = !reading.lever_right_high;
                 self.white_on_left_votes += if left_runs == white_to_move { 1 } else { -1 };
             }
             return;
+        }
+        if fits_record && g.prov.len() == 1 {
+            let white_moved = g.base % 2 == 0;
+            let left_pressed = reading.lever_right_high;
+            self.white_on_left_votes += if white_moved == left_pressed {
+                PRESS_VOTE
+            } else {
+                -PRESS_VOTE
+            };
         }
         // The sensors may still be reporting the move (a full scan takes 200-250 ms,
         // dgt-notes 1.1, so a blitz hand can press before its last square is seen): the move is

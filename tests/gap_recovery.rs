@@ -1,0 +1,466 @@
+//! Gaps in a board's stream, simulated in-process over emulated corpus games: the board is
+//! unplugged (the daemon keeps its pipeline) or the daemon is killed (its pipeline is gone; a new
+//! one resumes the open game from SQLite) at a random moment, for a random time, while the game
+//! goes on; then the board is heard again as the daemon hears it: its memory first when the
+//! pipeline asks for it (the emulated board's EEPROM ring, of the real size), then a dump and the
+//! clock, then its updates.
+//!
+//! With memory, every game is recorded exactly, with every move's clocks as the clock showed
+//! them at the press, and the plies missed are marked as recovered from memory. Without it (or
+//! with a ring a noisy outage has overrun), no move is ever recorded that was not played: a gap
+//! the search resolves is exact, and any other raises `thread_lost` within 5 s of the board
+//! being heard again. No irregularity is raised in any of these games (none is played).
+//! `BOARDSCRIBE_GAP_TRIALS=N` runs N trials of each kind (default 60), `BOARDSCRIBE_SEED_OFFSET`
+//! other seeds, and `BOARDSCRIBE_SHOW_TRIALS=1` prints each trial.
+
+use std::path::Path;
+
+use boardscribe::{
+    Millis,
+    arbiter::{IrregularityKind, Judge as _, LawsSetup},
+    device::{Direction, memory::EeRecorder},
+    emulator::{self, BoardScript, EmulatorOptions, Payload, PgnGame},
+    game::Kind,
+    pipeline::DgtPipeline,
+    protocol::dgt::{BoardDump, BwTime, Frame, piece},
+    sensor::dgt::{ClockLayout, ClockReading},
+    store::{BoardId, Store, Write},
+    tracker::Tracker,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn corpus() -> Vec<PgnGame> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/chess");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| emulator::games_from_pgn(&std::fs::read_to_string(f).unwrap()).unwrap())
+        .collect()
+}
+
+/// How the stream breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Break {
+    /// The board is unplugged; the daemon keeps running.
+    Unplug,
+    /// The daemon is killed -9 and started again: only what the store holds survives.
+    Kill,
+}
+
+/// What the board can tell after the gap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Memory {
+    /// Its EEPROM log, as it wrote it.
+    Kept,
+    /// Its log, overrun during the outage by a flickering square (a ring of the real size).
+    Overrun,
+    /// None (the memory is not read).
+    Off,
+}
+
+#[derive(Clone, Debug)]
+struct Trial {
+    game: usize,
+    seed: u64,
+    speed: f64,
+    /// When the board goes unheard, and for how long (board time).
+    from_ms: Millis,
+    for_ms: Millis,
+    brk: Break,
+    memory: Memory,
+}
+
+/// What the emulated board holds: its squares, its clock, its memory (as `pty` keeps them).
+struct EmulatedBoard {
+    board: [u8; 64],
+    clock: BwTime,
+    memory: EeRecorder,
+}
+
+impl EmulatedBoard {
+    fn new(script: &BoardScript) -> EmulatedBoard {
+        EmulatedBoard {
+            board: script.start_dump.0,
+            clock: script.initial_clock,
+            memory: EeRecorder::power_up(&script.start_dump.0),
+        }
+    }
+
+    fn play(&mut self, at: Millis, frame: &Frame) {
+        match frame {
+            Frame::FieldUpdate { square, piece } => {
+                self.board[usize::from(*square)] = *piece;
+                self.memory.field(at, *square, *piece);
+            }
+            Frame::BwTime(t) => {
+                self.clock = *t;
+                self.memory.clock(t);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The outcome of one trial.
+struct Outcome {
+    expected: Vec<(String, Option<u64>, Option<u64>)>,
+    got: Vec<(String, Option<u64>, Option<u64>)>,
+    /// Plies played before the gap began and by its end.
+    before: usize,
+    after: usize,
+    kinds: Vec<(String, Option<u32>, Millis)>,
+    heard_again_ms: Millis,
+}
+
+fn write(store: &mut Store, pipeline: &mut DgtPipeline) {
+    let writes: Vec<Write> = pipeline.take_writes();
+    store.write_batch(&writes).unwrap();
+}
+
+fn fresh_pipeline(id: BoardId, laws: &LawsSetup) -> DgtPipeline {
+    DgtPipeline::new(id, Tracker::new(laws.tracker_settings()), laws.referee())
+}
+
+/// What `prepare` does at a daemon start: the open game resumed from the store.
+fn resumed_pipeline(store: &Store, id: BoardId, laws: &LawsSetup, at: Millis) -> DgtPipeline {
+    let Some(open) = store.open_game(id).unwrap() else {
+        return fresh_pipeline(id, laws);
+    };
+    let tracker =
+        Tracker::resume(laws.tracker_settings(), open.orientation, &open.moves, at).unwrap();
+    let mut judge = laws.referee();
+    judge.resume(&open.moves);
+    DgtPipeline::new(id, tracker, judge)
+}
+
+/// Each ply's UCI with the clocks the script's clock showed when its press moved the lever
+/// (White's clock on the left): the first reading at or after the press whose lever changed.
+fn expected(script: &BoardScript) -> Vec<(String, Option<u64>, Option<u64>)> {
+    let mut levers = Vec::new();
+    let mut lever = None;
+    for e in &script.events {
+        if let Payload::Frame(Frame::BwTime(b)) = &e.payload
+            && let Some(c) = ClockReading::from_bwtime_in(b, ClockLayout::default())
+        {
+            if lever.is_some_and(|l| l != c.lever_right_high) {
+                levers.push((e.at_ms, c));
+            }
+            lever = Some(c.lever_right_high);
+        }
+    }
+    script
+        .plies
+        .iter()
+        .map(|p| {
+            let clock = p
+                .press_ms
+                .and_then(|t| levers.iter().find(|(at, _)| *at >= t).map(|(_, c)| *c));
+            (
+                p.uci.clone(),
+                clock.map(|c| c.left_ms),
+                clock.map(|c| c.right_ms),
+            )
+        })
+        .collect()
+}
+
+fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
+    let laws = LawsSetup::default();
+    let opts = EmulatorOptions {
+        seed: trial.seed,
+        speed: trial.speed,
+        ..EmulatorOptions::default()
+    };
+    let script = emulator::script_pgn(&games[trial.game], &opts).unwrap();
+    let mut store = Store::open_in_memory().unwrap();
+    let id = store.board("board", Kind::Chess).unwrap();
+    let mut pipeline = fresh_pipeline(id, &laws);
+    let mut board = EmulatedBoard::new(&script);
+    let (gap_from, gap_to) = (trial.from_ms, trial.from_ms + trial.for_ms);
+    let mut in_gap = false;
+    let mut last = 0;
+    for e in &script.events {
+        let at = e.at_ms;
+        if !in_gap && at >= gap_from && at < gap_to {
+            in_gap = true;
+            match trial.brk {
+                Break::Unplug => pipeline.disconnected(gap_from),
+                Break::Kill => {
+                    // Everything decided before the kill is durable; the rest dies with it.
+                    write(&mut store, &mut pipeline);
+                }
+            }
+        }
+        if in_gap && at >= gap_to {
+            in_gap = false;
+            reconnect(trial, &mut store, &mut pipeline, &mut board, id, &laws, gap_to);
+        }
+        if let Payload::Frame(f) = &e.payload {
+            board.play(at, f);
+        }
+        if !in_gap {
+            pipeline.feed(at, e.dir, &e.payload.to_bytes());
+            write(&mut store, &mut pipeline);
+        }
+        last = at;
+    }
+    if in_gap {
+        reconnect(trial, &mut store, &mut pipeline, &mut board, id, &laws, gap_to);
+        last = last.max(gap_to);
+    }
+    pipeline.tick(last + 5_000);
+    pipeline.flush(last + 5_000);
+    write(&mut store, &mut pipeline);
+    let mut games = store.games().unwrap();
+    assert_eq!(games.len(), 1, "one game on the board");
+    let game = games.remove(0);
+    let played_by = |t: Millis| script.plies.iter().filter(|p| p.end_ms < t).count();
+    Outcome {
+        expected: expected(&script),
+        got: game
+            .moves
+            .iter()
+            .map(|m| (m.uci.clone().unwrap(), m.clock_white_ms, m.clock_black_ms))
+            .collect(),
+        before: played_by(gap_from),
+        after: played_by(gap_to),
+        kinds: game
+            .events
+            .iter()
+            .map(|e| (e.kind.clone(), e.ply, e.at_ms))
+            .collect(),
+        heard_again_ms: gap_to,
+    }
+}
+
+/// The board is heard again at `at`, as the daemon's session hears it.
+fn reconnect(
+    trial: &Trial,
+    store: &mut Store,
+    pipeline: &mut DgtPipeline,
+    board: &mut EmulatedBoard,
+    id: BoardId,
+    laws: &LawsSetup,
+    at: Millis,
+) {
+    if trial.brk == Break::Kill {
+        *pipeline = resumed_pipeline(store, id, laws, at);
+    }
+    if trial.memory == Memory::Overrun {
+        // A square flickering through the outage: its tokens fill the ring many times over.
+        let sq = board.board.iter().position(|&c| c == piece::EMPTY).unwrap() as u8;
+        for n in 0..6_000 {
+            board.memory.field(at - 6_000 + n, sq, piece::WPAWN);
+            board.memory.field(at - 6_000 + n, sq, piece::EMPTY);
+        }
+    }
+    if pipeline.wants_memory() {
+        pipeline.memory_asked(at);
+        if trial.memory == Memory::Off {
+            pipeline.memory_not_read("the trial has no memory");
+        } else {
+            let reply = board.memory.dump().to_bytes();
+            if std::env::var_os("ONLY").is_some() {
+                let Frame::EeMoves(log) = board.memory.clone().dump() else { panic!() };
+                let toks = boardscribe::device::memory::parse_log(&log).unwrap();
+                for g in boardscribe::device::memory::games_from_log(&toks, 0) { for m in g.moves.iter().skip(8).take(10) { eprintln!("mem {} {:?} {:?} {:?}", m.ply, m.uci, m.clock_white_ms, m.clock_black_ms); } }
+                for t in toks.iter().take(0) { eprint!("{t:?} "); } eprintln!();
+            }
+            pipeline.feed(at, Direction::FromBoard, &reply);
+        }
+    }
+    assert!(!pipeline.awaiting_memory());
+    let dump = Frame::BoardDump(BoardDump(board.board)).to_bytes();
+    pipeline.feed(at + 20, Direction::FromBoard, &dump);
+    let clock = Frame::BwTime(board.clock).to_bytes();
+    pipeline.feed(at + 40, Direction::FromBoard, &clock);
+    let writes: Vec<Write> = pipeline.take_writes();
+    store.write_batch(&writes).unwrap();
+}
+
+fn trials(memory: Memory, n: usize, salt: u64, games: usize) -> Vec<Trial> {
+    let offset: u64 = std::env::var("BOARDSCRIBE_SEED_OFFSET")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut rng = ChaCha8Rng::seed_from_u64(salt.wrapping_add(offset));
+    (0..n)
+        .map(|i| Trial {
+            game: rng.random_range(0..games),
+            seed: rng.random(),
+            speed: rng.random_range(0.1..=1.0),
+            // Board time runs from the handshake; games last minutes.
+            from_ms: rng.random_range(5_000..120_000),
+            for_ms: match rng.random_range(0..4) {
+                0 => rng.random_range(300..3_000),
+                1 => rng.random_range(3_000..10_000),
+                2 => rng.random_range(10_000..30_000),
+                _ => rng.random_range(30_000..90_000),
+            },
+            brk: if i % 2 == 0 { Break::Unplug } else { Break::Kill },
+            memory,
+        })
+        .collect()
+}
+
+fn trial_count() -> usize {
+    std::env::var("BOARDSCRIBE_GAP_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60)
+}
+
+/// Runs the trials on threads; what each gave.
+fn run_all(trials: &[Trial]) -> Vec<(Trial, Outcome)> {
+    let games = corpus();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = trials.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = trials
+            .chunks(chunk)
+            .map(|part| {
+                let games = &games;
+                s.spawn(move || {
+                    part.iter()
+                        .map(|t| (t.clone(), run(t, games)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
+}
+
+fn show(t: &Trial, o: &Outcome) {
+    if std::env::var_os("BOARDSCRIBE_SHOW_TRIALS").is_some() {
+        eprintln!(
+            "{t:?}: plies {}..{} missed, {} of {} recorded, events {:?}",
+            o.before,
+            o.after,
+            o.got.len(),
+            o.expected.len(),
+            o.kinds
+                .iter()
+                .filter(|(k, ..)| k != "move")
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Irregularities other than the recorder's own (none is played in these games).
+fn accusations(o: &Outcome) -> Vec<String> {
+    o.kinds
+        .iter()
+        .filter_map(|(k, ..)| IrregularityKind::from_str_opt(k))
+        .filter(|k| !k.is_audit_trail() && *k != IrregularityKind::ThreadLost)
+        .map(|k| k.as_str().to_owned())
+        .collect()
+}
+
+#[test]
+fn with_memory_every_gap_is_recovered_exactly_with_its_clocks() {
+    let n = trial_count();
+    let all = trials(Memory::Kept, 2 * n, 0x6a9, 959);
+    let mut failures = Vec::new();
+    let mut recovered_plies = 0;
+    let all: Vec<Trial> = match std::env::var("ONLY") { Ok(g) => all.into_iter().filter(|t| t.game.to_string() == g).collect(), Err(_) => all };
+    for (t, o) in run_all(&all) {
+        show(&t, &o);
+        if std::env::var_os("ONLY").is_some() { for (i, (g, e)) in o.got.iter().zip(&o.expected).enumerate() { eprintln!("{} {:?} {:?} {}", i+1, g, e, if g != e {"<<<"} else {""}); } eprintln!("{:?}", o.kinds.iter().filter(|k| k.0 != "move").collect::<Vec<_>>()); }
+        let marked: Vec<_> = o
+            .kinds
+            .iter()
+            .filter(|(k, ..)| k == "recovered_from_memory")
+            .collect();
+        recovered_plies += o.after.saturating_sub(o.before);
+        if o.got != o.expected {
+            let first = o.got.iter().zip(&o.expected).position(|(a, b)| a != b);
+            failures.push(format!(
+                "{t:?}: {} of {} plies, first difference at {:?}",
+                o.got.len(),
+                o.expected.len(),
+                first.map(|i| (i + 1, &o.got[i], &o.expected[i]))
+            ));
+        } else if o.after > o.before + 1 && marked.is_empty() {
+            failures.push(format!(
+                "{t:?}: plies {}..{} missed, none marked as recovered from memory",
+                o.before, o.after
+            ));
+        }
+        let accused = accusations(&o);
+        if !accused.is_empty() || o.kinds.iter().any(|(k, ..)| k == "thread_lost") {
+            failures.push(format!("{t:?}: irregularities raised: {accused:?} {:?}", o.kinds));
+        }
+    }
+    eprintln!(
+        "{} trials with memory, {recovered_plies} plies missed in gaps, {} failures",
+        all.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn without_memory_nothing_is_invented_and_a_gap_not_resolved_raises_thread_lost() {
+    let n = trial_count();
+    let mut all = trials(Memory::Off, 2 * n, 0x70ff, 959);
+    all.extend(trials(Memory::Overrun, n, 0x0e7e, 959));
+    let mut failures = Vec::new();
+    let (mut exact, mut lost) = (0, 0);
+    for (t, o) in run_all(&all) {
+        show(&t, &o);
+        // Every recorded ply is the game's, with the clocks its press showed (a ply found by
+        // the search after a gap has no clock: when it was made is not known).
+        let invented = o.got.iter().zip(&o.expected).position(|(g, e)| {
+            g.0 != e.0 || (g.1.is_some() && (g.1, g.2) != (e.1, e.2))
+        });
+        if let Some(i) = invented.or((o.got.len() > o.expected.len()).then_some(o.expected.len()))
+        {
+            failures.push(format!(
+                "{t:?}: ply {} recorded as {:?}, played {:?}",
+                i + 1,
+                o.got.get(i),
+                o.expected.get(i)
+            ));
+            continue;
+        }
+        let accused = accusations(&o);
+        if !accused.is_empty() {
+            failures.push(format!("{t:?}: irregularities raised: {accused:?}"));
+        }
+        if o.got.len() == o.expected.len() {
+            exact += 1;
+            continue;
+        }
+        lost += 1;
+        let raised = o
+            .kinds
+            .iter()
+            .find(|(k, ..)| k == "thread_lost")
+            .map(|(_, _, at)| *at);
+        match raised {
+            Some(at) if at <= o.heard_again_ms + 5_000 => {}
+            other => failures.push(format!(
+                "{t:?}: {} of {} plies recorded, thread_lost at {other:?} (heard again at {})",
+                o.got.len(),
+                o.expected.len(),
+                o.heard_again_ms
+            )),
+        }
+    }
+    eprintln!(
+        "{} trials without memory: {exact} exact, {lost} thread lost, {} failures",
+        all.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
