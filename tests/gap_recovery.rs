@@ -120,6 +120,7 @@ struct Outcome {
 
 fn write(store: &mut Store, pipeline: &mut DgtPipeline) {
     let writes: Vec<Write> = pipeline.take_writes();
+    if std::env::var_os("ONLY").is_some() { for w in &writes { if let Write::Event { event, .. } = w { eprintln!("ev {event:?}"); } } }
     store.write_batch(&writes).unwrap();
 }
 
@@ -205,6 +206,7 @@ fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
             board.play(at, f);
         }
         if !in_gap {
+            if std::env::var_os("ONLY").is_some() { if let Payload::Frame(Frame::BwTime(b)) = &e.payload { eprintln!("clk {at} {:?}", ClockReading::from_bwtime_in(b, ClockLayout::default())); } }
             pipeline.feed(at, e.dir, &e.payload.to_bytes());
             write(&mut store, &mut pipeline);
         }
@@ -269,7 +271,8 @@ fn reconnect(
             if std::env::var_os("ONLY").is_some() {
                 let Frame::EeMoves(log) = board.memory.clone().dump() else { panic!() };
                 let toks = boardscribe::device::memory::parse_log(&log).unwrap();
-                for g in boardscribe::device::memory::games_from_log(&toks, 0) { for m in g.moves.iter().skip(8).take(10) { eprintln!("mem {} {:?} {:?} {:?}", m.ply, m.uci, m.clock_white_ms, m.clock_black_ms); } }
+                for g in boardscribe::device::memory::games_from_log(&toks, 0) { eprintln!("confirmed {} of {}", g.confirmed, g.moves.len()); for m in g.moves.iter().rev().take(4) { eprintln!("mem {} {:?} {:?} {:?}", m.ply, m.uci, m.clock_white_ms, m.clock_black_ms); } }
+                eprintln!("at {at} record {}", store.open_game(id).unwrap().map_or(0, |g| g.moves.len()));
                 for t in toks.iter().take(0) { eprint!("{t:?} "); } eprintln!();
             }
             pipeline.feed(at, Direction::FromBoard, &reply);

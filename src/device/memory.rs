@@ -31,7 +31,7 @@ use crate::{
 };
 
 /// Made-up time from one token to the next: a field token written under ~250 ms after the one
-/// before (the r bit) comes 100 ms later, any other token 500 ms later (more than the tracker's
+/// before (the r bit) and a clock press come 100 ms later, any other token 500 ms later (more than the tracker's
 /// settle time, so a move made without a clock is recorded), but the field tokens right after
 /// a clock press (up to [`PRESS_WINDOW_TOKENS`], as many as a castling writes) only 50 ms apart:
 /// a board writes a press as soon as the lever moves, and the last squares of the move may be
@@ -263,6 +263,9 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
         at += match t {
             EeToken::Field { .. } if after_press > 0 => AFTER_PRESS_MS,
             EeToken::Field { quick: true, .. } => QUICK_MS,
+            // A press follows the move it completes at once: before the settle time, which
+            // would record the move without the clock (the clock's start is not in the log).
+            EeToken::Clock { .. } => QUICK_MS,
             _ => STEP_MS,
         };
         pipeline.tick(at);

@@ -362,6 +362,10 @@ pub struct Tracker<G: GameKind> {
     /// A clock press waiting for the sensors to show the move it completes (and whether a clock
     /// was running when it came).
     press: Option<(Millis, ClockReading, bool)>,
+    /// A press made while the board was not heard: the first reading after a gap showed the
+    /// side to move's clock stopped, so that side pressed, and its move (not seen yet, or
+    /// still to be found) is recorded with this reading.
+    unseen_press: Option<(Side, ClockReading)>,
     /// Before the first game: a complete set-up that is not the start position, and since when.
     setup: Option<(Orientation, G::Reading, Millis, String)>,
 }
@@ -379,6 +383,7 @@ impl<G: GameKind> Tracker<G> {
             clock: None,
             white_on_left_votes: 0,
             press: None,
+            unseen_press: None,
             setup: None,
             sensed_changed_at: 0,
         }
@@ -424,6 +429,7 @@ impl<G: GameKind> Tracker<G> {
     pub fn gap(&mut self, at: Millis) {
         self.press = None;
         self.clock = None;
+        self.unseen_press = None;
         self.sensed_changed_at = at;
         let Some(g) = self.game.as_mut() else {
             return;
@@ -714,7 +720,11 @@ impl<G: GameKind> Tracker<G> {
             .clock
             .is_some_and(|prev| prev.lever_right_high != reading.lever_right_high);
         let was_running = self.clock.is_some_and(|prev| prev.running);
+        let first = self.clock.is_none();
         self.clock = Some(reading);
+        if first && reading.running {
+            self.note_unseen_press(reading);
+        }
         self.check_clock(at, reading, out);
         let Some(g) = self.game.as_ref() else {
             return;
@@ -755,6 +765,23 @@ impl<G: GameKind> Tracker<G> {
             self.record_press(at, clock, running, out);
         }
         self.press = Some((at, reading, was_running));
+    }
+
+    /// The first clock reading of a game or after a gap: if it shows the side to move's clock
+    /// stopped, that side pressed unseen (see [`Tracker::unseen_press`]).
+    fn note_unseen_press(&mut self, reading: ClockReading) {
+        let white_on_left = self.white_on_left();
+        let Some(g) = self.game.as_ref() else {
+            return;
+        };
+        let presser = if reading.lever_right_high == white_on_left {
+            Side::White
+        } else {
+            Side::Black
+        };
+        if !g.ended && presser == Side::of_ply(g.base as u32 + 1) {
+            self.unseen_press = Some((presser, reading));
+        }
     }
 
     /// The sensed board changed (or was dumped).
@@ -1387,6 +1414,13 @@ impl<G: GameKind> Tracker<G> {
         }
         for (mv, node) in prov {
             let ply = g.moves.len();
+            let clock = match self.unseen_press {
+                Some((side, reading)) if side == Side::of_ply(ply as u32 + 1) => {
+                    self.unseen_press = None;
+                    Some(reading)
+                }
+                _ => clock,
+            };
             let rec = recorded::<G>(&g.nodes[ply].pos, &mv, &node, ply, at, clock, white_on_left);
             g.moves.push(mv);
             g.nodes.push(node);
