@@ -411,6 +411,12 @@ impl<B: Board> Pipeline<B> {
         self.memory = MemoryRead::Done;
     }
 
+    /// Whether the sensed board fits what the tracker believes (no piece in the hand, nothing
+    /// unexplained).
+    pub fn board_fits(&self) -> bool {
+        self.tracker.board_fits()
+    }
+
     /// Whether, after a gap, the record does not reach what the board shows.
     pub fn is_lost(&self) -> bool {
         self.tracker.is_lost()

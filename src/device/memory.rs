@@ -31,16 +31,19 @@ use crate::{
 };
 
 /// Made-up time from one token to the next: a field token written under ~250 ms after the one
-/// before (the r bit) and a clock press come 100 ms later, any other token 500 ms later (more than the tracker's
-/// settle time, so a move made without a clock is recorded), but the field tokens right after
-/// a clock press (up to [`PRESS_WINDOW_TOKENS`], as many as a castling writes) only 50 ms apart:
-/// a board writes a press as soon as the lever moves, and the last squares of the move may be
-/// scanned just after it (a full scan takes 200-250 ms, dgt-notes 1.1); the tracker records a
-/// press one scan (300 ms) after it, with the squares seen by then, so every square the log
-/// holds between the press and the next token of its own must come within that scan.
+/// before (the r bit) comes 100 ms later, any other token 500 ms later (more than the tracker's
+/// settle time, so a move made without a clock is recorded), but the first token after a clock
+/// press only 200 ms later, and, when the press came with the move part-way, the presser's own
+/// squares right after it (up to [`PRESS_WINDOW_TOKENS`], as many as a castling writes) 50 ms
+/// apart: a board writes a press
+/// as soon as the lever moves, and the last squares of the move may be scanned just after it (a
+/// full scan takes 200-250 ms, dgt-notes 1.1); the tracker records a press one scan (300 ms)
+/// after it, with the squares seen by then. A square of the opponent's ends the window: the
+/// reply begun (or the kings' gesture) comes after the press is recorded.
 const QUICK_MS: Millis = 100;
 const STEP_MS: Millis = 500;
-const AFTER_PRESS_MS: Millis = 50;
+const AFTER_PRESS_MS: Millis = 200;
+const PRESSER_SQUARE_MS: Millis = 50;
 const PRESS_WINDOW_TOKENS: usize = 4;
 /// A running clock is shown again (as a live clock reports it) from this long after a press.
 const RUNNING_AFTER_MS: Millis = 1_000;
@@ -257,15 +260,32 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
     // The last press's reading, shown again before every later token: a clock running with no
     // press, as a live clock reports every second, which tells the tracker whose clock runs.
     let mut running: Option<(Millis, Frame)> = None;
-    // Field tokens still to come within the scan of the last press.
-    let mut after_press = 0usize;
+    // After a press: whether White pressed, and how many of the presser's squares may still
+    // come within its scan; and whether this is the token right after it.
+    let mut press_window: Option<(bool, usize)> = None;
+    let mut after_press = false;
     for (index, t) in in_hand_order(tokens) {
+        let presser_square = match (*t, press_window) {
+            (EeToken::Field { square, piece, .. }, Some((white, left))) if left > 0 => {
+                let code = if piece == piece::EMPTY {
+                    replayer.board[usize::from(square & 0x3f)]
+                } else {
+                    piece
+                };
+                let is_white = (piece::WPAWN..=piece::WQUEEN).contains(&code);
+                let is_black = (piece::BPAWN..=piece::BQUEEN).contains(&code);
+                (white && is_white) || (!white && is_black)
+            }
+            _ => false,
+        };
+        press_window = match press_window {
+            Some((white, left)) if presser_square => Some((white, left - 1)),
+            _ => None,
+        };
         at += match t {
-            EeToken::Field { .. } if after_press > 0 => AFTER_PRESS_MS,
+            _ if presser_square => PRESSER_SQUARE_MS,
+            _ if after_press => AFTER_PRESS_MS,
             EeToken::Field { quick: true, .. } => QUICK_MS,
-            // A press follows the move it completes at once: before the settle time, which
-            // would record the move without the clock (the clock's start is not in the log).
-            EeToken::Clock { .. } => QUICK_MS,
             _ => STEP_MS,
         };
         pipeline.tick(at);
@@ -274,10 +294,7 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
         {
             pipeline.feed_frame(at, again.clone());
         }
-        after_press = match t {
-            EeToken::Field { .. } => after_press.saturating_sub(1),
-            _ => 0,
-        };
+        after_press = false;
         if matches!(
             t,
             EeToken::Tag(
@@ -294,9 +311,17 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
         for frame in replayer.frames(t) {
             if matches!(frame, Frame::BwTime(_)) {
                 running = Some((at, frame.clone()));
-                after_press = PRESS_WINDOW_TOKENS;
+                after_press = true;
             }
-            pipeline.feed_frame(at, frame);
+            pipeline.feed_frame(at, frame.clone());
+            // A press while the board shows a move part-way (a castling's rook still to come):
+            // the presser's squares that follow come within its scan.
+            if let (Frame::BwTime(_), EeToken::Clock { left, .. }) = (&frame, *t)
+                && !pipeline.board_fits()
+            {
+                // The lever goes high on the right when the left player presses.
+                press_window = Some((left == pipeline.white_on_left(), PRESS_WINDOW_TOKENS));
+            }
         }
         collect(&mut pipeline, index, &mut games);
     }

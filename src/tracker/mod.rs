@@ -452,6 +452,12 @@ impl<G: GameKind> Tracker<G> {
         self.game.as_ref().is_some_and(|g| g.lost.is_some())
     }
 
+    /// Whether the sensed board is one the belief explains (nothing in the hands, nothing
+    /// unexplained).
+    pub fn board_fits(&self) -> bool {
+        self.game.as_ref().is_none_or(|g| g.unexplained.is_none())
+    }
+
     /// Whether the board has been lost long enough for `thread_lost` to be raised.
     pub fn thread_lost(&self) -> bool {
         self.game
@@ -665,6 +671,9 @@ impl<G: GameKind> Tracker<G> {
                 not_before: 0,
             });
         };
+        if let Some(lost) = g.lost.as_mut() {
+            lost.unexplained_since.get_or_insert(at);
+        }
         if g.failed_search_key == Some(key) {
             unexplained(g);
             return true;
@@ -677,7 +686,6 @@ impl<G: GameKind> Tracker<G> {
         let Some(lost) = g.lost.as_mut() else {
             return false;
         };
-        lost.unexplained_since.get_or_insert(at);
         match found {
             Ok(path) => {
                 let since = lost.since;
@@ -741,7 +749,7 @@ impl<G: GameKind> Tracker<G> {
             && g.unexplained.is_none()
             && g.base == g.moves.len();
         if !pressed {
-            if reading.running && fits_record && g.prov.is_empty() {
+            if reading.running && self.press.is_none() && g.lost.is_none() {
                 let white_to_move = g.moves.len() % 2 == 0;
                 let left_runs = !reading.lever_right_high;
                 self.white_on_left_votes += if left_runs == white_to_move { 1 } else { -1 };
@@ -949,6 +957,14 @@ impl<G: GameKind> Tracker<G> {
         if !g.gesture_reported
             && let Some(proposed) = shown
         {
+            // A press waiting its scan completed the presser's move before the kings moved:
+            // that move stands.
+            if let Some((_, clock, running)) = self.press.take() {
+                self.record_press(at, clock, running, out);
+            }
+            let Some(g) = self.game.as_mut() else {
+                return;
+            };
             while let Some((mv, _)) = g.prov.last() {
                 let parent = g.parent().map(|p| p.pos.clone());
                 match parent {
