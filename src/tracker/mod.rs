@@ -86,7 +86,7 @@ impl Default for TrackerSettings {
             new_game_min_plies: 2,
             two_ply_max_distance: 8,
             scan_ms: 300,
-            gap_plies: 4,
+            gap_plies: 2,
             gap_nodes: 20_000,
             lost_after_ms: 2_000,
             revise_depth: 2,
@@ -366,6 +366,8 @@ pub struct Tracker<G: GameKind> {
     /// side to move's clock stopped, so that side pressed, and its move (not seen yet, or
     /// still to be found) is recorded with this reading.
     unseen_press: Option<(Side, ClockReading)>,
+    /// Presses still to come after a gap that are not judged.
+    presses_after_gap: u8,
     /// Before the first game: a complete set-up that is not the start position, and since when.
     setup: Option<(Orientation, G::Reading, Millis, String)>,
 }
@@ -384,6 +386,7 @@ impl<G: GameKind> Tracker<G> {
             white_on_left_votes: 0,
             press: None,
             unseen_press: None,
+            presses_after_gap: 0,
             setup: None,
             sensed_changed_at: 0,
         }
@@ -430,6 +433,7 @@ impl<G: GameKind> Tracker<G> {
         self.press = None;
         self.clock = None;
         self.unseen_press = None;
+        self.presses_after_gap = 2;
         self.sensed_changed_at = at;
         let Some(g) = self.game.as_mut() else {
             return;
@@ -1185,11 +1189,15 @@ impl<G: GameKind> Tracker<G> {
         out: &mut Vec<TrackerEvent>,
     ) {
         let max_distance = self.settings.displaced_max_distance;
+        // The first press of each side after a gap may complete a move made, or pressed for,
+        // while the board was not heard: it is not judged.
+        let after_gap = self.presses_after_gap > 0;
+        self.presses_after_gap = self.presses_after_gap.saturating_sub(1);
         let Some(g) = self.game.as_mut() else {
             return;
         };
         // After a gap the record lags the board: a press is no evidence of anything.
-        if g.ended || g.lost.is_some() {
+        if g.ended || g.lost.is_some() || after_gap {
             return;
         }
         // A press that completes a move of the presser's not yet recorded is what presses are for
