@@ -39,6 +39,7 @@ use crate::{
         folder::{self, FolderRelay},
         pgn::ClockFormat,
     },
+    game::Variant,
     metrics::Metrics,
     notify::{Notifier, status_line},
     pipeline::{Dgt, Tgz},
@@ -67,6 +68,10 @@ pub struct LawsArgs {
     /// loss ladder, 14E, the director declares fivefold and 75 moves, US Chess categories).
     #[arg(long, value_enum)]
     pub federation: Option<Federation>,
+    /// standard or chess960 (any of the 960 start positions begins a game; default: the
+    /// config's, else standard).
+    #[arg(long, value_enum)]
+    pub variant: Option<Variant>,
 }
 
 impl LawsArgs {
@@ -75,6 +80,7 @@ impl LawsArgs {
         self.apply(LawsSetup {
             cfg: LawsConfig::for_edition(Laws::default()),
             time_control: None,
+            variant: Variant::Standard,
         })
     }
 
@@ -94,6 +100,9 @@ impl LawsArgs {
         }
         if let Some(tc) = &self.time_control {
             base.time_control = Some(tc.clone());
+        }
+        if let Some(v) = self.variant {
+            base.variant = v;
         }
         base
     }

@@ -878,6 +878,7 @@ mod tests {
         b.apply(&TrackerEvent::GameStarted {
             at_ms: 2,
             orientation: crate::sensor::Orientation::Normal,
+            start: None,
         });
         assert_eq!(b.snapshot().kind, Kind::Togyz);
         assert_eq!(b.snapshot().ply, 0);
@@ -936,6 +937,7 @@ mod tests {
             &TrackerEvent::GameStarted {
                 at_ms: 1,
                 orientation: crate::sensor::Orientation::Normal,
+                start: None,
             },
         );
         assert_eq!(hub.snapshot().0[0].recording, Recording::Suspended);
