@@ -794,9 +794,15 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         }
     };
     let db = args.db.clone().unwrap_or_else(|| dir.join("demo.db"));
-    let games = emulator::games_from_pgn(DEMO_PGN)?;
     // The emulated clocks run the configured time control (15+10 unless told).
     let mut laws = args.laws.setup();
+    // Chess960: a random game from each board's seed (its own start position).
+    let games = match laws.variant {
+        Variant::Standard => emulator::games_from_pgn(DEMO_PGN)?,
+        Variant::Chess960 => (0..args.boards.max(1))
+            .map(|i| emulator::chess960_game(args.seed + i as u64))
+            .collect(),
+    };
     if laws.time_control.is_none() {
         laws.time_control = Some("15+10".parse()?);
     }
