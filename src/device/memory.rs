@@ -135,10 +135,16 @@ struct Replayer {
     right: Option<ClockTime>,
     /// The lever of the last reading: `Some(true)` high on the right.
     lever: Option<bool>,
+    /// The power-up listing ends at the first field token out of its order (a piece lifted, a
+    /// square listed again), not only at the next tag: a Chess960 set-up gets no BEGINPOS
+    /// (dgt-notes 1.11), so the first move follows the listing directly.
+    listing_ends_at_play: bool,
+    /// The last square of the power-up listing so far.
+    listed: Option<u8>,
 }
 
 impl Replayer {
-    fn new() -> Replayer {
+    fn new(variant: Variant) -> Replayer {
         Replayer {
             board: [piece::EMPTY; 64],
             dumped: false,
@@ -146,6 +152,8 @@ impl Replayer {
             left: None,
             right: None,
             lever: None,
+            listing_ends_at_play: variant != Variant::Standard,
+            listed: None,
         }
     }
 
@@ -159,8 +167,17 @@ impl Replayer {
         let mut out = Vec::new();
         match *t {
             EeToken::Field { square, piece, .. } => {
+                // The board lists its pieces at power-up square by square, each once.
+                let played = piece == piece::EMPTY || self.listed.is_some_and(|l| square <= l);
+                if self.powering_up && self.listing_ends_at_play && played {
+                    self.powering_up = false;
+                    if !self.dumped {
+                        out.push(self.dump());
+                    }
+                }
                 self.board[usize::from(square & 0x3f)] = piece;
                 if self.powering_up {
+                    self.listed = Some(square);
                     return out;
                 }
                 if self.dumped {
@@ -174,6 +191,7 @@ impl Replayer {
                 self.board = [piece::EMPTY; 64];
                 self.dumped = false;
                 self.powering_up = true;
+                self.listed = None;
                 return out;
             }
             _ => {}
@@ -250,7 +268,7 @@ pub fn games_from_log_in(
         Tracker::new(settings),
         LawsSetup::default().referee(),
     );
-    let mut replayer = Replayer::new();
+    let mut replayer = Replayer::new(variant);
     let mut at = start_ms;
     let mut games: Vec<(usize, Vec<TrackerEvent>)> = Vec::new();
     let collect = |pipeline: &mut DgtPipeline, index: usize, games: &mut Vec<_>| {

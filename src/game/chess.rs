@@ -429,6 +429,81 @@ mod tests {
         }
     }
 
+    /// Every Chess960 start with only kings, rooks and pawns left (every castling legal, the
+    /// king or the rook often not moving, or the two swapping squares): each successor's key is
+    /// the key of the reading after playing it, and its UCI parses back to it.
+    #[test]
+    fn chess960_castling_keys_and_uci_round_trip() {
+        let starts = chess960_starts();
+        assert_eq!(starts.len(), 960);
+        let mut castles = 0;
+        for (n, start) in starts.iter().enumerate() {
+            let mut setup = start.to_setup(EnPassantMode::Legal);
+            let keep = setup.board.kings() | setup.board.rooks() | setup.board.pawns();
+            for sq in setup.board.occupied() & !keep {
+                setup.board.discard_piece_at(sq);
+            }
+            let pos = Chess::from_setup(setup, CastlingMode::Chess960).unwrap();
+            let before = castles;
+            for side in [pos.clone(), {
+                let mut p = pos.clone();
+                p.play_unchecked(Move::Normal {
+                    role: Role::Pawn,
+                    from: Square::A2,
+                    capture: None,
+                    to: Square::A3,
+                    promotion: None,
+                });
+                p
+            }] {
+                let mut succ = Vec::new();
+                let key = ChessGame::reading_key(&ChessGame::reading(&side));
+                ChessGame::successors(&side, key, &mut succ);
+                for (key, m) in succ {
+                    let after = ChessGame::play(&side, &m);
+                    let expected = ChessGame::reading_key(&ChessGame::reading(&after));
+                    assert_eq!(key, expected, "start {n} {m:?}");
+                    let uci = ChessGame::uci(&side, &m).unwrap();
+                    assert_eq!(ChessGame::parse_move(&side, &uci), Some(m), "{uci}");
+                    if m.is_castle() {
+                        castles += 1;
+                        let san = ChessGame::notation(&side, &m, &after, true);
+                        assert!(san.starts_with("O-O"), "{san}");
+                    }
+                }
+            }
+            // Each colour castles at least one way (both, unless the other rook stands on the
+            // castling rook's square, as in `RKR` on f1-h1).
+            assert!(castles - before >= 2, "start {n}");
+        }
+    }
+
+    #[test]
+    fn chess960_starts_are_all_different_and_read_back_from_their_fen() {
+        let mut keys: Vec<u64> = chess960_starts()
+            .iter()
+            .map(|p| ChessGame::reading_key(&ChessGame::reading(p)))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), 960);
+        assert_eq!(
+            chess960_starts()[518].board(),
+            Chess::default().board(),
+            "518 is the standard position"
+        );
+        for pos in chess960_starts() {
+            let text = ChessGame::position_text(pos);
+            let back = ChessGame::parse_start(&text).unwrap();
+            assert_eq!(back.board(), pos.board());
+            assert_eq!(
+                back.castles().castling_rights(),
+                pos.castles().castling_rights()
+            );
+        }
+        assert_eq!(chess960_start(960), None);
+    }
+
     #[test]
     fn piece_codes_round_trip() {
         for code in 1..=12u8 {

@@ -335,9 +335,9 @@ pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<String> {
         {
             wrong.push("White's king does not stand between its rooks".to_string());
         }
-        for f in 0..8 {
+        for (f, &own) in white.iter().enumerate() {
             let mirrored = reading.0[56 + f];
-            if mirrored != white[f] + 6 {
+            if mirrored != own + 6 {
                 wrong.push(format!(
                     "{}: {} (Black's pieces mirror White's)",
                     square(56 + f),

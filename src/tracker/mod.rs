@@ -1324,3 +1324,6 @@ fn recorded<G: GameKind>(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod chess960_tests;
