@@ -198,6 +198,8 @@ pub struct BoardLive {
     result: Option<String>,
     result_final: bool,
     termination: Option<String>,
+    /// A Chess960 game's start position, shown before the first move.
+    start_fen: Option<String>,
 }
 
 impl BoardLive {
@@ -227,6 +229,7 @@ impl BoardLive {
             result: None,
             result_final: false,
             termination: None,
+            start_fen: None,
         };
         for mv in moves {
             board.push_move(mv);
@@ -238,7 +241,10 @@ impl BoardLive {
         match self.plies.last() {
             Some(p) => p.fen.clone(),
             None => match self.kind {
-                Kind::Chess => START_FEN.to_owned(),
+                Kind::Chess => self
+                    .start_fen
+                    .clone()
+                    .unwrap_or_else(|| START_FEN.to_owned()),
                 Kind::Togyz => tnotation::to_fen(&togyz::Position::new()),
             },
         }
@@ -269,7 +275,9 @@ impl BoardLive {
     /// Folds a durable tracker event in; returns the SSE event name and its fields.
     pub fn apply(&mut self, event: &TrackerEvent) -> (&'static str, Value) {
         match event {
-            TrackerEvent::GameStarted { orientation, .. } => {
+            TrackerEvent::GameStarted {
+                orientation, start, ..
+            } => {
                 let (name, number, connection) = (self.name.clone(), self.number, self.connection);
                 let clock = self.clock;
                 let store_error = self.store_error.take();
@@ -277,6 +285,7 @@ impl BoardLive {
                 self.connection = connection;
                 self.clock = clock;
                 self.store_error = store_error;
+                self.start_fen = start.clone();
                 (
                     "game_started",
                     json!({ "orientation": orientation.as_str() }),
