@@ -198,6 +198,11 @@ fn castling_styles(script: &BoardScript, tally: &mut BTreeMap<Style, usize>) {
     }
 }
 
+/// Every game exact, every castling hand order played. Known open (issue 14, item 5: "prefer the
+/// explanation that keeps what presses confirmed"): games 57 and 106 fail, not by anything of
+/// Chess960 but by the tracker's "a different move a few plies back" rule, which takes a
+/// capture slid through a square with its victim lifted first (Qe3xa3 resting on d3; Rb4xb2 on
+/// b3) for a misreading two pressed plies back (`show_one_game` shows them).
 #[test]
 fn three_hundred_seeded_chess960_games_are_recorded_exactly() {
     const GAMES: u64 = 300;

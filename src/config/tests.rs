@@ -151,7 +151,10 @@ fn tournament_values() {
     assert_eq!(c.tournament.variant, crate::game::Variant::Chess960);
     assert_eq!(c.laws_setup().variant, crate::game::Variant::Chess960);
     assert!(c.summary().contains("variant: chess960\n"));
-    assert_eq!(ok(EXAMPLE).tournament.variant, crate::game::Variant::Standard);
+    assert_eq!(
+        ok(EXAMPLE).tournament.variant,
+        crate::game::Variant::Standard
+    );
     let e = one_error("[tournament]\nevent = \"Open\"\ntime_control = \"90+x\"\n");
     assert!(
         e.starts_with("venue.toml:3:16: invalid time control \"90+x\": "),
