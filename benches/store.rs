@@ -114,6 +114,7 @@ fn game_batch(board: BoardId, moves: &[RecordedMove]) -> Vec<Write> {
     let start = TrackerEvent::GameStarted {
         at_ms: 0,
         orientation: Orientation::Normal,
+        start: None,
     };
     std::iter::once(start)
         .chain(moves.iter().cloned().map(TrackerEvent::Move))

@@ -15,6 +15,7 @@ use crate::{
     device::{self, discover},
     emulator::{self, EmulatorOptions, PtyOptions},
     export::{self, ExportOptions, Format, SheetOptions, pgn::ClockFormat},
+    game::Variant,
     pairings::{self, PairingsFormat},
     store::{Action, Decision, GameId, HistoryEntry, ResultReason, Ruling, Store},
     tracker::TrackerEvent,
@@ -130,11 +131,18 @@ pub enum Command {
         /// How long to wait for the board's reply, in seconds.
         #[arg(long, default_value_t = 30)]
         timeout: u64,
+        /// standard or chess960: which start positions begin a game in the memory.
+        #[arg(long, value_enum, default_value_t = Variant::Standard)]
+        variant: Variant,
     },
-    /// A virtual DGT board with a clock on a pseudo-terminal, playing a game from a PGN file.
+    /// A virtual DGT board with a clock on a pseudo-terminal, playing a game from a PGN file
+    /// (or, with `--variant chess960` and no `--pgn`, a random Chess960 game from `--seed`).
     Emulate {
-        #[arg(long)]
-        pgn: PathBuf,
+        #[arg(long, required_unless_present = "variant")]
+        pgn: Option<PathBuf>,
+        /// chess960 without --pgn: a seeded random Chess960 game (start position and moves).
+        #[arg(long, value_enum)]
+        variant: Option<Variant>,
         /// Which game of the file (1-based).
         #[arg(long, default_value_t = 1)]
         game: usize,
@@ -360,9 +368,18 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             from,
             board,
             timeout,
-        } => import_memory(&db, port.as_deref(), from.as_deref(), board, timeout),
+            variant,
+        } => import_memory(
+            &db,
+            port.as_deref(),
+            from.as_deref(),
+            board,
+            timeout,
+            variant,
+        ),
         Command::Emulate {
             pgn,
+            variant,
             game,
             speed,
             seed,
@@ -374,15 +391,30 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             unplug_for_ms,
             linger_ms,
         } => {
-            let text = std::fs::read_to_string(&pgn)
-                .with_context(|| format!("reading {}", pgn.display()))?;
-            let games = emulator::games_from_pgn(&text)?;
-            let Some(chosen) = game.checked_sub(1).and_then(|i| games.get(i)) else {
-                bail!(
-                    "{} has {} game(s); --game {game} is not one of them",
-                    pgn.display(),
-                    games.len()
-                );
+            let chosen = match (&pgn, variant) {
+                (Some(pgn), _) => {
+                    let text = std::fs::read_to_string(pgn)
+                        .with_context(|| format!("reading {}", pgn.display()))?;
+                    let games = emulator::games_from_pgn(&text)?;
+                    let Some(chosen) = game.checked_sub(1).and_then(|i| games.get(i)) else {
+                        bail!(
+                            "{} has {} game(s); --game {game} is not one of them",
+                            pgn.display(),
+                            games.len()
+                        );
+                    };
+                    chosen.clone()
+                }
+                (None, Some(Variant::Chess960)) => {
+                    let chosen = emulator::chess960_game(seed);
+                    eprintln!(
+                        "Chess960, seed {seed}: {} ({} plies)",
+                        chosen.tag("FEN").unwrap_or("?"),
+                        chosen.moves.len()
+                    );
+                    chosen
+                }
+                (None, _) => bail!("say --pgn FILE, or --variant chess960 for a random game"),
             };
             let opts = EmulatorOptions {
                 speed,
@@ -391,7 +423,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 clock: !no_clock,
                 ..EmulatorOptions::default()
             };
-            let script = emulator::script_pgn(chosen, &opts)?;
+            let script = emulator::script_pgn(&chosen, &opts)?;
             let pty = PtyOptions {
                 link,
                 capture_out,
@@ -636,6 +668,7 @@ fn import_memory(
     from: Option<&std::path::Path>,
     number: Option<u32>,
     timeout: u64,
+    variant: Variant,
 ) -> anyhow::Result<()> {
     use crate::{
         device::{Direction, memory},
@@ -655,7 +688,7 @@ fn import_memory(
     let log = memory::log_from_bytes(&bytes, &source)?;
     let tokens = memory::parse_log(&log).with_context(|| format!("{source}: board memory"))?;
     let at = now_ms()?;
-    let games = memory::games_from_log(&tokens, at);
+    let games = memory::games_from_log_in(&tokens, at, variant);
 
     let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
     let board = match number {

@@ -20,6 +20,7 @@ use serde_spanned::Spanned;
 use crate::{
     arbiter::{Federation, Laws, LawsConfig, LawsOverrides, LawsSetup, Supervision, TimeControl},
     export::pgn::ClockFormat,
+    game::Variant,
     sensor::dgt::ClockLayout,
 };
 
@@ -67,6 +68,9 @@ pub struct Tournament {
     /// Whose rules: FIDE's edition, or the US Chess preset over it.
     pub federation: Federation,
     pub supervision: Supervision,
+    /// Standard chess or Chess960 (the chess boards' start positions; togyz boards play their
+    /// one game whatever it says).
+    pub variant: Variant,
 }
 
 /// The game a board is made for.
@@ -277,6 +281,7 @@ struct RawTournament {
     laws: Option<Spanned<String>>,
     federation: Option<Spanned<String>>,
     supervision: Option<Spanned<String>>,
+    variant: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -489,6 +494,7 @@ impl Config {
         LawsSetup {
             cfg: self.laws.clone(),
             time_control: self.tournament.time_control.clone(),
+            variant: self.tournament.variant,
         }
     }
 
@@ -521,6 +527,9 @@ impl Config {
             },
             self.laws.supervision.as_str()
         ));
+        if t.variant != Variant::Standard {
+            out.push_str(&format!("variant: {}\n", t.variant));
+        }
         out.push_str(&format!("boards: {}\n", self.boards.len()));
         for b in &self.boards {
             out.push_str(&format!(
@@ -709,6 +718,19 @@ fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament {
                     "unknown federation {:?}; valid: {}",
                     f.get_ref(),
                     list(&Federation::ALL, Federation::as_str)
+                ),
+            ),
+        }
+    }
+    if let Some(v) = &t.variant {
+        match v.get_ref().parse::<Variant>() {
+            Ok(v) => out.variant = v,
+            Err(_) => ck.at(
+                v.span(),
+                format!(
+                    "unknown variant {:?}; valid: {}",
+                    v.get_ref(),
+                    list(&Variant::ALL, Variant::as_str)
                 ),
             ),
         }

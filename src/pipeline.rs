@@ -406,7 +406,10 @@ impl<B: Board> Pipeline<B> {
     /// searched instead.
     pub fn memory_not_read(&mut self, why: &str) {
         if let MemoryRead::Asked(since) = self.memory {
-            warn!(asked_at_ms = since, why, "the board's memory could not be read");
+            warn!(
+                asked_at_ms = since,
+                why, "the board's memory could not be read"
+            );
         }
         self.memory = MemoryRead::Done;
     }

@@ -35,6 +35,7 @@ fn laws(edition: Laws, time_control: Option<&str>) -> LawsSetup {
     LawsSetup {
         cfg: LawsConfig::for_edition(edition),
         time_control: time_control.map(|t| t.parse::<TimeControl>().expect("time control")),
+        ..LawsSetup::default()
     }
 }
 
@@ -490,6 +491,7 @@ fn uscf(time_control: &str) -> LawsSetup {
     LawsSetup {
         cfg: LawsConfig::preset(Laws::Fide2023, Federation::Uscf),
         time_control: Some(time_control.parse().expect("time control")),
+        ..LawsSetup::default()
     }
 }
 

@@ -62,6 +62,7 @@ fn run_corpus(scale: f64, rotated_every: usize) -> Vec<String> {
                     let laws = LawsSetup {
                         cfg: LawsConfig::for_edition(Laws::Fide2009),
                         time_control: None,
+                        ..LawsSetup::default()
                     };
                     let mut failures = Vec::new();
                     let (mut plies, mut revisions, mut takebacks, mut alarms) = (0, 0, 0, 0);

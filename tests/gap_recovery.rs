@@ -17,7 +17,7 @@ use std::path::Path;
 
 use boardscribe::{
     Millis,
-    arbiter::{IrregularityKind, Judge as _, Laws, LawsConfig, LawsSetup},
+    arbiter::{IrregularityKind, Laws, LawsConfig, LawsSetup},
     device::{Direction, memory::EeRecorder},
     emulator::{self, BoardScript, EmulatorOptions, Payload, PgnGame},
     game::Kind,
@@ -134,10 +134,16 @@ fn resumed_pipeline(store: &Store, id: BoardId, laws: &LawsSetup, at: Millis) ->
     let Some(open) = store.open_game(id).unwrap() else {
         return fresh_pipeline(id, laws);
     };
-    let tracker =
-        Tracker::resume(laws.tracker_settings(), open.orientation, &open.moves, at).unwrap();
+    let tracker = Tracker::resume(
+        laws.tracker_settings(),
+        open.orientation,
+        None,
+        &open.moves,
+        at,
+    )
+    .unwrap();
     let mut judge = laws.referee();
-    judge.resume(&open.moves);
+    judge.resume(None, &open.moves);
     DgtPipeline::new(id, tracker, judge)
 }
 
@@ -178,6 +184,7 @@ fn laws() -> LawsSetup {
     LawsSetup {
         cfg: LawsConfig::for_edition(Laws::Fide2009),
         time_control: None,
+        variant: Default::default(),
     }
 }
 
@@ -210,7 +217,15 @@ fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
         }
         if in_gap && at >= gap_to {
             in_gap = false;
-            reconnect(trial, &mut store, &mut pipeline, &mut board, id, &laws, gap_to);
+            reconnect(
+                trial,
+                &mut store,
+                &mut pipeline,
+                &mut board,
+                id,
+                &laws,
+                gap_to,
+            );
         }
         if let Payload::Frame(f) = &e.payload {
             board.play(at, f);
@@ -228,7 +243,15 @@ fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
         last = at;
     }
     if in_gap {
-        reconnect(trial, &mut store, &mut pipeline, &mut board, id, &laws, gap_to);
+        reconnect(
+            trial,
+            &mut store,
+            &mut pipeline,
+            &mut board,
+            id,
+            &laws,
+            gap_to,
+        );
         last = last.max(gap_to);
     }
     for tick in (last + 100..last + 5_000).step_by(100) {
@@ -332,7 +355,11 @@ fn trials(memory: Memory, n: usize, salt: u64, games: usize) -> Vec<Trial> {
                 2 => rng.random_range(10_000..30_000),
                 _ => rng.random_range(30_000..90_000),
             },
-            brk: if i % 2 == 0 { Break::Unplug } else { Break::Kill },
+            brk: if i % 2 == 0 {
+                Break::Unplug
+            } else {
+                Break::Kill
+            },
             memory,
         })
         .collect()
@@ -409,9 +436,12 @@ fn with_memory_every_gap_is_recovered_exactly() {
         // a ply carries (from memory, or from the presses heard again) are counted.
         let clock_differs =
             |i: usize| (o.got[i].1, o.got[i].2) != (o.expected[i].1, o.expected[i].2);
-        let differs = |i: usize| o.got[i].0 != o.expected[i].0 || (i < o.before && clock_differs(i));
+        let differs =
+            |i: usize| o.got[i].0 != o.expected[i].0 || (i < o.before && clock_differs(i));
         let common = o.got.len().min(o.expected.len());
-        clocks_off += (o.before.min(common)..common).filter(|&i| clock_differs(i)).count();
+        clocks_off += (o.before.min(common)..common)
+            .filter(|&i| clock_differs(i))
+            .count();
         after_gap += common.saturating_sub(o.before);
         if o.got.len() != o.expected.len() || (0..o.got.len()).any(differs) {
             let first = (0..o.got.len().min(o.expected.len())).find(|&i| differs(i));
@@ -429,7 +459,10 @@ fn with_memory_every_gap_is_recovered_exactly() {
         }
         let accused = accusations(&o);
         if !accused.is_empty() || o.kinds.iter().any(|(k, ..)| k == "thread_lost") {
-            failures.push(format!("{t:?}: irregularities raised: {accused:?} {:?}", o.kinds));
+            failures.push(format!(
+                "{t:?}: irregularities raised: {accused:?} {:?}",
+                o.kinds
+            ));
         }
     }
     eprintln!(
@@ -459,8 +492,7 @@ fn without_memory_nothing_is_invented_and_a_gap_not_resolved_raises_thread_lost(
             .zip(&o.expected)
             .enumerate()
             .position(|(i, (g, e))| g.0 != e.0 || (i < o.before && (g.1, g.2) != (e.1, e.2)));
-        if let Some(i) = invented.or((o.got.len() > o.expected.len()).then_some(o.expected.len()))
-        {
+        if let Some(i) = invented.or((o.got.len() > o.expected.len()).then_some(o.expected.len())) {
             failures.push(format!(
                 "{t:?}: ply {} recorded as {:?}, played {:?}",
                 i + 1,

@@ -213,6 +213,7 @@ fn hall() -> Hall {
                 event: TrackerEvent::GameStarted {
                     at_ms: 0,
                     orientation: Orientation::Normal,
+                    start: None,
                 },
             }])
             .unwrap();

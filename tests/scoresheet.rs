@@ -52,6 +52,7 @@ fn laws(time_control: Option<&str>) -> LawsSetup {
     LawsSetup {
         cfg: LawsConfig::for_edition(Laws::Fide2023),
         time_control: time_control.map(|t| t.parse::<TimeControl>().unwrap()),
+        ..LawsSetup::default()
     }
 }
 

@@ -100,6 +100,7 @@ fn start(board: BoardId, at_ms: u64) -> Write {
         TrackerEvent::GameStarted {
             at_ms,
             orientation: Orientation::Normal,
+            start: None,
         },
     )
 }

@@ -51,8 +51,9 @@ use crate::{
 /// What applies a game's rules to one board's tracker events: annotates them in place and adds
 /// what they cause (game ends, claims, flag falls).
 pub trait Judge {
-    /// Continues a game recorded before (after a restart), from its stored moves.
-    fn resume(&mut self, moves: &[RecordedMove]);
+    /// Continues a game recorded before (after a restart), from its stored moves played from
+    /// `start` (its stored start position, as text; `None`: the standard start).
+    fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]);
     /// Reviews the events from index `from` on, in place, adding what they cause after them.
     fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize);
     /// A clock reading: flags are reported into `out`. `white_on_left`: White's clock is the

@@ -2,7 +2,7 @@
 //!
 //! Flow: the pipeline passes every batch of tracker events through [`Referee::review`] before they
 //! are stored, and every clock reading through [`Referee::clock`]. The referee keeps the game's
-//! positions (from the moves' UCI), and so can: mark each move made in Article 8.4 time trouble;
+//! positions (from the game's start, a Chess960 one too, and the moves' UCI), and so can: mark each move made in Article 8.4 time trouble;
 //! give each irregularity its article under the configured edition, and a completed illegal move
 //! its place on the player's ladder with the penalty due (7.5.5); end the game on a dead position,
 //! fivefold repetition or 75 moves (from 2014); note a threefold or fifty-move draw as claimable;
@@ -20,16 +20,18 @@ use super::{
 };
 use crate::{
     Millis,
-    game::Outcome,
+    game::{Outcome, Variant, chess::start_of},
     sensor::dgt::ClockReading,
     tracker::{RecordedMove, Side, TrackerEvent, TrackerSettings},
 };
 
-/// The Laws an event plays under: the edition with its switches, and the time control.
+/// The Laws an event plays under: the edition with its switches, the time control, and the
+/// variant (standard chess or Chess960: which start positions begin a game).
 #[derive(Clone, Debug, Default)]
 pub struct LawsSetup {
     pub cfg: LawsConfig,
     pub time_control: Option<TimeControl>,
+    pub variant: Variant,
 }
 
 impl LawsSetup {
@@ -44,10 +46,12 @@ impl LawsSetup {
         Some(u64::from(period.base_secs) * 1000)
     }
 
-    /// Tracker settings for a board playing under these Laws (the clock check of 6.10.2).
+    /// Tracker settings for a board playing under these Laws (the clock check of 6.10.2, the
+    /// variant's start positions).
     pub fn tracker_settings(&self) -> TrackerSettings {
         TrackerSettings {
             expected_clock_ms: self.start_clock_ms(),
+            variant: self.variant,
             ..TrackerSettings::default()
         }
     }
@@ -78,8 +82,16 @@ struct Game {
 }
 
 impl Game {
-    fn new(tc: Option<&TimeControl>, cfg: &LawsConfig) -> Game {
-        let start = Chess::default();
+    /// A game from `start` (a Chess960 start's FEN; `None`, or a start that does not read: the
+    /// standard start).
+    fn new(tc: Option<&TimeControl>, cfg: &LawsConfig, start: Option<&str>) -> Game {
+        let start = start_of(start).unwrap_or_else(|| {
+            warn!(
+                ?start,
+                "referee: the game's start position does not read; the standard start"
+            );
+            Chess::default()
+        });
         Game {
             reps: Repetitions::new(&start),
             positions: vec![start],
@@ -124,8 +136,8 @@ fn side(c: Color) -> Side {
 }
 
 impl Judge for Referee {
-    fn resume(&mut self, moves: &[RecordedMove]) {
-        Referee::resume(self, moves);
+    fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
+        Referee::resume(self, start, moves);
     }
 
     /// Applies the Laws to the events from index `from` on, in place: annotates moves and
@@ -324,9 +336,10 @@ impl Referee {
         }
     }
 
-    /// Continues a game recorded before (after a restart), from its stored moves.
-    pub fn resume(&mut self, moves: &[RecordedMove]) {
-        let mut game = Game::new(self.tc.as_ref(), &self.cfg);
+    /// Continues a game recorded before (after a restart), from its stored moves played from
+    /// `start` (a Chess960 start's FEN; `None`: the standard start).
+    pub fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
+        let mut game = Game::new(self.tc.as_ref(), &self.cfg, start);
         for m in moves {
             if !self.play(&mut game, &mut m.clone()) {
                 break;
@@ -337,8 +350,8 @@ impl Referee {
 
     /// One event: annotated in place; what it causes is returned.
     fn look_at(&mut self, event: &mut TrackerEvent) -> Option<TrackerEvent> {
-        if let TrackerEvent::GameStarted { .. } = event {
-            self.game = Some(Game::new(self.tc.as_ref(), &self.cfg));
+        if let TrackerEvent::GameStarted { start, .. } = event {
+            self.game = Some(Game::new(self.tc.as_ref(), &self.cfg, start.as_deref()));
             return None;
         }
         let mut game = self.game.take()?;

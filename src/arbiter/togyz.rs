@@ -179,7 +179,8 @@ impl TogyzReferee {
 }
 
 impl Judge for TogyzReferee {
-    fn resume(&mut self, moves: &[RecordedMove]) {
+    /// A pit board has one start position: `start` is never set.
+    fn resume(&mut self, _start: Option<&str>, moves: &[RecordedMove]) {
         let mut game = Game::new(self.rules);
         for m in moves {
             if !TogyzReferee::play(&mut game, m) {
@@ -273,6 +274,7 @@ mod tests {
             TrackerEvent::GameStarted {
                 at_ms: 0,
                 orientation: crate::sensor::Orientation::Normal,
+                start: None,
             },
             TrackerEvent::Irregularity {
                 at_ms: 5,
@@ -297,7 +299,7 @@ mod tests {
     fn a_flag_counts_only_the_flagged_players_store() {
         // After 76 (White takes 10), White's flag falls: White's store is 10, below 81: a loss.
         let mut r = TogyzReferee::new(Rules::KYRGYZ);
-        r.resume(&[mv(1, "76")]);
+        r.resume(None, &[mv(1, "76")]);
         let reading = ClockReading {
             left_ms: 0,
             right_ms: 60_000,

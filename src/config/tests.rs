@@ -143,6 +143,18 @@ fn tournament_values() {
         one_error("[tournament]\nsupervision = \"partial\"\n"),
         "venue.toml:2:15: unknown supervision \"partial\"; valid: full, reduced"
     );
+    assert_eq!(
+        one_error("[tournament]\nvariant = \"fischer-random\"\n"),
+        "venue.toml:2:11: unknown variant \"fischer-random\"; valid: standard, chess960"
+    );
+    let c = ok("[tournament]\nvariant = \"chess960\"\n");
+    assert_eq!(c.tournament.variant, crate::game::Variant::Chess960);
+    assert_eq!(c.laws_setup().variant, crate::game::Variant::Chess960);
+    assert!(c.summary().contains("variant: chess960\n"));
+    assert_eq!(
+        ok(EXAMPLE).tournament.variant,
+        crate::game::Variant::Standard
+    );
     let e = one_error("[tournament]\nevent = \"Open\"\ntime_control = \"90+x\"\n");
     assert!(
         e.starts_with("venue.toml:3:16: invalid time control \"90+x\": "),

@@ -27,7 +27,7 @@ use crate::{
         Direction, discover,
         serial::{self, Backoff, Watchdog, now_ms},
     },
-    game::{Kind, togyz::TogyzGame},
+    game::{GameKind, Kind, togyz::TogyzGame},
     metrics::Metrics,
     pipeline::{Board, Dgt, Pipeline, PipelineStats, Tgz},
     protocol::tgz,
@@ -152,10 +152,25 @@ pub fn prepare<B: BoardKit>(
     let mut resumed = Vec::new();
     let tracker = match store.open_game(id)? {
         Some(open) => {
-            match Tracker::resume(settings.clone(), open.orientation, &open.moves, now_ms()) {
+            // A Chess960 game goes on from its own start position (none stored: the standard
+            // one); a start that does not read is a game that does not replay.
+            let start = match open.start_position.as_deref() {
+                None => Some(None),
+                Some(text) => B::Game::parse_start(text).map(Some),
+            };
+            let resumed_tracker = start.and_then(|start| {
+                Tracker::resume(
+                    settings.clone(),
+                    open.orientation,
+                    start,
+                    &open.moves,
+                    now_ms(),
+                )
+            });
+            match resumed_tracker {
                 Some(t) => {
                     info!(board = %name, game = open.id.0, plies = open.moves.len(), "resuming game");
-                    judge.resume(&open.moves);
+                    judge.resume(open.start_position.as_deref(), &open.moves);
                     game = Some(open.id);
                     resumed = open.moves;
                     t

@@ -39,6 +39,7 @@ use crate::{
         folder::{self, FolderRelay},
         pgn::ClockFormat,
     },
+    game::Variant,
     metrics::Metrics,
     notify::{Notifier, status_line},
     pipeline::{Dgt, Tgz},
@@ -67,6 +68,10 @@ pub struct LawsArgs {
     /// loss ladder, 14E, the director declares fivefold and 75 moves, US Chess categories).
     #[arg(long, value_enum)]
     pub federation: Option<Federation>,
+    /// standard or chess960 (any of the 960 start positions begins a game; default: the
+    /// config's, else standard).
+    #[arg(long, value_enum)]
+    pub variant: Option<Variant>,
 }
 
 impl LawsArgs {
@@ -75,6 +80,7 @@ impl LawsArgs {
         self.apply(LawsSetup {
             cfg: LawsConfig::for_edition(Laws::default()),
             time_control: None,
+            variant: Variant::Standard,
         })
     }
 
@@ -94,6 +100,9 @@ impl LawsArgs {
         }
         if let Some(tc) = &self.time_control {
             base.time_control = Some(tc.clone());
+        }
+        if let Some(v) = self.variant {
+            base.variant = v;
         }
         base
     }
@@ -246,7 +255,9 @@ pub fn print_event(board: &str, event: &TrackerEvent) {
                 crate::tracker::RecoverySource::Memory => "the board's memory",
                 crate::tracker::RecoverySource::Search => "the only moves that fit the board",
             };
-            println!("{board}: plies {from_ply} to {to_ply}, missed while the board was not heard, recovered from {from}");
+            println!(
+                "{board}: plies {from_ply} to {to_ply}, missed while the board was not heard, recovered from {from}"
+            );
         }
         TrackerEvent::Resolved { id, how, .. } => {
             println!("{board}: irregularity {id} resolved: {how}");
@@ -797,9 +808,15 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         }
     };
     let db = args.db.clone().unwrap_or_else(|| dir.join("demo.db"));
-    let games = emulator::games_from_pgn(DEMO_PGN)?;
     // The emulated clocks run the configured time control (15+10 unless told).
     let mut laws = args.laws.setup();
+    // Chess960: a random game from each board's seed (its own start position).
+    let games = match laws.variant {
+        Variant::Standard => emulator::games_from_pgn(DEMO_PGN)?,
+        Variant::Chess960 => (0..args.boards.max(1))
+            .map(|i| emulator::chess960_game(args.seed + i as u64))
+            .collect(),
+    };
     if laws.time_control.is_none() {
         laws.time_control = Some("15+10".parse()?);
     }

@@ -7,16 +7,20 @@
 //! and the events are cut into games at each `GameStarted`. Each game carries a digest of its
 //! tokens, so an import can tell a game it already stored. [`read_dump`] and [`fetch_from_port`]
 //! are the edges: the reply bytes from a file or capture, or from a board on a serial port.
+//! A board writes BEGINPOS only for the standard start (dgt-notes 1.11): a Chess960 set-up is
+//! read from its field tokens, by a tracker that knows the 960 starts ([`games_from_log_in`]).
 
 use std::{path::Path, time::Duration};
 
 use crate::{
     Millis,
+    arbiter::LawsSetup,
     device::{
         Direction,
         capture::{CaptureError, parse_capture},
         serial,
     },
+    game::Variant,
     pipeline::DgtPipeline,
     protocol::{
         FrameReader,
@@ -27,7 +31,7 @@ use crate::{
     },
     sensor::Orientation,
     store::{BoardId, Write},
-    tracker::{RecordedMove, TrackerEvent},
+    tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
 };
 
 /// Made-up time from one token to the next: a field token written under ~250 ms after the one
@@ -116,9 +120,13 @@ fn start_position() -> [u8; 64] {
     b
 }
 
-/// FNV-1a over a game's orientation, moves and clocks, as text.
-fn digest(orientation: Orientation, moves: &[RecordedMove]) -> u64 {
+/// FNV-1a over a game's orientation, start (a Chess960 one; none for the standard start, so the
+/// digests of standard games stay what they were), moves and clocks, as text.
+fn digest(orientation: Orientation, start: Option<&str>, moves: &[RecordedMove]) -> u64 {
     let mut text = String::from(orientation.as_str());
+    if let Some(start) = start {
+        text.push_str(&format!(" [{start}]"));
+    }
     for m in moves {
         let clock = |c: Option<u64>| c.map_or("-".to_owned(), |ms| ms.to_string());
         text.push_str(&format!(
@@ -144,10 +152,16 @@ struct Replayer {
     right: Option<ClockTime>,
     /// The lever of the last reading: `Some(true)` high on the right.
     lever: Option<bool>,
+    /// The power-up listing ends at the first field token out of its order (a piece lifted, a
+    /// square listed again), not only at the next tag: a Chess960 set-up gets no BEGINPOS
+    /// (dgt-notes 1.11), so the first move follows the listing directly.
+    listing_ends_at_play: bool,
+    /// The last square of the power-up listing so far.
+    listed: Option<u8>,
 }
 
 impl Replayer {
-    fn new() -> Replayer {
+    fn new(variant: Variant) -> Replayer {
         Replayer {
             board: [piece::EMPTY; 64],
             dumped: false,
@@ -155,6 +169,8 @@ impl Replayer {
             left: None,
             right: None,
             lever: None,
+            listing_ends_at_play: variant != Variant::Standard,
+            listed: None,
         }
     }
 
@@ -168,8 +184,17 @@ impl Replayer {
         let mut out = Vec::new();
         match *t {
             EeToken::Field { square, piece, .. } => {
+                // The board lists its pieces at power-up square by square, each once.
+                let played = piece == piece::EMPTY || self.listed.is_some_and(|l| square <= l);
+                if self.powering_up && self.listing_ends_at_play && played {
+                    self.powering_up = false;
+                    if !self.dumped {
+                        out.push(self.dump());
+                    }
+                }
                 self.board[usize::from(square & 0x3f)] = piece;
                 if self.powering_up {
+                    self.listed = Some(square);
                     return out;
                 }
                 if self.dumped {
@@ -183,6 +208,7 @@ impl Replayer {
                 self.board = [piece::EMPTY; 64];
                 self.dumped = false;
                 self.powering_up = true;
+                self.listed = None;
                 return out;
             }
             _ => {}
@@ -237,11 +263,29 @@ impl Replayer {
     }
 }
 
-/// Interprets an EE_MOVES log (oldest to newest) as games, through the chess tracker, starting
-/// the made-up clock at `start_ms`. Pure.
+/// Interprets an EE_MOVES log (oldest to newest) as games of standard chess, through the chess
+/// tracker, starting the made-up clock at `start_ms`. Pure.
 pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
-    let mut pipeline = DgtPipeline::fresh(BoardId(0));
-    let mut replayer = Replayer::new();
+    games_from_log_in(tokens, start_ms, Variant::Standard)
+}
+
+/// [`games_from_log`] for games of `variant`: under Chess960 any of its start positions set up
+/// begins a game.
+pub fn games_from_log_in(
+    tokens: &[EeToken],
+    start_ms: Millis,
+    variant: Variant,
+) -> Vec<MemoryGame> {
+    let settings = TrackerSettings {
+        variant,
+        ..TrackerSettings::default()
+    };
+    let mut pipeline = DgtPipeline::new(
+        BoardId(0),
+        Tracker::new(settings),
+        LawsSetup::default().referee(),
+    );
+    let mut replayer = Replayer::new(variant);
     let mut at = start_ms;
     let mut games: Vec<(usize, Vec<TrackerEvent>)> = Vec::new();
     let collect = |pipeline: &mut DgtPipeline, index: usize, games: &mut Vec<_>| {
@@ -356,8 +400,12 @@ pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
             } else {
                 moves.len()
             };
+            let begins = events.iter().find_map(|e| match e {
+                TrackerEvent::GameStarted { start, .. } => start.clone(),
+                _ => None,
+            });
             MemoryGame {
-                digest: digest(orientation, &moves),
+                digest: digest(orientation, begins.as_deref(), &moves),
                 confirmed: confirmed.min(moves.len()),
                 moves,
                 orientation,
@@ -392,8 +440,7 @@ pub fn continuation(
     let begins_with_record = |g: &MemoryGame| {
         g.orientation == orientation
             && g.moves.len() >= record.len()
-            && g
-                .moves
+            && g.moves
                 .iter()
                 .zip(record)
                 .all(|(m, r)| m.uci.as_deref().unwrap_or(&m.notation) == r)

@@ -12,7 +12,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shakmaty::{CastlingMode, Chess, Color, Move, Position, Square, san::SanPlus};
+use shakmaty::{Chess, Color, Move, Position, Square, san::SanPlus};
 
 use super::{
     BoardScript, EmulatorError, EmulatorOptions, EventKind, Payload, PgnGame, PlyInfo, ScriptEvent,
@@ -479,7 +479,7 @@ pub fn script_game_from(
         }
         let mover = pos.turn();
         let san = SanPlus::from_move(pos.clone(), *m).to_string();
-        let uci = m.to_uci(CastlingMode::Standard).to_string();
+        let uci = m.to_uci(pos.castles().mode()).to_string();
         let next = pos
             .clone()
             .play(*m)

@@ -24,8 +24,17 @@ pub enum Style {
     CaptureMoverFirst,
     /// Capture: the mover is set on top of the victim (the square's code just changes).
     CaptureOnTop,
+    /// Castling: the king is set on its square before the rook.
     CastleKingFirst,
+    /// Castling: the rook is set on its square before the king.
     CastleRookFirst,
+    /// Chess960 castling with the king already on its castled square: only the rook moves.
+    CastleKingStays,
+    /// Chess960 castling with the rook already on its castled square: only the king moves.
+    CastleRookStays,
+    /// Chess960 castling with both pieces in the hands before either is set down (king and rook
+    /// swapping squares need it; with `CastleKingFirst` or `CastleRookFirst` for which lands first).
+    CastleBothInHands,
     /// En passant: the captured pawn is removed before the capturing pawn is lifted.
     EnPassantVictimFirst,
     /// En passant: the captured pawn is removed while the capturing pawn is in the hand.
@@ -55,13 +64,16 @@ pub enum Style {
 
 impl Style {
     /// Every style, for tests that want to see each one.
-    pub const ALL: [Style; 18] = [
+    pub const ALL: [Style; 21] = [
         Style::Plain,
         Style::CaptureVictimFirst,
         Style::CaptureMoverFirst,
         Style::CaptureOnTop,
         Style::CastleKingFirst,
         Style::CastleRookFirst,
+        Style::CastleKingStays,
+        Style::CastleRookStays,
+        Style::CastleBothInHands,
         Style::EnPassantVictimFirst,
         Style::EnPassantVictimBetween,
         Style::EnPassantVictimLast,
@@ -74,6 +86,13 @@ impl Style {
         Style::QuickReply,
         Style::ReplyBeforePress,
         Style::ResultGesture,
+    ];
+
+    /// The styles only Chess960 castling gives (never seen in a standard game).
+    pub const CHESS960: [Style; 3] = [
+        Style::CastleKingStays,
+        Style::CastleRookStays,
+        Style::CastleBothInHands,
     ];
 }
 
@@ -307,14 +326,9 @@ pub(crate) fn handle_move(
                 (File::C, File::D)
             };
             let (k_to, r_to) = (Square::from_coords(kf, rank), Square::from_coords(rf, rank));
-            if k_to == rook || r_to == king || k_to == king || r_to == rook {
-                // Chess960 overlaps: both pieces in the hands, then both placed.
-                let (kc, rc) = (h.lift(king)?, h.lift(rook)?);
-                h.wait(tm.carry(rng));
-                h.place(k_to, kc)?;
-                h.wait(tm.dur(rng, 100, 400));
-                h.place(r_to, rc)?;
-                styles.push(Style::CastleKingFirst);
+            let standard = king.file() == File::E && matches!(rook.file(), File::A | File::H);
+            if !standard {
+                castle_960(rng, &mut h, &mut styles, tm, (king, rook), (k_to, r_to))?;
             } else if rng.random_bool(0.7) {
                 h.lift_and_place(king, k_to, tm.carry(rng))?;
                 h.wait(tm.dur(rng, 100, 500));
@@ -391,6 +405,85 @@ pub(crate) fn handle_move(
         }
     }
     h.finish(styles)
+}
+
+/// Chess960 castling, king `from.0` to `to.0` and rook `from.1` to `to.1`, in any order the
+/// squares allow: one piece alone when the other is already on its square; else the king or the
+/// rook carried over first (when its square is free), or both lifted and set down in either
+/// order (always possible; the only way when they swap squares).
+fn castle_960(
+    rng: &mut ChaCha8Rng,
+    h: &mut Hands<'_>,
+    styles: &mut Vec<Style>,
+    tm: &Timing<'_>,
+    (king, rook): (Square, Square),
+    (k_to, r_to): (Square, Square),
+) -> Result<(), EmulatorError> {
+    if king == k_to {
+        h.lift_and_place(rook, r_to, tm.carry(rng))?;
+        styles.push(Style::CastleKingStays);
+        return Ok(());
+    }
+    if rook == r_to {
+        h.lift_and_place(king, k_to, tm.carry(rng))?;
+        styles.push(Style::CastleRookStays);
+        return Ok(());
+    }
+    #[derive(Clone, Copy)]
+    enum Order {
+        KingCarried,
+        RookCarried,
+        BothKingFirst,
+        BothRookFirst,
+    }
+    let mut orders = vec![Order::BothKingFirst, Order::BothRookFirst];
+    if k_to != rook {
+        orders.push(Order::KingCarried);
+    }
+    if r_to != king {
+        orders.push(Order::RookCarried);
+    }
+    match pick(rng, &orders).unwrap_or(Order::BothKingFirst) {
+        Order::KingCarried => {
+            h.lift_and_place(king, k_to, tm.carry(rng))?;
+            h.wait(tm.dur(rng, 100, 500));
+            h.lift_and_place(rook, r_to, tm.carry(rng))?;
+            styles.push(Style::CastleKingFirst);
+        }
+        Order::RookCarried => {
+            h.lift_and_place(rook, r_to, tm.carry(rng))?;
+            h.wait(tm.dur(rng, 100, 500));
+            h.lift_and_place(king, k_to, tm.carry(rng))?;
+            styles.push(Style::CastleRookFirst);
+        }
+        both @ (Order::BothKingFirst | Order::BothRookFirst) => {
+            let king_first = matches!(both, Order::BothKingFirst);
+            // Either piece may be lifted first.
+            let (kc, rc) = if rng.random_bool(0.5) {
+                let kc = h.lift(king)?;
+                h.wait(tm.dur(rng, 50, 300));
+                (kc, h.lift(rook)?)
+            } else {
+                let rc = h.lift(rook)?;
+                h.wait(tm.dur(rng, 50, 300));
+                (h.lift(king)?, rc)
+            };
+            h.wait(tm.carry(rng));
+            if king_first {
+                h.place(k_to, kc)?;
+                h.wait(tm.dur(rng, 100, 400));
+                h.place(r_to, rc)?;
+                styles.push(Style::CastleKingFirst);
+            } else {
+                h.place(r_to, rc)?;
+                h.wait(tm.dur(rng, 100, 400));
+                h.place(k_to, kc)?;
+                styles.push(Style::CastleRookFirst);
+            }
+            styles.push(Style::CastleBothInHands);
+        }
+    }
+    Ok(())
 }
 
 type NormalMove = (Role, Square, Option<Role>, Square, Option<Role>);

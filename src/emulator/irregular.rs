@@ -10,7 +10,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shakmaty::{Bitboard, CastlingMode, Chess, Color, Move, Position, Role, Square, attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square, attacks};
 
 use super::{
     EmulatorError,
@@ -621,7 +621,7 @@ pub(super) fn play_before(
             let h = handle_move(rng, board, &m, mover, t0, tm, ply)?;
             let (end, settled) = ph.add(&h.acts, &before, t0);
             squares.extend(from_to(&m));
-            uci = Some(m.to_uci(CastlingMode::Standard).to_string());
+            uci = Some(m.to_uci(pos.castles().mode()).to_string());
             kind = if answered {
                 IrregularityScript::IllegalMoveAnswered { kind: k }
             } else {
@@ -685,7 +685,7 @@ pub(super) fn play_before(
             let h = handle_move(rng, board, &m, mover, t0, tm, ply)?;
             let (end, settled) = ph.add(&h.acts, &before, t0);
             squares.extend(from_to(&m));
-            uci = Some(m.to_uci(CastlingMode::Standard).to_string());
+            uci = Some(m.to_uci(pos.castles().mode()).to_string());
             kind = irr.kind;
             start = h.acts.first().map_or(t0, |a| a.t);
             shown = settled;

@@ -9,8 +9,10 @@
 //! whose truth each script carries in [`BoardScript::irregularities`]. `togyz` does the same
 //! for a togyz korgool pit board: [`script_togyz`] turns a record into a [`TogyzScript`].
 //! [`run_bus_pty`] plays many DGT scripts as a bus-mode chain on one pseudo-terminal.
+//! [`chess960_game`] makes a seeded random Chess960 game to script like any other.
 
 mod bus;
+mod chess960;
 mod dgt;
 mod handling;
 mod irregular;
@@ -19,6 +21,7 @@ mod pty;
 mod togyz;
 
 pub use bus::{BusChainOptions, BusFault, log_tokens, run_bus_pty, script_address};
+pub use chess960::chess960_game;
 pub use dgt::{script_game, script_game_from, script_pgn};
 pub use handling::Style;
 pub use irregular::{

@@ -1,7 +1,8 @@
 //! PGN games for the emulator: tags, the main line as legal moves, the result.
 //!
 //! Flow: `pgn-reader` visits each game; SAN tokens are resolved against the position (from
-//! the `FEN` tag if there is one) and played; variations and comments are skipped.
+//! the `FEN` tag if there is one, in Chess960 castling mode under `[Variant "Chess960"]`) and
+//! played; variations and comments are skipped.
 
 use std::{io::Cursor, ops::ControlFlow};
 
@@ -97,13 +98,18 @@ impl Visitor for GameVisitor {
             .iter()
             .find(|(k, _)| k == "FEN")
             .map(|(_, v)| v.clone());
+        // A Chess960 game's castling rights name its rooks (X-FEN, Shredder-FEN).
+        let chess960 = tags
+            .iter()
+            .any(|(k, v)| k == "Variant" && v.trim().eq_ignore_ascii_case("chess960"));
+        let mode = CastlingMode::from_chess960(chess960);
         let start = match fen {
             None => Chess::default(),
             Some(f) => {
                 let parsed = Fen::from_ascii(f.as_bytes())
                     .map_err(|e| format!("FEN {f:?}: {e}"))
                     .and_then(|fen| {
-                        fen.into_position::<Chess>(CastlingMode::Standard)
+                        fen.into_position::<Chess>(mode)
                             .map_err(|e| format!("FEN {f:?}: {e}"))
                     });
                 match parsed {

@@ -1,7 +1,8 @@
 //! JSON export, in the shape DESIGN.md promises (`{"games": [...]}`).
 //!
 //! Each game: `id`, `board` (the board's name), `kind`, `orientation`, `date`, `started_at_ms`,
-//! `ended_at_ms`, `white`, `black`, `result`, `termination`, `moves`, `irregularities`. Each move:
+//! `ended_at_ms`, `white`, `black`, `result`, `termination`, `moves`, `irregularities`; a chess
+//! game also `variant` (`"standard"` or `"chess960"`) and `start_fen` (its start position). Each move:
 //! `ply`, `notation`, `uci` (chess only), `fen` (chess) or `position` (togyz), `clock_white_ms`,
 //! `clock_black_ms` (null when unknown), `time_trouble`, `at_ms`.
 //!
@@ -27,7 +28,7 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     arbiter::IrregularityKind,
-    game::Kind,
+    game::{Kind, Variant},
     store::{DECISION_KIND, EventRecord, GameRecord, HistoryEntry},
     tracker::event::RecordedMove,
 };
@@ -63,7 +64,7 @@ fn game(g: &GameRecord) -> Value {
 }
 
 fn game_fields(g: &GameRecord) -> Value {
-    json!({
+    let mut v = json!({
         "id": g.id.0,
         "board": g.board_name,
         "kind": g.kind.as_str(),
@@ -77,7 +78,16 @@ fn game_fields(g: &GameRecord) -> Value {
         "termination": g.termination,
         "moves": g.moves.iter().map(|m| move_json(g.kind, m)).collect::<Vec<_>>(),
         "irregularities": with_reinstatement(g, irregularities(&g.events)),
-    })
+    });
+    if let (Kind::Chess, Value::Object(o)) = (g.kind, &mut v) {
+        let variant = match g.start_position {
+            Some(_) => Variant::Chess960,
+            None => Variant::Standard,
+        };
+        o.insert("variant".into(), variant.as_str().into());
+        o.insert("start_fen".into(), start_position(g).into());
+    }
+    v
 }
 
 /// Each irregularity the board showed gets what reinstating the position before it needs (FIDE
@@ -98,7 +108,7 @@ fn with_reinstatement(g: &GameRecord, mut list: Vec<Value>) -> Vec<Value> {
             .and_then(|i| g.moves.iter().find(|m| m.ply as usize == i + 1));
         let position = match before {
             Some(m) => m.position.clone(),
-            None => start_position(g.kind),
+            None => start_position(g),
         };
         o.insert(
             "reinstate".into(),
@@ -112,9 +122,12 @@ fn with_reinstatement(g: &GameRecord, mut list: Vec<Value>) -> Vec<Value> {
     list
 }
 
-/// The start position as the moves' `position` writes it.
-fn start_position(kind: Kind) -> String {
-    match kind {
+/// The game's start position as the moves' `position` writes it (a Chess960 game's own).
+fn start_position(g: &GameRecord) -> String {
+    if let Some(start) = &g.start_position {
+        return start.clone();
+    }
+    match g.kind {
         Kind::Chess => shakmaty::fen::Fen::from_position(
             &shakmaty::Chess::default(),
             shakmaty::EnPassantMode::Legal,

@@ -3,7 +3,8 @@
 //!
 //! Tags, in the shape Lichess broadcasts read (relay notes section 2): the Seven Tag Roster, then
 //! `Board`, the players' `WhiteFideId`/`BlackFideId`/`WhiteElo`/`BlackElo` when known, and `Variant`
-//! for togyz korgool. `Event` and `Site` are the tournament setting the game started under, else
+//! for togyz korgool; a Chess960 game (one with a stored start position) has `Variant
+//! "Chess960"`, `SetUp "1"` and `FEN` (its start), as Lichess and LiveChess read it. `Event` and `Site` are the tournament setting the game started under, else
 //! `?`; `Date` is the game's or `????.??.??`; `Round` is `r.b` (round and board number) when both
 //! are known, `r` with the round alone, else `?`; `Board` is the board's number, else its name.
 //! `White`/`Black` are the names set on the game, else the pairing's at (round, board), else
@@ -125,6 +126,11 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, clk: ClockForma
     }
     if game.kind == Kind::Togyz {
         tag(&mut out, "Variant", "Togyz Korgool");
+    }
+    if let (Kind::Chess, Some(start)) = (game.kind, &game.start_position) {
+        tag(&mut out, "Variant", "Chess960");
+        tag(&mut out, "SetUp", "1");
+        tag(&mut out, "FEN", start);
     }
     out.push('\n');
 
@@ -504,6 +510,7 @@ mod tests {
             board_name: "hall-b".into(),
             kind: Kind::Chess,
             orientation: Orientation::Normal,
+            start_position: None,
             date: None,
             started_at_ms: 0,
             ended_at_ms: None,

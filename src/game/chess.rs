@@ -3,15 +3,21 @@
 //! A reading is 64 DGT piece codes in square order (a1 = 0, h8 = 63). Its key is a Zobrist-style
 //! XOR over (square, code); the key of the reading after a move is derived from the move's squares
 //! alone, so the successors of a position cost one legal-move generation and no board copies.
+//! Chess960 games begin from any of the 960 start positions ([`chess960_starts`]), built with
+//! `CastlingMode::Chess960`; their castling is stored in UCI as king-takes-rook (`e1h1`), which
+//! is what a position in that mode parses back.
+
+use std::sync::OnceLock;
 
 use shakmaty::{
-    CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square,
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Piece, Position,
+    Role, Setup, Square,
     fen::Fen,
     san::{San, SanPlus, Suffix},
     uci::UciMove,
 };
 
-use super::{Departure, GameKind, Kind, Outcome};
+use super::{Departure, GameKind, Kind, Outcome, Variant};
 use crate::protocol::dgt::piece;
 
 /// 64 DGT piece codes indexed by square (a1 = 0 ... h8 = 63).
@@ -116,6 +122,39 @@ pub fn square_of_board_index(i: usize) -> usize {
 /// Chess as a [`GameKind`].
 pub struct ChessGame;
 
+/// The Chess960 start position numbered `index` (0..960) in Scharnagl's numbering (518 is the
+/// standard position), White to move, every rook with its castling right, in
+/// `CastlingMode::Chess960`.
+pub fn chess960_start(index: u32) -> Option<Chess> {
+    if index >= 960 {
+        return None;
+    }
+    let board = Board::chess960(index);
+    let setup = Setup {
+        castling_rights: board.rooks()
+            & (Bitboard::from(shakmaty::Rank::First) | Bitboard::from(shakmaty::Rank::Eighth)),
+        board,
+        ..Setup::initial()
+    };
+    Chess::from_setup(setup, CastlingMode::Chess960).ok()
+}
+
+/// The 960 start positions of Chess960, by Scharnagl number (built once).
+pub fn chess960_starts() -> &'static [Chess] {
+    static STARTS: OnceLock<Vec<Chess>> = OnceLock::new();
+    STARTS.get_or_init(|| (0..960).filter_map(chess960_start).collect())
+}
+
+/// The start of a stored chess game: the standard position, or `start` (a Chess960 start's
+/// FEN, as [`GameKind::position_text`] wrote it) in `CastlingMode::Chess960`; `None` if `start`
+/// does not read as a position.
+pub fn start_of(start: Option<&str>) -> Option<Chess> {
+    match start {
+        None => Some(Chess::default()),
+        Some(text) => ChessGame::parse_start(text),
+    }
+}
+
 fn key_after(pos: &Chess, parent_key: u64, m: &Move) -> u64 {
     let us = pos.turn();
     let mut k = parent_key;
@@ -140,6 +179,10 @@ fn key_after(pos: &Chess, parent_key: u64, m: &Move) -> u64 {
             k ^= zobrist(victim_sq as usize, piece_code(Role::Pawn.of(!us)));
         }
         Move::Castle { king, rook } => {
+            // The key is an XOR over (square, code): the king and rook leave `king` and `rook`
+            // and arrive on `king_to` and `rook_to`, whichever of these coincide (Chess960: a
+            // king already on g1, king and rook swapping squares); a pair that cancels is a
+            // piece that did not move.
             let side = shakmaty::CastlingSide::from_queen_side(rook < king);
             let king_to = side.king_to(us);
             let rook_to = side.rook_to(us);
@@ -166,6 +209,23 @@ impl GameKind for ChessGame {
 
     fn start() -> Chess {
         Chess::default()
+    }
+
+    /// Standard: the start position. Chess960: the 960 start positions by Scharnagl number
+    /// (518, the standard one, among them), the first `BBQNNRKR`.
+    fn starts(variant: Variant) -> Vec<Chess> {
+        match variant {
+            Variant::Standard => vec![Chess::default()],
+            Variant::Chess960 => chess960_starts().to_vec(),
+        }
+    }
+
+    /// A FEN in `CastlingMode::Chess960` (X-FEN and Shredder-FEN castling rights alike).
+    fn parse_start(text: &str) -> Option<Chess> {
+        text.parse::<Fen>()
+            .ok()?
+            .into_position(CastlingMode::Chess960)
+            .ok()
     }
 
     fn reading(pos: &Chess) -> ChessReading {
@@ -212,8 +272,10 @@ impl GameKind for ChessGame {
         s
     }
 
-    fn uci(_pos: &Chess, mv: &Move) -> Option<String> {
-        Some(UciMove::from_move(*mv, CastlingMode::Standard).to_string())
+    /// Castling as the position's mode writes it: `e1g1` in standard chess, king-takes-rook
+    /// (`f1g1`, `g1h1`) in Chess960, where the king may not move or land on its rook's square.
+    fn uci(pos: &Chess, mv: &Move) -> Option<String> {
+        Some(UciMove::from_move(*mv, pos.castles().mode()).to_string())
     }
 
     fn position_text(pos: &Chess) -> String {
@@ -290,8 +352,18 @@ impl GameKind for ChessGame {
             && [Square::D4, Square::E4, Square::D5, Square::E5].contains(&mv.to())
     }
 
-    /// The square the piece left no longer holds it (castling: the king's square).
+    /// The square the piece left no longer holds it (castling: the king's square, or the
+    /// rook's when the king stays where it is, as it may in Chess960).
     fn may_show(pos: &Chess, mv: &Move, sensed: &ChessReading) -> bool {
+        if let Move::Castle { king, rook } = *mv {
+            let side = shakmaty::CastlingSide::from_queen_side(rook < king);
+            let (sq, role) = if side.king_to(pos.turn()) == king {
+                (rook, Role::Rook)
+            } else {
+                (king, Role::King)
+            };
+            return sensed.0[sq as usize] != piece_code(role.of(pos.turn()));
+        }
         match mv.from() {
             Some(from) => {
                 let code = piece_code(mv.role().of(pos.turn()));
@@ -354,8 +426,11 @@ impl GameKind for ChessGame {
         super::chess_departure::departure(pos, succ, reading, pressed)
     }
 
-    fn wrong_setup(reading: &ChessReading) -> Option<String> {
-        super::chess_departure::wrong_setup(reading)
+    fn wrong_setup(reading: &ChessReading, variant: Variant) -> Option<String> {
+        match variant {
+            Variant::Standard => super::chess_departure::wrong_setup(reading),
+            Variant::Chess960 => super::chess_departure::wrong_setup_960(reading),
+        }
     }
 
     fn illegal_position(reading: &ChessReading) -> Option<String> {
@@ -392,6 +467,81 @@ mod tests {
                 assert_eq!(key, expected, "{fen} {m:?}");
             }
         }
+    }
+
+    /// Every Chess960 start with only kings, rooks and pawns left (every castling legal, the
+    /// king or the rook often not moving, or the two swapping squares): each successor's key is
+    /// the key of the reading after playing it, and its UCI parses back to it.
+    #[test]
+    fn chess960_castling_keys_and_uci_round_trip() {
+        let starts = chess960_starts();
+        assert_eq!(starts.len(), 960);
+        let mut castles = 0;
+        for (n, start) in starts.iter().enumerate() {
+            let mut setup = start.to_setup(EnPassantMode::Legal);
+            let keep = setup.board.kings() | setup.board.rooks() | setup.board.pawns();
+            for sq in setup.board.occupied() & !keep {
+                setup.board.discard_piece_at(sq);
+            }
+            let pos = Chess::from_setup(setup, CastlingMode::Chess960).unwrap();
+            let before = castles;
+            for side in [pos.clone(), {
+                let mut p = pos.clone();
+                p.play_unchecked(Move::Normal {
+                    role: Role::Pawn,
+                    from: Square::A2,
+                    capture: None,
+                    to: Square::A3,
+                    promotion: None,
+                });
+                p
+            }] {
+                let mut succ = Vec::new();
+                let key = ChessGame::reading_key(&ChessGame::reading(&side));
+                ChessGame::successors(&side, key, &mut succ);
+                for (key, m) in succ {
+                    let after = ChessGame::play(&side, &m);
+                    let expected = ChessGame::reading_key(&ChessGame::reading(&after));
+                    assert_eq!(key, expected, "start {n} {m:?}");
+                    let uci = ChessGame::uci(&side, &m).unwrap();
+                    assert_eq!(ChessGame::parse_move(&side, &uci), Some(m), "{uci}");
+                    if m.is_castle() {
+                        castles += 1;
+                        let san = ChessGame::notation(&side, &m, &after, true);
+                        assert!(san.starts_with("O-O"), "{san}");
+                    }
+                }
+            }
+            // Each colour castles at least one way (both, unless the other rook stands on the
+            // castling rook's square, as in `RKR` on f1-h1).
+            assert!(castles - before >= 2, "start {n}");
+        }
+    }
+
+    #[test]
+    fn chess960_starts_are_all_different_and_read_back_from_their_fen() {
+        let mut keys: Vec<u64> = chess960_starts()
+            .iter()
+            .map(|p| ChessGame::reading_key(&ChessGame::reading(p)))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), 960);
+        assert_eq!(
+            chess960_starts()[518].board(),
+            Chess::default().board(),
+            "518 is the standard position"
+        );
+        for pos in chess960_starts() {
+            let text = ChessGame::position_text(pos);
+            let back = ChessGame::parse_start(&text).unwrap();
+            assert_eq!(back.board(), pos.board());
+            assert_eq!(
+                back.castles().castling_rights(),
+                pos.castles().castling_rights()
+            );
+        }
+        assert_eq!(chess960_start(960), None);
     }
 
     #[test]

@@ -282,6 +282,73 @@ pub(super) fn wrong_setup(reading: &ChessReading) -> Option<String> {
     Some(describe(&start, reading, &diff))
 }
 
+/// A complete set-up on the home ranks that is no Chess960 start position: what is wrong (the
+/// pawns off their rank, White's back rank against the rules of 960 — bishops on squares of
+/// opposite colours, the king between the rooks — or Black's not mirroring it).
+pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<String> {
+    let start = ChessGame::reading(&Chess::default());
+    // The same pieces as a start position, all on their own two ranks: a set-up.
+    let mut counts = [0u8; 16];
+    let mut want = [0u8; 16];
+    for (s, &code) in reading.0.iter().enumerate() {
+        if code == piece::EMPTY {
+            continue;
+        }
+        let p = code_to_piece(code)?;
+        let home = match p.color {
+            Color::White => s / 8 <= 1,
+            Color::Black => s / 8 >= 6,
+        };
+        if !home {
+            return None;
+        }
+        counts[usize::from(code & 0x0f)] += 1;
+    }
+    for &code in &start.0 {
+        want[usize::from(code & 0x0f)] += 1;
+    }
+    (counts[1..] == want[1..]).then_some(())?;
+    let square = |s: usize| Square::new(s as u32);
+    let mut wrong = Vec::new();
+    for (rank, pawn) in [(1, piece::WPAWN), (6, piece::BPAWN)] {
+        for s in rank * 8..rank * 8 + 8 {
+            if reading.0[s] != pawn {
+                wrong.push(format!(
+                    "{}: {} (a pawn belongs there)",
+                    square(s),
+                    piece_name(reading.0[s])
+                ));
+            }
+        }
+    }
+    if wrong.is_empty() {
+        let white = &reading.0[..8];
+        let of = |code: u8| (0..8).filter(move |&f| white[f] == code);
+        let bishops: Vec<usize> = of(piece::WBISHOP).collect();
+        if bishops.len() == 2 && bishops[0] % 2 == bishops[1] % 2 {
+            wrong.push("White's bishops stand on squares of one colour".to_string());
+        }
+        let rooks: Vec<usize> = of(piece::WROOK).collect();
+        let king = of(piece::WKING).next();
+        if let (Some(k), [a, b]) = (king, rooks.as_slice())
+            && !(a < &k && &k < b)
+        {
+            wrong.push("White's king does not stand between its rooks".to_string());
+        }
+        for (f, &own) in white.iter().enumerate() {
+            let mirrored = reading.0[56 + f];
+            if mirrored != own + 6 {
+                wrong.push(format!(
+                    "{}: {} (Black's pieces mirror White's)",
+                    square(56 + f),
+                    piece_name(mirrored)
+                ));
+            }
+        }
+    }
+    (!wrong.is_empty()).then(|| format!("not a Chess960 start position: {}", wrong.join(", ")))
+}
+
 /// Both kings in check, or pawns on their last rank (FIDE A.5.4): what the board shows, if so.
 pub(super) fn illegal_position(reading: &ChessReading) -> Option<String> {
     let mut board = shakmaty::Board::empty();
@@ -481,6 +548,34 @@ mod tests {
             Departure::IllegalMove { detail } => assert!(detail.contains("castling"), "{detail}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_chess960_set_up_is_wrong_only_against_its_rules() {
+        for pos in super::super::chess::chess960_starts() {
+            assert_eq!(wrong_setup_960(&ChessGame::reading(pos)), None);
+        }
+        let start = ChessGame::reading(&Chess::default());
+        // Bishops on one colour (c1 and e1 swapped: the king on c1, a bishop on e1).
+        let mut r = start;
+        r.0.swap(Square::C1 as usize, Square::D1 as usize);
+        r.0.swap(Square::C8 as usize, Square::D8 as usize);
+        let detail = wrong_setup_960(&r).unwrap();
+        assert!(detail.contains("one colour"), "{detail}");
+        // The king outside its rooks.
+        let mut r = start;
+        r.0.swap(Square::E1 as usize, Square::H1 as usize);
+        r.0.swap(Square::E8 as usize, Square::H8 as usize);
+        let detail = wrong_setup_960(&r).unwrap();
+        assert!(detail.contains("between its rooks"), "{detail}");
+        // Black not mirroring White.
+        let mut r = start;
+        r.0.swap(Square::B8 as usize, Square::C8 as usize);
+        let detail = wrong_setup_960(&r).unwrap();
+        assert!(detail.contains("b8: black bishop"), "{detail}");
+        // A piece missing is no set-up yet.
+        r.0[Square::B1 as usize] = piece::EMPTY;
+        assert_eq!(wrong_setup_960(&r), None);
     }
 
     #[test]

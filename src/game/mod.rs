@@ -3,7 +3,8 @@
 //! One game kind (chess on `shakmaty`, togyz korgool on our own rules) implements [`GameKind`]:
 //! a position, its legal moves, playing a move, what the sensors should read for a position, and
 //! notation. The tracker is written once over this trait. Sensor readings are compared by a 64-bit
-//! key first (cheap, incremental) and by value only on a key hit.
+//! key first (cheap, incremental) and by value only on a key hit. A [`Variant`] says which start
+//! positions a game may begin from (chess: the standard one, or any of the 960 of Chess960).
 
 pub mod chess;
 mod chess_departure;
@@ -33,6 +34,54 @@ impl Kind {
             "togyz" => Some(Kind::Togyz),
             _ => None,
         }
+    }
+}
+
+/// Which start positions the games of an event begin from (`[tournament] variant`,
+/// `--variant`). Only chess has variants; a togyz korgool board always plays the one game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Variant {
+    /// The standard start position.
+    #[default]
+    Standard,
+    /// Any of the 960 start positions of Chess960 (FIDE Laws, Chess960 guidelines), with its
+    /// castling rules.
+    Chess960,
+}
+
+impl Variant {
+    /// Every variant, as the config names them.
+    pub const ALL: [Variant; 2] = [Variant::Standard, Variant::Chess960];
+
+    /// The config name: `"standard"` or `"chess960"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+        }
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// A variant name that is none of [`Variant::ALL`].
+#[derive(Debug, thiserror::Error)]
+#[error("unknown variant {0:?}; valid: standard, chess960")]
+pub struct UnknownVariant(pub String);
+
+impl std::str::FromStr for Variant {
+    type Err = UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Variant, UnknownVariant> {
+        let name = s.trim().to_ascii_lowercase();
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.as_str() == name)
+            .ok_or_else(|| UnknownVariant(s.to_owned()))
     }
 }
 
@@ -92,6 +141,18 @@ pub trait GameKind {
 
     /// The start position of a game.
     fn start() -> Self::Position;
+
+    /// Every start position a game of `variant` may begin from; the first is the one a game
+    /// begun on a wrong set-up is compared with. Default: [`GameKind::start`] alone.
+    fn starts(_variant: Variant) -> Vec<Self::Position> {
+        vec![Self::start()]
+    }
+
+    /// Reads a start position written with [`GameKind::position_text`] (a stored game's start,
+    /// to resume it), if the game kind can.
+    fn parse_start(_text: &str) -> Option<Self::Position> {
+        None
+    }
 
     /// What a correctly set board reads for `pos`.
     fn reading(pos: &Self::Position) -> Self::Reading;
@@ -175,9 +236,9 @@ pub trait GameKind {
         Departure::InProgress
     }
 
-    /// If `reading` is a complete set-up that is not the start position (pieces swapped), what
-    /// is wrong with it.
-    fn wrong_setup(_reading: &Self::Reading) -> Option<String> {
+    /// If `reading` is a complete set-up that is not a start position of `variant` (pieces
+    /// swapped), what is wrong with it.
+    fn wrong_setup(_reading: &Self::Reading, _variant: Variant) -> Option<String> {
         None
     }
 

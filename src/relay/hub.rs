@@ -201,6 +201,8 @@ pub struct BoardLive {
     result: Option<String>,
     result_final: bool,
     termination: Option<String>,
+    /// A Chess960 game's start position, shown before the first move.
+    start_fen: Option<String>,
 }
 
 impl BoardLive {
@@ -230,6 +232,7 @@ impl BoardLive {
             result: None,
             result_final: false,
             termination: None,
+            start_fen: None,
         };
         for mv in moves {
             board.push_move(mv);
@@ -241,7 +244,10 @@ impl BoardLive {
         match self.plies.last() {
             Some(p) => p.fen.clone(),
             None => match self.kind {
-                Kind::Chess => START_FEN.to_owned(),
+                Kind::Chess => self
+                    .start_fen
+                    .clone()
+                    .unwrap_or_else(|| START_FEN.to_owned()),
                 Kind::Togyz => tnotation::to_fen(&togyz::Position::new()),
             },
         }
@@ -272,7 +278,9 @@ impl BoardLive {
     /// Folds a durable tracker event in; returns the SSE event name and its fields.
     pub fn apply(&mut self, event: &TrackerEvent) -> (&'static str, Value) {
         match event {
-            TrackerEvent::GameStarted { orientation, .. } => {
+            TrackerEvent::GameStarted {
+                orientation, start, ..
+            } => {
                 let (name, number, connection) = (self.name.clone(), self.number, self.connection);
                 let clock = self.clock;
                 let store_error = self.store_error.take();
@@ -280,6 +288,7 @@ impl BoardLive {
                 self.connection = connection;
                 self.clock = clock;
                 self.store_error = store_error;
+                self.start_fen = start.clone();
                 (
                     "game_started",
                     json!({ "orientation": orientation.as_str() }),
@@ -897,6 +906,7 @@ mod tests {
         b.apply(&TrackerEvent::GameStarted {
             at_ms: 2,
             orientation: crate::sensor::Orientation::Normal,
+            start: None,
         });
         assert_eq!(b.snapshot().kind, Kind::Togyz);
         assert_eq!(b.snapshot().ply, 0);
@@ -955,6 +965,7 @@ mod tests {
             &TrackerEvent::GameStarted {
                 at_ms: 1,
                 orientation: crate::sensor::Orientation::Normal,
+                start: None,
             },
         );
         assert_eq!(hub.snapshot().0[0].recording, Recording::Suspended);

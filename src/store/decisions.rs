@@ -21,7 +21,10 @@ use super::{
 use crate::{
     Millis,
     arbiter::{IrregularityKind, Laws, resignation_draw},
-    game::{GameKind, Kind, chess::ChessGame},
+    game::{
+        GameKind, Kind,
+        chess::{ChessGame, start_of},
+    },
     tracker::event::RecordedMove,
 };
 
@@ -67,6 +70,8 @@ pub enum DecisionError {
     },
     #[error("stored move at ply {ply} is unreadable: {uci:?}")]
     StoredMove { ply: u32, uci: Option<String> },
+    #[error("the game's stored start position is unreadable: {0:?}")]
+    StoredStart(String),
     #[error("the author of a decision must not be empty")]
     EmptyAuthor,
     #[error("a note must not be empty")]
@@ -306,8 +311,9 @@ impl Store {
     ) -> Result<(Decision, Option<String>), DecisionError> {
         if reason == ResultReason::Resignation {
             let record = self.game(game)?.ok_or(DecisionError::UnknownGame(game))?;
-            if record.kind == Kind::Chess {
-                let mut pos = Chess::default();
+            if record.kind == Kind::Chess
+                && let Some(mut pos) = start_of(record.start_position.as_deref())
+            {
                 for m in &record.moves {
                     let Some(mv) = m
                         .uci
@@ -397,7 +403,12 @@ impl Store {
             return Err(DecisionError::NoSuchPly { game, ply, plies });
         }
         let old = &live[ply as usize - 1];
-        let corrected = replay_corrected(&live, ply, new_move)?;
+        let start: Option<String> = tx
+            .prepare_cached("SELECT start_position FROM games WHERE id = ?1")?
+            .query_row([game], |r| r.get(0))?;
+        let start = start_of(start.as_deref())
+            .ok_or_else(|| DecisionError::StoredStart(start.unwrap_or_default()))?;
+        let corrected = replay_corrected(start, &live, ply, new_move)?;
         let first = &corrected[0];
         if old.uci.as_deref() == first.uci.as_deref() {
             return Err(DecisionError::SameMove {
@@ -573,14 +584,15 @@ fn irregularity_ply(
     found.ok_or(DecisionError::UnknownIrregularity { game, id })
 }
 
-/// The live moves from `ply` on, with `new_move` at `ply` and the later ones replayed after it;
-/// times, clocks and time-trouble flags are the old rows'.
+/// The live moves from `ply` on, with `new_move` at `ply` and the later ones replayed after it
+/// (the game played from `start`); times, clocks and time-trouble flags are the old rows'.
 fn replay_corrected(
+    start: Chess,
     live: &[RecordedMove],
     ply: u32,
     new_move: &str,
 ) -> Result<Vec<RecordedMove>, DecisionError> {
-    let mut pos = ChessGame::start();
+    let mut pos = start;
     let stored = |row: &RecordedMove, pos: &Chess| {
         row.uci
             .as_deref()

@@ -170,6 +170,8 @@ pub struct GameRecord {
     pub board_name: String,
     pub kind: Kind,
     pub orientation: Orientation,
+    /// The start position when it is not the kind's standard one (a Chess960 start, as FEN).
+    pub start_position: Option<String>,
     pub date: Option<String>,
     pub started_at_ms: Millis,
     pub ended_at_ms: Option<Millis>,
@@ -605,7 +607,8 @@ fn game_events(conn: &Connection, game: GameId) -> Result<Vec<EventRecord>, Stor
 const GAME_SELECT: &str = "SELECT g.id, g.board_id, b.name, g.kind, g.orientation, g.date, \
      g.started_at_ms, g.ended_at_ms, g.white, g.black, g.result, g.termination, \
      g.event, g.site, g.round, g.board_no, \
-     p.board, p.white, p.black, p.white_fide, p.black_fide, p.white_elo, p.black_elo \
+     p.board, p.white, p.black, p.white_fide, p.black_fide, p.white_elo, p.black_elo, \
+     g.start_position \
      FROM games g JOIN boards b ON b.id = g.board_id \
      LEFT JOIN pairings p ON p.round = CAST(g.round AS INTEGER) AND p.board = g.board_no";
 
@@ -635,6 +638,7 @@ fn game_header(r: &Row<'_>) -> rusqlite::Result<Result<GameRecord, StoreError>> 
         board_name: r.get(2)?,
         kind,
         orientation,
+        start_position: r.get(23)?,
         date: r.get(5)?,
         started_at_ms: get_ms(r, 6)?,
         ended_at_ms: get_opt_ms(r, 7)?,
@@ -902,8 +906,13 @@ impl<'c> Batch<'c> {
     }
 
     fn event(&mut self, board: BoardId, event: &TrackerEvent) -> Result<(), StoreError> {
-        if let TrackerEvent::GameStarted { at_ms, orientation } = event {
-            return self.start_game(board, *at_ms, *orientation);
+        if let TrackerEvent::GameStarted {
+            at_ms,
+            orientation,
+            start,
+        } = event
+        {
+            return self.start_game(board, *at_ms, *orientation, start.as_deref());
         }
         let Some(game) = self.open_game(board)? else {
             let (at_ms, ply, detail) = event_row(event)?;
@@ -990,6 +999,7 @@ impl<'c> Batch<'c> {
         board: BoardId,
         at_ms: Millis,
         orientation: Orientation,
+        start: Option<&str>,
     ) -> Result<(), StoreError> {
         let kind = self.board_kind(board)?;
         if let Some(old) = self.open_game(board)? {
@@ -1002,16 +1012,26 @@ impl<'c> Batch<'c> {
             self.conn
                 .prepare_cached(
                     "INSERT INTO games (board_id, kind, orientation, started_at_ms, event, site, \
-                     round, board_no) \
-                     SELECT b.id, ?2, ?3, ?4, t.event, t.site, CAST(t.round AS TEXT), b.number \
+                     round, board_no, start_position) \
+                     SELECT b.id, ?2, ?3, ?4, t.event, t.site, CAST(t.round AS TEXT), b.number, ?5 \
                      FROM boards b LEFT JOIN tournament t ON t.id = 1 WHERE b.id = ?1",
                 )?
-                .insert((board, kind.as_str(), orientation.as_str(), sql_ms(at_ms)?))?,
+                .insert((
+                    board,
+                    kind.as_str(),
+                    orientation.as_str(),
+                    sql_ms(at_ms)?,
+                    start,
+                ))?,
         );
         let i = self.state(board);
         self.boards[i].open = Some(Some(game));
         self.touch(game);
-        let event = TrackerEvent::GameStarted { at_ms, orientation };
+        let event = TrackerEvent::GameStarted {
+            at_ms,
+            orientation,
+            start: start.map(str::to_owned),
+        };
         let (_, ply, detail) = event_row(&event)?;
         self.insert_event(Some(game), board, at_ms, event.kind(), ply, &detail)?;
         Ok(())
@@ -1073,9 +1093,20 @@ fn insert_move_row(conn: &Connection, game: GameId, mv: &RecordedMove) -> Result
 /// except for a `move` kept without a game, whose ply is the move's.
 fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, String), StoreError> {
     let (at_ms, ply, detail) = match event {
-        TrackerEvent::GameStarted { at_ms, orientation } => {
-            (*at_ms, 1, json!({ "orientation": orientation.as_str() }))
-        }
+        TrackerEvent::GameStarted {
+            at_ms,
+            orientation,
+            start: None,
+        } => (*at_ms, 1, json!({ "orientation": orientation.as_str() })),
+        TrackerEvent::GameStarted {
+            at_ms,
+            orientation,
+            start: Some(start),
+        } => (
+            *at_ms,
+            1,
+            json!({ "orientation": orientation.as_str(), "start": start }),
+        ),
         TrackerEvent::Move(mv) => (mv.at_ms, mv.ply, serde_json::to_value(mv)?),
         TrackerEvent::Revision { at_ms, old, new } => (
             *at_ms,
@@ -1227,6 +1258,7 @@ mod tests {
         let start = TrackerEvent::GameStarted {
             at_ms: 0,
             orientation: Orientation::Normal,
+            start: None,
         };
         let game = store.write_batch(&[event(board, start)]).unwrap()[0];
         store
@@ -1299,6 +1331,7 @@ mod tests {
         let start = TrackerEvent::GameStarted {
             at_ms: 0,
             orientation: Orientation::Normal,
+            start: None,
         };
         let err = store.write_batch(&[event(board, start)]).unwrap_err();
         assert!(
@@ -1323,6 +1356,7 @@ mod tests {
         let start = TrackerEvent::GameStarted {
             at_ms: 0,
             orientation: Orientation::Rotated,
+            start: None,
         };
         store
             .write_batch(&[
@@ -1361,6 +1395,7 @@ mod tests {
         let start = TrackerEvent::GameStarted {
             at_ms: 0,
             orientation: Orientation::Normal,
+            start: None,
         };
         let game = store.write_batch(&[event(board, start)]).unwrap()[0];
         let err = store
@@ -1380,6 +1415,7 @@ mod tests {
         let start = TrackerEvent::GameStarted {
             at_ms: 0,
             orientation: Orientation::Normal,
+            start: None,
         };
         let game = store.write_batch(&[event(board, start)]).unwrap()[0];
         let gesture = TrackerEvent::ResultGesture {
@@ -1427,6 +1463,7 @@ mod tests {
         let start = TrackerEvent::GameStarted {
             at_ms: 0,
             orientation: Orientation::Normal,
+            start: None,
         };
         assert!(matches!(
             store.write_batch(&[event(BoardId(99), start)]),

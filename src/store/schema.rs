@@ -128,6 +128,11 @@ CREATE TABLE pairings (
     PRIMARY KEY (round, board)
 ) STRICT, WITHOUT ROWID;
 "#,
+    // 4: a game's start position when it is not the kind's standard one (a Chess960 start, as
+    // FEN), so that the game can be resumed and exported; NULL: the standard start.
+    r#"
+ALTER TABLE games ADD COLUMN start_position TEXT;
+"#,
 ];
 
 /// Current schema version of a connection's database.

@@ -81,6 +81,9 @@ pub enum TrackerEvent {
     GameStarted {
         at_ms: Millis,
         orientation: Orientation,
+        /// The start position (FEN for chess) when the variant has several (Chess960); `None`:
+        /// the kind's standard start.
+        start: Option<String>,
     },
     /// A move is added at `mv.ply`.
     Move(RecordedMove),

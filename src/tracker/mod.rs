@@ -7,7 +7,8 @@
 //! is a transitional board (a piece in the hand) and changes nothing. The belief becomes the
 //! record, and events are emitted, one sensor scan after the clock is pressed, or when the belief
 //! has been stable for the settle window (longer while a clock runs and a press is expected). The start position
-//! begins a game, in either orientation; set up again after a game, it begins a new one.
+//! begins a game, in either orientation; set up again after a game, it begins a new one. Which
+//! positions are start positions is the variant's ([`TrackerSettings::variant`]: Chess960 has 960).
 //! Pure: time is an argument; the same inputs always give the same events.
 
 pub mod event;
@@ -19,7 +20,7 @@ use std::cell::OnceCell;
 use crate::{
     Millis,
     arbiter::IrregularityKind,
-    game::{Departure, GameKind},
+    game::{Departure, GameKind, Variant},
     sensor::{Orientation, Sensed, dgt::ClockReading},
 };
 
@@ -64,6 +65,8 @@ pub struct TrackerSettings {
     /// Boards further than this many places from the position are not reported as displaced
     /// (pieces being cleared or set up, not knocked).
     pub displaced_max_distance: usize,
+    /// Which start positions begin a game ([`GameKind::starts`]).
+    pub variant: Variant,
 }
 
 impl TrackerSettings {
@@ -94,6 +97,7 @@ impl Default for TrackerSettings {
             missing_ms: 15_000,
             expected_clock_ms: None,
             displaced_max_distance: 4,
+            variant: Variant::Standard,
         }
     }
 }
@@ -350,8 +354,12 @@ const PRESS_VOTE: i64 = 8;
 /// Follows one board: waits for a start position, then records the game played on it.
 pub struct Tracker<G: GameKind> {
     settings: TrackerSettings,
+    /// The variant's first start position (a game begun on a wrong set-up is compared with it).
     start: Node<G>,
-    start_reading: G::Reading,
+    /// Every start position of the variant, with its reading, and their keys (sorted, each with
+    /// its index in `starts`).
+    starts: Vec<Node<G>>,
+    start_keys: Vec<(u64, usize)>,
     game: Option<GameState<G>>,
     clock: Option<ClockReading>,
     /// Clock readings of this game in which the left-hand clock ran while White was to move,
@@ -374,13 +382,29 @@ pub struct Tracker<G: GameKind> {
 
 impl<G: GameKind> Tracker<G> {
     pub fn new(settings: TrackerSettings) -> Self {
-        let pos = G::start();
-        let start_reading = G::reading(&pos);
-        let key = G::reading_key(&start_reading);
+        let starts: Vec<Node<G>> = G::starts(settings.variant)
+            .into_iter()
+            .map(|pos| {
+                let reading = G::reading(&pos);
+                Node::with_reading(pos, G::reading_key(&reading), reading)
+            })
+            .collect();
+        let mut start_keys: Vec<(u64, usize)> =
+            starts.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
+        start_keys.sort_unstable();
+        let start = match starts.first() {
+            Some(n) => n.clone(),
+            None => {
+                let pos = G::start();
+                let key = G::reading_key(&G::reading(&pos));
+                Node::new(pos, key)
+            }
+        };
         Tracker {
             settings,
-            start: Node::new(pos, key),
-            start_reading,
+            start,
+            starts,
+            start_keys,
             game: None,
             clock: None,
             white_on_left_votes: 0,
@@ -392,16 +416,20 @@ impl<G: GameKind> Tracker<G> {
         }
     }
 
-    /// Continues a game that was recorded before (after a restart): `moves` as stored.
+    /// Continues a game that was recorded before (after a restart): `moves` as stored, played
+    /// from `start` (the game's stored start position; `None`: the kind's standard start).
     /// Returns `None` if a stored move does not parse (the caller starts fresh).
     pub fn resume(
         settings: TrackerSettings,
         orientation: Orientation,
+        start: Option<G::Position>,
         moves: &[RecordedMove],
         at: Millis,
     ) -> Option<Self> {
         let mut t = Tracker::new(settings);
-        let mut g = GameState::new(orientation, t.start.clone(), at);
+        let pos = start.unwrap_or_else(G::start);
+        let key = G::reading_key(&G::reading(&pos));
+        let mut g = GameState::new(orientation, Node::new(pos, key), at);
         for rec in moves {
             let pos = &g.nodes[g.nodes.len() - 1].pos;
             let mv = rec
@@ -489,7 +517,11 @@ impl<G: GameKind> Tracker<G> {
         };
         let from = g.moves.len();
         let plies = recorded.iter().chain(in_hand);
-        if recorded.first().or(in_hand.first()).is_none_or(|p| p.ply as usize != from + 1) {
+        if recorded
+            .first()
+            .or(in_hand.first())
+            .is_none_or(|p| p.ply as usize != from + 1)
+        {
             return 0;
         }
         let mut path = Vec::new();
@@ -636,7 +668,15 @@ impl<G: GameKind> Tracker<G> {
              recording waits for the board to fit the record again, or for the arbiter",
             found.describe(plies)
         );
-        report(g, at, since, IrregularityKind::ThreadLost, None, detail, out);
+        report(
+            g,
+            at,
+            since,
+            IrregularityKind::ThreadLost,
+            None,
+            detail,
+            out,
+        );
         let id = g.irregularities;
         if let Some(lost) = g.lost.as_mut() {
             lost.reported = Some(id);
@@ -707,7 +747,11 @@ impl<G: GameKind> Tracker<G> {
                 }
                 // When the moves were made is not known: they carry no clock.
                 self.record_upto(at, None, usize::MAX, out);
-                self.resolve_open(at, "the moves missed were found: the board fits the game", out);
+                self.resolve_open(
+                    at,
+                    "the moves missed were found: the board fits the game",
+                    out,
+                );
             }
             Err(found) => {
                 lost.found = Some(found);
@@ -877,10 +921,12 @@ impl<G: GameKind> Tracker<G> {
                 return;
             }
         }
-        // The start position, set up again (or turned round): a new game.
+        // The start position, set up again (or turned round): a new game. With several start
+        // positions (Chess960), another one set up before the first move begins a game too.
         let plies = self.game.as_ref().map_or(0, |g| g.belief_plies());
-        let restart = sensed.key(orientation.flipped()) == self.start.key
-            || (key == self.start.key && plies >= self.settings.new_game_min_plies);
+        let restart = self.start_node(sensed.key(orientation.flipped())).is_some()
+            || (self.start_node(key).is_some()
+                && (plies >= self.settings.new_game_min_plies || plies == 0));
         if restart && self.try_start(at, sensed, Some(orientation), out) {
             return;
         }
@@ -1056,7 +1102,7 @@ impl<G: GameKind> Tracker<G> {
         }
         u.judged = true;
         let (reading, since) = (u.reading.clone(), u.since);
-        if let Some(detail) = G::wrong_setup(&reading) {
+        if let Some(detail) = G::wrong_setup(&reading, self.settings.variant) {
             let plies = g.belief_plies();
             if plies == 0 {
                 if g.open.is_empty() {
@@ -1136,7 +1182,7 @@ impl<G: GameKind> Tracker<G> {
     fn watch_setup(&mut self, at: Millis, sensed: &impl Sensed<G::Reading>) {
         for o in [Orientation::Normal, Orientation::Rotated] {
             let reading = sensed.reading(o);
-            if let Some(detail) = G::wrong_setup(&reading) {
+            if let Some(detail) = G::wrong_setup(&reading, self.settings.variant) {
                 self.setup = Some((o, reading, at, detail));
                 return;
             }
@@ -1166,6 +1212,7 @@ impl<G: GameKind> Tracker<G> {
         out.push(TrackerEvent::GameStarted {
             at_ms: at,
             orientation,
+            start: self.start_text(&self.start.pos),
         });
         report(
             &mut g,
@@ -1312,14 +1359,20 @@ impl<G: GameKind> Tracker<G> {
             ],
         };
         for &o in order {
-            if sensed.key(o) == self.start.key && sensed.reading(o) == self.start_reading {
+            let key = sensed.key(o);
+            if let Some(start) = self.start_node(key)
+                && sensed.reading(o) == *start.reading()
+            {
+                let start = start.clone();
                 self.flush(at, out);
-                let mut g = GameState::new(o, self.start.clone(), at);
-                g.orientation_open = sensed.key(o.flipped()) == self.start.key;
+                let begins = self.start_text(&start.pos);
+                let mut g = GameState::new(o, start, at);
+                g.orientation_open = sensed.key(o.flipped()) == key;
                 self.white_on_left_votes = 0;
                 out.push(TrackerEvent::GameStarted {
                     at_ms: at,
                     orientation: o,
+                    start: begins,
                 });
                 if !o.is_regular() {
                     let detail = "the pieces stand along the board's files: h1 is not a light \
@@ -1340,6 +1393,21 @@ impl<G: GameKind> Tracker<G> {
             }
         }
         false
+    }
+
+    /// The start position whose reading has `key`, if one has.
+    fn start_node(&self, key: u64) -> Option<&Node<G>> {
+        let i = self.start_keys.partition_point(|&(k, _)| k < key);
+        match self.start_keys.get(i) {
+            Some(&(k, n)) if k == key => self.starts.get(n),
+            _ => None,
+        }
+    }
+
+    /// What a game's start event says of its start position: its text when the variant has
+    /// more than the standard one (so that the store can resume and export it), else nothing.
+    fn start_text(&self, pos: &G::Position) -> Option<String> {
+        (self.settings.variant != Variant::Standard).then(|| G::position_text(pos))
     }
 
     /// Records what a clock press completed: the belief up to the presser's earliest move not
@@ -1746,3 +1814,6 @@ fn recorded<G: GameKind>(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod chess960_tests;

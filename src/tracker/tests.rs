@@ -436,6 +436,7 @@ fn resume_continues_a_stored_game() {
     let mut resumed = Tracker::<ChessGame>::resume(
         TrackerSettings::default(),
         Orientation::Normal,
+        None,
         &recorded,
         t.t,
     )

@@ -15,7 +15,7 @@ use super::{
     Board, Move, PITS, Position, Side, TOTAL,
     notation::{MoveText, to_fen},
 };
-use crate::game::{Departure, GameKind, Kind, Outcome};
+use crate::game::{Departure, GameKind, Kind, Outcome, Variant};
 
 /// Locations a board reports: 18 pits and 2 stores.
 pub const LOCATIONS: usize = 20;
@@ -251,7 +251,7 @@ impl GameKind for TogyzGame {
         departure(pos, succ, reading, pressed)
     }
 
-    fn wrong_setup(reading: &TogyzReading) -> Option<String> {
+    fn wrong_setup(reading: &TogyzReading, _variant: Variant) -> Option<String> {
         let start = TogyzGame::reading(&Position::new());
         // Every pit near nine: a miscount while setting up, not a game under way (a game without
         // a capture yet always has a pit sown from, holding one or two).
@@ -677,22 +677,22 @@ mod tests {
     #[test]
     fn wrong_setup_is_a_full_board_not_nine_each() {
         let start = TogyzGame::reading(&Position::new());
-        assert_eq!(TogyzGame::wrong_setup(&start), None);
+        assert_eq!(TogyzGame::wrong_setup(&start, Variant::Standard), None);
         let mut r = start;
         r.counts[2] = 8;
         r.counts[12] = 10;
-        let detail = TogyzGame::wrong_setup(&r).unwrap();
+        let detail = TogyzGame::wrong_setup(&r, Variant::Standard).unwrap();
         assert!(detail.contains("white's pit 3: 8"), "{detail}");
         assert!(detail.contains("black's pit 4: 10"), "{detail}");
         // Not complete (a hand holds one), or a game under way: not a set-up.
         r.counts[12] = 9;
-        assert_eq!(TogyzGame::wrong_setup(&r), None);
+        assert_eq!(TogyzGame::wrong_setup(&r, Variant::Standard), None);
         let played = TogyzGame::reading(&play(&Position::new(), &[7]));
-        assert_eq!(TogyzGame::wrong_setup(&played), None);
+        assert_eq!(TogyzGame::wrong_setup(&played, Variant::Standard), None);
         // 19 then 99: no capture, stores empty, but white's pit 1 was sown from.
         let played = TogyzGame::reading(&play(&Position::new(), &[1, 9]));
         assert_eq!(played.counts[STORE..], [0, 0]);
-        assert_eq!(TogyzGame::wrong_setup(&played), None);
+        assert_eq!(TogyzGame::wrong_setup(&played, Variant::Standard), None);
     }
 
     fn depart(pos: &Position, r: &TogyzReading, pressed: bool) -> Departure {
