@@ -3,7 +3,11 @@
 //!   referee, no store);
 //! - `tracker_and_referee`: the same through [`DgtPipeline::feed_frame`], which adds the referee
 //!   (the Laws applied to every event and clock reading) and the store writes it prepares;
-//! - `replay_end_to_end`: capture text through `replay` (parse, decode, track) into SQLite on a file.
+//! - `replay_end_to_end`: capture text through `replay` (parse, decode, track) into SQLite on a file;
+//! - `gap_search`: the search after a gap ([`search_gap`], at its bound: runs of two plies,
+//!   verified four deep, 20,000 positions at most) from a middlegame of the corpus, for a board
+//!   it resolves (two knight moves), one it finds ambiguous (a pawn that may have gone one square at
+//!   a time: the verification explores four plies) and one it cannot reach (three plies ahead).
 //!
 //! Run with `cargo bench --bench pipeline`. Throughput is in frames (elements) per second.
 
@@ -19,9 +23,10 @@ use boardscribe::{
     },
     sensor::dgt::{ClockReading, DgtBoardState},
     store::{BoardId, Store},
-    tracker::{Tracker, TrackerEvent, TrackerSettings},
+    tracker::{GapSearch, Tracker, TrackerEvent, TrackerSettings, search_gap},
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use shakmaty::{Chess, Position, san::San};
 
 mod common;
 
@@ -126,5 +131,59 @@ fn pipeline(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, pipeline);
+/// The position after `sans` from the start.
+fn after(sans: &[&str]) -> Chess {
+    let mut pos = Chess::default();
+    for san in sans {
+        let m = san
+            .parse::<San>()
+            .expect("SAN")
+            .to_move(&pos)
+            .expect("legal");
+        pos.play_unchecked(m);
+    }
+    pos
+}
+
+fn gap_search(c: &mut Criterion) {
+    use boardscribe::game::GameKind;
+    // A Ruy Lopez after 10 moves: 30-odd legal moves on each side.
+    let opening = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
+        "d6", "c3", "O-O", "h3", "Na5", "Bc2", "c5",
+    ];
+    let from = after(&opening);
+    let target = |more: &[&str]| {
+        let all: Vec<&str> = opening.iter().chain(more).copied().collect();
+        ChessGame::reading(&after(&all))
+    };
+    let cases = [
+        (
+            "resolved: two knight moves",
+            target(&["Nbd2", "Nc6"]),
+            Ok(2),
+        ),
+        (
+            "ambiguous: a pawn two squares",
+            target(&["d4", "Qc7"]),
+            Err(GapSearch::Ambiguous),
+        ),
+        (
+            "unreachable: three plies ahead",
+            target(&["d4", "Qc7", "Nbd2"]),
+            Err(GapSearch::Nothing),
+        ),
+    ];
+    let mut g = c.benchmark_group("gap_search");
+    for (name, sensed, want) in &cases {
+        let got = search_gap::<ChessGame>(&from, sensed, 2, 20_000).map(|p| p.len());
+        assert_eq!(&got, want, "{name}");
+        g.bench_function(*name, |b| {
+            b.iter(|| black_box(search_gap::<ChessGame>(&from, sensed, 2, 20_000)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, pipeline, gap_search);
 criterion_main!(benches);

@@ -183,6 +183,8 @@ struct Exported {
     result: Value,
     termination: Value,
     moves: Vec<String>,
+    /// The kinds of its irregularities and audit-trail entries, in order.
+    irregularities: Vec<String>,
 }
 
 /// `boardscribe export --format json` of `db`, as a fresh process.
@@ -208,6 +210,14 @@ fn export(db: &Path) -> Result<Vec<Exported>, String> {
                 .map(|ms| {
                     ms.iter()
                         .map(|m| m["uci"].as_str().unwrap_or_default().to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            irregularities: g["irregularities"]
+                .as_array()
+                .map(|is| {
+                    is.iter()
+                        .map(|i| i["kind"].as_str().unwrap_or_default().to_string())
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -477,4 +487,148 @@ fn unplugged_mid_move_loses_no_move() {
     let games = export(&db).unwrap();
     assert_eq!(games.len(), 1, "{games:#?}");
     assert_eq!(games[0].moves, expected);
+}
+
+/// The repro: a board unplugged at ply 10 for ten seconds while the game goes on at blitz
+/// hands. The daemon reads the board's memory when it comes back: every ply is recorded, the ones
+/// missed marked as recovered from memory, and nothing else is raised.
+#[test]
+fn unplugged_ten_seconds_the_missed_plies_come_from_the_board_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (file, n) = ("tatamast22", 12);
+    let expected = expected_uci(&corpus_game(file, n));
+    let (_emulator, link) = emulate(
+        d,
+        "board1",
+        file,
+        n,
+        &[
+            "--speed",
+            "0.3",
+            "--seed",
+            "3",
+            "--unplug-at-ply",
+            "10",
+            "--unplug-for-ms",
+            "10000",
+            "--linger-ms",
+            "60000",
+        ],
+    );
+    let board = link.to_str().unwrap();
+    let db = d.join("round.sqlite");
+    let mut daemon = run(d, "run", &db, &[&link]);
+    wait_for_moves(&db, board, expected.len());
+    daemon.terminate();
+    assert!(daemon.wait_exit(Duration::from_secs(20)).success());
+    let games = export(&db).unwrap();
+    assert_eq!(games.len(), 1, "{games:#?}");
+    assert_eq!(games[0].moves, expected);
+    assert!(
+        games[0]
+            .irregularities
+            .iter()
+            .any(|k| k == "recovered_from_memory"),
+        "{:?}",
+        games[0].irregularities
+    );
+    let raised: Vec<&String> = games[0]
+        .irregularities
+        .iter()
+        .filter(|k| !k.starts_with("recovered_"))
+        .collect();
+    assert!(raised.is_empty(), "raised across the gap: {raised:?}");
+    assert!(
+        daemon
+            .log_text()
+            .contains("plies missed in a gap recovered"),
+        "{}",
+        daemon.log_text()
+    );
+}
+
+/// Four boards, hands from very fast to human; the daemon is killed -9 and started again after
+/// 5, 20 and 60 s of missed play. Each time the restarted daemon resumes the open games from the
+/// store and reads every board's memory: every game ends exact, the missed plies marked.
+#[test]
+fn killed_three_times_every_game_is_recovered_from_the_boards_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let boards = [
+        ("tatamast22", 3, "0.1"),
+        ("tatamast22", 5, "0.4"),
+        ("London1851", 138, "0.7"),
+        ("tatamast22", 7, "1.0"),
+    ];
+    let mut emulators = Vec::new();
+    let mut links = Vec::new();
+    let mut expected = Vec::new();
+    let mut holders = Vec::new();
+    for (i, (file, n, speed)) in boards.iter().enumerate() {
+        let (emulator, link) = emulate(
+            d,
+            &format!("board{i}"),
+            file,
+            *n,
+            &["--speed", speed, "--seed", "11", "--linger-ms", "400000"],
+        );
+        // The daemon's TIOCEXCL on a pty outlives it while the master is open (see
+        // `sigkill_mid_game_loses_nothing_and_the_game_goes_on`): a holder releases it.
+        holders.push(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(OFlags::NOCTTY.bits() as i32)
+                .open(&link)
+                .unwrap(),
+        );
+        emulators.push(emulator);
+        expected.push(expected_uci(&corpus_game(file, *n)));
+        links.push(link);
+    }
+    let ports: Vec<&Path> = links.iter().map(PathBuf::as_path).collect();
+    let db = d.join("round.sqlite");
+    for (round, missed_s) in [5u64, 20, 60].into_iter().enumerate() {
+        let mut daemon = run(d, &format!("run-{round}"), &db, &ports);
+        // Some play recorded on the slowest board, then the kill.
+        let slowest = links[3].to_str().unwrap();
+        wait_for_moves(&db, slowest, 4 + 4 * round);
+        daemon.kill_hard();
+        for h in &holders {
+            rustix::termios::ioctl_tiocnxcl(h).unwrap();
+        }
+        std::thread::sleep(Duration::from_secs(missed_s));
+    }
+    let mut daemon = run(d, "run-last", &db, &ports);
+    for (link, want) in links.iter().zip(&expected) {
+        wait_for_moves(&db, link.to_str().unwrap(), want.len());
+    }
+    daemon.terminate();
+    assert!(daemon.wait_exit(Duration::from_secs(20)).success());
+    let games = export(&db).unwrap();
+    for (link, want) in links.iter().zip(&expected) {
+        let of = games_of(&games, link.to_str().unwrap());
+        assert_eq!(of.len(), 1, "one game per board, resumed: {of:#?}");
+        assert_eq!(&of[0].moves, want, "{}", link.display());
+        let raised: Vec<&String> = of[0]
+            .irregularities
+            .iter()
+            .filter(|k| !k.starts_with("recovered_"))
+            .collect();
+        assert!(raised.is_empty(), "{}: raised {raised:?}", link.display());
+    }
+    let marked = games
+        .iter()
+        .filter(|g| {
+            g.irregularities
+                .iter()
+                .any(|k| k == "recovered_from_memory")
+        })
+        .count();
+    assert!(
+        marked >= 3,
+        "plies recovered from memory on {marked} boards"
+    );
+    drop(emulators);
 }

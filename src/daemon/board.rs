@@ -168,8 +168,17 @@ pub fn prepare<B: BoardKit>(
                 )
             });
             match resumed_tracker {
-                Some(t) => {
+                Some(mut t) => {
                     info!(board = %name, game = open.id.0, plies = open.moves.len(), "resuming game");
+                    // A result the kings showed after the last move is not reported again.
+                    let last = open.moves.len() as u32 + 1;
+                    if open
+                        .events
+                        .iter()
+                        .any(|e| e.kind == "result_gesture" && e.ply == Some(last))
+                    {
+                        t.gesture_already_reported();
+                    }
                     judge.resume(open.start_position.as_deref(), &open.moves);
                     game = Some(open.id);
                     resumed = open.moves;

@@ -83,14 +83,32 @@ fn touched(m: &Move, us: Color) -> ([Square; 4], usize) {
 
 /// Whether `reading` is `m` part-way done: every differing square is one `m` touches, and shows
 /// either nothing or what `m` puts there (a promoting pawn may stand on its square until the
-/// press).
+/// press), or, for a piece sliding (bishop, rook, queen), one square of its way there with the
+/// piece resting on it (a capture slid in, its victim lifted first).
 fn part_way(pos: &Chess, m: &Move, diff: &[usize], reading: &ChessReading, pressed: bool) -> bool {
     let (squares, n) = touched(m, pos.turn());
     let squares = &squares[..n];
-    if !diff
-        .iter()
-        .all(|&s| squares.iter().any(|&t| t as usize == s))
-    {
+    let mover = super::chess::piece_code(m.role().of(pos.turn()));
+    let on_the_way = |s: usize| {
+        !pressed
+            && matches!(m.role(), Role::Bishop | Role::Rook | Role::Queen)
+            && m.from().is_some_and(|from| {
+                shakmaty::attacks::between(from, m.to()).contains(Square::new(s as u32))
+            })
+            && reading.0[s] == mover
+    };
+    let mut resting = 0;
+    for &s in diff {
+        if squares.iter().any(|&t| t as usize == s) {
+            continue;
+        }
+        if on_the_way(s) {
+            resting += 1;
+            continue;
+        }
+        return false;
+    }
+    if resting > 1 {
         return false;
     }
     let after = ChessGame::reading(&ChessGame::play(pos, m));
@@ -99,6 +117,7 @@ fn part_way(pos: &Chess, m: &Move, diff: &[usize], reading: &ChessReading, press
         let r = reading.0[s];
         r == after.0[s]
             || r == piece::EMPTY
+            || on_the_way(s)
             || (!pressed && m.is_promotion() && s == m.to() as usize && r == pawn)
     })
 }

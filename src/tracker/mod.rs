@@ -479,6 +479,14 @@ impl<G: GameKind> Tracker<G> {
         }
     }
 
+    /// The result gesture after the record's last move was reported before (a restart): it is
+    /// not reported again while the board shows it.
+    pub fn gesture_already_reported(&mut self) {
+        if let Some(g) = self.game.as_mut() {
+            g.gesture_reported = true;
+        }
+    }
+
     /// Whether the board has not fitted the record since a gap: the record may lag the board.
     pub fn is_lost(&self) -> bool {
         self.game.as_ref().is_some_and(|g| g.lost.is_some())
@@ -969,8 +977,23 @@ impl<G: GameKind> Tracker<G> {
         }
         // A different move a few plies back: what was believed was a misreading (a hand
         // resting on a neighbour made a transitional board look like moves).
+        // Recorded plies are revised only for a board no move from the belief explains part-way:
+        // a board part-way through a legal move (a capture slid in, its victim lifted first)
+        // keeps what presses confirmed.
         let depth = (g.prov.len() + self.settings.revise_depth).min(plies);
+        let mut part_way: Option<bool> = None;
         for back in (plies - depth..plies.saturating_sub(1)).rev() {
+            if back < g.moves.len()
+                && *part_way.get_or_insert_with(|| {
+                    let tip = g.tip();
+                    matches!(
+                        G::departure(&tip.pos, tip.successors(), reading(), false),
+                        Departure::InProgress | Departure::Missing { .. }
+                    )
+                })
+            {
+                break;
+            }
             if let Some((mv, node)) = g.belief_node(back).move_to(key, reading) {
                 g.truncate(back, at);
                 g.push(mv, node, at);
