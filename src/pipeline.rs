@@ -269,9 +269,19 @@ pub struct Pipeline<B: Board> {
     /// The latest time the tracker was given: a split frame is never applied before it (a bus
     /// board's changes are stamped with its previous read, which ticks may have passed).
     latest: Millis,
-    /// Board memory since the last gap: asked for (when), and whether it came.
+    /// Board memory since the last gap: asked for (when), and whether it came; and how many
+    /// times it was read since the gap.
     memory: MemoryRead,
+    memory_reads: u32,
 }
+
+/// How many times board memory is read after one gap: once when the board is heard again, and
+/// again while the board stays lost (the moves made during a read, or a hand still moving).
+pub const MEMORY_READS_PER_GAP: u32 = 3;
+
+/// A board still lost this long after it was heard again and after the last read has its
+/// memory read again (before `thread_lost` is raised).
+const REREAD_AFTER_MS: Millis = 1_000;
 
 /// Board memory, read once after each gap (see [`Pipeline::wants_memory`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,8 +290,8 @@ enum MemoryRead {
     Due,
     /// Asked for at this time, not answered yet.
     Asked(Millis),
-    /// Answered, or given up on, since the last gap.
-    Done,
+    /// Answered, or given up on, at this time.
+    Done(Millis),
 }
 
 impl<B: Board> Pipeline<B> {
@@ -308,6 +318,7 @@ impl<B: Board> Pipeline<B> {
             clock_layout: ClockLayout::default(),
             latest: 0,
             memory: MemoryRead::Due,
+            memory_reads: 0,
         }
     }
 
@@ -384,17 +395,32 @@ impl<B: Board> Pipeline<B> {
         self.reader.clear();
         self.tracker.gap(at);
         self.memory = MemoryRead::Due;
+        self.memory_reads = 0;
     }
 
     /// Whether the board's memory should be read now: after a gap (a reconnect, a restart with
-    /// an open game), while the record may lag the board, once per gap.
+    /// an open game) while the record may lag the board, and again while `thread_lost` stands,
+    /// up to [`MEMORY_READS_PER_GAP`] times.
     pub fn wants_memory(&self) -> bool {
-        B::HAS_MEMORY && self.memory == MemoryRead::Due && self.tracker.is_lost()
+        B::HAS_MEMORY
+            && self.tracker.is_lost()
+            && self.memory_reads < MEMORY_READS_PER_GAP
+            && match self.memory {
+                MemoryRead::Due => true,
+                // Lost for a second since the board was heard and the last read: read again
+                // before the arbiter is alerted.
+                MemoryRead::Done(done) => self
+                    .tracker
+                    .unexplained_since()
+                    .is_some_and(|t| self.latest >= t.max(done).saturating_add(REREAD_AFTER_MS)),
+                MemoryRead::Asked(_) => false,
+            }
     }
 
     /// The memory was asked for at `at`.
     pub fn memory_asked(&mut self, at: Millis) {
         self.memory = MemoryRead::Asked(at);
+        self.memory_reads += 1;
     }
 
     /// Whether memory was asked for and has not come yet.
@@ -411,7 +437,7 @@ impl<B: Board> Pipeline<B> {
                 why, "the board's memory could not be read"
             );
         }
-        self.memory = MemoryRead::Done;
+        self.memory = MemoryRead::Done(self.latest);
     }
 
     /// Whether the sensed board fits what the tracker believes (no piece in the hand, nothing
@@ -427,7 +453,7 @@ impl<B: Board> Pipeline<B> {
 
     /// The board's memory came: the plies it holds after the record go through the tracker.
     fn recover_from_memory(&mut self, at: Millis, log: &[u8]) {
-        let asked = std::mem::replace(&mut self.memory, MemoryRead::Done);
+        let asked = std::mem::replace(&mut self.memory, MemoryRead::Done(at));
         if !matches!(asked, MemoryRead::Asked(_)) || !self.tracker.is_lost() {
             debug!("board memory not asked for, or not needed: not used");
             return;

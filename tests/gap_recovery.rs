@@ -11,7 +11,8 @@
 //! the search resolves is exact, and any other raises `thread_lost` within 5 s of the board
 //! being heard again. No irregularity is raised in any of these games (none is played).
 //! `BOARDSCRIBE_GAP_TRIALS=N` runs N trials of each kind (default 60), `BOARDSCRIBE_SEED_OFFSET`
-//! other seeds, and `BOARDSCRIBE_SHOW_TRIALS=1` prints each trial.
+//! other seeds, `BOARDSCRIBE_GAP_GAME=G` only the trials of corpus game G, and
+//! `BOARDSCRIBE_SHOW_TRIALS=1` prints each trial.
 
 use std::path::Path;
 
@@ -238,6 +239,10 @@ fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
                 tick += 100;
             }
             pipeline.feed(at, e.dir, &e.payload.to_bytes());
+            // Still lost after a read: the session reads the memory again.
+            if pipeline.wants_memory() {
+                hear_again(trial, &mut pipeline, &mut board, at);
+            }
             write(&mut store, &mut pipeline);
         }
         last = at;
@@ -318,6 +323,14 @@ fn reconnect(
             board.memory.field(at - 6_000 + n, sq, piece::EMPTY);
         }
     }
+    hear_again(trial, pipeline, board, at);
+    let writes: Vec<Write> = pipeline.take_writes();
+    store.write_batch(&writes).unwrap();
+}
+
+/// What the session does with a board heard again: its memory first when the pipeline asks
+/// for it, then the start-up's dump and clock.
+fn hear_again(trial: &Trial, pipeline: &mut DgtPipeline, board: &mut EmulatedBoard, at: Millis) {
     if pipeline.wants_memory() {
         pipeline.memory_asked(at);
         if trial.memory == Memory::Off {
@@ -332,11 +345,20 @@ fn reconnect(
     pipeline.feed(at + 20, Direction::FromBoard, &dump);
     let clock = Frame::BwTime(board.clock).to_bytes();
     pipeline.feed(at + 40, Direction::FromBoard, &clock);
-    let writes: Vec<Write> = pipeline.take_writes();
-    store.write_batch(&writes).unwrap();
 }
 
+/// The trials of `memory`, or only those of game `BOARDSCRIBE_GAP_GAME` (to look at one).
 fn trials(memory: Memory, n: usize, salt: u64, games: usize) -> Vec<Trial> {
+    let only: Option<usize> = std::env::var("BOARDSCRIBE_GAP_GAME")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    all_trials(memory, n, salt, games)
+        .into_iter()
+        .filter(|t| only.is_none_or(|g| g == t.game))
+        .collect()
+}
+
+fn all_trials(memory: Memory, n: usize, salt: u64, games: usize) -> Vec<Trial> {
     let offset: u64 = std::env::var("BOARDSCRIBE_SEED_OFFSET")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -684,6 +684,17 @@ async fn session<B: BoardKit>(
             },
             _ = stop.changed() => return SessionEnd::Stopped,
         }
+        // Lost again after a read (moves made meanwhile): the memory once more, and the usual
+        // start-up after it.
+        if memory_since.is_none() && pipeline.wants_memory() {
+            pipeline.memory_asked(now_ms());
+            memory_since = Some(Instant::now());
+            let ask = B::memory_request();
+            if let Err(e) = serial::send(&mut port, path, &ask).await {
+                return SessionEnd::Lost(e.to_string());
+            }
+            pipeline.feed(now_ms(), Direction::ToBoard, &ask);
+        }
         if let Some(since) = memory_since {
             let waiting = pipeline.awaiting_memory();
             let given_up = if last_rx.elapsed() >= MEMORY_SILENCE {

@@ -498,6 +498,14 @@ impl<G: GameKind> Tracker<G> {
         self.game.as_ref().is_none_or(|g| g.unexplained.is_none())
     }
 
+    /// Since when the board, heard again after a gap, has fitted nothing (while lost).
+    pub fn unexplained_since(&self) -> Option<Millis> {
+        self.game
+            .as_ref()
+            .and_then(|g| g.lost.as_ref())
+            .and_then(|l| l.unexplained_since)
+    }
+
     /// Whether the board has been lost long enough for `thread_lost` to be raised.
     pub fn thread_lost(&self) -> bool {
         self.game
@@ -1654,6 +1662,9 @@ fn moves_to<G: GameKind>(
     None
 }
 
+/// Moves with the positions they reach, in order.
+type Run<G> = Vec<(<G as GameKind>::Move, Node<G>)>;
+
 /// The one run of legal moves from `from` that leads to the reading `sensed` (key `key`) after
 /// a gap, of at most `plies` plies, in which every move shows on the board
 /// ([`GameKind::may_show`]: a piece that went and came back is not seen, and not recorded).
@@ -1669,7 +1680,7 @@ fn explain_gap<G: GameKind>(
     sensed: &G::Reading,
     plies: usize,
     budget: usize,
-) -> Result<Vec<(G::Move, Node<G>)>, GapSearch> {
+) -> Result<Run<G>, GapSearch> {
     let mut search = GapSearcher::<G> {
         key,
         sensed,
