@@ -158,11 +158,7 @@ fn gap_search(c: &mut Criterion) {
         ChessGame::reading(&after(&all))
     };
     let cases = [
-        (
-            "resolved: two knight moves",
-            target(&["Nbd2", "Nc6"]),
-            Ok(2),
-        ),
+        ("resolved: two knight moves", target(&["Na3", "Nc6"]), Ok(2)),
         (
             "ambiguous: a pawn two squares",
             target(&["d4", "Qc7"]),
@@ -170,7 +166,7 @@ fn gap_search(c: &mut Criterion) {
         ),
         (
             "unreachable: three plies ahead",
-            target(&["d4", "Qc7", "Nbd2"]),
+            target(&["d4", "Qc7", "Na3"]),
             Err(GapSearch::Nothing),
         ),
     ];
@@ -182,6 +178,19 @@ fn gap_search(c: &mut Criterion) {
             b.iter(|| black_box(search_gap::<ChessGame>(&from, sensed, 2, 20_000)))
         });
     }
+    // Deeper than the daemon searches, to see what a bound costs: four plies of four moves
+    // (each side two), looked for up to six plies deep.
+    let four = target(&["d4", "Qc7", "Na3", "Nc6"]);
+    for budget in [20_000, 200_000] {
+        g.bench_function(format!("four plies, bound six, budget {budget}"), |b| {
+            b.iter(|| black_box(search_gap::<ChessGame>(&from, &four, 4, budget)))
+        });
+    }
+    println!(
+        "four plies, bound six: {:?} (budget 20000), {:?} (budget 200000)",
+        search_gap::<ChessGame>(&from, &four, 4, 20_000).map(|p| p.len()),
+        search_gap::<ChessGame>(&from, &four, 4, 200_000).map(|p| p.len())
+    );
     g.finish();
 }
 

@@ -989,20 +989,17 @@ impl<G: GameKind> Tracker<G> {
         // a board part-way through a legal move (a capture slid in, its victim lifted first)
         // keeps what presses confirmed.
         let depth = (g.prov.len() + self.settings.revise_depth).min(plies);
-        let mut part_way: Option<bool> = None;
         for back in (plies - depth..plies.saturating_sub(1)).rev() {
-            if back < g.moves.len()
-                && *part_way.get_or_insert_with(|| {
-                    let tip = g.tip();
-                    matches!(
+            if let Some((mv, node)) = g.belief_node(back).move_to(key, reading) {
+                let tip = g.tip();
+                if back < g.moves.len()
+                    && matches!(
                         G::departure(&tip.pos, tip.successors(), reading(), false),
                         Departure::InProgress | Departure::Missing { .. }
                     )
-                })
-            {
-                break;
-            }
-            if let Some((mv, node)) = g.belief_node(back).move_to(key, reading) {
+                {
+                    break;
+                }
                 g.truncate(back, at);
                 g.push(mv, node, at);
                 self.resolve_open(at, "the board fits the game again", out);
