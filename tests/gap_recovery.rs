@@ -24,7 +24,6 @@ use boardscribe::{
     game::Kind,
     pipeline::DgtPipeline,
     protocol::dgt::{BoardDump, BwTime, Frame, piece},
-    sensor::dgt::{ClockLayout, ClockReading},
     store::{BoardId, Store, Write},
     tracker::Tracker,
 };
@@ -148,34 +147,13 @@ fn resumed_pipeline(store: &Store, id: BoardId, laws: &LawsSetup, at: Millis) ->
     DgtPipeline::new(id, tracker, judge)
 }
 
-/// Each ply's UCI with the clocks the script's clock showed when its press moved the lever
-/// (White's clock on the left): the first reading at or after the press whose lever changed.
+/// Each ply's UCI with the clocks its press showed (White's clock on the left).
 fn expected(script: &BoardScript) -> Vec<(String, Option<u64>, Option<u64>)> {
-    let mut levers = Vec::new();
-    let mut lever = None;
-    for e in &script.events {
-        if let Payload::Frame(Frame::BwTime(b)) = &e.payload
-            && let Some(c) = ClockReading::from_bwtime_in(b, ClockLayout::default())
-        {
-            if lever.is_some_and(|l| l != c.lever_right_high) {
-                levers.push((e.at_ms, c));
-            }
-            lever = Some(c.lever_right_high);
-        }
-    }
     script
         .plies
         .iter()
-        .map(|p| {
-            let clock = p
-                .press_ms
-                .and_then(|t| levers.iter().find(|(at, _)| *at >= t).map(|(_, c)| *c));
-            (
-                p.uci.clone(),
-                clock.map(|c| c.left_ms),
-                clock.map(|c| c.right_ms),
-            )
-        })
+        .zip(script.press_clocks())
+        .map(|(p, c)| (p.uci.clone(), c.map(|c| c.left_ms), c.map(|c| c.right_ms)))
         .collect()
 }
 

@@ -43,6 +43,7 @@ use crate::{
         capture::{capture_head, push_line},
     },
     protocol::dgt::{BoardDump, BwTime, Frame},
+    sensor::dgt::{ClockLayout, ClockReading},
 };
 
 /// Errors of the emulator.
@@ -186,6 +187,30 @@ pub struct BoardScript {
 }
 
 impl BoardScript {
+    /// The clock as each ply's press showed it (the first reading at or after the press whose
+    /// lever moved): what a record of the game must carry; `None` for a ply without a press.
+    pub fn press_clocks(&self) -> Vec<Option<ClockReading>> {
+        let mut presses = Vec::new();
+        let mut lever = None;
+        for e in &self.events {
+            if let Payload::Frame(Frame::BwTime(b)) = &e.payload
+                && let Some(c) = ClockReading::from_bwtime_in(b, ClockLayout::default())
+            {
+                if lever.is_some_and(|l| l != c.lever_right_high) {
+                    presses.push((e.at_ms, c));
+                }
+                lever = Some(c.lever_right_high);
+            }
+        }
+        self.plies
+            .iter()
+            .map(|p| {
+                let at = p.press_ms?;
+                presses.iter().find(|(t, _)| *t >= at).map(|(_, c)| *c)
+            })
+            .collect()
+    }
+
     /// Every event as `(time, direction, bytes)`.
     pub fn to_chunks(&self) -> Vec<(Millis, Direction, Vec<u8>)> {
         self.events

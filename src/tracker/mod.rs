@@ -370,9 +370,9 @@ pub struct Tracker<G: GameKind> {
     /// A clock press waiting for the sensors to show the move it completes (and whether a clock
     /// was running when it came).
     press: Option<(Millis, ClockReading, bool)>,
-    /// A press made while the board was not heard: the first reading after a gap showed the
-    /// side to move's clock stopped, so that side pressed, and its move (not seen yet, or
-    /// still to be found) is recorded with this reading.
+    /// A press its move has not come with yet: made while the board was not heard (the first
+    /// reading after a gap showed the side to move's clock stopped), or before the move showed
+    /// on the board; the move is recorded with this reading.
     unseen_press: Option<(Side, ClockReading)>,
     /// Presses still to come after a gap that are not judged.
     presses_after_gap: u8,
@@ -762,7 +762,7 @@ impl<G: GameKind> Tracker<G> {
                     g.push(mv, node, at);
                 }
                 // When the moves were made is not known: they carry no clock.
-                self.record_upto(at, None, usize::MAX, out);
+                self.record_upto(at, None, false, usize::MAX, out);
                 self.resolve_open(
                     at,
                     "the moves missed were found: the board fits the game",
@@ -1458,15 +1458,18 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_ref() else {
             return;
         };
+        // The press completes the presser's earliest move not yet recorded; anything after it
+        // (the opponent's reply, even the presser's next move) waits for its own press.
+        let pending = (g.base + 1..=g.belief_plies()).find(|ply| (ply % 2 == 1) == white_pressed);
+        // A press by the side to move before its move shows on the board (slow hands still
+        // setting it down): its move is stamped with this press when it is recorded.
+        if pending.is_none() && !g.ended && presser == Side::of_ply(g.moves.len() as u32 + 1) {
+            self.unseen_press = Some((presser, clock));
+        }
         if g.is_settled() {
             return;
         }
-        // The press completes the presser's earliest move not yet recorded; anything after it
-        // (the opponent's reply, even the presser's next move) waits for its own press.
-        let limit = (g.base + 1..=g.belief_plies())
-            .find(|ply| (ply % 2 == 1) == white_pressed)
-            .unwrap_or(g.base);
-        self.record_upto(at, Some(clock), limit, out);
+        self.record_upto(at, Some(clock), true, pending.unwrap_or(g.base), out);
     }
 
     /// Makes the belief the record, emitting the difference.
@@ -1476,15 +1479,17 @@ impl<G: GameKind> Tracker<G> {
         press: Option<ClockReading>,
         out: &mut Vec<TrackerEvent>,
     ) {
-        self.record_upto(at, press.or(self.clock), usize::MAX, out);
+        self.record_upto(at, press.or(self.clock), press.is_some(), usize::MAX, out);
     }
 
     /// Makes the first `limit` plies of the belief the record, with `clock` (`None`: not
-    /// known); later moves stay provisional.
+    /// known; `pressed`: as a press showed it); later moves stay provisional. A ply revised
+    /// after its press keeps the press's clocks.
     fn record_upto(
         &mut self,
         at: Millis,
         clock: Option<ClockReading>,
+        pressed: bool,
         limit: usize,
         out: &mut Vec<TrackerEvent>,
     ) {
@@ -1510,8 +1515,21 @@ impl<G: GameKind> Tracker<G> {
                 && let Some((mv, node)) = prov.next()
             {
                 let parent = &g.nodes[keep].pos;
-                let new = recorded::<G>(parent, &mv, &node, keep, at, clock, white_on_left);
-                let stamp = std::mem::replace(&mut g.stamps[keep], Stamp::of(&new));
+                let mut new = recorded::<G>(parent, &mv, &node, keep, at, clock, white_on_left);
+                let was = g.stamps[keep];
+                // A ply is pressed once: a later press (the opponent's, completing the next
+                // move) or the settle time re-stamps it no better.
+                if was.pressed {
+                    new.clock_white_ms = was.clock_white_ms;
+                    new.clock_black_ms = was.clock_black_ms;
+                }
+                let stamp = std::mem::replace(
+                    &mut g.stamps[keep],
+                    Stamp {
+                        pressed: pressed || was.pressed,
+                        ..Stamp::of(&new)
+                    },
+                );
                 let old = stamp.rebuild::<G>(parent, &g.moves[keep], &g.nodes[keep + 1], keep);
                 g.moves[keep] = mv;
                 g.nodes[keep + 1] = node;
@@ -1534,17 +1552,22 @@ impl<G: GameKind> Tracker<G> {
         }
         for (mv, node) in prov {
             let ply = g.moves.len();
+            // A move made after its press was seen (or pressed while the board was not heard)
+            // carries that press, unless a press of its own records it now.
             let clock = match self.unseen_press {
                 Some((side, reading)) if side == Side::of_ply(ply as u32 + 1) => {
                     self.unseen_press = None;
-                    Some(reading)
+                    if pressed { clock } else { Some(reading) }
                 }
                 _ => clock,
             };
             let rec = recorded::<G>(&g.nodes[ply].pos, &mv, &node, ply, at, clock, white_on_left);
             g.moves.push(mv);
             g.nodes.push(node);
-            g.stamps.push(Stamp::of(&rec));
+            g.stamps.push(Stamp {
+                pressed: pressed && clock.is_some(),
+                ..Stamp::of(&rec)
+            });
             out.push(TrackerEvent::Move(rec));
         }
         g.base = g.moves.len();
@@ -1789,11 +1812,14 @@ struct Stamp {
     at_ms: Millis,
     clock_white_ms: Option<u64>,
     clock_black_ms: Option<u64>,
+    /// The clocks are those a press showed (stored, or from memory: a press's, when known).
+    pressed: bool,
 }
 
 impl Stamp {
     fn of(rec: &RecordedMove) -> Stamp {
         Stamp {
+            pressed: rec.clock_white_ms.is_some(),
             at_ms: rec.at_ms,
             clock_white_ms: rec.clock_white_ms,
             clock_black_ms: rec.clock_black_ms,
@@ -1839,6 +1865,7 @@ fn recorded<G: GameKind>(
         at_ms: at,
         clock_white_ms,
         clock_black_ms,
+        pressed: false,
     }
     .rebuild::<G>(before, mv, after, plies_before)
 }
