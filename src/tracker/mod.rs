@@ -20,7 +20,7 @@ use std::cell::OnceCell;
 use crate::{
     Millis,
     arbiter::IrregularityKind,
-    game::{Departure, GameKind, Variant},
+    game::{Departure, GameKind, Outcome, Variant},
     sensor::{Orientation, Sensed, dgt::ClockReading},
 };
 
@@ -347,6 +347,9 @@ impl<G: GameKind> GameState<G> {
     }
 }
 
+/// How long the kings' gesture must stand with no clock press before it is reported.
+const GESTURE_CONFIRM_MS: Millis = 800;
+
 /// What a press that completes the one move in hand counts for in the vote on which clock is
 /// White's, against one running-clock reading.
 const PRESS_VOTE: i64 = 8;
@@ -376,6 +379,9 @@ pub struct Tracker<G: GameKind> {
     unseen_press: Option<(Side, ClockReading)>,
     /// Presses still to come after a gap that are not judged.
     presses_after_gap: u8,
+    /// The kings' gesture shown (when, and the result it proposes), reported once no press
+    /// has followed it for [`GESTURE_CONFIRM_MS`].
+    pending_gesture: Option<(Millis, Outcome)>,
     /// Before the first game: a complete set-up that is not the start position, and since when.
     setup: Option<(Orientation, G::Reading, Millis, String)>,
 }
@@ -411,6 +417,7 @@ impl<G: GameKind> Tracker<G> {
             press: None,
             unseen_press: None,
             presses_after_gap: 0,
+            pending_gesture: None,
             setup: None,
             sensed_changed_at: 0,
         }
@@ -462,6 +469,7 @@ impl<G: GameKind> Tracker<G> {
         self.clock = None;
         self.unseen_press = None;
         self.presses_after_gap = 2;
+        self.pending_gesture = None;
         self.sensed_changed_at = at;
         let Some(g) = self.game.as_mut() else {
             return;
@@ -625,6 +633,15 @@ impl<G: GameKind> Tracker<G> {
             self.press = None;
             self.record_press(at, clock, was_running, out);
         }
+        if let Some((since, proposed)) = self.pending_gesture
+            && at >= since.saturating_add(GESTURE_CONFIRM_MS)
+        {
+            self.pending_gesture = None;
+            // Still on the board, with no press since.
+            if self.sensed_changed_at <= since {
+                self.report_gesture(at, since, proposed, out);
+            }
+        }
         self.raise_lost(at, out);
         self.judge(at, out);
         let running = self.clock.is_some_and(|c| c.running);
@@ -778,8 +795,14 @@ impl<G: GameKind> Tracker<G> {
         true
     }
 
-    /// Records whatever the belief holds now (end of a capture, an orderly shutdown).
+    /// Records whatever the belief holds now (end of a capture, an orderly shutdown), and the
+    /// kings' gesture still on the board.
     pub fn flush(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        if let Some((since, proposed)) = self.pending_gesture.take()
+            && self.sensed_changed_at <= since
+        {
+            self.report_gesture(at, since, proposed, out);
+        }
         if self.game.as_ref().is_some_and(|g| !g.is_settled()) {
             self.record_belief(at, None, out);
         }
@@ -793,6 +816,10 @@ impl<G: GameKind> Tracker<G> {
             .is_some_and(|prev| prev.lever_right_high != reading.lever_right_high);
         let was_running = self.clock.is_some_and(|prev| prev.running);
         let first = self.clock.is_none();
+        if pressed {
+            // The kings moved as a move: the press judges it.
+            self.pending_gesture = None;
+        }
         self.clock = Some(reading);
         if first && reading.running {
             self.note_unseen_press(reading);
@@ -1025,15 +1052,31 @@ impl<G: GameKind> Tracker<G> {
             judged: false,
             not_before: 0,
         });
-        // A result piece set on the board, or the kings' gesture (it moves both kings: at least
-        // two places differ).
-        let shown = G::result_token(sensed_reading).or_else(|| {
-            (distance >= 2)
-                .then(|| G::result_gesture(sensed_reading))
-                .flatten()
-        });
-        if !g.gesture_reported
-            && let Some(proposed) = shown
+        // A result piece set on the board (reported at once), or the kings' gesture (it moves
+        // both kings: at least two places differ), reported once no press followed it: a king
+        // moved to the centre where the other already stands, then pressed, is a move (an
+        // illegal one, judged at the press), not the gesture.
+        if g.gesture_reported {
+            return;
+        }
+        if let Some(proposed) = G::result_token(sensed_reading) {
+            self.report_gesture(at, at, proposed, out);
+        } else if distance >= 2
+            && let Some(proposed) = G::result_gesture(sensed_reading)
+        {
+            self.pending_gesture = Some((at, proposed));
+        }
+    }
+
+    /// Reports the result shown at `shown_at` (now `at`): moves the gesture may have begun are
+    /// dropped, the belief recorded, and the result proposed.
+    fn report_gesture(
+        &mut self,
+        at: Millis,
+        shown_at: Millis,
+        proposed: Outcome,
+        out: &mut Vec<TrackerEvent>,
+    ) {
         {
             // A press waiting its scan completed the presser's move before the kings moved:
             // that move stands.
@@ -1057,7 +1100,7 @@ impl<G: GameKind> Tracker<G> {
             self.flush(at, out);
             if let Some(g) = self.game.as_ref() {
                 out.push(TrackerEvent::ResultGesture {
-                    at_ms: at,
+                    at_ms: shown_at,
                     after_ply: g.moves.len() as u32,
                     proposed,
                 });

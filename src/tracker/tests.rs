@@ -846,3 +846,54 @@ fn a_restart_does_not_report_the_kings_gesture_again() {
         );
     }
 }
+
+#[test]
+fn a_king_moved_next_to_the_other_on_the_centre_and_pressed_is_an_illegal_move_not_the_gesture() {
+    let mut t = Table::new(false);
+    let mut lever = false;
+    let mut press = |t: &mut Table| {
+        t.t += 300;
+        lever = !lever;
+        t.tracker
+            .clock(t.t, clock(170_000, 170_000, lever), &mut t.events);
+        t.wait(600);
+    };
+    t.tracker
+        .clock(t.t, clock(180_000, 180_000, false), &mut t.events);
+    for (from, to, code) in [
+        ("e2", "e3", piece::WPAWN),
+        ("e7", "e6", piece::BPAWN),
+        ("e1", "e2", piece::WKING),
+        ("e8", "e7", piece::BKING),
+        ("e2", "f3", piece::WKING),
+        ("e7", "f6", piece::BKING),
+        ("f3", "e4", piece::WKING),
+    ] {
+        t.mv(from, to, code);
+        press(&mut t);
+    }
+    assert_eq!(t.moves(), ["e3", "e6", "Ke2", "Ke7", "Kf3", "Kf6", "Ke4"]);
+    // Black puts his king on e5, next to White's on e4: both kings stand on the centre squares.
+    t.mv("f6", "e5", piece::BKING);
+    press(&mut t);
+    t.wait(2000);
+    assert!(
+        !t.events
+            .iter()
+            .any(|e| matches!(e, TrackerEvent::ResultGesture { .. })),
+        "{:?}",
+        t.events
+    );
+    assert!(
+        t.events.iter().any(|e| matches!(
+            e,
+            TrackerEvent::Irregularity {
+                kind: IrregularityKind::IllegalMove,
+                player: Some(Side::Black),
+                ..
+            }
+        )),
+        "{:?}",
+        t.events
+    );
+}
