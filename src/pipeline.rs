@@ -8,6 +8,9 @@
 //! decoded from it. A batch the store refused comes back through [`Pipeline::requeue`]: its
 //! events go ahead of newer ones, its raw blocks into a backlog held up to [`RAW_BOUND`] bytes
 //! (reads beyond it are dropped, counted and marked; events are never dropped).
+//! After a gap ([`Pipeline::disconnected`], or a resumed game) the board's memory, where it keeps
+//! one, is asked for ([`Pipeline::wants_memory`]; the I/O edge sends the request) and the plies it
+//! holds after the record go through the tracker ([`Board::from_memory`], `Tracker::recover`).
 //! `replay` and `run` both drive this type; only the clock and the commit policy differ. One [`Board`] implementation per kind of board: [`Dgt`] chessboards ([`DgtPipeline`])
 //! and [`Tgz`] pit boards ([`TgzPipeline`]). Pure: no I/O and no system clock.
 
@@ -283,7 +286,7 @@ pub const MEMORY_READS_PER_GAP: u32 = 3;
 /// memory read again (before `thread_lost` is raised).
 const REREAD_AFTER_MS: Millis = 1_000;
 
-/// Board memory, read once after each gap (see [`Pipeline::wants_memory`]).
+/// Board memory, read after each gap (see [`Pipeline::wants_memory`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MemoryRead {
     /// Not asked for since the last gap.
@@ -399,8 +402,8 @@ impl<B: Board> Pipeline<B> {
     }
 
     /// Whether the board's memory should be read now: after a gap (a reconnect, a restart with
-    /// an open game) while the record may lag the board, and again while `thread_lost` stands,
-    /// up to [`MEMORY_READS_PER_GAP`] times.
+    /// an open game) while the record may lag the board, and again while the board stays lost
+    /// a second after it was heard and read, up to [`MEMORY_READS_PER_GAP`] times.
     pub fn wants_memory(&self) -> bool {
         B::HAS_MEMORY
             && self.tracker.is_lost()
