@@ -449,11 +449,6 @@ impl<B: Board> Pipeline<B> {
         self.tracker.board_fits()
     }
 
-    /// Whether, after a gap, the record does not reach what the board shows.
-    pub fn is_lost(&self) -> bool {
-        self.tracker.is_lost()
-    }
-
     /// The board's memory came: the plies it holds after the record go through the tracker.
     fn recover_from_memory(&mut self, at: Millis, log: &[u8]) {
         let asked = std::mem::replace(&mut self.memory, MemoryRead::Done(at));
