@@ -169,6 +169,10 @@ pub enum Command {
         /// How long the board stays unplugged, in ms.
         #[arg(long, default_value_t = 2000)]
         unplug_for_ms: u64,
+        /// The board's memory is gone when it is plugged in again (as when a long outage
+        /// overran its ring): what was played meanwhile must be found without it.
+        #[arg(long)]
+        memory_lost_on_unplug: bool,
         /// Keep answering this long after the game, in ms (default: forever).
         #[arg(long)]
         linger_ms: Option<u64>,
@@ -224,6 +228,21 @@ pub enum ArbiterCommand {
         ply: u32,
         #[arg(long = "move")]
         mv: String,
+    },
+    /// Resume a game after ply N (after `thread_lost`, or with that position set up again):
+    /// later recorded moves are withdrawn, the given ones (the scoresheets', UCI or SAN; pit
+    /// numbers for togyz korgool) recorded after it. For a game a running daemon records, use
+    /// `POST /api/admin/games/N/resume`: its board then goes on from the new record at once;
+    /// here, the next daemon start does.
+    Resume {
+        #[command(flatten)]
+        who: Who,
+        /// The last recorded ply that stands (0: the start).
+        #[arg(long)]
+        after_ply: u32,
+        /// Moves played after it, in order, separated by spaces or commas.
+        #[arg(long, default_value = "")]
+        moves: String,
     },
     /// Add a note to a game, or after the move at a ply.
     Note {
@@ -389,6 +408,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             no_clock,
             unplug_at_ply,
             unplug_for_ms,
+            memory_lost_on_unplug,
             linger_ms,
         } => {
             let chosen = match (&pgn, variant) {
@@ -429,6 +449,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 capture_out,
                 unplug_at_ply,
                 unplug_for_ms,
+                memory_lost_on_unplug,
                 linger_ms,
                 print_path: true,
                 ..PtyOptions::default()
@@ -568,6 +589,18 @@ fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::Result<()> 
             who.note.as_deref(),
             now_ms()?,
         )?,
+        ArbiterCommand::Resume {
+            who,
+            after_ply,
+            moves,
+        } => store.resume_game(
+            GameId(who.game),
+            after_ply,
+            &split_moves(&moves),
+            &author(who.author),
+            who.note.as_deref(),
+            now_ms()?,
+        )?,
         ArbiterCommand::Note {
             game,
             ply,
@@ -583,6 +616,16 @@ fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::Result<()> 
     };
     print_decision(&decision);
     Ok(())
+}
+
+/// Moves given as one argument: separated by spaces or commas, move numbers (`12.`, `12...`)
+/// dropped (togyz korgool moves are digits without a dot).
+fn split_moves(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .map(|t| t.rsplit('.').next().unwrap_or(t))
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 fn print_decision(d: &Decision) {
@@ -611,6 +654,23 @@ fn print_decision(d: &Decision) {
         }
         Action::Note { ply: Some(ply) } => format!("note after ply {ply}"),
         Action::Note { ply: None } => "note".to_owned(),
+        Action::Resume {
+            after_ply,
+            moves,
+            retracted,
+        } => format!(
+            "resumed after ply {after_ply}{}{}",
+            if moves.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", moves.join(" "))
+            },
+            if *retracted > 0 {
+                format!(" ({retracted} move(s) withdrawn)")
+            } else {
+                String::new()
+            }
+        ),
     };
     println!(
         "decision {} on game {} by {}: {what}",

@@ -37,7 +37,7 @@ use crate::{
         tgz::TgzBoardState,
     },
     store::{BoardId, RawBlock, RawBuffer, Write},
-    tracker::{Tracker, TrackerEvent, TrackerSettings},
+    tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
 };
 
 /// Raw bytes a board holds in memory while the store refuses them (a full disk): 8 MiB, hours of
@@ -399,6 +399,33 @@ impl<B: Board> Pipeline<B> {
         self.tracker.gap(at);
         self.memory = MemoryRead::Due;
         self.memory_reads = 0;
+    }
+
+    /// The arbiter changed the record of the game in progress (resumed it after a ply, corrected
+    /// a move): `moves` are its live moves as the store now holds them. The tracker and the
+    /// judge go on from them as after a gap (the board's memory is not read: the arbiter's
+    /// record stands). Returns whether the tracker took them.
+    pub fn rebase(&mut self, at: Millis, moves: &[RecordedMove], how: &str) -> bool {
+        if !self.tracker.rebase(at, moves, how, &mut self.events) {
+            return false;
+        }
+        let start = self.tracker.game_start_text();
+        self.judge.rebase(start.as_deref(), moves);
+        self.memory = MemoryRead::Done(at);
+        self.memory_reads = MEMORY_READS_PER_GAP;
+        // The board as it is now, against the new record (a move finished meanwhile is one
+        // move from it; it will not change again before it is pressed).
+        if self.sensor.is_known() {
+            self.tracker.observe(at, &self.sensor, &mut self.events);
+        }
+        self.collect();
+        true
+    }
+
+    /// Whether the board has been lost after a gap long enough for `thread_lost` (it waits
+    /// for the board to fit the record, or for the arbiter).
+    pub fn thread_lost(&self) -> bool {
+        self.tracker.thread_lost()
     }
 
     /// Whether the board's memory should be read now: after a gap (a reconnect, a restart with

@@ -566,6 +566,108 @@ fn correct_move_refuses_bad_plies_and_moves() {
     assert_eq!(event_count(&store, game), before);
 }
 
+/// After `thread_lost` the arbiter resumes the game after the last recorded ply with the moves
+/// the scoresheets show; or goes back to an earlier ply (the position set up again on the board).
+#[test]
+fn resume_after_a_ply_withdraws_the_later_moves_and_records_the_scoresheets() {
+    let (_dir, db, mut store, game) = replayed();
+    let ucis = expected_uci();
+    let want = sans_and_fens(&ucis);
+    // The record lost its last 10 plies (as a gap would leave it): back to ply 47 first.
+    let d = store
+        .resume_game(game, 47, &[], "arb", Some("position set up again"), T)
+        .unwrap();
+    assert_eq!(
+        d.action,
+        Action::Resume {
+            after_ply: 47,
+            moves: vec![],
+            retracted: 10
+        }
+    );
+    assert_eq!(store.game(game).unwrap().unwrap().moves.len(), 47);
+    // Then the scoresheets' moves, in UCI and SAN mixed, numbered as people write them.
+    let written: Vec<String> = ucis[47..]
+        .iter()
+        .enumerate()
+        .map(|(i, u)| match i % 2 {
+            0 => u.clone(),
+            _ => want[47 + i].0.clone(),
+        })
+        .collect();
+    let d = store
+        .resume_game(game, 47, &written, "arb", None, T + 1_000)
+        .unwrap();
+    let sans: Vec<String> = want[47..].iter().map(|(s, _)| s.clone()).collect();
+    assert_eq!(
+        d.action,
+        Action::Resume {
+            after_ply: 47,
+            moves: sans.clone(),
+            retracted: 0
+        }
+    );
+    let live = store.game(game).unwrap().unwrap().moves;
+    assert_eq!(live.len(), 57);
+    for (i, m) in live.iter().enumerate().skip(47) {
+        assert_eq!(m.uci.as_deref(), Some(ucis[i].as_str()));
+        assert_eq!((&m.notation, &m.position), (&want[i].0, &want[i].1));
+        // When they were made is not known: no clocks, the decision's time.
+        assert_eq!(
+            (m.clock_white_ms, m.clock_black_ms, m.at_ms),
+            (None, None, T + 1_000)
+        );
+    }
+    assert_eq!(
+        move_rows(&db, game),
+        (67, 10),
+        "the withdrawn rows are kept"
+    );
+    let text = pgn(&store, game, false);
+    assert_eq!(
+        movetext_sans(&text),
+        want.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>()
+    );
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!(
+            "Arbiter: game resumed after ply 47 with {} from the scoresheets; by arb",
+            sans.join(" ")
+        )),
+        "{flat}"
+    );
+
+    // Refused, changing nothing: past the record, nothing to do, a move that is not legal.
+    let before = event_count(&store, game);
+    let e = store
+        .resume_game(game, 58, &[], "arb", None, T)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            DecisionError::NoSuchPly {
+                ply: 58,
+                plies: 57,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = store
+        .resume_game(game, 57, &[], "arb", None, T)
+        .unwrap_err();
+    assert!(matches!(e, DecisionError::NothingToResume), "{e}");
+    let e = store
+        .resume_game(game, 10, &["e2e4".into()], "arb", None, T)
+        .unwrap_err();
+    assert!(
+        matches!(&e, DecisionError::NotAMove { ply: 11, text, position } if text == "e2e4" && position == &want[9].1),
+        "{e}"
+    );
+    assert_eq!(event_count(&store, game), before);
+    assert_eq!(store.game(game).unwrap().unwrap().moves.len(), 57);
+}
+
 #[test]
 fn rulings_on_irregularities_are_shown_with_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -816,6 +918,36 @@ fn the_arbiter_command_end_to_end() {
     ok(&a(&[
         "note", "--game", "1", "--ply", "3", "--text", "a note", "--author", "Deputy",
     ]));
+    // Back to ply 54 and the last three plies again, as a scoresheet has them.
+    let last: Vec<String> = sans_and_fens(&{
+        let mut u = expected_uci();
+        u[16] = "a2a3".into();
+        u
+    })[54..]
+        .iter()
+        .map(|(s, _)| s.clone())
+        .collect();
+    let written = format!("28. {} 28... {} 29. {}", last[0], last[1], last[2]);
+    let resume = [
+        "arbiter",
+        "--db",
+        db,
+        "resume",
+        "--game",
+        "1",
+        "--after-ply",
+        "54",
+    ];
+    let out = ok(&[&resume[..], &["--moves", &written]].concat());
+    assert!(
+        out.contains(&format!("resumed after ply 54 with {}", last.join(" "))),
+        "{out}"
+    );
+    assert!(out.contains("(3 move(s) withdrawn)"), "{out}");
+    fails(
+        &[&resume[..], &["--moves", "Qh8"]].concat(),
+        "not a legal move at ply 55",
+    );
     ok(&a(&[
         "result",
         "--game",
@@ -891,12 +1023,13 @@ fn the_arbiter_command_end_to_end() {
     let history = ok(&a(&["history", "--game", "1"]));
     let lines: Vec<&str> = history.lines().collect();
     let decisions: Vec<&&str> = lines.iter().filter(|l| l.contains(" decision ")).collect();
-    assert_eq!(decisions.len(), 4, "{history}");
+    assert_eq!(decisions.len(), 5, "{history}");
     assert!(decisions[0].contains("\"action\":\"correct_move\""));
-    assert!(decisions[2].contains("\"result\":\"1-0\""));
+    assert!(decisions[2].contains("\"action\":\"resume\""));
+    assert!(decisions[3].contains("\"result\":\"1-0\""));
     assert!(
-        decisions[3].contains("\"result\":\"-/+\"")
-            && decisions[3].contains("\"author\":\"Chief\"")
+        decisions[4].contains("\"result\":\"-/+\"")
+            && decisions[4].contains("\"author\":\"Chief\"")
     );
     assert!(
         lines
@@ -948,7 +1081,11 @@ fn the_arbiter_command_end_to_end() {
     let g = &json["games"][0];
     assert_eq!(g["result"], "-/+");
     assert_eq!(g["termination"], "forfeit");
-    assert_eq!(g["decisions"].as_array().unwrap().len(), 4);
+    let decisions = g["decisions"].as_array().unwrap();
+    assert_eq!(decisions.len(), 5);
+    assert_eq!(decisions[2]["action"], "resume");
+    assert_eq!(decisions[2]["after_ply"], 54);
+    assert_eq!(decisions[2]["moves"].as_array().unwrap().len(), 3);
     assert!(
         g["history"]
             .as_array()

@@ -396,6 +396,119 @@ async fn boards_recorded_live_reach_sse_pgn_and_admin() {
     bench.stop().await;
 }
 
+/// `GET /api/boards`.
+async fn api_boards(client: &reqwest::Client, url: &str) -> Value {
+    client
+        .get(format!("{url}api/boards"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// A board unplugged for 6 s at bullet hands whose memory is gone when it comes back: the record
+/// stops, `thread_lost` is on `/api/boards` (`recording: "lost"`). The arbiter resumes the game
+/// through the admin API with the moves of the scoresheets; the board's task takes the decision
+/// live: the alert is resolved, the page shows the whole game, and the store holds it exactly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_arbiter_resumes_a_lost_board_live_through_the_admin_api() {
+    let token = Token::new(TOKEN).unwrap();
+    let mut bench = Bench::new(Some(token)).await;
+    let url = bench.url.clone();
+    let client = reqwest::Client::new();
+    let game = corpus_game("tatamast22", 12);
+    let expected = uci_of(&game);
+    bench
+        .start_with(&[(game, 3, 0.0)], 0.1, |_, pty| {
+            pty.unplug_at_ply = Some(10);
+            pty.unplug_for_ms = 6_000;
+            pty.memory_lost_on_unplug = true;
+        })
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let lost = loop {
+        let boards = api_boards(&client, &url).await;
+        let b = boards["boards"][0].clone();
+        if b["recording"] == "lost" {
+            break b;
+        }
+        assert!(Instant::now() < deadline, "never lost: {b}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(
+        lost["irregularities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "thread_lost"),
+        "{lost}"
+    );
+    bench.wait_done(Duration::from_secs(180)).await;
+    let store = bench.store();
+    let recorded = store.games().unwrap().remove(0);
+    let plies = recorded.moves.len();
+    assert!(plies < expected.len(), "the record stopped: {plies} plies");
+    assert_eq!(live_uci(&recorded), expected[..plies], "nothing invented");
+
+    // The arbiter, from the scoresheets: everything after the last recorded ply.
+    let resume = format!("{url}api/admin/games/{}/resume", recorded.id.0);
+    let body = json!({ "after_ply": plies, "moves": expected[plies..], "author": "Chief" });
+    let refused = client.post(&resume).json(&body).send().await.unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    let bad = json!({ "after_ply": plies, "moves": ["e2e5"] });
+    let refused = client
+        .post(&resume)
+        .bearer_auth(TOKEN)
+        .json(&bad)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    let resp = client
+        .post(&resume)
+        .bearer_auth(TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.status(),
+        StatusCode::OK,
+        "{}",
+        resp.text().await.unwrap()
+    );
+    let decided: Value = resp.json().await.unwrap();
+    assert_eq!(decided["action"]["action"], "resume");
+
+    // The board fits the record again: the alert is resolved and recording is ok.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let b = loop {
+        let boards = api_boards(&client, &url).await;
+        let b = boards["boards"][0].clone();
+        if b["recording"] == "ok" && b["irregularities"].as_array().unwrap().is_empty() {
+            break b;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still lost after the decision: {b}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(b["ply"], expected.len());
+    let store = bench.store();
+    let g = store.game(recorded.id).unwrap().unwrap();
+    assert_eq!(live_uci(&g), expected);
+    let kinds: Vec<&str> = g.events.iter().map(|e| e.kind.as_str()).collect();
+    let at = |k: &str| kinds.iter().position(|x| *x == k);
+    assert!(
+        at("thread_lost") < at("decision") && at("decision") < at("resolved"),
+        "{kinds:?}"
+    );
+    bench.stop().await;
+}
+
 /// The record as an export with its history shows it: what a refused request must not change.
 fn export_all(store: &Store) -> String {
     export::export_with(

@@ -54,6 +54,12 @@ pub trait Judge {
     /// Continues a game recorded before (after a restart), from its stored moves played from
     /// `start` (its stored start position, as text; `None`: the standard start).
     fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]);
+    /// The arbiter changed the record of the game in progress to `moves`: the game is played
+    /// again from `start`, keeping what the players did that the moves do not show (illegal
+    /// moves completed, flags).
+    fn rebase(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
+        self.resume(start, moves);
+    }
     /// Reviews the events from index `from` on, in place, adding what they cause after them.
     fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize);
     /// A clock reading: flags are reported into `out`. `white_on_left`: White's clock is the

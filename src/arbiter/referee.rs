@@ -140,6 +140,15 @@ impl Judge for Referee {
         Referee::resume(self, start, moves);
     }
 
+    fn rebase(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
+        let kept = self.game.as_ref().map(|g| (g.illegal, g.flags));
+        Referee::resume(self, start, moves);
+        if let (Some(g), Some((illegal, flags))) = (self.game.as_mut(), kept) {
+            g.illegal = illegal;
+            g.flags = flags;
+        }
+    }
+
     /// Applies the Laws to the events from index `from` on, in place: annotates moves and
     /// irregularities, and adds game ends and claimable draws after the event that caused them.
     fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {

@@ -171,6 +171,10 @@ impl Sensed<ChessReading> for BusBoardState {
     fn reading(&self, o: Orientation) -> ChessReading {
         self.board.reading(o)
     }
+
+    fn is_known(&self) -> bool {
+        self.board.is_known()
+    }
 }
 
 /// A DGT chessboard on a bus, as a pipeline sees it: bus replies (Mode::Bus frames) folded into

@@ -16,7 +16,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tracing::{debug, error, info, warn};
 
 use super::writer::StoreWriter;
@@ -31,7 +31,10 @@ use crate::{
     metrics::Metrics,
     pipeline::{Board, Dgt, Pipeline, PipelineStats, Tgz},
     protocol::tgz,
-    relay::Hub,
+    relay::{
+        Hub,
+        desk::{RecordChange, next_change},
+    },
     sensor::dgt::{ClockLayout, ClockReading},
     store::{BoardId, GameId, Store, Write},
     tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
@@ -130,7 +133,7 @@ impl<B: BoardKit> BoardSpec<B> {
         if self.game.is_some() {
             ctx.metrics.game_started();
         }
-        let board = BoardRef::new(self.name, locator, ctx, self.game.is_some());
+        let board = BoardRef::new(self.name, locator, ctx, self.game);
         let pipeline = Pipeline::<B>::new(self.id, self.tracker, self.judge)
             .with_clock_layout(self.clock_layout);
         (board, pipeline)
@@ -179,6 +182,15 @@ pub fn prepare<B: BoardKit>(
                     {
                         t.gesture_already_reported();
                     }
+                    // Irregularities go on being numbered after the stored ones.
+                    let numbered = open
+                        .events
+                        .iter()
+                        .filter(|e| IrregularityKind::from_str_opt(&e.kind).is_some())
+                        .filter_map(|e| e.detail.get("id")?.as_u64())
+                        .max()
+                        .unwrap_or(0);
+                    t.number_irregularities_after(numbered as u32);
                     judge.resume(open.start_position.as_deref(), &open.moves);
                     game = Some(open.id);
                     resumed = open.moves;
@@ -243,6 +255,8 @@ pub(super) struct BoardRef {
     pub(super) reported: PipelineStats,
     /// Set while the store refuses this board's writes.
     pub(super) refused: Option<Refusal>,
+    /// The game it records (the one resumed, or the last one started).
+    pub(super) game: Option<GameId>,
 }
 
 /// The store refusing a board's writes: since when, how often, why, and when to try again.
@@ -263,16 +277,17 @@ pub(super) enum Attempt {
 }
 
 impl BoardRef {
-    /// A board found through `locator`, shown on the hub of `ctx` if there is one; `playing`:
-    /// its game is in progress.
-    pub(super) fn new(name: String, locator: Locator, ctx: &Ctx, playing: bool) -> BoardRef {
+    /// A board found through `locator`, shown on the hub of `ctx` if there is one; `game`: its
+    /// game in progress.
+    pub(super) fn new(name: String, locator: Locator, ctx: &Ctx, game: Option<GameId>) -> BoardRef {
         BoardRef {
             name,
             locator,
             live: ctx.hub.clone().map(LiveClockFeed::new),
-            playing,
+            playing: game.is_some(),
             reported: PipelineStats::default(),
             refused: None,
+            game,
         }
     }
 }
@@ -284,6 +299,10 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
     }
     let locator = spec.locator.clone();
     let (mut board, mut pipeline) = spec.start(locator, &ctx);
+    let mut desk = ctx
+        .hub
+        .as_ref()
+        .map(|hub| hub.desks().open([board.name.as_str()]));
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     let mut stop = ctx.stop.clone();
     // When the board was last connected, and the last reason it could not be opened (logged
@@ -305,7 +324,16 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                     live.hub.board_connected(&board.name);
                 }
                 backoff.reset();
-                let ended = session(port, &path, &mut board, &mut pipeline, &ctx, &mut stop).await;
+                let ended = session(
+                    port,
+                    &path,
+                    &mut board,
+                    &mut pipeline,
+                    &ctx,
+                    &mut stop,
+                    &mut desk,
+                )
+                .await;
                 last_seen = Some(Instant::now());
                 pipeline.disconnected(now_ms());
                 persist(&mut pipeline, &mut board, &ctx, Attempt::WhenDue).await;
@@ -330,9 +358,16 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
             }
         }
         let delay = retry_delay(&mut backoff, last_seen);
-        tokio::select! {
-            _ = wait_for_port(&board.locator, &ctx.sysfs, delay) => {}
-            _ = stop.changed() => {}
+        let deadline = Instant::now() + delay;
+        loop {
+            // Decisions reach the record while the board is away, too.
+            tokio::select! {
+                _ = wait_for_port(&board.locator, &ctx.sysfs, deadline.saturating_duration_since(Instant::now())) => break,
+                _ = stop.changed() => break,
+                change = next_change(&mut desk) => {
+                    take_change(change, &mut pipeline, &mut board, &ctx).await;
+                }
+            }
         }
     }
     persist(&mut pipeline, &mut board, &ctx, Attempt::Now).await;
@@ -538,6 +573,7 @@ pub(super) async fn persist<B: Board>(
                         if let Some(game) = games.last() {
                             tracing::Span::current().record("game", game.0);
                             info!(game = game.0, "game started");
+                            board.game = Some(*game);
                         }
                         if !board.playing {
                             board.playing = true;
@@ -593,6 +629,56 @@ pub(super) async fn persist<B: Board>(
     }
 }
 
+/// Carries out an arbiter's decision that changes the record of this board's game (see
+/// [`crate::relay::desk`]): once everything the board recorded is durable, the decision is
+/// applied to the store, and the pipeline goes on from the record it leaves. A board whose
+/// store refuses writes does not take it (the API says so; nothing changes).
+pub(super) async fn take_change<B: Board>(
+    change: RecordChange,
+    pipeline: &mut Pipeline<B>,
+    board: &mut BoardRef,
+    ctx: &Ctx,
+) {
+    persist(pipeline, board, ctx, Attempt::Now).await;
+    if board.refused.is_some() {
+        warn!(
+            game = change.game.0,
+            "an arbiter's decision on this board's record waits: the store refuses its writes"
+        );
+        return;
+    }
+    let game = change.game;
+    let moves = match tokio::task::spawn_blocking(change.apply).await {
+        Ok(moves) => moves,
+        Err(e) => {
+            error!(cause = %e, game = game.0, "an arbiter's decision failed");
+            return;
+        }
+    };
+    let Some(moves) = moves else {
+        return;
+    };
+    if board.game != Some(game) {
+        return;
+    }
+    let how = format!(
+        "the arbiter set the record to {} plies; tracking goes on from it",
+        moves.len()
+    );
+    if pipeline.rebase(now_ms(), &moves, &how) {
+        info!(game = game.0, plies = moves.len(), "{how}");
+        if let Some(hub) = &ctx.hub {
+            hub.record_changed(&board.name, &moves);
+        }
+    } else {
+        error!(
+            game = game.0,
+            "the record the arbiter left does not replay; the board goes on from its own"
+        );
+    }
+    persist(pipeline, board, ctx, Attempt::Now).await;
+}
+
 /// Adds what the pipeline decoded since the last report to the metrics.
 fn report_stats<B: Board>(pipeline: &Pipeline<B>, board: &mut BoardRef, metrics: &Metrics) {
     let now = pipeline.stats();
@@ -618,6 +704,7 @@ async fn session<B: BoardKit>(
     pipeline: &mut Pipeline<B>,
     ctx: &Ctx,
     stop: &mut watch::Receiver<bool>,
+    desk: &mut Option<mpsc::Receiver<RecordChange>>,
 ) -> SessionEnd {
     let startup = B::startup();
     let probe = B::probe();
@@ -683,6 +770,7 @@ async fn session<B: BoardKit>(
                 }
             },
             _ = stop.changed() => return SessionEnd::Stopped,
+            change = next_change(desk) => take_change(change, pipeline, board, ctx).await,
         }
         // Lost again after a read (moves made meanwhile): the memory once more, and the usual
         // start-up after it.

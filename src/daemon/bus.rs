@@ -14,7 +14,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use super::board::{self, Attempt, BoardKit, BoardRef, BoardSpec, Ctx};
@@ -30,6 +30,7 @@ use crate::{
     game::Kind,
     pipeline::{Board, Pipeline},
     protocol::dgt::{Command, Frame, FrameError, Mode, parse_frame, split_frame},
+    relay::desk::{RecordChange, next_change},
     tracker::TrackerSettings,
 };
 
@@ -138,6 +139,10 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
             },
         );
     }
+    let mut desk = ctx.hub.as_ref().map(|hub| {
+        hub.desks()
+            .open(boards.values().map(|b: &BusBoard| b.board.name.as_str()))
+    });
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     let mut stop = ctx.stop.clone();
     let mut last_seen: Option<Instant> = None;
@@ -149,7 +154,16 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
             Ok((path, port)) => {
                 info!(bus = %name, port = %path.display(), "bus port open");
                 backoff.reset();
-                let ended = session(port, &path, &mut boards, &settings, &ctx, &mut stop).await;
+                let ended = session(
+                    port,
+                    &path,
+                    &mut boards,
+                    &settings,
+                    &ctx,
+                    &mut stop,
+                    &mut desk,
+                )
+                .await;
                 last_seen = Some(Instant::now());
                 for b in boards.values_mut() {
                     b.pipeline.disconnected(now_ms());
@@ -167,13 +181,27 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
             Err(why) => warn!(bus = %name, cause = %why, "bus port not available"),
         }
         let delay = board::retry_delay(&mut backoff, last_seen);
-        tokio::select! {
-            _ = board::wait_for_port(&locator, &ctx.sysfs, delay) => {}
-            _ = stop.changed() => {}
+        let deadline = Instant::now() + delay;
+        loop {
+            // Decisions reach the records while the bus is away, too.
+            let left = deadline.saturating_duration_since(Instant::now());
+            tokio::select! {
+                _ = board::wait_for_port(&locator, &ctx.sysfs, left) => break,
+                _ = stop.changed() => break,
+                change = next_change(&mut desk) => take_change(change, &mut boards, &ctx).await,
+            }
         }
     }
     for b in boards.values_mut() {
         board::persist(&mut b.pipeline, &mut b.board, &ctx, Attempt::Now).await;
+    }
+}
+
+/// An arbiter's decision on the record of one of the bus's boards.
+async fn take_change(change: RecordChange, boards: &mut BTreeMap<u16, BusBoard>, ctx: &Ctx) {
+    match boards.values_mut().find(|b| b.board.name == change.board) {
+        Some(b) => board::take_change(change, &mut b.pipeline, &mut b.board, ctx).await,
+        None => warn!(board = %change.board, "a decision for a board not on this bus"),
     }
 }
 
@@ -192,6 +220,7 @@ async fn session(
     settings: &MasterSettings,
     ctx: &Ctx,
     stop: &mut watch::Receiver<bool>,
+    desk: &mut Option<mpsc::Receiver<RecordChange>>,
 ) -> Option<String> {
     let mut master = BusMaster::new(settings.clone(), boards.keys().copied());
     let mut splitter = Splitter::default();
@@ -236,6 +265,7 @@ async fn session(
             },
             _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
             _ = stop.changed() => return None,
+            change = next_change(desk) => take_change(change, boards, ctx).await,
         }
         // A board answering on the bus has its pipeline's time moved on only when it is read
         // (see `DgtBus::split`); one that does not answer is given the time here.

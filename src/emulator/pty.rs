@@ -51,6 +51,9 @@ pub struct PtyOptions {
     pub unplug_at_ply: Option<u32>,
     /// How long the board stays unplugged; the script keeps playing meanwhile.
     pub unplug_for_ms: u64,
+    /// The board's memory is gone when it is plugged in again (a DGT board whose ring a long
+    /// outage overran, or one that keeps none): the host must do without it.
+    pub memory_lost_on_unplug: bool,
     /// After the script ends keep answering for this long, then return; `None`: forever.
     pub linger_ms: Option<u64>,
     /// Print the slave's path on standard output (for the command line).
@@ -65,6 +68,7 @@ impl Default for PtyOptions {
             start_delay_ms: 0,
             unplug_at_ply: None,
             unplug_for_ms: 2_000,
+            memory_lost_on_unplug: false,
             linger_ms: None,
             print_path: false,
         }
@@ -127,6 +131,8 @@ trait PtyBoard {
     /// The events after the handshake, in time order.
     fn body(&self) -> Vec<&Self::Event>;
     fn at_ms(e: &Self::Event) -> Millis;
+    /// Forgets what the board's memory holds (it keeps only what the board shows now).
+    fn forget_memory(_state: &mut Self::State) {}
     /// Index in `body` of the event after which an unplug at `ply` happens.
     fn unplug_after(&self, body: &[&Self::Event], ply: u32) -> Option<usize>;
     /// Plays `e` on the board: the bytes it sends (if in the right mode) and their channel.
@@ -177,6 +183,10 @@ impl PtyBoard for BoardScript {
 
     fn at_ms(e: &ScriptEvent) -> Millis {
         e.at_ms
+    }
+
+    fn forget_memory(state: &mut DgtState) {
+        state.memory = EeRecorder::power_up(&state.board);
     }
 
     fn unplug_after(&self, body: &[&ScriptEvent], ply: u32) -> Option<usize> {
@@ -626,6 +636,9 @@ async fn run<S: PtyBoard>(
                 r.pty = Some(pty);
                 r.mode = Mode::Idle;
                 r.inbuf.clear();
+                if opts.memory_lost_on_unplug {
+                    S::forget_memory(&mut r.state);
+                }
                 if let Some(f) = &mut r.capture {
                     f.write_all(b"# replugged\n").await?;
                 }

@@ -303,6 +303,18 @@ fn decision_comments(game: &GameRecord) -> Vec<(Option<u32>, String)> {
                         c.push_str(" (since changed)");
                     }
                 }
+                "resume" => {
+                    let after = d.get("after_ply").and_then(Value::as_u64).unwrap_or(0);
+                    let _ = write!(c, " game resumed after ply {after}");
+                    let moves: Vec<&str> = d
+                        .get("moves")
+                        .and_then(Value::as_array)
+                        .map(|ms| ms.iter().filter_map(Value::as_str).collect())
+                        .unwrap_or_default();
+                    if !moves.is_empty() {
+                        let _ = write!(c, " with {} from the scoresheets", moves.join(" "));
+                    }
+                }
                 "note" => {
                     let _ = write!(c, " {}", text("note"));
                     let _ = write!(c, " ({})", text("author"));

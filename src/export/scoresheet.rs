@@ -510,6 +510,15 @@ fn remarks(g: &GameRecord) -> Vec<Remark> {
                 Some(ply),
             ),
             Some(Action::Note { ply }) => ("Note", String::new(), ply),
+            Some(Action::Resume {
+                after_ply,
+                moves,
+                retracted,
+            }) => (
+                "Resumed",
+                resume_text(after_ply, &moves, retracted),
+                Some(after_ply),
+            ),
             None => ("Decision", d.to_string(), None),
         };
         if let Some(n) = note {
@@ -531,6 +540,18 @@ fn remarks(g: &GameRecord) -> Vec<Remark> {
 }
 
 /// A stored ruling (a string, or a [`crate::store::Ruling`] as JSON) in words.
+/// What a resume decision did, in words.
+fn resume_text(after_ply: u32, moves: &[String], retracted: u32) -> String {
+    let mut text = format!("the game goes on after ply {after_ply}");
+    if !moves.is_empty() {
+        text.push_str(&format!(", followed by {}", moves.join(" ")));
+    }
+    if retracted > 0 {
+        text.push_str(&format!(" ({retracted} recorded move(s) withdrawn)"));
+    }
+    text
+}
+
 fn ruling_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.replace('_', " "),

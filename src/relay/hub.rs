@@ -21,7 +21,7 @@ use crate::{
         Kind,
         togyz::{self, notation as tnotation},
     },
-    relay::page,
+    relay::{desk::Desks, page},
     sensor::dgt::ClockReading,
     store::{Action, Decision},
     tracker::{RecordedMove, Side, TrackerEvent},
@@ -520,6 +520,7 @@ struct Inner {
     tx: broadcast::Sender<Arc<LiveEvent>>,
     /// True once the relay shuts down: event streams end.
     closed: watch::Sender<bool>,
+    desks: Desks,
 }
 
 /// The live state of every board; cheap to clone (one shared state).
@@ -545,8 +546,25 @@ impl Hub {
                 }),
                 tx,
                 closed: watch::Sender::new(false),
+                desks: Desks::default(),
             }),
         }
+    }
+
+    /// The desks of the boards being recorded (decisions that change a record reach them).
+    pub fn desks(&self) -> &Desks {
+        &self.inner.desks
+    }
+
+    /// The arbiter changed the record of board `name`'s game: it shows `moves` now.
+    pub fn record_changed(&self, name: &str, moves: &[RecordedMove]) {
+        self.update(name, true, |b| {
+            b.plies.clear();
+            for mv in moves {
+                b.push_move(mv);
+            }
+            Some(("record", json!({ "plies": moves.len() })))
+        });
     }
 
     /// Ends every event stream (the server is shutting down).

@@ -8,6 +8,7 @@
 //! [`crate::store`]; SQLite's busy timeout serialises them with the recording writer.
 //! [`lichess`] pushes the round PGN to a Lichess broadcast round after each change.
 
+pub mod desk;
 pub mod hub;
 pub mod lichess;
 pub mod page;

@@ -46,10 +46,12 @@ use crate::{
     metrics::Metrics,
     pairings::{self, PairingsFormat},
     relay::{
+        desk::RecordChange,
         hub::{BoardSnapshot, Hub},
         page::{self, BoardView},
     },
     store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},
+    tracker::RecordedMove,
 };
 
 /// Errors of the relay server.
@@ -238,6 +240,15 @@ impl ReaderState {
         let boards = Arc::new(boards);
         self.boards = Some(boards.clone());
         Ok(boards)
+    }
+
+    /// The board whose latest game is `game` (its board's task may be recording it).
+    fn board_playing(&mut self, db: &Path, game: GameId) -> Result<Option<String>, RelayError> {
+        let boards = self.boards(db)?;
+        Ok(boards
+            .iter()
+            .find(|(_, g)| g.id == game.0)
+            .map(|(name, _)| name.clone()))
     }
 }
 
@@ -585,6 +596,16 @@ struct CorrectBody {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct ResumeBody {
+    after_ply: u32,
+    #[serde(default)]
+    moves: Vec<String>,
+    author: Option<String>,
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct NoteBody {
     ply: Option<u32>,
     text: String,
@@ -596,6 +617,7 @@ enum AdminAction {
     Result(ResultBody),
     Rule(RuleBody),
     Correct(CorrectBody),
+    Resume(ResumeBody),
     Note(NoteBody),
 }
 
@@ -634,9 +656,40 @@ impl AdminAction {
             AdminAction::Correct(b) => {
                 store.correct_move(game, b.ply, &b.mv, &author(b.author), b.note.as_deref(), at)
             }
+            AdminAction::Resume(b) => store.resume_game(
+                game,
+                b.after_ply,
+                &b.moves,
+                &author(b.author),
+                b.note.as_deref(),
+                at,
+            ),
             AdminAction::Note(b) => store.add_note(game, b.ply, &b.text, &author(b.author), at),
         }
     }
+
+    /// Whether it changes the moves of the record (the board recording the game must follow).
+    fn changes_record(&self) -> bool {
+        matches!(self, AdminAction::Correct(_) | AdminAction::Resume(_))
+    }
+}
+
+/// What an admin decision gives back: the decision, the game's board and its live moves.
+type Decided = (Decision, Option<String>, Vec<RecordedMove>);
+
+/// Applies `action` to `game` through the relay's writing connection (blocking).
+fn decide(db: &Db, action: AdminAction, game: GameId) -> Result<Decided, ApiError> {
+    let mut admin = lock(&db.admin);
+    let store = match admin.take() {
+        Some(store) => store,
+        None => Store::open(&db.path).map_err(RelayError::from)?,
+    };
+    let store = admin.insert(store);
+    let decided = action.apply(store, game).map_err(decision_error)?;
+    // The game exists: the decision was made on it.
+    let record = store.game(game).map_err(RelayError::from)?;
+    let (board, moves) = record.map_or((None, Vec::new()), |g| (Some(g.board_name), g.moves));
+    Ok((decided, board, moves))
 }
 
 async fn admin(
@@ -650,11 +703,12 @@ async fn admin(
         "result" => AdminAction::Result(parse_body(&body)?),
         "rule" => AdminAction::Rule(parse_body(&body)?),
         "correct" => AdminAction::Correct(parse_body(&body)?),
+        "resume" => AdminAction::Resume(parse_body(&body)?),
         "note" => AdminAction::Note(parse_body(&body)?),
         other => {
             return Err(ApiError(
                 StatusCode::NOT_FOUND,
-                format!("no admin action {other:?} (result, rule, correct, note)"),
+                format!("no admin action {other:?} (result, rule, correct, resume, note)"),
             ));
         }
     };
@@ -663,24 +717,46 @@ async fn admin(
         .map(GameId)
         .map_err(|_| ApiError(StatusCode::BAD_REQUEST, format!("{id:?} is not a game id")))?;
     let db = app.db.clone();
-    let decided = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        let mut admin = lock(&db.admin);
-        let store = match admin.take() {
-            Some(store) => store,
-            None => Store::open(&db.path).map_err(RelayError::from)?,
-        };
-        let store = admin.insert(store);
-        let decided = action.apply(store, game).map_err(decision_error)?;
-        // The game exists: the decision was made on it.
-        let board = store
-            .game(game)
-            .map_err(RelayError::from)?
-            .map(|g| g.board_name);
-        Ok((decided, board))
-    })
-    .await
-    .map_err(RelayError::from)??;
-    let (decided, board) = decided;
+    let live_board = match action.changes_record() {
+        true => app.db.read(move |r, db| r.board_playing(db, game)).await?,
+        false => None,
+    };
+    let (decided, board, _moves) = match live_board {
+        Some(board) => {
+            // The board recording the game takes the decision between two reads of its port.
+            let (answer, answered) = tokio::sync::oneshot::channel();
+            let change = RecordChange {
+                board: board.clone(),
+                game,
+                apply: Box::new(move || {
+                    let result = decide(&db, action, game);
+                    let moves = result.as_ref().ok().map(|(_, _, moves)| moves.clone());
+                    let _ignored_if_asker_gone = answer.send(result);
+                    moves
+                }),
+            };
+            if let Err(change) = app.hub.desks().hand(change).await {
+                // No task records the board (any more): the decision is the store's alone.
+                tokio::task::spawn_blocking(move || {
+                    (change.apply)();
+                })
+                .await
+                .map_err(RelayError::from)?;
+            }
+            answered.await.map_err(|_| {
+                ApiError(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!(
+                        "board {board} could not take the decision now (its store refuses \
+                         writes, or it is stopping); nothing changed: try again"
+                    ),
+                )
+            })??
+        }
+        None => tokio::task::spawn_blocking(move || decide(&db, action, game))
+            .await
+            .map_err(RelayError::from)??,
+    };
     app.changed();
     // Only the board's current game is on the live page.
     if let Some(board) = board {

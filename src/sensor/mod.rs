@@ -53,6 +53,8 @@ impl Orientation {
 pub trait Sensed<R> {
     fn key(&self, o: Orientation) -> u64;
     fn reading(&self, o: Orientation) -> R;
+    /// Whether the whole board has been read (a dump since the last reset).
+    fn is_known(&self) -> bool;
 }
 
 impl Sensed<crate::game::chess::ChessReading> for dgt::DgtBoardState {
@@ -64,6 +66,10 @@ impl Sensed<crate::game::chess::ChessReading> for dgt::DgtBoardState {
     fn reading(&self, o: Orientation) -> crate::game::chess::ChessReading {
         dgt::DgtBoardState::reading(self, o)
     }
+
+    fn is_known(&self) -> bool {
+        dgt::DgtBoardState::is_known(self)
+    }
 }
 
 impl Sensed<crate::game::togyz::TogyzReading> for tgz::TgzBoardState {
@@ -74,6 +80,10 @@ impl Sensed<crate::game::togyz::TogyzReading> for tgz::TgzBoardState {
 
     fn reading(&self, o: Orientation) -> crate::game::togyz::TogyzReading {
         tgz::TgzBoardState::reading(self, o)
+    }
+
+    fn is_known(&self) -> bool {
+        tgz::TgzBoardState::is_known(self)
     }
 }
 

@@ -24,6 +24,7 @@ use crate::{
     game::{
         GameKind, Kind,
         chess::{ChessGame, start_of},
+        togyz::TogyzGame,
     },
     tracker::event::RecordedMove,
 };
@@ -56,6 +57,14 @@ pub enum DecisionError {
     NotChess(GameId),
     #[error("{text:?} is neither a UCI nor a SAN move")]
     InvalidMove { text: String },
+    #[error("{text:?} is not a legal move at ply {ply} (position {position})")]
+    NotAMove {
+        ply: u32,
+        text: String,
+        position: String,
+    },
+    #[error("the game is already recorded as it would be: nothing to resume")]
+    NothingToResume,
     #[error("{text:?} is not legal at ply {ply} (position {fen})")]
     IllegalMove { ply: u32, text: String, fen: String },
     #[error("ply {ply} is already {text}; nothing to correct")]
@@ -190,6 +199,15 @@ pub enum Action {
     },
     /// A note, on a ply or on the whole game; the text is the decision's `note`.
     Note { ply: Option<u32> },
+    /// The game goes on after ply `after_ply` followed by `moves` (their notation; the
+    /// players' scoresheets, or none): the `retracted` live moves after `after_ply` were
+    /// retracted. The board's tracker, when it records the game, goes on from there (after a
+    /// `thread_lost`, or with the position reinstated on the board).
+    Resume {
+        after_ply: u32,
+        moves: Vec<String>,
+        retracted: u32,
+    },
 }
 
 impl Action {
@@ -200,6 +218,7 @@ impl Action {
             Action::Rule { .. } => "rule",
             Action::CorrectMove { .. } => "correct_move",
             Action::Note { .. } => "note",
+            Action::Resume { .. } => "resume",
         }
     }
 }
@@ -467,6 +486,73 @@ impl Store {
         Ok(decision)
     }
 
+    /// Resumes `game` after ply `after_ply`: the live moves after it are retracted, and `moves`
+    /// (UCI or SAN for chess, pit numbers for togyz korgool: what the players' scoresheets
+    /// show, or none) are recorded after it, each checked legal where it is played. The moves
+    /// carry no clocks (when they were made is not known) and are stamped `at_ms`. The board's
+    /// tracker goes on from the new record; see [`Action::Resume`].
+    pub fn resume_game(
+        &mut self,
+        game: GameId,
+        after_ply: u32,
+        moves: &[String],
+        author: &str,
+        note: Option<&str>,
+        at_ms: Millis,
+    ) -> Result<Decision, DecisionError> {
+        let author = check_author(author)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (board, _, _) = header(&tx, game)?;
+        let kind = game_kind(&tx, game)?;
+        let live = live_moves(&tx, game)?;
+        let plies = live.len() as u32;
+        if after_ply > plies {
+            return Err(DecisionError::NoSuchPly {
+                game,
+                ply: after_ply,
+                plies,
+            });
+        }
+        if after_ply == plies && moves.is_empty() {
+            return Err(DecisionError::NothingToResume);
+        }
+        let start: Option<String> = tx
+            .prepare_cached("SELECT start_position FROM games WHERE id = ?1")?
+            .query_row([game], |r| r.get(0))?;
+        let kept = &live[..after_ply as usize];
+        let added = match kind {
+            Kind::Chess => continue_record::<ChessGame>(start.as_deref(), kept, moves, at_ms)?,
+            Kind::Togyz => continue_record::<TogyzGame>(start.as_deref(), kept, moves, at_ms)?,
+        };
+        let action = Action::Resume {
+            after_ply,
+            moves: added.iter().map(|m| m.notation.clone()).collect(),
+            retracted: plies - after_ply,
+        };
+        let decision = insert(
+            &tx,
+            game,
+            board,
+            Some(after_ply + 1),
+            action,
+            author,
+            note,
+            at_ms,
+        )?;
+        tx.prepare_cached(
+            "UPDATE moves SET retracted_by = ?1 \
+             WHERE game_id = ?2 AND ply > ?3 AND retracted_by IS NULL",
+        )?
+        .execute((decision.id, game, after_ply))?;
+        for mv in &added {
+            insert_move_row(&tx, game, mv)?;
+        }
+        tx.commit()?;
+        Ok(decision)
+    }
+
     /// Every decision on `game`, in the order they were made.
     pub fn decisions(&self, game: GameId) -> Result<Vec<Decision>, DecisionError> {
         header(&self.conn, game)?;
@@ -625,6 +711,58 @@ fn replay_corrected(
             uci: ChessGame::uci(&pos, &mv),
             position: ChessGame::position_text(&after),
             ..row.clone()
+        });
+        pos = after;
+    }
+    Ok(out)
+}
+
+/// `texts` played after `kept` (the game from `start`, its stored text; `None`: the standard
+/// start), as recorded moves stamped `at_ms`, without clocks.
+fn continue_record<G: GameKind>(
+    start: Option<&str>,
+    kept: &[RecordedMove],
+    texts: &[String],
+    at_ms: Millis,
+) -> Result<Vec<RecordedMove>, DecisionError> {
+    let mut pos = match start {
+        None => G::start(),
+        Some(text) => {
+            G::parse_start(text).ok_or_else(|| DecisionError::StoredStart(text.to_owned()))?
+        }
+    };
+    for row in kept {
+        let mv = row
+            .uci
+            .as_deref()
+            .and_then(|u| G::parse_move(&pos, u))
+            .or_else(|| G::parse_move(&pos, &row.notation))
+            .ok_or_else(|| DecisionError::StoredMove {
+                ply: row.ply,
+                uci: row.uci.clone(),
+            })?;
+        pos = G::play(&pos, &mv);
+    }
+    let mut out = Vec::with_capacity(texts.len());
+    for (i, text) in texts.iter().enumerate() {
+        let ply = (kept.len() + i + 1) as u32;
+        let mv = G::parse_move(&pos, text.trim()).ok_or_else(|| DecisionError::NotAMove {
+            ply,
+            text: text.trim().to_owned(),
+            position: G::position_text(&pos),
+        })?;
+        let after = G::play(&pos, &mv);
+        let mut successors = Vec::new();
+        G::successors(&after, 0, &mut successors);
+        out.push(RecordedMove {
+            ply,
+            notation: G::notation(&pos, &mv, &after, !successors.is_empty()),
+            uci: G::uci(&pos, &mv),
+            position: G::position_text(&after),
+            at_ms,
+            clock_white_ms: None,
+            clock_black_ms: None,
+            time_trouble: false,
         });
         pos = after;
     }

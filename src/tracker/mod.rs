@@ -276,6 +276,34 @@ impl<G: GameKind> GameState<G> {
         }
     }
 
+    /// The game of `moves` (as stored) played from `start`; `None` if one does not parse.
+    fn replayed(
+        orientation: Orientation,
+        start: G::Position,
+        moves: &[RecordedMove],
+        at: Millis,
+    ) -> Option<Self> {
+        let key = G::reading_key(&G::reading(&start));
+        let mut g = GameState::new(orientation, Node::new(start, key), at);
+        for rec in moves {
+            let pos = &g.nodes[g.nodes.len() - 1].pos;
+            let mv = rec
+                .uci
+                .as_deref()
+                .and_then(|u| G::parse_move(pos, u))
+                .or_else(|| G::parse_move(pos, &rec.notation))?;
+            let next = G::play(pos, &mv);
+            let key = G::reading_key(&G::reading(&next));
+            g.nodes.push(Node::new(next, key));
+            g.moves.push(mv);
+            g.stamps.push(Stamp::of(rec));
+        }
+        g.base = g.moves.len();
+        let last = &g.nodes[g.base];
+        g.ended = G::outcome(&last.pos, !last.successors().is_empty()).is_some();
+        Some(g)
+    }
+
     fn tip(&self) -> &Node<G> {
         self.prov.last().map_or(&self.nodes[self.base], |p| &p.1)
     }
@@ -434,29 +462,59 @@ impl<G: GameKind> Tracker<G> {
         at: Millis,
     ) -> Option<Self> {
         let mut t = Tracker::new(settings);
-        let pos = start.unwrap_or_else(G::start);
-        let key = G::reading_key(&G::reading(&pos));
-        let mut g = GameState::new(orientation, Node::new(pos, key), at);
-        for rec in moves {
-            let pos = &g.nodes[g.nodes.len() - 1].pos;
-            let mv = rec
-                .uci
-                .as_deref()
-                .and_then(|u| G::parse_move(pos, u))
-                .or_else(|| G::parse_move(pos, &rec.notation))?;
-            let next = G::play(pos, &mv);
-            let key = G::reading_key(&G::reading(&next));
-            g.nodes.push(Node::new(next, key));
-            g.moves.push(mv);
-            g.stamps.push(Stamp::of(rec));
-        }
-        g.base = g.moves.len();
-        let last = &g.nodes[g.base];
-        g.ended = G::outcome(&last.pos, !last.successors().is_empty()).is_some();
-        t.game = Some(g);
+        t.game = Some(GameState::replayed(
+            orientation,
+            start.unwrap_or_else(G::start),
+            moves,
+            at,
+        )?);
         // The board played on, or not, while nobody listened.
         t.gap(at);
         Some(t)
+    }
+
+    /// Irregularities of this game are numbered after `n` (the highest its store holds: a
+    /// game resumed after a restart goes on numbering them).
+    pub fn number_irregularities_after(&mut self, n: u32) {
+        if let Some(g) = self.game.as_mut() {
+            g.irregularities = g.irregularities.max(n);
+        }
+    }
+
+    /// The arbiter decided the game goes on from `moves` (its record now, as the store holds
+    /// it): the game is played again from its start to their end, the irregularities still
+    /// open are resolved (`how`), and tracking goes on from there as after a gap: until the
+    /// board fits the new record it is searched from it and never judged. Returns `false`
+    /// (and changes nothing) if there is no game or a move does not parse.
+    pub fn rebase(
+        &mut self,
+        at: Millis,
+        moves: &[RecordedMove],
+        how: &str,
+        out: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let Some(g) = self.game.as_ref() else {
+            return false;
+        };
+        let start = g.nodes[0].pos.clone();
+        let Some(mut next) = GameState::replayed(g.orientation, start, moves, at) else {
+            return false;
+        };
+        self.resolve_open(at, how, out);
+        let Some(g) = self.game.as_mut() else {
+            return false;
+        };
+        next.irregularities = g.irregularities;
+        next.clock_checked = g.clock_checked;
+        *g = next;
+        self.gap(at);
+        true
+    }
+
+    /// The game's start position as the store keeps it (see [`TrackerEvent::GameStarted`]).
+    pub fn game_start_text(&self) -> Option<String> {
+        let g = self.game.as_ref()?;
+        self.start_text(&g.nodes[0].pos)
     }
 
     /// The board was not heard from `at` on (it went away, the daemon restarts, it fell

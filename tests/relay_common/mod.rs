@@ -86,6 +86,16 @@ impl Bench {
     /// Emulated boards playing `games` (game, seed, rate of scripted irregularities per ply;
     /// speed: the emulator's time multiplier), recorded into the database and fed to the hub.
     pub async fn start(&mut self, games: &[(PgnGame, u64, f64)], speed: f64) {
+        self.start_with(games, speed, |_, _| {}).await
+    }
+
+    /// [`Bench::start`], `pty` setting each board's emulator options (by index).
+    pub async fn start_with(
+        &mut self,
+        games: &[(PgnGame, u64, f64)],
+        speed: f64,
+        pty: impl Fn(usize, &mut PtyOptions),
+    ) {
         let mut boards = Vec::new();
         let mut ports = Vec::new();
         for (i, (game, seed, rate)) in games.iter().enumerate() {
@@ -99,11 +109,12 @@ impl Bench {
             };
             let script = emulator::script_pgn(game, &opts).unwrap();
             let link = self.dir.path().join(format!("board-{}", i + 1));
-            let pty = PtyOptions {
+            let mut options = PtyOptions {
                 link: Some(link.clone()),
                 ..PtyOptions::default()
             };
-            boards.push((PtyScript::from(script), pty));
+            pty(i, &mut options);
+            boards.push((PtyScript::from(script), options));
             self.boards.push(link.display().to_string());
             ports.push(link);
         }

@@ -1,0 +1,111 @@
+//! The boards' desks: how an arbiter's decision that changes the record of a game in progress
+//! (resuming it after a ply, correcting a move) reaches the board task that records the game.
+//!
+//! Flow: a board task opens its desk under the board's name ([`Desks::open`]) and keeps the
+//! receiving end. The admin API hands a [`RecordChange`] to the desk of the game's board
+//! ([`Desks::hand`]): a closure that applies the decision to the store and answers the API. The
+//! board task runs it between two reads of its port, once everything it recorded is durable, so
+//! no write of its own can cross the decision; with the record the closure returns, it sets its
+//! pipeline on the new record. A board that no task records has no desk: the API applies the
+//! decision itself. A change the board cannot take (its store refuses writes) is dropped, and
+//! the API, seeing its answer channel closed, says so.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, MutexGuard},
+};
+
+use tokio::sync::mpsc;
+
+use crate::{store::GameId, tracker::RecordedMove};
+
+/// Changes a desk holds before the API waits (decisions come one at a time from people).
+const DESK_CAPACITY: usize = 8;
+
+/// A decision on the record of `game` on board `board`, to run on the board's task.
+pub struct RecordChange {
+    pub board: String,
+    pub game: GameId,
+    /// Applies the decision to the store and answers the asker. Returns the game's live moves
+    /// after it, or `None` if the decision was refused (nothing changed).
+    pub apply: Box<dyn FnOnce() -> Option<Vec<RecordedMove>> + Send>,
+}
+
+/// The desks of the boards being recorded, by board name; cheap to clone.
+#[derive(Clone, Default)]
+pub struct Desks {
+    open: Arc<Mutex<HashMap<String, mpsc::Sender<RecordChange>>>>,
+}
+
+impl Desks {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<RecordChange>>> {
+        self.open
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Opens one desk for the boards `names` (one board, or the boards of a bus; replacing
+    /// earlier ones): the task that records them keeps the receiver for as long as it does.
+    pub fn open<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> mpsc::Receiver<RecordChange> {
+        let (tx, rx) = mpsc::channel(DESK_CAPACITY);
+        let mut open = self.lock();
+        for name in names {
+            open.insert(name.to_owned(), tx.clone());
+        }
+        rx
+    }
+
+    /// Hands `change` to the desk of its board; gives it back if no task records the board.
+    pub async fn hand(&self, change: RecordChange) -> Result<(), RecordChange> {
+        let desk = self.lock().get(&change.board).cloned();
+        match desk {
+            Some(tx) => tx.send(change).await.map_err(|e| e.0),
+            None => Err(change),
+        }
+    }
+}
+
+/// The next change on `desk`; never, without a desk (no relay) or once its senders are gone.
+pub async fn next_change(desk: &mut Option<mpsc::Receiver<RecordChange>>) -> RecordChange {
+    if let Some(rx) = desk.as_mut()
+        && let Some(change) = rx.recv().await
+    {
+        return change;
+    }
+    *desk = None;
+    std::future::pending().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(board: &str, game: i64) -> RecordChange {
+        RecordChange {
+            board: board.into(),
+            game: GameId(game),
+            apply: Box::new(|| None),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_change_reaches_the_open_desk_and_comes_back_without_one() {
+        let desks = Desks::default();
+        let back = desks.hand(change("b1", 1)).await;
+        assert!(back.is_err_and(|c| c.game == GameId(1)), "no desk yet");
+        let mut rx = desks.open(["b1", "b2"]);
+        assert!(desks.hand(change("b2", 2)).await.is_ok());
+        assert!(
+            desks.hand(change("b3", 3)).await.is_err(),
+            "not on the desk"
+        );
+        let got = rx.recv().await.map(|c| (c.board, c.game));
+        assert_eq!(got, Some(("b2".to_owned(), GameId(2))));
+        drop(rx);
+        // The task ended: the change comes back for the API to apply.
+        assert!(desks.hand(change("b1", 4)).await.is_err());
+    }
+}
