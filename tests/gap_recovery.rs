@@ -9,8 +9,13 @@
 //! them at the press, and the plies missed are marked as recovered from memory. Without it (or
 //! with a ring a noisy outage has overrun), no move is ever recorded that was not played: a gap
 //! the search resolves is exact, and any other raises `thread_lost` within 5 s of the board
-//! being heard again. No irregularity is raised in any of these games (none is played).
-//! `BOARDSCRIBE_GAP_TRIALS=N` runs N trials of each kind (default 60), `BOARDSCRIBE_SEED_OFFSET`
+//! being heard again; 5 s later the arbiter resumes the game from the players' scoresheets
+//! (`Store::resume_game`, then `Pipeline::rebase`, as the board's task does for the admin API),
+//! and the game is recorded exactly to its end. No irregularity is raised in any of these games
+//! (none is played). `BOARDSCRIBE_SHOW_MOVES=1` with `BOARDSCRIBE_SHOW_TRIALS=1` also prints
+//! each game's moves as recorded and as played.
+//! `BOARDSCRIBE_GAP_TRIALS=N` runs 2N trials with memory, 2N without and N overrun (default
+//! N = 100), `BOARDSCRIBE_SEED_OFFSET`
 //! other seeds, `BOARDSCRIBE_GAP_GAME=G` only the trials of corpus game G, and
 //! `BOARDSCRIBE_SHOW_TRIALS=1` prints each trial.
 
@@ -114,6 +119,8 @@ struct Outcome {
     /// Plies recorded before the gap began, and played by its end.
     before: usize,
     after: usize,
+    /// Plies whose clock press fell in the gap (no one heard it).
+    pressed_in_gap: usize,
     kinds: Vec<(String, Option<u32>, Millis)>,
     /// The plies recovered from memory (first, last).
     from_memory: Vec<(u32, u32)>,
@@ -298,8 +305,25 @@ fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
     assert_eq!(games.len(), 1, "one game on the board");
     let game = games.remove(0);
     if std::env::var_os("BOARDSCRIBE_SHOW_TRIALS").is_some() {
-        for e in game.events.iter().filter(|e| e.kind == "thread_lost") {
-            eprintln!("{:?} thread_lost at {}: {}", trial.game, e.at_ms, e.detail);
+        if std::env::var_os("BOARDSCRIBE_SHOW_MOVES").is_some() {
+            let got: Vec<_> = game
+                .moves
+                .iter()
+                .map(|m| (m.ply, m.uci.clone().unwrap_or_default(), m.at_ms))
+                .collect();
+            let want: Vec<_> = script
+                .plies
+                .iter()
+                .map(|p| (p.ply, p.uci.clone(), p.start_ms, p.end_ms, p.press_ms))
+                .collect();
+            eprintln!("got {got:?}\nwant {want:?}");
+        }
+        for e in game
+            .events
+            .iter()
+            .filter(|e| IrregularityKind::from_str_opt(&e.kind).is_some())
+        {
+            eprintln!("{:?} {} at {}: {}", trial.game, e.kind, e.at_ms, e.detail);
         }
     }
     // A ply is recorded one scan after its press (or once settled without a clock).
@@ -319,6 +343,11 @@ fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
             .collect(),
         before: played_by(gap_from),
         after: played_by(gap_to),
+        pressed_in_gap: script
+            .plies
+            .iter()
+            .filter(|p| p.press_ms.is_some_and(|t| (gap_from..gap_to).contains(&t)))
+            .count(),
         kinds: game
             .events
             .iter()
@@ -427,7 +456,7 @@ fn trial_count() -> usize {
     std::env::var("BOARDSCRIBE_GAP_TRIALS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(60)
+        .unwrap_or(100)
 }
 
 /// Runs the trials on threads; what each gave.
@@ -509,10 +538,11 @@ fn with_memory_every_gap_is_recovered_exactly() {
                 o.expected.len(),
                 first.map(|i| (i + 1, &o.got[i], &o.expected[i]))
             ));
-        } else if o.after > o.before + 2 && o.from_memory.is_empty() {
+        } else if o.pressed_in_gap > 2 && o.from_memory.is_empty() {
+            // One or two plies the board shows when heard again are followed as ever.
             failures.push(format!(
-                "{t:?}: plies {}..{} missed, none marked as recovered from memory",
-                o.before, o.after
+                "{t:?}: {} plies pressed in the gap, none marked as recovered from memory",
+                o.pressed_in_gap
             ));
         }
         let accused = accusations(&o);
