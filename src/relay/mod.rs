@@ -5,7 +5,9 @@
 //! [`server::router`] serves the hub's snapshots and events, and reads PGN from SQLite through a
 //! read-only connection of its own (cached on `PRAGMA data_version`), off the async threads. Admin
 //! decisions go through a writing connection of their own to the functions of
-//! [`crate::store`]; SQLite's busy timeout serialises them with the recording writer.
+//! [`crate::store`]; SQLite's busy timeout serialises them with the recording writer. A decision
+//! that changes the moves of a game a board is recording (resume, correct) is handed to that
+//! board's task through its [`desk`], which applies it between two reads of its port.
 //! [`lichess`] pushes the round PGN to a Lichess broadcast round after each change.
 
 pub mod desk;

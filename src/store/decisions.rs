@@ -397,8 +397,9 @@ impl Store {
 
     /// Corrects a mis-sensed move: `new_move` (UCI or SAN) replaces the live move at `ply`, and
     /// every later live move is replayed after it (they must all stay legal). The old rows are
-    /// retracted by the decision, the new ones keep their times and clocks. A running daemon's
-    /// tracker is not told: correct a game that is over, or one its board resumes after a restart.
+    /// retracted by the decision, the new ones keep their times and clocks. Made through the
+    /// admin API on a game a board is recording, the board's task applies it and goes on from
+    /// the corrected record ([`crate::relay::desk`]); made otherwise, the next start does.
     pub fn correct_move(
         &mut self,
         game: GameId,
