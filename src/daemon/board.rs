@@ -8,7 +8,9 @@
 //! durable, counters into the [`Metrics`]. A lost board is reopened with backoff; its game goes on.
 //! A batch the store refuses (a full disk) goes back into the pipeline, which keeps tracking; it
 //! is tried again every [`RETRY_EVERY`], not on every frame, and the board shows on the live
-//! state that its recording is suspended, and why, until the store takes it.
+//! state that its recording is suspended, and why, until the store takes it. An arbiter's
+//! decision that changes the record (from the admin API, through the board's desk) is taken
+//! between two reads, once the board's writes are durable ([`take_change`]).
 
 use std::{
     path::PathBuf,
