@@ -734,10 +734,7 @@ fn continue_record<G: GameKind>(
     };
     for row in kept {
         let mv = row
-            .uci
-            .as_deref()
-            .and_then(|u| G::parse_move(&pos, u))
-            .or_else(|| G::parse_move(&pos, &row.notation))
+            .to_move::<G>(&pos)
             .ok_or_else(|| DecisionError::StoredMove {
                 ply: row.ply,
                 uci: row.uci.clone(),

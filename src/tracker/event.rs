@@ -5,7 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Millis, arbiter::IrregularityKind, game::Outcome, sensor::Orientation};
+use crate::{
+    Millis,
+    arbiter::IrregularityKind,
+    game::{GameKind, Outcome},
+    sensor::Orientation,
+};
 
 /// A move as recorded on the scoresheet.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +31,17 @@ pub struct RecordedMove {
     /// increment under 30 s), so the player need not write; set by the arbiter stage.
     #[serde(default)]
     pub time_trouble: bool,
+}
+
+impl RecordedMove {
+    /// This move as `G` plays it from `pos` (the position before it): by its UCI, else by its
+    /// notation; `None` if neither is legal there.
+    pub fn to_move<G: GameKind>(&self, pos: &G::Position) -> Option<G::Move> {
+        self.uci
+            .as_deref()
+            .and_then(|u| G::parse_move(pos, u))
+            .or_else(|| G::parse_move(pos, &self.notation))
+    }
 }
 
 /// A player, by colour (the first player is White in togyz korgool too).

@@ -287,11 +287,7 @@ impl<G: GameKind> GameState<G> {
         let mut g = GameState::new(orientation, Node::new(start, key), at);
         for rec in moves {
             let pos = &g.nodes[g.nodes.len() - 1].pos;
-            let mv = rec
-                .uci
-                .as_deref()
-                .and_then(|u| G::parse_move(pos, u))
-                .or_else(|| G::parse_move(pos, &rec.notation))?;
+            let mv = rec.to_move::<G>(pos)?;
             let next = G::play(pos, &mv);
             let key = G::reading_key(&G::reading(&next));
             g.nodes.push(Node::new(next, key));
@@ -609,12 +605,7 @@ impl<G: GameKind> Tracker<G> {
         let mut path = Vec::new();
         let mut node = g.nodes[from].clone();
         for rec in plies {
-            let Some(mv) = rec
-                .uci
-                .as_deref()
-                .and_then(|u| G::parse_move(&node.pos, u))
-                .or_else(|| G::parse_move(&node.pos, &rec.notation))
-            else {
+            let Some(mv) = rec.to_move::<G>(&node.pos) else {
                 break;
             };
             let next = G::play(&node.pos, &mv);
