@@ -23,7 +23,7 @@ use crate::{
     arbiter::{Judge, LawsSetup, Referee, TogyzReferee},
     device::{
         Direction,
-        memory::{self, Continuation, MemoryError},
+        memory::{self, Continuation, MemoryError, Recording},
     },
     game::{GameKind, chess::ChessGame, togyz::TogyzGame},
     protocol::{
@@ -32,12 +32,12 @@ use crate::{
         tgz,
     },
     sensor::{
-        Orientation, Sensed,
+        Sensed,
         dgt::{ClockLayout, ClockReading, DgtBoardState},
         tgz::TgzBoardState,
     },
     store::{BoardId, RawBlock, RawBuffer, Write},
-    tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
+    tracker::{RecordedMove, Side, Tracker, TrackerEvent, TrackerSettings},
 };
 
 /// Raw bytes a board holds in memory while the store refuses them (a full disk): 8 MiB, hours of
@@ -93,14 +93,10 @@ pub trait Board {
     /// (asked for after every gap).
     const HAS_MEMORY: bool = false;
 
-    /// The plies the board's memory `log` holds after `record` (each recorded ply's UCI, or
-    /// notation), in a game played in `orientation`, with the clocks memory holds.
-    fn from_memory(
-        log: &[u8],
-        orientation: Orientation,
-        record: &[String],
-    ) -> Result<Continuation, MemoryError> {
-        let _ = (log, orientation, record);
+    /// The plies the board's memory `log` holds after the recording's plies, with the clocks
+    /// memory holds.
+    fn from_memory(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
+        let _ = (log, recording);
         Err(MemoryError::NoMemory)
     }
 
@@ -173,12 +169,8 @@ impl Board for Dgt {
 
     const HAS_MEMORY: bool = true;
 
-    fn from_memory(
-        log: &[u8],
-        orientation: Orientation,
-        record: &[String],
-    ) -> Result<Continuation, MemoryError> {
-        memory::continuation(log, orientation, record)
+    fn from_memory(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
+        memory::continuation(log, recording)
     }
 }
 
@@ -476,6 +468,16 @@ impl<B: Board> Pipeline<B> {
         self.tracker.board_fits()
     }
 
+    /// Whether White's clock is the left-hand one, once settled ([`Tracker::clock_side`]).
+    pub fn clock_side(&self) -> Option<bool> {
+        self.tracker.clock_side()
+    }
+
+    /// Who is to move on the board as the tracker believes it ([`Tracker::side_to_move`]).
+    pub fn side_to_move(&self) -> Option<Side> {
+        self.tracker.side_to_move()
+    }
+
     /// The board's memory came: the plies it holds after the record go through the tracker.
     fn recover_from_memory(&mut self, at: Millis, log: &[u8]) {
         let asked = std::mem::replace(&mut self.memory, MemoryRead::Done(at));
@@ -487,7 +489,13 @@ impl<B: Board> Pipeline<B> {
             return;
         };
         let record = self.tracker.record_text();
-        match B::from_memory(log, orientation, &record) {
+        let recording = Recording {
+            orientation,
+            variant: self.tracker.variant(),
+            white_on_left: self.tracker.clock_side(),
+            record: &record,
+        };
+        match B::from_memory(log, &recording) {
             Ok(found) => {
                 let n = self
                     .tracker

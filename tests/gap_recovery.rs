@@ -17,7 +17,8 @@
 //! `BOARDSCRIBE_GAP_TRIALS=N` runs 2N trials with memory, 2N without and N overrun (default
 //! N = 100), `BOARDSCRIBE_SEED_OFFSET`
 //! other seeds, `BOARDSCRIBE_GAP_GAME=G` only the trials of corpus game G, and
-//! `BOARDSCRIBE_SHOW_TRIALS=1` prints each trial.
+//! `BOARDSCRIBE_GAP_SEED=S` only the trial of seed S, and `BOARDSCRIBE_SHOW_TRIALS=1` prints
+//! each trial.
 
 use std::path::Path;
 
@@ -150,9 +151,14 @@ fn arbiter_resumes(
         .skip(recorded)
         .map(|p| p.uci.clone())
         .collect();
-    store
+    // A record that went wrong before the gap cannot be resumed from the scoresheets: the
+    // game stays as recorded, and fails the comparison with the script.
+    if store
         .resume_game(game.id, recorded as u32, &written, "arbiter", None, at)
-        .unwrap();
+        .is_err()
+    {
+        return recorded;
+    }
     let moves = store.game(game.id).unwrap().unwrap().moves;
     assert!(pipeline.rebase(at, &moves, "the arbiter resumed the game"));
     write(store, pipeline);
@@ -317,6 +323,16 @@ fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
                 .map(|p| (p.ply, p.uci.clone(), p.start_ms, p.end_ms, p.press_ms))
                 .collect();
             eprintln!("got {got:?}\nwant {want:?}");
+            let end = game.events.last().map_or(0, |e| e.at_ms);
+            for e in game.events.iter().filter(|e| e.at_ms + 3_000 >= end) {
+                eprintln!("event {} {} {:?} {}", e.at_ms, e.kind, e.ply, e.detail);
+            }
+            for e in script.events.iter().filter(|e| e.at_ms + 4_000 >= end) {
+                eprintln!(
+                    "script {} {:?} {:?} {:?}",
+                    e.at_ms, e.kind, e.ply, e.payload
+                );
+            }
         }
         for e in game
             .events
@@ -417,9 +433,12 @@ fn trials(memory: Memory, n: usize, salt: u64, games: usize) -> Vec<Trial> {
     let only: Option<usize> = std::env::var("BOARDSCRIBE_GAP_GAME")
         .ok()
         .and_then(|v| v.parse().ok());
+    let seed: Option<u64> = std::env::var("BOARDSCRIBE_GAP_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok());
     all_trials(memory, n, salt, games)
         .into_iter()
-        .filter(|t| only.is_none_or(|g| g == t.game))
+        .filter(|t| only.is_none_or(|g| g == t.game) && seed.is_none_or(|s| s == t.seed))
         .collect()
 }
 

@@ -20,7 +20,7 @@ use crate::{
         capture::{CaptureError, parse_capture},
         serial,
     },
-    game::Variant,
+    game::{GameKind, Variant, chess::ChessGame},
     pipeline::DgtPipeline,
     protocol::{
         FrameReader,
@@ -29,9 +29,9 @@ use crate::{
             status,
         },
     },
-    sensor::Orientation,
+    sensor::{Orientation, dgt::DgtBoardState},
     store::{BoardId, Write},
-    tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
+    tracker::{RecordedMove, Side, Tracker, TrackerEvent, TrackerSettings},
 };
 
 /// Made-up time from one token to the next: a field token written under ~250 ms after the one
@@ -276,15 +276,26 @@ pub fn games_from_log_in(
     start_ms: Millis,
     variant: Variant,
 ) -> Vec<MemoryGame> {
+    games_from_log_as(tokens, start_ms, variant, None)
+}
+
+/// [`games_from_log_in`], with which clock is White's when it is known (`white_on_left`: the
+/// live readings of the game settled it); otherwise the presses in the log decide it.
+fn games_from_log_as(
+    tokens: &[EeToken],
+    start_ms: Millis,
+    variant: Variant,
+    white_on_left: Option<bool>,
+) -> Vec<MemoryGame> {
     let settings = TrackerSettings {
         variant,
         ..TrackerSettings::default()
     };
-    let mut pipeline = DgtPipeline::new(
-        BoardId(0),
-        Tracker::new(settings),
-        LawsSetup::default().referee(),
-    );
+    let mut tracker = Tracker::new(settings);
+    if let Some(left) = white_on_left {
+        tracker.settle_clock_side(left);
+    }
+    let mut pipeline = DgtPipeline::new(BoardId(0), tracker, LawsSetup::default().referee());
     let mut replayer = Replayer::new(variant);
     let mut at = start_ms;
     let mut games: Vec<(usize, Vec<TrackerEvent>)> = Vec::new();
@@ -308,6 +319,10 @@ pub fn games_from_log_in(
     // come within its scan; and whether this is the token right after it.
     let mut press_window: Option<(bool, usize)> = None;
     let mut after_press = false;
+    // The last press in the log: whether White made it, how many events the last game had
+    // before it (what it recorded comes after), and whether the other side touched a piece
+    // since.
+    let mut last_press: Option<(bool, usize, bool)> = None;
     for (index, t) in in_hand_order(tokens) {
         let presser_square = match (*t, press_window) {
             (EeToken::Field { square, piece, .. }, Some((white, left))) if left > 0 => {
@@ -352,19 +367,42 @@ pub fn games_from_log_in(
             // A game is being set up: the last game's clock is not known to run any more.
             running = None;
         }
+        match (*t, last_press.as_mut()) {
+            (EeToken::Clock { left, .. }, _) => {
+                collect(&mut pipeline, index, &mut games);
+                let before = games.last().map_or(0, |(_, events)| events.len());
+                last_press = Some((left == pipeline.white_on_left(), before, false));
+            }
+            (EeToken::Field { square, piece, .. }, Some((white, _, other))) => {
+                let code = if piece == piece::EMPTY {
+                    replayer.board[usize::from(square & 0x3f)]
+                } else {
+                    piece
+                };
+                *other |= side_of(code).is_some_and(|w| w != *white);
+            }
+            _ => {}
+        }
         for frame in replayer.frames(t) {
             if matches!(frame, Frame::BwTime(_)) {
                 running = Some((at, frame.clone()));
                 after_press = true;
             }
             pipeline.feed_frame(at, frame.clone());
-            // A press while the board shows a move part-way (a castling's rook still to come):
-            // the presser's squares that follow come within its scan.
-            if let (Frame::BwTime(_), EeToken::Clock { left, .. }) = (&frame, *t)
-                && !pipeline.board_fits()
-            {
+            // A press while the board shows a move part-way (a castling's rook still to come),
+            // or before the presser's move shows at all (a fast hand: the board sees the squares
+            // after the lever, dgt-notes 1.13; told only once which clock is White's is known,
+            // not from a press that starts the clock): the presser's squares that follow come
+            // within its scan.
+            if let (Frame::BwTime(_), EeToken::Clock { left, .. }) = (&frame, *t) {
                 // The lever goes high on the right when the left player presses.
-                press_window = Some((left == pipeline.white_on_left(), PRESS_WINDOW_TOKENS));
+                let white = left == pipeline.white_on_left();
+                let presser = if white { Side::White } else { Side::Black };
+                let early =
+                    pipeline.clock_side().is_some() && pipeline.side_to_move() == Some(presser);
+                if !pipeline.board_fits() || early {
+                    press_window = Some((white, PRESS_WINDOW_TOKENS));
+                }
             }
         }
         collect(&mut pipeline, index, &mut games);
@@ -376,7 +414,16 @@ pub fn games_from_log_in(
         pipeline.feed_frame(at, again);
     }
     collect(&mut pipeline, tokens.len(), &mut games);
-    let before_flush = games.last().map_or(0, |(_, events)| events.len());
+    let mut before_flush = games.last().map_or(0, |(_, events)| events.len());
+    // The log read within the last press's scan: the presser's hand may still hold a piece of
+    // the move (a slide not yet set down, dgt-notes 1.13). If so, and the other side has not
+    // touched a piece since, the press confirms nothing it recorded: those plies are still in
+    // hand, and the board as it is now settles them.
+    if let (Some((white, before, false)), Some((_, events))) = (last_press, games.last())
+        && last_move_in_hand(events, &replayer.board, white)
+    {
+        before_flush = before_flush.min(before);
+    }
     pipeline.flush(at);
     collect(&mut pipeline, tokens.len(), &mut games);
 
@@ -416,6 +463,53 @@ pub fn games_from_log_in(
         .collect()
 }
 
+/// Whether the last move of a game's `events`, if `white` (or Black) made it, is not all on
+/// `board` (DGT numbering) yet: a square it changed does not hold what the move put there (the
+/// piece is still in the presser's hand).
+fn last_move_in_hand(events: &[TrackerEvent], board: &[u8; 64], white: bool) -> bool {
+    let moves = live_moves(events);
+    let Some(last) = moves.last() else {
+        return false;
+    };
+    if (Side::of_ply(last.ply) == Side::White) != white {
+        return false;
+    }
+    let (orientation, start) = events
+        .iter()
+        .find_map(|e| match e {
+            TrackerEvent::GameStarted {
+                orientation, start, ..
+            } => Some((*orientation, start.clone())),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let before = match moves.len().checked_sub(2) {
+        Some(i) => ChessGame::parse_start(&moves[i].position),
+        None => start.map_or_else(|| Some(ChessGame::start()), |t| ChessGame::parse_start(&t)),
+    };
+    let (Some(before), Some(after)) = (before, ChessGame::parse_start(&last.position)) else {
+        return false;
+    };
+    let (before, after) = (ChessGame::reading(&before), ChessGame::reading(&after));
+    let mut sensed = DgtBoardState::default();
+    sensed.apply_dump(&BoardDump(*board));
+    let now = sensed.reading(orientation);
+    (0..64).any(|sq| {
+        after.0[sq] != before.0[sq] && after.0[sq] != piece::EMPTY && now.0[sq] != after.0[sq]
+    })
+}
+
+/// Whether a DGT piece code is White's (`Some(true)`), Black's, or no piece.
+fn side_of(code: u8) -> Option<bool> {
+    if (piece::WPAWN..=piece::WQUEEN).contains(&code) {
+        Some(true)
+    } else if (piece::BPAWN..=piece::BQUEEN).contains(&code) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// The plies board memory holds beyond a record.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Continuation {
@@ -426,17 +520,30 @@ pub struct Continuation {
     pub in_hand: Vec<RecordedMove>,
 }
 
-/// What board memory holds beyond a record: the plies after `record` (each ply's UCI) of the
-/// latest game in the log, played in `orientation`, that begins with every recorded ply. The
-/// log is read through the same tracker as a live board ([`games_from_log`]), so a ply found
-/// here is one the board showed. Pure.
-pub fn continuation(
-    log: &[u8],
-    orientation: Orientation,
-    record: &[String],
-) -> Result<Continuation, MemoryError> {
+/// What the live recording knows of the game its board's memory is read for.
+#[derive(Clone, Copy, Debug)]
+pub struct Recording<'a> {
+    pub orientation: Orientation,
+    pub variant: Variant,
+    /// Which clock is White's, when the live clock readings have settled it.
+    pub white_on_left: Option<bool>,
+    /// The recorded plies, each as its UCI.
+    pub record: &'a [String],
+}
+
+/// What board memory holds beyond a record: the plies after `recording.record` of the latest
+/// game in the log, played in its orientation, that begins with every recorded ply. The log is
+/// read through the same tracker as a live board ([`games_from_log`]), under the recording's
+/// variant and clock side, so a ply found here is one the board showed. Pure.
+pub fn continuation(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
+    let Recording {
+        orientation,
+        variant,
+        white_on_left,
+        record,
+    } = *recording;
     let tokens = parse_log(log)?;
-    let games = games_from_log(&tokens, 0);
+    let games = games_from_log_as(&tokens, 0, variant, white_on_left);
     let begins_with_record = |g: &MemoryGame| {
         g.orientation == orientation
             && g.moves.len() >= record.len()
@@ -774,5 +881,146 @@ mod tests {
             parse_log(&[0x3e, 0x6b]),
             Err(MemoryError::Tokens(EeTokenError::NoToken { offset: 0, .. }))
         ));
+    }
+
+    /// A running clock reading: the left and right clocks (seconds), the lever high on the
+    /// right when the left player has pressed.
+    fn clock(left_s: u64, right_s: u64, left_pressed: bool) -> BwTime {
+        let lever = if left_pressed {
+            status::LEVER_RIGHT_HIGH
+        } else {
+            0
+        };
+        BwTime::from_parts(
+            ClockTime::from_millis(right_s * 1000),
+            0,
+            ClockTime::from_millis(left_s * 1000),
+            0,
+            status::RUNNING | lever,
+        )
+    }
+
+    /// Plays plies on a recorder, White's clock on the left: each ply is its squares (DGT
+    /// numbering, piece put or EMPTY) and the mover's clock after the press; `press_first`:
+    /// the press is written before the squares (a hand so fast that the board scans them after
+    /// the lever).
+    fn played(plies: &[(&[(u8, u8)], u64)], press_first: bool) -> (EeRecorder, Vec<u64>) {
+        let mut r = EeRecorder::power_up(&start_position());
+        let (mut left, mut right) = (300, 300);
+        let mut at = 1_000;
+        r.clock(&clock(left, right, false));
+        let mut presses = Vec::new();
+        for (n, (squares, time)) in plies.iter().enumerate() {
+            let white = n % 2 == 0;
+            if white {
+                left = *time;
+            } else {
+                right = *time;
+            }
+            let press = clock(left, right, white);
+            if press_first {
+                r.clock(&press);
+            }
+            for &(sq, piece) in squares.iter() {
+                at += 150;
+                r.field(at, sq, piece);
+            }
+            if !press_first {
+                r.clock(&press);
+            }
+            at += 2_000;
+            presses.push(*time * 1000);
+        }
+        (r, presses)
+    }
+
+    fn log_of(mut r: EeRecorder) -> Vec<u8> {
+        match r.dump() {
+            Frame::EeMoves(log) => log,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The mover's clock of each recorded move.
+    fn movers_clocks(moves: &[RecordedMove]) -> Vec<Option<u64>> {
+        moves
+            .iter()
+            .map(|m| {
+                if m.ply % 2 == 1 {
+                    m.clock_white_ms
+                } else {
+                    m.clock_black_ms
+                }
+            })
+            .collect()
+    }
+
+    use piece::{BKNIGHT, BPAWN, EMPTY, WBISHOP, WKNIGHT, WPAWN};
+    // 1. e4 e5 2. Nf3 Nc6 3. Bb5, in DGT numbering (a8 = 0 ... h1 = 63).
+    const E2: u8 = 52;
+    const RUY: [(&[(u8, u8)], u64); 5] = [
+        (&[(E2, EMPTY), (36, WPAWN)], 298),
+        (&[(12, EMPTY), (28, BPAWN)], 297),
+        (&[(62, EMPTY), (45, WKNIGHT)], 295),
+        (&[(1, EMPTY), (18, BKNIGHT)], 294),
+        (&[(61, EMPTY), (25, WBISHOP)], 292),
+    ];
+
+    #[test]
+    fn presses_written_before_their_squares_stamp_their_own_moves() {
+        let record = ["e2e4".to_string()];
+        let recording = |white_on_left| Recording {
+            orientation: Orientation::Normal,
+            variant: Variant::Standard,
+            white_on_left,
+            record: &record,
+        };
+        for press_first in [false, true] {
+            let (r, presses) = played(&RUY, press_first);
+            let log = log_of(r);
+            // Which clock is White's, as the live readings of the game settled it.
+            let found = continuation(&log, &recording(Some(true))).unwrap();
+            let ucis: Vec<_> = found.recorded.iter().map(|m| m.uci.clone()).collect();
+            assert_eq!(
+                ucis,
+                ["e7e5", "g1f3", "b8c6", "f1b5"].map(|u| Some(u.to_string())),
+                "press first: {press_first}"
+            );
+            assert!(found.in_hand.is_empty(), "{:?}", found.in_hand);
+            let want: Vec<_> = presses[1..].iter().map(|&t| Some(t)).collect();
+            assert_eq!(
+                movers_clocks(&found.recorded),
+                want,
+                "press first: {press_first}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_press_read_before_its_slide_is_set_down_records_nothing_of_it() {
+        // 3. Bf1 slid over e2 towards d3, pressed: the memory is read before the board has
+        // seen the bishop set down on d3 (dgt-notes 1.13).
+        let mut plies = RUY;
+        plies[4] = (&[(61, EMPTY), (E2, WBISHOP), (E2, EMPTY)], 292);
+        let (r, _) = played(&plies, false);
+        let log = log_of(r);
+        let record = ["e2e4".to_string()];
+        let found = continuation(
+            &log,
+            &Recording {
+                orientation: Orientation::Normal,
+                variant: Variant::Standard,
+                white_on_left: Some(true),
+                record: &record,
+            },
+        )
+        .unwrap();
+        let recorded: Vec<_> = found.recorded.iter().map(|m| m.uci.clone()).collect();
+        assert_eq!(
+            recorded,
+            ["e7e5", "g1f3", "b8c6"].map(|u| Some(u.to_string())),
+            "the bishop's move is not recorded from memory: {:?}",
+            found.in_hand
+        );
     }
 }

@@ -346,6 +346,30 @@ impl GameKind for ChessGame {
         })
     }
 
+    /// Only kings moved (at most both, each from a square to another, even onto a square a
+    /// piece was taken off to make room), or one result piece was put on an empty square.
+    fn shows_only_result(before: &ChessReading, shown: &ChessReading) -> bool {
+        let king = |c: u8| c == piece::WKING || c == piece::BKING;
+        let token = |c: u8| {
+            matches!(
+                c,
+                piece::PIECE1_DRAW | piece::PIECE2_WHITE_WIN | piece::PIECE3_BLACK_WIN
+            )
+        };
+        let mut changed = 0;
+        for (&a, &b) in before.0.iter().zip(shown.0.iter()) {
+            if a == b {
+                continue;
+            }
+            changed += 1;
+            let king_moved = king(b) || (b == piece::EMPTY && king(a));
+            if !(king_moved || (a == piece::EMPTY && token(b))) {
+                return false;
+            }
+        }
+        changed <= 4
+    }
+
     fn gesture_may_include(_pos: &Chess, mv: &Move) -> bool {
         mv.role() == Role::King
             && matches!(mv, Move::Normal { .. })

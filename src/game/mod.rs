@@ -203,6 +203,13 @@ pub trait GameKind {
         None
     }
 
+    /// Whether `shown` differs from `before` only by a result shown on it (the kings moved to
+    /// the centre, a result token put down): nothing else was played. The default: at most four
+    /// places differ.
+    fn shows_only_result(before: &Self::Reading, shown: &Self::Reading) -> bool {
+        Self::reading_distance(before, shown) <= 4
+    }
+
     /// Whether `mv` from `pos` could be the first half of a result gesture (a king stepping onto a
     /// centre square), so that it is dropped rather than recorded when the gesture follows.
     fn gesture_may_include(_pos: &Self::Position, _mv: &Self::Move) -> bool {

@@ -392,6 +392,8 @@ pub struct Tracker<G: GameKind> {
     /// Clock readings of this game in which the left-hand clock ran while White was to move,
     /// less those in which it ran while Black was.
     white_on_left_votes: i64,
+    /// Which clock is White's was given ([`Tracker::settle_clock_side`]): readings cast no vote.
+    clock_side_settled: bool,
     /// When the sensed board last changed.
     sensed_changed_at: Millis,
     /// A clock press waiting for the sensors to show the move it completes (and whether a clock
@@ -438,6 +440,7 @@ impl<G: GameKind> Tracker<G> {
             game: None,
             clock: None,
             white_on_left_votes: 0,
+            clock_side_settled: false,
             press: None,
             unseen_press: None,
             presses_after_gap: 0,
@@ -674,6 +677,32 @@ impl<G: GameKind> Tracker<G> {
         self.white_on_left_votes >= 0
     }
 
+    /// Whether White's clock is the left-hand one, once it was given or the readings have
+    /// settled it (at least one press's vote); `None` before.
+    pub fn clock_side(&self) -> Option<bool> {
+        (self.clock_side_settled || self.white_on_left_votes.abs() >= PRESS_VOTE)
+            .then(|| self.white_on_left())
+    }
+
+    /// Which clock is White's is known (a board's memory read with what the live readings
+    /// settled): it no longer follows the votes of this tracker's own readings.
+    pub fn settle_clock_side(&mut self, white_on_left: bool) {
+        self.clock_side_settled = true;
+        self.white_on_left_votes = if white_on_left { 1 } else { -1 };
+    }
+
+    /// Who is to move on the board as the tracker believes it (the record and the moves in
+    /// hand after it); `None` before a game.
+    pub fn side_to_move(&self) -> Option<Side> {
+        let g = self.game.as_ref()?;
+        Some(Side::of_ply(g.belief_plies() as u32 + 1))
+    }
+
+    /// The variant whose games this tracker records.
+    pub fn variant(&self) -> Variant {
+        self.settings.variant
+    }
+
     /// Lets time pass: records a belief that has been stable long enough.
     pub fn tick(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
         if let Some((pressed_at, clock, was_running)) = self.press
@@ -697,7 +726,9 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_ref() else {
             return;
         };
-        if g.is_settled() {
+        // The kings' gesture shown: what the belief holds now is settled by its report, or by
+        // the press that cancels it.
+        if g.is_settled() || self.pending_gesture.is_some() {
             return;
         }
         let wait = if g.prov.is_empty() || !running {
@@ -784,8 +815,8 @@ impl<G: GameKind> Tracker<G> {
             return false;
         }
         let shown = G::result_token(reading).or_else(|| G::result_gesture(reading));
-        // Both kings moved to the centre, or a result piece put down: four places at most.
-        if shown.is_some() && G::reading_distance(g.tip().reading(), reading) <= 4 {
+        // Both kings moved to the centre, or a result piece put down, and nothing else.
+        if shown.is_some() && G::shows_only_result(g.tip().reading(), reading) {
             g.lost = None;
             return false;
         }
@@ -877,26 +908,31 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_ref() else {
             return;
         };
-        // Which clock is White's is a vote over the game, cast only where the record cannot
-        // lag the board. A press that completes the one move in hand was made by its mover (the
-        // lever goes high on the right when the left player presses): a strong vote. A running
-        // clock votes for the side to move only while the board shows the record as it stands
-        // (nothing in hand, nothing unexplained, no press waiting its scan, no gap): after an
-        // illegal move pressed, or a takeback and the same move again, the record lags and the
-        // running clock is not the record's side to move.
+        // Which clock is White's is a vote over the game (unless it was given), cast only where
+        // the record cannot lag the clock. A press that completes the one move in hand was made
+        // by its mover (the lever goes high on the right when the left player presses): a
+        // strong vote, cast only while the board shows nothing the record does not explain. A
+        // running clock votes for the record's side to move, but not while a press waits its
+        // scan, nor from a gap until two presses after it: a press made while the board was not
+        // heard leaves the record a move behind the clock.
         let fits_record = self.press.is_none()
             && g.lost.is_none()
             && g.unexplained.is_none()
             && g.base == g.moves.len();
         if !pressed {
-            if reading.running && self.press.is_none() && g.lost.is_none() {
+            if reading.running
+                && self.press.is_none()
+                && g.lost.is_none()
+                && self.presses_after_gap == 0
+                && !self.clock_side_settled
+            {
                 let white_to_move = g.moves.len() % 2 == 0;
                 let left_runs = !reading.lever_right_high;
                 self.white_on_left_votes += if left_runs == white_to_move { 1 } else { -1 };
             }
             return;
         }
-        if fits_record && g.prov.len() == 1 {
+        if fits_record && g.prov.len() == 1 && !self.clock_side_settled {
             let white_moved = g.base % 2 == 0;
             let left_pressed = reading.lever_right_high;
             self.white_on_left_votes += if white_moved == left_pressed {
@@ -1135,6 +1171,13 @@ impl<G: GameKind> Tracker<G> {
             let Some(g) = self.game.as_mut() else {
                 return;
             };
+            // On their way to the centre the kings may have shown an earlier position (a king
+            // put back where it stood before its last move) or a sibling of the last move: no
+            // takeback, no revision, the record stands.
+            if g.base < g.moves.len() {
+                g.base = g.moves.len();
+                g.prov.clear();
+            }
             while let Some((mv, _)) = g.prov.last() {
                 let parent = g.parent().map(|p| p.pos.clone());
                 match parent {
@@ -1328,7 +1371,9 @@ impl<G: GameKind> Tracker<G> {
             judged: true,
             not_before: 0,
         });
-        self.white_on_left_votes = 0;
+        if !self.clock_side_settled {
+            self.white_on_left_votes = 0;
+        }
         out.push(TrackerEvent::GameStarted {
             at_ms: at,
             orientation,
@@ -1488,7 +1533,9 @@ impl<G: GameKind> Tracker<G> {
                 let begins = self.start_text(&start.pos);
                 let mut g = GameState::new(o, start, at);
                 g.orientation_open = sensed.key(o.flipped()) == key;
-                self.white_on_left_votes = 0;
+                if !self.clock_side_settled {
+                    self.white_on_left_votes = 0;
+                }
                 out.push(TrackerEvent::GameStarted {
                     at_ms: at,
                     orientation: o,

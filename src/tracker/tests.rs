@@ -897,3 +897,174 @@ fn a_king_moved_next_to_the_other_on_the_centre_and_pressed_is_an_illegal_move_n
         t.events
     );
 }
+
+#[test]
+fn after_a_restart_a_clock_running_for_a_move_pressed_unseen_does_not_swap_the_clocks() {
+    // 1. e4 e5 2. Nf3 recorded, White's clock on the left; the daemon is killed.
+    let mut t = Table::new(false);
+    t.tracker
+        .clock(t.t, clock(300_000, 300_000, false), &mut t.events);
+    let mut left_pressed = false;
+    let (mut left, mut right) = (300_000, 300_000);
+    for (from, to, code) in [
+        ("e2", "e4", piece::WPAWN),
+        ("e7", "e5", piece::BPAWN),
+        ("g1", "f3", piece::WKNIGHT),
+    ] {
+        t.mv(from, to, code);
+        left_pressed = !left_pressed;
+        if left_pressed {
+            left -= 2_000;
+        } else {
+            right -= 2_000;
+        }
+        t.t += 20;
+        t.tracker
+            .clock(t.t, clock(left, right, left_pressed), &mut t.events);
+        t.wait(1000);
+    }
+    assert_eq!(t.moves(), ["e4", "e5", "Nf3"]);
+    let recorded: Vec<RecordedMove> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Move(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect();
+    // Meanwhile 2... Nc6 is played and pressed: the restarted daemon sees the knight on c6 and
+    // White's clock running, a move ahead of its record.
+    t.board.apply_field(t.index("b8"), 0);
+    t.board.apply_field(t.index("c6"), piece::BKNIGHT);
+    let at = t.t + 5_000;
+    let mut resumed = Tracker::<ChessGame>::resume(
+        TrackerSettings::default(),
+        Orientation::Normal,
+        None,
+        &recorded,
+        at,
+    )
+    .unwrap();
+    let mut events = Vec::new();
+    resumed.observe(at, &t.board, &mut events);
+    for s in 0..4 {
+        resumed.clock(
+            at + s * 1000,
+            clock(left - s * 1000, 297_000, false),
+            &mut events,
+        );
+    }
+    assert!(
+        resumed.white_on_left(),
+        "the running clock of a record a move behind swapped the clocks"
+    );
+    // 3. Bb5, pressed by White (the left player): no irregularity, and its clocks are White's.
+    let mut board = t.board.clone();
+    let at = at + 4_000;
+    board.apply_field(t.index("f1"), 0);
+    resumed.observe(at, &board, &mut events);
+    board.apply_field(t.index("b5"), piece::WBISHOP);
+    resumed.observe(at + 300, &board, &mut events);
+    resumed.clock(at + 400, clock(left - 5_000, 297_000, true), &mut events);
+    resumed.tick(at + 1_400, &mut events);
+    let moves: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Move(m) => Some((m.notation.clone(), m.clock_white_ms, m.clock_black_ms)),
+            _ => None,
+        })
+        .collect();
+    // 2... Nc6 carries the first reading after the restart (Black's clock as the unseen press
+    // left it), 3. Bb5 its press.
+    assert_eq!(
+        moves,
+        [
+            ("Nc6".to_string(), Some(left), Some(297_000)),
+            ("Bb5".to_string(), Some(left - 5_000), Some(297_000))
+        ]
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, TrackerEvent::Irregularity { .. })),
+        "{events:?}"
+    );
+}
+
+/// The kings walk to the centre: 1. e3 e6 2. Ke2 Ke7 3. Kd3 Kd6, then `then`.
+fn kings_walk(t: &mut Table, then: &[(&str, &str, u8)]) {
+    let walk = [
+        ("e2", "e3", piece::WPAWN),
+        ("e7", "e6", piece::BPAWN),
+        ("e1", "e2", piece::WKING),
+        ("e8", "e7", piece::BKING),
+        ("e2", "d3", piece::WKING),
+        ("e7", "d6", piece::BKING),
+    ];
+    for &(from, to, code) in walk.iter().chain(then) {
+        t.mv(from, to, code).wait(1000);
+    }
+}
+
+#[test]
+fn kings_passing_an_earlier_position_on_their_way_to_the_centre_take_nothing_back() {
+    let mut t = Table::new(false);
+    // 4. Kc3 Kd5 5. Kb3 Kc6: the black king came from d5.
+    kings_walk(
+        &mut t,
+        &[
+            ("d3", "c3", piece::WKING),
+            ("d6", "d5", piece::BKING),
+            ("c3", "b3", piece::WKING),
+            ("d5", "c6", piece::BKING),
+        ],
+    );
+    assert_eq!(t.moves().len(), 10, "{:?}", t.moves());
+    // The draw shown with the kings on d4 and d5, as the scan sees it: the black king back on
+    // d5 (the board after 5. Kb3) before the white king leaves b3.
+    t.set(300, "c6", 0)
+        .set(30, "d5", piece::BKING)
+        .set(30, "d4", piece::WKING)
+        .set(30, "b3", 0)
+        .wait(3000);
+    assert_eq!(t.moves().len(), 10, "{:?}", t.kinds());
+    assert!(!t.kinds().contains(&"takeback"), "{:?}", t.kinds());
+    assert!(t.kinds().contains(&"result_gesture"), "{:?}", t.kinds());
+}
+
+#[test]
+fn a_king_moved_on_from_its_last_square_to_show_the_result_revises_nothing() {
+    let mut t = Table::new(false);
+    // 4. Kd4, then the white king goes on to e4 and the black one to d5 (1-0): Ke4 is a
+    // sibling of Kd4 from d3.
+    kings_walk(&mut t, &[("d3", "d4", piece::WKING)]);
+    assert_eq!(t.moves().last().map(String::as_str), Some("Kd4"));
+    t.set(300, "d4", 0)
+        .set(30, "e4", piece::WKING)
+        .set(200, "d6", 0)
+        .set(30, "d5", piece::BKING)
+        .wait(3000);
+    assert_eq!(t.moves().last().map(String::as_str), Some("Kd4"));
+    assert!(!t.kinds().contains(&"revised_move"), "{:?}", t.kinds());
+    assert!(t.kinds().contains(&"result_gesture"), "{:?}", t.kinds());
+}
+
+#[test]
+fn a_result_shown_after_a_gap_in_which_other_moves_were_played_does_not_end_the_gap() {
+    let mut t = Table::new(false);
+    kings_walk(&mut t, &[("d3", "d4", piece::WKING)]);
+    // Unheard: 4... Nf6, then the kings show the draw on d4 and d5 (the black king from d6).
+    // Four squares differ from the record, as for the kings alone.
+    t.gap(
+        3000,
+        &[
+            ("g8", 0),
+            ("f6", piece::BKNIGHT),
+            ("d6", 0),
+            ("d5", piece::BKING),
+        ],
+    );
+    t.wait(1000).wait(1000).wait(1000);
+    assert!(!t.kinds().contains(&"result_gesture"), "{:?}", t.kinds());
+    assert_eq!(t.irregularities(), [IrregularityKind::ThreadLost]);
+}
