@@ -13,7 +13,10 @@ use boardscribe::{
     daemon::board::prepare,
     device::{
         Direction,
-        memory::{EeRecorder, games_from_log, games_from_log_in, log_from_bytes, parse_log},
+        memory::{
+            self, EeRecorder, Recording, games_from_log, games_from_log_in, log_from_bytes,
+            parse_log,
+        },
         replay::replay_reader_with,
     },
     emulator::{self, BoardScript, EmulatorOptions, EventKind, Payload, Style},
@@ -550,6 +553,26 @@ fn chess960_games_are_read_back_from_the_boards_memory() {
         });
         let game = emulator::chess960_game(seed(i));
         assert_eq!(start, Some(ChessGame::position_text(&game.start)));
+        // After a gap, a daemon recording this game reads the plies after its record from the
+        // same memory, under the game's variant.
+        let recorded = want.len() / 2;
+        let found = memory::continuation(
+            &log,
+            &Recording {
+                orientation: games[0].orientation,
+                variant: Variant::Chess960,
+                white_on_left: Some(true),
+                record: &want[..recorded],
+            },
+        )
+        .unwrap();
+        let rest: Vec<String> = found
+            .recorded
+            .iter()
+            .chain(&found.in_hand)
+            .map(|m| m.uci.clone().unwrap())
+            .collect();
+        assert_eq!(rest, want[recorded..], "seed {}", seed(i));
         // Read as standard chess, a Chess960 set-up begins no game with moves (unless it is
         // the standard position, Scharnagl 518).
         if game.start.board() != Chess::default().board() {

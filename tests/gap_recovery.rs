@@ -5,15 +5,17 @@
 //! pipeline asks for it (the emulated board's EEPROM ring, of the real size), then a dump and the
 //! clock, then its updates.
 //!
-//! With memory, every game is recorded exactly, with every move's clocks as the clock showed
-//! them at the press, and the plies missed are marked as recovered from memory. Without it (or
+//! With memory, every game is recorded exactly, every move before the gap with its clocks as
+//! the clock showed them at the press (the plies from the gap on with other clocks are counted
+//! and printed), and the plies missed are marked as recovered from memory. Without it (or
 //! with a ring a noisy outage has overrun), no move is ever recorded that was not played: a gap
 //! the search resolves is exact, and any other raises `thread_lost` within 5 s of the board
 //! being heard again; 5 s later the arbiter resumes the game from the players' scoresheets
 //! (`Store::resume_game`, then `Pipeline::rebase`, as the board's task does for the admin API),
 //! and the game is recorded exactly to its end. No irregularity is raised in any of these games
 //! (none is played). `BOARDSCRIBE_SHOW_MOVES=1` with `BOARDSCRIBE_SHOW_TRIALS=1` also prints
-//! each game's moves as recorded and as played.
+//! each game's moves as recorded and as played, and the last seconds of its stored events and
+//! of its script.
 //! `BOARDSCRIBE_GAP_TRIALS=N` runs 2N trials with memory, 2N without and N overrun (default
 //! N = 100), `BOARDSCRIBE_SEED_OFFSET`
 //! other seeds, `BOARDSCRIBE_GAP_GAME=G` only the trials of corpus game G, and

@@ -125,6 +125,28 @@ struct Lost {
     reported: Option<u32>,
     /// What the search last found on a board that fitted nothing.
     found: Option<GapSearch>,
+    /// The clock showed presses the board does not explain: only the arbiter ends the gap.
+    clock_disagrees: bool,
+}
+
+/// The clocks of the last press heard before a gap, after `plies` plies: a player who has not
+/// pressed since still shows them.
+#[derive(Clone, Copy, Debug)]
+struct GapCheck {
+    /// When the gap began.
+    since: Millis,
+    plies: usize,
+    white: u64,
+    black: u64,
+}
+
+impl GapCheck {
+    fn time_of(&self, side: Side) -> u64 {
+        match side {
+            Side::White => self.white,
+            Side::Black => self.black,
+        }
+    }
 }
 
 /// What the search after a gap found for one board.
@@ -136,6 +158,8 @@ pub enum GapSearch {
     Ambiguous,
     /// The search was cut short at its budget of positions.
     CutShort,
+    /// Whatever the board shows, the clock shows presses it does not explain.
+    ClockDisagrees,
 }
 
 impl GapSearch {
@@ -148,6 +172,10 @@ impl GapSearch {
                 "more than one run of legal moves from it leads to the board".to_string()
             }
             GapSearch::CutShort => "the search for the moves was cut short".to_string(),
+            GapSearch::ClockDisagrees => "the clock shows presses that the board does not \
+                 explain (a piece moved and moved back, or a position came again): moves were \
+                 missed"
+                .to_string(),
         }
     }
 }
@@ -394,6 +422,8 @@ pub struct Tracker<G: GameKind> {
     white_on_left_votes: i64,
     /// Which clock is White's was given ([`Tracker::settle_clock_side`]): readings cast no vote.
     clock_side_settled: bool,
+    /// After a gap, until two presses are checked: the clocks the record's last press showed.
+    gap_check: Option<GapCheck>,
     /// When the sensed board last changed.
     sensed_changed_at: Millis,
     /// A clock press waiting for the sensors to show the move it completes (and whether a clock
@@ -441,6 +471,7 @@ impl<G: GameKind> Tracker<G> {
             clock: None,
             white_on_left_votes: 0,
             clock_side_settled: false,
+            gap_check: None,
             press: None,
             unseen_press: None,
             presses_after_gap: 0,
@@ -540,8 +571,22 @@ impl<G: GameKind> Tracker<G> {
                 unexplained_since: None,
                 reported: None,
                 found: None,
+                clock_disagrees: false,
             });
         }
+        // The clocks of the last press heard: what the players' clocks show until they press
+        // again.
+        self.gap_check = g
+            .stamps
+            .last()
+            .filter(|s| s.pressed)
+            .and_then(|s| s.clock_white_ms.zip(s.clock_black_ms))
+            .map(|(white, black)| GapCheck {
+                since: at,
+                plies: g.moves.len(),
+                white,
+                black,
+            });
     }
 
     /// The result gesture after the record's last move was reported before (a restart): it is
@@ -814,12 +859,6 @@ impl<G: GameKind> Tracker<G> {
         if g.lost.is_none() {
             return false;
         }
-        let shown = G::result_token(reading).or_else(|| G::result_gesture(reading));
-        // Both kings moved to the centre, or a result piece put down, and nothing else.
-        if shown.is_some() && G::shows_only_result(g.tip().reading(), reading) {
-            g.lost = None;
-            return false;
-        }
         let unexplained = |g: &mut GameState<G>| {
             g.unexplained = Some(Unexplained {
                 reading: reading.clone(),
@@ -828,6 +867,17 @@ impl<G: GameKind> Tracker<G> {
                 not_before: 0,
             });
         };
+        // The clock said moves were missed: no board tells which, the arbiter does.
+        if g.lost.as_ref().is_some_and(|l| l.clock_disagrees) {
+            unexplained(g);
+            return true;
+        }
+        let shown = G::result_token(reading).or_else(|| G::result_gesture(reading));
+        // Both kings moved to the centre, or a result piece put down, and nothing else.
+        if shown.is_some() && G::shows_only_result(g.tip().reading(), reading) {
+            g.lost = None;
+            return false;
+        }
         if let Some(lost) = g.lost.as_mut() {
             lost.unexplained_since.get_or_insert(at);
         }
@@ -900,6 +950,24 @@ impl<G: GameKind> Tracker<G> {
             // The kings moved as a move: the press judges it.
             self.pending_gesture = None;
         }
+        // After a gap, the first reading and the first two presses are checked against the
+        // clocks of the last press heard.
+        if self.presses_after_gap > 0 && (first || pressed) {
+            let presser = pressed.then(|| {
+                if reading.lever_right_high == self.white_on_left() {
+                    Side::White
+                } else {
+                    Side::Black
+                }
+            });
+            if self.clock_disagrees(&reading, presser) {
+                self.clock = Some(reading);
+                self.lose_to_clock(at);
+                return;
+            }
+        } else if self.presses_after_gap == 0 {
+            self.gap_check = None;
+        }
         self.clock = Some(reading);
         if first && reading.running {
             self.note_unseen_press(reading);
@@ -951,6 +1019,91 @@ impl<G: GameKind> Tracker<G> {
         self.press = Some((at, reading, was_running));
     }
 
+    /// After a gap, whether a clock reading (a press by `presser`, or the first reading) shows
+    /// presses the belief does not explain: a player who has not moved since the last press
+    /// heard (as the belief has it) still shows that press's time, on their clock while it
+    /// stands (the first reading, nothing played since) or as it starts (at a press by the other
+    /// player; both checked once which clock is White's is known, or on a stopped clock). A
+    /// piece that went and came back, or a position that came again, leaves the board as the
+    /// record has it: the clock tells.
+    fn clock_disagrees(&self, reading: &ClockReading, presser: Option<Side>) -> bool {
+        let (Some(check), Some(g)) = (self.gap_check, self.game.as_ref()) else {
+            return false;
+        };
+        if check.plies == 0 || g.moves.len() < check.plies || g.ended {
+            return false;
+        }
+        let moved = |side: Side| {
+            (check.plies + 1..=g.belief_plies()).any(|p| Side::of_ply(p as u32) == side)
+        };
+        let side_known = self.clock_side().is_some();
+        let white_left = self.white_on_left();
+        let shown = |side: Side| {
+            if (side == Side::White) == white_left {
+                reading.left_ms
+            } else {
+                reading.right_ms
+            }
+        };
+        match presser {
+            Some(p) => {
+                let other = if p == Side::White {
+                    Side::Black
+                } else {
+                    Side::White
+                };
+                side_known && !moved(other) && shown(other) != check.time_of(other)
+            }
+            None => {
+                if g.belief_plies() != check.plies {
+                    return false;
+                }
+                // The last mover's clock, if it stands (its opponent has not pressed since), is
+                // at that press; when it runs, the opponent pressed, and their move is still to
+                // show. Without knowing which clock is White's, only a stopped clock tells.
+                let last = Side::of_ply(check.plies as u32);
+                let want = check.time_of(last);
+                if side_known {
+                    let last_on_left = (last == Side::White) == white_left;
+                    let standing = !reading.running || reading.lever_right_high == last_on_left;
+                    standing && shown(last) != want
+                } else {
+                    !reading.running && reading.left_ms != want && reading.right_ms != want
+                }
+            }
+        }
+    }
+
+    /// The clock disagreed with the board after a gap: what the belief holds beyond the record
+    /// is dropped, and the gap stays open until the arbiter resumes the game (`thread_lost` is
+    /// raised as for a board that fits nothing).
+    fn lose_to_clock(&mut self, at: Millis) {
+        let Some(check) = self.gap_check.take() else {
+            return;
+        };
+        self.press = None;
+        self.unseen_press = None;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        g.truncate(g.moves.len(), at);
+        let reading = g.tip().reading().clone();
+        g.unexplained = Some(Unexplained {
+            reading,
+            since: at,
+            judged: true,
+            not_before: 0,
+        });
+        let reported = g.lost.as_ref().and_then(|l| l.reported);
+        g.lost = Some(Lost {
+            since: check.since,
+            unexplained_since: Some(at),
+            reported,
+            found: Some(GapSearch::ClockDisagrees),
+            clock_disagrees: true,
+        });
+    }
+
     /// The first clock reading of a game or after a gap: if it shows the side to move's clock
     /// stopped, that side pressed unseen (see [`Tracker::unseen_press`]).
     fn note_unseen_press(&mut self, reading: ClockReading) {
@@ -997,7 +1150,14 @@ impl<G: GameKind> Tracker<G> {
             return;
         };
         let key = sensed.key(orientation);
-        if key == self.game.as_ref().map_or(0, |g| g.tip().key) {
+        // After a gap the clock showed presses the board does not explain: nothing the board
+        // shows is taken as play until the arbiter decides (or a new game is set up).
+        let clock_lost = self
+            .game
+            .as_ref()
+            .and_then(|g| g.lost.as_ref())
+            .is_some_and(|l| l.clock_disagrees);
+        if !clock_lost && key == self.game.as_ref().map_or(0, |g| g.tip().key) {
             // A wrong set-up corrected into a start position that reads the same both ways
             // round (a pit board): which way the board lies is open until the first move, as for
             // a game that began on the right set-up.
@@ -1021,7 +1181,8 @@ impl<G: GameKind> Tracker<G> {
         let flipped_cell = OnceCell::new();
         // One legal move from the belief (it wins over everything else: kings shuffling repeat
         // earlier boards, knights can even return to the start position).
-        if let Some(g) = self.game.as_mut()
+        if !clock_lost
+            && let Some(g) = self.game.as_mut()
             && let Some((mv, node)) = g.tip().move_to(key, reading)
         {
             g.push(mv, node, at);

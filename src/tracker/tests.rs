@@ -1068,3 +1068,50 @@ fn a_result_shown_after_a_gap_in_which_other_moves_were_played_does_not_end_the_
     assert!(!t.kinds().contains(&"result_gesture"), "{:?}", t.kinds());
     assert_eq!(t.irregularities(), [IrregularityKind::ThreadLost]);
 }
+
+#[test]
+fn a_position_that_came_again_during_a_gap_is_told_by_the_clock_and_the_thread_is_lost() {
+    let mut t = Table::new(false);
+    t.tracker
+        .clock(t.t, clock(300_000, 300_000, false), &mut t.events);
+    // 1. e4 e5 2. Nf3, each pressed (White's clock on the left).
+    let (mut left, mut right) = (300_000, 300_000);
+    for (n, (from, to, code)) in [
+        ("e2", "e4", piece::WPAWN),
+        ("e7", "e5", piece::BPAWN),
+        ("g1", "f3", piece::WKNIGHT),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.mv(from, to, code);
+        let white = n % 2 == 0;
+        if white {
+            left -= 2_000;
+        } else {
+            right -= 2_000;
+        }
+        t.t += 20;
+        t.tracker
+            .clock(t.t, clock(left, right, white), &mut t.events);
+        t.wait(1000);
+    }
+    assert_eq!(t.moves(), ["e4", "e5", "Nf3"]);
+    // Unheard: 2... Nf6 3. Ng1 Ng8 4. Nf3, each pressed: the board is as recorded, Black to
+    // move, but White's clock (standing) is not at 2. Nf3's press any more.
+    t.gap(8000, &[]);
+    t.tracker
+        .clock(t.t, clock(left - 3_000, right - 4_000, true), &mut t.events);
+    t.wait(1000).wait(1000).wait(1000);
+    assert_eq!(t.irregularities(), [IrregularityKind::ThreadLost]);
+    // 4... Nc6, pressed: nothing is recorded until the arbiter decides.
+    t.mv("b8", "c6", piece::BKNIGHT);
+    t.t += 20;
+    t.tracker.clock(
+        t.t,
+        clock(left - 3_000, right - 6_000, false),
+        &mut t.events,
+    );
+    t.wait(1000).wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5", "Nf3"]);
+}
