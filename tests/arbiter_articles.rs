@@ -976,6 +976,7 @@ fn scripted_irregularities_on_many_games() {
         .collect();
     let setup = laws(Laws::Fide2023, None);
     let (mut scripted, mut found, mut alarms, mut exact) = (0usize, 0usize, 0usize, 0usize);
+    let (mut stamps, mut other_stamps, mut swapped) = (0usize, 0usize, Vec::new());
     let mut missed: Vec<String> = Vec::new();
     let mut per_kind: HashMap<&'static str, (usize, usize)> = HashMap::new();
     for (i, game) in games.iter().enumerate() {
@@ -989,6 +990,31 @@ fn scripted_irregularities_on_many_games() {
         let r = play(game, opts, &setup);
         if r.ucis() == r.expected_ucis() && r.games.len() == 1 {
             exact += 1;
+            // Each move's clocks against its press (White's clock on the left): swapped stamps
+            // (White's time in Black's place) are never allowed; other differences are counted.
+            for (mv, press) in r.game().moves.iter().zip(r.script.press_clocks()) {
+                let Some(press) = press else {
+                    continue;
+                };
+                stamps += 1;
+                let got = (mv.clock_white_ms, mv.clock_black_ms);
+                if got == (Some(press.right_ms), Some(press.left_ms))
+                    && press.left_ms != press.right_ms
+                {
+                    swapped.push(format!(
+                        "game {i} seed {seed} ply {} ({:?})",
+                        mv.ply,
+                        r.script
+                            .irregularities
+                            .iter()
+                            .filter(|x| x.before_ply <= mv.ply + 2)
+                            .map(|x| (x.before_ply, &x.kind))
+                            .collect::<Vec<_>>()
+                    ));
+                } else if got != (Some(press.left_ms), Some(press.right_ms)) {
+                    other_stamps += 1;
+                }
+            }
         }
         let mut recorded = r.irregularities();
         for info in &r.script.irregularities {
@@ -1055,6 +1081,12 @@ fn scripted_irregularities_on_many_games() {
     for m in &missed {
         eprintln!("missed: {m}");
     }
+    eprintln!(
+        "clock stamps: {stamps} moves with a press, {} swapped, {other_stamps} otherwise \
+         different",
+        swapped.len()
+    );
+    assert!(swapped.is_empty(), "swapped clock stamps: {swapped:?}");
     assert!(scripted > 100, "enough irregularities scripted: {scripted}");
     assert_eq!(exact, games.len(), "every game's moves stay exact");
     assert!(

@@ -424,6 +424,9 @@ pub struct Tracker<G: GameKind> {
     clock_side_settled: bool,
     /// After a gap, until two presses are checked: the clocks the record's last press showed.
     gap_check: Option<GapCheck>,
+    /// A press judged irregular recorded no move, and no move was recorded since: the
+    /// running clock is not the record's side to move.
+    lever_ahead: bool,
     /// When the sensed board last changed.
     sensed_changed_at: Millis,
     /// A clock press waiting for the sensors to show the move it completes (and whether a clock
@@ -472,6 +475,7 @@ impl<G: GameKind> Tracker<G> {
             white_on_left_votes: 0,
             clock_side_settled: false,
             gap_check: None,
+            lever_ahead: false,
             press: None,
             unseen_press: None,
             presses_after_gap: 0,
@@ -981,8 +985,10 @@ impl<G: GameKind> Tracker<G> {
         // by its mover (the lever goes high on the right when the left player presses): a
         // strong vote, cast only while the board shows nothing the record does not explain. A
         // running clock votes for the record's side to move, but not while a press waits its
-        // scan, nor from a gap until two presses after it: a press made while the board was not
-        // heard leaves the record a move behind the clock.
+        // scan, nor after a press judged irregular that recorded no move (an illegal move
+        // pressed and taken back) until a move is recorded, nor from a gap until two presses
+        // after it: a press made while the board was not heard leaves the record a move behind
+        // the clock.
         let fits_record = self.press.is_none()
             && g.lost.is_none()
             && g.unexplained.is_none()
@@ -992,6 +998,7 @@ impl<G: GameKind> Tracker<G> {
                 && self.press.is_none()
                 && g.lost.is_none()
                 && self.presses_after_gap == 0
+                && !self.lever_ahead
                 && !self.clock_side_settled
             {
                 let white_to_move = g.moves.len() % 2 == 0;
@@ -1754,10 +1761,12 @@ impl<G: GameKind> Tracker<G> {
         } else {
             Side::Black
         };
+        let judged_before = self.game.as_ref().map_or(0, |g| g.irregularities);
         self.judge_press(at, presser, was_running, out);
         let Some(g) = self.game.as_ref() else {
             return;
         };
+        let judged = g.irregularities > judged_before;
         // The press completes the presser's earliest move not yet recorded; anything after it
         // (the opponent's reply, even the presser's next move) waits for its own press.
         let pending = (g.base + 1..=g.belief_plies()).find(|ply| (ply % 2 == 1) == white_pressed);
@@ -1766,10 +1775,17 @@ impl<G: GameKind> Tracker<G> {
         if pending.is_none() && !g.ended && presser == Side::of_ply(g.moves.len() as u32 + 1) {
             self.unseen_press = Some((presser, clock));
         }
-        if g.is_settled() {
-            return;
+        let before = g.moves.len();
+        if !g.is_settled() {
+            self.record_upto(at, Some(clock), true, pending.unwrap_or(g.base), out);
         }
-        self.record_upto(at, Some(clock), true, pending.unwrap_or(g.base), out);
+        // A press judged irregular that recorded no move (an illegal move pressed, a press
+        // with no move) leaves the lever a move ahead of the record until a move is recorded.
+        if self.recorded_plies() > before {
+            self.lever_ahead = false;
+        } else if judged {
+            self.lever_ahead = true;
+        }
     }
 
     /// Makes the belief the record, emitting the difference.
@@ -1779,7 +1795,11 @@ impl<G: GameKind> Tracker<G> {
         press: Option<ClockReading>,
         out: &mut Vec<TrackerEvent>,
     ) {
+        let before = self.recorded_plies();
         self.record_upto(at, press.or(self.clock), press.is_some(), usize::MAX, out);
+        if self.recorded_plies() > before {
+            self.lever_ahead = false;
+        }
     }
 
     /// Makes the first `limit` plies of the belief the record, with `clock` (`None`: not
