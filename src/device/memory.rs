@@ -324,19 +324,16 @@ fn games_from_log_as(
     // since.
     let mut last_press: Option<(bool, usize, bool)> = None;
     for (index, t) in in_hand_order(tokens) {
-        let presser_square = match (*t, press_window) {
-            (EeToken::Field { square, piece, .. }, Some((white, left))) if left > 0 => {
-                let code = if piece == piece::EMPTY {
-                    replayer.board[usize::from(square & 0x3f)]
-                } else {
-                    piece
-                };
-                let is_white = (piece::WPAWN..=piece::WQUEEN).contains(&code);
-                let is_black = (piece::BPAWN..=piece::BQUEEN).contains(&code);
-                (white && is_white) || (!white && is_black)
+        // Whose piece a field token puts down or lifts (`Some(true)`: White's).
+        let touched = match *t {
+            EeToken::Field { square, piece, .. } if piece == piece::EMPTY => {
+                side_of(replayer.board[usize::from(square & 0x3f)])
             }
-            _ => false,
+            EeToken::Field { piece, .. } => side_of(piece),
+            _ => None,
         };
+        let presser_square =
+            matches!(press_window, Some((white, left)) if left > 0 && touched == Some(white));
         press_window = match press_window {
             Some((white, left)) if presser_square => Some((white, left - 1)),
             _ => None,
@@ -373,13 +370,8 @@ fn games_from_log_as(
                 let before = games.last().map_or(0, |(_, events)| events.len());
                 last_press = Some((left == pipeline.white_on_left(), before, false));
             }
-            (EeToken::Field { square, piece, .. }, Some((white, _, other))) => {
-                let code = if piece == piece::EMPTY {
-                    replayer.board[usize::from(square & 0x3f)]
-                } else {
-                    piece
-                };
-                *other |= side_of(code).is_some_and(|w| w != *white);
+            (EeToken::Field { .. }, Some((white, _, other))) => {
+                *other |= touched.is_some_and(|w| w != *white);
             }
             _ => {}
         }

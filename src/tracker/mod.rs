@@ -957,13 +957,7 @@ impl<G: GameKind> Tracker<G> {
         // After a gap, the first reading and the first two presses are checked against the
         // clocks of the last press heard.
         if self.presses_after_gap > 0 && (first || pressed) {
-            let presser = pressed.then(|| {
-                if reading.lever_right_high == self.white_on_left() {
-                    Side::White
-                } else {
-                    Side::Black
-                }
-            });
+            let presser = pressed.then(|| self.presser(&reading));
             if self.clock_disagrees(&reading, presser) {
                 self.clock = Some(reading);
                 self.lose_to_clock(at);
@@ -1111,17 +1105,22 @@ impl<G: GameKind> Tracker<G> {
         });
     }
 
-    /// The first clock reading of a game or after a gap: if it shows the side to move's clock
-    /// stopped, that side pressed unseen (see [`Tracker::unseen_press`]).
-    fn note_unseen_press(&mut self, reading: ClockReading) {
-        let white_on_left = self.white_on_left();
-        let Some(g) = self.game.as_ref() else {
-            return;
-        };
-        let presser = if reading.lever_right_high == white_on_left {
+    /// Who pressed to leave the lever as `reading` shows it: the left player pressed when the
+    /// lever went high on the right.
+    fn presser(&self, reading: &ClockReading) -> Side {
+        if reading.lever_right_high == self.white_on_left() {
             Side::White
         } else {
             Side::Black
+        }
+    }
+
+    /// The first clock reading of a game or after a gap: if it shows the side to move's clock
+    /// stopped, that side pressed unseen (see [`Tracker::unseen_press`]).
+    fn note_unseen_press(&mut self, reading: ClockReading) {
+        let presser = self.presser(&reading);
+        let Some(g) = self.game.as_ref() else {
+            return;
         };
         if !g.ended && presser == Side::of_ply(g.base as u32 + 1) {
             self.unseen_press = Some((presser, reading));
@@ -1754,13 +1753,8 @@ impl<G: GameKind> Tracker<G> {
         was_running: bool,
         out: &mut Vec<TrackerEvent>,
     ) {
-        // The left player pressed when the lever went high on the right.
-        let white_pressed = clock.lever_right_high == self.white_on_left();
-        let presser = if white_pressed {
-            Side::White
-        } else {
-            Side::Black
-        };
+        let presser = self.presser(&clock);
+        let white_pressed = presser == Side::White;
         let judged_before = self.game.as_ref().map_or(0, |g| g.irregularities);
         self.judge_press(at, presser, was_running, out);
         let Some(g) = self.game.as_ref() else {

@@ -104,7 +104,48 @@ impl Table {
     fn mv(&mut self, from: &str, to: &str, code: u8) -> &mut Self {
         self.set(300, from, 0).set(300, to, code)
     }
+
+    /// The moves as the tracker emitted them (what a store would hold).
+    fn recorded(&self) -> Vec<RecordedMove> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TrackerEvent::Move(m) => Some(m.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// From the start, with a clock at 5 minutes each (White's on the left): `moves`, each
+    /// pressed 20 ms after it with two seconds off the mover's clock. Returns the clocks (left,
+    /// right) after the last press.
+    fn play_pressed(&mut self, moves: &[(&str, &str, u8)]) -> (u64, u64) {
+        let (mut left, mut right) = (300_000, 300_000);
+        self.tracker
+            .clock(self.t, clock(left, right, false), &mut self.events);
+        for (n, &(from, to, code)) in moves.iter().enumerate() {
+            self.mv(from, to, code);
+            let white = n % 2 == 0;
+            if white {
+                left -= 2_000;
+            } else {
+                right -= 2_000;
+            }
+            self.t += 20;
+            self.tracker
+                .clock(self.t, clock(left, right, white), &mut self.events);
+            self.wait(1000);
+        }
+        (left, right)
+    }
 }
+
+/// 1. e4 e5 2. Nf3.
+const E4_E5_NF3: [(&str, &str, u8); 3] = [
+    ("e2", "e4", piece::WPAWN),
+    ("e7", "e5", piece::BPAWN),
+    ("g1", "f3", piece::WKNIGHT),
+];
 
 #[test]
 fn records_moves_after_settling() {
@@ -425,14 +466,7 @@ fn resume_continues_a_stored_game() {
     let mut t = Table::new(false);
     t.mv("e2", "e4", piece::WPAWN).wait(1000);
     t.mv("e7", "e5", piece::BPAWN).wait(1000);
-    let recorded: Vec<RecordedMove> = t
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TrackerEvent::Move(m) => Some(m.clone()),
-            _ => None,
-        })
-        .collect();
+    let recorded = t.recorded();
     let mut resumed = Tracker::<ChessGame>::resume(
         TrackerSettings::default(),
         Orientation::Normal,
@@ -805,14 +839,7 @@ fn a_restart_does_not_report_the_kings_gesture_again() {
         .set(100, "e8", 0)
         .set(100, "d5", piece::BKING);
     t.set(100, "e4", 0).set(100, "e4", piece::WKING).wait(1000);
-    let recorded: Vec<RecordedMove> = t
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TrackerEvent::Move(m) => Some(m.clone()),
-            _ => None,
-        })
-        .collect();
+    let recorded = t.recorded();
     let gestures = |events: &[TrackerEvent]| {
         events
             .iter()
@@ -902,36 +929,9 @@ fn a_king_moved_next_to_the_other_on_the_centre_and_pressed_is_an_illegal_move_n
 fn after_a_restart_a_clock_running_for_a_move_pressed_unseen_does_not_swap_the_clocks() {
     // 1. e4 e5 2. Nf3 recorded, White's clock on the left; the daemon is killed.
     let mut t = Table::new(false);
-    t.tracker
-        .clock(t.t, clock(300_000, 300_000, false), &mut t.events);
-    let mut left_pressed = false;
-    let (mut left, mut right) = (300_000, 300_000);
-    for (from, to, code) in [
-        ("e2", "e4", piece::WPAWN),
-        ("e7", "e5", piece::BPAWN),
-        ("g1", "f3", piece::WKNIGHT),
-    ] {
-        t.mv(from, to, code);
-        left_pressed = !left_pressed;
-        if left_pressed {
-            left -= 2_000;
-        } else {
-            right -= 2_000;
-        }
-        t.t += 20;
-        t.tracker
-            .clock(t.t, clock(left, right, left_pressed), &mut t.events);
-        t.wait(1000);
-    }
+    let (left, _) = t.play_pressed(&E4_E5_NF3);
     assert_eq!(t.moves(), ["e4", "e5", "Nf3"]);
-    let recorded: Vec<RecordedMove> = t
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TrackerEvent::Move(m) => Some(m.clone()),
-            _ => None,
-        })
-        .collect();
+    let recorded = t.recorded();
     // Meanwhile 2... Nc6 is played and pressed: the restarted daemon sees the knight on c6 and
     // White's clock running, a move ahead of its record.
     t.board.apply_field(t.index("b8"), 0);
@@ -1072,30 +1072,7 @@ fn a_result_shown_after_a_gap_in_which_other_moves_were_played_does_not_end_the_
 #[test]
 fn a_position_that_came_again_during_a_gap_is_told_by_the_clock_and_the_thread_is_lost() {
     let mut t = Table::new(false);
-    t.tracker
-        .clock(t.t, clock(300_000, 300_000, false), &mut t.events);
-    // 1. e4 e5 2. Nf3, each pressed (White's clock on the left).
-    let (mut left, mut right) = (300_000, 300_000);
-    for (n, (from, to, code)) in [
-        ("e2", "e4", piece::WPAWN),
-        ("e7", "e5", piece::BPAWN),
-        ("g1", "f3", piece::WKNIGHT),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        t.mv(from, to, code);
-        let white = n % 2 == 0;
-        if white {
-            left -= 2_000;
-        } else {
-            right -= 2_000;
-        }
-        t.t += 20;
-        t.tracker
-            .clock(t.t, clock(left, right, white), &mut t.events);
-        t.wait(1000);
-    }
+    let (left, right) = t.play_pressed(&E4_E5_NF3);
     assert_eq!(t.moves(), ["e4", "e5", "Nf3"]);
     // Unheard: 2... Nf6 3. Ng1 Ng8 4. Nf3, each pressed: the board is as recorded, Black to
     // move, but White's clock (standing) is not at 2. Nf3's press any more.
