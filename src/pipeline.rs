@@ -489,11 +489,13 @@ impl<B: Board> Pipeline<B> {
             return;
         };
         let record = self.tracker.record_text();
+        let clocks = self.tracker.record_clocks();
         let recording = Recording {
             orientation,
             variant: self.tracker.variant(),
             white_on_left: self.tracker.clock_side(),
             record: &record,
+            clocks: &clocks,
         };
         match B::from_memory(log, &recording) {
             Ok(found) => {

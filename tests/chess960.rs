@@ -563,6 +563,7 @@ fn chess960_games_are_read_back_from_the_boards_memory() {
                 variant: Variant::Chess960,
                 white_on_left: Some(true),
                 record: &want[..recorded],
+                clocks: &[],
             },
         )
         .unwrap();

@@ -397,6 +397,14 @@ fn games_from_log_as(
                 }
             }
         }
+        // The presser's move shows whole: what follows is a new touch (the kings' gesture
+        // lifting the king that just moved), made after the press was recorded.
+        if let Some((white, _)) = press_window {
+            let presser = if white { Side::White } else { Side::Black };
+            if pipeline.board_fits() && pipeline.side_to_move().is_some_and(|s| s != presser) {
+                press_window = None;
+            }
+        }
         collect(&mut pipeline, index, &mut games);
     }
     // Let the last move settle, then record what is still in hand.
@@ -521,6 +529,9 @@ pub struct Recording<'a> {
     pub white_on_left: Option<bool>,
     /// The recorded plies, each as its UCI.
     pub record: &'a [String],
+    /// The clocks (White's, Black's) each recorded ply's press showed, where one did: a log
+    /// read without the clock side is checked against them.
+    pub clocks: &'a [Option<(u64, u64)>],
 }
 
 /// What board memory holds beyond a record: the plies after `recording.record` of the latest
@@ -533,10 +544,48 @@ pub fn continuation(log: &[u8], recording: &Recording) -> Result<Continuation, M
         variant,
         white_on_left,
         record,
+        clocks,
     } = *recording;
     let tokens = parse_log(log)?;
+    let not_in_memory = MemoryError::NotInMemory {
+        plies: record.len(),
+    };
     let games = games_from_log_as(&tokens, 0, variant, white_on_left);
-    let begins_with_record = |g: &MemoryGame| {
+    let mut game = latest_with_record(&games, orientation, record)
+        .ok_or(not_in_memory)?
+        .clone();
+    // Which clock is White's, if not given, the log's own readings tell. If the game read so
+    // does not give the record's press clocks (its presses taken for the other side's, each a
+    // move late: a reading that also fits the log), the log is read again with each side, and
+    // the one that gives them is taken.
+    if white_on_left.is_none() && clocks_agree(&game, clocks) <= 0 {
+        let mut best = 0;
+        for side in [true, false] {
+            let again = games_from_log_as(&tokens, 0, variant, Some(side));
+            if let Some(g) = latest_with_record(&again, orientation, record) {
+                let agree = clocks_agree(g, clocks);
+                if agree > best {
+                    best = agree;
+                    game = g.clone();
+                }
+            }
+        }
+    }
+    let split = game.confirmed.max(record.len());
+    Ok(Continuation {
+        recorded: game.moves[record.len()..split].to_vec(),
+        in_hand: game.moves[split..].to_vec(),
+    })
+}
+
+/// The latest game of `games` played in `orientation` that begins with every ply of `record`
+/// (with nothing recorded yet, only the latest game can be the one).
+fn latest_with_record<'g>(
+    games: &'g [MemoryGame],
+    orientation: Orientation,
+    record: &[String],
+) -> Option<&'g MemoryGame> {
+    let begins_with_record = |g: &&MemoryGame| {
         g.orientation == orientation
             && g.moves.len() >= record.len()
             && g.moves
@@ -544,20 +593,31 @@ pub fn continuation(log: &[u8], recording: &Recording) -> Result<Continuation, M
                 .zip(record)
                 .all(|(m, r)| m.uci.as_deref().unwrap_or(&m.notation) == r)
     };
-    // With nothing recorded yet, only the latest game can be this one.
-    let game = if record.is_empty() {
-        games.last().filter(|g| begins_with_record(g))
+    if record.is_empty() {
+        games.last().filter(begins_with_record)
     } else {
-        games.iter().rev().find(|g| begins_with_record(g))
-    };
-    let game = game.ok_or(MemoryError::NotInMemory {
-        plies: record.len(),
-    })?;
-    let split = game.confirmed.max(record.len());
-    Ok(Continuation {
-        recorded: game.moves[record.len()..split].to_vec(),
-        in_hand: game.moves[split..].to_vec(),
-    })
+        games.iter().rev().find(begins_with_record)
+    }
+}
+
+/// How many of the recorded plies' press clocks the game read from the log gives the same way
+/// round, less those it gives swapped.
+fn clocks_agree(game: &MemoryGame, clocks: &[Option<(u64, u64)>]) -> i64 {
+    game.moves
+        .iter()
+        .zip(clocks)
+        .filter_map(|(m, c)| Some((m.clock_white_ms?, m.clock_black_ms?, (*c)?)))
+        .filter(|(w, b, (rw, rb))| w != b && rw != rb)
+        .map(|(w, b, (rw, rb))| {
+            if (w, b) == (rw, rb) {
+                1
+            } else if (w, b) == (rb, rw) {
+                -1
+            } else {
+                0
+            }
+        })
+        .sum()
 }
 
 /// The tokens with their indices, in the order the hands made them: a press written between a
@@ -966,6 +1026,7 @@ mod tests {
             variant: Variant::Standard,
             white_on_left,
             record: &record,
+            clocks: &[],
         };
         for press_first in [false, true] {
             let (r, presses) = played(&RUY, press_first);
@@ -1004,6 +1065,7 @@ mod tests {
                 variant: Variant::Standard,
                 white_on_left: Some(true),
                 record: &record,
+                clocks: &[],
             },
         )
         .unwrap();

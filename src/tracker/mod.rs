@@ -12,6 +12,7 @@
 //! Pure: time is an argument; the same inputs always give the same events.
 
 pub mod event;
+mod presses;
 
 pub use event::{RecordedMove, RecoverySource, Side, TrackerEvent};
 
@@ -138,6 +139,10 @@ struct GapCheck {
     plies: usize,
     white: u64,
     black: u64,
+    /// That press, if it was heard live (its time is when it was made, give or take a scan),
+    /// and the increment the record's presses show: with both, the presses since are counted.
+    press: Option<presses::Press>,
+    increment_ms: Option<i64>,
 }
 
 impl GapCheck {
@@ -279,6 +284,10 @@ struct GameState<G: GameKind> {
     ended: bool,
     /// Set after a gap until the board fits the record again.
     lost: Option<Lost>,
+    /// While lost: the run the search found for the board shown since this time, recorded
+    /// once the board has stayed so (a hand part-way through a capture can show a board that
+    /// two other moves explain).
+    searched: Option<(Millis, Run<G>)>,
 }
 
 impl<G: GameKind> GameState<G> {
@@ -292,6 +301,7 @@ impl<G: GameKind> GameState<G> {
             prov: Vec::new(),
             changed_at: at,
             failed_search_key: None,
+            searched: None,
             unexplained: None,
             open: Vec::new(),
             irregularities: 0,
@@ -417,6 +427,8 @@ pub struct Tracker<G: GameKind> {
     start_keys: Vec<(u64, usize)>,
     game: Option<GameState<G>>,
     clock: Option<ClockReading>,
+    /// When `clock` was read.
+    clock_at: Millis,
     /// Clock readings of this game in which the left-hand clock ran while White was to move,
     /// less those in which it ran while Black was.
     white_on_left_votes: i64,
@@ -472,6 +484,7 @@ impl<G: GameKind> Tracker<G> {
             start_keys,
             game: None,
             clock: None,
+            clock_at: 0,
             white_on_left_votes: 0,
             clock_side_settled: false,
             gap_check: None,
@@ -557,6 +570,9 @@ impl<G: GameKind> Tracker<G> {
     /// meanwhile, which is no press), and until the board fits the record again it is searched
     /// from the record and never judged.
     pub fn gap(&mut self, at: Millis) {
+        if let Some(g) = self.game.as_mut() {
+            g.searched = None;
+        }
         self.press = None;
         self.clock = None;
         self.unseen_press = None;
@@ -580,16 +596,28 @@ impl<G: GameKind> Tracker<G> {
         }
         // The clocks of the last press heard: what the players' clocks show until they press
         // again.
+        let live: Vec<presses::Press> = g
+            .stamps
+            .iter()
+            .rev()
+            .map_while(|s| s.live_press())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let increment_ms = presses::increment_ms(&live);
         self.gap_check = g
             .stamps
             .last()
             .filter(|s| s.pressed)
-            .and_then(|s| s.clock_white_ms.zip(s.clock_black_ms))
-            .map(|(white, black)| GapCheck {
+            .and_then(|s| Some((s.clock_white_ms?, s.clock_black_ms?, s.live_press())))
+            .map(|(white, black, press)| GapCheck {
                 since: at,
                 plies: g.moves.len(),
                 white,
                 black,
+                press,
+                increment_ms,
             });
     }
 
@@ -646,6 +674,8 @@ impl<G: GameKind> Tracker<G> {
             return 0;
         };
         let from = g.moves.len();
+        // What the search found from the record before is not what memory says.
+        g.searched = None;
         let plies = recorded.iter().chain(in_hand);
         if recorded
             .first()
@@ -679,7 +709,11 @@ impl<G: GameKind> Tracker<G> {
         }
         for (mv, node, stamp) in path {
             let ply = g.moves.len();
-            let stamp = Stamp { at_ms: at, ..stamp };
+            let stamp = Stamp {
+                at_ms: at,
+                live: false,
+                ..stamp
+            };
             let rec = stamp.rebuild::<G>(&g.nodes[ply].pos, &mv, &node, ply);
             g.moves.push(mv);
             g.nodes.push(node);
@@ -712,6 +746,17 @@ impl<G: GameKind> Tracker<G> {
                 let (before, after) = (&g.nodes[i].pos, &g.nodes[i + 1].pos);
                 G::uci(before, mv).unwrap_or_else(|| G::notation(before, mv, after, true))
             })
+            .collect()
+    }
+
+    /// The clocks (White's, Black's) each recorded ply's press showed, where a press stamped it.
+    pub fn record_clocks(&self) -> Vec<Option<(u64, u64)>> {
+        let Some(g) = self.game.as_ref() else {
+            return Vec::new();
+        };
+        g.stamps
+            .iter()
+            .map(|s| s.clock_white_ms.zip(s.clock_black_ms).filter(|_| s.pressed))
             .collect()
     }
 
@@ -769,6 +814,7 @@ impl<G: GameKind> Tracker<G> {
                 self.report_gesture(at, since, proposed, out);
             }
         }
+        self.accept_search(at, out);
         self.raise_lost(at, out);
         self.judge(at, out);
         let running = self.clock.is_some_and(|c| c.running);
@@ -807,6 +853,10 @@ impl<G: GameKind> Tracker<G> {
         let Some(heard) = lost.unexplained_since else {
             return;
         };
+        // A run found for the board is recorded once the board stays: nothing is lost yet.
+        if g.searched.is_some() {
+            return;
+        }
         if lost.reported.is_some() || at < heard.saturating_add(wait) {
             return;
         }
@@ -863,6 +913,7 @@ impl<G: GameKind> Tracker<G> {
         if g.lost.is_none() {
             return false;
         }
+        g.searched = None;
         let unexplained = |g: &mut GameState<G>| {
             g.unexplained = Some(Unexplained {
                 reading: reading.clone(),
@@ -897,36 +948,95 @@ impl<G: GameKind> Tracker<G> {
         let Some(lost) = g.lost.as_mut() else {
             return false;
         };
+        let run_found = found.is_ok();
         match found {
-            Ok(path) => {
-                let since = lost.since;
-                let from = g.moves.len() as u32;
-                g.lost = None;
-                out.push(TrackerEvent::Recovered {
-                    at_ms: at,
-                    since_ms: since,
-                    from_ply: from + 1,
-                    to_ply: from + path.len() as u32,
-                    source: RecoverySource::Search,
-                });
-                for (mv, node) in path {
-                    g.push(mv, node, at);
-                }
-                // When the moves were made is not known: they carry no clock.
-                self.record_upto(at, None, false, usize::MAX, out);
-                self.resolve_open(
-                    at,
-                    "the moves missed were found: the board fits the game",
-                    out,
-                );
-            }
+            Ok(path) => g.searched = Some((at, path)),
             Err(found) => {
                 lost.found = Some(found);
                 g.failed_search_key = Some(key);
-                unexplained(g);
             }
         }
+        unexplained(g);
+        if run_found {
+            self.accept_search(at, out);
+        }
         true
+    }
+
+    /// The run the search found after a gap, once the board has shown it for the settle time
+    /// (while a clock runs and the run leaves its mover's clock running, as long as a move waits
+    /// for its press), and if the clock counts as many presses since the gap as it has plies:
+    /// recorded, and the gap is over.
+    fn accept_search(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let (gap_check, clock_side) = (self.gap_check, self.clock_side());
+        let clock = self.clock.map(|r| (self.clock_at, r));
+        let white_left = self.white_on_left();
+        let changed = self.sensed_changed_at;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let Some((since, path)) = g.searched.as_ref() else {
+            return;
+        };
+        if changed > *since || g.lost.is_none() {
+            g.searched = None;
+            return;
+        }
+        let belief = g.moves.len() + path.len();
+        // The run found must have as many presses as the clock counts since the gap: if not,
+        // it is not recorded (a hand part-way through a move can stay that long), and the board
+        // stays unexplained until it changes. If so, it is recorded at once (play may not pause).
+        let counted = match (gap_check, clock) {
+            (Some(check), Some((read_at, r))) if belief >= check.plies => {
+                presses_agree(&check, read_at, &r, belief - check.plies, clock_side)
+            }
+            _ => None,
+        };
+        if counted == Some(false) {
+            g.searched = None;
+            if let Some(lost) = g.lost.as_mut() {
+                lost.found = Some(GapSearch::ClockDisagrees);
+            }
+            return;
+        }
+        let pressed_for = clock.is_none_or(|(_, r)| {
+            let left_runs = !r.lever_right_high;
+            let white_to_move = belief % 2 == 0;
+            !r.running || clock_side.is_none() || (left_runs == white_left) == white_to_move
+        });
+        let wait = match (counted, pressed_for) {
+            (Some(true), true) => 0,
+            (_, true) => self.settings.settle_ms,
+            (_, false) => self.settings.press_wait_ms,
+        };
+        if at < since.saturating_add(wait) {
+            return;
+        }
+        let Some((_, path)) = g.searched.take() else {
+            return;
+        };
+        let Some(lost) = g.lost.take() else {
+            return;
+        };
+        let from = g.moves.len() as u32;
+        out.push(TrackerEvent::Recovered {
+            at_ms: at,
+            since_ms: lost.since,
+            from_ply: from + 1,
+            to_ply: from + path.len() as u32,
+            source: RecoverySource::Search,
+        });
+        g.unexplained = None;
+        for (mv, node) in path {
+            g.push(mv, node, at);
+        }
+        // When the moves were made is not known: they carry no clock.
+        self.record_upto(at, None, false, usize::MAX, out);
+        self.resolve_open(
+            at,
+            "the moves missed were found: the board fits the game",
+            out,
+        );
     }
 
     /// Records whatever the belief holds now (end of a capture, an orderly shutdown), and the
@@ -958,15 +1068,18 @@ impl<G: GameKind> Tracker<G> {
         // clocks of the last press heard.
         if self.presses_after_gap > 0 && (first || pressed) {
             let presser = pressed.then(|| self.presser(&reading));
-            if self.clock_disagrees(&reading, presser) {
+            if self.clock_disagrees(at, &reading, presser) {
                 self.clock = Some(reading);
+                self.clock_at = at;
                 self.lose_to_clock(at);
                 return;
             }
-        } else if self.presses_after_gap == 0 {
+        } else if self.presses_after_gap == 0 && !self.is_lost() {
+            // While lost, the presses counted since the gap still check what the search finds.
             self.gap_check = None;
         }
         self.clock = Some(reading);
+        self.clock_at = at;
         if first && reading.running {
             self.note_unseen_press(reading);
         }
@@ -1001,7 +1114,12 @@ impl<G: GameKind> Tracker<G> {
             }
             return;
         }
-        if fits_record && g.prov.len() == 1 && !self.clock_side_settled {
+        // From a gap, the first two presses may complete moves made unseen: no vote.
+        if fits_record
+            && g.prov.len() == 1
+            && !self.clock_side_settled
+            && self.presses_after_gap == 0
+        {
             let white_moved = g.base % 2 == 0;
             let left_pressed = reading.lever_right_high;
             self.white_on_left_votes += if white_moved == left_pressed {
@@ -1027,12 +1145,19 @@ impl<G: GameKind> Tracker<G> {
     /// player; both checked once which clock is White's is known, or on a stopped clock). A
     /// piece that went and came back, or a position that came again, leaves the board as the
     /// record has it: the clock tells.
-    fn clock_disagrees(&self, reading: &ClockReading, presser: Option<Side>) -> bool {
+    fn clock_disagrees(&self, at: Millis, reading: &ClockReading, presser: Option<Side>) -> bool {
         let (Some(check), Some(g)) = (self.gap_check, self.game.as_ref()) else {
             return false;
         };
         if check.plies == 0 || g.moves.len() < check.plies || g.ended {
             return false;
+        }
+        // Presses are counted against the belief only while the board shows it: a board with a
+        // piece in the hand may be a move or more past it.
+        if g.unexplained.is_none()
+            && self.presses_disagree(&check, at, reading, g.belief_plies() - check.plies)
+        {
+            return true;
         }
         let moved = |side: Side| {
             (check.plies + 1..=g.belief_plies()).any(|p| Side::of_ply(p as u32) == side)
@@ -1073,6 +1198,21 @@ impl<G: GameKind> Tracker<G> {
                 }
             }
         }
+    }
+
+    /// After a gap, whether the presses the clock counts since the last press heard (see
+    /// [`presses`]) are not the `plies` the belief has since, give or take the one press a move
+    /// on the board may still wait for, or a press its move may not have shown for yet. A
+    /// stopped clock, or one whose increment the record does not show, counts nothing.
+    fn presses_disagree(
+        &self,
+        check: &GapCheck,
+        at: Millis,
+        reading: &ClockReading,
+        plies: usize,
+    ) -> bool {
+        let side = self.clock_side();
+        presses_agree(check, at, reading, plies, side) == Some(false)
     }
 
     /// The clock disagreed with the board after a gap: what the belief holds beyond the record
@@ -2120,6 +2260,52 @@ impl<G: GameKind> GapSearcher<'_, G> {
     }
 }
 
+/// Whether the clock counts, since the check's press, the presses of `plies` plies (see
+/// [`Tracker::presses_disagree`]); `None` if it counts nothing. `white_on_left` is which clock
+/// is White's, when known.
+fn presses_agree(
+    check: &GapCheck,
+    at: Millis,
+    reading: &ClockReading,
+    plies: usize,
+    white_on_left: Option<bool>,
+) -> Option<bool> {
+    let (Some(from), Some(inc)) = (check.press, check.increment_ms) else {
+        return None;
+    };
+    if at < from.at_ms {
+        return None;
+    }
+    // A running clock counts the presses; a stopped one stopped some time between the press
+    // heard and now: it bounds them.
+    let clocks = reading.left_ms + reading.right_ms;
+    let most = presses::presses_between(inc, from, at, clocks);
+    let least = if reading.running {
+        most
+    } else {
+        presses::presses_between(inc, from, from.at_ms, clocks)
+    };
+    let near = |k: i64| k >= 0 && least - 1.0 < k as f64 && (k as f64) < most + 1.0;
+    let plies = plies as i64;
+    let Some(white_left) = white_on_left else {
+        // Which clock runs tells nothing yet: any count within a press of the belief's.
+        return Some((plies - 1..=plies + 1).any(near));
+    };
+    // After an even number of presses since the check's, the clock of the side to move after
+    // its ply runs (its mover pressed); the count must have the parity the lever shows.
+    let running = if reading.lever_right_high == white_left {
+        Side::Black
+    } else {
+        Side::White
+    };
+    let even = running == Side::of_ply(check.plies as u32 + 1);
+    Some(if (plies % 2 == 0) == even {
+        near(plies)
+    } else {
+        near(plies - 1) || near(plies + 1)
+    })
+}
+
 /// The time and clocks of a recorded ply.
 #[derive(Clone, Copy, Debug)]
 struct Stamp {
@@ -2128,6 +2314,8 @@ struct Stamp {
     clock_black_ms: Option<u64>,
     /// The clocks are those a press showed (stored, or from memory: a press's, when known).
     pressed: bool,
+    /// `at_ms` is when the ply was recorded live (or stored): not a memory read's time.
+    live: bool,
 }
 
 impl Stamp {
@@ -2137,7 +2325,17 @@ impl Stamp {
             at_ms: rec.at_ms,
             clock_white_ms: rec.clock_white_ms,
             clock_black_ms: rec.clock_black_ms,
+            live: true,
         }
+    }
+
+    /// This ply's press, if it was heard live.
+    fn live_press(&self) -> Option<presses::Press> {
+        let (white, black) = self.clock_white_ms.zip(self.clock_black_ms)?;
+        (self.pressed && self.live).then_some(presses::Press {
+            at_ms: self.at_ms,
+            clocks_ms: white + black,
+        })
     }
 
     /// The recorded move this stamp belongs to, rebuilt from its positions.
@@ -2180,6 +2378,7 @@ fn recorded<G: GameKind>(
         clock_white_ms,
         clock_black_ms,
         pressed: false,
+        live: true,
     }
     .rebuild::<G>(before, mv, after, plies_before)
 }

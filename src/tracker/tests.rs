@@ -577,6 +577,31 @@ fn moves_in_either_order_after_a_gap_are_not_recorded_but_the_thread_is_lost() {
 }
 
 #[test]
+fn a_board_part_way_through_a_capture_after_a_gap_is_not_taken_for_two_other_moves() {
+    let mut t = Table::new(false);
+    for (from, to, code) in [
+        ("e2", "e4", piece::WPAWN),
+        ("b8", "c6", piece::BKNIGHT),
+        ("e4", "e5", piece::WPAWN),
+        ("a7", "a6", piece::BPAWN),
+        ("d2", "d4", piece::WPAWN),
+    ] {
+        t.mv(from, to, code).wait(1000);
+    }
+    assert_eq!(t.moves(), ["e4", "Nc6", "e5", "a6", "d4"]);
+    // Heard again with 3... Nxd4 in the hand: the pawn taken off d4 and the knight lifted. That
+    // board is also 3... Nxe5 4. dxe5, the only run of moves that reaches it.
+    t.gap(3000, &[("d4", 0), ("c6", 0)]);
+    t.wait(200);
+    t.set(100, "d4", piece::BKNIGHT).wait(1000);
+    assert_eq!(t.moves(), ["e4", "Nc6", "e5", "a6", "d4", "Nxd4"]);
+    // Never written, not even for a moment (a takeback would not unpublish it).
+    let written: Vec<String> = t.recorded().iter().map(|m| m.notation.clone()).collect();
+    assert_eq!(written, t.moves());
+    assert!(!t.tracker.is_lost());
+}
+
+#[test]
 fn one_run_of_moves_after_a_gap_is_recorded_without_clocks() {
     let mut t = Table::new(false);
     t.mv("e2", "e4", piece::WPAWN).wait(1000);
@@ -590,6 +615,9 @@ fn one_run_of_moves_after_a_gap_is_recorded_without_clocks() {
             ("f3", piece::WKNIGHT),
         ],
     );
+    // Recorded once the board has stayed so for the settle time.
+    assert_eq!(t.moves(), ["e4"]);
+    t.wait(500);
     assert_eq!(t.moves(), ["e4", "Nc6", "Nf3"]);
     assert!(!t.tracker.is_lost());
     let recovered: Vec<_> = t
@@ -1091,4 +1119,77 @@ fn a_position_that_came_again_during_a_gap_is_told_by_the_clock_and_the_thread_i
     );
     t.wait(1000).wait(1000);
     assert_eq!(t.moves(), ["e4", "e5", "Nf3"]);
+}
+
+#[test]
+fn after_a_gap_pieces_moved_and_moved_back_are_told_by_the_presses_the_increment_counts() {
+    // 15 minutes + 10 s, White's clock on the left: ten plies, each pressed 20 ms after it.
+    let mut t = Table::new(false);
+    let inc = 10_000;
+    let (mut white, mut black) = (900_000u64, 900_000u64);
+    t.tracker
+        .clock(t.t, clock(white, black, false), &mut t.events);
+    let mut last_press = t.t;
+    let mut press = |t: &mut Table, white_pressed: bool, white: &mut u64, black: &mut u64| {
+        let used = t.t - last_press;
+        last_press = t.t;
+        if white_pressed {
+            *white = *white - used + inc;
+        } else {
+            *black = *black - used + inc;
+        }
+        t.tracker
+            .clock(t.t, clock(*white, *black, white_pressed), &mut t.events);
+    };
+    let moves = [
+        ("e2", "e4", piece::WPAWN),
+        ("e7", "e5", piece::BPAWN),
+        ("g1", "f3", piece::WKNIGHT),
+        ("b8", "c6", piece::BKNIGHT),
+        ("f1", "c4", piece::WBISHOP),
+        ("f8", "c5", piece::BBISHOP),
+        ("c2", "c3", piece::WPAWN),
+        ("g8", "f6", piece::BKNIGHT),
+        ("d2", "d3", piece::WPAWN),
+        ("d7", "d6", piece::BPAWN),
+    ];
+    for (n, &(from, to, code)) in moves.iter().enumerate() {
+        t.wait(700 + 400 * (n as u64 % 3));
+        t.mv(from, to, code);
+        t.t += 20;
+        press(&mut t, n % 2 == 0, &mut white, &mut black);
+    }
+    t.wait(1_000);
+    assert_eq!(t.moves().len(), 10);
+    // Unplugged. Meanwhile 6. Nh4 Nh5 7. Nf3 Nf6 8. h3, each pressed two seconds after the one
+    // before: the knights are back, and the board is one move past the record.
+    let unplugged = t.t;
+    for n in 0..5 {
+        press_unheard(n % 2 == 0, 2_000, inc, &mut white, &mut black);
+    }
+    let pressed = last_press + 5 * 2_000;
+    t.gap(
+        pressed + 500 - unplugged,
+        &[("h2", 0), ("h3", piece::WPAWN)],
+    );
+    // Black's clock has run half a second since 8. h3 was pressed.
+    t.tracker
+        .clock(t.t, clock(white, black - 500, true), &mut t.events);
+    t.wait(3_000);
+    assert_eq!(
+        t.moves().len(),
+        10,
+        "8. h3 taken for the only move since the gap"
+    );
+    assert!(t.tracker.thread_lost());
+    assert_eq!(t.irregularities(), [IrregularityKind::ThreadLost]);
+}
+
+/// A press made while the board was not heard: `used` off the presser's clock, the increment on.
+fn press_unheard(white_pressed: bool, used: u64, inc: u64, white: &mut u64, black: &mut u64) {
+    if white_pressed {
+        *white = *white - used + inc;
+    } else {
+        *black = *black - used + inc;
+    }
 }
