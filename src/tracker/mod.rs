@@ -1149,14 +1149,13 @@ impl<G: GameKind> Tracker<G> {
         let (Some(check), Some(g)) = (self.gap_check, self.game.as_ref()) else {
             return false;
         };
-        if check.plies == 0 || g.moves.len() < check.plies || g.ended {
+        // The clock is held against the belief only while the board shows it: a board that
+        // fits nothing (a piece in the hand, moves the search cannot tell) may be a move or more
+        // past it; memory or the search deals with that, and the count checks what they find.
+        if check.plies == 0 || g.moves.len() < check.plies || g.ended || g.unexplained.is_some() {
             return false;
         }
-        // Presses are counted against the belief only while the board shows it: a board with a
-        // piece in the hand may be a move or more past it.
-        if g.unexplained.is_none()
-            && self.presses_disagree(&check, at, reading, g.belief_plies() - check.plies)
-        {
+        if self.presses_disagree(&check, at, reading, g.belief_plies() - check.plies) {
             return true;
         }
         let moved = |side: Side| {
@@ -1480,10 +1479,20 @@ impl<G: GameKind> Tracker<G> {
             };
             // On their way to the centre the kings may have shown an earlier position (a king
             // put back where it stood before its last move) or a sibling of the last move: no
-            // takeback, no revision, the record stands.
+            // takeback, no revision, the record stands. A revision the kings cannot have made
+            // (a queen's slide completed after its press, before the kings moved) stands.
             if g.base < g.moves.len() {
-                g.base = g.moves.len();
-                g.prov.clear();
+                let mut parent = g.nodes[g.base].pos.clone();
+                let by_kings = g.prov.is_empty()
+                    || g.prov.iter().any(|(mv, node)| {
+                        let kings = G::gesture_may_include(&parent, mv);
+                        parent = node.pos.clone();
+                        kings
+                    });
+                if by_kings {
+                    g.base = g.moves.len();
+                    g.prov.clear();
+                }
             }
             while let Some((mv, _)) = g.prov.last() {
                 let parent = g.parent().map(|p| p.pos.clone());

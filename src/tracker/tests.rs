@@ -1193,3 +1193,31 @@ fn press_unheard(white_pressed: bool, used: u64, inc: u64, white: &mut u64, blac
         *black = *black - used + inc;
     }
 }
+
+#[test]
+fn a_slide_completed_after_its_press_stands_when_the_kings_then_show_the_result() {
+    let mut t = Table::new(false);
+    let (left, right) = t.play_pressed(&E4_E5_NF3[..2]);
+    // 2. Qg4, pressed, recorded one scan later; then the queen slides on to h5 (a revision
+    // waiting for the next press), and the kings go to d4 and d5 before it comes.
+    t.set(300, "d1", 0).set(300, "g4", piece::WQUEEN);
+    t.t += 20;
+    t.tracker
+        .clock(t.t, clock(left - 2_000, right, true), &mut t.events);
+    t.wait(350);
+    assert_eq!(t.moves(), ["e4", "e5", "Qg4"]);
+    t.set(100, "g4", 0).set(100, "h5", piece::WQUEEN).wait(500);
+    t.set(300, "e1", 0)
+        .set(200, "e8", 0)
+        .set(300, "d4", piece::WKING)
+        .set(200, "d5", piece::BKING)
+        .wait(3_000);
+    assert_eq!(t.moves(), ["e4", "e5", "Qh5"]);
+    assert!(
+        t.events
+            .iter()
+            .any(|e| matches!(e, TrackerEvent::ResultGesture { after_ply: 3, .. })),
+        "{:?}",
+        t.events
+    );
+}
