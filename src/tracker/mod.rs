@@ -968,6 +968,9 @@ impl<G: GameKind> Tracker<G> {
     /// for its press), and if the clock counts as many presses since the gap as it has plies:
     /// recorded, and the gap is over.
     fn accept_search(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        if self.game.as_ref().is_none_or(|g| g.searched.is_none()) {
+            return;
+        }
         let (gap_check, clock_side) = (self.gap_check, self.clock_side());
         let clock = self.clock.map(|r| (self.clock_at, r));
         let white_left = self.white_on_left();
@@ -1149,13 +1152,18 @@ impl<G: GameKind> Tracker<G> {
         let (Some(check), Some(g)) = (self.gap_check, self.game.as_ref()) else {
             return false;
         };
-        // The clock is held against the belief only while the board shows it: a board that
-        // fits nothing (a piece in the hand, moves the search cannot tell) may be a move or more
-        // past it; memory or the search deals with that, and the count checks what they find.
-        if check.plies == 0 || g.moves.len() < check.plies || g.ended || g.unexplained.is_some() {
+        // The clock is held against the belief only while the board shows it (or the result
+        // beside it, the kings in the centre): a board that fits nothing else (a piece in the
+        // hand, moves the search cannot tell) may be a move or more past it; memory or the
+        // search deals with that, and the count checks what they find.
+        let off_belief = g.unexplained.is_some() && self.pending_gesture.is_none();
+        if check.plies == 0 || g.moves.len() < check.plies || g.ended || off_belief {
             return false;
         }
-        if self.presses_disagree(&check, at, reading, g.belief_plies() - check.plies) {
+        // (A belief taken back past the last press heard is not counted against.)
+        if let Some(plies) = g.belief_plies().checked_sub(check.plies)
+            && self.presses_disagree(&check, at, reading, plies)
+        {
             return true;
         }
         let moved = |side: Side| {
@@ -1280,6 +1288,41 @@ impl<G: GameKind> Tracker<G> {
             g.unexplained = None;
         }
         self.interpret(at, sensed, out);
+        self.count_presses_on_board(at);
+    }
+
+    /// After a gap, a board the belief explains again (one heard first with a piece in the
+    /// hand, say) is held against the presses the clock counts since the gap, as the first
+    /// reading would have been had the board shown it then (with the last reading: the moves
+    /// made since may be pressed or not).
+    fn count_presses_on_board(&mut self, at: Millis) {
+        let (Some(check), Some(reading)) = (self.gap_check, self.clock) else {
+            return;
+        };
+        let Some(g) = self.game.as_ref() else {
+            return;
+        };
+        if (g.unexplained.is_some() && self.pending_gesture.is_none())
+            || g.ended
+            || g.moves.len() < check.plies
+            || g.lost.as_ref().is_some_and(|l| l.clock_disagrees)
+        {
+            return;
+        }
+        // The moves not yet recorded may not be pressed yet (a quick reply begun before the
+        // press): any count from the record's plies to the belief's will do.
+        let side = self.clock_side();
+        let (Some(most), Some(least)) = (
+            g.belief_plies().checked_sub(check.plies),
+            g.base.min(g.moves.len()).checked_sub(check.plies),
+        ) else {
+            return;
+        };
+        let disagrees = (least..=most)
+            .all(|p| presses_agree(&check, self.clock_at, &reading, p, side) == Some(false));
+        if disagrees {
+            self.lose_to_clock(at);
+        }
     }
 
     fn interpret(
