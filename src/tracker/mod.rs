@@ -555,6 +555,9 @@ impl<G: GameKind> Tracker<G> {
         next.clock_checked = g.clock_checked;
         *g = next;
         self.gap(at);
+        // The arbiter decided at the board, where the clocks are often stopped, or set (two
+        // minutes for an illegal move, 7.5.5): the clock is not held against the record.
+        self.gap_check = None;
         true
     }
 

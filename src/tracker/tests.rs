@@ -1121,51 +1121,61 @@ fn a_position_that_came_again_during_a_gap_is_told_by_the_clock_and_the_thread_i
     assert_eq!(t.moves(), ["e4", "e5", "Nf3"]);
 }
 
+/// Ten plies of an Italian game at 15 minutes + 10 s, White's clock on the left, each pressed
+/// 20 ms after it, with 0.7 to 1.5 s between moves.
+const ITALIAN: [(&str, &str, u8); 10] = [
+    ("e2", "e4", piece::WPAWN),
+    ("e7", "e5", piece::BPAWN),
+    ("g1", "f3", piece::WKNIGHT),
+    ("b8", "c6", piece::BKNIGHT),
+    ("f1", "c4", piece::WBISHOP),
+    ("f8", "c5", piece::BBISHOP),
+    ("c2", "c3", piece::WPAWN),
+    ("g8", "f6", piece::BKNIGHT),
+    ("d2", "d3", piece::WPAWN),
+    ("d7", "d6", piece::BPAWN),
+];
+const INCREMENT: u64 = 10_000;
+
+impl Table {
+    /// Plays `moves` from the start, pressed as [`ITALIAN`] says; returns White's and Black's
+    /// clocks and when the last press came.
+    fn play_with_increment(&mut self, moves: &[(&str, &str, u8)]) -> (u64, u64, Millis) {
+        let (mut white, mut black) = (900_000u64, 900_000u64);
+        self.tracker
+            .clock(self.t, clock(white, black, false), &mut self.events);
+        let mut last_press = self.t;
+        for (n, &(from, to, code)) in moves.iter().enumerate() {
+            self.wait(700 + 400 * (n as u64 % 3));
+            self.mv(from, to, code);
+            self.t += 20;
+            let white_pressed = n % 2 == 0;
+            press_unheard(
+                white_pressed,
+                self.t - last_press,
+                INCREMENT,
+                &mut white,
+                &mut black,
+            );
+            last_press = self.t;
+            self.tracker
+                .clock(self.t, clock(white, black, white_pressed), &mut self.events);
+        }
+        (white, black, last_press)
+    }
+}
+
 #[test]
 fn after_a_gap_pieces_moved_and_moved_back_are_told_by_the_presses_the_increment_counts() {
-    // 15 minutes + 10 s, White's clock on the left: ten plies, each pressed 20 ms after it.
     let mut t = Table::new(false);
-    let inc = 10_000;
-    let (mut white, mut black) = (900_000u64, 900_000u64);
-    t.tracker
-        .clock(t.t, clock(white, black, false), &mut t.events);
-    let mut last_press = t.t;
-    let mut press = |t: &mut Table, white_pressed: bool, white: &mut u64, black: &mut u64| {
-        let used = t.t - last_press;
-        last_press = t.t;
-        if white_pressed {
-            *white = *white - used + inc;
-        } else {
-            *black = *black - used + inc;
-        }
-        t.tracker
-            .clock(t.t, clock(*white, *black, white_pressed), &mut t.events);
-    };
-    let moves = [
-        ("e2", "e4", piece::WPAWN),
-        ("e7", "e5", piece::BPAWN),
-        ("g1", "f3", piece::WKNIGHT),
-        ("b8", "c6", piece::BKNIGHT),
-        ("f1", "c4", piece::WBISHOP),
-        ("f8", "c5", piece::BBISHOP),
-        ("c2", "c3", piece::WPAWN),
-        ("g8", "f6", piece::BKNIGHT),
-        ("d2", "d3", piece::WPAWN),
-        ("d7", "d6", piece::BPAWN),
-    ];
-    for (n, &(from, to, code)) in moves.iter().enumerate() {
-        t.wait(700 + 400 * (n as u64 % 3));
-        t.mv(from, to, code);
-        t.t += 20;
-        press(&mut t, n % 2 == 0, &mut white, &mut black);
-    }
+    let (mut white, mut black, last_press) = t.play_with_increment(&ITALIAN);
     t.wait(1_000);
     assert_eq!(t.moves().len(), 10);
     // Unplugged. Meanwhile 6. Nh4 Nh5 7. Nf3 Nf6 8. h3, each pressed two seconds after the one
     // before: the knights are back, and the board is one move past the record.
     let unplugged = t.t;
     for n in 0..5 {
-        press_unheard(n % 2 == 0, 2_000, inc, &mut white, &mut black);
+        press_unheard(n % 2 == 0, 2_000, INCREMENT, &mut white, &mut black);
     }
     let pressed = last_press + 5 * 2_000;
     t.gap(
@@ -1183,6 +1193,42 @@ fn after_a_gap_pieces_moved_and_moved_back_are_told_by_the_presses_the_increment
     );
     assert!(t.tracker.thread_lost());
     assert_eq!(t.irregularities(), [IrregularityKind::ThreadLost]);
+}
+
+#[test]
+fn the_clock_is_not_held_against_a_record_the_arbiter_set_with_the_clocks_stopped_and_set() {
+    let mut t = Table::new(false);
+    let (white, black, _) = t.play_with_increment(&ITALIAN);
+    t.wait(1_000);
+    // The arbiter stops the clocks for a minute and confirms the record as it stands.
+    let stopped = ClockReading {
+        running: false,
+        ..clock(white, black, false)
+    };
+    t.tracker.clock(t.t, stopped, &mut t.events);
+    t.wait(60_000);
+    let record = t.recorded();
+    assert!(t.tracker.rebase(
+        t.t,
+        &record,
+        "the arbiter confirmed the record",
+        &mut t.events
+    ));
+    // The clocks go again, two minutes added to Black's, and 6. h3 is played and pressed.
+    let black = black + 120_000;
+    t.tracker
+        .clock(t.t + 100, clock(white, black, false), &mut t.events);
+    t.wait(1_000);
+    t.mv("h2", "h3", piece::WPAWN);
+    t.t += 20;
+    t.tracker.clock(
+        t.t,
+        clock(white - 1_600 + INCREMENT, black, true),
+        &mut t.events,
+    );
+    t.wait(1_000);
+    assert_eq!(t.moves().len(), 11, "{:?}", t.events);
+    assert!(!t.tracker.thread_lost());
 }
 
 /// A press made while the board was not heard: `used` off the presser's clock, the increment on.
