@@ -62,6 +62,14 @@ impl Side {
         }
     }
 
+    /// The other player.
+    pub fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Side::White => "white",

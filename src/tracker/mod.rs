@@ -599,14 +599,15 @@ impl<G: GameKind> Tracker<G> {
         }
         // The clocks of the last press heard: what the players' clocks show until they press
         // again.
-        let live: Vec<presses::Press> = g
+        // The latest run of plies each pressed live tells the increment.
+        let run_from = g
             .stamps
             .iter()
-            .rev()
-            .map_while(|s| s.live_press())
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
+            .rposition(|s| s.live_press().is_none())
+            .map_or(0, |i| i + 1);
+        let live: Vec<presses::Press> = g.stamps[run_from..]
+            .iter()
+            .filter_map(Stamp::live_press)
             .collect();
         let increment_ms = presses::increment_ms(&live);
         self.gap_check = g
@@ -976,7 +977,7 @@ impl<G: GameKind> Tracker<G> {
         }
         let (gap_check, clock_side) = (self.gap_check, self.clock_side());
         let clock = self.clock.map(|r| (self.clock_at, r));
-        let white_left = self.white_on_left();
+        let presser = self.clock.map(|r| self.presser(&r));
         let changed = self.sensed_changed_at;
         let Some(g) = self.game.as_mut() else {
             return;
@@ -1005,11 +1006,13 @@ impl<G: GameKind> Tracker<G> {
             }
             return;
         }
-        let pressed_for = clock.is_none_or(|(_, r)| {
-            let left_runs = !r.lever_right_high;
-            let white_to_move = belief % 2 == 0;
-            !r.running || clock_side.is_none() || (left_runs == white_left) == white_to_move
-        });
+        // The run's last mover pressed (or the clock tells nothing).
+        let pressed_for = match (clock, presser) {
+            (Some((_, r)), Some(p)) => {
+                !r.running || clock_side.is_none() || p == Side::of_ply(belief as u32)
+            }
+            _ => true,
+        };
         let wait = match (counted, pressed_for) {
             (Some(true), true) => 0,
             (_, true) => self.settings.settle_ms,
@@ -1155,17 +1158,13 @@ impl<G: GameKind> Tracker<G> {
         let (Some(check), Some(g)) = (self.gap_check, self.game.as_ref()) else {
             return false;
         };
-        // The clock is held against the belief only while the board shows it (or the result
-        // beside it, the kings in the centre): a board that fits nothing else (a piece in the
-        // hand, moves the search cannot tell) may be a move or more past it; memory or the
-        // search deals with that, and the count checks what they find.
-        let off_belief = g.unexplained.is_some() && self.pending_gesture.is_none();
-        if check.plies == 0 || g.moves.len() < check.plies || g.ended || off_belief {
+        // A board past the belief is for memory or the search; the count checks what they find.
+        if check.plies == 0 || g.moves.len() < check.plies || g.ended || !self.shows_belief(g) {
             return false;
         }
         // (A belief taken back past the last press heard is not counted against.)
         if let Some(plies) = g.belief_plies().checked_sub(check.plies)
-            && self.presses_disagree(&check, at, reading, plies)
+            && presses_agree(&check, at, reading, plies, self.clock_side()) == Some(false)
         {
             return true;
         }
@@ -1183,11 +1182,7 @@ impl<G: GameKind> Tracker<G> {
         };
         match presser {
             Some(p) => {
-                let other = if p == Side::White {
-                    Side::Black
-                } else {
-                    Side::White
-                };
+                let other = p.other();
                 side_known && !moved(other) && shown(other) != check.time_of(other)
             }
             None => {
@@ -1210,19 +1205,12 @@ impl<G: GameKind> Tracker<G> {
         }
     }
 
-    /// After a gap, whether the presses the clock counts since the last press heard (see
-    /// [`presses`]) are not the `plies` the belief has since, give or take the one press a move
-    /// on the board may still wait for, or a press its move may not have shown for yet. A
-    /// stopped clock, or one whose increment the record does not show, counts nothing.
-    fn presses_disagree(
-        &self,
-        check: &GapCheck,
-        at: Millis,
-        reading: &ClockReading,
-        plies: usize,
-    ) -> bool {
-        let side = self.clock_side();
-        presses_agree(check, at, reading, plies, side) == Some(false)
+    /// Whether the sensed board is the belief's, or the result shown beside it (the kings in
+    /// the centre): only then is the clock held against the belief after a gap. A board that
+    /// fits nothing else (a piece in the hand, moves the search cannot tell yet) may be a move
+    /// or more past it.
+    fn shows_belief(&self, g: &GameState<G>) -> bool {
+        g.unexplained.is_none() || self.pending_gesture.is_some()
     }
 
     /// The clock disagreed with the board after a gap: what the belief holds beyond the record
@@ -1258,11 +1246,7 @@ impl<G: GameKind> Tracker<G> {
     /// Who pressed to leave the lever as `reading` shows it: the left player pressed when the
     /// lever went high on the right.
     fn presser(&self, reading: &ClockReading) -> Side {
-        if reading.lever_right_high == self.white_on_left() {
-            Side::White
-        } else {
-            Side::Black
-        }
+        presser_of(reading, self.white_on_left())
     }
 
     /// The first clock reading of a game or after a gap: if it shows the side to move's clock
@@ -1305,7 +1289,7 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_ref() else {
             return;
         };
-        if (g.unexplained.is_some() && self.pending_gesture.is_none())
+        if !self.shows_belief(g)
             || g.ended
             || g.moves.len() < check.plies
             || g.lost.as_ref().is_some_and(|l| l.clock_disagrees)
@@ -1949,7 +1933,6 @@ impl<G: GameKind> Tracker<G> {
         out: &mut Vec<TrackerEvent>,
     ) {
         let presser = self.presser(&clock);
-        let white_pressed = presser == Side::White;
         let judged_before = self.game.as_ref().map_or(0, |g| g.irregularities);
         self.judge_press(at, presser, was_running, out);
         let Some(g) = self.game.as_ref() else {
@@ -1958,7 +1941,8 @@ impl<G: GameKind> Tracker<G> {
         let judged = g.irregularities > judged_before;
         // The press completes the presser's earliest move not yet recorded; anything after it
         // (the opponent's reply, even the presser's next move) waits for its own press.
-        let pending = (g.base + 1..=g.belief_plies()).find(|ply| (ply % 2 == 1) == white_pressed);
+        let pending =
+            (g.base + 1..=g.belief_plies()).find(|&ply| Side::of_ply(ply as u32) == presser);
         // A press by the side to move before its move shows on the board (slow hands still
         // setting it down): its move is stamped with this press when it is recorded.
         if pending.is_none() && !g.ended && presser == Side::of_ply(g.moves.len() as u32 + 1) {
@@ -2315,9 +2299,21 @@ impl<G: GameKind> GapSearcher<'_, G> {
     }
 }
 
-/// Whether the clock counts, since the check's press, the presses of `plies` plies (see
-/// [`Tracker::presses_disagree`]); `None` if it counts nothing. `white_on_left` is which clock
-/// is White's, when known.
+/// Who pressed to leave the lever as `reading` shows it: the left player pressed when the lever
+/// went high on the right.
+fn presser_of(reading: &ClockReading, white_on_left: bool) -> Side {
+    if reading.lever_right_high == white_on_left {
+        Side::White
+    } else {
+        Side::Black
+    }
+}
+
+/// After a gap, whether the clock counts, since the check's press (see [`presses`]), the
+/// presses of the `plies` the belief has since, give or take the one press a move on the board
+/// may still wait for, or a press its move may not have shown for yet; `None` if it counts
+/// nothing (no increment the record shows, no live press to count from). `white_on_left` is
+/// which clock is White's, when known.
 fn presses_agree(
     check: &GapCheck,
     at: Millis,
@@ -2348,11 +2344,7 @@ fn presses_agree(
     };
     // After an even number of presses since the check's, the clock of the side to move after
     // its ply runs (its mover pressed); the count must have the parity the lever shows.
-    let running = if reading.lever_right_high == white_left {
-        Side::Black
-    } else {
-        Side::White
-    };
+    let running = presser_of(reading, white_left).other();
     let even = running == Side::of_ply(check.plies as u32 + 1);
     Some(if (plies % 2 == 0) == even {
         near(plies)

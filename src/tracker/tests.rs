@@ -105,6 +105,14 @@ impl Table {
         self.set(300, from, 0).set(300, to, code)
     }
 
+    /// Plays `moves`, each left to settle for a second.
+    fn play(&mut self, moves: &[(&str, &str, u8)]) -> &mut Self {
+        for &(from, to, code) in moves {
+            self.mv(from, to, code).wait(1000);
+        }
+        self
+    }
+
     /// The moves as the tracker emitted them (what a store would hold).
     fn recorded(&self) -> Vec<RecordedMove> {
         self.events
@@ -176,16 +184,14 @@ fn slide_through_legal_squares_is_one_move() {
 #[test]
 fn rook_first_castling_is_revised_when_slow() {
     let mut t = Table::new(false);
-    for (from, to, code) in [
+    t.play(&[
         ("e2", "e4", piece::WPAWN),
         ("e7", "e5", piece::BPAWN),
         ("g1", "f3", piece::WKNIGHT),
         ("b8", "c6", piece::BKNIGHT),
         ("f1", "c4", piece::WBISHOP),
         ("g8", "f6", piece::BKNIGHT),
-    ] {
-        t.mv(from, to, code).wait(1000);
-    }
+    ]);
     // Rook first, a long pause, then the king.
     t.set(200, "h1", 0).set(200, "f1", piece::WROOK).wait(1000);
     assert_eq!(t.moves().last().unwrap(), "Rf1");
@@ -210,9 +216,7 @@ fn rook_first_castling_is_revised_when_slow() {
 #[test]
 fn king_first_castling_and_captures() {
     let mut t = Table::new(false);
-    for (from, to, code) in [("e2", "e4", piece::WPAWN), ("d7", "d5", piece::BPAWN)] {
-        t.mv(from, to, code).wait(1000);
-    }
+    t.play(&[("e2", "e4", piece::WPAWN), ("d7", "d5", piece::BPAWN)]);
     // exd5 with the mover set on top of the victim.
     t.set(200, "e4", 0).set(200, "d5", piece::WPAWN).wait(1000);
     // Qxd5 with the victim lifted first.
@@ -579,15 +583,13 @@ fn moves_in_either_order_after_a_gap_are_not_recorded_but_the_thread_is_lost() {
 #[test]
 fn a_board_part_way_through_a_capture_after_a_gap_is_not_taken_for_two_other_moves() {
     let mut t = Table::new(false);
-    for (from, to, code) in [
+    t.play(&[
         ("e2", "e4", piece::WPAWN),
         ("b8", "c6", piece::BKNIGHT),
         ("e4", "e5", piece::WPAWN),
         ("a7", "a6", piece::BPAWN),
         ("d2", "d4", piece::WPAWN),
-    ] {
-        t.mv(from, to, code).wait(1000);
-    }
+    ]);
     assert_eq!(t.moves(), ["e4", "Nc6", "e5", "a6", "d4"]);
     // Heard again with 3... Nxd4 in the hand: the pawn taken off d4 and the knight lifted. That
     // board is also 3... Nxe5 4. dxe5, the only run of moves that reaches it.
@@ -1029,9 +1031,7 @@ fn kings_walk(t: &mut Table, then: &[(&str, &str, u8)]) {
         ("e2", "d3", piece::WKING),
         ("e7", "d6", piece::BKING),
     ];
-    for &(from, to, code) in walk.iter().chain(then) {
-        t.mv(from, to, code).wait(1000);
-    }
+    t.play(&walk).play(then);
 }
 
 #[test]
