@@ -558,7 +558,9 @@ pub fn continuation(log: &[u8], recording: &Recording) -> Result<Continuation, M
     // does not give the record's press clocks (its presses taken for the other side's, each a
     // move late: a reading that also fits the log), the log is read again with each side, and
     // the one that gives them is taken.
-    if white_on_left.is_none() && clocks_agree(&game, clocks) <= 0 {
+    // (With no press clock recorded there is nothing to tell them apart: no reading again.)
+    let pressed = clocks.iter().any(Option::is_some);
+    if white_on_left.is_none() && pressed && clocks_agree(&game, clocks) <= 0 {
         let mut best = 0;
         for side in [true, false] {
             let again = games_from_log_as(&tokens, 0, variant, Some(side));
