@@ -232,6 +232,8 @@ pub struct PipelineStats {
     pub decode_warnings: u64,
     pub bytes_skipped: u64,
     pub moves: u64,
+    /// Games begun on the board (a game resumed from the store is not one).
+    pub games: u64,
     /// Raw bytes (and reads) dropped beyond [`RAW_BOUND`] while the store refused writes.
     pub raw_bytes_dropped: u64,
     pub raw_reads_dropped: u64,
@@ -490,7 +492,9 @@ impl<B: Board> Pipeline<B> {
         };
         let record = self.tracker.record_text();
         let clocks = self.tracker.record_clocks();
+        let start = self.tracker.game_start_text();
         let recording = Recording {
+            start: start.as_deref(),
             orientation,
             variant: self.tracker.variant(),
             white_on_left: self.tracker.clock_side(),
@@ -555,8 +559,10 @@ impl<B: Board> Pipeline<B> {
         self.review();
         self.reviewed = 0;
         for event in self.events.drain(..) {
-            if matches!(event, TrackerEvent::Move(_)) {
-                self.stats.moves += 1;
+            match event {
+                TrackerEvent::Move(_) => self.stats.moves += 1,
+                TrackerEvent::GameStarted { .. } => self.stats.games += 1,
+                _ => {}
             }
             self.writes.push(Write::Event {
                 board: self.board,

@@ -560,6 +560,7 @@ fn chess960_games_are_read_back_from_the_boards_memory() {
             &log,
             &Recording {
                 orientation: games[0].orientation,
+                start: None,
                 variant: Variant::Chess960,
                 white_on_left: Some(true),
                 record: &want[..recorded],

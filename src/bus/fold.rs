@@ -9,14 +9,19 @@
 //! a lever change become a BWTIME press between the field changes around it, built on the last
 //! clock it showed. A poll brings a few hundred milliseconds of play at once; read in order, the
 //! press falls after the move it completes and before the reply already begun, as on a board on
-//! its own port. Pure.
+//! its own port. A BUS_FROM_START reply is the board's memory ([`DgtBus::from_memory`]). Pure.
 
 use tracing::debug;
 
+use super::from_start::ee_moves_from_start;
 use crate::{
     Millis,
     arbiter::Referee,
-    game::chess::{ChessGame, ChessReading},
+    device::memory::{self, Continuation, MemoryError, Recording},
+    game::{
+        GameKind,
+        chess::{ChessGame, ChessReading},
+    },
     pipeline::{Applied, Board, Dgt},
     protocol::dgt::{
         BoardDump, BusReply, BwTime, ClockTime, EeTag, EeToken, Frame, Mode, bus_id,
@@ -197,6 +202,7 @@ impl Board for DgtBus {
     /// `Pipeline::feed_split` is folded at once: its board changes, and its last clock only.
     fn apply(sensor: &mut BusBoardState, frame: Frame) -> Applied {
         match frame {
+            Frame::Bus(reply) if reply.id.0 == bus_id::FROM_START => Applied::Memory(reply.data),
             Frame::Bus(reply) => {
                 let mut board = false;
                 let mut clock = None;
@@ -227,6 +233,21 @@ impl Board for DgtBus {
         sensor.clock = None;
     }
 
+    /// SEND_FROM_START: the log since the game's start tag (see [`super::from_start`]).
+    const HAS_MEMORY: bool = true;
+
+    fn from_memory(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
+        let start = match recording.start {
+            Some(text) => ChessGame::parse_start(text)
+                .ok_or_else(|| MemoryError::BadStart(text.to_owned()))?,
+            None => ChessGame::start(),
+        };
+        let codes =
+            DgtBoardState::codes_showing(&ChessGame::reading(&start), recording.orientation);
+        let log = ee_moves_from_start(log, &codes)?;
+        memory::continuation(&log, recording)
+    }
+
     /// A good reply becomes its frames in order (each field change observed in turn, as from a
     /// board on its own port, with its lever changes between them: [`fold_in_order`]); a bad
     /// one nothing.
@@ -245,6 +266,10 @@ impl Board for DgtBus {
         frame: Frame,
     ) -> Vec<(Millis, Frame)> {
         let reply = match frame {
+            // The board's log since the game began: read as its memory, whole.
+            Frame::Bus(reply) if reply.checksum_ok && reply.id.0 == bus_id::FROM_START => {
+                return vec![(at, Frame::Bus(reply))];
+            }
             Frame::Bus(reply) if reply.checksum_ok => reply,
             Frame::Bus(_) => return Vec::new(),
             other => {

@@ -3,10 +3,12 @@
 //! Flow: [`BusMaster::next_command`] picks the next command (a broadcast PING to discover the
 //! chain, addressed PINGs to re-probe missing boards, then round-robin per board: REPEAT_CHANGES
 //! after a bad checksum, a dump (SEND_BRD) on start and after any doubt, a clock (SEND_CLK) when
-//! one changed or is due, else SEND_CHANGES); the caller writes it and hands every reply to
+//! one changed or is due, SEND_FROM_START when the caller wants a board's memory after a gap,
+//! SET_START_GAME when a game began on it, else SEND_CHANGES); the caller writes it and hands every reply to
 //! [`BusMaster::on_reply`] and, once [`BusMaster::deadline`] passes without one,
 //! [`BusMaster::on_timeout`]. Out come [`BoardInput`]s: a board joined, a good reply to fold into
-//! its pipeline, a board lost after `misses_to_lose` silent commands. Pure: time is an argument.
+//! its pipeline, a board lost after `misses_to_lose` silent commands, a memory that did not
+//! come. Pure: time is an argument.
 
 use std::collections::BTreeMap;
 
@@ -95,6 +97,8 @@ pub enum BoardInput {
     Reply { address: u16, reply: BusReply },
     /// A board stopped answering.
     Lost { address: u16 },
+    /// The board's memory (SEND_FROM_START) was asked for and did not come whole.
+    MemoryNotRead { address: u16 },
 }
 
 /// Counters for logs, metrics and the poll-cycle measurement.
@@ -124,6 +128,10 @@ struct Node {
     need_clock: bool,
     /// A lever was pressed: its clock goes before the other boards' turns.
     clock_now: bool,
+    /// Its memory is wanted (SEND_FROM_START), after its changes are in.
+    memory: bool,
+    /// A game began on it: SET_START_GAME.
+    start_tag: bool,
     last_clock: Option<Millis>,
     misses: u32,
     bad: u32,
@@ -139,6 +147,8 @@ impl Node {
             need_dump: true,
             need_clock: true,
             clock_now: false,
+            memory: false,
+            start_tag: false,
             last_clock: None,
             misses: 0,
             bad: 0,
@@ -152,7 +162,11 @@ impl Node {
     fn command(&self) -> BusCommand {
         if self.repeat {
             BusCommand::RepeatChanges
-        } else if self.need_dump && !self.drain {
+        } else if self.drain {
+            BusCommand::SendChanges
+        } else if self.memory {
+            BusCommand::SendFromStart
+        } else if self.need_dump {
             BusCommand::SendBoard
         } else {
             BusCommand::SendChanges
@@ -237,6 +251,14 @@ impl BusMaster {
         // A repeat goes out at once: the board still holds what it sent.
         if let Some((&address, _)) = self.nodes.iter().find(|(_, n)| n.present && n.repeat) {
             return Some((BusCommand::RepeatChanges, address));
+        }
+        // So does a game's start tag: the moves of the game are logged after it.
+        if let Some((&address, _)) = self
+            .nodes
+            .iter()
+            .find(|(_, n)| n.present && n.start_tag && !n.drain)
+        {
+            return Some((BusCommand::SetStartGame, address));
         }
         // So does the clock after a lever press: the press completes a move.
         if let Some((&address, _)) = self
@@ -337,11 +359,16 @@ impl BusMaster {
             if matches!(f.cmd, BusCommand::SendChanges | BusCommand::RepeatChanges) {
                 node.repeat = true;
             }
+            // The tag is written once the board answers at all.
+            node.start_tag &= f.cmd != BusCommand::SetStartGame;
             if node.bad >= self.settings.bad_to_doubt {
                 // Repeats keep failing: take what can be had again, then a dump.
                 node.repeat = false;
                 node.need_dump = true;
                 node.bad = 0;
+                if f.cmd == BusCommand::SendFromStart && std::mem::take(&mut node.memory) {
+                    out.push(BoardInput::MemoryNotRead { address });
+                }
             }
             if f.address != BROADCAST {
                 self.inflight = None;
@@ -367,6 +394,8 @@ impl BusMaster {
                 node.clock_now = false;
                 node.last_clock = Some(now);
             }
+            BusCommand::SendFromStart => node.memory = false,
+            BusCommand::SetStartGame => node.start_tag = false,
             BusCommand::SendChanges | BusCommand::RepeatChanges => {
                 node.repeat = false;
                 let clock_due = node
@@ -412,19 +441,46 @@ impl BusMaster {
         node.need_dump = true;
         node.drain = true;
         node.repeat = false;
+        let mut out = Vec::new();
+        // A board that does not answer these is not asked again (it may not keep a log).
+        node.start_tag &= f.cmd != BusCommand::SetStartGame;
+        let memory_missed = f.cmd == BusCommand::SendFromStart || node.misses >= misses_to_lose;
+        if memory_missed && std::mem::take(&mut node.memory) {
+            out.push(BoardInput::MemoryNotRead { address: f.address });
+        }
         if node.misses >= misses_to_lose {
             node.present = false;
             node.misses = 0;
             node.next_probe = now + self.settings.reprobe_every_ms;
-            return vec![BoardInput::Lost { address: f.address }];
+            out.push(BoardInput::Lost { address: f.address });
         }
-        Vec::new()
+        out
     }
 
     /// The board's state is in doubt (its updates did not decode): a dump next.
     pub fn doubt(&mut self, address: u16) {
         if let Some(n) = self.nodes.get_mut(&address) {
             n.need_dump = true;
+        }
+    }
+
+    /// Asks for the board's memory (SEND_FROM_START) once its changes are in: whether it answers
+    /// now (a board away is not asked).
+    pub fn want_memory(&mut self, address: u16) -> bool {
+        match self.nodes.get_mut(&address) {
+            Some(n) if n.present => {
+                n.memory = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A game began on the board: its start is tagged in its log (SET_START_GAME) before the
+    /// other boards' turns.
+    pub fn want_start_tag(&mut self, address: u16) {
+        if let Some(n) = self.nodes.get_mut(&address).filter(|n| n.present) {
+            n.start_tag = true;
         }
     }
 
@@ -496,6 +552,76 @@ mod tests {
             _ => vec![],
         };
         m.on_reply(now, reply(reply_id(cmd).unwrap(), address, &data, true))
+    }
+
+    #[test]
+    fn memory_after_the_changes_a_start_tag_first_and_a_memory_that_does_not_come_is_told() {
+        let (mut m, mut now) = discovered(&[0x401, 0x17]);
+        use BusCommand::*;
+        // Wanted while its changes are still to be drained: they come first.
+        assert!(m.want_memory(0x401));
+        assert!(!m.want_memory(0x999), "a board the master does not know");
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            seen.push(m.next_command(now).unwrap());
+            now += 20;
+            answer(&mut m, now);
+        }
+        assert_eq!(
+            seen,
+            [
+                (SendChanges, 0x17),
+                (SendChanges, 0x401),
+                (SendBoard, 0x17),
+                (SendClock, 0x17),
+            ]
+        );
+        // Its turn: the memory before the dump.
+        assert_eq!(m.next_command(now), Some((SendFromStart, 0x401)));
+        now += 20;
+        let input = answer(&mut m, now);
+        assert!(matches!(&input[..], [BoardInput::Reply { address: 0x401, .. }]));
+        let mut to_it = Vec::new();
+        while to_it.len() < 2 {
+            let (cmd, address) = m.next_command(now).unwrap();
+            if address == 0x401 {
+                to_it.push(cmd);
+            }
+            now += 20;
+            answer(&mut m, now);
+        }
+        assert_eq!(to_it, [SendBoard, SendClock]);
+        // A game began on 0x17: its tag goes before anyone's turn.
+        m.want_start_tag(0x17);
+        assert_eq!(m.next_command(now), Some((SetStartGame, 0x17)));
+        now += 20;
+        answer(&mut m, now);
+        assert_ne!(m.next_command(now).map(|c| c.0), Some(SetStartGame));
+        now += 20;
+        answer(&mut m, now);
+        // A memory asked for that times out is told, and not asked again.
+        assert!(m.want_memory(0x17));
+        let mut told = Vec::new();
+        for _ in 0..6 {
+            let Some((cmd, address)) = m.next_command(now) else {
+                break;
+            };
+            if cmd == SendFromStart {
+                now = m.deadline().unwrap();
+                told = m.on_timeout(now);
+                assert_eq!(address, 0x17);
+            } else {
+                now += 20;
+                answer(&mut m, now);
+            }
+        }
+        assert_eq!(told, [BoardInput::MemoryNotRead { address: 0x17 }]);
+        for _ in 0..6 {
+            let c = m.next_command(now).unwrap();
+            assert_ne!(c.0, SendFromStart);
+            now += 20;
+            answer(&mut m, now);
+        }
     }
 
     #[test]

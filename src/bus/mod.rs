@@ -3,10 +3,13 @@
 //! Flow: the [`master::BusMaster`] decides which 4-byte bus command goes on the line next
 //! (discovery by broadcast ping, then round-robin SEND_CHANGES with dumps, clocks, repeats and
 //! re-probes), and turns each reply into per-board inputs; [`fold`] turns one board's reply into
-//! the same single-board frames (board dump, field updates, BWTIME) its pipeline already reads.
+//! the same single-board frames (board dump, field updates, BWTIME) its pipeline already reads;
+//! [`from_start`] turns a board's log since the game's start tag into the log its memory reader
+//! reads after a gap.
 //! Pure: no I/O and no system clock; time is an argument. The I/O edge is `daemon::bus`.
 
 pub mod fold;
+pub mod from_start;
 pub mod master;
 
 pub use fold::{BusBoardState, DgtBus, Folded, clock_after_lever, fold_in_order, fold_reply};

@@ -7,7 +7,9 @@
 //! concern: commands to its address (and broadcast pings) and its replies go into that board's
 //! `Pipeline<DgtBus>` (raw stream first, then the folded frames), which persists through the
 //! same store writer, hub and metrics as a board on its own port. Joined and lost boards are
-//! announced as connected and lost.
+//! announced as connected and lost. After a gap a board's pipeline asks for its memory, which
+//! the master reads with SEND_FROM_START; a game begun on a board has its start tagged in the
+//! board's log (SET_START_GAME), where that read begins.
 
 use std::{
     collections::BTreeMap,
@@ -69,6 +71,8 @@ struct BusBoard {
     pipeline: Pipeline<DgtBus>,
     /// Answering now.
     connected: bool,
+    /// Games begun on it so far (each gets its start tagged in the board's log).
+    games: u64,
 }
 
 /// Cuts bus replies out of the byte stream, keeping each frame's real bytes.
@@ -136,6 +140,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                 board,
                 pipeline,
                 connected: false,
+                games: 0,
             },
         );
     }
@@ -280,7 +285,8 @@ async fn session(
         if raw_due {
             last_raw_flush = Instant::now();
         }
-        for b in boards.values_mut() {
+        for (&address, b) in boards.iter_mut() {
+            ask_memory_or_tag(&mut master, address, b);
             if b.pipeline.pending_writes() > 0 || raw_due {
                 board::persist(&mut b.pipeline, &mut b.board, ctx, Attempt::WhenDue).await;
             }
@@ -348,6 +354,11 @@ fn handle(
                 }
                 None => {}
             },
+            BoardInput::MemoryNotRead { address } => {
+                if let Some(b) = boards.get_mut(&address) {
+                    b.pipeline.memory_not_read("the board did not send its log");
+                }
+            }
             BoardInput::Lost { address } => {
                 if let Some(b) = boards.get_mut(&address)
                     && b.connected
@@ -373,6 +384,19 @@ fn handle(
                 }
             }
         }
+    }
+}
+
+/// After a gap the board's memory, its log since the game's start tag (SEND_FROM_START), while
+/// its pipeline wants it; a game begun on it gets its start tagged in that log (SET_START_GAME).
+fn ask_memory_or_tag(master: &mut BusMaster, address: u16, b: &mut BusBoard) {
+    if b.connected && b.pipeline.wants_memory() && master.want_memory(address) {
+        b.pipeline.memory_asked(now_ms());
+    }
+    let games = b.pipeline.stats().games;
+    if games > b.games {
+        b.games = games;
+        master.want_start_tag(address);
     }
 }
 

@@ -74,6 +74,8 @@ pub enum MemoryError {
     Device(#[from] serial::DeviceError),
     #[error("no complete EE_MOVES reply from {port} within {secs} s ({got} bytes received)")]
     Timeout { port: String, secs: u64, got: usize },
+    #[error("the game's start position {0:?} does not read as one")]
+    BadStart(String),
     #[error("this kind of board keeps no memory")]
     NoMemory,
     #[error(
@@ -527,6 +529,8 @@ pub struct Recording<'a> {
     pub variant: Variant,
     /// Which clock is White's, when the live clock readings have settled it.
     pub white_on_left: Option<bool>,
+    /// The game's start position as the store keeps it (`None`: the standard one).
+    pub start: Option<&'a str>,
     /// The recorded plies, each as its UCI.
     pub record: &'a [String],
     /// The clocks (White's, Black's) each recorded ply's press showed, where one did: a log
@@ -545,6 +549,7 @@ pub fn continuation(log: &[u8], recording: &Recording) -> Result<Continuation, M
         white_on_left,
         record,
         clocks,
+        ..
     } = *recording;
     let tokens = parse_log(log)?;
     let not_in_memory = MemoryError::NotInMemory {
@@ -709,6 +714,11 @@ impl EeRecorder {
         r
     }
 
+    /// Writes a token as it is (a bus board's lever change, both clocks; a start tag).
+    pub fn write(&mut self, t: EeToken) {
+        self.push(t);
+    }
+
     fn push(&mut self, t: EeToken) {
         let mut b = Vec::with_capacity(3);
         t.encode(&mut b);
@@ -746,20 +756,25 @@ impl EeRecorder {
 
     /// A square changed at `at_ms`.
     pub fn field(&mut self, at_ms: Millis, square: u8, piece: u8) {
-        let Some(slot) = self.board.get_mut(usize::from(square)) else {
-            return;
-        };
+        self.field_token(at_ms, square, piece);
+    }
+
+    /// [`EeRecorder::field`], with the token written, if the square is one.
+    pub fn field_token(&mut self, at_ms: Millis, square: u8, piece: u8) -> Option<EeToken> {
+        let slot = self.board.get_mut(usize::from(square))?;
         *slot = piece;
         let quick = self
             .last_field_ms
             .is_some_and(|t| at_ms.saturating_sub(t) < 250);
         self.last_field_ms = Some(at_ms);
-        self.push(EeToken::Field {
+        let token = EeToken::Field {
             square,
             piece,
             quick,
-        });
+        };
+        self.push(token);
         self.check_start();
+        Some(token)
     }
 
     /// A clock frame: at a lever change the halted clock's time is written.
@@ -780,6 +795,21 @@ impl EeRecorder {
     /// The tokens written so far, oldest first.
     pub fn tokens(&self) -> Vec<EeToken> {
         self.tokens.iter().copied().collect()
+    }
+
+    /// The BUS_FROM_START data: the log from the last START_TAG on, the tag first (the whole
+    /// log when the ring no longer holds one).
+    pub fn from_start(&self) -> Vec<u8> {
+        let from = self
+            .tokens
+            .iter()
+            .rposition(|t| *t == EeToken::Tag(EeTag::StartTag))
+            .unwrap_or(0);
+        let mut data = Vec::with_capacity(self.bytes);
+        for t in self.tokens.iter().skip(from) {
+            t.encode(&mut data);
+        }
+        data
     }
 
     /// The EE_MOVES reply (the log and EOF, in a 0x8f frame); DOWNLOADED is written afterwards.
@@ -1025,6 +1055,7 @@ mod tests {
         let record = ["e2e4".to_string()];
         let recording = |white_on_left| Recording {
             orientation: Orientation::Normal,
+            start: None,
             variant: Variant::Standard,
             white_on_left,
             record: &record,
@@ -1064,6 +1095,7 @@ mod tests {
             &log,
             &Recording {
                 orientation: Orientation::Normal,
+                start: None,
                 variant: Variant::Standard,
                 white_on_left: Some(true),
                 record: &record,

@@ -4,8 +4,12 @@
 //! it (plus `start_delay_ms`), keeping its board, its clock and the changes not yet asked for as
 //! EEPROM tokens (a field token per FIELD_UPDATE; both clock sides on a lever change, left first). The host
 //! writes 4-byte bus commands; the board with that address answers after the command's wire
-//! time, `answer_delay_ms` and its reply's own wire time at 9600 baud (1.04 ms a byte): PING,
-//! BRD_DUMP, BWTIME, UPDATE (the pending tokens; kept for REPEAT_CHANGES), VERSION. A broadcast
+//! time and `answer_delay_ms`, its bytes arriving as they cross the line at 9600 baud (1.04 ms a
+//! byte, in chunks of [`CHUNK`]): PING, BRD_DUMP, BWTIME, UPDATE (the pending tokens; kept for
+//! REPEAT_CHANGES), VERSION, START_GAME_WRITTEN (SET_START_GAME writes a START_TAG) and
+//! FROM_START (its EEPROM log from the last START_TAG: every board keeps one, as a board on its
+//! own port does, a ring of the real size with its power-up listing, BEGINPOS tags and both
+//! clocks at each lever change). A broadcast
 //! PING is answered by every board, one after the other. Faults on demand ([`BusFault`]): the
 //! next replies of a board corrupted (one bit, so the checksum fails), a board off the chain for
 //! a while or for good (it keeps playing and buffering its changes, as a real board does).
@@ -22,11 +26,16 @@ use super::{BoardScript, EmulatorError, EventKind, Payload, PtyEvent, ScriptEven
 use crate::{
     Millis,
     bus::{address_from_serial, master::BROADCAST, wire_ms},
+    device::memory::EeRecorder,
     protocol::dgt::{
-        BusCommand, BusReply, BwTime, ClockTime, Command, CommandError, EeToken, Frame, MessageId,
-        bus_id, decode_command, encode_ee_tokens,
+        BusCommand, BusReply, BwTime, ClockTime, Command, CommandError, EeTag, EeToken, Frame,
+        MessageId, bus_id, decode_command, encode_ee_tokens,
     },
 };
+
+/// A reply reaches the host in pieces of at most this many bytes, each once it has crossed the
+/// line (a long one, a log from the start of a game, takes seconds).
+pub const CHUNK: usize = 16;
 
 /// How the chain behaves.
 #[derive(Clone, Debug)]
@@ -108,7 +117,8 @@ struct ChainBoard<'a> {
     clock: BwTime,
     /// Changes the host has not asked for yet.
     pending: Vec<EeToken>,
-    last_field_ms: Option<Millis>,
+    /// Everything the board wrote, as its EEPROM ring holds it.
+    memory: EeRecorder,
     /// The data of the last UPDATE sent (for REPEAT_CHANGES).
     last_sent: Vec<u8>,
     corrupt: u32,
@@ -131,7 +141,7 @@ impl<'a> ChainBoard<'a> {
             board: script.start_dump.0,
             clock: script.initial_clock,
             pending: Vec::new(),
-            last_field_ms: None,
+            memory: EeRecorder::power_up(&script.start_dump.0),
             last_sent: Vec::new(),
             corrupt: 0,
             dropped: None,
@@ -156,16 +166,19 @@ impl<'a> ChainBoard<'a> {
             let Payload::Frame(f) = &e.payload else {
                 continue;
             };
-            if let Frame::FieldUpdate { square, piece } = f
-                && let Some(s) = self.board.get_mut(usize::from(*square))
-            {
-                *s = *piece;
+            let mut written = Vec::new();
+            if let Frame::FieldUpdate { square, piece } = f {
+                if let Some(s) = self.board.get_mut(usize::from(*square)) {
+                    *s = *piece;
+                }
+                written.extend(self.memory.field_token(e.at_ms, *square, *piece));
+            } else {
+                log_tokens(f, false, &mut self.clock, &mut written);
+                for t in &written {
+                    self.memory.write(*t);
+                }
             }
-            let quick = self.last_field_ms.is_some_and(|t| e.at_ms < t + 250);
-            if matches!(f, Frame::FieldUpdate { .. }) {
-                self.last_field_ms = Some(e.at_ms);
-            }
-            log_tokens(f, quick, &mut self.clock, &mut self.pending);
+            self.pending.extend(written);
         }
     }
 
@@ -195,6 +208,13 @@ impl<'a> ChainBoard<'a> {
             }
             BusCommand::RepeatChanges => (bus_id::UPDATE, self.last_sent.clone()),
             BusCommand::SendVersion => (bus_id::VERSION, vec![1, 7]),
+            BusCommand::SetStartGame => {
+                let tag = EeToken::Tag(EeTag::StartTag);
+                self.memory.write(tag);
+                self.pending.push(tag);
+                (bus_id::START_GAME_WRITTEN, Vec::new())
+            }
+            BusCommand::SendFromStart => (bus_id::FROM_START, self.memory.from_start()),
             _ => return None,
         };
         let mut bytes = Frame::Bus(BusReply {
@@ -366,10 +386,14 @@ fn schedule(
         }
         b.play_due(at);
         if let Some(bytes) = b.answer(cmd) {
-            // The reply is written whole once it would have crossed the line.
-            t += Duration::from_millis(wire_ms(bytes.len()));
-            replies.push_back((t, bytes));
-            t += Duration::from_millis(opts.answer_delay_ms);
+            // Each piece of the reply is written once it would have crossed the line.
+            let mut crossed = 0;
+            for chunk in bytes.chunks(CHUNK) {
+                crossed += chunk.len();
+                let when = t + Duration::from_millis(wire_ms(crossed));
+                replies.push_back((when, chunk.to_vec()));
+            }
+            t += Duration::from_millis(wire_ms(bytes.len()) + opts.answer_delay_ms);
         }
     }
 }

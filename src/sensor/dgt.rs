@@ -191,6 +191,16 @@ impl DgtBoardState {
         ChessReading(r)
     }
 
+    /// The squares (board numbering) that show `reading` (game squares) with the board lying
+    /// in `o`: the inverse of [`DgtBoardState::reading`].
+    pub fn codes_showing(reading: &ChessReading, o: Orientation) -> [u8; 64] {
+        let mut codes = [0u8; 64];
+        for (i, code) in codes.iter_mut().enumerate() {
+            *code = reading.0[game_square(i, o)];
+        }
+        codes
+    }
+
     /// The board dump that reproduces this state.
     pub fn to_dump(&self) -> BoardDump {
         BoardDump(self.codes)
