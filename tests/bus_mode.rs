@@ -551,13 +551,19 @@ async fn killed_and_restarted_every_bus_board_is_recovered_from_its_log_since_th
             .filter(|t| gaps.iter().any(|(from, to)| (from..to).contains(&t)))
             .count();
         let recovered = kinds.contains(&"recovered_from_memory");
-        eprintln!("{}: {missed} plies pressed while down, marked: {recovered}", s.name);
+        eprintln!(
+            "{}: {missed} plies pressed while down, marked: {recovered}",
+            s.name
+        );
         if missed > 0 {
             assert!(recovered, "{}: {kinds:?}", s.name);
             marked += 1;
         }
     }
-    assert!(marked >= 2, "only {marked} boards played while the daemon was down");
+    assert!(
+        marked >= 2,
+        "only {marked} boards played while the daemon was down"
+    );
 }
 
 /// The boards of `seats` on one pty linked at `link`, each starting its script at `start_at`:

@@ -110,7 +110,10 @@ mod tests {
 
     fn pair(l: ClockTime, r: ClockTime) -> [EeToken; 2] {
         [
-            EeToken::Clock { left: true, time: l },
+            EeToken::Clock {
+                left: true,
+                time: l,
+            },
             EeToken::Clock {
                 left: false,
                 time: r,

@@ -580,7 +580,10 @@ mod tests {
         assert_eq!(m.next_command(now), Some((SendFromStart, 0x401)));
         now += 20;
         let input = answer(&mut m, now);
-        assert!(matches!(&input[..], [BoardInput::Reply { address: 0x401, .. }]));
+        assert!(matches!(
+            &input[..],
+            [BoardInput::Reply { address: 0x401, .. }]
+        ));
         let mut to_it = Vec::new();
         while to_it.len() < 2 {
             let (cmd, address) = m.next_command(now).unwrap();

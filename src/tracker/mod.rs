@@ -288,6 +288,14 @@ struct GameState<G: GameKind> {
     /// once the board has stayed so (a hand part-way through a capture can show a board that
     /// two other moves explain).
     searched: Option<(Millis, Run<G>)>,
+    /// While lost: every run from the record that explains a board more than one run
+    /// explains, since the board has shown it (one ply deeper than the search looks for a
+    /// second run, so that a run up to a ply longer than the search records can be told).
+    ambiguous: Option<(Millis, Candidates<G>)>,
+    /// Once that board has stayed so for the settle time, its runs: the board is heard all along
+    /// after it, and the first other board a move or two from these runs is the one chance
+    /// they have to tell which run was played (see [`carry_runs`]).
+    candidates: Option<Candidates<G>>,
 }
 
 impl<G: GameKind> GameState<G> {
@@ -302,6 +310,8 @@ impl<G: GameKind> GameState<G> {
             changed_at: at,
             failed_search_key: None,
             searched: None,
+            ambiguous: None,
+            candidates: None,
             unexplained: None,
             open: Vec::new(),
             irregularities: 0,
@@ -379,6 +389,21 @@ impl<G: GameKind> GameState<G> {
         } else {
             self.prov.truncate(plies - self.base);
         }
+        self.changed(at);
+    }
+
+    /// The record's last position, when the belief has been cut back below it (a provisional
+    /// takeback, not yet pressed).
+    fn record_tip(&self) -> Option<&Node<G>> {
+        (self.base < self.moves.len())
+            .then(|| self.nodes.get(self.moves.len()))
+            .flatten()
+    }
+
+    /// The belief back on the record (a takeback it took for one was a hand passing by).
+    fn back_to_record(&mut self, at: Millis) {
+        self.base = self.moves.len();
+        self.prov.clear();
         self.changed(at);
     }
 
@@ -531,7 +556,8 @@ impl<G: GameKind> Tracker<G> {
     /// The arbiter decided the game goes on from `moves` (its record now, as the store holds
     /// it): the game is played again from its start to their end, the irregularities still
     /// open are resolved (`how`), and tracking goes on from there as after a gap: until the
-    /// board fits the new record it is searched from it and never judged. Returns `false`
+    /// board fits the new record it is searched from it and never judged (but the clock read
+    /// last is kept: the stream was not broken, only the record). Returns `false`
     /// (and changes nothing) if there is no game or a move does not parse.
     pub fn rebase(
         &mut self,
@@ -554,7 +580,11 @@ impl<G: GameKind> Tracker<G> {
         next.irregularities = g.irregularities;
         next.clock_checked = g.clock_checked;
         *g = next;
+        // The board was heard all along: its last clock reading stands, so the next lever
+        // change is a press (the players go on while the arbiter enters the decision).
+        let clock = self.clock;
         self.gap(at);
+        self.clock = clock;
         // The arbiter decided at the board, where the clocks are often stopped, or set (two
         // minutes for an illegal move, 7.5.5): the clock is not held against the record.
         self.gap_check = None;
@@ -575,6 +605,8 @@ impl<G: GameKind> Tracker<G> {
     pub fn gap(&mut self, at: Millis) {
         if let Some(g) = self.game.as_mut() {
             g.searched = None;
+            g.ambiguous = None;
+            g.candidates = None;
         }
         self.press = None;
         self.clock = None;
@@ -940,7 +972,7 @@ impl<G: GameKind> Tracker<G> {
         if let Some(lost) = g.lost.as_mut() {
             lost.unexplained_since.get_or_insert(at);
         }
-        if g.failed_search_key == Some(key) {
+        if g.failed_search_key == Some(key) && g.candidates.is_none() {
             unexplained(g);
             return true;
         }
@@ -948,7 +980,38 @@ impl<G: GameKind> Tracker<G> {
         if !g.prov.is_empty() {
             g.truncate(g.moves.len(), at);
         }
-        let found = explain_gap::<G>(g.tip(), key, reading, plies, nodes);
+        let mut found = explain_gap::<G>(g.tip(), key, reading, plies, nodes);
+        // The runs of a settled board seen before, carried on to this one, say more than a
+        // search from the record: the run played passes through that board.
+        if let Some(c) = g.candidates.as_mut() {
+            match carry_runs::<G>(c, key, reading, nodes) {
+                Carried::Same => c.unexplained_since = None,
+                Carried::Nothing => {
+                    c.unexplained_since.get_or_insert(at);
+                }
+                Carried::One(run) => {
+                    found = Ok(run);
+                    g.candidates = None;
+                }
+                Carried::Several => {
+                    found = Err(GapSearch::Ambiguous);
+                    g.candidates = None;
+                }
+            }
+        }
+        g.ambiguous = match &found {
+            Err(GapSearch::Ambiguous) => gap_runs::<G>(g.tip(), key, reading, plies + 3, nodes)
+                .map(|runs| {
+                    let candidates = Candidates {
+                        key,
+                        runs,
+                        depth: plies + 3,
+                        unexplained_since: None,
+                    };
+                    (at, candidates)
+                }),
+            _ => None,
+        };
         let Some(lost) = g.lost.as_mut() else {
             return false;
         };
@@ -972,6 +1035,24 @@ impl<G: GameKind> Tracker<G> {
     /// for its press), and if the clock counts as many presses since the gap as it has plies:
     /// recorded, and the gap is over.
     fn accept_search(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let (changed, settle_ms) = (self.sensed_changed_at, self.settings.settle_ms);
+        if let Some(g) = self.game.as_mut() {
+            if let Some((since, _)) = &g.ambiguous
+                && (changed > *since || at >= since.saturating_add(settle_ms))
+                && let Some((since, candidates)) = g.ambiguous.take()
+                && changed <= since
+            {
+                // Settled: its runs are the candidates the next boards are explained by.
+                g.candidates = Some(candidates);
+            }
+            // A board that has stayed so, which they do not explain: play went past them.
+            if let Some(since) = g.candidates.as_ref().and_then(|c| c.unexplained_since)
+                && changed <= since
+                && at >= since.saturating_add(settle_ms)
+            {
+                g.candidates = None;
+            }
+        }
         if self.game.as_ref().is_none_or(|g| g.searched.is_none()) {
             return;
         }
@@ -1404,6 +1485,22 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
+        // The belief taken back below the record, and the board on the record again, or one
+        // legal move on: a hand passing by showed the earlier position (a pawn knocked back
+        // to where it stood); what presses confirmed stands.
+        if let Some(tip) = g.record_tip() {
+            if tip.key == key && tip.reading() == reading() {
+                g.back_to_record(at);
+                self.resolve_open(at, "the board fits the game again", out);
+                return;
+            }
+            if let Some((mv, node)) = tip.move_to(key, reading) {
+                g.back_to_record(at);
+                g.push(mv, node, at);
+                self.resolve_open(at, "the board fits the game again", out);
+                return;
+            }
+        }
         if g.failed_search_key == Some(key) {
             g.unexplained = Some(Unexplained {
                 reading: reading().clone(),
@@ -2198,6 +2295,7 @@ fn explain_gap<G: GameKind>(
         key,
         sensed,
         budget,
+        limit: 2,
         path: Vec::new(),
         found: Vec::new(),
     };
@@ -2222,18 +2320,122 @@ fn explain_gap<G: GameKind>(
     }
     match search.found.len() {
         0 => Err(GapSearch::Nothing),
-        1 => {
-            let run = search.found.remove(0);
-            let mut node = from.clone();
-            let mut path = Vec::with_capacity(run.len());
-            for (k, mv) in run {
-                let next = Node::new(G::play(&node.pos, &mv), k);
-                path.push((mv, next.clone()));
-                node = next;
-            }
-            Ok(path)
-        }
+        1 => Ok(run_from(from, search.found.remove(0))),
         _ => Err(GapSearch::Ambiguous),
+    }
+}
+
+/// The moves of `run` played from `from`, each with its node.
+fn run_from<G: GameKind>(from: &Node<G>, run: Vec<(u64, G::Move)>) -> Run<G> {
+    let mut node = from.clone();
+    let mut path = Vec::with_capacity(run.len());
+    for (k, mv) in run {
+        let next = Node::new(G::play(&node.pos, &mv), k);
+        path.push((mv, next.clone()));
+        node = next;
+    }
+    path
+}
+
+/// At most this many runs are kept as the candidates of an ambiguous board; a board more
+/// explain is not followed.
+const MAX_CANDIDATES: usize = 6;
+
+/// Every run of at most `plies` legal moves from `from` that leads to `sensed` (none of them
+/// through it before its end), if there are at most [`MAX_CANDIDATES`] and the search was not
+/// cut short by `budget` positions.
+fn gap_runs<G: GameKind>(
+    from: &Node<G>,
+    key: u64,
+    sensed: &G::Reading,
+    plies: usize,
+    budget: usize,
+) -> Option<Vec<Run<G>>> {
+    let mut search = GapSearcher::<G> {
+        key,
+        sensed,
+        budget,
+        limit: MAX_CANDIDATES + 1,
+        path: Vec::new(),
+        found: Vec::new(),
+    };
+    search.dfs(from, plies);
+    if search.budget == 0 || search.found.len() > MAX_CANDIDATES || search.found.is_empty() {
+        return None;
+    }
+    Some(
+        search
+            .found
+            .into_iter()
+            .map(|run| run_from(from, run))
+            .collect(),
+    )
+}
+
+/// The runs of a settled board more than one run explains (see [`GameState::candidates`]).
+struct Candidates<G: GameKind> {
+    /// The board's key.
+    key: u64,
+    /// Every run of at most `depth` plies from the record that leads to the board.
+    runs: Vec<Run<G>>,
+    depth: usize,
+    /// Since when the board has shown what no run carried on by a move or two explains.
+    unexplained_since: Option<Millis>,
+}
+
+/// What the candidates say of a board.
+enum Carried<G: GameKind> {
+    /// It is their own board again.
+    Same,
+    /// No candidate carried on by one or two legal moves leads to it.
+    Nothing,
+    /// Exactly one does, and every other candidate has the other side to move (the board's
+    /// new move tells whose turn it was), and every run to their board up to two plies longer
+    /// than it is among them (as for a run the search finds alone): the run played.
+    One(Run<G>),
+    /// Several do, or one does and another with the same side to move does not (it differs
+    /// only in what the board cannot show, such as castling rights).
+    Several,
+}
+
+/// The `candidates` carried on to `sensed` (see [`Carried`]).
+fn carry_runs<G: GameKind>(
+    candidates: &Candidates<G>,
+    key: u64,
+    sensed: &G::Reading,
+    budget: usize,
+) -> Carried<G> {
+    if key == candidates.key {
+        return Carried::Same;
+    }
+    let mut out: Vec<(usize, Run<G>)> = Vec::new();
+    for (i, run) in candidates.runs.iter().enumerate() {
+        let Some((_, end)) = run.last() else {
+            continue;
+        };
+        for more in gap_runs::<G>(end, key, sensed, 2, budget).unwrap_or_default() {
+            let mut longer = run.clone();
+            longer.extend(more);
+            out.push((i, longer));
+        }
+    }
+    match out.len() {
+        0 => Carried::Nothing,
+        1 => {
+            let (i, run) = out.remove(0);
+            let parity = candidates.runs[i].len() % 2;
+            let told_by_turn = candidates
+                .runs
+                .iter()
+                .enumerate()
+                .all(|(k, r)| k == i || r.len() % 2 != parity);
+            if told_by_turn && candidates.runs[i].len() + 2 <= candidates.depth {
+                Carried::One(run)
+            } else {
+                Carried::Several
+            }
+        }
+        _ => Carried::Several,
     }
 }
 
@@ -2262,13 +2464,15 @@ struct GapSearcher<'a, G: GameKind> {
     key: u64,
     sensed: &'a G::Reading,
     budget: usize,
+    /// Runs found after which the search stops.
+    limit: usize,
     path: Vec<(u64, G::Move)>,
     found: Vec<Vec<(u64, G::Move)>>,
 }
 
 impl<G: GameKind> GapSearcher<'_, G> {
     fn dfs(&mut self, node: &Node<G>, left: usize) {
-        if self.found.len() >= 2 || self.budget == 0 || left == 0 {
+        if self.found.len() >= self.limit || self.budget == 0 || left == 0 {
             return;
         }
         self.budget -= 1;
@@ -2277,7 +2481,7 @@ impl<G: GameKind> GapSearcher<'_, G> {
                 let mut run = self.path.clone();
                 run.push((*k, mv.clone()));
                 self.found.push(run);
-                if self.found.len() >= 2 {
+                if self.found.len() >= self.limit {
                     return;
                 }
                 continue;
@@ -2292,7 +2496,7 @@ impl<G: GameKind> GapSearcher<'_, G> {
             self.path.push((*k, mv.clone()));
             self.dfs(&Node::new(next, *k), left - 1);
             self.path.pop();
-            if self.found.len() >= 2 || self.budget == 0 {
+            if self.found.len() >= self.limit || self.budget == 0 {
                 return;
             }
         }

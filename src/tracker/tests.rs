@@ -1267,3 +1267,80 @@ fn a_slide_completed_after_its_press_stands_when_the_kings_then_show_the_result(
         t.events
     );
 }
+
+#[test]
+fn a_board_two_runs_explain_after_a_gap_is_told_by_the_next_move_seen() {
+    // 1... e5 2. Nf3, or 1... e6 2. Nf3 e5: the board cannot tell, until the next move shows
+    // who is to move. A black move: the two-ply run; a white one: the three-ply run.
+    let gap_fields = [
+        ("e7", 0),
+        ("e5", piece::BPAWN),
+        ("g1", 0),
+        ("f3", piece::WKNIGHT),
+    ];
+    for (next, want) in [
+        (
+            ("b8", "c6", piece::BKNIGHT),
+            &["e4", "e5", "Nf3", "Nc6"][..],
+        ),
+        (
+            ("f1", "c4", piece::WBISHOP),
+            &["e4", "e6", "Nf3", "e5", "Bc4"][..],
+        ),
+    ] {
+        let mut t = Table::new(false);
+        t.mv("e2", "e4", piece::WPAWN).wait(1000);
+        t.gap(3000, &gap_fields);
+        t.wait(3000);
+        assert_eq!(t.moves(), ["e4"]);
+        assert!(t.tracker.thread_lost());
+        let (from, to, code) = next;
+        t.mv(from, to, code).wait(1000);
+        assert_eq!(t.moves(), want);
+        assert!(!t.tracker.is_lost());
+        assert!(!t.tracker.thread_lost());
+        let recovered: Vec<_> = t
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                TrackerEvent::Recovered {
+                    from_ply, to_ply, ..
+                } => Some((*from_ply, *to_ply)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(recovered, [(2, want.len() as u32)]);
+        // Tracking goes on as ever.
+        let more = if want.len() % 2 == 0 {
+            ("d2", "d4", piece::WPAWN)
+        } else {
+            ("d7", "d6", piece::BPAWN)
+        };
+        t.mv(more.0, more.1, more.2).wait(1000);
+        assert_eq!(t.moves().len(), want.len() + 1);
+    }
+}
+
+#[test]
+fn a_pawn_knocked_back_to_its_earlier_square_before_the_next_move_takes_nothing_back() {
+    let mut t = Table::new(false);
+    // 1. e4 Nf6 2. e5 Ng8: the board after 1. e4 differs only by the e-pawn's square.
+    let (mut left, right) = t.play_pressed(&[
+        ("e2", "e4", piece::WPAWN),
+        ("g8", "f6", piece::BKNIGHT),
+        ("e4", "e5", piece::WPAWN),
+        ("f6", "g8", piece::BKNIGHT),
+    ]);
+    assert_eq!(t.moves(), ["e4", "Nf6", "e5", "Ng8"]);
+    // 3. d4, the hand knocking the e-pawn back to e4 on its way and setting it right after.
+    t.set(200, "e5", 0).set(30, "e4", piece::WPAWN);
+    t.set(200, "d2", 0).set(100, "d4", piece::WPAWN);
+    t.set(200, "e4", 0).set(30, "e5", piece::WPAWN);
+    left -= 2_000;
+    t.t += 100;
+    t.tracker
+        .clock(t.t, clock(left, right, true), &mut t.events);
+    t.wait(1000);
+    assert_eq!(t.moves(), ["e4", "Nf6", "e5", "Ng8", "d4"]);
+    assert!(!t.kinds().contains(&"takeback"), "{:?}", t.kinds());
+}
