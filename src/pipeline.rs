@@ -21,13 +21,10 @@ use tracing::{debug, info, warn};
 use crate::{
     Millis,
     arbiter::{Judge, LawsSetup, Referee, TogyzReferee},
-    device::{
-        Direction,
-        memory::{self, Continuation, MemoryError, Recording},
-    },
+    device::memory::{self, Continuation, MemoryError, Recording},
     game::{GameKind, chess::ChessGame, togyz::TogyzGame},
     protocol::{
-        FrameReader, Wire,
+        Direction, FrameReader, Wire,
         dgt::{self, BwTime, Mode},
         tgz,
     },

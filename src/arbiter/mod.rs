@@ -44,7 +44,7 @@ pub use togyz::{TogyzReferee, togyz_article};
 
 use crate::{
     Millis,
-    sensor::dgt::ClockReading,
+    sensor::ClockReading,
     tracker::{RecordedMove, TrackerEvent},
 };
 

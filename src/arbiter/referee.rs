@@ -21,7 +21,7 @@ use super::{
 use crate::{
     Millis,
     game::{Outcome, Variant, chess::start_of},
-    sensor::dgt::ClockReading,
+    sensor::ClockReading,
     tracker::{RecordedMove, Side, TrackerEvent, TrackerSettings},
 };
 

@@ -15,7 +15,7 @@ use super::{IrregularityKind, Judge, review_each};
 use crate::{
     Millis,
     game::togyz::{Move, Position, Repetitions, Rules, Side as PitSide},
-    sensor::dgt::ClockReading,
+    sensor::ClockReading,
     tracker::{RecordedMove, Side, TrackerEvent},
 };
 

@@ -10,13 +10,5 @@ pub mod record;
 pub mod replay;
 pub mod serial;
 
-use serde::{Deserialize, Serialize};
-
-/// Which way bytes travelled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Direction {
-    /// From the board to the host (`<` in a capture).
-    FromBoard,
-    /// From the host to the board (`>` in a capture).
-    ToBoard,
-}
+/// Which way bytes travelled (the protocol's; here for the devices' callers).
+pub use crate::protocol::Direction;

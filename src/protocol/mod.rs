@@ -10,3 +10,14 @@ pub mod frame;
 pub mod tgz;
 
 pub use frame::{DecodeWarning, FrameReader, Wire};
+
+use serde::{Deserialize, Serialize};
+
+/// Which way bytes travelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Direction {
+    /// From the board to the host (`<` in a capture).
+    FromBoard,
+    /// From the host to the board (`>` in a capture).
+    ToBoard,
+}

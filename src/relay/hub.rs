@@ -22,7 +22,7 @@ use crate::{
         togyz::{self, notation as tnotation},
     },
     relay::{desk::Desks, page},
-    sensor::dgt::ClockReading,
+    sensor::ClockReading,
     store::{Action, Decision},
     tracker::{RecordedMove, Side, TrackerEvent},
 };

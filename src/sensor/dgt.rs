@@ -14,19 +14,7 @@ use crate::{
     protocol::dgt::{BoardDump, BwTime, hour_flags},
 };
 
-/// Both clocks as a DGT clock reports them, seen from the front.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClockReading {
-    pub left_ms: u64,
-    pub right_ms: u64,
-    /// A clock is running.
-    pub running: bool,
-    /// The lever is high on the right: the right-hand clock runs (the left player pressed).
-    pub lever_right_high: bool,
-    /// The clock shows the left (right) player's flag: fallen, or indicated.
-    pub left_flag: bool,
-    pub right_flag: bool,
-}
+pub use super::ClockReading;
 
 /// Hours-byte bits that show a flag.
 const FLAG: u8 = hour_flags::FLAG_FALLEN | hour_flags::FLAG_INDICATED;

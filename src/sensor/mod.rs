@@ -8,6 +8,21 @@
 pub mod dgt;
 pub mod tgz;
 
+/// Both clocks as a game clock reports them, seen from the front (a DGT clock's BWTIME, read
+/// in `dgt`; the pit board's clock speaks the same frame).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockReading {
+    pub left_ms: u64,
+    pub right_ms: u64,
+    /// A clock is running.
+    pub running: bool,
+    /// The lever is high on the right: the right-hand clock runs (the left player pressed).
+    pub lever_right_high: bool,
+    /// The clock shows the left (right) player's flag: fallen, or indicated.
+    pub left_flag: bool,
+    pub right_flag: bool,
+}
+
 use serde::{Deserialize, Serialize};
 
 /// How the board lies relative to its numbering.

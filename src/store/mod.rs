@@ -40,8 +40,8 @@ pub use self::{
 pub use crate::pairings::Pairing;
 use crate::{
     Millis,
-    device::Direction,
     game::Kind,
+    protocol::Direction,
     sensor::Orientation,
     tracker::event::{RecordedMove, TrackerEvent},
 };

@@ -16,7 +16,7 @@
 //! dropped from that time on (a board's in-memory bound, [`crate::pipeline::RAW_BOUND`], reached
 //! while the store refused writes). See [`RawChunk::is_gap`].
 
-use crate::{Millis, device::Direction};
+use crate::{Millis, protocol::Direction};
 
 /// The only block encoding so far.
 const VERSION: u8 = 1;

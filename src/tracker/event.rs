@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::IrregularityKind;
 use crate::{
     Millis,
-    arbiter::IrregularityKind,
     game::{GameKind, Outcome},
     sensor::Orientation,
 };

@@ -12,17 +12,18 @@
 //! Pure: time is an argument; the same inputs always give the same events.
 
 pub mod event;
+pub mod irregularity;
 mod presses;
 
 pub use event::{RecordedMove, RecoverySource, Side, TrackerEvent};
+pub use irregularity::IrregularityKind;
 
 use std::cell::OnceCell;
 
 use crate::{
     Millis,
-    arbiter::IrregularityKind,
     game::{Departure, GameKind, Outcome, Variant},
-    sensor::{Orientation, Sensed, dgt::ClockReading},
+    sensor::{ClockReading, Orientation, Sensed},
 };
 
 /// Timing and policy knobs of the tracker. `Default` is for chess;
@@ -2291,14 +2292,7 @@ fn explain_gap<G: GameKind>(
     plies: usize,
     budget: usize,
 ) -> Result<Run<G>, GapSearch> {
-    let mut search = GapSearcher::<G> {
-        key,
-        sensed,
-        budget,
-        limit: 2,
-        path: Vec::new(),
-        found: Vec::new(),
-    };
+    let mut search = GapSearcher::<G>::new(key, sensed, budget, 2);
     let shortest = G::plies_needed(&from.pos, sensed).max(1);
     // Deepen until a run is found; then look two plies past it for any other.
     let mut depth = shortest;
@@ -2351,14 +2345,7 @@ fn gap_runs<G: GameKind>(
     plies: usize,
     budget: usize,
 ) -> Option<Vec<Run<G>>> {
-    let mut search = GapSearcher::<G> {
-        key,
-        sensed,
-        budget,
-        limit: MAX_CANDIDATES + 1,
-        path: Vec::new(),
-        found: Vec::new(),
-    };
+    let mut search = GapSearcher::<G>::new(key, sensed, budget, MAX_CANDIDATES + 1);
     search.dfs(from, plies);
     if search.budget == 0 || search.found.len() > MAX_CANDIDATES || search.found.is_empty() {
         return None;
@@ -2470,7 +2457,20 @@ struct GapSearcher<'a, G: GameKind> {
     found: Vec<Vec<(u64, G::Move)>>,
 }
 
-impl<G: GameKind> GapSearcher<'_, G> {
+impl<'a, G: GameKind> GapSearcher<'a, G> {
+    /// A search for `sensed` (its key `key`) that expands at most `budget` positions and stops
+    /// at `limit` runs found.
+    fn new(key: u64, sensed: &'a G::Reading, budget: usize, limit: usize) -> Self {
+        GapSearcher {
+            key,
+            sensed,
+            budget,
+            limit,
+            path: Vec::new(),
+            found: Vec::new(),
+        }
+    }
+
     fn dfs(&mut self, node: &Node<G>, left: usize) {
         if self.found.len() >= self.limit || self.budget == 0 || left == 0 {
             return;

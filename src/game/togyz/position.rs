@@ -16,12 +16,8 @@ pub const TOTAL: u8 = 162;
 /// A store holding this many ends the game ([KG 3.1]).
 pub const WIN: u8 = 82;
 
-/// A player: white ("ак") moves first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Side {
-    White,
-    Black,
-}
+/// A player: white ("ак") moves first (the wire's, `protocol::tgz`).
+pub use crate::protocol::tgz::Side;
 
 impl Side {
     /// The opponent.

@@ -3,8 +3,9 @@
 //! Every frame is `id len_hi len_lo payload...` (length counting the header); counts go as two
 //! 7-bit bytes, high first. The DGT messages are encoded by [`crate::protocol::dgt`].
 
+use super::Side;
 use super::{Frame, id};
-use crate::{game::togyz::Side, protocol::dgt};
+use crate::protocol::dgt;
 
 fn header(out: &mut Vec<u8>, id: u8, payload_len: usize) {
     let total = payload_len + 3;

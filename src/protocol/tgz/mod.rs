@@ -8,10 +8,15 @@
 //! encoded in `encode.rs`, commands in `command.rs`. Counts and tuz bytes are checked for range
 //! here; whether they make a position is the sensor's and the tracker's business. No I/O.
 
-use crate::{
-    game::togyz::Side,
-    protocol::dgt::{BwTime, MessageId},
-};
+use crate::protocol::dgt::{BwTime, MessageId};
+
+/// A player, as TUZ_UPDATE names one: white ("ак") moves first. The game's rules about sides
+/// are `game::togyz`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    White,
+    Black,
+}
 
 /// Message ids, board to host.
 pub mod id {

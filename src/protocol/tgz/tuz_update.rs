@@ -4,13 +4,10 @@
 use nom::{Parser, number::complete::u8 as byte};
 
 use super::{
-    Frame, MAX_TUZ_PIT, id,
+    Frame, MAX_TUZ_PIT, Side, id,
     parse::{in_range, split_frame_for},
 };
-use crate::{
-    game::togyz::Side,
-    protocol::dgt::{FrameError, PResult, run_payload},
-};
+use crate::protocol::dgt::{FrameError, PResult, run_payload};
 
 fn update(p: &[u8]) -> PResult<'_, Frame> {
     let (rest, (player, pit)) = (byte, byte).parse(p)?;
