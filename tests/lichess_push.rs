@@ -20,7 +20,7 @@ use axum::{
 };
 use boardscribe::{
     emulator::games_from_pgn,
-    export::folder::round_pgn,
+    export::round::round_pgn,
     game::Kind,
     pairings::Pairing,
     relay::lichess::{Backoff, LichessPush},

@@ -9,10 +9,11 @@ use std::{
 
 use boardscribe::{
     device::Direction,
-    export::folder::{FolderRelay, round_pgn},
+    export::round::round_pgn,
     export::{self, ExportError, Format},
     game::{Kind, Outcome},
     pairings,
+    relay::folder::FolderRelay,
     sensor::Orientation,
     store::{
         BoardId, GameId, GameRecord, RawBuffer, RawChunk, RoundInfo, Store, StoreError, Write,

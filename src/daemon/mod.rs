@@ -35,15 +35,12 @@ use crate::{
     arbiter::{Federation, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
     config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
-    export::{
-        folder::{self, FolderRelay},
-        pgn::ClockFormat,
-    },
+    export::{pgn::ClockFormat, round},
     game::Variant,
     metrics::Metrics,
     notify::{Notifier, status_line},
     pipeline::{Dgt, Tgz},
-    relay::{self, Hub, RelayExtras, Token, lichess::LichessPush},
+    relay::{self, Hub, RelayExtras, Token, folder::FolderRelay, lichess::LichessPush},
     sensor::dgt::ClockLayout,
     store::{RoundInfo, Store},
     tracker::TrackerEvent,
@@ -684,7 +681,7 @@ pub async fn record_fleet(
         relays.spawn(push.run(changes.subscribe(), move || {
             reader.round().map(|r| {
                 r.map_or_else(String::new, |(round, games)| {
-                    folder::round_pgn_clk(&games, round, clk)
+                    round::round_pgn_clk(&games, round, clk)
                 })
             })
         }));

@@ -1,5 +1,5 @@
-//! Exports from the store: PGN, JSON, printable scoresheets (HTML and PDF) and LiveChess-style
-//! folders ([`folder`]).
+//! Exports from the store: PGN, JSON, printable scoresheets (HTML and PDF), and a round as a
+//! broadcast reads it ([`round`]; the LiveChess-style folders that write it are `relay::folder`).
 //!
 //! Flow: [`export`] reads one game or all games from the [`Store`] and renders them with
 //! [`pgn::pgn_all`] or [`json::json`]; the renderers are pure functions of [`GameRecord`]s (and,
@@ -8,10 +8,10 @@
 //! [`scoresheet::Scoresheet::from_game`] and writes it as HTML ([`scoresheet::html`]) or PDF
 //! ([`pdf::pdf`]).
 
-pub mod folder;
 pub mod json;
 pub mod pdf;
 pub mod pgn;
+pub mod round;
 pub mod scoresheet;
 
 pub use self::{

@@ -24,7 +24,7 @@ use reqwest::{
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use crate::export::folder::FolderConfig;
+use super::folder::FolderConfig;
 
 /// Where Lichess is, unless the config says otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://lichess.org";
@@ -283,7 +283,7 @@ impl LichessPush {
 
     /// Pushes `body()` now and after every change on `changes`, until the sender is dropped.
     ///
-    /// `body` reads the round (e.g. [`round_pgn`](crate::export::folder::round_pgn) of
+    /// `body` reads the round (e.g. [`round_pgn`](crate::export::round::round_pgn) of
     /// `Store::round_games`); it runs on a blocking thread. An empty body is not pushed.
     pub async fn run<F, E>(self, mut changes: watch::Receiver<u64>, body: F)
     where

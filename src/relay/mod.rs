@@ -8,9 +8,11 @@
 //! [`crate::store`]; SQLite's busy timeout serialises them with the recording writer. A decision
 //! that changes the moves of a game a board is recording (resume, correct) is handed to that
 //! board's task through its [`desk`], which applies it between two reads of its port.
-//! [`lichess`] pushes the round PGN to a Lichess broadcast round after each change.
+//! [`lichess`] pushes the round PGN to a Lichess broadcast round after each change, [`folder`]
+//! writes it as LiveChess-style folders.
 
 pub mod desk;
+pub mod folder;
 pub mod hub;
 pub mod lichess;
 pub mod page;

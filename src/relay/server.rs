@@ -42,7 +42,7 @@ use tracing::{error, warn};
 
 use crate::{
     device::serial::now_ms,
-    export::{folder, pgn, pgn::ClockFormat},
+    export::{pgn, pgn::ClockFormat, round},
     metrics::Metrics,
     pairings::{self, PairingsFormat},
     relay::{
@@ -195,7 +195,7 @@ impl ReaderState {
             return Ok(r.clone());
         }
         let text = match self.store()?.round_info()? {
-            Some(info) => folder::round_pgn_clk(
+            Some(info) => round::round_pgn_clk(
                 &self.store()?.round_games(info.round)?,
                 info.round,
                 self.clk,

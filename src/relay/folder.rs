@@ -3,13 +3,12 @@
 //!
 //! Flow: after a change, the caller reads the round's games from the store
 //! ([`Store::round_games`](crate::store::Store::round_games)) and calls
-//! [`FolderRelay::write_round`] (or runs [`FolderRelay::run`], which does so on each change); [`broadcast_games`] picks one game per board, each is rendered
-//! with [`pgn`], and every file whose text changed is replaced atomically (a hidden temporary file
+//! [`FolderRelay::write_round`] (or runs [`FolderRelay::run`], which does so on each change);
+//! [`broadcast_games`] picks one game per board, each is rendered with
+//! [`pgn_clk`], and every file whose text changed is replaced atomically (a hidden temporary file
 //! in the same folder, fsync, rename, fsync of the folder). Unchanged files are not touched, so
 //! watchers see a write only when a game changed.
 //!
-//! Which games: those of the round; per board number the newest game with a move, else the newest
-//! (a start position set up after a game ended is the next round's, not a replacement).
 //! `game-M.pgn` is written for games whose board has a number M; a game on a board without a number
 //! is only in `games.pgn` (after the numbered ones, by board name), as watchers that prefer
 //! `game-M.pgn` files would mis-number it. `game-M.pgn` files of boards no longer in the round are
@@ -25,8 +24,13 @@ use std::{
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::pgn::{ClockFormat, pgn_clk};
-use crate::store::GameRecord;
+use crate::{
+    export::{
+        pgn::{ClockFormat, pgn_clk},
+        round::{broadcast_games, games_pgn},
+    },
+    store::GameRecord,
+};
 
 /// `[relay.folder]` in the venue config.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -104,7 +108,7 @@ impl FolderRelay {
                 )?);
             }
         }
-        let all = join(&selected, self.clk);
+        let all = games_pgn(&selected, self.clk);
         let games_pgn = dir.join("games.pgn");
         if selected.is_empty() {
             changed += usize::from(remove(&games_pgn)?);
@@ -171,61 +175,6 @@ impl FolderRelay {
             }
         }
     }
-}
-
-/// The round's PGN as a broadcast reads it: [`broadcast_games`], each as [`pgn`], a blank line
-/// between games (the text of `games.pgn`, and what is pushed to Lichess).
-pub fn round_pgn(games: &[GameRecord], round: u32) -> String {
-    round_pgn_clk(games, round, ClockFormat::default())
-}
-
-/// [`round_pgn`] with clocks written in `clk`.
-pub fn round_pgn_clk(games: &[GameRecord], round: u32, clk: ClockFormat) -> String {
-    join(&broadcast_games(games, round), clk)
-}
-
-/// One game per board of round `round`, as the module doc says: numbered boards by number,
-/// then unnumbered boards by name.
-pub fn broadcast_games(games: &[GameRecord], round: u32) -> Vec<&GameRecord> {
-    let mut picked: Vec<&GameRecord> = Vec::new();
-    for g in games.iter().filter(|g| g.round == Some(round)) {
-        let same_board = |p: &&GameRecord| match g.board_no {
-            Some(n) => p.board_no == Some(n),
-            None => p.board_no.is_none() && p.board == g.board,
-        };
-        match picked.iter().position(same_board) {
-            None => picked.push(g),
-            Some(i) => {
-                let old = picked[i];
-                // More moves wins over none; otherwise the newer game.
-                let better = match (old.moves.is_empty(), g.moves.is_empty()) {
-                    (true, false) => true,
-                    (false, true) => false,
-                    _ => g.id > old.id,
-                };
-                if better {
-                    picked[i] = g;
-                }
-            }
-        }
-    }
-    picked.sort_by(|a, b| {
-        (a.board_no.is_none(), a.board_no, &a.board_name, a.id).cmp(&(
-            b.board_no.is_none(),
-            b.board_no,
-            &b.board_name,
-            b.id,
-        ))
-    });
-    picked
-}
-
-fn join(games: &[&GameRecord], clk: ClockFormat) -> String {
-    games
-        .iter()
-        .map(|g| pgn_clk(g, clk))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// `M` of a `game-M.pgn` file name.
