@@ -21,7 +21,7 @@ use crate::{
         Kind,
         togyz::{self, notation as tnotation},
     },
-    relay::{desk::Desks, page},
+    relay::{desk::Desks, svg},
     sensor::ClockReading,
     store::{Action, Decision},
     tracker::{RecordedMove, Side, TrackerEvent},
@@ -171,7 +171,7 @@ pub struct BoardSnapshot {
     pub result: Option<String>,
     pub result_final: bool,
     pub termination: Option<String>,
-    /// The position as an SVG board (see [`page::board_svg`], [`page::togyz_svg`]).
+    /// The position as an SVG board (see [`svg::board_svg`], [`svg::togyz_svg`]).
     pub svg: String,
 }
 
@@ -446,11 +446,11 @@ impl BoardLive {
         let fen = self.fen();
         let (svg, togyz) = match self.kind {
             Kind::Chess => (
-                page::board_svg(&fen, last_move.as_ref().and_then(|m| m.uci.as_deref())),
+                svg::board_svg(&fen, last_move.as_ref().and_then(|m| m.uci.as_deref())),
                 None,
             ),
             Kind::Togyz => (
-                page::togyz_svg(&fen, self.plies.last().and_then(|p| p.pits)),
+                svg::togyz_svg(&fen, self.plies.last().and_then(|p| p.pits)),
                 togyz_live(&fen),
             ),
         };

@@ -17,6 +17,7 @@ pub mod hub;
 pub mod lichess;
 pub mod page;
 pub mod server;
+pub mod svg;
 
 pub use self::{
     hub::{BoardSnapshot, Hub, LiveEvent},
