@@ -792,6 +792,11 @@ impl EeRecorder {
         }
     }
 
+    /// The squares as the board stands now (board numbering).
+    pub fn board(&self) -> &[u8; 64] {
+        &self.board
+    }
+
     /// The tokens written so far, oldest first.
     pub fn tokens(&self) -> Vec<EeToken> {
         self.tokens.iter().copied().collect()

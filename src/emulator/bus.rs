@@ -113,11 +113,10 @@ struct ChainBoard<'a> {
     body_start_ms: Millis,
     next: usize,
     start: Option<Instant>,
-    board: [u8; 64],
     clock: BwTime,
     /// Changes the host has not asked for yet.
     pending: Vec<EeToken>,
-    /// Everything the board wrote, as its EEPROM ring holds it.
+    /// Everything the board wrote, as its EEPROM ring holds it, and its squares now.
     memory: EeRecorder,
     /// The data of the last UPDATE sent (for REPEAT_CHANGES).
     last_sent: Vec<u8>,
@@ -138,7 +137,6 @@ impl<'a> ChainBoard<'a> {
             body_start_ms: script.body_start_ms,
             next: 0,
             start: None,
-            board: script.start_dump.0,
             clock: script.initial_clock,
             pending: Vec::new(),
             memory: EeRecorder::power_up(&script.start_dump.0),
@@ -168,9 +166,6 @@ impl<'a> ChainBoard<'a> {
             };
             let mut written = Vec::new();
             if let Frame::FieldUpdate { square, piece } = f {
-                if let Some(s) = self.board.get_mut(usize::from(*square)) {
-                    *s = *piece;
-                }
                 written.extend(self.memory.field_token(e.at_ms, *square, *piece));
             } else {
                 log_tokens(f, false, &mut self.clock, &mut written);
@@ -197,7 +192,7 @@ impl<'a> ChainBoard<'a> {
     fn answer(&mut self, cmd: BusCommand) -> Option<Vec<u8>> {
         let (id, data) = match cmd {
             BusCommand::Ping => (bus_id::PING, Vec::new()),
-            BusCommand::SendBoard => (bus_id::BRD_DUMP, self.board.to_vec()),
+            BusCommand::SendBoard => (bus_id::BRD_DUMP, self.memory.board().to_vec()),
             BusCommand::SendClock => (bus_id::BWTIME, self.clock.0.to_vec()),
             BusCommand::SendChanges => {
                 let mut data = Vec::new();
