@@ -2,8 +2,9 @@
 //! Fuzzes the bus master's input path: arbitrary bytes from the line (a bus-mode frame reader,
 //! then `BusMaster::on_reply`, `fold_reply` and `fold_in_order`) between commands and time-outs.
 //! Properties: no panic; never two commands in flight; a board reported lost was joined before; a
-//! reply is passed on only with a good checksum; read in order against a known clock, a reply
-//! gives the same board frames, with presses between them.
+//! reply is passed on only with a good checksum; memory is reported unread only for a board it
+//! was asked of; read in order against a known clock, a reply gives the same board frames, with
+//! presses between them.
 
 use boardscribe::{
     bus::{BoardInput, BusMaster, MasterSettings, fold_in_order, fold_reply},
@@ -20,11 +21,19 @@ fuzz_target!(|data: &[u8]| {
     let mut reader = FrameReader::with_wire(Mode::Bus);
     let mut now = 0u64;
     let mut joined = std::collections::BTreeSet::new();
+    let mut asked = std::collections::BTreeSet::new();
     for chunk in data.chunks(7) {
         let Some((&op, bytes)) = chunk.split_first() else {
             continue;
         };
         now += u64::from(op & 0x3f);
+        if op & 0x80 != 0 {
+            // After a gap the daemon asks for a board's log since its start tag.
+            let address = if op & 0x01 != 0 { 0x401 } else { 1 };
+            if master.want_memory(address) {
+                asked.insert(address);
+            }
+        }
         if op & 0x40 != 0 {
             if let Some(d) = master.deadline() {
                 now = now.max(d);
@@ -63,6 +72,9 @@ fuzz_target!(|data: &[u8]| {
                         }
                     }
                     BoardInput::Lost { .. } => unreachable!("lost on a reply"),
+                    BoardInput::MemoryNotRead { address } => {
+                        assert!(asked.contains(&address), "memory not asked for: {address}");
+                    }
                 }
             }
         }
