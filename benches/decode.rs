@@ -5,7 +5,8 @@
 use std::hint::black_box;
 
 use boardscribe::{
-    device::{Direction, capture::parse_capture},
+    capture::parse_capture,
+    device::Direction,
     protocol::{FrameReader, dgt::Mode},
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

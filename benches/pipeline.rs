@@ -14,15 +14,17 @@
 use std::hint::black_box;
 
 use boardscribe::{
-    device::{Direction, capture::parse_capture, replay::replay_reader},
+    capture::parse_capture,
+    device::Direction,
     game::chess::ChessGame,
     pipeline::DgtPipeline,
     protocol::{
         FrameReader,
         dgt::{Frame, Mode},
     },
+    replay::replay_reader,
     sensor::dgt::{ClockReading, DgtBoardState},
-    store::{BoardId, Store},
+    store::Store,
     tracker::{GapSearch, Tracker, TrackerEvent, TrackerSettings, search_gap},
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -96,12 +98,12 @@ fn pipeline(c: &mut Criterion) {
         b.iter(|| {
             let mut moves = 0;
             for game in &games {
-                let mut p = DgtPipeline::fresh(BoardId(1));
+                let mut p = DgtPipeline::fresh();
                 for (t, f) in game {
                     p.feed_frame(*t, f.clone());
                 }
                 p.flush(game.last().map_or(0, |x| x.0));
-                moves += p.pending_writes();
+                moves += p.pending_events();
             }
             black_box(moves)
         })

@@ -25,8 +25,9 @@ use std::{
 
 use boardscribe::{
     arbiter::LawsSetup,
+    capture::parse_capture,
     daemon,
-    device::{Direction, capture::parse_capture},
+    device::Direction,
     emulator::{
         self, BoardScript, EmulatorOptions, EventKind, Payload, PgnGame, PtyFleet, PtyOptions,
         PtyScript,

@@ -1,8 +1,8 @@
 //! Debug aid: script one corpus game with the emulator and show what the tracker records.
 //! `cargo run --release --example debug_game -- FILE INDEX SEED SCALE [ROTATED]`
 use boardscribe::{
-    device::replay::replay_reader,
     emulator::{self, EmulatorOptions},
+    replay::replay_reader,
     store::Store,
 };
 

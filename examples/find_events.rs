@@ -2,8 +2,8 @@
 //! where the tracker recorded revisions or takebacks (none are scripted).
 //! `cargo run --release --example find_events -- FILE SCALE [SEED_OFFSET]`
 use boardscribe::{
-    device::replay::replay_reader,
     emulator::{self, EmulatorOptions},
+    replay::replay_reader,
     store::Store,
     tracker::TrackerEvent,
 };

@@ -2,7 +2,7 @@
 //! `cargo run --release --example profile_replay -- 500`, or under `perf stat -e instructions`
 //! for comparisons that a busy machine does not blur. `PROFILE_IN_MEMORY=1` keeps the database
 //! in memory (no file I/O).
-use boardscribe::{device::replay::replay_reader, store::Store};
+use boardscribe::{replay::replay_reader, store::Store};
 
 fn main() {
     let n: usize = std::env::args()

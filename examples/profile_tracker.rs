@@ -1,10 +1,10 @@
 //! Profiling aid: the three real captures through sensor + tracker, N times (no store).
 //! `cargo run --release --example profile_tracker -- 200` (or under valgrind --tool=callgrind).
 use boardscribe::{
-    device::{Direction, capture::parse_capture},
+    capture::parse_capture,
+    device::Direction,
     pipeline::DgtPipeline,
     protocol::{FrameReader, dgt::Mode},
-    store::BoardId,
 };
 
 fn main() {
@@ -33,12 +33,12 @@ fn main() {
     let mut total = 0;
     for _ in 0..n {
         for g in &games {
-            let mut p = DgtPipeline::fresh(BoardId(1));
+            let mut p = DgtPipeline::fresh();
             for (t, f) in g {
                 p.feed_frame(*t, f.clone());
             }
             p.flush(g.last().unwrap().0);
-            total += p.pending_writes();
+            total += p.pending_events();
         }
     }
     let frames: usize = games.iter().map(Vec::len).sum::<usize>() * n;

@@ -14,25 +14,22 @@
 //! (systemd readiness, status and watchdog).
 #![forbid(unsafe_code)]
 
-pub mod arbiter;
-pub mod bus;
 pub mod cli;
 pub mod config;
 pub mod daemon;
 pub mod device;
-pub mod emulator;
 pub mod export;
-pub mod game;
 pub mod metrics;
 pub mod notify;
 pub mod pairings;
-pub mod pipeline;
-pub mod protocol;
+pub mod recorder;
 pub mod relay;
-pub mod sensor;
+pub mod replay;
 pub mod store;
-pub mod tracker;
 
-/// Milliseconds on a stream's clock: since the Unix epoch for live boards, since the start of
-/// the capture for replays.
-pub type Millis = u64;
+/// The pure floors, from `boardscribe-core`, under the names the daemon has always used.
+pub use boardscribe_core::{
+    Millis, arbiter, bus, capture, game, memory, pipeline, protocol, sensor, tracker,
+};
+/// The emulated boards (`boardscribe-emulator`): `demo`, the tests and the benches play on them.
+pub use boardscribe_emulator as emulator;

@@ -8,13 +8,13 @@ use std::collections::HashMap;
 
 use boardscribe::{
     arbiter::{AutoEnd, Federation, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
-    device::replay::replay_reader_with,
     emulator::{
         self, BoardScript, EmulatorOptions, IllegalKind, IrregularityScript, Payload, PgnGame,
         ScriptedIrregularity, WrongStartKind,
     },
     export,
     protocol::dgt::{BwTime, Frame, hour_flags},
+    replay::replay_reader_with,
     store::{EventRecord, GameRecord, Store},
 };
 use rand::{SeedableRng, seq::IndexedRandom};

@@ -11,11 +11,11 @@ use std::{
 };
 
 use boardscribe::{
-    device::replay::{replay_file, replay_reader},
     emulator::{
         EmulatorOptions, IllegalKind, IrregularityScript, PgnGame, ScriptedIrregularity, script_pgn,
     },
     export::{self, ExportOptions, Format},
+    replay::{replay_file, replay_reader},
     store::{Action, DecisionError, GameId, ResultReason, Ruling, Store},
 };
 use serde_json::Value;

@@ -20,13 +20,14 @@ use std::{
 
 use boardscribe::{
     Millis,
-    device::{Direction, replay::replay_reader},
+    device::Direction,
     emulator::{self, BoardScript, EmulatorOptions, Payload, PgnGame},
     pipeline::PipelineStats,
     protocol::{
         FrameReader,
         dgt::{Frame, Mode},
     },
+    replay::replay_reader,
     sensor::dgt::ClockReading,
     store::Store,
 };

@@ -23,9 +23,10 @@ use std::{
 use boardscribe::{
     arbiter::LawsSetup,
     bus::{MasterSettings, address_from_serial, wire_ms},
+    capture,
     config::{BoardConfig, BoardKind, BusBoardConfig, BusConfig, Locator},
     daemon,
-    device::{Direction, capture},
+    device::Direction,
     emulator::{self, BoardScript, BusChainOptions, BusFault, EmulatorOptions, PgnGame, PtyEvent},
     sensor::dgt::ClockLayout,
     store::Store,
@@ -261,7 +262,7 @@ fn alone_at_ms(script: &BoardScript) -> HashMap<u32, u64> {
         ..LawsSetup::default()
     };
     let text = script.to_capture_text();
-    boardscribe::device::replay::replay_reader_with(
+    boardscribe::replay::replay_reader_with(
         &mut store,
         "alone",
         "alone",
@@ -366,7 +367,7 @@ async fn sixteen_boards_on_one_pty_record_every_game_in_time() {
         time_control: Some("15+10".parse().unwrap()),
         ..LawsSetup::default()
     };
-    boardscribe::device::replay::replay_reader_with(
+    boardscribe::replay::replay_reader_with(
         &mut replay,
         "bus board 4",
         "bus board 4",
@@ -769,6 +770,7 @@ fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() 
         emulator::Payload,
         pipeline::Pipeline,
         protocol::dgt::{BusReply, Frame, MessageId, bus_id, encode_ee_tokens},
+        recorder::Recorder,
         store::{BoardId, Write},
         tracker::Tracker,
     };
@@ -811,11 +813,9 @@ fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() 
         let end = body.last().unwrap().at_ms - t0 + 5000;
         for period in [60u64, 300] {
             for phase in (0..period).step_by(50) {
-                let mut p = Pipeline::<DgtBus>::new(
-                    BoardId(1),
-                    Tracker::new(laws.tracker_settings()),
-                    laws.referee(),
-                );
+                let pipeline =
+                    Pipeline::<DgtBus>::new(Tracker::new(laws.tracker_settings()), laws.referee());
+                let mut p = Recorder::new(BoardId(1), pipeline);
                 p.feed_split(0, reply(bus_id::BRD_DUMP, script.start_dump.0.to_vec()));
                 let mut clock = script.initial_clock;
                 p.feed_split(10, reply(bus_id::BWTIME, clock.0.to_vec()));

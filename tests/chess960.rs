@@ -11,19 +11,17 @@ use boardscribe::{
     arbiter::LawsSetup,
     config::{BoardConfig, BoardKind, Locator},
     daemon::board::prepare,
-    device::{
-        Direction,
-        memory::{
-            self, EeRecorder, Recording, games_from_log, games_from_log_in, log_from_bytes,
-            parse_log,
-        },
-        replay::replay_reader_with,
-    },
+    device::Direction,
     emulator::{self, BoardScript, EmulatorOptions, EventKind, Payload, Style},
     export::{json::json, pgn::pgn},
     game::{GameKind, Kind, Variant, chess::ChessGame},
+    memory::{
+        self, EeRecorder, Recording, games_from_log, games_from_log_in, log_from_bytes, parse_log,
+    },
     pipeline::{Dgt, Pipeline},
     protocol::dgt::{BoardDump, Frame},
+    recorder::Recorder,
+    replay::replay_reader_with,
     sensor::{Orientation, dgt::ClockLayout},
     store::{GameRecord, Store},
     tracker::{Tracker, TrackerEvent},
@@ -430,11 +428,9 @@ fn a_chess960_game_resumes_after_a_restart_from_its_stored_start() {
     {
         let mut store = Store::open(&db).unwrap();
         let board = store.board(&cfg.name, Kind::Chess).unwrap();
-        let mut p = Pipeline::<Dgt>::new(
-            board,
-            Tracker::new(laws().tracker_settings()),
-            laws().referee(),
-        );
+        let pipeline =
+            Pipeline::<Dgt>::new(Tracker::new(laws().tracker_settings()), laws().referee());
+        let mut p = Recorder::new(board, pipeline);
         for (t, dir, bytes) in script.to_chunks() {
             if t >= restart_at {
                 break;
@@ -472,7 +468,7 @@ fn a_chess960_game_resumes_after_a_restart_from_its_stored_start() {
     .unwrap();
     let mut referee = laws().referee();
     boardscribe::arbiter::Judge::resume(&mut referee, Some(&start), &open.moves);
-    let mut p = Pipeline::<Dgt>::new(spec.id, tracker, referee);
+    let mut p = Recorder::new(spec.id, Pipeline::<Dgt>::new(tracker, referee));
     // A reopened board answers with a dump of what stands on it, then play goes on.
     let board_now: BoardDump = script.plies[cut - 1].board_after;
     p.feed_frame(restart_at, Frame::BoardDump(board_now));

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use boardscribe::{
     arbiter::{Laws, LawsConfig, LawsSetup},
-    device::replay::replay_reader_with,
     emulator::{self, EmulatorOptions, PgnGame},
+    replay::replay_reader_with,
     store::Store,
     tracker::TrackerEvent,
 };

@@ -24,11 +24,11 @@ use std::{
 
 use boardscribe::{
     arbiter::LawsSetup,
+    capture::{Chunk, parse_capture},
     daemon::{self, PageLimit},
-    device::capture::{Chunk, parse_capture},
     emulator::{self, EmulatorOptions, PgnGame, PtyEvent, PtyOptions},
     game::Kind,
-    pipeline::{DgtPipeline, Pipeline},
+    recorder::{DgtRecorder, Recorder},
     relay::{Hub, RelayExtras},
     store::{RawChunk, Store, StoreError, Write},
     tracker::TrackerEvent,
@@ -172,9 +172,9 @@ fn recorded_uci(store: &Store, name: &str) -> Vec<Vec<String>> {
 
 /// The moves a fresh pipeline finds in raw reads (the stored stream replayed).
 fn replayed_uci(chunks: &[RawChunk]) -> Vec<String> {
-    let mut p = DgtPipeline::fresh(boardscribe::store::BoardId(0));
+    let mut p = DgtRecorder::fresh(boardscribe::store::BoardId(0));
     let mut moves = Vec::new();
-    let mut take = |p: &mut DgtPipeline| {
+    let mut take = |p: &mut DgtRecorder| {
         for w in p.take_writes() {
             if let Write::Event {
                 event: TrackerEvent::Move(m),
@@ -417,7 +417,7 @@ fn raw_beyond_the_bound_is_dropped_counted_and_marked() {
     let mut store = Store::open(&dir.path().join("bound.db")).unwrap();
     let board = store.board("arnsholt-2", Kind::Chess).unwrap();
     const BOUND: usize = 1024;
-    let mut pipeline = Pipeline::fresh(board).with_raw_bound(BOUND);
+    let mut pipeline = Recorder::fresh(board).with_raw_bound(BOUND);
 
     // A third of the capture stored, a third while the store is full, a third after.
     let n = capture.chunks.len();

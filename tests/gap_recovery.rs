@@ -27,11 +27,13 @@ use std::path::Path;
 use boardscribe::{
     Millis,
     arbiter::{IrregularityKind, Laws, LawsConfig, LawsSetup},
-    device::{Direction, memory::EeRecorder},
+    device::Direction,
     emulator::{self, BoardScript, EmulatorOptions, Payload, PgnGame},
     game::Kind,
+    memory::EeRecorder,
     pipeline::DgtPipeline,
     protocol::dgt::{BoardDump, BwTime, Frame, piece},
+    recorder::DgtRecorder,
     store::{BoardId, Store, Write},
     tracker::Tracker,
 };
@@ -139,7 +141,7 @@ const ARBITER_AFTER_MS: Millis = 5_000;
 /// scoresheets show (every ply pressed by `at`), as the admin API and the board's task do it.
 fn arbiter_resumes(
     store: &mut Store,
-    pipeline: &mut DgtPipeline,
+    pipeline: &mut DgtRecorder,
     script: &BoardScript,
     at: Millis,
 ) -> usize {
@@ -167,17 +169,18 @@ fn arbiter_resumes(
     moves.len()
 }
 
-fn write(store: &mut Store, pipeline: &mut DgtPipeline) {
+fn write(store: &mut Store, pipeline: &mut DgtRecorder) {
     let writes: Vec<Write> = pipeline.take_writes();
     store.write_batch(&writes).unwrap();
 }
 
-fn fresh_pipeline(id: BoardId, laws: &LawsSetup) -> DgtPipeline {
-    DgtPipeline::new(id, Tracker::new(laws.tracker_settings()), laws.referee())
+fn fresh_pipeline(id: BoardId, laws: &LawsSetup) -> DgtRecorder {
+    let pipeline = DgtPipeline::new(Tracker::new(laws.tracker_settings()), laws.referee());
+    DgtRecorder::new(id, pipeline)
 }
 
 /// What `prepare` does at a daemon start: the open game resumed from the store.
-fn resumed_pipeline(store: &Store, id: BoardId, laws: &LawsSetup, at: Millis) -> DgtPipeline {
+fn resumed_pipeline(store: &Store, id: BoardId, laws: &LawsSetup, at: Millis) -> DgtRecorder {
     let Some(open) = store.open_game(id).unwrap() else {
         return fresh_pipeline(id, laws);
     };
@@ -191,7 +194,7 @@ fn resumed_pipeline(store: &Store, id: BoardId, laws: &LawsSetup, at: Millis) ->
     .unwrap();
     let mut judge = laws.referee();
     judge.resume(None, &open.moves);
-    DgtPipeline::new(id, tracker, judge)
+    DgtRecorder::new(id, DgtPipeline::new(tracker, judge))
 }
 
 /// Each ply's UCI with the clocks its press showed (White's clock on the left).
@@ -389,7 +392,7 @@ fn run(trial: &Trial, games: &[PgnGame]) -> Outcome {
 fn reconnect(
     trial: &Trial,
     store: &mut Store,
-    pipeline: &mut DgtPipeline,
+    pipeline: &mut DgtRecorder,
     board: &mut EmulatedBoard,
     id: BoardId,
     laws: &LawsSetup,
@@ -413,7 +416,7 @@ fn reconnect(
 
 /// What the session does with a board heard again: its memory first when the pipeline asks
 /// for it, then the start-up's dump and clock.
-fn hear_again(trial: &Trial, pipeline: &mut DgtPipeline, board: &mut EmulatedBoard, at: Millis) {
+fn hear_again(trial: &Trial, pipeline: &mut DgtRecorder, board: &mut EmulatedBoard, at: Millis) {
     if pipeline.wants_memory() {
         pipeline.memory_asked(at);
         if trial.memory == Memory::Off {

@@ -7,10 +7,10 @@
 use std::{path::Path, process::Command, time::Duration};
 
 use boardscribe::{
-    device::memory::{EeRecorder, games_from_log, log_from_bytes, parse_log},
     emulator::{
         self, BoardScript, EmulatorOptions, EventKind, Payload, PgnGame, PtyEvent, PtyOptions,
     },
+    memory::{EeRecorder, games_from_log, log_from_bytes, parse_log},
     protocol::dgt::{EeTag, EeToken, Frame},
     store::Store,
 };

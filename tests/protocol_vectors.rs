@@ -5,10 +5,8 @@
 use std::collections::BTreeMap;
 
 use boardscribe::{
-    device::{
-        Direction,
-        capture::{Capture, CaptureLines, CaptureWriter, parse_capture},
-    },
+    capture::{Capture, CaptureLines, CaptureWriter, parse_capture},
+    device::Direction,
     protocol::{
         DecodeWarning, FrameReader,
         dgt::{

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use boardscribe::{
-    device::replay::replay_file,
     export::{self, Format},
+    replay::replay_file,
     store::Store,
     tracker::TrackerEvent,
 };

@@ -4,8 +4,10 @@
 use std::{path::Path, process::Command, time::Duration};
 
 use boardscribe::{
-    device::{Direction, capture::parse_capture, replay::replay_reader},
+    capture::parse_capture,
+    device::Direction,
     emulator::{self, EmulatorOptions, PtyEvent, PtyOptions},
+    replay::replay_reader,
     store::Store,
 };
 

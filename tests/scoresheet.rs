@@ -13,7 +13,6 @@ use std::{
 use boardscribe::{
     Millis,
     arbiter::{Laws, LawsConfig, LawsSetup, TimeControl},
-    device::replay::{replay_file, replay_reader_with},
     emulator::{
         self, EmulatorOptions, IrregularityScript, PgnGame, ScriptedIrregularity,
         TogyzEmulatorOptions, script_togyz, togyz_records,
@@ -32,6 +31,7 @@ use boardscribe::{
         FrameReader,
         tgz::{Frame, Tgz},
     },
+    replay::{replay_file, replay_reader_with},
     sensor::{dgt::ClockReading, tgz::TgzBoardState},
     store::{GameRecord, ResultReason, Store, Write},
     tracker::{Tracker, TrackerEvent, TrackerSettings},

@@ -8,17 +8,15 @@
 use std::sync::{Arc, Mutex};
 
 use boardscribe::{
-    device::{
-        Direction,
-        capture::{capture_head, push_line},
-        replay::replay_reader,
-    },
+    capture::{capture_head, push_line},
+    device::Direction,
     emulator::{TogyzEmulatorOptions, script_togyz, togyz_records},
     game::togyz::{Rules, Side},
     protocol::{
         FrameReader,
         tgz::{Frame, Tgz},
     },
+    replay::replay_reader,
     store::Store,
 };
 use rand::{Rng, SeedableRng};

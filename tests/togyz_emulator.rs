@@ -5,7 +5,8 @@
 
 use boardscribe::{
     Millis,
-    device::{Direction, capture::parse_capture},
+    capture::parse_capture,
+    device::Direction,
     emulator::{
         TogyzAction, TogyzEmulatorOptions, TogyzPayload, TogyzScript, script_togyz, togyz_records,
     },

@@ -6,11 +6,11 @@
 //! recorded is a false alarm. The rates are printed for the lead's report.
 
 use boardscribe::{
-    device::replay::replay_reader,
     emulator::{
         TogyzEmulatorOptions, TogyzIrregularity, TogyzIrregularityKind, script_togyz, togyz_records,
     },
     game::togyz::Rules,
+    replay::replay_reader,
     store::Store,
     tracker::TrackerEvent,
 };

@@ -4,13 +4,13 @@
 //! togyz notation, and a 2×9 SVG with the last move's pits marked.
 
 use boardscribe::{
-    device::replay::replay_reader,
     emulator::{TogyzEmulatorOptions, script_togyz, togyz_records},
     game::{
         Kind,
         togyz::{Board, Rules, notation},
     },
     relay::hub::BoardLive,
+    replay::replay_reader,
     store::Store,
     tracker::{Side, TrackerEvent},
 };

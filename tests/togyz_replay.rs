@@ -5,10 +5,10 @@
 //! Kyrgyz rules.
 
 use boardscribe::{
-    device::replay::replay_reader,
     emulator::{TogyzEmulatorOptions, script_togyz, togyz_records},
     export,
     game::togyz::{Move, Rules, notation::Record},
+    replay::replay_reader,
     sensor::Orientation,
     store::{GameRecord, Store},
 };

@@ -1,7 +1,7 @@
 #![no_main]
 //! Fuzzes `parse_bus_address`: no panic, and every decoded frame re-encodes to its input bytes.
 
-use boardscribe::protocol::dgt::{Mode, parse_bus_address};
+use boardscribe_core::protocol::dgt::{Mode, parse_bus_address};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]

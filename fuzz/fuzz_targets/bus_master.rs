@@ -6,7 +6,7 @@
 //! was asked of; read in order against a known clock, a reply gives the same board frames, with
 //! presses between them.
 
-use boardscribe::{
+use boardscribe_core::{
     bus::{BoardInput, BusMaster, MasterSettings, fold_in_order, fold_reply},
     protocol::{
         FrameReader,

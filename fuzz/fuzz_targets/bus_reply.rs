@@ -1,7 +1,7 @@
 #![no_main]
 //! Fuzzes `parse_bus_reply`: no panic, and every decoded frame re-encodes to its input bytes.
 
-use boardscribe::protocol::dgt::{Mode, parse_bus_reply};
+use boardscribe_core::protocol::dgt::{Mode, parse_bus_reply};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]

@@ -1,7 +1,7 @@
 #![no_main]
 //! Fuzzes `parse_bwtime`: round trip, and the accessors agree with `is_plausible`.
 
-use boardscribe::protocol::dgt::{Frame, Mode, parse_bwtime};
+use boardscribe_core::protocol::dgt::{Frame, Mode, parse_bwtime};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]

@@ -1,7 +1,7 @@
 #![no_main]
 //! Fuzzes the capture parser: both readers agree, and a parsed capture survives the writer.
 
-use boardscribe::device::capture::{CaptureLines, CaptureWriter, parse_capture};
+use boardscribe_core::capture::{CaptureLines, CaptureWriter, parse_capture};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

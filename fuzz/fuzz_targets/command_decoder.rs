@@ -1,7 +1,7 @@
 #![no_main]
 //! Fuzzes `decode_command` and `CommandReader`: a decoded command re-encodes to its bytes.
 
-use boardscribe::protocol::dgt::{CommandReader, decode_command};
+use boardscribe_core::protocol::dgt::{CommandReader, decode_command};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,6 +1,6 @@
 //! Shared property for the single-decoder targets.
 
-use boardscribe::protocol::dgt::{Frame, FrameError, Mode, PResult, parse_frame};
+use boardscribe_core::protocol::dgt::{Frame, FrameError, Mode, PResult, parse_frame};
 
 /// A decoded frame re-encodes to exactly the bytes it came from, and the generic decoder agrees.
 pub fn check(data: &[u8], mode: Mode, parser: fn(&[u8]) -> PResult<'_, Frame>) {

@@ -2,7 +2,7 @@
 //! Fuzzes `parse_ee_tokens`: no panic; a decoded stream re-encodes to exactly its input bytes;
 //! an error names an offset inside the input, and the tokens before the failing one decode alone.
 
-use boardscribe::protocol::dgt::{encode_ee_tokens, parse_ee_tokens};
+use boardscribe_core::protocol::dgt::{encode_ee_tokens, parse_ee_tokens};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! the buffer bounded after each drain, and the same frames (and bytes skipped) as feeding it
 //! all at once. Warnings may split differently: a garbage run cut by a chunk boundary is two.
 
-use boardscribe::protocol::{
+use boardscribe_core::protocol::{
     FrameReader,
     dgt::{MAX_FRAME_LEN, Mode},
 };

@@ -1,7 +1,7 @@
 #![no_main]
 //! Fuzzes `parse_serial_nr`: no panic, and every decoded frame re-encodes to its input bytes.
 
-use boardscribe::protocol::dgt::{Mode, parse_serial_nr};
+use boardscribe_core::protocol::dgt::{Mode, parse_serial_nr};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]

@@ -4,7 +4,7 @@
 //! set, range-checked fields stay in range; and `FrameReader<Tgz>` on the stream fed in chunks
 //! accounts for every byte, stays bounded and yields the same frames as feeding it at once.
 
-use boardscribe::protocol::{
+use boardscribe_core::protocol::{
     FrameReader,
     dgt::{FrameError, MAX_FRAME_LEN, PResult},
     tgz::{

@@ -1,7 +1,7 @@
 #![no_main]
 //! Fuzzes `parse_version`: no panic, and every decoded frame re-encodes to its input bytes.
 
-use boardscribe::protocol::dgt::{Mode, parse_version};
+use boardscribe_core::protocol::dgt::{Mode, parse_version};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]

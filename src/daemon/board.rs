@@ -1,4 +1,4 @@
-//! One board's task: find its port, open it, feed its pipeline, persist, reconnect.
+//! One board's task: find its port, open it, feed its recorder, persist, reconnect.
 //!
 //! Flow: [`prepare`] resolves a configured board in the store and resumes its open game;
 //! [`board_task`] then loops until `stop`: find the port of the board's [`Locator`] (a serial
@@ -6,11 +6,11 @@
 //! again), open it, send the kind's start-up commands ([`BoardKit`]), and run a session: bytes in,
 //! watchdog probes when the board falls silent, writes to the store writer, events announced once
 //! durable, counters into the [`Metrics`]. A lost board is reopened with backoff; its game goes on.
-//! A batch the store refuses (a full disk) goes back into the pipeline, which keeps tracking; it
-//! is tried again every [`RETRY_EVERY`], not on every frame, and the board shows on the live
+//! A batch the store refuses (a full disk) goes back into the recorder, which keeps tracking; it
+//! is tried again every `persist::RETRY_EVERY`, not on every frame, and the board shows on the live
 //! state that its recording is suspended, and why, until the store takes it. An arbiter's
 //! decision that changes the record (from the admin API, through the board's desk) is taken
-//! between two reads, once the board's writes are durable ([`take_change`]).
+//! between two reads, once the board's writes are durable (`persist::take_change`).
 
 use std::{
     path::PathBuf,
@@ -19,30 +19,35 @@ use std::{
 };
 
 use tokio::sync::{mpsc, watch};
-use tracing::{debug, error, info, warn};
+use tracing::{error, info, warn};
 
-use super::writer::StoreWriter;
+use super::{
+    persist::{Attempt, Refusal, persist, take_change},
+    port::{open, retry_delay, wait_for_port},
+    writer::StoreWriter,
+};
 use crate::{
     arbiter::{IrregularityKind, Judge, LawsSetup, TogyzReferee},
     config::{BoardConfig, Locator},
     device::{
-        Direction, discover,
+        Direction,
         serial::{self, Backoff, Watchdog, now_ms},
     },
     game::{GameKind, Kind, togyz::TogyzGame},
     metrics::Metrics,
-    pipeline::{Board, Dgt, Pipeline, PipelineStats, Tgz},
+    pipeline::{Board, Dgt, Pipeline, Tgz},
     protocol::tgz,
+    recorder::{Recorder, RecorderStats},
     relay::{
         Hub,
         desk::{RecordChange, next_change},
     },
     sensor::dgt::{ClockLayout, ClockReading},
-    store::{BoardId, GameId, Store, Write},
+    store::{BoardId, GameId, Store},
     tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
 };
 
-/// What the daemon needs of a kind of board beyond its pipeline.
+/// What the daemon needs of a kind of board beyond its recorder.
 pub trait BoardKit: Board + 'static {
     /// The kind the store records.
     const KIND: Kind;
@@ -130,15 +135,16 @@ pub struct BoardSpec<B: BoardKit> {
 
 impl<B: BoardKit> BoardSpec<B> {
     /// The board as the daemon records it, reached through `locator` (its own, or its bus's):
-    /// what it shows and its pipeline. A resumed game counts as started.
-    pub(super) fn start(self, locator: Locator, ctx: &Ctx) -> (BoardRef, Pipeline<B>) {
+    /// what it shows and its recorder. A resumed game counts as started.
+    pub(super) fn start(self, locator: Locator, ctx: &Ctx) -> (BoardRef, Recorder<B>) {
         if self.game.is_some() {
             ctx.metrics.game_started();
         }
         let board = BoardRef::new(self.name, locator, ctx, self.game);
-        let pipeline = Pipeline::<B>::new(self.id, self.tracker, self.judge)
-            .with_clock_layout(self.clock_layout);
-        (board, pipeline)
+        let pipeline =
+            Pipeline::<B>::new(self.tracker, self.judge).with_clock_layout(self.clock_layout);
+        let recorder = Recorder::new(self.id, pipeline);
+        (board, recorder)
     }
 }
 
@@ -225,12 +231,6 @@ const MEMORY_SILENCE: Duration = Duration::from_secs(2);
 /// The longest a memory read may take (a full log takes about 8 s at 9600 baud).
 const MEMORY_WAIT: Duration = Duration::from_secs(20);
 
-/// How long a board waits after the store refused its first batch before trying again.
-const RETRY_FIRST: Duration = Duration::from_secs(1);
-
-/// How long a board waits between later attempts while the store refuses its writes.
-pub const RETRY_EVERY: Duration = Duration::from_secs(2);
-
 /// Sees every event of a board once it is durable.
 pub type Announce = Arc<dyn Fn(&str, &TrackerEvent) + Send + Sync>;
 
@@ -246,36 +246,19 @@ pub struct Ctx {
     pub announce: Announce,
 }
 
-/// A board's state besides its pipeline.
+/// A board's state besides its recorder.
 pub(super) struct BoardRef {
     pub(super) name: String,
     pub(super) locator: Locator,
     pub(super) live: Option<LiveClockFeed>,
     /// Whether its game is in progress (for the games-live gauge).
     pub(super) playing: bool,
-    /// The pipeline counters already added to the metrics.
-    pub(super) reported: PipelineStats,
+    /// The recorder counters already added to the metrics.
+    pub(super) reported: RecorderStats,
     /// Set while the store refuses this board's writes.
     pub(super) refused: Option<Refusal>,
     /// The game it records (the one resumed, or the last one started).
     pub(super) game: Option<GameId>,
-}
-
-/// The store refusing a board's writes: since when, how often, why, and when to try again.
-pub(super) struct Refusal {
-    since: Instant,
-    batches: u64,
-    error: String,
-    next_try: Instant,
-}
-
-/// Whether [`persist`] may wait for the retry time of a refused store.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Attempt {
-    /// Only when due (on a frame, a tick).
-    WhenDue,
-    /// Now, whatever the retry time (stopping).
-    Now,
 }
 
 impl BoardRef {
@@ -287,7 +270,7 @@ impl BoardRef {
             locator,
             live: ctx.hub.clone().map(LiveClockFeed::new),
             playing: game.is_some(),
-            reported: PipelineStats::default(),
+            reported: RecorderStats::default(),
             refused: None,
             game,
         }
@@ -300,7 +283,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
         tracing::Span::current().record("game", game.0);
     }
     let locator = spec.locator.clone();
-    let (mut board, mut pipeline) = spec.start(locator, &ctx);
+    let (mut board, mut recorder) = spec.start(locator, &ctx);
     let mut desk = ctx
         .hub
         .as_ref()
@@ -316,7 +299,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
             break;
         }
         // Writes the store refused are tried again while the board is away, too.
-        persist(&mut pipeline, &mut board, &ctx, Attempt::WhenDue).await;
+        persist(&mut recorder, &mut board, &ctx, Attempt::WhenDue).await;
         match open(&board.locator, &ctx.sysfs) {
             Ok((path, port)) => {
                 unavailable = None;
@@ -330,15 +313,15 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                     port,
                     &path,
                     &mut board,
-                    &mut pipeline,
+                    &mut recorder,
                     &ctx,
                     &mut stop,
                     &mut desk,
                 )
                 .await;
                 last_seen = Some(Instant::now());
-                pipeline.disconnected(now_ms());
-                persist(&mut pipeline, &mut board, &ctx, Attempt::WhenDue).await;
+                recorder.pipeline.disconnected(now_ms());
+                persist(&mut recorder, &mut board, &ctx, Attempt::WhenDue).await;
                 ctx.metrics.board_lost();
                 let why = match &ended {
                     SessionEnd::Stopped => "the daemon stopped",
@@ -367,69 +350,20 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                 _ = wait_for_port(&board.locator, &ctx.sysfs, deadline.saturating_duration_since(Instant::now())) => break,
                 _ = stop.changed() => break,
                 change = next_change(&mut desk) => {
-                    take_change(change, &mut pipeline, &mut board, &ctx).await;
+                    take_change(change, &mut recorder, &mut board, &ctx).await;
                 }
             }
         }
     }
-    persist(&mut pipeline, &mut board, &ctx, Attempt::Now).await;
+    persist(&mut recorder, &mut board, &ctx, Attempt::Now).await;
     if board.refused.is_some() {
-        let pending = pipeline.pending_writes();
+        let pending = recorder.pending_writes();
         error!(
             pending_writes = pending,
-            raw_bytes = pipeline.raw_pending(),
+            raw_bytes = recorder.raw_pending(),
             "stopping while the store refuses writes: what this board kept in memory is lost"
         );
     }
-}
-
-/// A board lost less than this long ago is retried every [`RECENT_RETRY`] at most.
-const RECENTLY_SEEN: Duration = Duration::from_secs(600);
-const RECENT_RETRY: Duration = Duration::from_secs(1);
-
-/// The wait before the next attempt to open a port last connected at `last_seen`: a port that
-/// was there a moment ago is retried every second at most; one long gone backs off to 10 s.
-pub(super) fn retry_delay(backoff: &mut Backoff, last_seen: Option<Instant>) -> Duration {
-    let delay = backoff.next_delay();
-    if last_seen.is_some_and(|t| t.elapsed() < RECENTLY_SEEN) {
-        delay.min(RECENT_RETRY)
-    } else {
-        delay
-    }
-}
-
-/// How often a port that is not there is looked for while waiting to retry.
-const PORT_POLL: Duration = Duration::from_millis(100);
-
-/// Waits `delay`, or until the board's device node appears, if it was not there when the wait
-/// began (a replugged board is opened as soon as udev has made its node).
-pub(super) async fn wait_for_port(locator: &Locator, sysfs: &std::path::Path, delay: Duration) {
-    let present = || matches!(discover::path_to_open(locator, sysfs), Ok(Some(_)));
-    let deadline = tokio::time::Instant::now() + delay;
-    if present() {
-        tokio::time::sleep_until(deadline).await;
-        return;
-    }
-    while tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(PORT_POLL.min(deadline - tokio::time::Instant::now())).await;
-        if present() {
-            return;
-        }
-    }
-}
-
-/// Finds the board's port now and opens it.
-pub(super) fn open(
-    locator: &Locator,
-    sysfs: &std::path::Path,
-) -> Result<(PathBuf, tokio_serial::SerialStream), String> {
-    let path = match discover::path_to_open(locator, sysfs) {
-        Ok(Some(path)) => path,
-        Ok(None) => return Err(format!("{locator} is not plugged in")),
-        Err(e) => return Err(e.to_string()),
-    };
-    let port = serial::open(&path).map_err(|e| e.to_string())?;
-    Ok((path, port))
 }
 
 /// Passes a board's clock to the relay: a new state of the clock (started, stopped, pressed,
@@ -446,8 +380,8 @@ impl LiveClockFeed {
         LiveClockFeed { hub, last: None }
     }
 
-    pub(super) fn update<B: Board>(&mut self, name: &str, pipeline: &Pipeline<B>) {
-        let Some(reading) = pipeline.last_clock() else {
+    pub(super) fn update<B: Board>(&mut self, name: &str, recorder: &Recorder<B>) {
+        let Some(reading) = recorder.pipeline.last_clock() else {
             return;
         };
         let due = match &self.last {
@@ -461,7 +395,8 @@ impl LiveClockFeed {
         };
         if due {
             self.last = Some((reading, Instant::now()));
-            self.hub.clock(name, &reading, pipeline.white_on_left());
+            self.hub
+                .clock(name, &reading, recorder.pipeline.white_on_left());
         }
     }
 }
@@ -512,198 +447,11 @@ impl Intake {
     }
 }
 
-/// Writes what the pipeline has and announces its events once they are durable; a batch the
-/// store refused goes back to the pipeline, ahead of newer writes, for the next attempt, which
-/// waits [`RETRY_FIRST`], then [`RETRY_EVERY`] (unless `attempt` is [`Attempt::Now`]).
-pub(super) async fn persist<B: Board>(
-    pipeline: &mut Pipeline<B>,
-    board: &mut BoardRef,
-    ctx: &Ctx,
-    attempt: Attempt,
-) {
-    report_stats(pipeline, board, &ctx.metrics);
-    if attempt == Attempt::WhenDue
-        && board
-            .refused
-            .as_ref()
-            .is_some_and(|r| Instant::now() < r.next_try)
-    {
-        return;
-    }
-    let writes = pipeline.take_writes();
-    if writes.is_empty() {
-        return;
-    }
-    match ctx.writer.write_games(writes).await {
-        Ok((writes, games)) => {
-            if let Some(r) = board.refused.take() {
-                info!(
-                    after_s = r.since.elapsed().as_secs(),
-                    refused_batches = r.batches,
-                    writes = writes.len(),
-                    "the store took what this board kept while it refused; recording resumed"
-                );
-                if let Some(hub) = &ctx.hub {
-                    hub.store_status(&board.name, None);
-                }
-            }
-            for w in &writes {
-                let Write::Event { event, .. } = w else {
-                    continue;
-                };
-                match event {
-                    TrackerEvent::Move(_) => ctx.metrics.move_recorded(),
-                    TrackerEvent::Irregularity { kind, detail, .. } => {
-                        if *kind == IrregularityKind::ThreadLost {
-                            warn!(%detail, "thread lost: the record does not reach the board");
-                        }
-                        ctx.metrics.irregularity(kind.as_str())
-                    }
-                    TrackerEvent::Recovered {
-                        from_ply,
-                        to_ply,
-                        source,
-                        ..
-                    } => info!(
-                        from_ply,
-                        to_ply,
-                        source = source.kind().as_str(),
-                        "plies missed in a gap recovered"
-                    ),
-                    TrackerEvent::GameStarted { .. } => {
-                        // The game it opened is the last one the batch touched first.
-                        if let Some(game) = games.last() {
-                            tracing::Span::current().record("game", game.0);
-                            info!(game = game.0, "game started");
-                            board.game = Some(*game);
-                        }
-                        if !board.playing {
-                            board.playing = true;
-                            ctx.metrics.game_started();
-                        }
-                    }
-                    TrackerEvent::GameEnded { .. } if board.playing => {
-                        board.playing = false;
-                        ctx.metrics.game_over();
-                    }
-                    _ => {}
-                }
-                (ctx.announce)(&board.name, event);
-                if let Some(hub) = &ctx.hub {
-                    hub.committed(&board.name, event);
-                }
-            }
-        }
-        Err((e, writes)) => {
-            let now = Instant::now();
-            let why = e.to_string();
-            if matches!(e, super::writer::WriteError::WriterGone) {
-                error!(cause = %e, "could not store; keeping the writes for the next attempt");
-            } else {
-                // The writer logs the store's failure once for every board.
-                debug!(cause = %e, "could not store; keeping the writes for the next attempt");
-            }
-            let changed = match board.refused.as_mut() {
-                Some(r) => {
-                    r.batches += 1;
-                    r.next_try = now + RETRY_EVERY;
-                    let changed = r.error != why;
-                    r.error = why.clone();
-                    changed
-                }
-                None => {
-                    board.refused = Some(Refusal {
-                        since: now,
-                        batches: 1,
-                        error: why.clone(),
-                        next_try: now + RETRY_FIRST,
-                    });
-                    true
-                }
-            };
-            if changed && let Some(hub) = &ctx.hub {
-                hub.store_status(&board.name, Some(&why));
-            }
-            if let Some(writes) = writes {
-                pipeline.requeue(writes);
-            }
-        }
-    }
-}
-
-/// Carries out an arbiter's decision that changes the record of this board's game (see
-/// [`crate::relay::desk`]): once everything the board recorded is durable, the decision is
-/// applied to the store, and the pipeline goes on from the record it leaves. A board whose
-/// store refuses writes does not take it (the API says so; nothing changes).
-pub(super) async fn take_change<B: Board>(
-    change: RecordChange,
-    pipeline: &mut Pipeline<B>,
-    board: &mut BoardRef,
-    ctx: &Ctx,
-) {
-    persist(pipeline, board, ctx, Attempt::Now).await;
-    if board.refused.is_some() {
-        warn!(
-            game = change.game.0,
-            "an arbiter's decision on this board's record waits: the store refuses its writes"
-        );
-        return;
-    }
-    let game = change.game;
-    let moves = match tokio::task::spawn_blocking(change.apply).await {
-        Ok(moves) => moves,
-        Err(e) => {
-            error!(cause = %e, game = game.0, "an arbiter's decision failed");
-            return;
-        }
-    };
-    let Some(moves) = moves else {
-        return;
-    };
-    if board.game != Some(game) {
-        return;
-    }
-    let how = format!(
-        "the arbiter set the record to {} plies; tracking goes on from it",
-        moves.len()
-    );
-    if pipeline.rebase(now_ms(), &moves, &how) {
-        info!(game = game.0, plies = moves.len(), "{how}");
-        if let Some(hub) = &ctx.hub {
-            hub.record_changed(&board.name, &moves);
-        }
-    } else {
-        error!(
-            game = game.0,
-            "the record the arbiter left does not replay; the board goes on from its own"
-        );
-    }
-    persist(pipeline, board, ctx, Attempt::Now).await;
-}
-
-/// Adds what the pipeline decoded since the last report to the metrics.
-fn report_stats<B: Board>(pipeline: &Pipeline<B>, board: &mut BoardRef, metrics: &Metrics) {
-    let now = pipeline.stats();
-    let was = board.reported;
-    if now != was {
-        metrics.decoded(
-            now.frames.saturating_sub(was.frames),
-            now.decode_warnings.saturating_sub(was.decode_warnings),
-            now.bytes_skipped.saturating_sub(was.bytes_skipped),
-        );
-        let dropped = now.raw_bytes_dropped.saturating_sub(was.raw_bytes_dropped);
-        if dropped > 0 {
-            metrics.raw_dropped(dropped);
-        }
-        board.reported = now;
-    }
-}
-
 async fn session<B: BoardKit>(
     mut port: tokio_serial::SerialStream,
     path: &std::path::Path,
     board: &mut BoardRef,
-    pipeline: &mut Pipeline<B>,
+    recorder: &mut Recorder<B>,
     ctx: &Ctx,
     stop: &mut watch::Receiver<bool>,
     desk: &mut Option<mpsc::Receiver<RecordChange>>,
@@ -714,8 +462,8 @@ async fn session<B: BoardKit>(
     // clocks. The board is started as ever once the reply is in, or it has been silent for
     // MEMORY_SILENCE, or MEMORY_WAIT is over.
     let mut memory_since = None;
-    let first = if pipeline.wants_memory() {
-        pipeline.memory_asked(now_ms());
+    let first = if recorder.pipeline.wants_memory() {
+        recorder.pipeline.memory_asked(now_ms());
         memory_since = Some(Instant::now());
         B::memory_request()
     } else {
@@ -724,7 +472,7 @@ async fn session<B: BoardKit>(
     if let Err(e) = serial::send(&mut port, path, &first).await {
         return SessionEnd::Lost(e.to_string());
     }
-    pipeline.feed(now_ms(), Direction::ToBoard, &first);
+    recorder.feed(now_ms(), Direction::ToBoard, &first);
     let watchdog = Watchdog::default();
     let mut buf = [0u8; 4096];
     let mut last_rx = Instant::now();
@@ -738,7 +486,7 @@ async fn session<B: BoardKit>(
             read = serial::read(&mut port, path, &mut buf) => match read {
                 Ok(0) => return SessionEnd::Lost("port closed".into()),
                 Ok(n) => {
-                    pipeline.feed(now_ms(), Direction::FromBoard, &buf[..n]);
+                    recorder.feed(now_ms(), Direction::FromBoard, &buf[..n]);
                     last_rx = Instant::now();
                     probed = false;
                     if let Some(pause) = intake.admit(last_rx, n) {
@@ -758,7 +506,7 @@ async fn session<B: BoardKit>(
                 Err(e) => return SessionEnd::Lost(e.to_string()),
             },
             _ = ticker.tick() => {
-                pipeline.tick(now_ms());
+                recorder.pipeline.tick(now_ms());
                 let silent = last_rx.elapsed();
                 if silent >= watchdog.give_up_after {
                     return SessionEnd::Lost(format!("silent for {} s", silent.as_secs()));
@@ -768,25 +516,25 @@ async fn session<B: BoardKit>(
                     if let Err(e) = serial::send(&mut port, path, &probe).await {
                         return SessionEnd::Lost(e.to_string());
                     }
-                    pipeline.feed(now_ms(), Direction::ToBoard, &probe);
+                    recorder.feed(now_ms(), Direction::ToBoard, &probe);
                 }
             },
             _ = stop.changed() => return SessionEnd::Stopped,
-            change = next_change(desk) => take_change(change, pipeline, board, ctx).await,
+            change = next_change(desk) => take_change(change, recorder, board, ctx).await,
         }
         // Lost again after a read (moves made meanwhile): the memory once more, and the usual
         // start-up after it.
-        if memory_since.is_none() && pipeline.wants_memory() {
-            pipeline.memory_asked(now_ms());
+        if memory_since.is_none() && recorder.pipeline.wants_memory() {
+            recorder.pipeline.memory_asked(now_ms());
             memory_since = Some(Instant::now());
             let ask = B::memory_request();
             if let Err(e) = serial::send(&mut port, path, &ask).await {
                 return SessionEnd::Lost(e.to_string());
             }
-            pipeline.feed(now_ms(), Direction::ToBoard, &ask);
+            recorder.feed(now_ms(), Direction::ToBoard, &ask);
         }
         if let Some(since) = memory_since {
-            let waiting = pipeline.awaiting_memory();
+            let waiting = recorder.pipeline.awaiting_memory();
             let given_up = if last_rx.elapsed() >= MEMORY_SILENCE {
                 Some("the board did not answer")
             } else if since.elapsed() >= MEMORY_WAIT {
@@ -796,24 +544,24 @@ async fn session<B: BoardKit>(
             };
             if !waiting || given_up.is_some() {
                 if let (true, Some(why)) = (waiting, given_up) {
-                    pipeline.memory_not_read(why);
+                    recorder.pipeline.memory_not_read(why);
                 }
                 memory_since = None;
                 if let Err(e) = serial::send(&mut port, path, &startup).await {
                     return SessionEnd::Lost(e.to_string());
                 }
-                pipeline.feed(now_ms(), Direction::ToBoard, &startup);
+                recorder.feed(now_ms(), Direction::ToBoard, &startup);
             }
         }
         let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
-        if pipeline.pending_writes() > 0 || raw_due {
-            persist(pipeline, board, ctx, Attempt::WhenDue).await;
+        if recorder.pending_writes() > 0 || raw_due {
+            persist(recorder, board, ctx, Attempt::WhenDue).await;
             if raw_due {
                 last_raw_flush = Instant::now();
             }
         }
         if let Some(live) = board.live.as_mut() {
-            live.update(&board.name, pipeline);
+            live.update(&board.name, recorder);
         }
     }
 }

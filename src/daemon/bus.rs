@@ -5,9 +5,9 @@
 //! [`BusMaster`]: it writes the command the master picks, reads replies with a bus-mode frame
 //! splitter, passes each reply to the master, and routes the real bytes to the board they
 //! concern: commands to its address (and broadcast pings) and its replies go into that board's
-//! `Pipeline<DgtBus>` (raw stream first, then the folded frames), which persists through the
+//! `Recorder<DgtBus>` (raw stream first, then the folded frames), which persists through the
 //! same store writer, hub and metrics as a board on its own port. Joined and lost boards are
-//! announced as connected and lost. After a gap a board's pipeline asks for its memory, which
+//! announced as connected and lost. After a gap a board's recorder asks for its memory, which
 //! the master reads with SEND_FROM_START; a game begun on a board has its start tagged in the
 //! board's log (SET_START_GAME), where that read begins.
 
@@ -19,7 +19,11 @@ use std::{
 use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use super::board::{self, Attempt, BoardKit, BoardRef, BoardSpec, Ctx};
+use super::{
+    board::{BoardKit, BoardRef, BoardSpec, Ctx},
+    persist::{self, Attempt},
+    port,
+};
 use crate::{
     Millis,
     arbiter::LawsSetup,
@@ -30,8 +34,9 @@ use crate::{
         serial::{self, Backoff, now_ms},
     },
     game::Kind,
-    pipeline::{Board, Pipeline},
+    pipeline::Board,
     protocol::dgt::{Command, Frame, FrameError, Mode, parse_frame, split_frame},
+    recorder::Recorder,
     relay::desk::{RecordChange, next_change},
     tracker::TrackerSettings,
 };
@@ -65,10 +70,10 @@ pub struct BusSpec {
     pub settings: MasterSettings,
 }
 
-/// A board on the bus: its pipeline and what the daemon shows of it.
+/// A board on the bus: its recorder and what the daemon shows of it.
 struct BusBoard {
     board: BoardRef,
-    pipeline: Pipeline<DgtBus>,
+    recorder: Recorder<DgtBus>,
     /// Answering now.
     connected: bool,
     /// Games begun on it so far (each gets its start tagged in the board's log).
@@ -133,12 +138,12 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
     } = spec;
     let mut boards = BTreeMap::new();
     for (address, spec) in specs {
-        let (board, pipeline) = spec.start(locator.clone(), &ctx);
+        let (board, recorder) = spec.start(locator.clone(), &ctx);
         boards.insert(
             address,
             BusBoard {
                 board,
-                pipeline,
+                recorder,
                 connected: false,
                 games: 0,
             },
@@ -155,7 +160,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
         if *stop.borrow() {
             break;
         }
-        match board::open(&locator, &ctx.sysfs) {
+        match port::open(&locator, &ctx.sysfs) {
             Ok((path, port)) => {
                 info!(bus = %name, port = %path.display(), "bus port open");
                 backoff.reset();
@@ -171,12 +176,12 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                 .await;
                 last_seen = Some(Instant::now());
                 for b in boards.values_mut() {
-                    b.pipeline.disconnected(now_ms());
+                    b.recorder.pipeline.disconnected(now_ms());
                     if b.connected {
                         b.connected = false;
                         lost(b, &ctx, "the bus port went away");
                     }
-                    board::persist(&mut b.pipeline, &mut b.board, &ctx, Attempt::WhenDue).await;
+                    persist::persist(&mut b.recorder, &mut b.board, &ctx, Attempt::WhenDue).await;
                 }
                 match ended {
                     None => break,
@@ -185,27 +190,27 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
             }
             Err(why) => warn!(bus = %name, cause = %why, "bus port not available"),
         }
-        let delay = board::retry_delay(&mut backoff, last_seen);
+        let delay = port::retry_delay(&mut backoff, last_seen);
         let deadline = Instant::now() + delay;
         loop {
             // Decisions reach the records while the bus is away, too.
             let left = deadline.saturating_duration_since(Instant::now());
             tokio::select! {
-                _ = board::wait_for_port(&locator, &ctx.sysfs, left) => break,
+                _ = port::wait_for_port(&locator, &ctx.sysfs, left) => break,
                 _ = stop.changed() => break,
                 change = next_change(&mut desk) => take_change(change, &mut boards, &ctx).await,
             }
         }
     }
     for b in boards.values_mut() {
-        board::persist(&mut b.pipeline, &mut b.board, &ctx, Attempt::Now).await;
+        persist::persist(&mut b.recorder, &mut b.board, &ctx, Attempt::Now).await;
     }
 }
 
 /// An arbiter's decision on the record of one of the bus's boards.
 async fn take_change(change: RecordChange, boards: &mut BTreeMap<u16, BusBoard>, ctx: &Ctx) {
     match boards.values_mut().find(|b| b.board.name == change.board) {
-        Some(b) => board::take_change(change, &mut b.pipeline, &mut b.board, ctx).await,
+        Some(b) => persist::take_change(change, &mut b.recorder, &mut b.board, ctx).await,
         None => warn!(board = %change.board, "a decision for a board not on this bus"),
     }
 }
@@ -246,7 +251,7 @@ async fn session(
             }
             for (&a, b) in boards.iter_mut() {
                 if address == crate::bus::master::BROADCAST || a == address {
-                    b.pipeline.feed(now, Direction::ToBoard, &bytes);
+                    b.recorder.feed(now, Direction::ToBoard, &bytes);
                 }
             }
         }
@@ -272,13 +277,13 @@ async fn session(
             _ = stop.changed() => return None,
             change = next_change(desk) => take_change(change, boards, ctx).await,
         }
-        // A board answering on the bus has its pipeline's time moved on only when it is read
+        // A board answering on the bus has its recorder's time moved on only when it is read
         // (see `DgtBus::split`); one that does not answer is given the time here.
         if last_tick.elapsed() >= Duration::from_millis(100) {
             last_tick = Instant::now();
             let at = now_ms();
             for b in boards.values_mut().filter(|b| !b.connected) {
-                b.pipeline.tick(at);
+                b.recorder.pipeline.tick(at);
             }
         }
         let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);
@@ -287,11 +292,11 @@ async fn session(
         }
         for (&address, b) in boards.iter_mut() {
             ask_memory_or_tag(&mut master, address, b);
-            if b.pipeline.pending_writes() > 0 || raw_due {
-                board::persist(&mut b.pipeline, &mut b.board, ctx, Attempt::WhenDue).await;
+            if b.recorder.pending_writes() > 0 || raw_due {
+                persist::persist(&mut b.recorder, &mut b.board, ctx, Attempt::WhenDue).await;
             }
             if let Some(live) = b.board.live.as_mut() {
-                live.update(&b.board.name, &b.pipeline);
+                live.update(&b.board.name, &b.recorder);
             }
         }
     }
@@ -318,8 +323,8 @@ fn on_frame(
     if let Frame::Bus(r) = &frame
         && let Some(b) = boards.get_mut(&r.address)
     {
-        // Raw bytes only; the pipeline folds the reply when the master passes it on.
-        b.pipeline.keep_raw(at, Direction::FromBoard, raw);
+        // Raw bytes only; the recorder folds the reply when the master passes it on.
+        b.recorder.keep_raw(at, Direction::FromBoard, raw);
     }
     let inputs = master.on_reply(at, frame);
     handle(master, boards, ctx, at, inputs, strangers);
@@ -356,7 +361,9 @@ fn handle(
             },
             BoardInput::MemoryNotRead { address } => {
                 if let Some(b) = boards.get_mut(&address) {
-                    b.pipeline.memory_not_read("the board did not send its log");
+                    b.recorder
+                        .pipeline
+                        .memory_not_read("the board did not send its log");
                 }
             }
             BoardInput::Lost { address } => {
@@ -370,6 +377,9 @@ fn handle(
             }
             BoardInput::Reply { address, reply } => {
                 let folded = fold_reply(&reply);
+                if let Some(id) = folded.not_folded {
+                    debug!(address, id, "bus reply not folded");
+                }
                 if folded.clock_changed {
                     master.want_clock(address);
                 }
@@ -379,8 +389,8 @@ fn handle(
                 }
                 if let Some(b) = boards.get_mut(&address) {
                     // The same frames replay makes of the reply's bytes.
-                    b.pipeline.feed_split(at, Frame::Bus(reply));
-                    b.pipeline.tick(at);
+                    b.recorder.pipeline.feed_split(at, Frame::Bus(reply));
+                    b.recorder.pipeline.tick(at);
                 }
             }
         }
@@ -388,12 +398,12 @@ fn handle(
 }
 
 /// After a gap the board's memory, its log since the game's start tag (SEND_FROM_START), while
-/// its pipeline wants it; a game begun on it gets its start tagged in that log (SET_START_GAME).
+/// its recorder wants it; a game begun on it gets its start tagged in that log (SET_START_GAME).
 fn ask_memory_or_tag(master: &mut BusMaster, address: u16, b: &mut BusBoard) {
-    if b.connected && b.pipeline.wants_memory() && master.want_memory(address) {
-        b.pipeline.memory_asked(now_ms());
+    if b.connected && b.recorder.pipeline.wants_memory() && master.want_memory(address) {
+        b.recorder.pipeline.memory_asked(now_ms());
     }
-    let games = b.pipeline.stats().games;
+    let games = b.recorder.stats().pipeline.games;
     if games > b.games {
         b.games = games;
         master.want_start_tag(address);
@@ -420,7 +430,7 @@ pub async fn ping_bus(
     sysfs: &std::path::Path,
     settings: &MasterSettings,
 ) -> Result<Vec<u16>, String> {
-    let (path, mut port) = board::open(&bus.locator, sysfs)?;
+    let (path, mut port) = port::open(&bus.locator, sysfs)?;
     let ping = Command::Bus {
         cmd: crate::protocol::dgt::BusCommand::Ping,
         address: crate::bus::master::BROADCAST,

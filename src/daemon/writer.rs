@@ -100,7 +100,7 @@ pub struct WriterHooks {
 /// How long the store must take every batch before it counts as recovered. A nearly full disk
 /// still takes a small batch now and then (it fits in a page with room) while the boards that
 /// hold a backlog are refused: one recovery, not one per lucky batch. Longer than a board's
-/// retry interval ([`super::board::RETRY_EVERY`]).
+/// retry interval ([`super::persist::RETRY_EVERY`]).
 const SETTLED: Duration = Duration::from_secs(3);
 
 /// A store refusing writes: since when, how many batches, and the last refusal.

@@ -3,11 +3,9 @@
 //! Everything here is at the edge: it reads or writes bytes and timestamps them; decoding happens
 //! in `protocol`.
 
-pub mod capture;
 pub mod discover;
 pub mod memory;
 pub mod record;
-pub mod replay;
 pub mod serial;
 
 /// Which way bytes travelled (the protocol's; here for the devices' callers).

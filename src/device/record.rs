@@ -13,9 +13,9 @@ use anyhow::Context;
 
 use super::{
     Direction,
-    capture::CaptureWriter,
     serial::{self, now_ms},
 };
+use crate::capture::CaptureWriter;
 
 /// `boardscribe record`.
 #[derive(clap::Args, Debug, Clone)]

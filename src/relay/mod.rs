@@ -15,6 +15,7 @@ pub mod desk;
 pub mod folder;
 pub mod hub;
 pub mod lichess;
+pub mod live;
 pub mod page;
 pub mod server;
 pub mod svg;

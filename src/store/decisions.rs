@@ -1,6 +1,8 @@
 //! Arbiter decisions: results, rulings on irregularities, corrected moves and notes.
 //!
-//! Flow: each operation validates against the stored game, then in one transaction appends one
+//! Flow: each operation validates against the stored game (the rules of a correction, a resumed
+//! game and a result's reason are the arbiter's: `arbiter::correction`; this module persists what
+//! they give), then in one transaction appends one
 //! event of kind `decision` (detail `{action, author, note, ...fields}`) and applies it: a result
 //! updates the game's row, a correction retracts the live moves from its ply (their
 //! `retracted_by` is the decision's event) and inserts the corrected ones. Nothing is deleted or
@@ -12,7 +14,6 @@
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
-use shakmaty::{Chess, Position, san::SanPlus, uci::UciMove};
 
 use super::{
     EventRecord, GAME_SELECT, GameId, MOVE_COLUMNS, Store, StoreError, game_events, game_header,
@@ -20,14 +21,21 @@ use super::{
 };
 use crate::{
     Millis,
-    arbiter::{IrregularityKind, Laws, resignation_draw},
+    arbiter::{
+        IrregularityKind, Laws,
+        correction::{
+            CorrectionError, check_reason, continue_record, replay_corrected, resignation_drawn,
+        },
+    },
     game::{
-        GameKind, Kind,
+        Kind,
         chess::{ChessGame, start_of},
         togyz::TogyzGame,
     },
     tracker::event::RecordedMove,
 };
+
+pub use crate::arbiter::ResultReason;
 
 /// Event kind of a decision, as stored.
 pub const DECISION_KIND: &str = "decision";
@@ -89,6 +97,35 @@ pub enum DecisionError {
     Unreadable { id: i64, source: serde_json::Error },
 }
 
+/// The correction rules' refusals, as the store's callers have always seen them.
+impl From<CorrectionError> for DecisionError {
+    fn from(err: CorrectionError) -> DecisionError {
+        match err {
+            CorrectionError::InconsistentResult { result, reason } => {
+                DecisionError::InconsistentResult { result, reason }
+            }
+            CorrectionError::InvalidMove { text } => DecisionError::InvalidMove { text },
+            CorrectionError::NotAMove {
+                ply,
+                text,
+                position,
+            } => DecisionError::NotAMove {
+                ply,
+                text,
+                position,
+            },
+            CorrectionError::IllegalMove { ply, text, fen } => {
+                DecisionError::IllegalMove { ply, text, fen }
+            }
+            CorrectionError::LaterMoveIllegal { ply, uci, notation } => {
+                DecisionError::LaterMoveIllegal { ply, uci, notation }
+            }
+            CorrectionError::StoredMove { ply, uci } => DecisionError::StoredMove { ply, uci },
+            CorrectionError::StoredStart(start) => DecisionError::StoredStart(start),
+        }
+    }
+}
+
 impl From<rusqlite::Error> for DecisionError {
     fn from(err: rusqlite::Error) -> DecisionError {
         DecisionError::Store(err.into())
@@ -98,50 +135,6 @@ impl From<rusqlite::Error> for DecisionError {
 impl From<serde_json::Error> for DecisionError {
     fn from(err: serde_json::Error) -> DecisionError {
         DecisionError::Store(err.into())
-    }
-}
-
-/// Why a result was set.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "String", into = "String")]
-pub enum ResultReason {
-    Resignation,
-    /// A draw agreed by the players.
-    Agreement,
-    Forfeit,
-    /// The arbiter's decision (a penalty, an adjudication).
-    Decision,
-    Other(String),
-}
-
-impl ResultReason {
-    /// Stable name, stored as the decision's `reason` and the game's `termination`.
-    pub fn as_str(&self) -> &str {
-        match self {
-            ResultReason::Resignation => "resignation",
-            ResultReason::Agreement => "agreement",
-            ResultReason::Forfeit => "forfeit",
-            ResultReason::Decision => "decision",
-            ResultReason::Other(s) => s,
-        }
-    }
-}
-
-impl From<String> for ResultReason {
-    fn from(s: String) -> ResultReason {
-        match s.as_str() {
-            "resignation" => ResultReason::Resignation,
-            "agreement" => ResultReason::Agreement,
-            "forfeit" => ResultReason::Forfeit,
-            "decision" => ResultReason::Decision,
-            _ => ResultReason::Other(s),
-        }
-    }
-}
-
-impl From<ResultReason> for String {
-    fn from(r: ResultReason) -> String {
-        r.as_str().to_owned()
     }
 }
 
@@ -331,29 +324,21 @@ impl Store {
         if reason == ResultReason::Resignation {
             let record = self.game(game)?.ok_or(DecisionError::UnknownGame(game))?;
             if record.kind == Kind::Chess
-                && let Some(mut pos) = start_of(record.start_position.as_deref())
+                && let Some(why) = resignation_drawn(
+                    laws,
+                    record.start_position.as_deref(),
+                    &record.moves,
+                    result,
+                )
             {
-                for m in &record.moves {
-                    let Some(mv) = m
-                        .uci
-                        .as_deref()
-                        .and_then(|u| u.parse::<UciMove>().ok())
-                        .and_then(|u| u.to_move(&pos).ok())
-                    else {
-                        break;
-                    };
-                    pos.play_unchecked(mv);
-                }
-                if let Some(why) = resignation_draw(laws, &pos, result) {
-                    let note = match note {
-                        Some(n) => format!("{n}; {why}"),
-                        None => why.clone(),
-                    };
-                    // The termination says both: a resignation, drawn by the Laws.
-                    let reason = ResultReason::Other(RESIGNATION_CANNOT_MATE.to_string());
-                    let d = self.set_result(game, "1/2-1/2", reason, author, Some(&note), at_ms)?;
-                    return Ok((d, Some(why)));
-                }
+                let note = match note {
+                    Some(n) => format!("{n}; {why}"),
+                    None => why.clone(),
+                };
+                // The termination says both: a resignation, drawn by the Laws.
+                let reason = ResultReason::Other(RESIGNATION_CANNOT_MATE.to_string());
+                let d = self.set_result(game, "1/2-1/2", reason, author, Some(&note), at_ms)?;
+                return Ok((d, Some(why)));
             }
         }
         let d = self.set_result(game, result, reason, author, note, at_ms)?;
@@ -610,24 +595,6 @@ fn check_author(author: &str) -> Result<&str, DecisionError> {
     }
 }
 
-/// A resignation has a winner; an agreement is a draw; forfeits of unplayed games are forfeits.
-fn check_reason(result: &str, reason: &ResultReason) -> Result<(), DecisionError> {
-    let ok = match reason {
-        ResultReason::Resignation => matches!(result, "1-0" | "0-1"),
-        ResultReason::Agreement => result == "1/2-1/2",
-        ResultReason::Forfeit => matches!(result, "1-0" | "0-1" | "+/-" | "-/+" | "-/-"),
-        ResultReason::Decision | ResultReason::Other(_) => true,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(DecisionError::InconsistentResult {
-            result: result.to_owned(),
-            reason: reason.as_str().to_owned(),
-        })
-    }
-}
-
 /// Board, result and termination of `game`.
 fn header(
     conn: &Connection,
@@ -669,121 +636,6 @@ fn irregularity_ply(
         .query_row((game, id), |r| r.get(0))
         .optional()?;
     found.ok_or(DecisionError::UnknownIrregularity { game, id })
-}
-
-/// The live moves from `ply` on, with `new_move` at `ply` and the later ones replayed after it
-/// (the game played from `start`); times, clocks and time-trouble flags are the old rows'.
-fn replay_corrected(
-    start: Chess,
-    live: &[RecordedMove],
-    ply: u32,
-    new_move: &str,
-) -> Result<Vec<RecordedMove>, DecisionError> {
-    let mut pos = start;
-    let stored = |row: &RecordedMove, pos: &Chess| {
-        row.uci
-            .as_deref()
-            .and_then(|u| u.parse::<UciMove>().ok())
-            .and_then(|u| u.to_move(pos).ok())
-    };
-    for row in &live[..ply as usize - 1] {
-        let mv = stored(row, &pos).ok_or_else(|| DecisionError::StoredMove {
-            ply: row.ply,
-            uci: row.uci.clone(),
-        })?;
-        pos.play_unchecked(mv);
-    }
-    let first = parse_new_move(&pos, ply, new_move)?;
-    let mut out = Vec::with_capacity(live.len() + 1 - ply as usize);
-    let mut next = Some(first);
-    for row in &live[ply as usize - 1..] {
-        let mv = match next.take() {
-            Some(mv) => mv,
-            None => stored(row, &pos).ok_or_else(|| DecisionError::LaterMoveIllegal {
-                ply: row.ply,
-                uci: row.uci.clone().unwrap_or_default(),
-                notation: row.notation.clone(),
-            })?,
-        };
-        let after = ChessGame::play(&pos, &mv);
-        let has_moves = !after.legal_moves().is_empty();
-        out.push(RecordedMove {
-            notation: ChessGame::notation(&pos, &mv, &after, has_moves),
-            uci: ChessGame::uci(&pos, &mv),
-            position: ChessGame::position_text(&after),
-            ..row.clone()
-        });
-        pos = after;
-    }
-    Ok(out)
-}
-
-/// `texts` played after `kept` (the game from `start`, its stored text; `None`: the standard
-/// start), as recorded moves stamped `at_ms`, without clocks.
-fn continue_record<G: GameKind>(
-    start: Option<&str>,
-    kept: &[RecordedMove],
-    texts: &[String],
-    at_ms: Millis,
-) -> Result<Vec<RecordedMove>, DecisionError> {
-    let mut pos = match start {
-        None => G::start(),
-        Some(text) => {
-            G::parse_start(text).ok_or_else(|| DecisionError::StoredStart(text.to_owned()))?
-        }
-    };
-    for row in kept {
-        let mv = row
-            .to_move::<G>(&pos)
-            .ok_or_else(|| DecisionError::StoredMove {
-                ply: row.ply,
-                uci: row.uci.clone(),
-            })?;
-        pos = G::play(&pos, &mv);
-    }
-    let mut out = Vec::with_capacity(texts.len());
-    for (i, text) in texts.iter().enumerate() {
-        let ply = (kept.len() + i + 1) as u32;
-        let mv = G::parse_move(&pos, text.trim()).ok_or_else(|| DecisionError::NotAMove {
-            ply,
-            text: text.trim().to_owned(),
-            position: G::position_text(&pos),
-        })?;
-        let after = G::play(&pos, &mv);
-        let mut successors = Vec::new();
-        G::successors(&after, 0, &mut successors);
-        out.push(RecordedMove {
-            ply,
-            notation: G::notation(&pos, &mv, &after, !successors.is_empty()),
-            uci: G::uci(&pos, &mv),
-            position: G::position_text(&after),
-            at_ms,
-            clock_white_ms: None,
-            clock_black_ms: None,
-            time_trouble: false,
-        });
-        pos = after;
-    }
-    Ok(out)
-}
-
-/// `text` as UCI, else as SAN, legal in `pos` (the position before `ply`).
-fn parse_new_move(pos: &Chess, ply: u32, text: &str) -> Result<shakmaty::Move, DecisionError> {
-    let text = text.trim();
-    let illegal = || DecisionError::IllegalMove {
-        ply,
-        text: text.to_owned(),
-        fen: ChessGame::position_text(pos),
-    };
-    if let Ok(uci) = text.parse::<UciMove>() {
-        return uci.to_move(pos).map_err(|_| illegal());
-    }
-    match text.parse::<SanPlus>() {
-        Ok(san) => san.san.to_move(pos).map_err(|_| illegal()),
-        Err(_) => Err(DecisionError::InvalidMove {
-            text: text.to_owned(),
-        }),
-    }
 }
 
 #[allow(clippy::too_many_arguments)]

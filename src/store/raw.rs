@@ -13,7 +13,7 @@
 //! A DGT field update (5 bytes) read on its own costs 7 bytes in a block.
 //!
 //! A read of zero bytes never comes from a port; one from the board marks a gap: raw bytes were
-//! dropped from that time on (a board's in-memory bound, [`crate::pipeline::RAW_BOUND`], reached
+//! dropped from that time on (a board's in-memory bound, [`crate::recorder::RAW_BOUND`], reached
 //! while the store refused writes). See [`RawChunk::is_gap`].
 
 use crate::{Millis, protocol::Direction};

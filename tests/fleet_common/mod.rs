@@ -19,7 +19,8 @@ use std::{
 };
 
 use boardscribe::{
-    device::{Direction, capture::parse_capture},
+    capture::parse_capture,
+    device::Direction,
     emulator::{
         self, BoardScript, EmulatorOptions, EventKind, Payload, PtyOptions, PtyScript, TogyzAction,
         TogyzEmulatorOptions, TogyzPayload, TogyzScript,

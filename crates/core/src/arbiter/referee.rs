@@ -1,0 +1,611 @@
+//! The referee: the configured Laws applied to what one board's tracker records.
+//!
+//! Flow: the pipeline passes every batch of tracker events through [`Referee::review`] before they
+//! are stored, and every clock reading through [`Referee::clock`]. The referee keeps the game's
+//! positions (from the game's start, a Chess960 one too, and the moves' UCI), and so can: mark each move made in Article 8.4 time trouble;
+//! give each irregularity its article under the configured edition, and a completed illegal move
+//! its place on the player's ladder with the penalty due (7.5.5); end the game on a dead position,
+//! fivefold repetition or 75 moves (from 2014); note a threefold or fifty-move draw as claimable;
+//! and report a flag fall with the result 6.9 gives (a game end only when the daemon counts as an
+//! observer, 6.8). Checkmate and stalemate are the tracker's (it stops recording there). Pure: time
+//! comes with the events and readings.
+
+use shakmaty::{Chess, Color, Position};
+
+use super::{
+    AutoEnd, BothFlagsDecision, Category, Claimable, Federation, FivefoldRule, GameEnd,
+    IrregularityKind, Judge, JudgeNotice, Laws, LawsConfig, Penalty, Repetitions, Supervision,
+    TimeControl, TimeTrouble, both_flags, flag_fall_under, illegal_move_penalty, review_each,
+};
+use crate::{
+    Millis,
+    game::{
+        Outcome, Variant,
+        chess::{ChessGame, start_of},
+    },
+    sensor::ClockReading,
+    tracker::{RecordedMove, Side, TrackerEvent, TrackerSettings},
+};
+
+/// The Laws an event plays under: the edition with its switches, the time control, and the
+/// variant (standard chess or Chess960: which start positions begin a game).
+#[derive(Clone, Debug, Default)]
+pub struct LawsSetup {
+    pub cfg: LawsConfig,
+    pub time_control: Option<TimeControl>,
+    pub variant: Variant,
+}
+
+impl LawsSetup {
+    /// A referee for one board.
+    pub fn referee(&self) -> Referee {
+        Referee::new(self.cfg.clone(), self.time_control.clone())
+    }
+
+    /// What each clock should show before the first move: the first period's time.
+    pub fn start_clock_ms(&self) -> Option<u64> {
+        let period = self.time_control.as_ref()?.periods().first()?;
+        Some(u64::from(period.base_secs) * 1000)
+    }
+
+    /// Tracker settings for a board playing under these Laws (the clock check of 6.10.2, the
+    /// variant's start positions).
+    pub fn tracker_settings(&self) -> TrackerSettings {
+        TrackerSettings {
+            expected_clock_ms: self.start_clock_ms(),
+            variant: self.variant,
+            ..TrackerSettings::default()
+        }
+    }
+}
+
+/// The Laws for one board.
+pub struct Referee {
+    cfg: LawsConfig,
+    tc: Option<TimeControl>,
+    category: Category,
+    game: Option<Game>,
+    scratch: Vec<TrackerEvent>,
+    notices: Vec<JudgeNotice>,
+}
+
+/// What the referee knows of the game in progress.
+struct Game {
+    /// `positions[i]` is the position after `i` plies.
+    positions: Vec<Chess>,
+    reps: Repetitions,
+    trouble: Option<TimeTrouble>,
+    /// Completed illegal moves by White and by Black.
+    illegal: [u32; 2],
+    claimable: Claimable,
+    flags: [bool; 2],
+    ended: bool,
+    /// A 9.6 draw was noted for the arbiter ([`AutoEnd::May`]).
+    nine_six_noted: bool,
+}
+
+impl Game {
+    /// A game from `start` (a Chess960 start's FEN; `None`, or a start that does not read: the
+    /// standard start).
+    fn new(
+        tc: Option<&TimeControl>,
+        cfg: &LawsConfig,
+        start: Option<&str>,
+        notices: &mut Vec<JudgeNotice>,
+    ) -> Game {
+        let start = start_of(start).unwrap_or_else(|| {
+            notices.push(JudgeNotice::StartUnreadable(start.map(str::to_owned)));
+            Chess::default()
+        });
+        Game {
+            reps: Repetitions::new(&start),
+            positions: vec![start],
+            trouble: tc.map(|tc| TimeTrouble::new(tc, cfg)),
+            illegal: [0; 2],
+            claimable: Claimable::default(),
+            flags: [false; 2],
+            ended: false,
+            nine_six_noted: false,
+        }
+    }
+
+    fn position(&self) -> &Chess {
+        // Never empty: it starts with the start position and is never cut below it.
+        &self.positions[self.positions.len() - 1]
+    }
+
+    fn plies(&self) -> usize {
+        self.positions.len() - 1
+    }
+
+    fn truncate(&mut self, plies: usize) {
+        while self.plies() > plies {
+            self.positions.pop();
+            self.reps.pop();
+        }
+    }
+}
+
+fn color(side: Side) -> Color {
+    match side {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    }
+}
+
+fn side(c: Color) -> Side {
+    match c {
+        Color::White => Side::White,
+        Color::Black => Side::Black,
+    }
+}
+
+impl Judge for Referee {
+    fn take_notices(&mut self) -> Vec<JudgeNotice> {
+        std::mem::take(&mut self.notices)
+    }
+
+    fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
+        Referee::resume(self, start, moves);
+    }
+
+    fn rebase(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
+        let kept = self.game.as_ref().map(|g| (g.illegal, g.flags));
+        Referee::resume(self, start, moves);
+        if let (Some(g), Some((illegal, flags))) = (self.game.as_mut(), kept) {
+            g.illegal = illegal;
+            g.flags = flags;
+        }
+    }
+
+    /// Applies the Laws to the events from index `from` on, in place: annotates moves and
+    /// irregularities, and adds game ends and claimable draws after the event that caused them.
+    fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        review_each(events, from, &mut scratch, |e| self.look_at(e));
+        self.scratch = scratch;
+    }
+
+    /// A clock reading: a flag that has just shown is reported with the result the Laws give.
+    /// `white_on_left`: White's clock is the left-hand one.
+    fn clock(
+        &mut self,
+        at: Millis,
+        reading: &ClockReading,
+        white_on_left: bool,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let Some(game) = self.game.as_mut() else {
+            return;
+        };
+        let (white_flag, black_flag) = if white_on_left {
+            (reading.left_flag, reading.right_flag)
+        } else {
+            (reading.right_flag, reading.left_flag)
+        };
+        let now = [white_flag, black_flag];
+        if game.ended || now == game.flags {
+            game.flags = now;
+            return;
+        }
+        for (i, &flag) in now.iter().enumerate() {
+            if !flag || game.flags[i] {
+                continue;
+            }
+            let flagged = if i == 0 { Color::White } else { Color::Black };
+            let ending = flag_fall_under(&self.cfg, game.position(), flagged);
+            let both = now[0] && now[1];
+            let note = both.then(|| {
+                let plies = game.plies() as u32;
+                let period = self
+                    .tc
+                    .as_ref()
+                    .map_or(0, |tc| tc.period_of(plies.div_ceil(2).max(1)));
+                match self.tc.as_ref() {
+                    Some(tc) => {
+                        let b = both_flags(&self.cfg, tc, period);
+                        let what = match b.decision {
+                            BothFlagsDecision::Continue => "play goes on",
+                            BothFlagsDecision::Draw => "the game is drawn",
+                            BothFlagsDecision::Arbiter => "the arbiter decides",
+                        };
+                        format!(
+                            "both flags are down: {what}{}",
+                            b.article.map_or(String::new(), |a| format!(" ({a})"))
+                        )
+                    }
+                    None => "both flags are down: the arbiter decides".to_string(),
+                }
+            });
+            let quota = self
+                .tc
+                .as_ref()
+                .and_then(|tc| period_quota_note(tc, game.plies() as u32, flagged));
+            let federation = (self.cfg.federation == Federation::Uscf).then(|| {
+                let mut n = "only a player may call a flag; the director rules on the claim \
+                             (USCF 13C1)"
+                    .to_string();
+                if ending.end == GameEnd::TimeForfeitCannotMate {
+                    n.push_str(
+                        "; drawn for want of material to win on time unless the opponent has a \
+                         forced win (USCF 14E), which the director judges",
+                    );
+                }
+                n
+            });
+            let note = [note, quota, federation]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("; ");
+            let note = (!note.is_empty()).then_some(note);
+            out.push(TrackerEvent::FlagFall {
+                at_ms: at,
+                after_ply: game.plies() as u32,
+                side: side(flagged),
+                proposed: ending.outcome,
+                termination: ending.termination.to_string(),
+                article: (!ending.article.is_empty()).then(|| ending.article.to_string()),
+                both,
+                note,
+            });
+            if self.cfg.daemon_is_observer && !both {
+                game.ended = true;
+                out.push(TrackerEvent::GameEnded {
+                    at_ms: at,
+                    after_ply: game.plies() as u32,
+                    outcome: ending.outcome,
+                    termination: ending.termination.to_string(),
+                });
+                break;
+            }
+        }
+        game.flags = now;
+    }
+}
+
+/// The ruling on a completed illegal move in rapid or blitz without full supervision: it stands
+/// unless the opponent claims it in time (or, from 2014, the arbiter sees it).
+fn unsupervised_illegal_move(
+    laws: Laws,
+    category: Category,
+    what: &str,
+    due: &str,
+    ladder: &str,
+) -> String {
+    match (laws, category) {
+        (Laws::Fide2001 | Laws::Fide2009, Category::Blitz) => format!(
+            "{what}: the opponent may claim a win before making his own move, a draw if he \
+             cannot mate (B.3c); unclaimed, the move stands"
+        ),
+        (Laws::Fide2001 | Laws::Fide2009, _) => format!(
+            "{what}: only on the opponent's claim before his own move: {due} ({ladder}, A.4c); \
+             unclaimed, the move stands"
+        ),
+        (Laws::Fide2014, _) => format!(
+            "{what}: an arbiter who sees it declares the game lost if the opponent has not \
+             moved, or the opponent claims a win before his next move (A.4.2); unclaimed, the \
+             move stands"
+        ),
+        (Laws::Fide2018, _) => format!(
+            "{what}: the arbiter who sees it applies {ladder}: {due}, or the opponent claims \
+             before his next move (A.4.2); unclaimed, the move stands"
+        ),
+        (Laws::Fide2023, _) => format!(
+            "{what}: the arbiter who sees it applies {ladder}: {due}, or the opponent claims \
+             before his next move (A.5.2); unclaimed, the move stands"
+        ),
+    }
+}
+
+/// Article 6.4 at a flag fall, for a time control with move quotas: whether the player whose flag
+/// fell had completed the moves of his period. The daemon counts the moves made; the clock counts
+/// presses, and a clock that missed one does not add the next period's time (6.10.2).
+fn period_quota_note(tc: &TimeControl, plies: u32, flagged: Color) -> Option<String> {
+    if tc.periods().iter().all(|p| p.moves.is_none()) {
+        return None;
+    }
+    let done = match flagged {
+        Color::White => plies.div_ceil(2),
+        Color::Black => plies / 2,
+    };
+    let who = side(flagged).as_str();
+    // The period of the move in hand, and the moves every period up to it requires.
+    let index = tc.period_of(done + 1);
+    let required: u32 = (0..=index).filter_map(|i| tc.period(i).moves).sum();
+    Some(match tc.period(index).moves {
+        Some(_) => format!(
+            "{who} had completed {done} of the {required} moves required by the end of period \
+             {} (6.4)",
+            index + 1
+        ),
+        None if index > 0 => format!(
+            "{who} had completed {done} moves: the flag fell in period {}, the {required} moves \
+             of the periods before it made (6.4); a clock that did not add that period's time \
+             was mis-set (6.10.2)",
+            index + 1
+        ),
+        None => return None,
+    })
+}
+
+fn ordinal(n: u32) -> String {
+    match n {
+        1 => "first".into(),
+        2 => "second".into(),
+        3 => "third".into(),
+        n => format!("{n}th"),
+    }
+}
+
+impl Referee {
+    /// A referee applying `cfg`; `tc` is the event's time control, if configured (the rapid and
+    /// blitz rules and Article 8.4 need it).
+    pub fn new(cfg: LawsConfig, tc: Option<TimeControl>) -> Referee {
+        let category = tc
+            .as_ref()
+            .map_or(Category::Standard, |tc| cfg.category(tc));
+        Referee {
+            cfg,
+            tc,
+            category,
+            game: None,
+            scratch: Vec::new(),
+            notices: Vec::new(),
+        }
+    }
+
+    /// Continues a game recorded before (after a restart), from its stored moves played from
+    /// `start` (a Chess960 start's FEN; `None`: the standard start).
+    pub fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
+        let mut game = Game::new(self.tc.as_ref(), &self.cfg, start, &mut self.notices);
+        for m in moves {
+            if !self.play(&mut game, &mut m.clone()) {
+                break;
+            }
+        }
+        self.game = Some(game);
+    }
+
+    /// One event: annotated in place; what it causes is returned.
+    fn look_at(&mut self, event: &mut TrackerEvent) -> Option<TrackerEvent> {
+        if let TrackerEvent::GameStarted { start, .. } = event {
+            self.game = Some(Game::new(
+                self.tc.as_ref(),
+                &self.cfg,
+                start.as_deref(),
+                &mut self.notices,
+            ));
+            return None;
+        }
+        let mut game = self.game.take()?;
+        let extra = match event {
+            TrackerEvent::Move(m) => self.after_move(&mut game, m),
+            TrackerEvent::Revision { new, .. } => {
+                game.truncate(new.ply.saturating_sub(1) as usize);
+                self.after_move(&mut game, new)
+            }
+            TrackerEvent::Takeback { to_ply, .. } => {
+                game.truncate(*to_ply as usize);
+                game.ended = false;
+                None
+            }
+            TrackerEvent::Irregularity {
+                kind,
+                player,
+                article: art,
+                ruling,
+                ..
+            } => {
+                self.irregularity(&mut game, *kind, *player, art, ruling);
+                None
+            }
+            TrackerEvent::GameEnded { .. } => {
+                game.ended = true;
+                None
+            }
+            _ => None,
+        };
+        self.game = Some(game);
+        extra
+    }
+
+    /// Plays a recorded move on the referee's board; false if it does not fit (never expected:
+    /// the tracker only records legal moves).
+    fn play(&mut self, game: &mut Game, m: &mut RecordedMove) -> bool {
+        let pos = game.position();
+        let Some(mv) = m.to_move::<ChessGame>(pos) else {
+            self.notices.push(JudgeNotice::MoveDoesNotFit {
+                ply: m.ply,
+                mv: m.uci.clone().unwrap_or_else(|| m.notation.clone()),
+            });
+            return false;
+        };
+        let mover = pos.turn();
+        let mut next = pos.clone();
+        next.play_unchecked(mv);
+        game.reps.push(&next);
+        game.positions.push(next);
+        if let Some(trouble) = game.trouble.as_mut() {
+            let clock = match mover {
+                Color::White => m.clock_white_ms,
+                Color::Black => m.clock_black_ms,
+            };
+            m.time_trouble = trouble.on_move(mover, m.ply.div_ceil(2), clock);
+        }
+        true
+    }
+
+    fn after_move(&mut self, game: &mut Game, m: &mut RecordedMove) -> Option<TrackerEvent> {
+        if game.plies() + 1 != m.ply as usize {
+            game.truncate((m.ply as usize).saturating_sub(1).min(game.plies()));
+        }
+        if !self.play(game, m) || game.ended {
+            return None;
+        }
+        // Mate and stalemate are the tracker's own game ends (it knows the legal moves already);
+        // the rest of `automatic_end` is checked here, in its order, counting repetitions once.
+        let count = game.reps.count();
+        let fivefold = match self.cfg.fivefold {
+            FivefoldRule::None => false,
+            FivefoldRule::Any => count >= 5,
+            FivefoldRule::Consecutive => game.reps.fivefold(FivefoldRule::Consecutive),
+        };
+        let end = if game.position().is_insufficient_material() {
+            Some(GameEnd::DeadPosition)
+        } else if fivefold {
+            Some(GameEnd::FivefoldRepetition)
+        } else if self.cfg.seventy_five_moves && game.reps.seventy_five_moves() {
+            Some(GameEnd::SeventyFiveMoves)
+        } else {
+            None
+        };
+        let nine_six = matches!(
+            end,
+            Some(GameEnd::FivefoldRepetition | GameEnd::SeventyFiveMoves)
+        );
+        if nine_six && self.cfg.auto_end_9_6 != AutoEnd::Must {
+            if self.cfg.auto_end_9_6 == AutoEnd::Never || game.nine_six_noted {
+                return None;
+            }
+            // Recorded once, for the arbiter to declare; the game goes on being recorded.
+            game.nine_six_noted = true;
+            let end = end?;
+            return Some(TrackerEvent::Claimable {
+                at_ms: m.at_ms,
+                ply: m.ply + 1,
+                claim: format!("{}: the arbiter declares the draw", end.termination()),
+                article: self
+                    .cfg
+                    .game_end_article(end)
+                    .unwrap_or_default()
+                    .to_string(),
+            });
+        }
+        if let Some(end) = end {
+            let ending = self.cfg.ending(Outcome::Draw, end);
+            game.ended = true;
+            return Some(TrackerEvent::GameEnded {
+                at_ms: m.at_ms,
+                after_ply: m.ply,
+                outcome: ending.outcome,
+                termination: ending.termination.to_string(),
+            });
+        }
+        let now = Claimable {
+            threefold: count >= 3,
+            fifty_moves: game.reps.fifty_moves(),
+        };
+        let was = std::mem::replace(&mut game.claimable, now);
+        let claim = if now.threefold && !was.threefold {
+            Some(GameEnd::ThreefoldRepetition)
+        } else if now.fifty_moves && !was.fifty_moves {
+            Some(GameEnd::FiftyMoves)
+        } else {
+            None
+        }?;
+        Some(TrackerEvent::Claimable {
+            at_ms: m.at_ms,
+            ply: m.ply + 1,
+            claim: claim.termination().to_string(),
+            article: self
+                .cfg
+                .game_end_article(claim)
+                .unwrap_or_default()
+                .to_string(),
+        })
+    }
+
+    fn irregularity(
+        &self,
+        game: &mut Game,
+        kind: IrregularityKind,
+        player: Option<Side>,
+        art: &mut Option<String>,
+        ruling: &mut Option<String>,
+    ) {
+        *art = self.cfg.article(kind).map(str::to_string);
+        match (kind, player) {
+            (IrregularityKind::IllegalMove, Some(player)) => {
+                let c = color(player);
+                let n = &mut game.illegal[c as usize];
+                *n += 1;
+                let offence = *n;
+                let opponent = !c;
+                let opponent_can_mate = self.cfg.can_win(game.position(), opponent);
+                let penalty =
+                    illegal_move_penalty(&self.cfg, self.category, offence, opponent_can_mate);
+                let ladder = self.cfg.illegal_move_penalty_article(self.category);
+                let due = match penalty {
+                    Penalty::AddTimeToOpponent { ms } => format!(
+                        "{} s to be added to {}'s clock",
+                        ms / 1000,
+                        side(opponent).as_str()
+                    ),
+                    Penalty::Loss => format!("{} loses the game", player.as_str()),
+                    Penalty::Draw => format!(
+                        "the game is drawn: {} cannot mate by any series of legal moves",
+                        side(opponent).as_str()
+                    ),
+                    Penalty::OpponentMayClaimWin => format!(
+                        "{} may claim the game before making his next move",
+                        side(opponent).as_str()
+                    ),
+                    Penalty::OpponentMayClaimDraw => format!(
+                        "{} may claim a draw before making his next move: he has no mating \
+                         material",
+                        side(opponent).as_str()
+                    ),
+                };
+                let what = format!(
+                    "{} completed illegal move by {}",
+                    ordinal(offence),
+                    player.as_str()
+                );
+                let director = self.cfg.federation == Federation::Uscf;
+                *ruling = Some(if director {
+                    format!("{what}: {due} ({ladder}); the director applies it")
+                } else if self.reduced_supervision() {
+                    unsupervised_illegal_move(self.cfg.laws, self.category, &what, &due, ladder)
+                } else {
+                    format!("{what}: {due} ({ladder}); the arbiter applies it")
+                });
+            }
+            (IrregularityKind::IllegalPosition, _) => {
+                *ruling = Some(if self.reduced_supervision() {
+                    match self.cfg.laws {
+                        Laws::Fide2001 | Laws::Fide2009 => {
+                            "the arbiter intervenes (A.4c)".to_string()
+                        }
+                        _ => "the game is drawn, for the arbiter to confirm: the illegal \
+                              position stood after the next completed move"
+                            .to_string(),
+                    }
+                } else {
+                    // Fully supervised: the arbiter should already have acted on the illegal
+                    // move; the appendix rule does not apply.
+                    *art = self
+                        .cfg
+                        .article(IrregularityKind::IllegalMove)
+                        .map(str::to_string);
+                    "the illegal move was not corrected before the opponent moved: the arbiter \
+                     reinstates the position before it"
+                        .to_string()
+                });
+            }
+            (IrregularityKind::ClockWithoutMove, _) => {
+                *ruling = Some(
+                    "the arbiter decides whether it counts as an illegal move or a distraction"
+                        .to_string(),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the rapid or blitz rules without full supervision apply (A.4/B.3 up to 2018, A.5
+    /// in 2023).
+    fn reduced_supervision(&self) -> bool {
+        self.category != Category::Standard && self.cfg.supervision == Supervision::Reduced
+    }
+}

@@ -1,0 +1,666 @@
+//! One board's bytes through frame decoder, sensor state and tracker, into the events of its record.
+//!
+//! Flow: [`Pipeline::feed`] takes a timestamped chunk of bytes (from a serial port, a capture or
+//! the emulator), decodes every whole frame, folds it into the sensor state and hands the board
+//! and clock to the tracker, whose events the board's [`Judge`] (the chess referee, or the togyz
+//! one) annotates. [`Pipeline::take_events`] yields them, in order; what the record side does with
+//! them (keeping the raw bytes beside them, persisting, back-pressure) is not this module's
+//! concern. What is worth a log line comes out as [`Notice`] values
+//! ([`Pipeline::take_notices`]) for the edge to log: nothing here logs.
+//! After a gap ([`Pipeline::disconnected`], or a resumed game) the board's memory, where it keeps
+//! one, is asked for ([`Pipeline::wants_memory`]; the I/O edge sends the request) and the plies it
+//! holds after the record go through the tracker ([`Board::from_memory`], `Tracker::recover`).
+//! `replay` and `run` both drive this type; only the clock and the commit policy differ. One
+//! [`Board`] implementation per kind of board: [`Dgt`] chessboards ([`DgtPipeline`]) and [`Tgz`]
+//! pit boards ([`TgzPipeline`]). Pure: no I/O and no system clock.
+
+use std::fmt::{self, Debug};
+
+use crate::{
+    Millis,
+    arbiter::{Judge, JudgeNotice, LawsSetup, Referee, TogyzReferee},
+    game::{GameKind, chess::ChessGame, togyz::TogyzGame},
+    memory::{self, Continuation, MemoryError, Recording},
+    protocol::{
+        Direction, FrameReader, Wire,
+        dgt::{self, BwTime, Mode},
+        tgz,
+    },
+    sensor::{
+        Sensed,
+        dgt::{ClockLayout, ClockReading, DgtBoardState},
+        tgz::TgzBoardState,
+    },
+    tracker::{RecordedMove, Side, Tracker, TrackerEvent, TrackerSettings},
+};
+
+/// What a frame did to the sensor state.
+pub enum Applied {
+    /// The sensed board may have changed: the tracker looks.
+    Board,
+    /// A clock reading (DGT's BWTIME, which TGZ-1 carries unchanged).
+    Clock(BwTime),
+    /// The board's memory (a DGT board's EEPROM log, DGT_MSG_EE_MOVES), asked for after a gap.
+    Memory(Vec<u8>),
+    /// Nothing for the tracker.
+    Nothing,
+    /// Nothing for the tracker, but worth a line in the log (identity replies, unknown frames).
+    Noted(Notice),
+}
+
+/// Something the pipeline noticed that is not part of the record, for the edge to log (the
+/// level is [`Notice::level`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The board told who it is (a serial number, a firmware version): debug.
+    Identity { what: &'static str, value: String },
+    /// A frame the pipeline has no use for: debug.
+    FrameNotUsed(String),
+    /// Bytes that did not decode, at most one notice a second (`suppressed` since the last).
+    BadInput {
+        at_ms: Millis,
+        warning: String,
+        suppressed: u64,
+    },
+    /// Board memory came unasked, or when the record did not lag the board: debug.
+    MemoryNotNeeded,
+    /// Board memory read after a gap, and how many of its plies were recorded: info.
+    MemoryRead {
+        recorded: usize,
+        in_memory: usize,
+        in_hand: usize,
+        recovered: usize,
+    },
+    /// Board memory read after a gap that does not help (why).
+    MemoryUseless(String),
+    /// Board memory asked for at `asked_at_ms` did not come (why).
+    MemoryNotRead { asked_at_ms: Millis, why: String },
+    /// The judge's own note ([`Judge::take_notices`]).
+    Judge(JudgeNotice),
+}
+
+/// How loud a [`Notice`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Debug,
+    Info,
+    Warn,
+}
+
+impl Notice {
+    pub fn level(&self) -> Level {
+        match self {
+            Notice::Identity { .. } | Notice::FrameNotUsed(_) | Notice::MemoryNotNeeded => {
+                Level::Debug
+            }
+            Notice::MemoryRead { .. } => Level::Info,
+            Notice::BadInput { .. }
+            | Notice::MemoryUseless(_)
+            | Notice::MemoryNotRead { .. }
+            | Notice::Judge(_) => Level::Warn,
+        }
+    }
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::Identity { what, value } => write!(f, "board {what}: {value}"),
+            Notice::FrameNotUsed(frame) => write!(f, "frame not used: {frame}"),
+            Notice::BadInput {
+                at_ms,
+                warning,
+                suppressed,
+            } => write!(
+                f,
+                "bad input from board at {at_ms} ms: {warning} ({suppressed} more suppressed)"
+            ),
+            Notice::MemoryNotNeeded => f.write_str("board memory not asked for, or not needed"),
+            Notice::MemoryRead {
+                recorded,
+                in_memory,
+                in_hand,
+                recovered,
+            } => write!(
+                f,
+                "board memory read after a gap: {recovered} plies recovered ({recorded} recorded, \
+                 {in_memory} in memory, {in_hand} in hand)"
+            ),
+            Notice::MemoryUseless(why) => {
+                write!(f, "board memory read after a gap does not help: {why}")
+            }
+            Notice::MemoryNotRead { asked_at_ms, why } => write!(
+                f,
+                "the board's memory, asked for at {asked_at_ms} ms, could not be read: {why}"
+            ),
+            Notice::Judge(n) => fmt::Display::fmt(n, f),
+        }
+    }
+}
+
+/// One kind of board, as the pipeline sees it: its wire, sensor state, game and judge.
+pub trait Board {
+    type Wire: Wire<Frame = Self::Frame>;
+    type Frame: Debug;
+    type Game: GameKind;
+    type Sensor: Sensed<<Self::Game as GameKind>::Reading> + Default;
+    type Judge: Judge;
+
+    /// The frame reader's wire.
+    fn wire() -> Self::Wire;
+
+    /// Folds `frame` into `sensor`; what it was.
+    fn apply(sensor: &mut Self::Sensor, frame: Self::Frame) -> Applied;
+
+    /// Forgets the sensed board (the board went away).
+    fn reset(sensor: &mut Self::Sensor);
+
+    /// Whether the board keeps a log of what was done on it that [`Board::from_memory`] reads
+    /// (asked for after every gap).
+    const HAS_MEMORY: bool = false;
+
+    /// The plies the board's memory `log` holds after the recording's plies, with the clocks
+    /// memory holds.
+    fn from_memory(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
+        let _ = (log, recording);
+        Err(MemoryError::NoMemory)
+    }
+
+    /// The frames one decoded frame read at `at` stands for, each with the time it is applied
+    /// at, one by one (a bus update holds many field changes, and lever changes between them,
+    /// read against `sensor` and the clock's `layout`); most frames stand for themselves, at `at`.
+    fn split(
+        sensor: &mut Self::Sensor,
+        layout: ClockLayout,
+        at: Millis,
+        frame: Self::Frame,
+    ) -> Vec<(Millis, Self::Frame)> {
+        let _ = (sensor, layout);
+        vec![(at, frame)]
+    }
+}
+
+/// A DGT electronic chessboard.
+pub struct Dgt;
+
+impl Board for Dgt {
+    type Wire = Mode;
+    type Frame = dgt::Frame;
+    type Game = ChessGame;
+    type Sensor = DgtBoardState;
+    type Judge = Referee;
+
+    fn wire() -> Mode {
+        Mode::Single
+    }
+
+    fn apply(sensor: &mut DgtBoardState, frame: dgt::Frame) -> Applied {
+        match frame {
+            dgt::Frame::BoardDump(dump) => {
+                sensor.apply_dump(&dump);
+                Applied::Board
+            }
+            dgt::Frame::FieldUpdate { square, piece } => {
+                if sensor.apply_field(square, piece) && sensor.is_known() {
+                    Applied::Board
+                } else {
+                    Applied::Nothing
+                }
+            }
+            dgt::Frame::BwTime(t) => Applied::Clock(t),
+            dgt::Frame::EeMoves(log) => Applied::Memory(log),
+            // Identity replies (start-up, watchdog probes): worth a line in the log, nothing more.
+            dgt::Frame::SerialNr(serial) => Applied::Noted(Notice::Identity {
+                what: "serial number",
+                value: serial.to_string(),
+            }),
+            dgt::Frame::LongSerialNr(serial) => Applied::Noted(Notice::Identity {
+                what: "long serial number",
+                value: serial.to_string(),
+            }),
+            dgt::Frame::Version { major, minor } => Applied::Noted(Notice::Identity {
+                what: "firmware version",
+                value: format!("{major}.{minor}"),
+            }),
+            other => Applied::Noted(Notice::FrameNotUsed(format!("{other:?}"))),
+        }
+    }
+
+    fn reset(sensor: &mut DgtBoardState) {
+        sensor.reset();
+    }
+
+    const HAS_MEMORY: bool = true;
+
+    fn from_memory(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
+        memory::continuation(log, recording)
+    }
+}
+
+/// A togyz korgool pit board speaking TGZ-1.
+pub struct Tgz;
+
+impl Board for Tgz {
+    type Wire = tgz::Tgz;
+    type Frame = tgz::Frame;
+    type Game = TogyzGame;
+    type Sensor = TgzBoardState;
+    type Judge = TogyzReferee;
+
+    fn wire() -> tgz::Tgz {
+        tgz::Tgz
+    }
+
+    fn apply(sensor: &mut TgzBoardState, frame: tgz::Frame) -> Applied {
+        let changed = match frame {
+            tgz::Frame::BoardDump(dump) => {
+                sensor.apply_dump(&dump);
+                true
+            }
+            tgz::Frame::PitUpdate { location, count } => sensor.apply_pit(location, count),
+            tgz::Frame::TuzUpdate { player, pit } => sensor.apply_tuz(player, pit),
+            tgz::Frame::BwTime(t) => return Applied::Clock(t),
+            tgz::Frame::SerialNr(serial) => {
+                return Applied::Noted(Notice::Identity {
+                    what: "serial number",
+                    value: serial.to_string(),
+                });
+            }
+            other => return Applied::Noted(Notice::FrameNotUsed(format!("{other:?}"))),
+        };
+        if changed && sensor.is_known() {
+            Applied::Board
+        } else {
+            Applied::Nothing
+        }
+    }
+
+    fn reset(sensor: &mut TgzBoardState) {
+        sensor.reset();
+    }
+}
+
+/// The pipeline of a DGT chessboard.
+pub type DgtPipeline = Pipeline<Dgt>;
+
+/// The pipeline of a togyz korgool pit board.
+pub type TgzPipeline = Pipeline<Tgz>;
+
+/// Counters a board keeps for logs and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipelineStats {
+    pub bytes_in: u64,
+    pub frames: u64,
+    pub decode_warnings: u64,
+    pub bytes_skipped: u64,
+    pub moves: u64,
+    /// Games begun on the board (a game resumed from the store is not one).
+    pub games: u64,
+}
+
+/// One board's bytes to the events of its record.
+pub struct Pipeline<B: Board> {
+    reader: FrameReader<B::Wire>,
+    sensor: B::Sensor,
+    tracker: Tracker<B::Game>,
+    judge: B::Judge,
+    events: Vec<TrackerEvent>,
+    /// Events before this index have been through the judge.
+    reviewed: usize,
+    /// Events judged, for [`Pipeline::take_events`].
+    judged: Vec<TrackerEvent>,
+    notices: Vec<Notice>,
+    stats: PipelineStats,
+    /// The last clock reading with a usable time (for the live relay).
+    last_clock: Option<ClockReading>,
+    last_warning_at: Option<Millis>,
+    warnings_logged: u64,
+    clock_layout: ClockLayout,
+    /// The latest time the tracker was given: a split frame is never applied before it (a bus
+    /// board's changes are stamped with its previous read, which ticks may have passed).
+    latest: Millis,
+    /// Board memory since the last gap: asked for (when), and whether it came; and how many
+    /// times it was read since the gap.
+    memory: MemoryRead,
+    memory_reads: u32,
+}
+
+/// How many times board memory is read after one gap: once when the board is heard again, and
+/// again while the board stays lost (the moves made during a read, or a hand still moving).
+pub const MEMORY_READS_PER_GAP: u32 = 3;
+
+/// A board still lost this long after it was heard again and after the last read has its
+/// memory read again (before `thread_lost` is raised).
+const REREAD_AFTER_MS: Millis = 1_000;
+
+/// Board memory, read after each gap (see [`Pipeline::wants_memory`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MemoryRead {
+    /// Not asked for since the last gap.
+    Due,
+    /// Asked for at this time, not answered yet.
+    Asked(Millis),
+    /// Answered, or given up on, at this time.
+    Done(Millis),
+}
+
+impl<B: Board> Pipeline<B> {
+    /// A pipeline with a tracker and a judge (fresh, or resumed from the store).
+    pub fn new(tracker: Tracker<B::Game>, judge: B::Judge) -> Pipeline<B> {
+        Pipeline {
+            reader: FrameReader::with_wire(B::wire()),
+            sensor: B::Sensor::default(),
+            tracker,
+            judge,
+            events: Vec::new(),
+            reviewed: 0,
+            judged: Vec::new(),
+            notices: Vec::new(),
+            stats: PipelineStats::default(),
+            last_clock: None,
+            last_warning_at: None,
+            warnings_logged: 0,
+            clock_layout: ClockLayout::default(),
+            latest: 0,
+            memory: MemoryRead::Due,
+            memory_reads: 0,
+        }
+    }
+
+    /// Reads the clock's BWTIME frames in `layout` (the default is [`ClockLayout::H17`]).
+    pub fn with_clock_layout(mut self, layout: ClockLayout) -> Pipeline<B> {
+        self.clock_layout = layout;
+        self
+    }
+
+    /// Bytes that travelled at `at` in direction `dir` (only the board's are decoded).
+    pub fn feed(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
+        if dir == Direction::ToBoard {
+            return;
+        }
+        self.stats.bytes_in += bytes.len() as u64;
+        self.reader.push(bytes);
+        while let Some(next) = self.reader.next_frame() {
+            match next {
+                Ok(frame) => {
+                    self.feed_split(at, frame);
+                }
+                Err(warning) => {
+                    self.stats.decode_warnings += 1;
+                    self.stats.bytes_skipped += warning.skipped() as u64;
+                    // At most one line per second: a board talking noise must not flood the log.
+                    if self.last_warning_at.is_none_or(|t| at >= t + 1000) {
+                        let suppressed = self.stats.decode_warnings - self.warnings_logged - 1;
+                        self.warnings_logged = self.stats.decode_warnings;
+                        self.last_warning_at = Some(at);
+                        self.notices.push(Notice::BadInput {
+                            at_ms: at,
+                            warning: warning.to_string(),
+                            suppressed,
+                        });
+                    }
+                }
+            }
+        }
+        self.latest = self.latest.max(at);
+        self.tracker.tick(at, &mut self.events);
+        self.collect();
+    }
+
+    /// Counts bytes without decoding them: a bus board's share of a shared line, whose
+    /// replies the bus task folds through [`Pipeline::feed_frame`].
+    pub fn count_raw(&mut self, dir: Direction, bytes: &[u8]) {
+        if dir == Direction::FromBoard {
+            self.stats.bytes_in += bytes.len() as u64;
+        }
+    }
+
+    /// Lets time pass without bytes (timers in `run`; never needed in `replay`).
+    pub fn tick(&mut self, at: Millis) {
+        self.latest = self.latest.max(at);
+        self.tracker.tick(at, &mut self.events);
+        self.collect();
+    }
+
+    /// Records what the tracker still holds (end of a capture, orderly shutdown).
+    pub fn flush(&mut self, at: Millis) {
+        self.tracker.flush(at, &mut self.events);
+        self.collect();
+    }
+
+    /// The board went away at `at`: the sensed board is forgotten until the next dump, and the
+    /// game goes on from its record once the board is heard again (a gap: its memory is asked
+    /// for, where it has one).
+    pub fn disconnected(&mut self, at: Millis) {
+        B::reset(&mut self.sensor);
+        self.reader.clear();
+        self.tracker.gap(at);
+        self.memory = MemoryRead::Due;
+        self.memory_reads = 0;
+    }
+
+    /// The arbiter changed the record of the game in progress (resumed it after a ply, corrected
+    /// a move): `moves` are its live moves as the store now holds them. The tracker and the
+    /// judge go on from them as after a gap (the board's memory is not read: the arbiter's
+    /// record stands). Returns whether the tracker took them.
+    pub fn rebase(&mut self, at: Millis, moves: &[RecordedMove], how: &str) -> bool {
+        if !self.tracker.rebase(at, moves, how, &mut self.events) {
+            return false;
+        }
+        let start = self.tracker.game_start_text();
+        self.judge.rebase(start.as_deref(), moves);
+        self.memory = MemoryRead::Done(at);
+        self.memory_reads = MEMORY_READS_PER_GAP;
+        // The board as it is now, against the new record (a move finished meanwhile is one
+        // move from it; it will not change again before it is pressed).
+        if self.sensor.is_known() {
+            self.tracker.observe(at, &self.sensor, &mut self.events);
+        }
+        self.collect();
+        true
+    }
+
+    /// Whether the board has been lost after a gap long enough for `thread_lost` (it waits
+    /// for the board to fit the record, or for the arbiter).
+    pub fn thread_lost(&self) -> bool {
+        self.tracker.thread_lost()
+    }
+
+    /// Whether the board's memory should be read now: after a gap (a reconnect, a restart with
+    /// an open game) while the record may lag the board, and again while the board stays lost
+    /// a second after it was heard and read, up to [`MEMORY_READS_PER_GAP`] times.
+    pub fn wants_memory(&self) -> bool {
+        B::HAS_MEMORY
+            && self.tracker.is_lost()
+            && self.memory_reads < MEMORY_READS_PER_GAP
+            && match self.memory {
+                MemoryRead::Due => true,
+                // Lost for a second since the board was heard and the last read: read again
+                // before the arbiter is alerted.
+                MemoryRead::Done(done) => self
+                    .tracker
+                    .unexplained_since()
+                    .is_some_and(|t| self.latest >= t.max(done).saturating_add(REREAD_AFTER_MS)),
+                MemoryRead::Asked(_) => false,
+            }
+    }
+
+    /// The memory was asked for at `at`.
+    pub fn memory_asked(&mut self, at: Millis) {
+        self.memory = MemoryRead::Asked(at);
+        self.memory_reads += 1;
+    }
+
+    /// Whether memory was asked for and has not come yet.
+    pub fn awaiting_memory(&self) -> bool {
+        matches!(self.memory, MemoryRead::Asked(_))
+    }
+
+    /// Memory asked for did not come (the board has none, or the reply was lost): the board is
+    /// searched instead.
+    pub fn memory_not_read(&mut self, why: &str) {
+        if let MemoryRead::Asked(since) = self.memory {
+            self.notices.push(Notice::MemoryNotRead {
+                asked_at_ms: since,
+                why: why.to_owned(),
+            });
+        }
+        self.memory = MemoryRead::Done(self.latest);
+    }
+
+    /// Whether the sensed board fits what the tracker believes (no piece in the hand, nothing
+    /// unexplained).
+    pub fn board_fits(&self) -> bool {
+        self.tracker.board_fits()
+    }
+
+    /// Whether White's clock is the left-hand one, once settled ([`Tracker::clock_side`]).
+    pub fn clock_side(&self) -> Option<bool> {
+        self.tracker.clock_side()
+    }
+
+    /// Who is to move on the board as the tracker believes it ([`Tracker::side_to_move`]).
+    pub fn side_to_move(&self) -> Option<Side> {
+        self.tracker.side_to_move()
+    }
+
+    /// The board's memory came: the plies it holds after the record go through the tracker.
+    fn recover_from_memory(&mut self, at: Millis, log: &[u8]) {
+        let asked = std::mem::replace(&mut self.memory, MemoryRead::Done(at));
+        if !matches!(asked, MemoryRead::Asked(_)) || !self.tracker.is_lost() {
+            self.notices.push(Notice::MemoryNotNeeded);
+            return;
+        }
+        let Some(orientation) = self.tracker.orientation() else {
+            return;
+        };
+        let record = self.tracker.record_text();
+        let clocks = self.tracker.record_clocks();
+        let start = self.tracker.game_start_text();
+        let recording = Recording {
+            start: start.as_deref(),
+            orientation,
+            variant: self.tracker.variant(),
+            white_on_left: self.tracker.clock_side(),
+            record: &record,
+            clocks: &clocks,
+        };
+        match B::from_memory(log, &recording) {
+            Ok(found) => {
+                let n = self
+                    .tracker
+                    .recover(at, &found.recorded, &found.in_hand, &mut self.events);
+                self.notices.push(Notice::MemoryRead {
+                    recorded: record.len(),
+                    in_memory: found.recorded.len(),
+                    in_hand: found.in_hand.len(),
+                    recovered: n,
+                });
+            }
+            Err(e) => self.notices.push(Notice::MemoryUseless(e.to_string())),
+        }
+    }
+
+    /// One decoded frame, split into the frames it stands for ([`Board::split`]), into the
+    /// sensor state and the tracker (what `feed` does per frame).
+    pub fn feed_split(&mut self, at: Millis, frame: B::Frame) {
+        for (t, f) in B::split(&mut self.sensor, self.clock_layout, at, frame) {
+            self.feed_frame(t.max(self.latest), f);
+        }
+    }
+
+    /// One frame into the sensor state and the tracker, as it is.
+    pub fn feed_frame(&mut self, at: Millis, frame: B::Frame) {
+        self.latest = self.latest.max(at);
+        self.stats.frames += 1;
+        match B::apply(&mut self.sensor, frame) {
+            Applied::Board => self.tracker.observe(at, &self.sensor, &mut self.events),
+            Applied::Clock(t) => {
+                if let Some(reading) = ClockReading::from_bwtime_in(&t, self.clock_layout) {
+                    self.last_clock = Some(reading);
+                    self.tracker.clock(at, reading, &mut self.events);
+                    // The judge's board must include what the press just recorded.
+                    self.review();
+                    let white_on_left = self.tracker.white_on_left();
+                    self.judge
+                        .clock(at, &reading, white_on_left, &mut self.events);
+                    self.reviewed = self.events.len();
+                }
+            }
+            Applied::Memory(log) => self.recover_from_memory(at, &log),
+            Applied::Noted(notice) => self.notices.push(notice),
+            Applied::Nothing => {}
+        }
+    }
+
+    /// Passes the events not yet seen through the judge.
+    fn review(&mut self) {
+        self.judge.review(&mut self.events, self.reviewed);
+        self.reviewed = self.events.len();
+    }
+
+    fn collect(&mut self) {
+        self.review();
+        self.reviewed = 0;
+        self.notices
+            .extend(self.judge.take_notices().into_iter().map(Notice::Judge));
+        for event in &self.events {
+            match event {
+                TrackerEvent::Move(_) => self.stats.moves += 1,
+                TrackerEvent::GameStarted { .. } => self.stats.games += 1,
+                _ => {}
+            }
+        }
+        self.judged.append(&mut self.events);
+    }
+
+    /// The events judged so far, in order (the record side persists them).
+    pub fn take_events(&mut self) -> Vec<TrackerEvent> {
+        std::mem::take(&mut self.judged)
+    }
+
+    /// Number of events waiting to be taken.
+    pub fn pending_events(&self) -> usize {
+        self.judged.len()
+    }
+
+    /// What is worth a log line since the last call, in order.
+    pub fn take_notices(&mut self) -> Vec<Notice> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// The last clock reading with a usable time, if a clock has spoken.
+    pub fn last_clock(&self) -> Option<ClockReading> {
+        self.last_clock
+    }
+
+    /// Whether White's clock is the left-hand one, as the tracker judges it.
+    pub fn white_on_left(&self) -> bool {
+        self.tracker.white_on_left()
+    }
+
+    pub fn stats(&self) -> PipelineStats {
+        self.stats
+    }
+}
+
+impl Pipeline<Dgt> {
+    /// A fresh pipeline with default tracker settings and the default Laws (FIDE 2023, no time
+    /// control configured).
+    pub fn fresh() -> DgtPipeline {
+        Pipeline::new(
+            Tracker::new(TrackerSettings::default()),
+            LawsSetup::default().referee(),
+        )
+    }
+}
+
+impl Pipeline<Tgz> {
+    /// A fresh pipeline for a pit board under the Kyrgyz rules.
+    pub fn fresh_togyz() -> TgzPipeline {
+        Pipeline::new(
+            Tracker::new(TrackerSettings::for_game::<TogyzGame>()),
+            TogyzReferee::new(crate::game::togyz::Rules::KYRGYZ),
+        )
+    }
+}

@@ -1,0 +1,273 @@
+//! The DGT board as its sensors see it, and the DGT clock as it reports itself.
+//!
+//! Flow: a board dump replaces all 64 codes, a field update changes one; two keys (one per
+//! orientation) are kept up to date in O(1) per update so the tracker can compare the board with
+//! expected positions without copying it. BWTIME frames become [`ClockReading`]s; null frames,
+//! acknowledgements, implausible times and "no clock" frames are dropped (dgt-notes 1.8, 1.9).
+
+use super::Orientation;
+use crate::{
+    game::{
+        GameKind,
+        chess::{ChessGame, ChessReading, square_of_board_index, zobrist},
+    },
+    protocol::dgt::{BoardDump, BwTime, hour_flags},
+};
+
+pub use super::ClockReading;
+
+/// Hours-byte bits that show a flag.
+const FLAG: u8 = hour_flags::FLAG_FALLEN | hour_flags::FLAG_INDICATED;
+
+/// Which of the two documented BWTIME layouts a clock speaks (dgt-notes 1.8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum ClockLayout {
+    /// `dgtbrd.h` of 2011-2017 (DGT XL and DGT 3000), which the real captures confirm: the first
+    /// time is the right-hand clock's, and status D1 set means the lever is high on the right.
+    #[default]
+    H17,
+    /// `dgtbrd13.h` of 1998: the first time is the left-hand ("A side") clock's, and status D1
+    /// set means the lever is high on the left.
+    H13,
+}
+
+impl ClockReading {
+    /// Reads a BWTIME frame in the [`ClockLayout::H17`] layout; `None` when it carries no usable
+    /// time.
+    pub fn from_bwtime(t: &BwTime) -> Option<ClockReading> {
+        ClockReading::from_bwtime_in(t, ClockLayout::H17)
+    }
+
+    /// Reads a BWTIME frame in `layout`; `None` when it carries no usable time.
+    pub fn from_bwtime_in(t: &BwTime, layout: ClockLayout) -> Option<ClockReading> {
+        if t.is_null() || t.no_clock() || t.is_ack() || !t.is_plausible() {
+            return None;
+        }
+        // `first`/`second`: the payload's first and second time (bytes 0-2 and 3-5).
+        let (first, second) = (t.right(), t.left());
+        let (first_flag, second_flag) = (t.right_flags() & FLAG != 0, t.left_flags() & FLAG != 0);
+        Some(match layout {
+            ClockLayout::H17 => ClockReading {
+                right_ms: first.to_millis(),
+                left_ms: second.to_millis(),
+                running: t.running(),
+                lever_right_high: t.lever_right_high(),
+                left_flag: second_flag,
+                right_flag: first_flag,
+            },
+            ClockLayout::H13 => ClockReading {
+                left_ms: first.to_millis(),
+                right_ms: second.to_millis(),
+                running: t.running(),
+                lever_right_high: !t.lever_right_high(),
+                left_flag: first_flag,
+                right_flag: second_flag,
+            },
+        })
+    }
+}
+
+/// The 64 squares as sensed, in board numbering (0 = a8 when the board lies normally).
+#[derive(Clone, Debug)]
+pub struct DgtBoardState {
+    codes: [u8; 64],
+    key_normal: u64,
+    key_rotated: u64,
+    /// A full dump has been seen since the state was created or reset.
+    known: bool,
+}
+
+impl Default for DgtBoardState {
+    fn default() -> Self {
+        DgtBoardState {
+            codes: [0; 64],
+            key_normal: 0,
+            key_rotated: 0,
+            known: false,
+        }
+    }
+}
+
+#[inline]
+fn game_square(board_index: usize, o: Orientation) -> usize {
+    match o {
+        Orientation::Normal => square_of_board_index(board_index),
+        Orientation::Rotated => square_of_board_index(board_index ^ 63),
+        Orientation::QuarterLeft | Orientation::QuarterRight => {
+            let sq = square_of_board_index(board_index);
+            let (file, rank) = (sq % 8, sq / 8);
+            if o == Orientation::QuarterLeft {
+                (7 - file) * 8 + rank
+            } else {
+                file * 8 + (7 - rank)
+            }
+        }
+    }
+}
+
+impl DgtBoardState {
+    /// Replaces every square from a board dump.
+    pub fn apply_dump(&mut self, dump: &BoardDump) {
+        self.codes = dump.0;
+        self.key_normal = 0;
+        self.key_rotated = 0;
+        for (i, &code) in self.codes.iter().enumerate() {
+            self.key_normal ^= zobrist(game_square(i, Orientation::Normal), code);
+            self.key_rotated ^= zobrist(game_square(i, Orientation::Rotated), code);
+        }
+        self.known = true;
+    }
+
+    /// Changes one square; returns whether the board changed. Out-of-range squares are ignored.
+    #[inline]
+    pub fn apply_field(&mut self, square: u8, code: u8) -> bool {
+        let i = usize::from(square);
+        if i >= 64 {
+            return false;
+        }
+        let code = code & 0x0f;
+        let old = self.codes[i];
+        if old == code {
+            return false;
+        }
+        let n = game_square(i, Orientation::Normal);
+        let r = game_square(i, Orientation::Rotated);
+        self.key_normal ^= zobrist(n, old) ^ zobrist(n, code);
+        self.key_rotated ^= zobrist(r, old) ^ zobrist(r, code);
+        self.codes[i] = code;
+        true
+    }
+
+    /// Whether a full dump has been applied (field updates alone do not make a board known).
+    pub fn is_known(&self) -> bool {
+        self.known
+    }
+
+    /// Forgets the board (after a reconnect, until the next dump).
+    pub fn reset(&mut self) {
+        *self = DgtBoardState::default();
+    }
+
+    /// Raw codes in board numbering.
+    pub fn codes(&self) -> &[u8; 64] {
+        &self.codes
+    }
+
+    /// The key of the reading in orientation `o` (equal to `ChessGame::reading_key` of it).
+    #[inline]
+    pub fn key(&self, o: Orientation) -> u64 {
+        match o {
+            Orientation::Normal => self.key_normal,
+            Orientation::Rotated => self.key_rotated,
+            // A quarter-turned board is rare (and against 2.1): its key is computed when asked.
+            Orientation::QuarterLeft | Orientation::QuarterRight => self.quarter_key(o),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn quarter_key(&self, o: Orientation) -> u64 {
+        ChessGame::reading_key(&self.reading(o))
+    }
+
+    /// The reading in game squares for orientation `o`.
+    pub fn reading(&self, o: Orientation) -> ChessReading {
+        let mut r = [0u8; 64];
+        for (i, &code) in self.codes.iter().enumerate() {
+            r[game_square(i, o)] = code;
+        }
+        ChessReading(r)
+    }
+
+    /// The squares (board numbering) that show `reading` (game squares) with the board lying
+    /// in `o`: the inverse of [`DgtBoardState::reading`].
+    pub fn codes_showing(reading: &ChessReading, o: Orientation) -> [u8; 64] {
+        let mut codes = [0u8; 64];
+        for (i, code) in codes.iter_mut().enumerate() {
+            *code = reading.0[game_square(i, o)];
+        }
+        codes
+    }
+
+    /// The board dump that reproduces this state.
+    pub fn to_dump(&self) -> BoardDump {
+        BoardDump(self.codes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        game::{GameKind, chess::ChessGame},
+        protocol::dgt::{ClockTime, hour_flags, status},
+    };
+
+    fn start_dump() -> BoardDump {
+        // a8..h8, a7..h7, ..., a1..h1 (board numbering, normal orientation).
+        let mut d = [0u8; 64];
+        d[..8].copy_from_slice(&[8, 9, 10, 12, 11, 10, 9, 8]);
+        d[8..16].fill(7);
+        d[48..56].fill(1);
+        d[56..].copy_from_slice(&[2, 3, 4, 6, 5, 4, 3, 2]);
+        BoardDump(d)
+    }
+
+    #[test]
+    fn keys_follow_updates_in_both_orientations() {
+        let mut s = DgtBoardState::default();
+        s.apply_dump(&start_dump());
+        let start = ChessGame::reading(&ChessGame::start());
+        assert_eq!(s.reading(Orientation::Normal), start);
+        assert_eq!(s.key(Orientation::Normal), ChessGame::reading_key(&start));
+        // e2 (board index 0x34) lifted, e4 (0x24) placed.
+        assert!(s.apply_field(0x34, 0));
+        assert!(s.apply_field(0x24, 1));
+        assert!(!s.apply_field(0x24, 1));
+        for o in [Orientation::Normal, Orientation::Rotated] {
+            assert_eq!(s.key(o), ChessGame::reading_key(&s.reading(o)));
+        }
+        assert!(!s.apply_field(64, 1));
+    }
+
+    #[test]
+    fn clock_reading_from_real_frame() {
+        // 8d 00 0a 20 03 02 20 02 59 09 from a real capture: right 3:02, left 2:59, left running.
+        let r =
+            ClockReading::from_bwtime(&BwTime([0x20, 0x03, 0x02, 0x20, 0x02, 0x59, 0x09])).unwrap();
+        assert_eq!(r.right_ms, 182_000);
+        assert_eq!(r.left_ms, 179_000);
+        assert!(r.running && !r.lever_right_high);
+        assert_eq!(ClockReading::from_bwtime(&BwTime([0; 7])), None);
+        // An acknowledgement and an implausible time are not readings.
+        assert_eq!(
+            ClockReading::from_bwtime(&BwTime([0x0a, 0x10, 0x01, 0x00, 0, 0, 0])),
+            None
+        );
+        assert_eq!(
+            ClockReading::from_bwtime(&BwTime([0x00, 0x6a, 0x00, 0x00, 0, 0, 0x01])),
+            None
+        );
+        let t = ClockTime::from_millis(3_723_000);
+        let built = BwTime::from_parts(t, hour_flags::TIME_PER_MOVE, t, 0, status::RUNNING);
+        let r = ClockReading::from_bwtime(&built).unwrap();
+        assert_eq!((r.left_ms, r.right_ms), (3_723_000, 3_723_000));
+    }
+
+    #[test]
+    fn the_1998_layout_reads_the_first_time_as_the_left_clock_and_d1_as_left_high() {
+        // 3:02 with its flag shown first, 2:59 second; running, D1 set.
+        let frame = BwTime([0x20 | 0x40, 0x03, 0x02, 0x20, 0x02, 0x59, 0x03]);
+        let h17 = ClockReading::from_bwtime_in(&frame, ClockLayout::H17).unwrap();
+        assert_eq!((h17.right_ms, h17.left_ms), (182_000, 179_000));
+        assert!(h17.lever_right_high && h17.right_flag && !h17.left_flag);
+        let h13 = ClockReading::from_bwtime_in(&frame, ClockLayout::H13).unwrap();
+        assert_eq!((h13.left_ms, h13.right_ms), (182_000, 179_000));
+        assert!(!h13.lever_right_high && h13.left_flag && !h13.right_flag);
+        assert!(h13.running);
+        // The same filters: an ACK is no reading in either layout.
+        let ack = BwTime([0x0a, 0x10, 0x01, 0x00, 0, 0, 0]);
+        assert_eq!(ClockReading::from_bwtime_in(&ack, ClockLayout::H13), None);
+    }
+}

@@ -1,0 +1,282 @@
+//! The tracker's belief: the positions of the game as the board has shown them ([`Node`]: a
+//! position, its key and its successors, computed once), the record and the provisional moves
+//! beyond it ([`GameState`]), what the board shows that nothing explains yet ([`Unexplained`]) and
+//! a game lost after a gap ([`Lost`]). Plain data and the operations that keep it consistent.
+
+use super::{interpret::find, search::Candidates, *};
+
+/// A board that fits nothing the tracker knows.
+pub(super) struct Unexplained<G: GameKind> {
+    pub(super) reading: G::Reading,
+    pub(super) since: Millis,
+    /// It has been looked at for irregularities (reported or found harmless).
+    pub(super) judged: bool,
+    /// Not to be judged again before this (pieces missing wait for the longer window).
+    pub(super) not_before: Millis,
+}
+
+/// A game whose board was not heard for a while (a gap: a reconnect, a restart, a silence):
+/// the record is all that is known, and the board is compared with it, and searched from it,
+/// until it fits again. Nothing is judged meanwhile: the record lags the board, so a press or a
+/// board unexplained is no evidence against a player.
+pub(super) struct Lost {
+    /// When the gap began.
+    pub(super) since: Millis,
+    /// Since when the board, heard again, has fitted nothing.
+    pub(super) unexplained_since: Option<Millis>,
+    /// The `thread_lost` irregularity raised, if any.
+    pub(super) reported: Option<u32>,
+    /// What the search last found on a board that fitted nothing.
+    pub(super) found: Option<GapSearch>,
+    /// The clock showed presses the board does not explain: only the arbiter ends the gap.
+    pub(super) clock_disagrees: bool,
+}
+
+pub(super) struct Node<G: GameKind> {
+    pub(super) pos: G::Position,
+    pub(super) key: u64,
+    /// Legal moves from `pos` with the keys they lead to, computed on first use.
+    pub(super) succ: OnceCell<Vec<(u64, G::Move)>>,
+    /// What the sensors should read for `pos`, computed on first use.
+    pub(super) reading: OnceCell<G::Reading>,
+}
+
+impl<G: GameKind> Node<G> {
+    pub(super) fn new(pos: G::Position, key: u64) -> Self {
+        Node {
+            pos,
+            key,
+            succ: OnceCell::new(),
+            reading: OnceCell::new(),
+        }
+    }
+
+    pub(super) fn with_reading(pos: G::Position, key: u64, reading: G::Reading) -> Self {
+        Node {
+            pos,
+            key,
+            succ: OnceCell::new(),
+            reading: OnceCell::from(reading),
+        }
+    }
+
+    pub(super) fn successors(&self) -> &[(u64, G::Move)] {
+        self.succ.get_or_init(|| {
+            let mut v = Vec::new();
+            G::successors(&self.pos, self.key, &mut v);
+            v
+        })
+    }
+
+    pub(super) fn reading(&self) -> &G::Reading {
+        self.reading.get_or_init(|| G::reading(&self.pos))
+    }
+
+    /// The legal move from here that leads to `key`, checked against the full reading.
+    pub(super) fn move_to<'r>(
+        &self,
+        key: u64,
+        reading: impl FnOnce() -> &'r G::Reading,
+    ) -> Option<(G::Move, Node<G>)>
+    where
+        G::Reading: 'r,
+    {
+        let mv = find(self.successors(), key)?;
+        let pos = G::play(&self.pos, &mv);
+        let expected = G::reading(&pos);
+        (expected == *reading()).then(|| (mv, Node::with_reading(pos, key, expected)))
+    }
+}
+
+impl<G: GameKind> Clone for Node<G> {
+    fn clone(&self) -> Self {
+        Node {
+            pos: self.pos.clone(),
+            key: self.key,
+            succ: self.succ.clone(),
+            reading: self.reading.clone(),
+        }
+    }
+}
+
+/// One game in progress: the record (what has been emitted) and the belief (what the board
+/// shows now: a prefix of the record plus provisional moves).
+pub(super) struct GameState<G: GameKind> {
+    pub(super) orientation: Orientation,
+    /// `nodes[i]` is the position after `i` plies of the record.
+    pub(super) nodes: Vec<Node<G>>,
+    pub(super) moves: Vec<G::Move>,
+    /// When each recorded ply was recorded, and the clocks it carries (the rest of a
+    /// [`RecordedMove`] follows from the positions, and is rebuilt for a revision's `old`).
+    pub(super) stamps: Vec<Stamp>,
+    /// The belief is `nodes[..=base]` followed by `prov`.
+    pub(super) base: usize,
+    pub(super) prov: Vec<(G::Move, Node<G>)>,
+    pub(super) changed_at: Millis,
+    /// Key of the last board for which the two-ply search failed.
+    pub(super) failed_search_key: Option<u64>,
+    /// The board the sensors show when it fits nothing.
+    pub(super) unexplained: Option<Unexplained<G>>,
+    /// Irregularities not yet resolved (the board still shows them).
+    pub(super) open: Vec<(u32, IrregularityKind)>,
+    /// Irregularities reported in this game so far.
+    pub(super) irregularities: u32,
+    /// The clock has been compared with the time control.
+    pub(super) clock_checked: bool,
+    /// The start position read the same both ways round: the first move settles the orientation.
+    pub(super) orientation_open: bool,
+    /// Nodes before this index have had their caches dropped.
+    pub(super) trimmed: usize,
+    pub(super) gesture_reported: bool,
+    pub(super) ended: bool,
+    /// Set after a gap until the board fits the record again.
+    pub(super) lost: Option<Lost>,
+    /// While lost: the run the search found for the board shown since this time, recorded
+    /// once the board has stayed so (a hand part-way through a capture can show a board that
+    /// two other moves explain).
+    pub(super) searched: Option<(Millis, Run<G>)>,
+    /// While lost: every run from the record that explains a board more than one run
+    /// explains, since the board has shown it (one ply deeper than the search looks for a
+    /// second run, so that a run up to a ply longer than the search records can be told).
+    pub(super) ambiguous: Option<(Millis, Candidates<G>)>,
+    /// Once that board has stayed so for the settle time, its runs: the board is heard all along
+    /// after it, and the first other board a move or two from these runs is the one chance
+    /// they have to tell which run was played (see [`carry_runs`]).
+    pub(super) candidates: Option<Candidates<G>>,
+}
+
+impl<G: GameKind> GameState<G> {
+    pub(super) fn new(orientation: Orientation, start: Node<G>, at: Millis) -> Self {
+        GameState {
+            orientation,
+            nodes: vec![start],
+            moves: Vec::new(),
+            stamps: Vec::new(),
+            base: 0,
+            prov: Vec::new(),
+            changed_at: at,
+            failed_search_key: None,
+            searched: None,
+            ambiguous: None,
+            candidates: None,
+            unexplained: None,
+            open: Vec::new(),
+            irregularities: 0,
+            clock_checked: false,
+            orientation_open: false,
+            trimmed: 0,
+            gesture_reported: false,
+            ended: false,
+            lost: None,
+        }
+    }
+
+    /// The game of `moves` (as stored) played from `start`; `None` if one does not parse.
+    pub(super) fn replayed(
+        orientation: Orientation,
+        start: G::Position,
+        moves: &[RecordedMove],
+        at: Millis,
+    ) -> Option<Self> {
+        let key = G::reading_key(&G::reading(&start));
+        let mut g = GameState::new(orientation, Node::new(start, key), at);
+        for rec in moves {
+            let pos = &g.nodes[g.nodes.len() - 1].pos;
+            let mv = rec.to_move::<G>(pos)?;
+            let next = G::play(pos, &mv);
+            let key = G::reading_key(&G::reading(&next));
+            g.nodes.push(Node::new(next, key));
+            g.moves.push(mv);
+            g.stamps.push(Stamp::of(rec));
+        }
+        g.base = g.moves.len();
+        let last = &g.nodes[g.base];
+        g.ended = G::outcome(&last.pos, !last.successors().is_empty()).is_some();
+        Some(g)
+    }
+
+    pub(super) fn tip(&self) -> &Node<G> {
+        self.prov.last().map_or(&self.nodes[self.base], |p| &p.1)
+    }
+
+    /// The node before the tip, if any.
+    pub(super) fn parent(&self) -> Option<&Node<G>> {
+        match self.prov.len() {
+            0 => self.base.checked_sub(1).map(|i| &self.nodes[i]),
+            1 => Some(&self.nodes[self.base]),
+            n => Some(&self.prov[n - 2].1),
+        }
+    }
+
+    pub(super) fn belief_plies(&self) -> usize {
+        self.base + self.prov.len()
+    }
+
+    pub(super) fn is_settled(&self) -> bool {
+        self.prov.is_empty() && self.base == self.moves.len()
+    }
+
+    pub(super) fn changed(&mut self, at: Millis) {
+        self.changed_at = at;
+        self.failed_search_key = None;
+        self.unexplained = None;
+        self.gesture_reported = false;
+    }
+
+    pub(super) fn push(&mut self, mv: G::Move, node: Node<G>, at: Millis) {
+        self.prov.push((mv, node));
+        self.changed(at);
+    }
+
+    /// Cuts the belief back to `plies` plies.
+    pub(super) fn truncate(&mut self, plies: usize, at: Millis) {
+        if plies <= self.base {
+            self.base = plies;
+            self.prov.clear();
+        } else {
+            self.prov.truncate(plies - self.base);
+        }
+        self.changed(at);
+    }
+
+    /// The record's last position, when the belief has been cut back below it (a provisional
+    /// takeback, not yet pressed).
+    pub(super) fn record_tip(&self) -> Option<&Node<G>> {
+        (self.base < self.moves.len())
+            .then(|| self.nodes.get(self.moves.len()))
+            .flatten()
+    }
+
+    /// The belief back on the record (a takeback it took for one was a hand passing by).
+    pub(super) fn back_to_record(&mut self, at: Millis) {
+        self.base = self.moves.len();
+        self.prov.clear();
+        self.changed(at);
+    }
+
+    /// The most recent belief position before the tip whose reading has `key`, as a ply count.
+    pub(super) fn find_earlier(&self, key: u64) -> Option<usize> {
+        let provisional = self.prov.len().saturating_sub(1);
+        if let Some(i) = self.prov[..provisional]
+            .iter()
+            .rposition(|(_, n)| n.key == key)
+        {
+            return Some(self.base + 1 + i);
+        }
+        let end = if self.prov.is_empty() {
+            self.base
+        } else {
+            self.base + 1
+        };
+        self.nodes[..end].iter().rposition(|n| n.key == key)
+    }
+
+    /// The node after `plies` plies of the belief.
+    pub(super) fn belief_node(&self, plies: usize) -> &Node<G> {
+        if plies <= self.base {
+            &self.nodes[plies]
+        } else {
+            &self.prov[plies - self.base - 1].1
+        }
+    }
+}

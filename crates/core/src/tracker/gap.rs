@@ -1,0 +1,470 @@
+//! Gaps: a game lost after a stretch in which the board was not heard, and how the thread is
+//! found again. Flow: [`Tracker::gap`] marks the game lost; every settled board while lost goes
+//! through `interpret_lost`, which searches for the runs of legal moves from the record that
+//! explain it (`search`, bounded by depth and nodes), carries candidates while one is not
+//! unique, and accepts a run only when exactly one explains the board and the clocks agree
+//! (`accept_search`, [`presses_agree`]); `raise_lost` raises `thread_lost` when none does.
+
+use super::{
+    search::{Candidates, Carried, carry_runs, explain_gap, gap_runs},
+    *,
+};
+
+/// The clocks of the last press heard before a gap, after `plies` plies: a player who has not
+/// pressed since still shows them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct GapCheck {
+    /// When the gap began.
+    pub(super) since: Millis,
+    pub(super) plies: usize,
+    pub(super) white: u64,
+    pub(super) black: u64,
+    /// That press, if it was heard live (its time is when it was made, give or take a scan),
+    /// and the increment the record's presses show: with both, the presses since are counted.
+    pub(super) press: Option<presses::Press>,
+    pub(super) increment_ms: Option<i64>,
+}
+
+impl GapCheck {
+    pub(super) fn time_of(&self, side: Side) -> u64 {
+        match side {
+            Side::White => self.white,
+            Side::Black => self.black,
+        }
+    }
+}
+
+/// After a gap, whether the clock counts, since the check's press (see [`presses`]), the
+/// presses of the `plies` the belief has since, give or take the one press a move on the board
+/// may still wait for, or a press its move may not have shown for yet; `None` if it counts
+/// nothing (no increment the record shows, no live press to count from). `white_on_left` is
+/// which clock is White's, when known.
+pub(super) fn presses_agree(
+    check: &GapCheck,
+    at: Millis,
+    reading: &ClockReading,
+    plies: usize,
+    white_on_left: Option<bool>,
+) -> Option<bool> {
+    let (Some(from), Some(inc)) = (check.press, check.increment_ms) else {
+        return None;
+    };
+    if at < from.at_ms {
+        return None;
+    }
+    // A running clock counts the presses; a stopped one stopped some time between the press
+    // heard and now: it bounds them.
+    let clocks = reading.left_ms + reading.right_ms;
+    let most = presses::presses_between(inc, from, at, clocks);
+    let least = if reading.running {
+        most
+    } else {
+        presses::presses_between(inc, from, from.at_ms, clocks)
+    };
+    let near = |k: i64| k >= 0 && least - 1.0 < k as f64 && (k as f64) < most + 1.0;
+    let plies = plies as i64;
+    let Some(white_left) = white_on_left else {
+        // Which clock runs tells nothing yet: any count within a press of the belief's.
+        return Some((plies - 1..=plies + 1).any(near));
+    };
+    // After an even number of presses since the check's, the clock of the side to move after
+    // its ply runs (its mover pressed); the count must have the parity the lever shows.
+    let running = presser_of(reading, white_left).other();
+    let even = running == Side::of_ply(check.plies as u32 + 1);
+    Some(if (plies % 2 == 0) == even {
+        near(plies)
+    } else {
+        near(plies - 1) || near(plies + 1)
+    })
+}
+
+impl<G: GameKind> Tracker<G> {
+    /// After a gap, a board heard again that has fitted nothing for `lost_after_ms` raises
+    /// `thread_lost`: the record stops where it stops, and says so.
+    pub(super) fn raise_lost(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let wait = self.settings.lost_after_ms;
+        let plies = self.settings.gap_plies;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let Some(lost) = g.lost.as_ref() else {
+            return;
+        };
+        let Some(heard) = lost.unexplained_since else {
+            return;
+        };
+        // A run found for the board is recorded once the board stays: nothing is lost yet.
+        if g.searched.is_some() {
+            return;
+        }
+        if lost.reported.is_some() || at < heard.saturating_add(wait) {
+            return;
+        }
+        let (since, found) = (lost.since, lost.found.unwrap_or(GapSearch::Nothing));
+        let n = g.moves.len();
+        let last = match (g.moves.last(), n.checked_sub(1)) {
+            (Some(mv), Some(i)) => {
+                let (before, after) = (&g.nodes[i], &g.nodes[n]);
+                let text = G::notation(&before.pos, mv, &after.pos, true);
+                format!("ply {n} ({text})")
+            }
+            _ => "the start (no move recorded)".to_string(),
+        };
+        let board = g
+            .unexplained
+            .as_ref()
+            .map_or_else(String::new, |u| format!(" {:?}", u.reading));
+        let detail = format!(
+            "the board was not heard from {since} ms; heard again from {heard} ms it shows{board}, \
+             which the record does not reach: it stops after {last}, and {}; \
+             recording waits for the board to fit the record again, or for the arbiter",
+            found.describe(plies)
+        );
+        report(
+            g,
+            at,
+            since,
+            IrregularityKind::ThreadLost,
+            None,
+            detail,
+            out,
+        );
+        let id = g.irregularities;
+        if let Some(lost) = g.lost.as_mut() {
+            lost.reported = Some(id);
+        }
+    }
+
+    /// A board seen while lost (after a gap) that neither the record's position nor one move
+    /// from it explains: searched for the run of moves that leads to it, recorded when exactly
+    /// one does. A result shown right after the record ends the gap (the game is over, it is
+    /// reported as ever). Returns whether the board was dealt with here.
+    pub(super) fn interpret_lost(
+        &mut self,
+        at: Millis,
+        key: u64,
+        reading: &G::Reading,
+        out: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let (plies, nodes) = (self.settings.gap_plies, self.settings.gap_nodes);
+        let Some(g) = self.game.as_mut() else {
+            return false;
+        };
+        if g.lost.is_none() {
+            return false;
+        }
+        g.searched = None;
+        let unexplained = |g: &mut GameState<G>| {
+            g.unexplained = Some(Unexplained {
+                reading: reading.clone(),
+                since: at,
+                judged: true,
+                not_before: 0,
+            });
+        };
+        // The clock said moves were missed: no board tells which, the arbiter does.
+        if g.lost.as_ref().is_some_and(|l| l.clock_disagrees) {
+            unexplained(g);
+            return true;
+        }
+        let shown = G::result_token(reading).or_else(|| G::result_gesture(reading));
+        // Both kings moved to the centre, or a result piece put down, and nothing else.
+        if shown.is_some() && G::shows_only_result(g.tip().reading(), reading) {
+            g.lost = None;
+            return false;
+        }
+        if let Some(lost) = g.lost.as_mut() {
+            lost.unexplained_since.get_or_insert(at);
+        }
+        if g.failed_search_key == Some(key) && g.candidates.is_none() {
+            unexplained(g);
+            return true;
+        }
+        // From the record: moves memory found in the hands may have been changed since.
+        if !g.prov.is_empty() {
+            g.truncate(g.moves.len(), at);
+        }
+        let mut found = explain_gap::<G>(g.tip(), key, reading, plies, nodes);
+        // The runs of a settled board seen before, carried on to this one, say more than a
+        // search from the record: the run played passes through that board.
+        if let Some(c) = g.candidates.as_mut() {
+            match carry_runs::<G>(c, key, reading, nodes) {
+                Carried::Same => c.unexplained_since = None,
+                Carried::Nothing => {
+                    c.unexplained_since.get_or_insert(at);
+                }
+                Carried::One(run) => {
+                    found = Ok(run);
+                    g.candidates = None;
+                }
+                Carried::Several => {
+                    found = Err(GapSearch::Ambiguous);
+                    g.candidates = None;
+                }
+            }
+        }
+        g.ambiguous = match &found {
+            Err(GapSearch::Ambiguous) => gap_runs::<G>(g.tip(), key, reading, plies + 3, nodes)
+                .map(|runs| {
+                    let candidates = Candidates {
+                        key,
+                        runs,
+                        depth: plies + 3,
+                        unexplained_since: None,
+                    };
+                    (at, candidates)
+                }),
+            _ => None,
+        };
+        let Some(lost) = g.lost.as_mut() else {
+            return false;
+        };
+        let run_found = found.is_ok();
+        match found {
+            Ok(path) => g.searched = Some((at, path)),
+            Err(found) => {
+                lost.found = Some(found);
+                g.failed_search_key = Some(key);
+            }
+        }
+        unexplained(g);
+        if run_found {
+            self.accept_search(at, out);
+        }
+        true
+    }
+
+    /// The run the search found after a gap, once the board has shown it for the settle time
+    /// (while a clock runs and the run leaves its mover's clock running, as long as a move waits
+    /// for its press), and if the clock counts as many presses since the gap as it has plies:
+    /// recorded, and the gap is over.
+    pub(super) fn accept_search(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let (changed, settle_ms) = (self.sensed_changed_at, self.settings.settle_ms);
+        if let Some(g) = self.game.as_mut() {
+            if let Some((since, _)) = &g.ambiguous
+                && (changed > *since || at >= since.saturating_add(settle_ms))
+                && let Some((since, candidates)) = g.ambiguous.take()
+                && changed <= since
+            {
+                // Settled: its runs are the candidates the next boards are explained by.
+                g.candidates = Some(candidates);
+            }
+            // A board that has stayed so, which they do not explain: play went past them.
+            if let Some(since) = g.candidates.as_ref().and_then(|c| c.unexplained_since)
+                && changed <= since
+                && at >= since.saturating_add(settle_ms)
+            {
+                g.candidates = None;
+            }
+        }
+        if self.game.as_ref().is_none_or(|g| g.searched.is_none()) {
+            return;
+        }
+        let (gap_check, clock_side) = (self.gap_check, self.clock_side());
+        let clock = self.clock.map(|r| (self.clock_at, r));
+        let presser = self.clock.map(|r| self.presser(&r));
+        let changed = self.sensed_changed_at;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let Some((since, path)) = g.searched.as_ref() else {
+            return;
+        };
+        if changed > *since || g.lost.is_none() {
+            g.searched = None;
+            return;
+        }
+        let belief = g.moves.len() + path.len();
+        // The run found must have as many presses as the clock counts since the gap: if not,
+        // it is not recorded (a hand part-way through a move can stay that long), and the board
+        // stays unexplained until it changes. If so, it is recorded at once (play may not pause).
+        let counted = match (gap_check, clock) {
+            (Some(check), Some((read_at, r))) if belief >= check.plies => {
+                presses_agree(&check, read_at, &r, belief - check.plies, clock_side)
+            }
+            _ => None,
+        };
+        if counted == Some(false) {
+            g.searched = None;
+            if let Some(lost) = g.lost.as_mut() {
+                lost.found = Some(GapSearch::ClockDisagrees);
+            }
+            return;
+        }
+        // The run's last mover pressed (or the clock tells nothing).
+        let pressed_for = match (clock, presser) {
+            (Some((_, r)), Some(p)) => {
+                !r.running || clock_side.is_none() || p == Side::of_ply(belief as u32)
+            }
+            _ => true,
+        };
+        let wait = match (counted, pressed_for) {
+            (Some(true), true) => 0,
+            (_, true) => self.settings.settle_ms,
+            (_, false) => self.settings.press_wait_ms,
+        };
+        if at < since.saturating_add(wait) {
+            return;
+        }
+        let Some((_, path)) = g.searched.take() else {
+            return;
+        };
+        let Some(lost) = g.lost.take() else {
+            return;
+        };
+        let from = g.moves.len() as u32;
+        out.push(TrackerEvent::Recovered {
+            at_ms: at,
+            since_ms: lost.since,
+            from_ply: from + 1,
+            to_ply: from + path.len() as u32,
+            source: RecoverySource::Search,
+        });
+        g.unexplained = None;
+        for (mv, node) in path {
+            g.push(mv, node, at);
+        }
+        // When the moves were made is not known: they carry no clock.
+        self.record_upto(at, None, false, usize::MAX, out);
+        self.resolve_open(
+            at,
+            "the moves missed were found: the board fits the game",
+            out,
+        );
+    }
+
+    /// After a gap, whether a clock reading (a press by `presser`, or the first reading) shows
+    /// presses the belief does not explain: a player who has not moved since the last press
+    /// heard (as the belief has it) still shows that press's time, on their clock while it
+    /// stands (the first reading, nothing played since) or as it starts (at a press by the other
+    /// player; both checked once which clock is White's is known, or on a stopped clock). A
+    /// piece that went and came back, or a position that came again, leaves the board as the
+    /// record has it: the clock tells.
+    pub(super) fn clock_disagrees(
+        &self,
+        at: Millis,
+        reading: &ClockReading,
+        presser: Option<Side>,
+    ) -> bool {
+        let (Some(check), Some(g)) = (self.gap_check, self.game.as_ref()) else {
+            return false;
+        };
+        // A board past the belief is for memory or the search; the count checks what they find.
+        if check.plies == 0 || g.moves.len() < check.plies || g.ended || !self.shows_belief(g) {
+            return false;
+        }
+        // (A belief taken back past the last press heard is not counted against.)
+        if let Some(plies) = g.belief_plies().checked_sub(check.plies)
+            && presses_agree(&check, at, reading, plies, self.clock_side()) == Some(false)
+        {
+            return true;
+        }
+        let moved = |side: Side| {
+            (check.plies + 1..=g.belief_plies()).any(|p| Side::of_ply(p as u32) == side)
+        };
+        let side_known = self.clock_side().is_some();
+        let white_left = self.white_on_left();
+        let shown = |side: Side| {
+            if (side == Side::White) == white_left {
+                reading.left_ms
+            } else {
+                reading.right_ms
+            }
+        };
+        match presser {
+            Some(p) => {
+                let other = p.other();
+                side_known && !moved(other) && shown(other) != check.time_of(other)
+            }
+            None => {
+                if g.belief_plies() != check.plies {
+                    return false;
+                }
+                // The last mover's clock, if it stands (its opponent has not pressed since), is
+                // at that press; when it runs, the opponent pressed, and their move is still to
+                // show. Without knowing which clock is White's, only a stopped clock tells.
+                let last = Side::of_ply(check.plies as u32);
+                let want = check.time_of(last);
+                if side_known {
+                    let last_on_left = (last == Side::White) == white_left;
+                    let standing = !reading.running || reading.lever_right_high == last_on_left;
+                    standing && shown(last) != want
+                } else {
+                    !reading.running && reading.left_ms != want && reading.right_ms != want
+                }
+            }
+        }
+    }
+
+    /// Whether the sensed board is the belief's, or the result shown beside it (the kings in
+    /// the centre): only then is the clock held against the belief after a gap. A board that
+    /// fits nothing else (a piece in the hand, moves the search cannot tell yet) may be a move
+    /// or more past it.
+    pub(super) fn shows_belief(&self, g: &GameState<G>) -> bool {
+        g.unexplained.is_none() || self.pending_gesture.is_some()
+    }
+
+    /// The clock disagreed with the board after a gap: what the belief holds beyond the record
+    /// is dropped, and the gap stays open until the arbiter resumes the game (`thread_lost` is
+    /// raised as for a board that fits nothing).
+    pub(super) fn lose_to_clock(&mut self, at: Millis) {
+        let Some(check) = self.gap_check.take() else {
+            return;
+        };
+        self.press = None;
+        self.unseen_press = None;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        g.truncate(g.moves.len(), at);
+        let reading = g.tip().reading().clone();
+        g.unexplained = Some(Unexplained {
+            reading,
+            since: at,
+            judged: true,
+            not_before: 0,
+        });
+        let reported = g.lost.as_ref().and_then(|l| l.reported);
+        g.lost = Some(Lost {
+            since: check.since,
+            unexplained_since: Some(at),
+            reported,
+            found: Some(GapSearch::ClockDisagrees),
+            clock_disagrees: true,
+        });
+    }
+
+    /// After a gap, a board the belief explains again (one heard first with a piece in the
+    /// hand, say) is held against the presses the clock counts since the gap, as the first
+    /// reading would have been had the board shown it then (with the last reading: the moves
+    /// made since may be pressed or not).
+    pub(super) fn count_presses_on_board(&mut self, at: Millis) {
+        let (Some(check), Some(reading)) = (self.gap_check, self.clock) else {
+            return;
+        };
+        let Some(g) = self.game.as_ref() else {
+            return;
+        };
+        if !self.shows_belief(g)
+            || g.ended
+            || g.moves.len() < check.plies
+            || g.lost.as_ref().is_some_and(|l| l.clock_disagrees)
+        {
+            return;
+        }
+        // The moves not yet recorded may not be pressed yet (a quick reply begun before the
+        // press): any count from the record's plies to the belief's will do.
+        let side = self.clock_side();
+        let (Some(most), Some(least)) = (
+            g.belief_plies().checked_sub(check.plies),
+            g.base.min(g.moves.len()).checked_sub(check.plies),
+        ) else {
+            return;
+        };
+        let disagrees = (least..=most)
+            .all(|p| presses_agree(&check, self.clock_at, &reading, p, side) == Some(false));
+        if disagrees {
+            self.lose_to_clock(at);
+        }
+    }
+}

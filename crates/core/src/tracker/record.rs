@@ -1,0 +1,260 @@
+//! The record: what the belief holds becomes recorded moves (at a press, or once the belief has
+//! settled), each with the clocks of its press, emitted as events in order.
+
+use super::*;
+
+pub(super) fn recorded<G: GameKind>(
+    before: &G::Position,
+    mv: &G::Move,
+    after: &Node<G>,
+    plies_before: usize,
+    at: Millis,
+    clock: Option<ClockReading>,
+    white_on_left: bool,
+) -> RecordedMove {
+    let (clock_white_ms, clock_black_ms) = match clock {
+        Some(c) if white_on_left => (Some(c.left_ms), Some(c.right_ms)),
+        Some(c) => (Some(c.right_ms), Some(c.left_ms)),
+        None => (None, None),
+    };
+    Stamp {
+        at_ms: at,
+        clock_white_ms,
+        clock_black_ms,
+        pressed: false,
+        live: true,
+    }
+    .rebuild::<G>(before, mv, after, plies_before)
+}
+
+/// The time and clocks of a recorded ply.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stamp {
+    pub(super) at_ms: Millis,
+    pub(super) clock_white_ms: Option<u64>,
+    pub(super) clock_black_ms: Option<u64>,
+    /// The clocks are those a press showed (stored, or from memory: a press's, when known).
+    pub(super) pressed: bool,
+    /// `at_ms` is when the ply was recorded live (or stored): not a memory read's time.
+    pub(super) live: bool,
+}
+
+impl Stamp {
+    pub(super) fn of(rec: &RecordedMove) -> Stamp {
+        Stamp {
+            pressed: rec.clock_white_ms.is_some(),
+            at_ms: rec.at_ms,
+            clock_white_ms: rec.clock_white_ms,
+            clock_black_ms: rec.clock_black_ms,
+            live: true,
+        }
+    }
+
+    /// This ply's press, if it was heard live.
+    pub(super) fn live_press(&self) -> Option<presses::Press> {
+        let (white, black) = self.clock_white_ms.zip(self.clock_black_ms)?;
+        (self.pressed && self.live).then_some(presses::Press {
+            at_ms: self.at_ms,
+            clocks_ms: white + black,
+        })
+    }
+
+    /// The recorded move this stamp belongs to, rebuilt from its positions.
+    pub(super) fn rebuild<G: GameKind>(
+        self,
+        before: &G::Position,
+        mv: &G::Move,
+        after: &Node<G>,
+        plies_before: usize,
+    ) -> RecordedMove {
+        RecordedMove {
+            ply: plies_before as u32 + 1,
+            notation: G::notation(before, mv, &after.pos, !after.successors().is_empty()),
+            uci: G::uci(before, mv),
+            position: G::position_text(&after.pos),
+            at_ms: self.at_ms,
+            clock_white_ms: self.clock_white_ms,
+            clock_black_ms: self.clock_black_ms,
+            time_trouble: false,
+        }
+    }
+}
+
+impl<G: GameKind> Tracker<G> {
+    /// Records what a clock press completed: the belief up to the presser's earliest move not
+    /// yet recorded. A reply the opponent has begun before the press landed stays provisional.
+    pub(super) fn record_press(
+        &mut self,
+        at: Millis,
+        clock: ClockReading,
+        was_running: bool,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let presser = self.presser(&clock);
+        let judged_before = self.game.as_ref().map_or(0, |g| g.irregularities);
+        self.judge_press(at, presser, was_running, out);
+        let Some(g) = self.game.as_ref() else {
+            return;
+        };
+        let judged = g.irregularities > judged_before;
+        // The press completes the presser's earliest move not yet recorded; anything after it
+        // (the opponent's reply, even the presser's next move) waits for its own press.
+        let pending =
+            (g.base + 1..=g.belief_plies()).find(|&ply| Side::of_ply(ply as u32) == presser);
+        // A press by the side to move before its move shows on the board (slow hands still
+        // setting it down): its move is stamped with this press when it is recorded.
+        if pending.is_none() && !g.ended && presser == Side::of_ply(g.moves.len() as u32 + 1) {
+            self.unseen_press = Some((presser, clock));
+        }
+        let before = g.moves.len();
+        if !g.is_settled() {
+            self.record_upto(at, Some(clock), true, pending.unwrap_or(g.base), out);
+        }
+        // A press judged irregular that recorded no move (an illegal move pressed, a press
+        // with no move) leaves the lever a move ahead of the record until a move is recorded.
+        if self.recorded_plies() > before {
+            self.lever_ahead = false;
+        } else if judged {
+            self.lever_ahead = true;
+        }
+    }
+
+    /// Makes the belief the record, emitting the difference.
+    pub(super) fn record_belief(
+        &mut self,
+        at: Millis,
+        press: Option<ClockReading>,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let before = self.recorded_plies();
+        self.record_upto(at, press.or(self.clock), press.is_some(), usize::MAX, out);
+        if self.recorded_plies() > before {
+            self.lever_ahead = false;
+        }
+    }
+
+    /// Makes the first `limit` plies of the belief the record, with `clock` (`None`: not
+    /// known; `pressed`: as a press showed it); later moves stay provisional. A ply revised
+    /// after its press keeps the press's clocks.
+    pub(super) fn record_upto(
+        &mut self,
+        at: Millis,
+        clock: Option<ClockReading>,
+        pressed: bool,
+        limit: usize,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        self.press = None;
+        let white_on_left = self.white_on_left();
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let mut prov = std::mem::take(&mut g.prov);
+        let rest = prov.split_off(limit.saturating_sub(g.base).min(prov.len()));
+        let mut keep = g.base;
+        // A takeback followed by the same move again changes nothing.
+        let mut same = 0;
+        while keep < g.moves.len() && same < prov.len() && prov[same].0 == g.moves[keep] {
+            keep += 1;
+            same += 1;
+        }
+        prov.drain(..same);
+        let mut prov = prov.into_iter();
+        let old_len = g.moves.len();
+        if keep < old_len {
+            if keep + 1 == old_len
+                && let Some((mv, node)) = prov.next()
+            {
+                let parent = &g.nodes[keep].pos;
+                let mut new = recorded::<G>(parent, &mv, &node, keep, at, clock, white_on_left);
+                let was = g.stamps[keep];
+                // A ply is pressed once: a later press (the opponent's, completing the next
+                // move) or the settle time re-stamps it no better.
+                if was.pressed {
+                    new.clock_white_ms = was.clock_white_ms;
+                    new.clock_black_ms = was.clock_black_ms;
+                }
+                let stamp = std::mem::replace(
+                    &mut g.stamps[keep],
+                    Stamp {
+                        pressed: pressed || was.pressed,
+                        ..Stamp::of(&new)
+                    },
+                );
+                let old = stamp.rebuild::<G>(parent, &g.moves[keep], &g.nodes[keep + 1], keep);
+                g.moves[keep] = mv;
+                g.nodes[keep + 1] = node;
+                out.push(TrackerEvent::Revision {
+                    at_ms: at,
+                    old,
+                    new,
+                });
+            } else {
+                g.moves.truncate(keep);
+                g.stamps.truncate(keep);
+                g.nodes.truncate(keep + 1);
+                out.push(TrackerEvent::Takeback {
+                    at_ms: at,
+                    from_ply: old_len as u32,
+                    to_ply: keep as u32,
+                });
+            }
+            g.ended = false;
+        }
+        for (mv, node) in prov {
+            let ply = g.moves.len();
+            // A move made after its press was seen (or pressed while the board was not heard)
+            // carries that press, unless a press of its own records it now.
+            let clock = match self.unseen_press {
+                Some((side, reading)) if side == Side::of_ply(ply as u32 + 1) => {
+                    self.unseen_press = None;
+                    if pressed { clock } else { Some(reading) }
+                }
+                _ => clock,
+            };
+            let rec = recorded::<G>(&g.nodes[ply].pos, &mv, &node, ply, at, clock, white_on_left);
+            g.moves.push(mv);
+            g.nodes.push(node);
+            g.stamps.push(Stamp {
+                pressed: pressed && clock.is_some(),
+                ..Stamp::of(&rec)
+            });
+            out.push(TrackerEvent::Move(rec));
+        }
+        g.base = g.moves.len();
+        g.prov = rest;
+        self.after_record(at, out);
+    }
+
+    /// What follows a change of the record: old positions lose their caches, and a position
+    /// that ends the game ends it.
+    pub(super) fn after_record(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        // Positions far behind the record are only compared by key (takebacks): their move
+        // lists and readings go, so a long game keeps a few kilobytes per board, not a megabyte.
+        let keep_from = g.base.saturating_sub(self.settings.revise_depth + 2);
+        if keep_from > g.trimmed {
+            for node in &mut g.nodes[g.trimmed..keep_from] {
+                node.succ = OnceCell::new();
+                node.reading = OnceCell::new();
+            }
+            g.trimmed = keep_from;
+        }
+        if !g.ended
+            && let Some((outcome, termination)) = G::outcome(
+                &g.nodes[g.base].pos,
+                !g.nodes[g.base].successors().is_empty(),
+            )
+        {
+            g.ended = true;
+            out.push(TrackerEvent::GameEnded {
+                at_ms: at,
+                after_ply: g.base as u32,
+                outcome,
+                termination: termination.to_string(),
+            });
+        }
+    }
+}

@@ -1,0 +1,591 @@
+//! A scripted board (DGT, or a TGZ-1 togyz pit board) on a pseudo-terminal.
+//!
+//! Flow: open a pty pair (keeping the slave open, so a host closing its side never makes the
+//! master fail), publish the slave's path (and a symlink), answer host commands like a board,
+//! and once the host asks for updates play the script in real time: FIELD_UPDATEs and BWTIMEs
+//! go out only in update mode; the board state and clock advance regardless. An optional
+//! unplug closes the pty mid-move and opens a new one later (the board comes back idle). Every
+//! byte both ways can be written to a capture v1 file. A DGT board keeps its memory as it plays
+//! ([`EeRecorder`]) and answers SEND_EE_MOVES (0x49) with it. One runner serves both boards: a small
+//! `PtyBoard` trait gives a script kind's board state, frames and command answers.
+//! [`PtyFleet`] starts many boards at once (each waited for until its pty exists) and merges
+//! their events, for the demo, the tests and the benchmarks.
+
+use std::{
+    io,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel},
+    task::JoinSet,
+    time::{Instant, sleep, sleep_until, timeout},
+};
+use tokio_serial::{ClearBuffer, SerialPort, SerialStream};
+
+use super::{
+    BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
+    TogyzPayload, TogyzScript, capture_header,
+};
+
+mod boards;
+use boardscribe_core::{
+    Millis,
+    capture::push_line,
+    memory::EeRecorder,
+    protocol::Direction,
+    protocol::{
+        dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
+        tgz::{self, PitDump},
+    },
+};
+
+/// How the pty runner behaves.
+#[derive(Clone, Debug)]
+pub struct PtyOptions {
+    /// A symlink made (or replaced) to point at the slave side.
+    pub link: Option<PathBuf>,
+    /// Every byte both ways, timestamped from the start, as capture v1.
+    pub capture_out: Option<PathBuf>,
+    /// Wait this long after the first update-mode command before playing the script.
+    pub start_delay_ms: u64,
+    /// Close the pty right after the origin square of this ply (1-based) is reported empty.
+    pub unplug_at_ply: Option<u32>,
+    /// How long the board stays unplugged; the script keeps playing meanwhile.
+    pub unplug_for_ms: u64,
+    /// The board's memory is gone when it is plugged in again (a DGT board whose ring a long
+    /// outage overran, or one that keeps none): the host must do without it.
+    pub memory_lost_on_unplug: bool,
+    /// After the script ends keep answering for this long, then return; `None`: forever.
+    pub linger_ms: Option<u64>,
+    /// Print the slave's path on standard output (for the command line).
+    pub print_path: bool,
+}
+
+impl Default for PtyOptions {
+    fn default() -> Self {
+        PtyOptions {
+            link: None,
+            capture_out: None,
+            start_delay_ms: 0,
+            unplug_at_ply: None,
+            unplug_for_ms: 2_000,
+            memory_lost_on_unplug: false,
+            linger_ms: None,
+            print_path: false,
+        }
+    }
+}
+
+/// What the runner tells its caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PtyEvent {
+    /// The board is reachable at this path.
+    Ready(PathBuf),
+    Unplugged,
+    /// Back, at a new path (the symlink, if any, points there).
+    Replugged(PathBuf),
+    /// The last script event has been played.
+    ScriptDone,
+}
+
+/// Which frames the board sends unasked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Idle,
+    /// Board updates only (DGT SEND_UPDATE_BRD, TGZ_SEND_UPDATE_BRD).
+    Board,
+    /// Board updates and clock frames (DGT SEND_UPDATE and SEND_UPDATE_NICE, TGZ_SEND_UPDATE_NICE).
+    Full,
+}
+
+/// Whether a played frame is a board change or a clock frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Channel {
+    Board,
+    Clock,
+}
+
+/// What one host command asks of the board.
+enum Host {
+    Reset,
+    Updates(Mode),
+    /// Answer with these bytes.
+    Reply(Vec<u8>),
+    /// Answer with these bytes only while clock frames are on (DGT's clock-message ack).
+    ClockReply(Vec<u8>),
+    Ignore,
+}
+
+/// A kind of scripted board the pty runner plays: its state, its script events, its commands.
+trait PtyBoard {
+    /// What a BOARD_DUMP reports.
+    type State;
+    type Event;
+    /// The capture's `device` (`dgt`, `togyz`).
+    const DEVICE: &'static str;
+    /// For the log.
+    const NAME: &'static str;
+
+    fn start_state(&self) -> Self::State;
+    fn initial_clock(&self) -> BwTime;
+    fn body_start_ms(&self) -> Millis;
+    /// The events after the handshake, in time order.
+    fn body(&self) -> Vec<&Self::Event>;
+    fn at_ms(e: &Self::Event) -> Millis;
+    /// Forgets what the board's memory holds (it keeps only what the board shows now).
+    fn forget_memory(_state: &mut Self::State) {}
+    /// Index in `body` of the event after which an unplug at `ply` happens.
+    fn unplug_after(&self, body: &[&Self::Event], ply: u32) -> Option<usize>;
+    /// Plays `e` on the board: the bytes it sends (if in the right mode) and their channel.
+    fn play(
+        state: &mut Self::State,
+        clock: &mut BwTime,
+        e: &Self::Event,
+    ) -> Option<(Vec<u8>, Channel)>;
+    /// One command from the front of `buf`: the bytes it takes and what it asks, `None` while
+    /// it is incomplete.
+    fn command(&self, buf: &[u8], state: &mut Self::State, clock: &BwTime)
+    -> Option<(usize, Host)>;
+}
+
+pub(super) struct Pty {
+    pub(super) master: SerialStream,
+    /// Kept open so the master never sees EIO when the host closes its side.
+    slave: SerialStream,
+    pub(super) path: PathBuf,
+}
+
+fn replace_link(link: &Path, target: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(link) {
+        Ok(_) => std::fs::remove_file(link)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    std::os::unix::fs::symlink(target, link)
+}
+
+pub(super) fn open_pty(link: Option<&Path>) -> Result<Pty, EmulatorError> {
+    let (master, slave) = SerialStream::pair()?;
+    let path = slave
+        .name()
+        .map(PathBuf::from)
+        .ok_or_else(|| io::Error::other("the pseudo-terminal has no name"))?;
+    if let Some(l) = link {
+        replace_link(l, &path)?;
+    }
+    Ok(Pty {
+        master,
+        slave,
+        path,
+    })
+}
+
+async fn read_opt(pty: Option<&mut Pty>, buf: &mut [u8]) -> io::Result<usize> {
+    match pty {
+        Some(p) => p.master.read(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+enum Action {
+    Read(io::Result<usize>),
+    Event,
+    Replug,
+    Finish,
+}
+
+struct Runner<'a, S: PtyBoard> {
+    script: &'a S,
+    opts: &'a PtyOptions,
+    tx: Option<UnboundedSender<PtyEvent>>,
+    state: S::State,
+    clock: BwTime,
+    mode: Mode,
+    pty: Option<Pty>,
+    capture: Option<tokio::fs::File>,
+    t0: Instant,
+    inbuf: Vec<u8>,
+}
+
+impl<S: PtyBoard> Runner<'_, S> {
+    fn notify(&self, e: PtyEvent) {
+        if let Some(tx) = &self.tx {
+            // The caller may have stopped listening; the board goes on regardless.
+            let _ignored_if_nobody_listens = tx.send(e);
+        }
+    }
+
+    fn announce(&self, path: &Path, replugged: bool) {
+        tracing::info!(path = %path.display(), replugged, "{}", S::NAME);
+        if self.opts.print_path {
+            println!("{}", path.display());
+        }
+        self.notify(if replugged {
+            PtyEvent::Replugged(path.to_path_buf())
+        } else {
+            PtyEvent::Ready(path.to_path_buf())
+        });
+    }
+
+    async fn log(&mut self, dir: Direction, bytes: &[u8]) -> Result<(), EmulatorError> {
+        if let Some(f) = &mut self.capture {
+            let mut line = String::new();
+            let t = self.t0.elapsed().as_millis() as u64;
+            push_line(&mut line, t, dir, bytes);
+            f.write_all(line.as_bytes()).await?;
+            f.flush().await?;
+        }
+        Ok(())
+    }
+
+    async fn send(&mut self, bytes: &[u8]) -> Result<(), EmulatorError> {
+        let Some(p) = &mut self.pty else {
+            return Ok(());
+        };
+        match timeout(Duration::from_millis(100), p.master.write_all(bytes)).await {
+            Ok(Ok(())) => self.log(Direction::FromBoard, bytes).await,
+            Ok(Err(e)) => {
+                tracing::debug!(cause = %e, "write to the host failed; dropped");
+                Ok(())
+            }
+            Err(_) => {
+                // Nobody reads the slave side: drop what piled up there, as a board
+                // talking to an absent host loses its bytes.
+                tracing::debug!("the host does not read; frame dropped");
+                if let Err(e) = p.slave.clear(ClearBuffer::Input) {
+                    tracing::debug!(cause = %e, "could not flush the pty");
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Handles every complete command in the input buffer.
+    async fn commands(&mut self, first_update: &mut Option<Instant>) -> Result<(), EmulatorError> {
+        while let Some((used, host)) =
+            self.script
+                .command(&self.inbuf, &mut self.state, &self.clock)
+        {
+            self.inbuf.drain(..used.clamp(1, self.inbuf.len()));
+            match host {
+                Host::Reset => self.mode = Mode::Idle,
+                Host::Updates(mode) => {
+                    self.mode = mode;
+                    if first_update.is_none() {
+                        *first_update =
+                            Some(Instant::now() + Duration::from_millis(self.opts.start_delay_ms));
+                    }
+                }
+                Host::Reply(bytes) => self.send(&bytes).await?,
+                Host::ClockReply(bytes) => {
+                    if self.mode == Mode::Full {
+                        self.send(&bytes).await?;
+                    }
+                }
+                Host::Ignore => {}
+            }
+        }
+        Ok(())
+    }
+
+    async fn play(&mut self, e: &S::Event) -> Result<(), EmulatorError> {
+        let Some((bytes, channel)) = S::play(&mut self.state, &mut self.clock, e) else {
+            return Ok(());
+        };
+        let on = match channel {
+            Channel::Board => self.mode != Mode::Idle,
+            Channel::Clock => self.mode == Mode::Full,
+        };
+        if on {
+            self.send(&bytes).await?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `script` as a DGT board with a clock on a pseudo-terminal (see the module doc).
+/// Returns after `linger_ms` once the script is done; with `linger_ms: None` it never returns
+/// except on an error opening the pty or writing the capture.
+pub async fn run_pty(
+    script: &BoardScript,
+    opts: &PtyOptions,
+    events: Option<UnboundedSender<PtyEvent>>,
+) -> Result<(), EmulatorError> {
+    run(script, opts, events).await
+}
+
+/// Runs `script` as a TGZ-1 togyz pit board with a clock on a pseudo-terminal, as [`run_pty`]
+/// does a DGT board: unplugged (if asked) right after the start pit of `unplug_at_ply` reads
+/// empty.
+pub async fn run_togyz_pty(
+    script: &TogyzScript,
+    opts: &PtyOptions,
+    events: Option<UnboundedSender<PtyEvent>>,
+) -> Result<(), EmulatorError> {
+    run(script, opts, events).await
+}
+
+async fn run<S: PtyBoard>(
+    script: &S,
+    opts: &PtyOptions,
+    events: Option<UnboundedSender<PtyEvent>>,
+) -> Result<(), EmulatorError> {
+    let capture = match &opts.capture_out {
+        Some(p) => {
+            let mut f = tokio::fs::File::create(p).await?;
+            f.write_all(capture_header(S::DEVICE, "boardscribe emulate (pty)").as_bytes())
+                .await?;
+            Some(f)
+        }
+        None => None,
+    };
+    let pty = open_pty(opts.link.as_deref())?;
+    let path = pty.path.clone();
+    let mut r = Runner {
+        script,
+        opts,
+        tx: events,
+        state: script.start_state(),
+        clock: script.initial_clock(),
+        mode: Mode::Idle,
+        pty: Some(pty),
+        capture,
+        t0: Instant::now(),
+        inbuf: Vec::new(),
+    };
+    r.announce(&path, false);
+
+    let body = script.body();
+    let body_start_ms = script.body_start_ms();
+    let unplug_at = opts
+        .unplug_at_ply
+        .and_then(|ply| script.unplug_after(&body, ply));
+
+    let mut next = 0usize;
+    let mut start: Option<Instant> = None;
+    let mut replug_at: Option<Instant> = None;
+    let mut done_at: Option<Instant> = None;
+    if body.is_empty() {
+        done_at = Some(Instant::now());
+        r.notify(PtyEvent::ScriptDone);
+    }
+    let mut buf = [0u8; 256];
+    loop {
+        let due = start.and_then(|s| {
+            body.get(next)
+                .map(|e| s + Duration::from_millis(S::at_ms(e).saturating_sub(body_start_ms)))
+        });
+        let finish = done_at.and_then(|d| opts.linger_ms.map(|l| d + Duration::from_millis(l)));
+        let action = tokio::select! {
+            res = read_opt(r.pty.as_mut(), &mut buf) => Action::Read(res),
+            _ = sleep_opt(due) => Action::Event,
+            _ = sleep_opt(replug_at) => Action::Replug,
+            _ = sleep_opt(finish) => Action::Finish,
+        };
+        match action {
+            Action::Read(Ok(n)) if n > 0 => {
+                let got = buf[..n].to_vec();
+                r.log(Direction::ToBoard, &got).await?;
+                r.inbuf.extend_from_slice(&got);
+                r.commands(&mut start).await?;
+            }
+            Action::Read(res) => {
+                // EOF or EIO: the host went away. Keep the board; look again shortly.
+                if let Err(e) = res {
+                    tracing::debug!(cause = %e, "pty read failed; host gone?");
+                }
+                sleep(Duration::from_millis(50)).await;
+            }
+            Action::Event => {
+                let Some(e) = body.get(next) else { continue };
+                next += 1;
+                r.play(e).await?;
+                if unplug_at == Some(next - 1) {
+                    // Let the host read what was already sent, then pull the plug.
+                    sleep(Duration::from_millis(50)).await;
+                    r.pty = None;
+                    if let Some(l) = &opts.link {
+                        // The device node disappears as on a real unplug.
+                        if let Err(e) = std::fs::remove_file(l) {
+                            tracing::debug!(cause = %e, "could not remove the link");
+                        }
+                    }
+                    if let Some(f) = &mut r.capture {
+                        f.write_all(b"# unplugged\n").await?;
+                    }
+                    replug_at = Some(Instant::now() + Duration::from_millis(opts.unplug_for_ms));
+                    r.notify(PtyEvent::Unplugged);
+                }
+                if next == body.len() {
+                    done_at = Some(Instant::now());
+                    r.notify(PtyEvent::ScriptDone);
+                }
+            }
+            Action::Replug => {
+                replug_at = None;
+                let pty = open_pty(opts.link.as_deref())?;
+                let path = pty.path.clone();
+                r.pty = Some(pty);
+                r.mode = Mode::Idle;
+                r.inbuf.clear();
+                if opts.memory_lost_on_unplug {
+                    S::forget_memory(&mut r.state);
+                }
+                if let Some(f) = &mut r.capture {
+                    f.write_all(b"# replugged\n").await?;
+                }
+                r.announce(&path, true);
+            }
+            Action::Finish => {
+                if let Some(f) = &mut r.capture {
+                    f.flush().await?;
+                }
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// A script for either kind of board, as [`PtyFleet`] plays it.
+#[derive(Clone, Debug)]
+pub enum PtyScript {
+    Dgt(BoardScript),
+    Togyz(TogyzScript),
+}
+
+impl From<BoardScript> for PtyScript {
+    fn from(s: BoardScript) -> PtyScript {
+        PtyScript::Dgt(s)
+    }
+}
+
+impl From<TogyzScript> for PtyScript {
+    fn from(s: TogyzScript) -> PtyScript {
+        PtyScript::Togyz(s)
+    }
+}
+
+impl PtyScript {
+    /// Runs the script on a pty ([`run_pty`] or [`run_togyz_pty`]).
+    pub async fn run(
+        &self,
+        opts: &PtyOptions,
+        events: Option<UnboundedSender<PtyEvent>>,
+    ) -> Result<(), EmulatorError> {
+        match self {
+            PtyScript::Dgt(s) => run_pty(s, opts, events).await,
+            PtyScript::Togyz(s) => run_togyz_pty(s, opts, events).await,
+        }
+    }
+}
+
+/// Emulated boards on pseudo-terminals, started together; dropping the fleet stops them.
+pub struct PtyFleet {
+    runners: JoinSet<Result<(), EmulatorError>>,
+    /// Each board's pty path when it was first ready, in the order given.
+    pub paths: Vec<PathBuf>,
+    /// When each board announced its pty (its capture's time zero, within microseconds).
+    pub ready: Vec<std::time::Instant>,
+    events: UnboundedReceiver<(usize, PtyEvent)>,
+    done: Vec<bool>,
+}
+
+impl PtyFleet {
+    /// Starts every board, each once the one before has its pty (and link) in place.
+    pub async fn spawn(
+        boards: impl IntoIterator<Item = (PtyScript, PtyOptions)>,
+    ) -> Result<PtyFleet, EmulatorError> {
+        let (all_tx, events) = unbounded_channel();
+        let mut fleet = PtyFleet {
+            runners: JoinSet::new(),
+            paths: Vec::new(),
+            ready: Vec::new(),
+            events,
+            done: Vec::new(),
+        };
+        for (i, (script, opts)) in boards.into_iter().enumerate() {
+            let (tx, mut rx) = unbounded_channel();
+            let runner = fleet
+                .runners
+                .spawn(async move { script.run(&opts, Some(tx)).await });
+            let path = loop {
+                match rx.recv().await {
+                    Some(PtyEvent::Ready(path)) => break path,
+                    Some(_) => {}
+                    // The runner ended before its pty was ready: its error says why.
+                    None => {
+                        let id = runner.id();
+                        while let Some(res) = fleet.runners.join_next_with_id().await {
+                            if let Ok((done, Err(e))) = res
+                                && done == id
+                            {
+                                return Err(e);
+                            }
+                        }
+                        return Err(EmulatorError::Io(io::Error::other(
+                            "an emulated board ended before its pty was ready",
+                        )));
+                    }
+                }
+            };
+            fleet.ready.push(std::time::Instant::now());
+            fleet.paths.push(path);
+            fleet.done.push(false);
+            let all_tx = all_tx.clone();
+            tokio::spawn(async move {
+                while let Some(e) = rx.recv().await {
+                    if all_tx.send((i, e)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        Ok(fleet)
+    }
+
+    /// How many boards.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Whether the fleet has no board.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The next event of any board (after its first `Ready`), with the board's index.
+    pub async fn next_event(&mut self) -> Option<(usize, PtyEvent)> {
+        let (i, e) = self.events.recv().await?;
+        if e == PtyEvent::ScriptDone
+            && let Some(d) = self.done.get_mut(i)
+        {
+            *d = true;
+        }
+        Some((i, e))
+    }
+
+    /// Waits until every board has played its script; the events meanwhile go to `seen`.
+    pub async fn all_done(&mut self, mut seen: impl FnMut(usize, &PtyEvent)) {
+        while !self.done.iter().all(|d| *d) {
+            match self.next_event().await {
+                Some((i, e)) => seen(i, &e),
+                None => return,
+            }
+        }
+    }
+
+    /// Stops every board now.
+    pub fn abort(&mut self) {
+        self.runners.abort_all();
+    }
+}

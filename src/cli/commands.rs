@@ -1,0 +1,359 @@
+//! The commands that are not the daemon: `config`, `devices`, `arbiter`, `replay` and
+//! `import-memory`, each reading its arguments, doing its work through the library and printing
+//! what it did (errors as `anyhow` at this edge).
+
+use super::*;
+
+pub(super) fn config_command(command: ConfigCommand) -> anyhow::Result<()> {
+    match command {
+        ConfigCommand::Example => {
+            print!("{}", config::EXAMPLE);
+            Ok(())
+        }
+        ConfigCommand::Check { file } => {
+            match Config::load(Some(&file), ConfigOverrides::default()) {
+                Ok(c) => {
+                    println!("{}: ok", file.display());
+                    print!("{}", c.summary());
+                    Ok(())
+                }
+                Err(ConfigError::Invalid(found)) => {
+                    for d in &found {
+                        eprintln!("{d}");
+                    }
+                    bail!("{}: {} error(s)", file.display(), found.len())
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+    }
+}
+
+pub(super) fn devices(
+    config: Option<&std::path::Path>,
+    sysfs: &std::path::Path,
+) -> anyhow::Result<()> {
+    let (boards, buses) = match config {
+        Some(path) => {
+            let c = Config::load(Some(path), ConfigOverrides::default())?;
+            (c.boards, c.buses)
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    let ports = discover::list_ports(sysfs)?;
+    print!("{}", discover::describe(&ports, &boards));
+    if !buses.is_empty() {
+        // A quick broadcast ping on every configured bus.
+        let rt = tokio::runtime::Runtime::new()?;
+        let settings = crate::bus::MasterSettings::default();
+        for bus in &buses {
+            let found = rt.block_on(crate::daemon::bus::ping_bus(bus, sysfs, &settings));
+            print!("{}", crate::daemon::bus::describe_bus(bus, &found));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn open_existing(db: &std::path::Path) -> anyhow::Result<Store> {
+    if !db.exists() {
+        bail!("{}: no such database", db.display());
+    }
+    Store::open(db).with_context(|| format!("opening {}", db.display()))
+}
+
+/// The author of a decision: the one given, else `$USER`, else "arbiter".
+pub(super) fn author(given: Option<String>) -> String {
+    given
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|a| !a.trim().is_empty())
+        .unwrap_or_else(|| "arbiter".to_owned())
+}
+
+/// Wall-clock ms since the Unix epoch: the time of a decision, read here at the binary's edge.
+pub(super) fn now_ms() -> anyhow::Result<u64> {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .context("the system clock is before 1970")?;
+    Ok(u64::try_from(since.as_millis())?)
+}
+
+pub(super) fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::Result<()> {
+    let mut store = open_existing(db)?;
+    let decision = match command {
+        ArbiterCommand::Result {
+            who,
+            result,
+            reason,
+            laws,
+        } => {
+            let (decision, changed) = store.declare_result(
+                GameId(who.game),
+                &result,
+                ResultReason::from(reason),
+                laws,
+                &author(who.author),
+                who.note.as_deref(),
+                now_ms()?,
+            )?;
+            if let Some(why) = changed {
+                println!("recorded as 1/2-1/2: {why}");
+            }
+            decision
+        }
+        ArbiterCommand::Rule {
+            who,
+            irregularity,
+            ruling,
+            description,
+            ply,
+        } => {
+            let ruling = match (ruling, description, ply) {
+                (RulingArg::Penalty, Some(description), None) => {
+                    Ruling::PenaltyApplied { description }
+                }
+                (RulingArg::Penalty, None, _) => bail!("--ruling penalty needs --description"),
+                (RulingArg::Reinstated, None, Some(ply)) => Ruling::PositionReinstated { ply },
+                (RulingArg::Reinstated, _, None) => bail!("--ruling reinstated needs --ply"),
+                (RulingArg::Stands, None, None) => Ruling::MoveStands,
+                (RulingArg::None, None, None) => Ruling::NoAction,
+                (r, ..) => bail!("--ruling {r:?} takes no --description or --ply besides its own"),
+            };
+            store.rule_on_irregularity(
+                GameId(who.game),
+                irregularity,
+                ruling,
+                &author(who.author),
+                who.note.as_deref(),
+                now_ms()?,
+            )?
+        }
+        ArbiterCommand::Correct { who, ply, mv } => store.correct_move(
+            GameId(who.game),
+            ply,
+            &mv,
+            &author(who.author),
+            who.note.as_deref(),
+            now_ms()?,
+        )?,
+        ArbiterCommand::Resume {
+            who,
+            after_ply,
+            moves,
+        } => store.resume_game(
+            GameId(who.game),
+            after_ply,
+            &split_moves(&moves),
+            &author(who.author),
+            who.note.as_deref(),
+            now_ms()?,
+        )?,
+        ArbiterCommand::Note {
+            game,
+            ply,
+            text,
+            author: who,
+        } => store.add_note(GameId(game), ply, &text, &author(who), now_ms()?)?,
+        ArbiterCommand::History { game } => {
+            for entry in store.history(GameId(game))? {
+                print_history_entry(&entry);
+            }
+            return Ok(());
+        }
+    };
+    print_decision(&decision);
+    Ok(())
+}
+
+/// Moves given as one argument: separated by spaces or commas, move numbers (`12.`, `12...`)
+/// dropped (togyz korgool moves are digits without a dot).
+pub(super) fn split_moves(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .map(|t| t.rsplit('.').next().unwrap_or(t))
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+pub(super) fn print_decision(d: &Decision) {
+    let what = match &d.action {
+        Action::SetResult {
+            result,
+            reason,
+            previous_result,
+            ..
+        } => format!(
+            "result {result} ({}), was {previous_result}",
+            reason.as_str()
+        ),
+        Action::Rule {
+            irregularity,
+            ruling,
+        } => format!("irregularity {irregularity}: {}", ruling.as_str()),
+        Action::CorrectMove {
+            ply,
+            old_notation,
+            new_notation,
+            retracted,
+            ..
+        } => {
+            format!("ply {ply}: {old_notation} -> {new_notation} ({retracted} move(s) re-recorded)")
+        }
+        Action::Note { ply: Some(ply) } => format!("note after ply {ply}"),
+        Action::Note { ply: None } => "note".to_owned(),
+        Action::Resume {
+            after_ply,
+            moves,
+            retracted,
+        } => format!(
+            "resumed after ply {after_ply}{}{}",
+            if moves.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", moves.join(" "))
+            },
+            if *retracted > 0 {
+                format!(" ({retracted} move(s) withdrawn)")
+            } else {
+                String::new()
+            }
+        ),
+    };
+    println!(
+        "decision {} on game {} by {}: {what}",
+        d.id, d.game.0, d.author
+    );
+}
+
+pub(super) fn print_history_entry(h: &HistoryEntry) {
+    let e = &h.event;
+    let ply = e.ply.map(|p| format!(" ply {p}")).unwrap_or_default();
+    println!("#{} at_ms {} {}{ply} {}", e.id, e.at_ms, e.kind, e.detail);
+    if !h.retracted.is_empty() {
+        let moves: Vec<String> = h
+            .retracted
+            .iter()
+            .map(|m| format!("{}:{}", m.ply, m.notation))
+            .collect();
+        println!("    retracted: {}", moves.join(" "));
+    }
+}
+
+pub(super) fn replay(
+    captures: &[PathBuf],
+    db: &std::path::Path,
+    quiet: bool,
+    laws: &LawsSetup,
+) -> anyhow::Result<()> {
+    let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
+    for path in captures {
+        let mut print = |board: &str, event: &TrackerEvent| {
+            if !quiet {
+                daemon::print_event(board, event);
+            }
+        };
+        let summary = crate::replay::replay_file_with(&mut store, path, laws, &mut print)?;
+        if !quiet {
+            println!(
+                "{}: {} frames, {} moves, {} decode warnings, games {:?}",
+                path.display(),
+                summary.stats.frames,
+                summary.stats.moves,
+                summary.stats.decode_warnings,
+                summary.games.iter().map(|g| g.0).collect::<Vec<_>>()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `boardscribe import-memory`: the dump is read and interpreted whole before anything is
+/// stored; the new games, the raw bytes and an import note per game go in one transaction.
+pub(super) fn import_memory(
+    db: &std::path::Path,
+    port: Option<&std::path::Path>,
+    from: Option<&std::path::Path>,
+    number: Option<u32>,
+    timeout: u64,
+    variant: Variant,
+) -> anyhow::Result<()> {
+    use crate::{
+        device::{self, Direction},
+        game::Kind,
+        memory,
+        store::{ImportedGame, RawBuffer},
+    };
+    let (source, bytes, sent) = match (port, from) {
+        (Some(port), _) => {
+            let rt = tokio::runtime::Runtime::new()?;
+            let wait = std::time::Duration::from_secs(timeout);
+            let bytes = rt.block_on(device::memory::fetch_from_port(port, wait))?;
+            (port.display().to_string(), bytes, true)
+        }
+        (None, Some(file)) => (
+            file.display().to_string(),
+            device::memory::read_dump(file)?,
+            false,
+        ),
+        (None, None) => bail!("say --port or --from"),
+    };
+    let log = memory::log_from_bytes(&bytes, &source)?;
+    let tokens = memory::parse_log(&log).with_context(|| format!("{source}: board memory"))?;
+    let at = now_ms()?;
+    let games = memory::games_from_log_in(&tokens, at, variant);
+
+    let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
+    let board = match number {
+        Some(n) => match store.board_with_number(n)? {
+            Some(id) => id,
+            None => {
+                let id = store.board(&format!("board {n}"), Kind::Chess)?;
+                store.set_board_number(id, n)?;
+                id
+            }
+        },
+        None => store.board(&format!("memory {source}"), Kind::Chess)?,
+    };
+    let known = store.imported_digests(board)?;
+    let total = games.len();
+    let new: Vec<ImportedGame> = games
+        .iter()
+        .enumerate()
+        // A start position set up with no move yet is no game to store (it may be one later).
+        .filter(|(_, g)| !g.moves.is_empty() && !known.contains(&g.digest))
+        .map(|(i, g)| ImportedGame {
+            events: g.events.clone(),
+            digest: g.digest,
+            detail: format!(
+                "game {} of {total} in the dump, tokens {}..{}, {} plies",
+                i + 1,
+                g.tokens.start,
+                g.tokens.end,
+                g.moves.len()
+            ),
+        })
+        .collect();
+    if new.is_empty() {
+        println!(
+            "{source}: {total} game(s) in the board memory, none new (imported before, or \
+             no move yet); nothing added"
+        );
+        return Ok(());
+    }
+    let mut raw = RawBuffer::new();
+    if sent {
+        raw.push(
+            at,
+            Direction::ToBoard,
+            &[crate::protocol::dgt::cmd::SEND_EE_MOVES],
+        );
+    }
+    raw.push(at, Direction::FromBoard, &bytes);
+    let block = raw.take();
+    let written = store.import_games(board, block.as_ref(), &new, &author(None), at)?;
+    println!(
+        "{source}: {total} game(s) in the board memory, {} new: games {:?}",
+        written.len(),
+        written.iter().map(|g| g.0).collect::<Vec<_>>()
+    );
+    Ok(())
+}

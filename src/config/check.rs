@@ -1,0 +1,285 @@
+//! Checking a read file: every problem becomes a [`Diagnostic`] with its line, column and a fix,
+//! and all of them are reported at once. Flow: [`validate`] checks the tables in turn (the HTTP
+//! bind, the tournament and its Laws; boards and relays in their own modules) into a `Config`.
+
+use super::*;
+
+/// Collects diagnostics against one text.
+pub(super) struct Checker<'a> {
+    pub(super) file: &'a str,
+    pub(super) text: &'a str,
+    pub(super) found: Vec<(usize, Diagnostic)>,
+}
+
+impl Checker<'_> {
+    pub(super) fn at(&mut self, span: Range<usize>, message: String) {
+        let d = diagnostic(self.file, self.text, span.start, message);
+        self.found.push((span.start, d));
+    }
+
+    /// A value that must not be empty.
+    pub(super) fn non_empty(
+        &mut self,
+        v: &Spanned<String>,
+        what: &str,
+        example: &str,
+    ) -> Option<String> {
+        let s = v.get_ref().trim();
+        if s.is_empty() {
+            self.at(
+                v.span(),
+                format!("{what} is empty; give one, e.g. {example}"),
+            );
+            return None;
+        }
+        Some(s.to_owned())
+    }
+
+    /// A required key of a table.
+    pub(super) fn required<'v>(
+        &mut self,
+        v: &'v Option<Spanned<String>>,
+        table: Range<usize>,
+        name: &str,
+        key: &str,
+        example: &str,
+    ) -> Option<&'v Spanned<String>> {
+        if v.is_none() {
+            self.at(
+                table,
+                format!("{name} needs `{key}`; add e.g. {key} = {example}"),
+            );
+        }
+        v.as_ref()
+    }
+}
+
+/// A diagnostic at byte `offset` of `text`.
+pub(super) fn diagnostic(file: &str, text: &str, offset: usize, message: String) -> Diagnostic {
+    let (line, column) = line_column(text, offset);
+    Diagnostic {
+        file: file.to_owned(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset`.
+pub(super) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+pub(super) fn list<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> String {
+    all.iter().map(|&t| name(t)).collect::<Vec<_>>().join(", ")
+}
+
+pub(super) const KINDS: [BoardKind; 2] = [BoardKind::Dgt, BoardKind::Togyz];
+
+pub(super) const SUPERVISIONS: [Supervision; 2] = [Supervision::Full, Supervision::Reduced];
+
+pub(super) const LAYOUTS: [(ClockLayout, &str); 2] =
+    [(ClockLayout::H17, "h17"), (ClockLayout::H13, "h13")];
+
+/// serde's messages in this file's words: "key" for field, the valid values listed plainly.
+pub(super) fn serde_message(m: &str) -> String {
+    let m = m.trim_end();
+    if let Some(rest) = m.strip_prefix("unknown field ") {
+        return match rest.split_once(", expected ") {
+            Some((key, valid)) => format!(
+                "unknown key {key}; valid: {}",
+                valid.trim_start_matches("one of ")
+            ),
+            None => format!("unknown key {rest}"),
+        };
+    }
+    if let Some(rest) = m.strip_prefix("unknown variant ")
+        && let Some((value, valid)) = rest.split_once(", expected ")
+    {
+        return format!(
+            "unknown value {value}; valid: {}",
+            valid.trim_start_matches("one of ")
+        );
+    }
+    if let Some(key) = m.strip_prefix("missing field ") {
+        return format!("missing key {key}; add it to this table");
+    }
+    m.replace("expected i64", "expected a whole number")
+        .replace("expected u32", "expected a whole number of 0 or more")
+        .replace("expected u64", "expected a whole number of 0 or more")
+}
+
+pub(super) fn validate(raw: RawConfig, ck: &mut Checker<'_>) -> Config {
+    let mut config = Config::default();
+    if let Some(db) = &raw.database
+        && let Some(db) = ck.non_empty(db, "database", "\"/var/lib/boardscribe/boardscribe.db\"")
+    {
+        config.database = PathBuf::from(db);
+    }
+    if let Some(http) = &raw.http {
+        config.http = http_bind(http, ck);
+    }
+    if let Some(t) = &raw.tournament {
+        config.tournament = tournament(t, ck);
+    }
+    config.laws = laws(&config.tournament, raw.tournament.as_ref(), &raw.laws, ck);
+    let mut on_bus = Vec::new();
+    config.boards = boards(&raw.board, &mut on_bus, ck);
+    config.buses = buses(&raw.bus, on_bus, &config.boards, ck);
+    if let Some(relay) = &raw.relay {
+        config.relay = relay_config(relay, ck);
+    }
+    if let Some(admin) = &raw.admin {
+        config.admin = ck
+            .required(
+                &admin.get_ref().token_file,
+                admin.span(),
+                "[admin]",
+                "token_file",
+                "\"/etc/boardscribe/admin.token\"",
+            )
+            .and_then(|v| ck.non_empty(v, "token_file", "\"/etc/boardscribe/admin.token\""))
+            .map(|p| AdminConfig {
+                token_file: PathBuf::from(p),
+            });
+    }
+    config
+}
+
+pub(super) fn http_bind(http: &Spanned<RawHttp>, ck: &mut Checker<'_>) -> Option<SocketAddr> {
+    let Some(bind) = &http.get_ref().bind else {
+        return DEFAULT_HTTP_BIND.parse().ok();
+    };
+    match bind.get_ref().trim().parse::<SocketAddr>() {
+        Ok(a) => Some(a),
+        Err(_) => {
+            ck.at(
+                bind.span(),
+                format!(
+                    "invalid bind address {:?}; valid: an IP address and port such as \
+                     127.0.0.1:8080, 0.0.0.0:80 or [::]:8080",
+                    bind.get_ref()
+                ),
+            );
+            None
+        }
+    }
+}
+
+pub(super) fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament {
+    let mut out = Tournament {
+        event: t.event.clone(),
+        site: t.site.clone(),
+        ..Tournament::default()
+    };
+    if let Some(round) = &t.round {
+        out.round = match round.get_ref() {
+            toml::Value::Integer(n) if *n >= 1 => Some(n.to_string()),
+            toml::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            _ => {
+                ck.at(
+                    round.span(),
+                    "round must be a number of 1 or more or a text such as \"3.1\"".to_owned(),
+                );
+                None
+            }
+        };
+    }
+    if let Some(tc) = &t.time_control {
+        match tc.get_ref().parse::<TimeControl>() {
+            Ok(tc) => out.time_control = Some(tc),
+            Err(e) => ck.at(tc.span(), e.to_string()),
+        }
+    }
+    if let Some(laws) = &t.laws {
+        match laws.get_ref().parse::<Laws>() {
+            Ok(l) => out.laws = l,
+            Err(_) => ck.at(
+                laws.span(),
+                format!(
+                    "unknown laws edition {:?}; valid: {}",
+                    laws.get_ref(),
+                    list(&Laws::ALL, Laws::as_str)
+                ),
+            ),
+        }
+    }
+    if let Some(f) = &t.federation {
+        match Federation::ALL
+            .iter()
+            .find(|v| v.as_str() == f.get_ref().trim().to_ascii_lowercase())
+        {
+            Some(&v) => out.federation = v,
+            None => ck.at(
+                f.span(),
+                format!(
+                    "unknown federation {:?}; valid: {}",
+                    f.get_ref(),
+                    list(&Federation::ALL, Federation::as_str)
+                ),
+            ),
+        }
+    }
+    if let Some(v) = &t.variant {
+        match v.get_ref().parse::<Variant>() {
+            Ok(v) => out.variant = v,
+            Err(_) => ck.at(
+                v.span(),
+                format!(
+                    "unknown variant {:?}; valid: {}",
+                    v.get_ref(),
+                    list(&Variant::ALL, Variant::as_str)
+                ),
+            ),
+        }
+    }
+    if let Some(s) = &t.supervision {
+        match SUPERVISIONS
+            .iter()
+            .find(|v| v.as_str() == s.get_ref().trim())
+        {
+            Some(&v) => out.supervision = v,
+            None => ck.at(
+                s.span(),
+                format!(
+                    "unknown supervision {:?}; valid: {}",
+                    s.get_ref(),
+                    list(&SUPERVISIONS, Supervision::as_str)
+                ),
+            ),
+        }
+    }
+    out
+}
+
+pub(super) fn laws(
+    t: &Tournament,
+    raw_t: Option<&RawTournament>,
+    overrides: &Option<Spanned<LawsOverrides>>,
+    ck: &mut Checker<'_>,
+) -> LawsConfig {
+    let mut cfg = match overrides {
+        Some(o) => {
+            let supervision_in_tournament = raw_t.and_then(|r| r.supervision.as_ref());
+            if let (Some(_), Some(s)) = (o.get_ref().supervision, supervision_in_tournament) {
+                ck.at(
+                    s.span(),
+                    "supervision is set both here and in [laws]; keep one of the two".to_owned(),
+                );
+            }
+            LawsConfig::preset_with_overrides(t.laws, t.federation, o.get_ref())
+        }
+        None => LawsConfig::preset(t.laws, t.federation),
+    };
+    if raw_t.is_some_and(|r| r.supervision.is_some()) {
+        cfg.supervision = t.supervision;
+    }
+    cfg
+}

@@ -1,0 +1,99 @@
+//! The configuration file as TOML reads it: every table and key as written, each with its span
+//! for diagnostics, before any check (`check` turns it into a [`super::Config`]).
+
+use super::*;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConfig {
+    pub(super) database: Option<Spanned<String>>,
+    pub(super) http: Option<Spanned<RawHttp>>,
+    pub(super) tournament: Option<RawTournament>,
+    pub(super) laws: Option<Spanned<LawsOverrides>>,
+    #[serde(default)]
+    pub(super) board: Vec<Spanned<RawBoard>>,
+    #[serde(default)]
+    pub(super) bus: Vec<Spanned<RawBus>>,
+    pub(super) relay: Option<RawRelay>,
+    pub(super) admin: Option<Spanned<RawAdmin>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawHttp {
+    pub(super) bind: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTournament {
+    pub(super) event: Option<String>,
+    pub(super) site: Option<String>,
+    pub(super) round: Option<Spanned<toml::Value>>,
+    pub(super) time_control: Option<Spanned<String>>,
+    pub(super) laws: Option<Spanned<String>>,
+    pub(super) federation: Option<Spanned<String>>,
+    pub(super) supervision: Option<Spanned<String>>,
+    pub(super) variant: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBoard {
+    pub(super) number: Spanned<i64>,
+    pub(super) kind: Spanned<String>,
+    pub(super) name: Option<Spanned<String>>,
+    pub(super) serial: Option<Spanned<String>>,
+    pub(super) symlink: Option<Spanned<String>>,
+    pub(super) port: Option<Spanned<String>>,
+    pub(super) clock_layout: Option<Spanned<String>>,
+    pub(super) bus: Option<Spanned<String>>,
+    pub(super) bus_serial: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBus {
+    pub(super) name: Spanned<String>,
+    pub(super) serial: Option<Spanned<String>>,
+    pub(super) symlink: Option<Spanned<String>>,
+    pub(super) port: Option<Spanned<String>>,
+}
+
+/// A board that names a bus, before the buses are read.
+pub(super) struct PendingBusBoard {
+    pub(super) bus: Spanned<String>,
+    pub(super) board: BoardConfig,
+    pub(super) serial: String,
+    pub(super) address: u16,
+    /// Where `bus_serial` is.
+    pub(super) at: Range<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRelay {
+    pub(super) clk_format: Option<Spanned<String>>,
+    pub(super) folder: Option<Spanned<RawFolder>>,
+    pub(super) lichess: Option<Spanned<RawLichess>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFolder {
+    pub(super) dir: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLichess {
+    pub(super) round: Option<Spanned<String>>,
+    pub(super) token_file: Option<Spanned<String>>,
+    pub(super) base_url: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAdmin {
+    pub(super) token_file: Option<Spanned<String>>,
+}

@@ -1,0 +1,84 @@
+//! The `[relay]` table: folders and Lichess broadcast rounds, checked.
+
+use super::*;
+
+pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfig {
+    let mut out = RelayConfig::default();
+    if let Some(c) = &relay.clk_format {
+        match ClockFormat::ALL
+            .iter()
+            .find(|v| v.as_str() == c.get_ref().trim())
+        {
+            Some(&v) => out.clk_format = v,
+            None => ck.at(
+                c.span(),
+                format!(
+                    "unknown clk_format {:?}; valid: {}",
+                    c.get_ref(),
+                    list(&ClockFormat::ALL, ClockFormat::as_str)
+                ),
+            ),
+        }
+    }
+    if let Some(f) = &relay.folder {
+        out.folder = ck
+            .required(
+                &f.get_ref().dir,
+                f.span(),
+                "[relay.folder]",
+                "dir",
+                "\"/var/lib/boardscribe/relay\"",
+            )
+            .and_then(|d| ck.non_empty(d, "dir", "\"/var/lib/boardscribe/relay\""))
+            .map(|d| FolderRelay {
+                dir: PathBuf::from(d),
+            });
+    }
+    if let Some(l) = &relay.lichess {
+        let raw = l.get_ref();
+        let round = ck
+            .required(
+                &raw.round,
+                l.span(),
+                "[relay.lichess]",
+                "round",
+                "\"AbCdEfGh\"",
+            )
+            .and_then(|r| ck.non_empty(r, "round", "\"AbCdEfGh\""));
+        let token = ck
+            .required(
+                &raw.token_file,
+                l.span(),
+                "[relay.lichess]",
+                "token_file",
+                "\"/etc/boardscribe/lichess.token\"",
+            )
+            .and_then(|t| ck.non_empty(t, "token_file", "\"/etc/boardscribe/lichess.token\""));
+        let base_url = match &raw.base_url {
+            Some(u) => {
+                let s = u.get_ref().trim().trim_end_matches('/');
+                if s.starts_with("https://") || s.starts_with("http://") {
+                    Some(s.to_owned())
+                } else {
+                    ck.at(
+                        u.span(),
+                        format!(
+                            "base_url {:?} is not an http(s) URL; valid: e.g. \"{DEFAULT_LICHESS_URL}\"",
+                            u.get_ref()
+                        ),
+                    );
+                    None
+                }
+            }
+            None => Some(DEFAULT_LICHESS_URL.to_owned()),
+        };
+        if let (Some(round), Some(token), Some(base_url)) = (round, token, base_url) {
+            out.lichess = Some(LichessRelay {
+                round,
+                token_file: PathBuf::from(token),
+                base_url,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,350 @@
+//! Recording a fleet of boards: every configured board and bus chain prepared against the store
+//! (open games resumed), one task each, the store writer, the relays and the status line, until
+//! a signal stops them. Flow: [`record_boards`] → [`record_fleet`]: prepare, start the writer,
+//! start the relays, start the boards, wait, shut down in order (boards, relays, writer).
+
+use super::*;
+
+/// Everything [`record_fleet`] records, and what it tells.
+pub struct Fleet {
+    pub db: PathBuf,
+    /// The boards, each with its number, kind, locator and clock layout.
+    pub boards: Vec<BoardConfig>,
+    /// Chains of DGT boards on one port each (`[[bus]]`).
+    pub buses: Vec<BusConfig>,
+    /// How the bus masters pace their lines.
+    pub bus_settings: crate::bus::MasterSettings,
+    pub laws: LawsSetup,
+    /// Set in the store at start (`[tournament]`).
+    pub round: Option<RoundInfo>,
+    /// Where serial numbers are looked up (`/sys`).
+    pub sysfs: PathBuf,
+    pub metrics: Arc<Metrics>,
+    /// Bumped by the store writer after every committed batch that touched games.
+    pub changes: Arc<watch::Sender<u64>>,
+    /// `[relay.folder]`: kept up to date after every change.
+    pub folder: Option<FolderRelay>,
+    /// `[relay.lichess]`: pushed after every change.
+    pub lichess: Option<LichessPush>,
+    /// systemd (does nothing outside systemd).
+    pub notifier: Notifier,
+    /// How the Lichess push writes `[%clk]` (the folder relay carries its own).
+    pub clk: ClockFormat,
+    /// Tests only: a cap on the database's pages, to make the disk full ([`PageLimit`]).
+    pub page_limit: Option<PageLimit>,
+}
+
+impl Fleet {
+    /// `boards` into `db` under `laws`; no round, no relays, no systemd, fresh metrics.
+    pub fn new(db: &Path, boards: Vec<BoardConfig>, laws: LawsSetup) -> Fleet {
+        Fleet {
+            db: db.to_owned(),
+            boards,
+            buses: Vec::new(),
+            bus_settings: crate::bus::MasterSettings::default(),
+            laws,
+            round: None,
+            sysfs: PathBuf::from("/sys"),
+            metrics: Arc::new(Metrics::new()),
+            changes: Arc::new(watch::channel(0).0),
+            folder: None,
+            lichess: None,
+            notifier: Notifier::default(),
+            clk: ClockFormat::default(),
+            page_limit: None,
+        }
+    }
+}
+
+/// DGT boards on `ports`, numbered 1, 2, … in order, each named after its port.
+pub fn port_boards(ports: &[PathBuf]) -> Vec<BoardConfig> {
+    (1u32..)
+        .zip(ports)
+        .map(|(number, port)| BoardConfig {
+            number,
+            kind: BoardKind::Dgt,
+            name: port.display().to_string(),
+            locator: Locator::Port(port.clone()),
+            clock_layout: ClockLayout::default(),
+        })
+        .collect()
+}
+
+/// Records `ports` (DGT boards, named after their ports, numbered in order) into the database at
+/// `db` until `stop` turns true; `announce` sees every event once it is durable, and so does
+/// `hub` (with connections and clocks) if given.
+pub async fn record_boards(
+    db: &Path,
+    ports: &[PathBuf],
+    laws: &LawsSetup,
+    stop: watch::Receiver<bool>,
+    hub: Option<Hub>,
+    announce: impl Fn(&str, &TrackerEvent) + Send + Sync + 'static,
+) -> anyhow::Result<()> {
+    let fleet = Fleet::new(db, port_boards(ports), laws.clone());
+    record_fleet(fleet, stop, hub, announce).await
+}
+
+/// A configured board of either kind, prepared.
+pub(super) enum Prepared {
+    Dgt(Box<board::BoardSpec<Dgt>>),
+    Tgz(Box<board::BoardSpec<Tgz>>),
+}
+
+/// A read-only connection of its own, opened when first used and again after a failure.
+pub(super) struct Reader {
+    pub(super) db: PathBuf,
+    pub(super) store: Mutex<Option<Store>>,
+}
+
+impl Reader {
+    pub(super) fn new(db: &Path) -> Reader {
+        Reader {
+            db: db.to_owned(),
+            store: Mutex::new(None),
+        }
+    }
+
+    pub(super) fn with<T>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T, crate::store::StoreError>,
+    ) -> Result<T, crate::store::StoreError> {
+        let mut guard = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let store = match guard.take() {
+            Some(store) => store,
+            None => Store::open_read_only(&self.db)?,
+        };
+        let result = f(&store);
+        if result.is_ok() {
+            *guard = Some(store);
+        }
+        result
+    }
+
+    /// The current round and its games, `None` while no round is set.
+    pub(super) fn round(
+        &self,
+    ) -> Result<Option<(u32, Vec<crate::store::GameRecord>)>, crate::store::StoreError> {
+        self.with(|s| match s.round_info()? {
+            Some(info) => Ok(Some((info.round, s.round_games(info.round)?))),
+            None => Ok(None),
+        })
+    }
+}
+
+/// systemd's STATUS line: boards and games, and a full store.
+pub(super) fn fleet_status(metrics: &Metrics) -> String {
+    let line = status_line(
+        metrics.boards_connected() as usize,
+        metrics.games_live() as usize,
+    );
+    if metrics.store_full() {
+        format!("{line}; store full: recording suspended")
+    } else {
+        line
+    }
+}
+
+/// Records the boards of `fleet` until `stop` turns true: one task per board, one store writer,
+/// the folder and Lichess relays, systemd notifications; `announce` and `hub` (if given) see
+/// every event once it is durable.
+pub async fn record_fleet(
+    fleet: Fleet,
+    mut stop: watch::Receiver<bool>,
+    hub: Option<Hub>,
+    announce: impl Fn(&str, &TrackerEvent) + Send + Sync + 'static,
+) -> anyhow::Result<()> {
+    let Fleet {
+        db,
+        boards,
+        buses,
+        bus_settings,
+        laws,
+        round,
+        sysfs,
+        metrics,
+        changes,
+        folder,
+        lichess,
+        notifier,
+        clk,
+        page_limit,
+    } = fleet;
+    let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+    if let Some(round) = &round {
+        store.set_round(round)?;
+        info!(
+            round = round.round,
+            event = %round.event,
+            "round set"
+        );
+    }
+    let mut prepared = Vec::new();
+    for cfg in &boards {
+        prepared.push(match cfg.kind {
+            BoardKind::Dgt => Prepared::Dgt(Box::new(board::prepare(&mut store, cfg, &laws)?)),
+            BoardKind::Togyz => Prepared::Tgz(Box::new(board::prepare(&mut store, cfg, &laws)?)),
+        });
+    }
+    let mut bus_specs = Vec::new();
+    for bus in &buses {
+        let mut on_bus = Vec::new();
+        for b in &bus.boards {
+            on_bus.push((b.address, board::prepare(&mut store, &b.board, &laws)?));
+        }
+        bus_specs.push(bus::BusSpec {
+            name: bus.name.clone(),
+            locator: bus.locator.clone(),
+            boards: on_bus,
+            settings: bus_settings.clone(),
+        });
+    }
+    if let Some(hub) = &hub {
+        for spec in &bus_specs {
+            for (_, b) in &spec.boards {
+                hub.add_board_kind(
+                    &b.name,
+                    Some(b.number),
+                    crate::game::Kind::Chess,
+                    &b.resumed,
+                );
+            }
+        }
+        for p in &prepared {
+            let (name, number, kind, moves) = match p {
+                Prepared::Dgt(b) => (&b.name, b.number, crate::game::Kind::Chess, &b.resumed),
+                Prepared::Tgz(b) => (&b.name, b.number, crate::game::Kind::Togyz, &b.resumed),
+            };
+            hub.add_board_kind(name, Some(number), kind, moves);
+        }
+    }
+    metrics.set_boards_configured(
+        prepared.len() + bus_specs.iter().map(|b| b.boards.len()).sum::<usize>(),
+    );
+    let hooks = WriterHooks {
+        metrics: Some(metrics.clone()),
+        changes: Some(changes.clone()),
+        page_limit,
+    };
+    let (writer, writer_thread) =
+        StoreWriter::start_with(store, hooks).context("starting the store writer thread")?;
+    let mut relays = JoinSet::new();
+    if let Some(folder) = folder {
+        let reader = Reader::new(&db);
+        relays.spawn(folder.run(changes.subscribe(), move || reader.round()));
+    }
+    if let Some(push) = lichess {
+        let reader = Reader::new(&db);
+        relays.spawn(push.run(changes.subscribe(), move || {
+            reader.round().map(|r| {
+                r.map_or_else(String::new, |(round, games)| {
+                    round::round_pgn_clk(&games, round, clk)
+                })
+            })
+        }));
+    }
+    drop(changes);
+    let ctx = board::Ctx {
+        writer: writer.clone(),
+        stop: stop.clone(),
+        hub: hub.clone(),
+        metrics: metrics.clone(),
+        sysfs,
+        announce: Arc::new(announce),
+    };
+    drop(writer);
+    let mut tasks = JoinSet::new();
+    for (i, p) in prepared.into_iter().enumerate() {
+        let ctx = ctx.clone();
+        let seed = i as u64;
+        match p {
+            Prepared::Dgt(b) => {
+                let span = info_span!("board", board = %b.name, game = field::Empty);
+                tasks.spawn(board::board_task(*b, ctx, seed).instrument(span));
+            }
+            Prepared::Tgz(b) => {
+                let span = info_span!("board", board = %b.name, game = field::Empty);
+                tasks.spawn(board::board_task(*b, ctx, seed).instrument(span));
+            }
+        }
+    }
+    bus::spawn_buses(&mut tasks, bus_specs, &ctx, 1000);
+    drop(ctx);
+    // systemd: ready now that the boards are prepared and the writer runs.
+    if let Err(e) = notifier.ready(&fleet_status(&metrics)) {
+        warn!(cause = %e, "readiness not sent to systemd");
+    }
+    let mut services = JoinSet::new();
+    {
+        let notifier = notifier.clone();
+        let mut stop = stop.clone();
+        services.spawn(async move {
+            notifier
+                .watchdog_loop(async move {
+                    let _ignored_if_gone = stop.wait_for(|s| *s).await;
+                })
+                .await;
+        });
+    }
+    {
+        let notifier = notifier.clone();
+        let metrics = metrics.clone();
+        let mut stop = stop.clone();
+        services.spawn(async move {
+            let status = || fleet_status(&metrics);
+            let mut shown = status();
+            let mut every = tokio::time::interval(Duration::from_millis(500));
+            loop {
+                tokio::select! {
+                    _ = every.tick() => {}
+                    _ = stop.wait_for(|s| *s) => return,
+                }
+                let now = status();
+                if now != shown {
+                    if let Err(e) = notifier.status(&now) {
+                        warn!(cause = %e, "status not sent to systemd");
+                    }
+                    shown = now;
+                }
+            }
+        });
+    }
+    let stopping = {
+        let notifier = notifier.clone();
+        let mut stop = stop.clone();
+        tokio::spawn(async move {
+            if stop.wait_for(|s| *s).await.is_ok()
+                && let Err(e) = notifier.stopping("stopping: flushing the store")
+            {
+                warn!(cause = %e, "stopping not sent to systemd");
+            }
+        })
+    };
+    while let Some(res) = tasks.join_next().await {
+        if let Err(e) = res {
+            error!(cause = %e, "board task failed");
+        }
+    }
+    let store = tokio::task::spawn_blocking(move || writer_thread.join())
+        .await?
+        .map_err(|_| anyhow::anyhow!("the store writer panicked"))?;
+    store.integrity_check()?;
+    drop(store);
+    info!("store closed");
+    // The relays write what the last batches changed, then end with the change signal.
+    let relays_done = async { while relays.join_next().await.is_some() {} };
+    if tokio::time::timeout(Duration::from_secs(10), relays_done)
+        .await
+        .is_err()
+    {
+        warn!("a relay did not finish in time; stopping it");
+        relays.abort_all();
+    }
+    services.abort_all();
+    if stop.wait_for(|s| *s).await.is_ok() {
+        let _ignored_if_cancelled = stopping.await;
+    } else {
+        stopping.abort();
+    }
+    Ok(())
+}

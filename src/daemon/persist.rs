@@ -1,0 +1,232 @@
+//! A board's writes to the store writer and back: a batch sent, its events announced once durable
+//! (printed, to the hub, to the metrics), a batch refused (a full disk) put back for a later
+//! attempt; and an arbiter's change to a game in progress applied to the store, then to the
+//! board's recorder.
+
+use std::time::{Duration, Instant};
+
+use tracing::{debug, error, info, warn};
+
+use super::board::{BoardRef, Ctx};
+use crate::{
+    arbiter::IrregularityKind, device::serial::now_ms, metrics::Metrics, pipeline::Board,
+    recorder::Recorder, relay::desk::RecordChange, store::Write, tracker::TrackerEvent,
+};
+
+/// How long a board waits after the store refused its first batch before trying again.
+pub(super) const RETRY_FIRST: Duration = Duration::from_secs(1);
+
+/// How long a board waits between later attempts while the store refuses its writes.
+pub const RETRY_EVERY: Duration = Duration::from_secs(2);
+
+/// The store refusing a board's writes: since when, how often, why, and when to try again.
+pub(super) struct Refusal {
+    pub(super) since: Instant,
+    pub(super) batches: u64,
+    pub(super) error: String,
+    pub(super) next_try: Instant,
+}
+
+/// Whether [`persist`] may wait for the retry time of a refused store.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Attempt {
+    /// Only when due (on a frame, a tick).
+    WhenDue,
+    /// Now, whatever the retry time (stopping).
+    Now,
+}
+
+/// Writes what the recorder has and announces its events once they are durable; a batch the
+/// store refused goes back to the recorder, ahead of newer writes, for the next attempt, which
+/// waits [`RETRY_FIRST`], then [`RETRY_EVERY`] (unless `attempt` is [`Attempt::Now`]).
+pub(super) async fn persist<B: Board>(
+    recorder: &mut Recorder<B>,
+    board: &mut BoardRef,
+    ctx: &Ctx,
+    attempt: Attempt,
+) {
+    report_stats(recorder, board, &ctx.metrics);
+    if attempt == Attempt::WhenDue
+        && board
+            .refused
+            .as_ref()
+            .is_some_and(|r| Instant::now() < r.next_try)
+    {
+        return;
+    }
+    let writes = recorder.take_writes();
+    if writes.is_empty() {
+        return;
+    }
+    match ctx.writer.write_games(writes).await {
+        Ok((writes, games)) => {
+            if let Some(r) = board.refused.take() {
+                info!(
+                    after_s = r.since.elapsed().as_secs(),
+                    refused_batches = r.batches,
+                    writes = writes.len(),
+                    "the store took what this board kept while it refused; recording resumed"
+                );
+                if let Some(hub) = &ctx.hub {
+                    hub.store_status(&board.name, None);
+                }
+            }
+            for w in &writes {
+                let Write::Event { event, .. } = w else {
+                    continue;
+                };
+                match event {
+                    TrackerEvent::Move(_) => ctx.metrics.move_recorded(),
+                    TrackerEvent::Irregularity { kind, detail, .. } => {
+                        if *kind == IrregularityKind::ThreadLost {
+                            warn!(%detail, "thread lost: the record does not reach the board");
+                        }
+                        ctx.metrics.irregularity(kind.as_str())
+                    }
+                    TrackerEvent::Recovered {
+                        from_ply,
+                        to_ply,
+                        source,
+                        ..
+                    } => info!(
+                        from_ply,
+                        to_ply,
+                        source = source.kind().as_str(),
+                        "plies missed in a gap recovered"
+                    ),
+                    TrackerEvent::GameStarted { .. } => {
+                        // The game it opened is the last one the batch touched first.
+                        if let Some(game) = games.last() {
+                            tracing::Span::current().record("game", game.0);
+                            info!(game = game.0, "game started");
+                            board.game = Some(*game);
+                        }
+                        if !board.playing {
+                            board.playing = true;
+                            ctx.metrics.game_started();
+                        }
+                    }
+                    TrackerEvent::GameEnded { .. } if board.playing => {
+                        board.playing = false;
+                        ctx.metrics.game_over();
+                    }
+                    _ => {}
+                }
+                (ctx.announce)(&board.name, event);
+                if let Some(hub) = &ctx.hub {
+                    hub.committed(&board.name, event);
+                }
+            }
+        }
+        Err((e, writes)) => {
+            let now = Instant::now();
+            let why = e.to_string();
+            if matches!(e, super::writer::WriteError::WriterGone) {
+                error!(cause = %e, "could not store; keeping the writes for the next attempt");
+            } else {
+                // The writer logs the store's failure once for every board.
+                debug!(cause = %e, "could not store; keeping the writes for the next attempt");
+            }
+            let changed = match board.refused.as_mut() {
+                Some(r) => {
+                    r.batches += 1;
+                    r.next_try = now + RETRY_EVERY;
+                    let changed = r.error != why;
+                    r.error = why.clone();
+                    changed
+                }
+                None => {
+                    board.refused = Some(Refusal {
+                        since: now,
+                        batches: 1,
+                        error: why.clone(),
+                        next_try: now + RETRY_FIRST,
+                    });
+                    true
+                }
+            };
+            if changed && let Some(hub) = &ctx.hub {
+                hub.store_status(&board.name, Some(&why));
+            }
+            if let Some(writes) = writes {
+                recorder.requeue(writes);
+            }
+        }
+    }
+}
+
+/// Carries out an arbiter's decision that changes the record of this board's game (see
+/// [`crate::relay::desk`]): once everything the board recorded is durable, the decision is
+/// applied to the store, and the recorder goes on from the record it leaves. A board whose
+/// store refuses writes does not take it (the API says so; nothing changes).
+pub(super) async fn take_change<B: Board>(
+    change: RecordChange,
+    recorder: &mut Recorder<B>,
+    board: &mut BoardRef,
+    ctx: &Ctx,
+) {
+    persist(recorder, board, ctx, Attempt::Now).await;
+    if board.refused.is_some() {
+        warn!(
+            game = change.game.0,
+            "an arbiter's decision on this board's record waits: the store refuses its writes"
+        );
+        return;
+    }
+    let game = change.game;
+    let moves = match tokio::task::spawn_blocking(change.apply).await {
+        Ok(moves) => moves,
+        Err(e) => {
+            error!(cause = %e, game = game.0, "an arbiter's decision failed");
+            return;
+        }
+    };
+    let Some(moves) = moves else {
+        return;
+    };
+    if board.game != Some(game) {
+        return;
+    }
+    let how = format!(
+        "the arbiter set the record to {} plies; tracking goes on from it",
+        moves.len()
+    );
+    if recorder.pipeline.rebase(now_ms(), &moves, &how) {
+        info!(game = game.0, plies = moves.len(), "{how}");
+        if let Some(hub) = &ctx.hub {
+            hub.record_changed(&board.name, &moves);
+        }
+    } else {
+        error!(
+            game = game.0,
+            "the record the arbiter left does not replay; the board goes on from its own"
+        );
+    }
+    persist(recorder, board, ctx, Attempt::Now).await;
+}
+
+/// Adds what the recorder decoded since the last report to the metrics.
+pub(super) fn report_stats<B: Board>(
+    recorder: &Recorder<B>,
+    board: &mut BoardRef,
+    metrics: &Metrics,
+) {
+    let now = recorder.stats();
+    let was = board.reported;
+    if now != was {
+        metrics.decoded(
+            now.pipeline.frames.saturating_sub(was.pipeline.frames),
+            now.pipeline
+                .decode_warnings
+                .saturating_sub(was.pipeline.decode_warnings),
+            now.pipeline
+                .bytes_skipped
+                .saturating_sub(was.pipeline.bytes_skipped),
+        );
+        let dropped = now.raw_bytes_dropped.saturating_sub(was.raw_bytes_dropped);
+        if dropped > 0 {
+            metrics.raw_dropped(dropped);
+        }
+        board.reported = now;
+    }
+}

@@ -1,0 +1,65 @@
+//! Finding and opening a board's port: waiting for it to appear (a locator by path, USB serial
+//! or sysfs path), opening it, and how long to wait before trying again.
+
+use std::{
+    path::PathBuf,
+    time::{Duration, Instant},
+};
+
+use crate::{
+    config::Locator,
+    device::{
+        discover,
+        serial::{self, Backoff},
+    },
+};
+
+/// A board lost less than this long ago is retried every [`RECENT_RETRY`] at most.
+pub(super) const RECENTLY_SEEN: Duration = Duration::from_secs(600);
+
+pub(super) const RECENT_RETRY: Duration = Duration::from_secs(1);
+
+/// The wait before the next attempt to open a port last connected at `last_seen`: a port that
+/// was there a moment ago is retried every second at most; one long gone backs off to 10 s.
+pub(super) fn retry_delay(backoff: &mut Backoff, last_seen: Option<Instant>) -> Duration {
+    let delay = backoff.next_delay();
+    if last_seen.is_some_and(|t| t.elapsed() < RECENTLY_SEEN) {
+        delay.min(RECENT_RETRY)
+    } else {
+        delay
+    }
+}
+
+/// How often a port that is not there is looked for while waiting to retry.
+pub(super) const PORT_POLL: Duration = Duration::from_millis(100);
+
+/// Waits `delay`, or until the board's device node appears, if it was not there when the wait
+/// began (a replugged board is opened as soon as udev has made its node).
+pub(super) async fn wait_for_port(locator: &Locator, sysfs: &std::path::Path, delay: Duration) {
+    let present = || matches!(discover::path_to_open(locator, sysfs), Ok(Some(_)));
+    let deadline = tokio::time::Instant::now() + delay;
+    if present() {
+        tokio::time::sleep_until(deadline).await;
+        return;
+    }
+    while tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(PORT_POLL.min(deadline - tokio::time::Instant::now())).await;
+        if present() {
+            return;
+        }
+    }
+}
+
+/// Finds the board's port now and opens it.
+pub(super) fn open(
+    locator: &Locator,
+    sysfs: &std::path::Path,
+) -> Result<(PathBuf, tokio_serial::SerialStream), String> {
+    let path = match discover::path_to_open(locator, sysfs) {
+        Ok(Some(path)) => path,
+        Ok(None) => return Err(format!("{locator} is not plugged in")),
+        Err(e) => return Err(e.to_string()),
+    };
+    let port = serial::open(&path).map_err(|e| e.to_string())?;
+    Ok((path, port))
+}

@@ -1,0 +1,155 @@
+//! The scoresheet as a print-ready A4 HTML page: one table of move pairs per page, the remarks
+//! and the signature lines at the end.
+
+use super::*;
+
+/// The sheet as a self-contained HTML page (inline CSS, A4, print-ready).
+///
+/// Structure (stable, tests and tools may read it): one `section.sheet` a page; a
+/// `table.header`; two `table.moves` a page, each row `tr.row` with `td.no`, `td.w`, `td.b`;
+/// in a played cell `span.san` (the move), `span.clk` (`h:mm:ss`), `span.tt` (the time-trouble
+/// mark); `ol.remarks` with `li.remark` (`span.art` the article); `.result .value`; and
+/// `div.signature` lines for White, Black and the Arbiter.
+pub fn html(sheet: &Scoresheet) -> String {
+    let mut out = String::new();
+    let title = format!(
+        "Scoresheet — game {} — {}",
+        sheet.header.game_id,
+        sheet.header.board.as_deref().unwrap_or("")
+    );
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
+        escape_html(&title)
+    );
+    let pages = sheet.pages();
+    let count = pages.len();
+    for page in &pages {
+        html_page(&mut out, sheet, page, count);
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count: usize) {
+    let h = &sheet.header;
+    let heading = match sheet.kind {
+        Kind::Chess => "Scoresheet",
+        Kind::Togyz => "Togyz korgool scoresheet",
+    };
+    let _ = writeln!(
+        out,
+        "<section class=\"sheet\" data-page=\"{}\">\n<h1><span>{heading}</span>\
+         <span class=\"page\">Game {} · sheet {} of {count}</span></h1>",
+        page.number, h.game_id, page.number
+    );
+    let field = |v: &Option<String>| v.as_deref().map(escape_html).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "<table class=\"header\">\n\
+         <tr><th>Event</th><td class=\"event\">{}</td><th>Site</th><td class=\"site\">{}</td></tr>\n\
+         <tr><th>Round</th><td class=\"round\">{}</td><th>Board</th><td class=\"board\">{}</td></tr>\n\
+         <tr><th>Date</th><td class=\"date\">{}</td><th>Time control</th><td class=\"time-control\">{}</td></tr>\n\
+         <tr><th>White</th><td class=\"white\">{}</td><th>Black</th><td class=\"black\">{}</td></tr>\n\
+         </table>",
+        field(&h.event),
+        field(&h.site),
+        field(&h.round),
+        field(&h.board),
+        field(&h.date),
+        field(&h.time_control),
+        field(&h.white),
+        field(&h.black),
+    );
+    let [no, white, black] = sheet.column_heads();
+    out.push_str("<div class=\"columns\">\n");
+    for column in &page.columns {
+        let _ = writeln!(
+            out,
+            "<table class=\"moves\">\n<thead><tr><th>{no}</th><th>{white}</th><th>{black}</th></tr></thead>\n<tbody>"
+        );
+        for row in column {
+            let _ = writeln!(
+                out,
+                "<tr class=\"row\"><td class=\"no\">{}</td><td class=\"w\">{}</td><td class=\"b\">{}</td></tr>",
+                row.number,
+                html_cell(row.white.as_ref()),
+                html_cell(row.black.as_ref())
+            );
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    out.push_str("</div>\n");
+    if page.number == count {
+        html_end(out, sheet);
+    }
+    out.push_str("</section>\n");
+}
+
+pub(super) fn html_cell(cell: Option<&Cell>) -> String {
+    let Some(c) = cell else {
+        return String::new();
+    };
+    let mut s = format!("<span class=\"san\">{}</span>", escape_html(&c.text));
+    if c.time_trouble {
+        let _ = write!(
+            s,
+            "<span class=\"tt\" title=\"time trouble\">{TIME_TROUBLE_MARK}</span>"
+        );
+    }
+    for r in &c.remarks {
+        let _ = write!(s, "<span class=\"ref\">[{r}]</span>");
+    }
+    if let Some(clk) = &c.clock {
+        let _ = write!(s, "<span class=\"clk\">{clk}</span>");
+    }
+    s
+}
+
+pub(super) fn html_end(out: &mut String, sheet: &Scoresheet) {
+    let termination = sheet
+        .termination_text()
+        .map(|t| format!(" <span class=\"termination\">({})</span>", escape_html(&t)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "<div class=\"result\">Result: <span class=\"value\">{}</span>{termination}</div>",
+        escape_html(&sheet.result)
+    );
+    if sheet.has_time_trouble {
+        let _ = writeln!(
+            out,
+            "<p class=\"legend\">{}</p>",
+            escape_html(&sheet.time_trouble_legend())
+        );
+    }
+    if !sheet.remarks.is_empty() {
+        out.push_str("<ol class=\"remarks\">\n");
+        for r in &sheet.remarks {
+            let article = r
+                .article
+                .as_deref()
+                .map(|a| format!("<span class=\"art\">Art. {}</span> ", escape_html(a)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "<li class=\"remark\" value=\"{}\" data-ply=\"{}\">{article}<span class=\"title\">{}</span>: {}</li>",
+                r.number,
+                r.ply.map(|p| p.to_string()).unwrap_or_default(),
+                escape_html(&r.title),
+                escape_html(&r.text)
+            );
+        }
+        out.push_str("</ol>\n");
+    }
+    out.push_str("<div class=\"signatures\">\n");
+    for who in ["White", "Black", "Arbiter"] {
+        let _ = writeln!(
+            out,
+            "<div class=\"signature\" data-signer=\"{}\">Signature of {who}</div>",
+            who.to_lowercase()
+        );
+    }
+    out.push_str("</div>\n");
+}

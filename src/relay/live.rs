@@ -1,0 +1,484 @@
+//! The live state of one board, as the relay shows it: its connection and recording state, the
+//! position, the last move, the clocks, open irregularities and the result. Flow: the hub folds
+//! every durable event into a [`BoardLive`] ([`BoardLive::apply`]) and hands out
+//! [`BoardSnapshot`]s. No I/O.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::{
+    game::{
+        Kind,
+        togyz::{self, notation as tnotation},
+    },
+    relay::svg,
+    sensor::ClockReading,
+    tracker::{RecordedMove, Side, TrackerEvent},
+};
+
+/// FEN of the chess start position (ply 0 of every game).
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Whether the daemon hears the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Connection {
+    /// Not opened yet.
+    Waiting,
+    Connected,
+    Lost,
+}
+
+/// Whether the board's moves reach the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recording {
+    /// The store takes the board's writes.
+    Ok,
+    /// The store refuses them (a full disk): the board keeps its moves in memory and retries.
+    Suspended,
+    /// After a gap the record does not reach what the board shows (`thread_lost` is open):
+    /// moves wait for the board to fit the record again, or for the arbiter.
+    Lost,
+}
+
+/// The last move of a board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LastMove {
+    pub ply: u32,
+    pub san: String,
+    pub uci: Option<String>,
+}
+
+/// Both clocks as the board's clock shows them, by colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LiveClock {
+    pub white_ms: u64,
+    pub black_ms: u64,
+    /// Whose clock runs; `None` when the clock is stopped.
+    pub running: Option<Side>,
+    pub white_flag: bool,
+    pub black_flag: bool,
+}
+
+impl LiveClock {
+    /// A DGT clock reading by colour (`white_on_left`: White's clock is the left-hand one).
+    pub fn from_reading(reading: &ClockReading, white_on_left: bool) -> LiveClock {
+        let (white_ms, black_ms, white_flag, black_flag) = if white_on_left {
+            let r = reading;
+            (r.left_ms, r.right_ms, r.left_flag, r.right_flag)
+        } else {
+            let r = reading;
+            (r.right_ms, r.left_ms, r.right_flag, r.left_flag)
+        };
+        // The lever high on the right means the right-hand clock runs.
+        let right_runs = reading.lever_right_high;
+        let running = reading.running.then_some(if right_runs == white_on_left {
+            Side::Black
+        } else {
+            Side::White
+        });
+        LiveClock {
+            white_ms,
+            black_ms,
+            running,
+            white_flag,
+            black_flag,
+        }
+    }
+}
+
+/// Article 8.4 marks: the side's last move was made in time trouble.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TimeTroubleMarks {
+    pub white: bool,
+    pub black: bool,
+}
+
+/// An irregularity the board showed and nothing has resolved yet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenIrregularity {
+    pub id: u32,
+    pub ply: u32,
+    pub kind: String,
+    pub detail: String,
+    pub article: Option<String>,
+}
+
+/// A togyz position's stores and tuz marks, for the live page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TogyzLive {
+    pub white_store: u8,
+    pub black_store: u8,
+    /// White's tuz: its pit number on black's row.
+    pub white_tuz: Option<u8>,
+    /// Black's tuz: its pit number on white's row.
+    pub black_tuz: Option<u8>,
+}
+
+/// What the live page and `/api/boards` show of one board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BoardSnapshot {
+    pub name: String,
+    pub number: Option<u32>,
+    /// Which game the board plays.
+    pub kind: Kind,
+    pub connection: Connection,
+    pub lost_reason: Option<String>,
+    pub recording: Recording,
+    /// Why recording is suspended (the store's error), while it is.
+    pub store_error: Option<String>,
+    /// FEN of the recorded position (PlayStrategy's FEN for togyz).
+    pub fen: String,
+    pub side_to_move: Side,
+    /// Plies recorded in the current game.
+    pub ply: u32,
+    pub last_move: Option<LastMove>,
+    /// The game's moves in SAN (togyz: `76`, `45X`), by ply.
+    pub moves: Vec<String>,
+    /// Togyz only: the stores and the tuz marks.
+    pub togyz: Option<TogyzLive>,
+    pub clock: Option<LiveClock>,
+    pub time_trouble: TimeTroubleMarks,
+    pub irregularities: Vec<OpenIrregularity>,
+    /// The game's result: final after a game end, else proposed (gesture, flag) or none.
+    pub result: Option<String>,
+    pub result_final: bool,
+    pub termination: Option<String>,
+    /// The position as an SVG board (see [`svg::board_svg`], [`svg::togyz_svg`]).
+    pub svg: String,
+}
+
+/// One recorded ply as the hub keeps it.
+#[derive(Clone, Debug)]
+pub(super) struct Ply {
+    pub(super) san: String,
+    pub(super) uci: Option<String>,
+    pub(super) fen: String,
+    /// Togyz: the move's start and landing locations (0..18), to mark on the board.
+    pub(super) pits: Option<(usize, usize)>,
+}
+
+/// One board's live state (the pure fold of its events).
+#[derive(Clone, Debug)]
+pub struct BoardLive {
+    pub(super) name: String,
+    pub(super) number: Option<u32>,
+    pub(super) kind: Kind,
+    pub(super) connection: Connection,
+    pub(super) lost_reason: Option<String>,
+    pub(super) store_error: Option<String>,
+    pub(super) plies: Vec<Ply>,
+    pub(super) clock: Option<LiveClock>,
+    pub(super) time_trouble: TimeTroubleMarks,
+    pub(super) irregularities: Vec<OpenIrregularity>,
+    pub(super) result: Option<String>,
+    pub(super) result_final: bool,
+    pub(super) termination: Option<String>,
+    /// A Chess960 game's start position, shown before the first move.
+    pub(super) start_fen: Option<String>,
+}
+
+impl BoardLive {
+    /// A chess board with the moves of its open game (empty for a new game).
+    pub fn new(name: &str, number: Option<u32>, moves: &[RecordedMove]) -> BoardLive {
+        BoardLive::with_kind(name, number, Kind::Chess, moves)
+    }
+
+    /// A board of `kind` with the moves of its open game (empty for a new game).
+    pub fn with_kind(
+        name: &str,
+        number: Option<u32>,
+        kind: Kind,
+        moves: &[RecordedMove],
+    ) -> BoardLive {
+        let mut board = BoardLive {
+            name: name.to_owned(),
+            number,
+            kind,
+            connection: Connection::Waiting,
+            lost_reason: None,
+            store_error: None,
+            plies: Vec::new(),
+            clock: None,
+            time_trouble: TimeTroubleMarks::default(),
+            irregularities: Vec::new(),
+            result: None,
+            result_final: false,
+            termination: None,
+            start_fen: None,
+        };
+        for mv in moves {
+            board.push_move(mv);
+        }
+        board
+    }
+
+    pub(super) fn fen(&self) -> String {
+        match self.plies.last() {
+            Some(p) => p.fen.clone(),
+            None => match self.kind {
+                Kind::Chess => self
+                    .start_fen
+                    .clone()
+                    .unwrap_or_else(|| START_FEN.to_owned()),
+                Kind::Togyz => tnotation::to_fen(&togyz::Position::new()),
+            },
+        }
+    }
+
+    pub(super) fn push_move(&mut self, mv: &RecordedMove) {
+        self.plies.truncate(mv.ply.saturating_sub(1) as usize);
+        let pits = match self.kind {
+            Kind::Chess => None,
+            Kind::Togyz => togyz_pits(&self.fen(), &mv.notation),
+        };
+        self.plies.push(Ply {
+            san: mv.notation.clone(),
+            uci: mv.uci.clone(),
+            fen: mv.position.clone(),
+            pits,
+        });
+        match Side::of_ply(mv.ply) {
+            Side::White => self.time_trouble.white = mv.time_trouble,
+            Side::Black => self.time_trouble.black = mv.time_trouble,
+        }
+        if let Some(clock) = self.clock.as_mut() {
+            clock.white_ms = mv.clock_white_ms.unwrap_or(clock.white_ms);
+            clock.black_ms = mv.clock_black_ms.unwrap_or(clock.black_ms);
+        }
+    }
+
+    /// Folds a durable tracker event in; returns the SSE event name and its fields.
+    pub fn apply(&mut self, event: &TrackerEvent) -> (&'static str, Value) {
+        match event {
+            TrackerEvent::GameStarted {
+                orientation, start, ..
+            } => {
+                let (name, number, connection) = (self.name.clone(), self.number, self.connection);
+                let clock = self.clock;
+                let store_error = self.store_error.take();
+                *self = BoardLive::with_kind(&name, number, self.kind, &[]);
+                self.connection = connection;
+                self.clock = clock;
+                self.store_error = store_error;
+                self.start_fen = start.clone();
+                (
+                    "game_started",
+                    json!({ "orientation": orientation.as_str() }),
+                )
+            }
+            TrackerEvent::Move(mv) => {
+                self.push_move(mv);
+                (
+                    "move",
+                    json!({
+                        "ply": mv.ply, "san": mv.notation, "uci": mv.uci, "fen": mv.position,
+                        "clock_white_ms": mv.clock_white_ms, "clock_black_ms": mv.clock_black_ms,
+                        "time_trouble": mv.time_trouble,
+                    }),
+                )
+            }
+            TrackerEvent::Revision { old, new, .. } => {
+                self.push_move(new);
+                (
+                    "revision",
+                    json!({
+                        "ply": new.ply, "old_san": old.notation, "san": new.notation,
+                        "uci": new.uci, "fen": new.position,
+                    }),
+                )
+            }
+            TrackerEvent::Takeback {
+                from_ply, to_ply, ..
+            } => {
+                self.plies.truncate(*to_ply as usize);
+                (
+                    "takeback",
+                    json!({ "from_ply": from_ply, "to_ply": to_ply, "fen": self.fen() }),
+                )
+            }
+            TrackerEvent::Irregularity {
+                id,
+                ply,
+                kind,
+                player,
+                detail,
+                article,
+                ..
+            } => {
+                self.irregularities.retain(|i| i.id != *id);
+                self.irregularities.push(OpenIrregularity {
+                    id: *id,
+                    ply: *ply,
+                    kind: kind.as_str().to_owned(),
+                    detail: detail.clone(),
+                    article: article.clone(),
+                });
+                (
+                    "irregularity",
+                    json!({
+                        "irregularity": id, "ply": ply, "kind": kind.as_str(),
+                        "player": player.map(Side::as_str), "detail": detail, "article": article,
+                    }),
+                )
+            }
+            TrackerEvent::Resolved { id, ply, how, .. } => {
+                self.irregularities.retain(|i| i.id != *id);
+                (
+                    "resolved",
+                    json!({ "irregularity": id, "ply": ply, "how": how }),
+                )
+            }
+            TrackerEvent::ResultGesture {
+                after_ply,
+                proposed,
+                ..
+            } => {
+                if !self.result_final {
+                    self.result = Some(proposed.as_pgn().to_owned());
+                }
+                (
+                    "result",
+                    json!({ "after_ply": after_ply, "proposed": proposed.as_pgn() }),
+                )
+            }
+            TrackerEvent::FlagFall {
+                after_ply,
+                side,
+                proposed,
+                termination,
+                article,
+                both,
+                note,
+                ..
+            } => {
+                if !self.result_final {
+                    self.result = Some(proposed.as_pgn().to_owned());
+                    self.termination = Some(termination.clone());
+                }
+                (
+                    "flag_fall",
+                    json!({
+                        "after_ply": after_ply, "side": side.as_str(), "proposed": proposed.as_pgn(),
+                        "termination": termination, "article": article, "both": both, "note": note,
+                    }),
+                )
+            }
+            TrackerEvent::Claimable {
+                ply,
+                claim,
+                article,
+                ..
+            } => (
+                "claimable",
+                json!({ "ply": ply, "claim": claim, "article": article }),
+            ),
+            TrackerEvent::Reoriented { orientation, .. } => {
+                ("reoriented", json!({ "orientation": orientation.as_str() }))
+            }
+            TrackerEvent::Recovered {
+                since_ms,
+                from_ply,
+                to_ply,
+                source,
+                ..
+            } => (
+                "recovered",
+                json!({
+                    "from_ply": from_ply, "to_ply": to_ply, "since_ms": since_ms,
+                    "source": source, "kind": source.kind().as_str(),
+                }),
+            ),
+            TrackerEvent::GameEnded {
+                after_ply,
+                outcome,
+                termination,
+                ..
+            } => {
+                self.result = Some(outcome.as_pgn().to_owned());
+                self.result_final = true;
+                self.termination = Some(termination.clone());
+                (
+                    "game_end",
+                    json!({
+                        "after_ply": after_ply, "result": outcome.as_pgn(), "termination": termination,
+                    }),
+                )
+            }
+        }
+    }
+
+    /// The board as shown.
+    pub fn snapshot(&self) -> BoardSnapshot {
+        let ply = self.plies.len() as u32;
+        let last_move = self.plies.last().map(|p| LastMove {
+            ply,
+            san: p.san.clone(),
+            uci: p.uci.clone(),
+        });
+        let fen = self.fen();
+        let (svg, togyz) = match self.kind {
+            Kind::Chess => (
+                svg::board_svg(&fen, last_move.as_ref().and_then(|m| m.uci.as_deref())),
+                None,
+            ),
+            Kind::Togyz => (
+                svg::togyz_svg(&fen, self.plies.last().and_then(|p| p.pits)),
+                togyz_live(&fen),
+            ),
+        };
+        BoardSnapshot {
+            name: self.name.clone(),
+            number: self.number,
+            kind: self.kind,
+            connection: self.connection,
+            lost_reason: self.lost_reason.clone(),
+            recording: match self.store_error {
+                Some(_) => Recording::Suspended,
+                None if self.irregularities.iter().any(|i| i.kind == "thread_lost") => {
+                    Recording::Lost
+                }
+                None => Recording::Ok,
+            },
+            store_error: self.store_error.clone(),
+            side_to_move: Side::of_ply(ply + 1),
+            fen,
+            ply,
+            last_move,
+            moves: self.plies.iter().map(|p| p.san.clone()).collect(),
+            togyz,
+            clock: self.clock,
+            time_trouble: self.time_trouble,
+            irregularities: self.irregularities.clone(),
+            result: self.result.clone(),
+            result_final: self.result_final,
+            termination: self.termination.clone(),
+            svg,
+        }
+    }
+}
+
+/// The start and landing locations of togyz move `notation` (`76`, `45X`) played from `fen`.
+pub(super) fn togyz_pits(fen: &str, notation: &str) -> Option<(usize, usize)> {
+    let pos = tnotation::from_fen(fen, togyz::Rules::KYRGYZ).ok()?;
+    let pit = notation.chars().next()?.to_digit(10)?;
+    let mv = togyz::Move::new(u8::try_from(pit).ok()?)?;
+    let (_, sowing) = pos.play_with_info(mv).ok()?;
+    Some((
+        togyz::Board::location(sowing.side, mv.pit()),
+        usize::from(sowing.landing),
+    ))
+}
+
+/// The stores and tuz marks of a togyz FEN.
+pub(super) fn togyz_live(fen: &str) -> Option<TogyzLive> {
+    let pos = tnotation::from_fen(fen, togyz::Rules::KYRGYZ).ok()?;
+    let b = pos.board();
+    Some(TogyzLive {
+        white_store: b.stores[0],
+        black_store: b.stores[1],
+        white_tuz: b.tuz[0],
+        black_tuz: b.tuz[1],
+    })
+}

@@ -1,0 +1,242 @@
+//! Replay: a capture file through exactly the recorder `run` uses, with the capture's
+//! timestamps as the clock.
+//!
+//! Flow: capture chunks → [`Pipeline::feed`] (a DGT chessboard's, or a togyz pit board's for a
+//! capture whose `device` is `togyz`) → store writes, committed in batches; at the end the tracker
+//! is flushed so a move still in hand is recorded. The same capture always gives the same records.
+
+use std::{io::BufRead, path::Path};
+
+use tracing::info_span;
+
+use crate::capture::{CaptureError, CaptureLines};
+use crate::{
+    Millis,
+    arbiter::LawsSetup,
+    device::Direction,
+    game::Kind,
+    pipeline::{Board, Dgt, Pipeline, PipelineStats, Tgz},
+    recorder::Recorder,
+    store::{GameId, Store, StoreError, Write},
+    tracker::{Tracker, TrackerEvent},
+};
+
+/// Why a replay failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Capture { path: String, source: CaptureError },
+    #[error("{path}: device {device:?} is not supported by replay yet")]
+    Device { path: String, device: String },
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+}
+
+/// What one replay did.
+#[derive(Clone, Debug, Default)]
+pub struct ReplaySummary {
+    pub board: String,
+    pub stats: PipelineStats,
+    pub games: Vec<GameId>,
+    pub last_ms: Millis,
+}
+
+/// Writes are committed when this many are waiting (one transaction each).
+const BATCH: usize = 4096;
+
+/// Replays one capture file into `store`, on the board named by the capture's `board` header or
+/// the file's stem, under the default Laws. `on_commit` sees every event after it is durable.
+pub fn replay_file(
+    store: &mut Store,
+    path: &Path,
+    on_commit: &mut dyn FnMut(&str, &TrackerEvent),
+) -> Result<ReplaySummary, ReplayError> {
+    replay_file_with(store, path, &LawsSetup::default(), on_commit)
+}
+
+/// [`replay_file`] under the given Laws.
+pub fn replay_file_with(
+    store: &mut Store,
+    path: &Path,
+    laws: &LawsSetup,
+    on_commit: &mut dyn FnMut(&str, &TrackerEvent),
+) -> Result<ReplaySummary, ReplayError> {
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|source| ReplayError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".to_string());
+    replay_reader_with(
+        store,
+        &shown,
+        &stem,
+        std::io::BufReader::with_capacity(1 << 16, file),
+        laws,
+        on_commit,
+    )
+}
+
+/// Replays a capture read from `reader` (named `source` in errors) on the board named by its
+/// `board` header, or `default_board`, under the default Laws.
+pub fn replay_reader(
+    store: &mut Store,
+    source: &str,
+    default_board: &str,
+    reader: impl BufRead,
+    on_commit: &mut dyn FnMut(&str, &TrackerEvent),
+) -> Result<ReplaySummary, ReplayError> {
+    let laws = LawsSetup::default();
+    replay_reader_with(store, source, default_board, reader, &laws, on_commit)
+}
+
+/// [`replay_reader`] under the given Laws.
+pub fn replay_reader_with(
+    store: &mut Store,
+    source: &str,
+    default_board: &str,
+    reader: impl BufRead,
+    laws: &LawsSetup,
+    on_commit: &mut dyn FnMut(&str, &TrackerEvent),
+) -> Result<ReplaySummary, ReplayError> {
+    let mut lines = CaptureLines::new(reader);
+    let mut bytes = Vec::with_capacity(256);
+    let capture_err = |source_err| ReplayError::Capture {
+        path: source.to_string(),
+        source: source_err,
+    };
+    let next = lines.read_chunk(&mut bytes).map_err(capture_err)?;
+    let header = |key: &str| {
+        lines
+            .headers()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let name = header("board").unwrap_or_else(|| default_board.to_string());
+    let date = header("date");
+    let span = info_span!("board", board = %name);
+    let _enter = span.enter();
+    let run = Run {
+        store,
+        lines,
+        bytes,
+        next,
+        source,
+        date,
+        summary: ReplaySummary {
+            board: name.clone(),
+            ..ReplaySummary::default()
+        },
+        on_commit,
+    };
+    match run.lines.device() {
+        None | Some("dgt") => {
+            let board = run.store.board(&name, Kind::Chess)?;
+            let tracker = Tracker::new(laws.tracker_settings());
+            run.drive(Recorder::new(
+                board,
+                Pipeline::<Dgt>::new(tracker, laws.referee()),
+            ))
+        }
+        Some("dgt-bus") => {
+            // One board's share of a bus: the commands to its address and its bus replies.
+            let board = run.store.board(&name, Kind::Chess)?;
+            let tracker = Tracker::new(laws.tracker_settings());
+            let pipeline = Pipeline::<crate::bus::DgtBus>::new(tracker, laws.referee());
+            run.drive(Recorder::new(board, pipeline))
+        }
+        Some("togyz") => {
+            let board = run.store.board(&name, Kind::Togyz)?;
+            run.drive(Recorder::<Tgz>::fresh_togyz(board))
+        }
+        Some(device) => Err(ReplayError::Device {
+            path: source.to_string(),
+            device: device.to_string(),
+        }),
+    }
+}
+
+/// A replay under way: the capture still to read and what was committed so far.
+struct Run<'a, R> {
+    store: &'a mut Store,
+    lines: CaptureLines<R>,
+    bytes: Vec<u8>,
+    next: Option<(Millis, Direction)>,
+    source: &'a str,
+    date: Option<String>,
+    summary: ReplaySummary,
+    on_commit: &'a mut dyn FnMut(&str, &TrackerEvent),
+}
+
+impl<R: BufRead> Run<'_, R> {
+    /// Feeds the rest of the capture through `recorder`, committing in batches.
+    fn drive<B: Board>(mut self, mut recorder: Recorder<B>) -> Result<ReplaySummary, ReplayError> {
+        while let Some((t_ms, dir)) = self.next {
+            self.summary.last_ms = t_ms;
+            recorder.feed(t_ms, dir, &self.bytes);
+            if recorder.pending_writes() >= BATCH || recorder.raw_pending() >= 1 << 20 {
+                self.commit(recorder.take_writes())?;
+            }
+            self.next =
+                self.lines
+                    .read_chunk(&mut self.bytes)
+                    .map_err(|source| ReplayError::Capture {
+                        path: self.source.to_string(),
+                        source,
+                    })?;
+        }
+        recorder.pipeline.flush(self.summary.last_ms);
+        self.commit(recorder.take_writes())?;
+        self.summary.stats = recorder.stats().pipeline;
+        Ok(self.summary)
+    }
+
+    fn commit(&mut self, writes: Vec<Write>) -> Result<(), ReplayError> {
+        let name = self.summary.board.clone();
+        commit(
+            self.store,
+            &name,
+            writes,
+            self.date.as_deref(),
+            &mut self.summary,
+            self.on_commit,
+        )
+    }
+}
+
+fn commit(
+    store: &mut Store,
+    name: &str,
+    writes: Vec<Write>,
+    date: Option<&str>,
+    summary: &mut ReplaySummary,
+    on_commit: &mut dyn FnMut(&str, &TrackerEvent),
+) -> Result<(), ReplayError> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    let games = store.write_batch(&writes)?;
+    for game in games {
+        if !summary.games.contains(&game) {
+            if let Some(date) = date {
+                store.set_game_date(game, date)?;
+            }
+            summary.games.push(game);
+        }
+    }
+    for w in writes {
+        if let Write::Event { event, .. } = w {
+            on_commit(name, &event);
+        }
+    }
+    Ok(())
+}

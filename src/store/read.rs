@@ -1,0 +1,222 @@
+//! Reading the record back: games with their header, live moves and every event, the open game of
+//! a board, a round's games, a board's raw stream. Flow: `GAME_SELECT` rows become
+//! [`GameRecord`] headers ([`game_header`]), completed with their moves and events.
+
+use super::*;
+
+/// The columns [`move_row`] reads, in its order.
+pub(super) const MOVE_COLUMNS: &str =
+    "ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms, time_trouble";
+
+/// A move from a row whose columns from `first` on are [`MOVE_COLUMNS`].
+pub(super) fn move_row(r: &Row, first: usize) -> rusqlite::Result<RecordedMove> {
+    Ok(RecordedMove {
+        ply: r.get(first)?,
+        notation: r.get(first + 1)?,
+        uci: r.get(first + 2)?,
+        position: r.get(first + 3)?,
+        at_ms: get_ms(r, first + 4)?,
+        clock_white_ms: get_opt_ms(r, first + 5)?,
+        clock_black_ms: get_opt_ms(r, first + 6)?,
+        time_trouble: r.get::<_, i64>(first + 7)? != 0,
+    })
+}
+
+/// The live moves of `game`, by ply.
+pub(super) fn live_moves(conn: &Connection, game: GameId) -> Result<Vec<RecordedMove>, StoreError> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {MOVE_COLUMNS} FROM moves \
+             WHERE game_id = ?1 AND retracted_by IS NULL ORDER BY ply"
+        ))?
+        .query_map([game], |r| move_row(r, 0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Every event of `game`, by id.
+pub(super) fn game_events(conn: &Connection, game: GameId) -> Result<Vec<EventRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id",
+    )?;
+    let mut rows = stmt.query([game])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let detail = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
+        out.push(EventRecord {
+            id: r.get(0)?,
+            at_ms: get_ms(r, 1)?,
+            kind: r.get(2)?,
+            ply: r.get(3)?,
+            detail: serde_json::from_str(detail)?,
+        });
+    }
+    Ok(out)
+}
+
+pub(super) const GAME_SELECT: &str = "SELECT g.id, g.board_id, b.name, g.kind, g.orientation, g.date, \
+     g.started_at_ms, g.ended_at_ms, g.white, g.black, g.result, g.termination, \
+     g.event, g.site, g.round, g.board_no, \
+     p.board, p.white, p.black, p.white_fide, p.black_fide, p.white_elo, p.black_elo, \
+     g.start_position \
+     FROM games g JOIN boards b ON b.id = g.board_id \
+     LEFT JOIN pairings p ON p.round = CAST(g.round AS INTEGER) AND p.board = g.board_no";
+
+/// A game's header row; the outer error is SQLite's, the inner one a value we cannot read.
+pub(super) fn game_header(r: &Row<'_>) -> rusqlite::Result<Result<GameRecord, StoreError>> {
+    let kind: String = r.get(3)?;
+    let orientation: String = r.get(4)?;
+    let (kind, orientation) = match (parse_kind(&kind), Orientation::from_str_opt(&orientation)) {
+        (Ok(k), Some(o)) => (k, o),
+        (Err(e), _) => return Ok(Err(e)),
+        (_, None) => {
+            return Ok(Err(StoreError::Corrupt(format!(
+                "orientation {orientation:?}"
+            ))));
+        }
+    };
+    let round = match r.get::<_, Option<String>>(14)? {
+        None => None,
+        Some(text) => match text.parse::<u32>() {
+            Ok(n) => Some(n),
+            Err(_) => return Ok(Err(StoreError::Corrupt(format!("round {text:?}")))),
+        },
+    };
+    Ok(Ok(GameRecord {
+        id: r.get(0)?,
+        board: r.get(1)?,
+        board_name: r.get(2)?,
+        kind,
+        orientation,
+        start_position: r.get(23)?,
+        date: r.get(5)?,
+        started_at_ms: get_ms(r, 6)?,
+        ended_at_ms: get_opt_ms(r, 7)?,
+        white: r.get(8)?,
+        black: r.get(9)?,
+        result: r.get(10)?,
+        termination: r.get(11)?,
+        event: r.get(12)?,
+        site: r.get(13)?,
+        round,
+        board_no: r.get(15)?,
+        pairing: match r.get::<_, Option<u32>>(16)? {
+            Some(_) => Some(pairings::pairing_row(r, 16)?),
+            None => None,
+        },
+        moves: Vec::new(),
+        events: Vec::new(),
+    }))
+}
+
+pub(super) fn parse_kind(s: &str) -> Result<Kind, StoreError> {
+    Kind::from_str_opt(s).ok_or_else(|| StoreError::Corrupt(format!("game kind {s:?}")))
+}
+
+pub(super) fn get_ms(r: &Row<'_>, i: usize) -> rusqlite::Result<Millis> {
+    let v: i64 = r.get(i)?;
+    Millis::try_from(v).map_err(|_| FromSqlError::OutOfRange(v).into_column_error(i))
+}
+
+pub(super) fn get_opt_ms(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Millis>> {
+    match r.get::<_, Option<i64>>(i)? {
+        None => Ok(None),
+        Some(v) => Millis::try_from(v)
+            .map(Some)
+            .map_err(|_| FromSqlError::OutOfRange(v).into_column_error(i)),
+    }
+}
+
+pub(super) trait IntoColumnError {
+    fn into_column_error(self, i: usize) -> rusqlite::Error;
+}
+
+impl IntoColumnError for FromSqlError {
+    fn into_column_error(self, i: usize) -> rusqlite::Error {
+        rusqlite::Error::FromSqlConversionFailure(i, Type::Integer, Box::new(self))
+    }
+}
+
+pub(super) fn open_game_id(
+    conn: &Connection,
+    board: BoardId,
+) -> Result<Option<GameId>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT id FROM games WHERE board_id = ?1 AND ended_at_ms IS NULL")?
+        .query_row([board], |r| r.get(0))
+        .optional()?)
+}
+
+impl Store {
+    /// The game still open on `board` (to resume after a restart).
+    pub fn open_game(&self, board: BoardId) -> Result<Option<GameRecord>, StoreError> {
+        match open_game_id(&self.conn, board)? {
+            Some(id) => self.game(id),
+            None => Ok(None),
+        }
+    }
+
+    /// One game with its live moves and events.
+    pub fn game(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        let header = self
+            .conn
+            .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))?
+            .query_row([id], game_header)
+            .optional()?;
+        match header {
+            Some(header) => Ok(Some(self.complete(header?)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Every game, by id.
+    pub fn games(&self) -> Result<Vec<GameRecord>, StoreError> {
+        let headers = self
+            .conn
+            .prepare_cached(&format!("{GAME_SELECT} ORDER BY g.id"))?
+            .query_map([], game_header)?
+            .collect::<Result<Vec<_>, _>>()?;
+        headers
+            .into_iter()
+            .map(|h| self.complete(h?))
+            .collect::<Result<Vec<_>, _>>()
+    }
+
+    /// The games played in `round`, by board number (unnumbered last, by board name), then id.
+    pub fn round_games(&self, round: u32) -> Result<Vec<GameRecord>, StoreError> {
+        let headers = self
+            .conn
+            .prepare_cached(&format!(
+                "{GAME_SELECT} WHERE g.round = CAST(?1 AS TEXT) \
+                 ORDER BY g.board_no IS NULL, g.board_no, b.name, g.id"
+            ))?
+            .query_map([round], game_header)?
+            .collect::<Result<Vec<_>, _>>()?;
+        headers
+            .into_iter()
+            .map(|h| self.complete(h?))
+            .collect::<Result<Vec<_>, _>>()
+    }
+
+    /// Every read of `board`, one chunk per original read, in the order written.
+    pub fn raw_chunks(&self, board: BoardId) -> Result<Vec<RawChunk>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, t_ms, bytes FROM raw_chunks WHERE board_id = ?1 ORDER BY id",
+        )?;
+        let mut rows = stmt.query([board])?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            let t_ms = get_ms(row, 1)?;
+            let blob = row.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?;
+            RawBlock::decode(t_ms, blob, &mut out)
+                .map_err(|source| StoreError::Raw { row: id, source })?;
+        }
+        Ok(out)
+    }
+
+    pub(super) fn complete(&self, mut game: GameRecord) -> Result<GameRecord, StoreError> {
+        game.moves = live_moves(&self.conn, game.id)?;
+        game.events = game_events(&self.conn, game.id)?;
+        Ok(game)
+    }
+}

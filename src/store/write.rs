@@ -1,0 +1,541 @@
+//! Writing a batch in one transaction: raw blocks coalesced per board, then the tracker's events,
+//! each as its rows (games begun and ended, moves, events). Flow: [`Store::write_batch`] →
+//! [`Batch::apply`] per write → one commit; a failed batch is rolled back whole.
+
+use super::*;
+
+pub(super) fn sql_ms(ms: Millis) -> Result<i64, StoreError> {
+    i64::try_from(ms).map_err(|_| StoreError::TimeOutOfRange(ms))
+}
+
+pub(super) fn sql_opt_ms(ms: Option<Millis>) -> Result<Option<i64>, StoreError> {
+    ms.map(sql_ms).transpose()
+}
+
+pub(super) fn dir_text(dir: Direction) -> &'static str {
+    match dir {
+        Direction::FromBoard => "<",
+        Direction::ToBoard => ">",
+    }
+}
+
+/// What a batch knows about one board.
+pub(super) struct BoardState {
+    pub(super) board: BoardId,
+    pub(super) kind: Option<Kind>,
+    /// `None` until looked up.
+    pub(super) open: Option<Option<GameId>>,
+}
+
+/// One `write_batch` in progress.
+pub(super) struct Batch<'c> {
+    pub(super) conn: &'c Connection,
+    pub(super) boards: Vec<BoardState>,
+    pub(super) touched: Vec<GameId>,
+    pub(super) raw: Vec<(BoardId, RawBuffer)>,
+}
+
+impl<'c> Batch<'c> {
+    /// A batch writing through `conn` (the transaction it runs in).
+    pub(super) fn new(conn: &'c Connection) -> Batch<'c> {
+        Batch {
+            conn,
+            boards: Vec::new(),
+            touched: Vec::new(),
+            raw: Vec::new(),
+        }
+    }
+
+    pub(super) fn apply(&mut self, write: &Write) -> Result<(), StoreError> {
+        match write {
+            Write::Raw { board, chunk } => {
+                let buf = match self.raw.iter().position(|(b, _)| b == board) {
+                    Some(i) => &mut self.raw[i].1,
+                    None => {
+                        self.raw.push((*board, RawBuffer::new()));
+                        let last = self.raw.len() - 1;
+                        &mut self.raw[last].1
+                    }
+                };
+                buf.push(chunk.t_ms, chunk.dir, &chunk.bytes);
+                Ok(())
+            }
+            Write::RawBlock { board, block } => {
+                // Keep the board's rows in the order they were written.
+                self.flush_raw_of(*board)?;
+                self.insert_raw(*board, block)
+            }
+            Write::Event { board, event } => self.event(*board, event),
+        }
+    }
+
+    pub(super) fn flush_raw(&mut self) -> Result<(), StoreError> {
+        for i in 0..self.raw.len() {
+            let board = self.raw[i].0;
+            if let Some(block) = self.raw[i].1.take() {
+                self.insert_raw(board, &block)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn flush_raw_of(&mut self, board: BoardId) -> Result<(), StoreError> {
+        let block = self
+            .raw
+            .iter_mut()
+            .find(|(b, _)| *b == board)
+            .and_then(|(_, buf)| buf.take());
+        match block {
+            Some(block) => self.insert_raw(board, &block),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn insert_raw(&self, board: BoardId, block: &RawBlock) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO raw_chunks (board_id, t_ms, dir, reads, bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute((
+                board,
+                sql_ms(block.t_ms())?,
+                dir_text(block.dir()),
+                block.reads() as i64,
+                block.encoded(),
+            ))?;
+        Ok(())
+    }
+
+    pub(super) fn state(&mut self, board: BoardId) -> usize {
+        match self.boards.iter().position(|s| s.board == board) {
+            Some(i) => i,
+            None => {
+                self.boards.push(BoardState {
+                    board,
+                    kind: None,
+                    open: None,
+                });
+                self.boards.len() - 1
+            }
+        }
+    }
+
+    pub(super) fn open_game(&mut self, board: BoardId) -> Result<Option<GameId>, StoreError> {
+        let i = self.state(board);
+        if let Some(open) = self.boards[i].open {
+            return Ok(open);
+        }
+        let open = open_game_id(self.conn, board)?;
+        self.boards[i].open = Some(open);
+        Ok(open)
+    }
+
+    pub(super) fn board_kind(&mut self, board: BoardId) -> Result<Kind, StoreError> {
+        let i = self.state(board);
+        if let Some(kind) = self.boards[i].kind {
+            return Ok(kind);
+        }
+        let kind: Option<String> = self
+            .conn
+            .prepare_cached("SELECT kind FROM boards WHERE id = ?1")?
+            .query_row([board], |r| r.get(0))
+            .optional()?;
+        let kind = parse_kind(&kind.ok_or(StoreError::UnknownBoard(board))?)?;
+        self.boards[i].kind = Some(kind);
+        Ok(kind)
+    }
+
+    pub(super) fn touch(&mut self, game: GameId) {
+        if !self.touched.contains(&game) {
+            self.touched.push(game);
+        }
+    }
+
+    pub(super) fn event(&mut self, board: BoardId, event: &TrackerEvent) -> Result<(), StoreError> {
+        if let TrackerEvent::GameStarted {
+            at_ms,
+            orientation,
+            start,
+        } = event
+        {
+            return self.start_game(board, *at_ms, *orientation, start.as_deref());
+        }
+        let Some(game) = self.open_game(board)? else {
+            let (at_ms, ply, detail) = event_row(event)?;
+            self.insert_event(None, board, at_ms, event.kind(), ply, &detail)?;
+            return Ok(());
+        };
+        self.touch(game);
+        match event {
+            TrackerEvent::GameStarted { .. } => Ok(()),
+            TrackerEvent::Move(mv) => self.insert_move(game, mv),
+            TrackerEvent::Revision { at_ms, new, .. } => {
+                let (_, ply, detail) = event_row(event)?;
+                let id =
+                    self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                self.conn
+                    .prepare_cached(
+                        "UPDATE moves SET retracted_by = ?1 \
+                         WHERE game_id = ?2 AND ply = ?3 AND retracted_by IS NULL",
+                    )?
+                    .execute((id, game, new.ply))?;
+                self.insert_move(game, new)
+            }
+            TrackerEvent::Takeback { at_ms, to_ply, .. } => {
+                let (_, ply, detail) = event_row(event)?;
+                let id =
+                    self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                self.conn
+                    .prepare_cached(
+                        "UPDATE moves SET retracted_by = ?1 \
+                         WHERE game_id = ?2 AND ply > ?3 AND retracted_by IS NULL",
+                    )?
+                    .execute((id, game, to_ply))?;
+                Ok(())
+            }
+            TrackerEvent::ResultGesture {
+                at_ms, proposed, ..
+            } => {
+                let (_, ply, detail) = event_row(event)?;
+                self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                self.conn
+                    .prepare_cached("UPDATE games SET result = ?1 WHERE id = ?2")?
+                    .execute((proposed.as_pgn(), game))?;
+                Ok(())
+            }
+            TrackerEvent::Reoriented { at_ms, orientation } => {
+                let (_, ply, detail) = event_row(event)?;
+                self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                self.conn
+                    .prepare_cached("UPDATE games SET orientation = ?1 WHERE id = ?2")?
+                    .execute((orientation.as_str(), game))?;
+                Ok(())
+            }
+            TrackerEvent::Irregularity { at_ms, .. }
+            | TrackerEvent::Resolved { at_ms, .. }
+            | TrackerEvent::FlagFall { at_ms, .. }
+            | TrackerEvent::Claimable { at_ms, .. }
+            | TrackerEvent::Recovered { at_ms, .. } => {
+                let (_, ply, detail) = event_row(event)?;
+                self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                Ok(())
+            }
+            TrackerEvent::GameEnded {
+                at_ms,
+                outcome,
+                termination,
+                ..
+            } => {
+                let (_, ply, detail) = event_row(event)?;
+                self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                self.conn
+                    .prepare_cached(
+                        "UPDATE games SET result = ?1, termination = ?2, ended_at_ms = ?3 WHERE id = ?4",
+                    )?
+                    .execute((outcome.as_pgn(), termination, sql_ms(*at_ms)?, game))?;
+                let i = self.state(board);
+                self.boards[i].open = Some(None);
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn start_game(
+        &mut self,
+        board: BoardId,
+        at_ms: Millis,
+        orientation: Orientation,
+        start: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let kind = self.board_kind(board)?;
+        if let Some(old) = self.open_game(board)? {
+            self.conn
+                .prepare_cached("UPDATE games SET ended_at_ms = ?1 WHERE id = ?2")?
+                .execute((sql_ms(at_ms)?, old))?;
+            self.touch(old);
+        }
+        let game = GameId(
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO games (board_id, kind, orientation, started_at_ms, event, site, \
+                     round, board_no, start_position) \
+                     SELECT b.id, ?2, ?3, ?4, t.event, t.site, CAST(t.round AS TEXT), b.number, ?5 \
+                     FROM boards b LEFT JOIN tournament t ON t.id = 1 WHERE b.id = ?1",
+                )?
+                .insert((
+                    board,
+                    kind.as_str(),
+                    orientation.as_str(),
+                    sql_ms(at_ms)?,
+                    start,
+                ))?,
+        );
+        let i = self.state(board);
+        self.boards[i].open = Some(Some(game));
+        self.touch(game);
+        let event = TrackerEvent::GameStarted {
+            at_ms,
+            orientation,
+            start: start.map(str::to_owned),
+        };
+        let (_, ply, detail) = event_row(&event)?;
+        self.insert_event(Some(game), board, at_ms, event.kind(), ply, &detail)?;
+        Ok(())
+    }
+
+    pub(super) fn insert_move(
+        &mut self,
+        game: GameId,
+        mv: &RecordedMove,
+    ) -> Result<(), StoreError> {
+        insert_move_row(self.conn, game, mv)
+    }
+
+    pub(super) fn insert_event(
+        &mut self,
+        game: Option<GameId>,
+        board: BoardId,
+        at_ms: Millis,
+        kind: &str,
+        ply: Option<u32>,
+        detail: &str,
+    ) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "INSERT INTO events (game_id, board_id, at_ms, kind, ply, detail) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .insert((game, board, sql_ms(at_ms)?, kind, ply, detail))?)
+    }
+}
+
+/// Inserts a live move row; a second live move at the same ply is [`StoreError::PlyTaken`].
+pub(super) fn insert_move_row(
+    conn: &Connection,
+    game: GameId,
+    mv: &RecordedMove,
+) -> Result<(), StoreError> {
+    let res = conn
+        .prepare_cached(
+            "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
+             clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?
+        .execute((
+            game,
+            mv.ply,
+            &mv.notation,
+            &mv.uci,
+            &mv.position,
+            sql_ms(mv.at_ms)?,
+            sql_opt_ms(mv.clock_white_ms)?,
+            sql_opt_ms(mv.clock_black_ms)?,
+            mv.time_trouble,
+        ));
+    match res {
+        Ok(_) => Ok(()),
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+        {
+            Err(StoreError::PlyTaken { game, ply: mv.ply })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Time, ply and JSON detail of an event's row: the ply is the one the event happened before,
+/// except for a `move` kept without a game, whose ply is the move's.
+pub(super) fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, String), StoreError> {
+    let (at_ms, ply, detail) = match event {
+        TrackerEvent::GameStarted {
+            at_ms,
+            orientation,
+            start: None,
+        } => (*at_ms, 1, json!({ "orientation": orientation.as_str() })),
+        TrackerEvent::GameStarted {
+            at_ms,
+            orientation,
+            start: Some(start),
+        } => (
+            *at_ms,
+            1,
+            json!({ "orientation": orientation.as_str(), "start": start }),
+        ),
+        TrackerEvent::Move(mv) => (mv.at_ms, mv.ply, serde_json::to_value(mv)?),
+        TrackerEvent::Revision { at_ms, old, new } => (
+            *at_ms,
+            new.ply.saturating_add(1),
+            json!({ "old": old, "new": new }),
+        ),
+        TrackerEvent::Takeback {
+            at_ms,
+            from_ply,
+            to_ply,
+        } => (
+            *at_ms,
+            from_ply.saturating_add(1),
+            json!({ "from_ply": from_ply, "to_ply": to_ply }),
+        ),
+        TrackerEvent::ResultGesture {
+            at_ms,
+            after_ply,
+            proposed,
+        } => (
+            *at_ms,
+            after_ply.saturating_add(1),
+            json!({ "after_ply": after_ply, "proposed": proposed.as_pgn() }),
+        ),
+        TrackerEvent::GameEnded {
+            at_ms,
+            after_ply,
+            outcome,
+            termination,
+        } => (
+            *at_ms,
+            after_ply.saturating_add(1),
+            json!({ "after_ply": after_ply, "result": outcome.as_pgn(), "termination": termination }),
+        ),
+        TrackerEvent::Irregularity {
+            at_ms,
+            since_ms,
+            id,
+            ply,
+            player,
+            detail,
+            article,
+            ruling,
+            ..
+        } => (
+            *at_ms,
+            *ply,
+            json!({
+                "id": id,
+                "since_ms": since_ms,
+                "player": player.map(|p| p.as_str()),
+                "detail": detail,
+                "article": article,
+                "ruling": ruling,
+            }),
+        ),
+        TrackerEvent::Resolved {
+            at_ms,
+            id,
+            ply,
+            how,
+        } => (*at_ms, *ply, json!({ "id": id, "how": how })),
+        TrackerEvent::FlagFall {
+            at_ms,
+            after_ply,
+            side,
+            proposed,
+            termination,
+            article,
+            both,
+            note,
+        } => (
+            *at_ms,
+            after_ply.saturating_add(1),
+            json!({
+                "side": side.as_str(),
+                "proposed": proposed.as_pgn(),
+                "termination": termination,
+                "article": article,
+                "both": both,
+                "note": note,
+            }),
+        ),
+        TrackerEvent::Claimable {
+            at_ms,
+            ply,
+            claim,
+            article,
+        } => (*at_ms, *ply, json!({ "claim": claim, "article": article })),
+        TrackerEvent::Reoriented { at_ms, orientation } => {
+            (*at_ms, 1, json!({ "orientation": orientation.as_str() }))
+        }
+        TrackerEvent::Recovered {
+            at_ms,
+            since_ms,
+            from_ply,
+            to_ply,
+            source,
+        } => (
+            *at_ms,
+            *from_ply,
+            json!({
+                "since_ms": since_ms,
+                "from_ply": from_ply,
+                "to_ply": to_ply,
+                "source": source,
+            }),
+        ),
+    };
+    Ok((at_ms, Some(ply), detail.to_string()))
+}
+
+impl Store {
+    /// Applies writes in one transaction, in order; returns the games touched, in first-touch order.
+    ///
+    /// `GameStarted` closes the board's open game (sets `ended_at_ms`, the result stays) and opens a
+    /// new one; `Move` adds a live move to the open game; `Revision` retracts the live move at
+    /// `new.ply` and inserts `new`; `Takeback` retracts live moves after `to_ply`; `ResultGesture`
+    /// sets the proposed result (the arbiter confirms later); `GameEnded` sets result, termination
+    /// and `ended_at_ms`. Every event but `Move` is also kept in `events`. Without an open game an
+    /// event (a `Move` too, as kind `move`) is kept in `events` with no game and changes nothing else.
+    pub fn write_batch(&mut self, writes: &[Write]) -> Result<Vec<GameId>, StoreError> {
+        self.write_batch_dated(writes, None)
+    }
+
+    /// [`Store::write_batch`], also dating (`YYYY.MM.DD`) every touched game without a date, in
+    /// the same transaction: a refused batch (a full disk) leaves nothing behind, so sending it
+    /// again is clean.
+    pub fn write_batch_dated(
+        &mut self,
+        writes: &[Write],
+        date: Option<&str>,
+    ) -> Result<Vec<GameId>, StoreError> {
+        if let Some(date) = date
+            && !is_pgn_date(date)
+        {
+            return Err(StoreError::InvalidDate(date.to_owned()));
+        }
+        // SQLite would go on writing to a file deleted while open, and lose it all on close.
+        if let Some(path) = &self.path
+            && !path.exists()
+        {
+            return Err(StoreError::NotWritable {
+                db: path.display().to_string(),
+                why: "the file or its directory was deleted or moved while open".into(),
+                fix: "what is written now would be lost: restore it, or restart boardscribe with \
+                      another database",
+            });
+        }
+        self.try_write_batch(writes, date)
+            .map_err(|e| self.located(e))
+    }
+
+    pub(super) fn try_write_batch(
+        &mut self,
+        writes: &[Write],
+        date: Option<&str>,
+    ) -> Result<Vec<GameId>, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut batch = Batch::new(&tx);
+        for write in writes {
+            batch.apply(write)?;
+        }
+        batch.flush_raw()?;
+        let touched = batch.touched;
+        if let Some(date) = date {
+            let mut stmt =
+                tx.prepare_cached("UPDATE games SET date = ?1 WHERE id = ?2 AND date IS NULL")?;
+            for &game in &touched {
+                stmt.execute((date, game))?;
+            }
+        }
+        tx.commit()?;
+        Ok(touched)
+    }
+}
