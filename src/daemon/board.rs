@@ -12,19 +12,15 @@
 //! decision that changes the record (from the admin API, through the board's desk) is taken
 //! between two reads, once the board's writes are durable (`persist::take_change`).
 
-use std::{
-    path::PathBuf,
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 use tracing::{error, info, warn};
 
 use super::{
-    persist::{Attempt, Refusal, persist, take_change},
+    context::{Attempt, BoardRef, Ctx},
+    persist::{persist, take_change},
     port::{open, retry_delay, wait_for_port},
-    writer::StoreWriter,
 };
 use crate::{
     arbiter::{IrregularityKind, Judge, LawsSetup, TogyzReferee},
@@ -34,17 +30,13 @@ use crate::{
         serial::{self, Backoff, Watchdog, now_ms},
     },
     game::{GameKind, Kind, togyz::TogyzGame},
-    metrics::Metrics,
     pipeline::{Board, Dgt, Pipeline, Tgz},
     protocol::tgz,
-    recorder::{Recorder, RecorderStats},
-    relay::{
-        Hub,
-        desk::{RecordChange, next_change},
-    },
-    sensor::dgt::{ClockLayout, ClockReading},
+    recorder::Recorder,
+    relay::desk::{RecordChange, next_change},
+    sensor::dgt::ClockLayout,
     store::{BoardId, GameId, Store},
-    tracker::{RecordedMove, Tracker, TrackerEvent, TrackerSettings},
+    tracker::{RecordedMove, Tracker, TrackerSettings},
 };
 
 /// What the daemon needs of a kind of board beyond its recorder.
@@ -231,52 +223,6 @@ const MEMORY_SILENCE: Duration = Duration::from_secs(2);
 /// The longest a memory read may take (a full log takes about 8 s at 9600 baud).
 const MEMORY_WAIT: Duration = Duration::from_secs(20);
 
-/// Sees every event of a board once it is durable.
-pub type Announce = Arc<dyn Fn(&str, &TrackerEvent) + Send + Sync>;
-
-/// What every board task shares.
-#[derive(Clone)]
-pub struct Ctx {
-    pub writer: StoreWriter,
-    pub stop: watch::Receiver<bool>,
-    pub hub: Option<Hub>,
-    pub metrics: Arc<Metrics>,
-    /// Where serial numbers are looked up (`/sys`).
-    pub sysfs: PathBuf,
-    pub announce: Announce,
-}
-
-/// A board's state besides its recorder.
-pub(super) struct BoardRef {
-    pub(super) name: String,
-    pub(super) locator: Locator,
-    pub(super) live: Option<LiveClockFeed>,
-    /// Whether its game is in progress (for the games-live gauge).
-    pub(super) playing: bool,
-    /// The recorder counters already added to the metrics.
-    pub(super) reported: RecorderStats,
-    /// Set while the store refuses this board's writes.
-    pub(super) refused: Option<Refusal>,
-    /// The game it records (the one resumed, or the last one started).
-    pub(super) game: Option<GameId>,
-}
-
-impl BoardRef {
-    /// A board found through `locator`, shown on the hub of `ctx` if there is one; `game`: its
-    /// game in progress.
-    pub(super) fn new(name: String, locator: Locator, ctx: &Ctx, game: Option<GameId>) -> BoardRef {
-        BoardRef {
-            name,
-            locator,
-            live: ctx.hub.clone().map(LiveClockFeed::new),
-            playing: game.is_some(),
-            reported: RecorderStats::default(),
-            refused: None,
-            game,
-        }
-    }
-}
-
 /// Keeps one board recorded: reconnects with backoff until `stop`.
 pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
     if let Some(game) = spec.game {
@@ -363,41 +309,6 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
             raw_bytes = recorder.raw_pending(),
             "stopping while the store refuses writes: what this board kept in memory is lost"
         );
-    }
-}
-
-/// Passes a board's clock to the relay: a new state of the clock (started, stopped, pressed,
-/// a flag) at once, a running clock's time at most every [`LiveClockFeed::EVERY`].
-pub(super) struct LiveClockFeed {
-    pub(super) hub: Hub,
-    last: Option<(ClockReading, Instant)>,
-}
-
-impl LiveClockFeed {
-    const EVERY: Duration = Duration::from_millis(250);
-
-    pub(super) fn new(hub: Hub) -> LiveClockFeed {
-        LiveClockFeed { hub, last: None }
-    }
-
-    pub(super) fn update<B: Board>(&mut self, name: &str, recorder: &Recorder<B>) {
-        let Some(reading) = recorder.pipeline.last_clock() else {
-            return;
-        };
-        let due = match &self.last {
-            None => true,
-            Some((last, _)) if *last == reading => false,
-            Some((last, at)) => {
-                let state =
-                    |r: &ClockReading| (r.running, r.lever_right_high, r.left_flag, r.right_flag);
-                state(last) != state(&reading) || at.elapsed() >= Self::EVERY
-            }
-        };
-        if due {
-            self.last = Some((reading, Instant::now()));
-            self.hub
-                .clock(name, &reading, recorder.pipeline.white_on_left());
-        }
     }
 }
 

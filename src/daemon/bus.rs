@@ -20,9 +20,9 @@ use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use super::{
-    board::{BoardKit, BoardRef, BoardSpec, Ctx},
-    persist::{self, Attempt},
-    port,
+    board::{BoardKit, BoardSpec},
+    context::{Attempt, BoardRef, Ctx},
+    persist, port,
 };
 use crate::{
     Millis,

@@ -244,7 +244,7 @@ pub async fn record_fleet(
         }));
     }
     drop(changes);
-    let ctx = board::Ctx {
+    let ctx = super::context::Ctx {
         writer: writer.clone(),
         stop: stop.clone(),
         hub: hub.clone(),

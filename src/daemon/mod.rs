@@ -13,6 +13,7 @@
 
 pub mod board;
 pub mod bus;
+mod context;
 mod demo;
 mod fleet;
 mod persist;

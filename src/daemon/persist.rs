@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use tracing::{debug, error, info, warn};
 
-use super::board::{BoardRef, Ctx};
+use super::context::{Attempt, BoardRef, Ctx, Refusal};
 use crate::{
     arbiter::IrregularityKind, device::serial::now_ms, metrics::Metrics, pipeline::Board,
     recorder::Recorder, relay::desk::RecordChange, store::Write, tracker::TrackerEvent,
@@ -18,23 +18,6 @@ pub(super) const RETRY_FIRST: Duration = Duration::from_secs(1);
 
 /// How long a board waits between later attempts while the store refuses its writes.
 pub const RETRY_EVERY: Duration = Duration::from_secs(2);
-
-/// The store refusing a board's writes: since when, how often, why, and when to try again.
-pub(super) struct Refusal {
-    pub(super) since: Instant,
-    pub(super) batches: u64,
-    pub(super) error: String,
-    pub(super) next_try: Instant,
-}
-
-/// Whether [`persist`] may wait for the retry time of a refused store.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Attempt {
-    /// Only when due (on a frame, a tick).
-    WhenDue,
-    /// Now, whatever the retry time (stopping).
-    Now,
-}
 
 /// Writes what the recorder has and announces its events once they are durable; a batch the
 /// store refused goes back to the recorder, ahead of newer writes, for the next attempt, which
