@@ -534,7 +534,7 @@ fn chess960_games_are_read_back_from_the_boards_memory() {
         play_into(&mut memory, &script);
         let log = log_from_bytes(&memory.dump().to_bytes(), "test").unwrap();
         let tokens = parse_log(&log).unwrap();
-        let games = games_from_log_in(&tokens, 1_000_000, Variant::Chess960);
+        let games = games_from_log_in(&tokens, 1_000_000, Variant::Chess960, &mut Vec::new());
         assert_eq!(games.len(), 1, "seed {}", seed(i));
         let got: Vec<String> = games[0]
             .moves
@@ -562,6 +562,7 @@ fn chess960_games_are_read_back_from_the_boards_memory() {
                 record: &want[..recorded],
                 clocks: &[],
             },
+            &mut Vec::new(),
         )
         .unwrap();
         let rest: Vec<String> = found

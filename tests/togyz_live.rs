@@ -9,7 +9,7 @@ use boardscribe::{
         Kind,
         togyz::{Board, Rules, notation},
     },
-    relay::hub::BoardLive,
+    relay::live::BoardLive,
     replay::replay_reader,
     store::Store,
     tracker::{Side, TrackerEvent},

@@ -299,7 +299,11 @@ pub(super) fn import_memory(
     let log = memory::log_from_bytes(&bytes, &source)?;
     let tokens = memory::parse_log(&log).with_context(|| format!("{source}: board memory"))?;
     let at = now_ms()?;
-    let games = memory::games_from_log_in(&tokens, at, variant);
+    let mut notices = Vec::new();
+    let games = memory::games_from_log_in(&tokens, at, variant, &mut notices);
+    for notice in &notices {
+        crate::recorder::log_notice(notice);
+    }
 
     let mut store = Store::open(db).with_context(|| format!("opening {}", db.display()))?;
     let board = match number {

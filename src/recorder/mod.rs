@@ -49,11 +49,6 @@ impl<B: Board> Recorder<B> {
         self
     }
 
-    /// The board whose record this is.
-    pub fn board(&self) -> BoardId {
-        self.outbox.board()
-    }
-
     /// Bytes that travelled at `at` in direction `dir`: kept raw, and decoded.
     pub fn feed(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
         self.outbox.hold_raw(at, dir, bytes);
@@ -101,7 +96,7 @@ impl<B: Board> Recorder<B> {
     }
 
     /// Logs what the pipeline noticed since the last call.
-    pub fn log_notices(&mut self) {
+    fn log_notices(&mut self) {
         for notice in self.pipeline.take_notices() {
             log_notice(&notice);
         }
@@ -145,7 +140,7 @@ pub type DgtRecorder = Recorder<Dgt>;
 pub fn log_notice(notice: &Notice) {
     match notice {
         Notice::Identity { what, value } => debug!(%value, "board {what}"),
-        Notice::FrameNotUsed(frame) => debug!(%frame, "frame not used"),
+        Notice::FrameNotUsed(frame) => debug!(?frame, "frame not used"),
         Notice::BadInput {
             at_ms,
             warning,

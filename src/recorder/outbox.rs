@@ -80,11 +80,6 @@ impl Outbox {
         self
     }
 
-    /// The board whose writes these are.
-    pub fn board(&self) -> BoardId {
-        self.board
-    }
-
     /// Keeps a read raw, unless the bound is reached (see [`RAW_BOUND`]).
     pub fn hold_raw(&mut self, at: Millis, dir: Direction, bytes: &[u8]) {
         if let Some(gap) = self.raw_gap

@@ -15,10 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
-pub use super::live::{
-    BoardLive, BoardSnapshot, Connection, LastMove, LiveClock, OpenIrregularity, Recording,
-    START_FEN, TimeTroubleMarks, TogyzLive,
-};
+use super::live::{BoardLive, BoardSnapshot, Connection, LiveClock};
 use crate::{
     game::Kind,
     relay::desk::Desks,
@@ -265,6 +262,7 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::relay::live::{Recording, START_FEN, TogyzLive};
     use crate::{
         arbiter::IrregularityKind,
         game::{

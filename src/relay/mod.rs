@@ -21,6 +21,7 @@ pub mod server;
 pub mod svg;
 
 pub use self::{
-    hub::{BoardSnapshot, Hub, LiveEvent},
+    hub::{Hub, LiveEvent},
+    live::BoardSnapshot,
     server::{RelayError, RelayExtras, Token, router, router_with, serve},
 };

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::{relay::hub::BoardSnapshot, tracker::Side};
+use crate::{relay::live::BoardSnapshot, tracker::Side};
 
 const STYLE: &str = include_str!("assets/live.css");
 const SCRIPT: &str = include_str!("assets/live.js");
@@ -131,9 +131,9 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
 
 fn connection_name(b: &BoardSnapshot) -> &'static str {
     match b.connection {
-        crate::relay::hub::Connection::Waiting => "waiting",
-        crate::relay::hub::Connection::Connected => "connected",
-        crate::relay::hub::Connection::Lost => "lost",
+        crate::relay::live::Connection::Waiting => "waiting",
+        crate::relay::live::Connection::Connected => "connected",
+        crate::relay::live::Connection::Lost => "lost",
     }
 }
 
@@ -204,7 +204,7 @@ pub fn index_html(boards: &[BoardView]) -> String {
     main.push_str("</main>");
     // A skeleton for boards that appear after the page was loaded.
     let empty = BoardView {
-        live: crate::relay::hub::BoardLive::new("", None, &[]).snapshot(),
+        live: crate::relay::live::BoardLive::new("", None, &[]).snapshot(),
         game_id: None,
         white: String::new(),
         black: String::new(),
@@ -240,7 +240,7 @@ mod tests {
     use crate::{
         game::togyz,
         relay::{
-            hub::{BoardLive, START_FEN},
+            live::{BoardLive, START_FEN},
             svg::{board_svg, togyz_svg},
         },
     };

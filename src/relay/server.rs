@@ -47,7 +47,8 @@ use crate::{
     pairings::{self, PairingsFormat},
     relay::{
         desk::RecordChange,
-        hub::{BoardSnapshot, Hub},
+        hub::Hub,
+        live::BoardSnapshot,
         page::{self, BoardView},
     },
     store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},

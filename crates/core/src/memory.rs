@@ -14,7 +14,7 @@ use crate::{
     Millis,
     arbiter::LawsSetup,
     game::{GameKind, Variant, chess::ChessGame},
-    pipeline::DgtPipeline,
+    pipeline::{DgtPipeline, Notice},
     protocol::{
         FrameReader,
         dgt::{
@@ -253,19 +253,21 @@ impl Replayer {
 }
 
 /// Interprets an EE_MOVES log (oldest to newest) as games of standard chess, through the chess
-/// tracker, starting the made-up clock at `start_ms`. Pure.
+/// tracker, starting the made-up clock at `start_ms`. Pure. What the reading noticed is not kept
+/// ([`games_from_log_in`] hands it out).
 pub fn games_from_log(tokens: &[EeToken], start_ms: Millis) -> Vec<MemoryGame> {
-    games_from_log_in(tokens, start_ms, Variant::Standard)
+    games_from_log_in(tokens, start_ms, Variant::Standard, &mut Vec::new())
 }
 
 /// [`games_from_log`] for games of `variant`: under Chess960 any of its start positions set up
-/// begins a game.
+/// begins a game. What the pipeline reading it noticed goes into `notices`, for the edge to log.
 pub fn games_from_log_in(
     tokens: &[EeToken],
     start_ms: Millis,
     variant: Variant,
+    notices: &mut Vec<Notice>,
 ) -> Vec<MemoryGame> {
-    games_from_log_as(tokens, start_ms, variant, None)
+    games_from_log_as(tokens, start_ms, variant, None, notices)
 }
 
 /// [`games_from_log_in`], with which clock is White's when it is known (`white_on_left`: the
@@ -275,6 +277,7 @@ fn games_from_log_as(
     start_ms: Millis,
     variant: Variant,
     white_on_left: Option<bool>,
+    notices: &mut Vec<Notice>,
 ) -> Vec<MemoryGame> {
     let settings = TrackerSettings {
         variant,
@@ -412,6 +415,7 @@ fn games_from_log_as(
     }
     pipeline.flush(at);
     collect(&mut pipeline, tokens.len(), &mut games);
+    notices.append(&mut pipeline.take_notices());
 
     let last = games.len().saturating_sub(1);
     let starts: Vec<usize> = games.iter().map(|(i, _)| *i).collect();
@@ -659,7 +663,7 @@ mod tests {
             let (r, presses) = played(&RUY, press_first);
             let log = log_of(r);
             // Which clock is White's, as the live readings of the game settled it.
-            let found = continuation(&log, &recording(Some(true))).unwrap();
+            let found = continuation(&log, &recording(Some(true)), &mut Vec::new()).unwrap();
             let ucis: Vec<_> = found.recorded.iter().map(|m| m.uci.clone()).collect();
             assert_eq!(
                 ucis,
@@ -695,6 +699,7 @@ mod tests {
                 record: &record,
                 clocks: &[],
             },
+            &mut Vec::new(),
         )
         .unwrap();
         let recorded: Vec<_> = found.recorded.iter().map(|m| m.uci.clone()).collect();

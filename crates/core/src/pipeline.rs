@@ -14,7 +14,7 @@
 //! [`Board`] implementation per kind of board: [`Dgt`] chessboards ([`DgtPipeline`]) and [`Tgz`]
 //! pit boards ([`TgzPipeline`]). Pure: no I/O and no system clock.
 
-use std::fmt::{self, Debug};
+use std::fmt::Debug;
 
 use crate::{
     Millis,
@@ -48,14 +48,15 @@ pub enum Applied {
     Noted(Notice),
 }
 
-/// Something the pipeline noticed that is not part of the record, for the edge to log (the
-/// level is [`Notice::level`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Something the pipeline noticed that is not part of the record, for the edge to log, each at
+/// the level its variant names.
+#[derive(Debug)]
 pub enum Notice {
     /// The board told who it is (a serial number, a firmware version): debug.
     Identity { what: &'static str, value: String },
-    /// A frame the pipeline has no use for: debug.
-    FrameNotUsed(String),
+    /// A frame the pipeline has no use for: debug. Kept as it is, so that it is formatted only
+    /// where debug lines are written.
+    FrameNotUsed(Box<dyn Debug + Send>),
     /// Bytes that did not decode, at most one notice a second (`suppressed` since the last).
     BadInput {
         at_ms: Millis,
@@ -77,65 +78,6 @@ pub enum Notice {
     MemoryNotRead { asked_at_ms: Millis, why: String },
     /// The judge's own note ([`Judge::take_notices`]).
     Judge(JudgeNotice),
-}
-
-/// How loud a [`Notice`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Debug,
-    Info,
-    Warn,
-}
-
-impl Notice {
-    pub fn level(&self) -> Level {
-        match self {
-            Notice::Identity { .. } | Notice::FrameNotUsed(_) | Notice::MemoryNotNeeded => {
-                Level::Debug
-            }
-            Notice::MemoryRead { .. } => Level::Info,
-            Notice::BadInput { .. }
-            | Notice::MemoryUseless(_)
-            | Notice::MemoryNotRead { .. }
-            | Notice::Judge(_) => Level::Warn,
-        }
-    }
-}
-
-impl fmt::Display for Notice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Notice::Identity { what, value } => write!(f, "board {what}: {value}"),
-            Notice::FrameNotUsed(frame) => write!(f, "frame not used: {frame}"),
-            Notice::BadInput {
-                at_ms,
-                warning,
-                suppressed,
-            } => write!(
-                f,
-                "bad input from board at {at_ms} ms: {warning} ({suppressed} more suppressed)"
-            ),
-            Notice::MemoryNotNeeded => f.write_str("board memory not asked for, or not needed"),
-            Notice::MemoryRead {
-                recorded,
-                in_memory,
-                in_hand,
-                recovered,
-            } => write!(
-                f,
-                "board memory read after a gap: {recovered} plies recovered ({recorded} recorded, \
-                 {in_memory} in memory, {in_hand} in hand)"
-            ),
-            Notice::MemoryUseless(why) => {
-                write!(f, "board memory read after a gap does not help: {why}")
-            }
-            Notice::MemoryNotRead { asked_at_ms, why } => write!(
-                f,
-                "the board's memory, asked for at {asked_at_ms} ms, could not be read: {why}"
-            ),
-            Notice::Judge(n) => fmt::Display::fmt(n, f),
-        }
-    }
 }
 
 /// One kind of board, as the pipeline sees it: its wire, sensor state, game and judge.
@@ -160,9 +102,13 @@ pub trait Board {
     const HAS_MEMORY: bool = false;
 
     /// The plies the board's memory `log` holds after the recording's plies, with the clocks
-    /// memory holds.
-    fn from_memory(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
-        let _ = (log, recording);
+    /// memory holds; what reading it noticed goes into `notices`.
+    fn from_memory(
+        log: &[u8],
+        recording: &Recording,
+        notices: &mut Vec<Notice>,
+    ) -> Result<Continuation, MemoryError> {
+        let _ = (log, recording, notices);
         Err(MemoryError::NoMemory)
     }
 
@@ -222,7 +168,7 @@ impl Board for Dgt {
                 what: "firmware version",
                 value: format!("{major}.{minor}"),
             }),
-            other => Applied::Noted(Notice::FrameNotUsed(format!("{other:?}"))),
+            other => Applied::Noted(Notice::FrameNotUsed(Box::new(other))),
         }
     }
 
@@ -232,8 +178,12 @@ impl Board for Dgt {
 
     const HAS_MEMORY: bool = true;
 
-    fn from_memory(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
-        memory::continuation(log, recording)
+    fn from_memory(
+        log: &[u8],
+        recording: &Recording,
+        notices: &mut Vec<Notice>,
+    ) -> Result<Continuation, MemoryError> {
+        memory::continuation(log, recording, notices)
     }
 }
 
@@ -266,7 +216,7 @@ impl Board for Tgz {
                     value: serial.to_string(),
                 });
             }
-            other => return Applied::Noted(Notice::FrameNotUsed(format!("{other:?}"))),
+            other => return Applied::Noted(Notice::FrameNotUsed(Box::new(other))),
         };
         if changed && sensor.is_known() {
             Applied::Board
@@ -545,7 +495,7 @@ impl<B: Board> Pipeline<B> {
             record: &record,
             clocks: &clocks,
         };
-        match B::from_memory(log, &recording) {
+        match B::from_memory(log, &recording, &mut self.notices) {
             Ok(found) => {
                 let n = self
                     .tracker

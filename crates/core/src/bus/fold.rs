@@ -20,7 +20,7 @@ use crate::{
         chess::{ChessGame, ChessReading},
     },
     memory::{self, Continuation, MemoryError, Recording},
-    pipeline::{Applied, Board, Dgt},
+    pipeline::{Applied, Board, Dgt, Notice},
     protocol::dgt::{
         BoardDump, BusReply, BwTime, ClockTime, EeTag, EeToken, Frame, Mode, bus_id,
         parse_ee_tokens, status,
@@ -236,7 +236,11 @@ impl Board for DgtBus {
     /// SEND_FROM_START: the log since the game's start tag (see [`super::from_start`]).
     const HAS_MEMORY: bool = true;
 
-    fn from_memory(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
+    fn from_memory(
+        log: &[u8],
+        recording: &Recording,
+        notices: &mut Vec<Notice>,
+    ) -> Result<Continuation, MemoryError> {
         let start = match recording.start {
             Some(text) => ChessGame::parse_start(text)
                 .ok_or_else(|| MemoryError::BadStart(text.to_owned()))?,
@@ -245,7 +249,7 @@ impl Board for DgtBus {
         let codes =
             DgtBoardState::codes_showing(&ChessGame::reading(&start), recording.orientation);
         let log = ee_moves_from_start(log, &codes)?;
-        memory::continuation(&log, recording)
+        memory::continuation(&log, recording, notices)
     }
 
     /// A good reply becomes its frames in order (each field change observed in turn, as from a

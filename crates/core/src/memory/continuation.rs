@@ -34,8 +34,13 @@ pub struct Recording<'a> {
 /// What board memory holds beyond a record: the plies after `recording.record` of the latest
 /// game in the log, played in its orientation, that begins with every recorded ply. The log is
 /// read through the same tracker as a live board ([`games_from_log`]), under the recording's
-/// variant and clock side, so a ply found here is one the board showed. Pure.
-pub fn continuation(log: &[u8], recording: &Recording) -> Result<Continuation, MemoryError> {
+/// variant and clock side, so a ply found here is one the board showed. What the pipeline reading
+/// the log noticed goes into `notices`. Pure.
+pub fn continuation(
+    log: &[u8],
+    recording: &Recording,
+    notices: &mut Vec<Notice>,
+) -> Result<Continuation, MemoryError> {
     let Recording {
         orientation,
         variant,
@@ -48,7 +53,7 @@ pub fn continuation(log: &[u8], recording: &Recording) -> Result<Continuation, M
     let not_in_memory = MemoryError::NotInMemory {
         plies: record.len(),
     };
-    let games = games_from_log_as(&tokens, 0, variant, white_on_left);
+    let games = games_from_log_as(&tokens, 0, variant, white_on_left, notices);
     let mut game = latest_with_record(&games, orientation, record)
         .ok_or(not_in_memory)?
         .clone();
@@ -61,7 +66,7 @@ pub fn continuation(log: &[u8], recording: &Recording) -> Result<Continuation, M
     if white_on_left.is_none() && pressed && clocks_agree(&game, clocks) <= 0 {
         let mut best = 0;
         for side in [true, false] {
-            let again = games_from_log_as(&tokens, 0, variant, Some(side));
+            let again = games_from_log_as(&tokens, 0, variant, Some(side), notices);
             if let Some(g) = latest_with_record(&again, orientation, record) {
                 let agree = clocks_agree(g, clocks);
                 if agree > best {
