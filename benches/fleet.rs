@@ -2,8 +2,8 @@
 //!
 //! Flow: a baseline (the daemon with one configured board that is not plugged in: its RSS is
 //! the "0 boards" figure), then one phase per hall size (64, then 256 boards; 5 DGT boards to 3
-//! togyz pit boards, whole corpus games at ten times human speed, as tests/fleet.rs sets them
-//! up through `PtyFleet` and tests/fleet_common). Each phase runs for a fixed time, then the
+//! togyz pit boards, whole corpus games at ten times human speed, as tests/suite/fleet.rs sets them
+//! up through `PtyFleet` and tests/suite/fleet_common). Each phase runs for a fixed time, then the
 //! daemon is stopped with SIGTERM. Measured: the daemon's CPU (user + sys from /proc/PID/stat,
 //! over the phase), its VmRSS at the end and VmHWM, frames and moves per second (`/metrics`),
 //! and frame-to-durable latency as benches/relay.rs defines it (the frame completing a move, from
@@ -14,7 +14,7 @@
 //! `FLEETBENCH_SECS` (90 per phase), `FLEETBENCH_SPEED` (0.1). Without `--bench` (`cargo test
 //! --benches`) the defaults are a 4-board, 10-second smoke run. See docs/benchmarks.md.
 
-#[path = "../tests/fleet_common/mod.rs"]
+#[path = "../tests/suite/fleet_common/mod.rs"]
 mod fleet_common;
 
 use std::{
@@ -89,7 +89,7 @@ async fn phase(n: usize, secs: u64, speed: f64) -> Phase {
     let http = fleet_common::free_port();
     let config = dir.path().join("boardscribe.toml");
     std::fs::write(&config, fleet_common::config_text(&db, http, &entries)).expect("the config");
-    // The daemon first, so that it inherits none of the emulators' ptys (see tests/fleet.rs).
+    // The daemon first, so that it inherits none of the emulators' ptys (see tests/suite/fleet.rs).
     let mut daemon = Daemon::start(dir.path(), &config);
     let pid = daemon.pid();
     let cpu0 = fleet_common::cpu_secs(pid);

@@ -1,7 +1,8 @@
 //! The command line: clap definitions and the dispatch to each command.
 //!
 //! Flow: `main` parses [`Cli`], sets up tracing and calls [`execute`]; each command is a thin
-//! wrapper around library functions. `anyhow` lives here and in `main` only.
+//! wrapper around library functions; the daemon's arguments ([`args`]) become the plain options
+//! it takes.
 
 use std::path::PathBuf;
 
@@ -21,7 +22,10 @@ use crate::{
     tracker::TrackerEvent,
 };
 
+pub mod args;
 mod commands;
+
+pub use args::{AdminArgs, DemoArgs, LawsArgs, RunArgs};
 
 use commands::{arbiter, config_command, devices, import_memory, open_existing, replay};
 
@@ -39,9 +43,9 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Record live boards (the daemon).
-    Run(daemon::RunArgs),
+    Run(RunArgs),
     /// Emulated boards play real games into a temporary database.
-    Demo(daemon::DemoArgs),
+    Demo(DemoArgs),
     /// Feed captures through the same pipeline as `run`, with their timestamps as the clock.
     Replay {
         /// Capture files (capture v1).
@@ -54,7 +58,7 @@ pub enum Command {
         #[arg(long, short)]
         quiet: bool,
         #[command(flatten)]
-        laws: daemon::LawsArgs,
+        laws: LawsArgs,
     },
     /// Write games from the database to standard output (or --out).
     Export {
@@ -310,14 +314,14 @@ pub enum ExportFormat {
 /// Runs one command.
 pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Run(args) => daemon::run(args),
-        Command::Demo(args) => daemon::demo(args),
+        Command::Run(args) => daemon::run(args.options()),
+        Command::Demo(args) => daemon::demo(args.options()),
         Command::Replay {
             captures,
             db,
             quiet,
             laws,
-        } => replay(&captures, &db, quiet, &laws.setup()),
+        } => replay(&captures, &db, quiet, &laws.flags().setup()),
         Command::Export {
             db,
             format,

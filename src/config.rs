@@ -195,6 +195,51 @@ pub struct ConfigOverrides {
     pub ports: Vec<PathBuf>,
 }
 
+/// The Laws given on the command line (`run`, `demo`, `replay`); each one given wins over the
+/// file's.
+#[derive(Clone, Debug, Default)]
+pub struct LawsFlags {
+    pub laws: Option<Laws>,
+    pub time_control: Option<TimeControl>,
+    pub supervision: Option<Supervision>,
+    pub federation: Option<Federation>,
+    pub variant: Option<Variant>,
+}
+
+impl LawsFlags {
+    /// The Laws of these flags alone (the defaults where not given).
+    pub fn setup(&self) -> LawsSetup {
+        self.apply(LawsSetup {
+            cfg: LawsConfig::for_edition(Laws::default()),
+            time_control: None,
+            variant: Variant::Standard,
+        })
+    }
+
+    /// `base` (e.g. the config's) with the flags given applied: `laws` and `federation`
+    /// replace the edition and federation (and the file's `[laws]` overrides with them),
+    /// `supervision` and `time_control` replace theirs.
+    pub fn apply(&self, mut base: LawsSetup) -> LawsSetup {
+        if self.laws.is_some() || self.federation.is_some() {
+            let supervision = base.cfg.supervision;
+            let laws = self.laws.unwrap_or(base.cfg.laws);
+            let federation = self.federation.unwrap_or(base.cfg.federation);
+            base.cfg = LawsConfig::preset(laws, federation);
+            base.cfg.supervision = supervision;
+        }
+        if let Some(s) = self.supervision {
+            base.cfg.supervision = s;
+        }
+        if let Some(tc) = &self.time_control {
+            base.time_control = Some(tc.clone());
+        }
+        if let Some(v) = self.variant {
+            base.variant = v;
+        }
+        base
+    }
+}
+
 /// One mistake in a config file, with its place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {

@@ -13,6 +13,7 @@
 //!   dropped, the stored stream is the capture with one contiguous run cut out and marked, and
 //!   every move is recorded.
 
+#[path = "suite/relay_common/mod.rs"]
 mod relay_common;
 
 use std::{

@@ -23,7 +23,7 @@ use super::{
     port::{open, retry_delay, wait_for_port},
 };
 use crate::{
-    arbiter::{IrregularityKind, Judge, LawsSetup, TogyzReferee},
+    arbiter::{Judge, LawsSetup, TogyzReferee},
     config::{BoardConfig, Locator},
     device::{
         Direction,
@@ -175,22 +175,11 @@ pub fn prepare<B: BoardKit>(
                     info!(board = %name, game = open.id.0, plies = open.moves.len(), "resuming game");
                     // A result the kings showed after the last move is not reported again.
                     let last = open.moves.len() as u32 + 1;
-                    if open
-                        .events
-                        .iter()
-                        .any(|e| e.kind == "result_gesture" && e.ply == Some(last))
-                    {
+                    if open.gesture_before(last) {
                         t.gesture_already_reported();
                     }
                     // Irregularities go on being numbered after the stored ones.
-                    let numbered = open
-                        .events
-                        .iter()
-                        .filter(|e| IrregularityKind::from_str_opt(&e.kind).is_some())
-                        .filter_map(|e| e.detail.get("id")?.as_u64())
-                        .max()
-                        .unwrap_or(0);
-                    t.number_irregularities_after(numbered as u32);
+                    t.number_irregularities_after(open.last_irregularity_id());
                     judge.resume(open.start_position.as_deref(), &open.moves);
                     game = Some(open.id);
                     resumed = open.moves;

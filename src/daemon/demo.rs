@@ -3,34 +3,25 @@
 
 use super::*;
 
-/// `boardscribe demo`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct DemoArgs {
+/// What `demo` is told: the command line's flags, parsed ([`crate::cli`] reads them).
+#[derive(Clone, Debug)]
+pub struct DemoOptions {
     /// Number of emulated boards.
-    #[arg(long, default_value_t = 2)]
     pub boards: usize,
     /// Time multiplier for the emulated players (1 is human speed).
-    #[arg(long, default_value_t = 0.04)]
     pub speed: f64,
-    /// Where to put the database (default: a new temporary directory).
-    #[arg(long)]
+    /// Where to put the database (`None`: a new temporary directory).
     pub db: Option<PathBuf>,
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Serve the live page on this address (default: 127.0.0.1:8080, or any free port).
-    #[arg(long, value_name = "ADDR")]
+    /// Serve the live page on this address (`None`: 127.0.0.1:8080, or any free port).
     pub http: Option<SocketAddr>,
     /// No live page: record, print and exit.
-    #[arg(long, conflicts_with = "http")]
     pub no_http: bool,
-    /// Keep serving the live page after the games are over, until Ctrl-C (by default the demo
-    /// exits when its games end).
-    #[arg(long, conflicts_with = "no_http")]
+    /// Keep serving the live page after the games are over, until Ctrl-C.
     pub stay: bool,
-    #[command(flatten)]
-    pub admin: AdminArgs,
-    #[command(flatten)]
-    pub laws: LawsArgs,
+    /// The file holding the admin API's bearer token.
+    pub admin_token_file: Option<PathBuf>,
+    pub laws: LawsFlags,
 }
 
 /// The emulated clock for `laws`' time control: the first period's base and increment.
@@ -44,7 +35,7 @@ fn emulated_clock(laws: &LawsSetup) -> (u64, u64) {
 }
 
 /// `boardscribe demo`: emulated boards play corpus games into a temporary database.
-pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
+pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
     let dir = match &args.db {
         Some(db) => db
             .parent()
@@ -116,7 +107,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             None
         } else {
             let hub = Hub::new();
-            let token = args.admin.token()?;
+            let token = admin_token(args.admin_token_file.as_deref())?;
             let default = SocketAddr::from(([127, 0, 0, 1], 8080));
             let url = match start_relay_with(
                 args.http.unwrap_or(default),

@@ -34,15 +34,15 @@ use tracing::{Instrument, error, field, info, info_span, warn};
 
 pub use self::{
     board::BoardKit,
-    demo::{DemoArgs, demo},
+    demo::{DemoOptions, demo},
     fleet::{Fleet, port_boards, record_boards, record_fleet},
     print::{pgn_date, print_event},
     writer::{PageLimit, StoreWriter, WriteError, WriterHooks},
 };
 use crate::{
     Millis,
-    arbiter::{Federation, Laws, LawsConfig, LawsSetup, Supervision, TimeControl},
-    config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, Locator},
+    arbiter::LawsSetup,
+    config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, LawsFlags, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
     export::{pgn::ClockFormat, round},
     game::Variant,
@@ -55,108 +55,22 @@ use crate::{
     tracker::TrackerEvent,
 };
 
-/// The Laws the games are played under (shared by `run`, `demo` and `replay`).
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct LawsArgs {
-    /// Edition of the FIDE Laws: fide-2001, fide-2009, fide-2014, fide-2018 or fide-2023
-    /// (default: the config's, else fide-2023).
-    #[arg(long)]
-    pub laws: Option<Laws>,
-    /// The time control, e.g. 90+30, 40/90+30:30+30, 15+10, 3+2 (minutes + seconds per move;
-    /// `N/` a move quota; `dS` a delay). Article 8.4 and the rapid/blitz rules need it.
-    #[arg(long)]
-    pub time_control: Option<TimeControl>,
-    /// Rapid and blitz: full or reduced supervision (the appendices' two sets of rules; default:
-    /// the config's, else full).
-    #[arg(long, value_enum)]
-    pub supervision: Option<Supervision>,
-    /// Whose rules: fide (the edition's), or uscf (the US Chess preset over the edition: no
-    /// loss ladder, 14E, the director declares fivefold and 75 moves, US Chess categories).
-    #[arg(long, value_enum)]
-    pub federation: Option<Federation>,
-    /// standard or chess960 (any of the 960 start positions begins a game; default: the
-    /// config's, else standard).
-    #[arg(long, value_enum)]
-    pub variant: Option<Variant>,
-}
-
-impl LawsArgs {
-    /// The Laws of these flags alone (the defaults where not given).
-    pub fn setup(&self) -> LawsSetup {
-        self.apply(LawsSetup {
-            cfg: LawsConfig::for_edition(Laws::default()),
-            time_control: None,
-            variant: Variant::Standard,
-        })
-    }
-
-    /// `base` (e.g. the config's) with the flags given applied: `--laws` and `--federation`
-    /// replace the edition and federation (and the file's `[laws]` overrides with them),
-    /// `--supervision` and `--time-control` replace theirs.
-    pub fn apply(&self, mut base: LawsSetup) -> LawsSetup {
-        if self.laws.is_some() || self.federation.is_some() {
-            let supervision = base.cfg.supervision;
-            let laws = self.laws.unwrap_or(base.cfg.laws);
-            let federation = self.federation.unwrap_or(base.cfg.federation);
-            base.cfg = LawsConfig::preset(laws, federation);
-            base.cfg.supervision = supervision;
-        }
-        if let Some(s) = self.supervision {
-            base.cfg.supervision = s;
-        }
-        if let Some(tc) = &self.time_control {
-            base.time_control = Some(tc.clone());
-        }
-        if let Some(v) = self.variant {
-            base.variant = v;
-        }
-        base
-    }
-}
-
-/// `boardscribe run`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct RunArgs {
-    /// The venue configuration (`boardscribe config example` prints one); flags given win over it.
-    #[arg(long, value_name = "FILE")]
+/// What `run` is told: the command line's flags, parsed ([`crate::cli`] reads them).
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The venue configuration; the flags in `overrides` and `laws` win over it.
     pub config: Option<PathBuf>,
-    /// The database (created if missing; default: the config's, else boardscribe.db).
-    #[arg(long)]
-    pub db: Option<PathBuf>,
-    /// Serial ports of DGT boards (repeat for several boards), numbered 1, 2, … in order;
-    /// replaces the config's boards.
-    #[arg(long = "port", value_name = "DEVICE")]
-    pub ports: Vec<PathBuf>,
+    pub overrides: ConfigOverrides,
     /// Print every move as it is recorded.
-    #[arg(long)]
     pub print_moves: bool,
-    /// Serve the relay (round PGN, live state, live page, admin API, /metrics) on this address,
-    /// e.g. 127.0.0.1:8080 (default: the config's `[http]`, else no server).
-    #[arg(long, value_name = "ADDR")]
-    pub http: Option<SocketAddr>,
-    #[command(flatten)]
-    pub admin: AdminArgs,
-    #[command(flatten)]
-    pub laws: LawsArgs,
-}
-
-/// The relay's admin API.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct AdminArgs {
-    /// A file holding the bearer token of the admin API (without it, admin requests are refused).
-    #[arg(long, value_name = "FILE")]
+    /// The file holding the admin API's bearer token (else the config's `[admin]`).
     pub admin_token_file: Option<PathBuf>,
+    pub laws: LawsFlags,
 }
 
-impl AdminArgs {
-    /// The token, read from its file.
-    pub fn token(&self) -> anyhow::Result<Option<Token>> {
-        self.admin_token_file
-            .as_deref()
-            .map(Token::from_file)
-            .transpose()
-            .map_err(Into::into)
-    }
+/// The admin API's token, read from `file` if one is given.
+pub fn admin_token(file: Option<&Path>) -> anyhow::Result<Option<Token>> {
+    file.map(Token::from_file).transpose().map_err(Into::into)
 }
 
 /// The store's round from `[tournament]`: `round` must be a positive integer when given.
@@ -179,16 +93,12 @@ pub fn round_info(t: &crate::config::Tournament) -> anyhow::Result<Option<RoundI
 }
 
 /// `boardscribe run`: records every configured board until SIGINT/SIGTERM.
-pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let overrides = ConfigOverrides {
-        database: args.db.clone(),
-        http: args.http,
-        ports: args.ports.clone(),
-    };
-    let mut config = Config::load(args.config.as_deref(), overrides)?;
-    if !args.ports.is_empty() {
+pub fn run(args: RunOptions) -> anyhow::Result<()> {
+    let ports = args.overrides.ports.clone();
+    let mut config = Config::load(args.config.as_deref(), args.overrides)?;
+    if !ports.is_empty() {
         // Boards given by port keep the port as their name, as before the config existed.
-        config.boards = port_boards(&args.ports);
+        config.boards = port_boards(&ports);
     }
     if config.boards.is_empty() && config.buses.iter().all(|b| b.boards.is_empty()) {
         bail!(
@@ -198,8 +108,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let laws = args.laws.apply(config.laws_setup());
     let round = round_info(&config.tournament)?;
-    let token = match (&args.admin.admin_token_file, &config.admin) {
-        (Some(_), _) => args.admin.token()?,
+    let token = match (&args.admin_token_file, &config.admin) {
+        (Some(file), _) => admin_token(Some(file))?,
         (None, Some(admin)) => Some(Token::from_file(&admin.token_file)?),
         (None, None) => None,
     };

@@ -27,9 +27,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::{
-    arbiter::IrregularityKind,
     game::{Kind, Variant},
-    store::{DECISION_KIND, EventRecord, GameRecord, HistoryEntry},
+    store::{ArbiterRuling, Audit, Entry, GameRecord, HistoryEntry, IrregularityRecord},
     tracker::event::RecordedMove,
 };
 
@@ -56,7 +55,7 @@ pub fn json_with_history(games: &[GameRecord], histories: &[Vec<HistoryEntry>]) 
 
 fn game(g: &GameRecord) -> Value {
     let mut v = game_fields(g);
-    let decisions = decisions(&g.events);
+    let decisions = decisions(g);
     if let (Value::Object(o), false) = (&mut v, decisions.is_empty()) {
         o.insert("decisions".into(), decisions.into());
     }
@@ -77,7 +76,7 @@ fn game_fields(g: &GameRecord) -> Value {
         "result": g.result,
         "termination": g.termination,
         "moves": g.moves.iter().map(|m| move_json(g.kind, m)).collect::<Vec<_>>(),
-        "irregularities": with_reinstatement(g, irregularities(&g.events)),
+        "irregularities": with_reinstatement(g, irregularities(g)),
     });
     if let (Kind::Chess, Value::Object(o)) = (g.kind, &mut v) {
         let variant = match g.start_position {
@@ -157,45 +156,32 @@ fn move_json(kind: Kind, m: &RecordedMove) -> Value {
     Value::Object(o)
 }
 
-/// The arbiter's decisions among `events`, in the order made: the stored detail with the event's
-/// `id`, `at_ms` and `ply` (the detail's own `ply`, the move's, wins over the event's).
-pub fn decisions(events: &[EventRecord]) -> Vec<Value> {
-    events
-        .iter()
-        .filter(|e| e.kind == DECISION_KIND)
-        .map(|e| {
+/// The arbiter's decisions on `g`, in the order made: each decision's stored fields with its
+/// event's `id`, `at_ms` and `ply` (the decision's own `ply`, the move's, wins over the event's).
+pub fn decisions(g: &GameRecord) -> Vec<Value> {
+    g.decisions()
+        .map(|(d, ply)| {
             let mut o = Map::new();
-            o.insert("id".into(), e.id.into());
-            o.insert("at_ms".into(), e.at_ms.into());
-            o.insert("ply".into(), e.ply.into());
-            if let Value::Object(d) = &e.detail {
-                o.extend(d.iter().map(|(k, v)| (k.clone(), v.clone())));
+            o.insert("id".into(), d.id.into());
+            o.insert("at_ms".into(), d.at_ms.into());
+            o.insert("ply".into(), ply.into());
+            if let Value::Object(fields) = d.fields() {
+                o.extend(fields);
             }
             Value::Object(o)
         })
         .collect()
 }
 
-/// The latest ruling by the arbiter on irregularity `id`, if any.
-fn ruling_by_arbiter(events: &[EventRecord], id: &Value) -> Option<Value> {
-    events
-        .iter()
-        .rev()
-        .find(|e| {
-            e.kind == DECISION_KIND
-                && e.detail.get("action").and_then(Value::as_str) == Some("rule")
-                && e.detail.get("irregularity") == Some(id)
-        })
-        .map(|e| {
-            let field = |name: &str| e.detail.get(name).cloned().unwrap_or(Value::Null);
-            json!({
-                "decision": e.id,
-                "at_ms": e.at_ms,
-                "author": field("author"),
-                "note": field("note"),
-                "ruling": field("ruling"),
-            })
-        })
+/// The arbiter's latest ruling on an irregularity.
+fn ruling_by_arbiter(r: &ArbiterRuling) -> Value {
+    json!({
+        "decision": r.decision,
+        "at_ms": r.at_ms,
+        "author": r.author,
+        "note": r.note,
+        "ruling": r.ruling,
+    })
 }
 
 fn history(kind: Kind, entries: &[HistoryEntry]) -> Vec<Value> {
@@ -215,51 +201,56 @@ fn history(kind: Kind, entries: &[HistoryEntry]) -> Vec<Value> {
 }
 
 /// The game's irregularities, each with its resolution if one came.
-pub fn irregularities(events: &[EventRecord]) -> Vec<Value> {
-    events
-        .iter()
-        .filter_map(|e| {
-            // Takebacks and revisions are the tracker's own corrections, kept for the audit
-            // trail; every other kind was shown by the board or clock, stored with an `id` and
-            // resolved by a `resolved` event.
-            let kind = IrregularityKind::from_str_opt(&e.kind)?;
-            if matches!(
-                kind,
-                IrregularityKind::Takeback | IrregularityKind::RevisedMove
-            ) {
-                return Some(json!({
-                    "ply": e.ply,
-                    "kind": e.kind,
-                    "article": null,
-                    "detail": e.detail,
-                    "at_ms": e.at_ms,
-                    "resolved": true,
-                }));
-            }
-            let id = e.detail.get("id").cloned().unwrap_or(Value::Null);
-            let resolution = events
-                .iter()
-                .find(|r| r.kind == "resolved" && r.detail.get("id") == Some(&id))
-                .map(|r| json!({ "at_ms": r.at_ms, "how": r.detail.get("how") }));
-            let field = |name: &str| e.detail.get(name).cloned().unwrap_or(Value::Null);
-            let ruled = ruling_by_arbiter(events, &id);
+pub fn irregularities(g: &GameRecord) -> Vec<Value> {
+    g.irregularities().iter().map(irregularity).collect()
+}
+
+fn irregularity(i: &IrregularityRecord) -> Value {
+    match &i.entry {
+        // Takebacks and revisions are the tracker's own corrections, kept for the audit trail;
+        // every other kind was shown by the board or clock, stored with an `id` and resolved by
+        // a `resolved` event.
+        Entry::Audit(audit) => json!({
+            "ply": i.ply,
+            "kind": i.kind.as_str(),
+            "article": null,
+            "detail": audit_detail(audit),
+            "at_ms": i.at_ms,
+            "resolved": true,
+        }),
+        Entry::Shown {
+            shown,
+            resolution,
+            ruled,
+        } => {
+            let resolution = resolution
+                .as_ref()
+                .map(|r| json!({ "at_ms": r.at_ms, "how": r.how }));
             let mut v = json!({
-                "id": id,
-                "ply": e.ply,
-                "kind": e.kind,
-                "article": field("article"),
-                "player": field("player"),
-                "detail": field("detail"),
-                "ruling": field("ruling"),
-                "at_ms": e.at_ms,
-                "since_ms": field("since_ms"),
+                "id": shown.id,
+                "ply": i.ply,
+                "kind": i.kind.as_str(),
+                "article": shown.article,
+                "player": shown.player.map(|p| p.as_str()),
+                "detail": shown.detail,
+                "ruling": shown.ruling,
+                "at_ms": i.at_ms,
+                "since_ms": shown.since_ms,
                 "resolved": resolution.is_some(),
                 "resolution": resolution,
             });
             if let (Value::Object(o), Some(ruled)) = (&mut v, ruled) {
-                o.insert("ruling_by_arbiter".into(), ruled);
+                o.insert("ruling_by_arbiter".into(), ruling_by_arbiter(ruled));
             }
-            Some(v)
-        })
-        .collect()
+            v
+        }
+    }
+}
+
+/// An audit entry's detail, as stored.
+fn audit_detail(audit: &Audit) -> Value {
+    match audit {
+        Audit::Revision { old, new } => json!({ "old": old, "new": new }),
+        Audit::Takeback { from_ply, to_ply } => json!({ "from_ply": from_ply, "to_ply": to_ply }),
+    }
 }

@@ -25,11 +25,9 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use crate::{
     game::Kind,
-    store::{DECISION_KIND, GameRecord, HistoryEntry},
+    store::{Action, Entry, GameRecord, HistoryEntry, Recorded, Ruling},
 };
 
 /// Lines stay shorter than this (PGN export format: at most 79 characters).
@@ -247,90 +245,83 @@ fn pgn_result(result: &str) -> &str {
 
 /// `(ply it comes before, or None at the end; comment text)` for each arbiter decision.
 fn decision_comments(game: &GameRecord) -> Vec<(Option<u32>, String)> {
-    let notation = |ply: u64| {
+    let notation = |ply: u32| {
         game.moves
             .iter()
-            .find(|m| u64::from(m.ply) == ply)
+            .find(|m| m.ply == ply)
             .map(|m| m.notation.clone())
     };
-    game.events
-        .iter()
-        .filter(|e| e.kind == DECISION_KIND)
-        .map(|e| {
-            let d = &e.detail;
-            let text = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or_default();
+    game.decisions()
+        .map(|(d, event_ply)| {
             let mut c = String::from("Arbiter:");
             let mut by_author = true;
-            match text("action") {
-                "set_result" => {
+            match &d.action {
+                Action::SetResult {
+                    result,
+                    reason,
+                    previous_result,
+                    ..
+                } => {
                     let _ = write!(
                         c,
-                        " result {} ({}), was {}",
-                        text("result"),
-                        text("reason"),
-                        text("previous_result")
+                        " result {result} ({}), was {previous_result}",
+                        reason.as_str()
                     );
                 }
-                "rule" => {
-                    let r = d.get("ruling").cloned().unwrap_or(Value::Null);
-                    let field = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
-                    let id = d.get("irregularity").and_then(Value::as_u64).unwrap_or(0);
+                Action::Rule {
+                    irregularity,
+                    ruling,
+                } => {
                     let _ = write!(
                         c,
-                        " irregularity {id} ruled: {}",
-                        field("kind").replace('_', " ")
+                        " irregularity {irregularity} ruled: {}",
+                        ruling.as_str().replace('_', " ")
                     );
-                    match field("kind") {
-                        "penalty_applied" => {
-                            let _ = write!(c, ": {}", field("description"));
+                    match ruling {
+                        Ruling::PenaltyApplied { description } => {
+                            let _ = write!(c, ": {description}");
                         }
-                        "position_reinstated" => {
-                            let ply = r.get("ply").and_then(Value::as_u64).unwrap_or(0);
+                        Ruling::PositionReinstated { ply } => {
                             let _ = write!(c, " (before ply {ply})");
                         }
-                        _ => {}
+                        Ruling::MoveStands | Ruling::NoAction => {}
                     }
                 }
-                "correct_move" => {
-                    let ply = d.get("ply").and_then(Value::as_u64).unwrap_or(0);
+                Action::CorrectMove {
+                    ply,
+                    old_notation,
+                    new_notation,
+                    ..
+                } => {
                     let _ = write!(
                         c,
-                        " move {ply} corrected from {} to {}",
-                        text("old_notation"),
-                        text("new_notation")
+                        " move {ply} corrected from {old_notation} to {new_notation}"
                     );
-                    if notation(ply).as_deref() != Some(text("new_notation")) {
+                    if notation(*ply).as_deref() != Some(new_notation.as_str()) {
                         c.push_str(" (since changed)");
                     }
                 }
-                "resume" => {
-                    let after = d.get("after_ply").and_then(Value::as_u64).unwrap_or(0);
-                    let _ = write!(c, " game resumed after ply {after}");
-                    let moves: Vec<&str> = d
-                        .get("moves")
-                        .and_then(Value::as_array)
-                        .map(|ms| ms.iter().filter_map(Value::as_str).collect())
-                        .unwrap_or_default();
+                Action::Resume {
+                    after_ply, moves, ..
+                } => {
+                    let _ = write!(c, " game resumed after ply {after_ply}");
                     if !moves.is_empty() {
                         let _ = write!(c, " with {} from the scoresheets", moves.join(" "));
                     }
                 }
-                "note" => {
-                    let _ = write!(c, " {}", text("note"));
-                    let _ = write!(c, " ({})", text("author"));
+                Action::Note { .. } => {
+                    let _ = write!(c, " {}", d.note.as_deref().unwrap_or_default());
+                    let _ = write!(c, " ({})", d.author);
                     by_author = false;
-                }
-                other => {
-                    let _ = write!(c, " {other}");
                 }
             }
             if by_author {
-                let _ = write!(c, "; by {}", text("author"));
-                if let Some(note) = d.get("note").and_then(Value::as_str) {
+                let _ = write!(c, "; by {}", d.author);
+                if let Some(note) = &d.note {
                     let _ = write!(c, ": {note}");
                 }
             }
-            (e.ply, c)
+            (event_ply, c)
         })
         .collect()
 }
@@ -341,8 +332,8 @@ fn history_comments(history: &[HistoryEntry]) -> Vec<(u32, String)> {
         .iter()
         .filter_map(|h| {
             let first = h.retracted.first()?.ply;
-            let by = match h.event.detail.get("action").and_then(Value::as_str) {
-                Some(action) if h.event.kind == DECISION_KIND => format!("arbiter {action}"),
+            let by = match &h.event.what {
+                Recorded::Decision(d) => format!("arbiter {}", d.action.as_str()),
                 _ => h.event.kind.replace('_', " "),
             };
             let mut c = format!("History: retracted by {by} (event {}):", h.event.id);
@@ -363,34 +354,33 @@ fn history_comments(history: &[HistoryEntry]) -> Vec<(u32, String)> {
 
 /// `(ply it happened before, comment text)` for each irregularity the board showed.
 fn irregularity_comments(game: &GameRecord) -> Vec<(u32, String)> {
-    super::json::irregularities(&game.events)
+    game.irregularities()
         .iter()
-        .filter(|i| i.get("id").is_some_and(|id| !id.is_null()))
-        .map(|i| {
-            let text = |k: &str| i.get(k).and_then(|v| v.as_str()).map(str::to_owned);
-            let mut c = format!("Irregularity: {}", text("kind").unwrap_or_default());
-            if let Some(article) = text("article") {
+        .filter_map(|i| match &i.entry {
+            Entry::Shown {
+                shown, resolution, ..
+            } if shown.id.is_some() => Some((i, shown, resolution)),
+            _ => None,
+        })
+        .map(|(i, shown, resolution)| {
+            let mut c = format!("Irregularity: {}", i.kind.as_str());
+            if let Some(article) = &shown.article {
                 c.push_str(&format!(" ({article})"));
             }
-            if let Some(player) = text("player") {
-                c.push_str(&format!(" by {player}"));
+            if let Some(player) = shown.player {
+                c.push_str(&format!(" by {}", player.as_str()));
             }
-            if let Some(detail) = text("detail") {
+            if let Some(detail) = &shown.detail {
                 c.push_str(&format!(": {detail}"));
             }
-            if let Some(ruling) = text("ruling") {
+            if let Some(ruling) = &shown.ruling {
                 c.push_str(&format!("; {ruling}"));
             }
-            match i
-                .get("resolution")
-                .and_then(|r| r.get("how"))
-                .and_then(|h| h.as_str())
-            {
+            match resolution.as_ref().and_then(|r| r.how.as_deref()) {
                 Some(how) => c.push_str(&format!("; resolved: {how}")),
                 None => c.push_str("; unresolved"),
             }
-            let ply = i.get("ply").and_then(|p| p.as_u64()).unwrap_or(1) as u32;
-            (ply, c)
+            (i.ply.unwrap_or(1), c)
         })
         .collect()
 }

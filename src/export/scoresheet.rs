@@ -12,11 +12,8 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
-use super::{escape_html, json};
+use super::escape_html;
 use crate::{
-    arbiter::IrregularityKind,
     game::{
         Kind, Outcome,
         togyz::{
@@ -24,7 +21,7 @@ use crate::{
             notation::{ResultText, from_fen},
         },
     },
-    store::{Action, DECISION_KIND, GameRecord},
+    store::{Action, GameRecord},
     tracker::event::RecordedMove,
 };
 

@@ -15,7 +15,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
-use super::live::{BoardLive, BoardSnapshot, Connection, LiveClock};
+use super::{
+    live::{BoardLive, BoardSnapshot, Connection, LiveClock},
+    view,
+};
 use crate::{
     game::Kind,
     relay::desk::Desks,
@@ -157,7 +160,7 @@ impl Hub {
             return;
         };
         if with_snapshot {
-            value["snapshot"] = json!(board.snapshot());
+            value["snapshot"] = view::snapshot_json(&board.snapshot());
         }
         state.last_id += 1;
         let id = state.last_id;
@@ -424,7 +427,7 @@ mod tests {
         let s = b.snapshot();
         assert_eq!(s.kind, Kind::Togyz);
         assert_eq!(s.fen, tnotation::to_fen(&togyz::Position::new()));
-        assert!(s.svg.contains(r#"class="togyzboard""#));
+        assert!(view::draw(&s).contains(r#"class="togyzboard""#));
         for mv in &moves {
             b.apply(&TrackerEvent::Move(mv.clone()));
         }
@@ -441,14 +444,14 @@ mod tests {
             })
         );
         // 45X: black's pit 4 (location 12) to white's pit 5 (location 4), the new tuz.
-        assert!(s.svg.contains(
+        assert!(view::draw(&s).contains(
             r#"class="pit tuz last" data-side="white" data-pit="5" data-count="0" data-tuz="black""#
         ));
         assert!(
-            s.svg
+            view::draw(&s)
                 .contains(r#"class="pit last" data-side="black" data-pit="4" data-count="1""#)
         );
-        assert!(s.svg.contains(r#"data-store="white" data-count="22""#));
+        assert!(view::draw(&s).contains(r#"data-store="white" data-count="22""#));
         // A takeback shows the position before, a new game the start, still togyz.
         b.apply(&TrackerEvent::Takeback {
             at_ms: 1,

@@ -1,7 +1,7 @@
 //! The live state of one board, as the relay shows it: its connection and recording state, the
 //! position, the last move, the clocks, open irregularities and the result. Flow: the hub folds
 //! every durable event into a [`BoardLive`] ([`BoardLive::apply`]) and hands out
-//! [`BoardSnapshot`]s. No I/O.
+//! [`BoardSnapshot`]s: data only, drawn for a browser by [`super::view`]. No I/O.
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -11,9 +11,8 @@ use crate::{
         Kind,
         togyz::{self, notation as tnotation},
     },
-    relay::svg,
     sensor::ClockReading,
-    tracker::{RecordedMove, Side, TrackerEvent},
+    tracker::{IrregularityKind, RecordedMove, Side, TrackerEvent},
 };
 
 /// FEN of the chess start position (ply 0 of every game).
@@ -48,6 +47,10 @@ pub struct LastMove {
     pub ply: u32,
     pub san: String,
     pub uci: Option<String>,
+    /// Togyz: the move's start and landing locations (0..18), for the drawing to mark; not
+    /// sent (the page reads the marks off the drawing).
+    #[serde(skip)]
+    pub pits: Option<(usize, usize)>,
 }
 
 /// Both clocks as the board's clock shows them, by colour.
@@ -100,7 +103,7 @@ pub struct TimeTroubleMarks {
 pub struct OpenIrregularity {
     pub id: u32,
     pub ply: u32,
-    pub kind: String,
+    pub kind: IrregularityKind,
     pub detail: String,
     pub article: Option<String>,
 }
@@ -145,8 +148,6 @@ pub struct BoardSnapshot {
     pub result: Option<String>,
     pub result_final: bool,
     pub termination: Option<String>,
-    /// The position as an SVG board (see [`svg::board_svg`], [`svg::togyz_svg`]).
-    pub svg: String,
 }
 
 /// One recorded ply as the hub keeps it.
@@ -311,7 +312,7 @@ impl BoardLive {
                 self.irregularities.push(OpenIrregularity {
                     id: *id,
                     ply: *ply,
-                    kind: kind.as_str().to_owned(),
+                    kind: *kind,
                     detail: detail.clone(),
                     article: article.clone(),
                 });
@@ -416,17 +417,12 @@ impl BoardLive {
             ply,
             san: p.san.clone(),
             uci: p.uci.clone(),
+            pits: p.pits,
         });
         let fen = self.fen();
-        let (svg, togyz) = match self.kind {
-            Kind::Chess => (
-                svg::board_svg(&fen, last_move.as_ref().and_then(|m| m.uci.as_deref())),
-                None,
-            ),
-            Kind::Togyz => (
-                svg::togyz_svg(&fen, self.plies.last().and_then(|p| p.pits)),
-                togyz_live(&fen),
-            ),
+        let togyz = match self.kind {
+            Kind::Chess => None,
+            Kind::Togyz => togyz_live(&fen),
         };
         BoardSnapshot {
             name: self.name.clone(),
@@ -436,7 +432,11 @@ impl BoardLive {
             lost_reason: self.lost_reason.clone(),
             recording: match self.store_error {
                 Some(_) => Recording::Suspended,
-                None if self.irregularities.iter().any(|i| i.kind == "thread_lost") => {
+                None if self
+                    .irregularities
+                    .iter()
+                    .any(|i| i.kind == IrregularityKind::ThreadLost) =>
+                {
                     Recording::Lost
                 }
                 None => Recording::Ok,
@@ -454,7 +454,6 @@ impl BoardLive {
             result: self.result.clone(),
             result_final: self.result_final,
             termination: self.termination.clone(),
-            svg,
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod live;
 pub mod page;
 pub mod server;
 pub mod svg;
+pub mod view;
 
 pub use self::{
     hub::{Hub, LiveEvent},

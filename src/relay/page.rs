@@ -7,23 +7,13 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-
-use crate::{relay::live::BoardSnapshot, tracker::Side};
+use crate::{
+    relay::{live::BoardSnapshot, view::BoardView},
+    tracker::Side,
+};
 
 const STYLE: &str = include_str!("assets/live.css");
 const SCRIPT: &str = include_str!("assets/live.js");
-
-/// A board as the page and `/api/boards` show it: the live snapshot and the game's players.
-#[derive(Clone, Debug, Serialize)]
-pub struct BoardView {
-    #[serde(flatten)]
-    pub live: BoardSnapshot,
-    /// The game on the board in the store, if it has one.
-    pub game_id: Option<i64>,
-    pub white: String,
-    pub black: String,
-}
 
 pub use crate::export::escape_html as escape;
 
@@ -77,7 +67,7 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
         escape(&view.black),
         clock_span(b, Side::Black),
     );
-    let _ = write!(out, r#"<div class="svg">{}</div>"#, b.svg);
+    let _ = write!(out, r#"<div class="svg">{}</div>"#, view.svg);
     let _ = write!(
         out,
         r#"<div class="players"><span class="player white-name">{}</span>{}</div>"#,
@@ -93,7 +83,7 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
         let _ = write!(
             out,
             r#"<li class="alert">{}{}: {}</li>"#,
-            escape(&i.kind),
+            escape(i.kind.as_str()),
             escape(&article),
             escape(&i.detail)
         );
@@ -203,12 +193,12 @@ pub fn index_html(boards: &[BoardView]) -> String {
     }
     main.push_str("</main>");
     // A skeleton for boards that appear after the page was loaded.
-    let empty = BoardView {
-        live: crate::relay::live::BoardLive::new("", None, &[]).snapshot(),
-        game_id: None,
-        white: String::new(),
-        black: String::new(),
-    };
+    let empty = BoardView::new(
+        crate::relay::live::BoardLive::new("", None, &[]).snapshot(),
+        None,
+        String::new(),
+        String::new(),
+    );
     main.push_str(r#"<template id="board-template">"#);
     board_section(&mut main, &empty, false);
     main.push_str("</template>");
@@ -309,12 +299,7 @@ mod tests {
     fn names_are_escaped_and_clocks_formatted() {
         let mut live = BoardLive::new("<b1>", Some(3), &[]).snapshot();
         live.moves = vec!["e4".into()];
-        let view = BoardView {
-            live,
-            game_id: Some(1),
-            white: "A & B".into(),
-            black: "\"C\"".into(),
-        };
+        let view = BoardView::new(live, Some(1), "A & B".into(), "\"C\"".into());
         let html = index_html(std::slice::from_ref(&view));
         assert!(html.contains("A &amp; B") && html.contains("&quot;C&quot;"));
         assert!(!html.contains("<b1>"));

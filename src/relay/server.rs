@@ -45,12 +45,7 @@ use crate::{
     export::{pgn, pgn::ClockFormat, round},
     metrics::Metrics,
     pairings::{self, PairingsFormat},
-    relay::{
-        desk::RecordChange,
-        hub::Hub,
-        live::BoardSnapshot,
-        page::{self, BoardView},
-    },
+    relay::{desk::RecordChange, hub::Hub, live::BoardSnapshot, page, view::BoardView},
     store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},
     tracker::RecordedMove,
 };
@@ -461,16 +456,14 @@ async fn views(app: &App) -> Result<(Vec<BoardView>, u64), ApiError> {
 
 fn view(live: BoardSnapshot, games: &HashMap<String, BoardGame>) -> BoardView {
     let game = games.get(&live.name);
-    BoardView {
-        game_id: game.map(|g| g.id),
-        white: game
-            .and_then(|g| g.white.clone())
-            .unwrap_or_else(|| "White".into()),
-        black: game
-            .and_then(|g| g.black.clone())
-            .unwrap_or_else(|| "Black".into()),
+    BoardView::new(
         live,
-    }
+        game.map(|g| g.id),
+        game.and_then(|g| g.white.clone())
+            .unwrap_or_else(|| "White".into()),
+        game.and_then(|g| g.black.clone())
+            .unwrap_or_else(|| "Black".into()),
+    )
 }
 
 async fn api_boards(State(app): State<App>) -> Result<Response, ApiError> {

@@ -1,7 +1,7 @@
 //! The boards drawn as SVG: a chessboard from a FEN placement (the last move's squares marked),
 //! a togyz korgool board from its position text (counts, stores, tuz marks, the last sowing).
-//! Pure: text in, markup out; the hub's snapshots carry the drawing, the page and the script
-//! show it (one renderer).
+//! Pure: text in, markup out; [`super::view`] draws each snapshot with it for the page, the
+//! script and `/api/boards` (one renderer).
 
 use std::fmt::Write as _;
 

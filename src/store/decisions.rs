@@ -238,19 +238,44 @@ struct Detail {
     note: Option<String>,
 }
 
+/// [`Detail`] borrowed from a decision, to write it as stored.
+#[derive(Serialize)]
+struct DetailRef<'a> {
+    #[serde(flatten)]
+    action: &'a Action,
+    author: &'a str,
+    note: Option<&'a str>,
+}
+
 impl Decision {
+    /// The fields stored in the decision's event (`action`, its fields, `author`, `note`).
+    pub fn fields(&self) -> serde_json::Value {
+        serde_json::to_value(DetailRef {
+            action: &self.action,
+            author: &self.author,
+            note: self.note.as_deref(),
+        })
+        .unwrap_or(serde_json::Value::Null)
+    }
+
     /// The decision stored as `event` (of kind [`DECISION_KIND`]) of `game`.
     pub fn from_event(game: GameId, event: &EventRecord) -> Result<Decision, DecisionError> {
-        let detail: Detail = serde_json::from_value(event.detail.clone()).map_err(|source| {
-            DecisionError::Unreadable {
-                id: event.id,
-                source,
-            }
-        })?;
+        Decision::from_parts(game, event.id, event.at_ms, &event.detail)
+    }
+
+    /// The decision stored in event row `id` of `game` with `detail`.
+    pub(super) fn from_parts(
+        game: GameId,
+        id: i64,
+        at_ms: Millis,
+        detail: &serde_json::Value,
+    ) -> Result<Decision, DecisionError> {
+        let detail = Detail::deserialize(detail)
+            .map_err(|source| DecisionError::Unreadable { id, source })?;
         Ok(Decision {
-            id: event.id,
+            id,
             game,
-            at_ms: event.at_ms,
+            at_ms,
             author: detail.author,
             note: detail.note,
             action: detail.action,

@@ -3,7 +3,7 @@
 //! Flow: a board's recorder sends [`Write`]s (raw bytes and tracker events) in batches;
 //! [`Store::write_batch`] (`write`) applies a batch in one transaction, so a move is durable
 //! before anyone is told about it; `open` opens the file and diagnoses a disk that refuses it;
-//! `read` reads the record back; `decisions`, `import` and `pairings` are the arbiter's. Moves
+//! `read` reads the record back and `model` types what it says; `decisions`, `import` and `pairings` are the arbiter's. Moves
 //! are never deleted or rewritten: a revision or takeback sets `retracted_by` on the old rows and the
 //! history stays in `events`. Readers ([`Store::game`], [`Store::games`], [`Store::open_game`]) see
 //! live moves only. The schema lives in [`schema`]; the raw byte blocks are encoded in [`raw`].
@@ -14,6 +14,7 @@
 
 mod decisions;
 mod import;
+pub mod model;
 mod open;
 mod pairings;
 pub mod raw;
@@ -39,6 +40,7 @@ pub use self::{
         RetractedMove, Ruling,
     },
     import::{IMPORT_NOTE, ImportedGame, import_note},
+    model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown},
     pairings::RoundInfo,
     raw::{RawBlock, RawBuffer, RawChunk, RawError},
 };
@@ -212,7 +214,10 @@ pub struct EventRecord {
     pub kind: String,
     /// The ply the event happened before (plies played so far + 1).
     pub ply: Option<u32>,
+    /// The detail as stored (the history shows it so).
     pub detail: serde_json::Value,
+    /// What the event says, typed ([`Recorded::read`]).
+    pub what: Recorded,
 }
 
 /// The store: owns the one writing connection.

@@ -42,12 +42,15 @@ pub(super) fn game_events(conn: &Connection, game: GameId) -> Result<Vec<EventRe
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
         let detail = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
+        let (id, at_ms, kind): (i64, Millis, String) = (r.get(0)?, get_ms(r, 1)?, r.get(2)?);
+        let detail = serde_json::from_str(detail)?;
         out.push(EventRecord {
-            id: r.get(0)?,
-            at_ms: get_ms(r, 1)?,
-            kind: r.get(2)?,
+            what: Recorded::read(game, id, at_ms, &kind, &detail),
+            id,
+            at_ms,
+            kind,
             ply: r.get(3)?,
-            detail: serde_json::from_str(detail)?,
+            detail,
         });
     }
     Ok(out)

@@ -13,6 +13,7 @@
 
 use std::{
     io,
+    os::fd::AsRawFd,
     path::{Path, PathBuf},
     time::Duration,
 };
@@ -167,8 +168,21 @@ fn replace_link(link: &Path, target: &Path) -> io::Result<()> {
     std::os::unix::fs::symlink(target, link)
 }
 
+/// Marks `fd` close-on-exec.
+fn close_on_exec(fd: std::os::fd::RawFd) -> io::Result<()> {
+    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+    fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))
+        .map(drop)
+        .map_err(io::Error::from)
+}
+
 pub(super) fn open_pty(link: Option<&Path>) -> Result<Pty, EmulatorError> {
     let (master, slave) = SerialStream::pair()?;
+    // serialport opens the pair inheritable: a process the emulator's process starts (a daemon
+    // under test, a browser) would hold the board's side open, and an unplugged board would
+    // never go away for the host.
+    close_on_exec(master.as_raw_fd())?;
+    close_on_exec(slave.as_raw_fd())?;
     let path = slave
         .name()
         .map(PathBuf::from)

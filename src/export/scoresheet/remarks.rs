@@ -2,6 +2,10 @@
 //! and notes, each placed before the ply it concerns, in the arbiter's words.
 
 use super::*;
+use crate::{
+    store::{Entry, Recorded, Ruling},
+    tracker::Side,
+};
 
 /// An irregularity kind in words.
 pub(super) fn kind_title(kind: &str) -> String {
@@ -23,10 +27,9 @@ pub(super) fn kind_title(kind: &str) -> String {
     }
 }
 
-pub(super) fn str_field<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
-    v.get(name)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
+/// `s` if it says something.
+fn said(s: &Option<String>) -> Option<&str> {
+    s.as_deref().filter(|s| !s.is_empty())
 }
 
 /// "before move 6 (Black)" for the ply an event happened before.
@@ -45,7 +48,6 @@ pub(super) fn before_ply(ply: Option<u32>) -> String {
 /// (takebacks, revised moves) are left to the PGN and JSON history.
 pub(super) fn remarks(g: &GameRecord) -> Vec<Remark> {
     let mut out: Vec<Remark> = Vec::new();
-    let mut irregular = json::irregularities(&g.events).into_iter();
     let mut push = |kind, ply, article: Option<String>, title: String, text: String| {
         let number = out.len() + 1;
         out.push(Remark {
@@ -58,78 +60,83 @@ pub(super) fn remarks(g: &GameRecord) -> Vec<Remark> {
         });
     };
     for e in &g.events {
-        if let Some(kind) = IrregularityKind::from_str_opt(&e.kind) {
-            let Some(v) = irregular.next() else { break };
-            if kind.is_audit_trail() {
+        if let Some(i) = g.irregularity(e) {
+            let Entry::Shown {
+                shown,
+                resolution,
+                ruled,
+            } = &i.entry
+            else {
+                continue;
+            };
+            if i.kind.is_audit_trail() {
                 continue;
             }
             let mut text = before_ply(e.ply);
-            for part in [str_field(&v, "detail"), str_field(&v, "ruling")]
+            for part in [said(&shown.detail), said(&shown.ruling)]
                 .into_iter()
                 .flatten()
             {
                 let _ = write!(text, "; {part}");
             }
-            if v["resolved"] == Value::Bool(true) {
+            if resolution.is_some() {
                 text.push_str("; resolved");
             }
-            if let Some(r) = v.get("ruling_by_arbiter") {
-                let ruling = r.get("ruling").map(ruling_text).unwrap_or_default();
-                let author = str_field(r, "author").unwrap_or("arbiter");
-                let _ = write!(text, "; arbiter ({author}): {ruling}");
+            if let Some(r) = ruled {
+                let author = Some(r.author.as_str()).filter(|a| !a.is_empty());
+                let _ = write!(
+                    text,
+                    "; arbiter ({}): {}",
+                    author.unwrap_or("arbiter"),
+                    ruling_text(&r.ruling)
+                );
             }
-            let article = str_field(&v, "article").map(str::to_owned);
             push(
                 RemarkKind::Irregularity,
                 e.ply,
-                article,
+                said(&shown.article).map(str::to_owned),
                 kind_title(&e.kind),
                 text,
             );
-        } else if e.kind == "flag_fall" {
-            let d = &e.detail;
-            let side = str_field(d, "side").unwrap_or("a player");
+        } else if let Recorded::FlagFall(f) = &e.what {
+            let side = f.side.map_or("a player", Side::as_str);
             let mut text = format!("{side}'s flag fell {}", before_ply(e.ply));
-            if let Some(p) = str_field(d, "proposed") {
+            if let Some(p) = said(&f.proposed) {
                 let _ = write!(text, "; result {p}");
             }
-            if let Some(n) = str_field(d, "note") {
+            if let Some(n) = said(&f.note) {
                 let _ = write!(text, "; {n}");
             }
-            let article = str_field(d, "article").map(str::to_owned);
             push(
                 RemarkKind::FlagFall,
                 e.ply,
-                article,
+                said(&f.article).map(str::to_owned),
                 "Flag fall".to_owned(),
                 text,
             );
-        } else if e.kind == "claimable" {
-            let d = &e.detail;
-            let claim = str_field(d, "claim").unwrap_or("a draw claim");
+        } else if let Recorded::Claimable { claim, article } = &e.what {
+            let claim = said(claim).unwrap_or("a draw claim");
             let text = format!("{claim} ({})", before_ply(e.ply));
-            let article = str_field(d, "article").map(str::to_owned);
             push(
                 RemarkKind::Claim,
                 e.ply,
-                article,
+                said(article).map(str::to_owned),
                 "Claim possible".to_owned(),
                 text,
             );
         }
     }
-    for e in g.events.iter().filter(|e| e.kind == DECISION_KIND) {
-        let d = &e.detail;
-        let author = str_field(d, "author").unwrap_or("arbiter");
-        let note = str_field(d, "note");
-        let action: Option<Action> = serde_json::from_value(d.clone()).ok();
-        let (title, mut text, ply) = match action {
-            Some(Action::SetResult {
+    for (d, event_ply) in g.decisions() {
+        let author = Some(d.author.as_str()).filter(|a| !a.is_empty());
+        let author = author.unwrap_or("arbiter");
+        let note = said(&d.note);
+        let (title, mut text, ply) = match &d.action {
+            Action::SetResult {
                 result,
                 reason,
                 previous_result,
                 ..
-            }) => (
+            } => (
                 "Result",
                 format!(
                     "{result} ({}), was {previous_result}",
@@ -137,38 +144,34 @@ pub(super) fn remarks(g: &GameRecord) -> Vec<Remark> {
                 ),
                 None,
             ),
-            Some(Action::Rule {
+            Action::Rule {
                 irregularity,
                 ruling,
-            }) => (
+            } => (
                 "Ruling",
-                format!(
-                    "on irregularity {irregularity}: {}",
-                    ruling_text(&serde_json::to_value(&ruling).unwrap_or(Value::Null))
-                ),
+                format!("on irregularity {irregularity}: {}", ruling_text(ruling)),
                 None,
             ),
-            Some(Action::CorrectMove {
+            Action::CorrectMove {
                 ply,
                 old_notation,
                 new_notation,
                 ..
-            }) => (
+            } => (
                 "Correction",
                 format!("move {ply} (ply) recorded as {old_notation}, corrected to {new_notation}"),
-                Some(ply),
+                Some(*ply),
             ),
-            Some(Action::Note { ply }) => ("Note", String::new(), ply),
-            Some(Action::Resume {
+            Action::Note { ply } => ("Note", String::new(), *ply),
+            Action::Resume {
                 after_ply,
                 moves,
                 retracted,
-            }) => (
+            } => (
                 "Resumed",
-                resume_text(after_ply, &moves, retracted),
-                Some(after_ply),
+                resume_text(*after_ply, moves, *retracted),
+                Some(*after_ply),
             ),
-            None => ("Decision", d.to_string(), None),
         };
         if let Some(n) = note {
             if !text.is_empty() {
@@ -179,7 +182,7 @@ pub(super) fn remarks(g: &GameRecord) -> Vec<Remark> {
         let _ = write!(text, " — {author}");
         push(
             RemarkKind::Decision,
-            ply.or(e.ply.filter(|_| title == "Note")),
+            ply.or(event_ply.filter(|_| title == "Note")),
             None,
             format!("Arbiter: {}", title.to_lowercase()),
             text,
@@ -188,7 +191,6 @@ pub(super) fn remarks(g: &GameRecord) -> Vec<Remark> {
     out
 }
 
-/// A stored ruling (a string, or a [`crate::store::Ruling`] as JSON) in words.
 /// What a resume decision did, in words.
 pub(super) fn resume_text(after_ply: u32, moves: &[String], retracted: u32) -> String {
     let mut text = format!("the game goes on after ply {after_ply}");
@@ -201,30 +203,12 @@ pub(super) fn resume_text(after_ply: u32, moves: &[String], retracted: u32) -> S
     text
 }
 
-pub(super) fn ruling_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.replace('_', " "),
-        Value::Object(o) => {
-            let name = o
-                .get("ruling")
-                .or_else(|| o.get("kind"))
-                .and_then(Value::as_str)
-                .map(|s| s.replace('_', " "));
-            let extra: Vec<String> = o
-                .iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "ruling" | "kind"))
-                .map(|(k, v)| match v {
-                    Value::String(s) => format!("{}: {s}", k.replace('_', " ")),
-                    v => format!("{}: {v}", k.replace('_', " ")),
-                })
-                .collect();
-            match name {
-                Some(n) if extra.is_empty() => n,
-                Some(n) => format!("{n} ({})", extra.join(", ")),
-                None => extra.join(", "),
-            }
-        }
-        Value::Null => String::new(),
-        v => v.to_string(),
+/// The arbiter's ruling in words: its kind, and its fields in brackets.
+pub(super) fn ruling_text(ruling: &Ruling) -> String {
+    let name = ruling.as_str().replace('_', " ");
+    match ruling {
+        Ruling::PenaltyApplied { description } => format!("{name} (description: {description})"),
+        Ruling::PositionReinstated { ply } => format!("{name} (ply: {ply})"),
+        Ruling::MoveStands | Ruling::NoAction => name,
     }
 }

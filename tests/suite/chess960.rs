@@ -588,7 +588,7 @@ fn chess960_games_are_read_back_from_the_boards_memory() {
 }
 
 /// One game's script and every event the tracker emits for it, to look at a failing seed:
-/// `BOARDSCRIBE_960_GAME=57 cargo test --release --test chess960 show_one_game -- --ignored
+/// `BOARDSCRIBE_960_GAME=57 cargo test --release --test suite chess960::show_one_game -- --ignored
 /// --nocapture` (the game index; `BOARDSCRIBE_SEED_OFFSET` applies).
 #[test]
 #[ignore]

@@ -84,7 +84,7 @@ impl Recorded {
 
     /// The game's irregularities as exported in JSON.
     fn irregularities(&self) -> Vec<Value> {
-        export::json::irregularities(&self.game().events)
+        export::json::irregularities(self.game())
     }
 
     fn of_kind(&self, kind: &str) -> Vec<Value> {

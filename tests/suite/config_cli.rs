@@ -2,7 +2,7 @@
 
 use std::process::{Command, Output};
 
-const EXAMPLE: &str = include_str!("../config/boardscribe.example.toml");
+const EXAMPLE: &str = include_str!("../../config/boardscribe.example.toml");
 
 fn boardscribe(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_boardscribe"))

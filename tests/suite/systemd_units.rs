@@ -4,9 +4,9 @@
 
 use std::{collections::BTreeMap, path::Path, process::Command};
 
-const UNIT: &str = include_str!("../systemd/boardscribe.service");
+const UNIT: &str = include_str!("../../systemd/boardscribe.service");
 const SYSUSERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/systemd/boardscribe.sysusers");
-const UDEV_RULES: &str = include_str!("../udev/70-boardscribe.rules");
+const UDEV_RULES: &str = include_str!("../../udev/70-boardscribe.rules");
 
 fn systemd_tool(name: &str) -> String {
     ["/usr/bin", "/bin"]

@@ -8,10 +8,10 @@
 //! than a board may send (it no longer stores gigabytes of noise), and every other board's moves
 //! were durable within the tracker's own windows of their completing frame.
 //!
-//! Run with `cargo test --release --test fleet -- --nocapture` (it prints the latencies).
+//! Run with `cargo test --release --test suite fleet:: -- --nocapture` (it prints the latencies).
 //! `FLEET_NO_GARBAGE=1` leaves the garbage port out, to compare the figures.
 
-mod fleet_common;
+use crate::fleet_common;
 
 use std::{
     collections::HashMap,

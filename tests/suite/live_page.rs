@@ -4,7 +4,7 @@
 //! after the page was loaded must appear without a reload. A screenshot is kept in
 //! target/test-artifacts/live-page.png. Without chromium the test fails and says how to get it.
 
-mod relay_common;
+use crate::relay_common;
 
 use std::{
     io::{BufRead, BufReader},

@@ -12,7 +12,7 @@ use std::{
     process::Command,
 };
 
-const RULES: &str = include_str!("../udev/70-boardscribe.rules");
+const RULES: &str = include_str!("../../udev/70-boardscribe.rules");
 const RULES_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/udev/70-boardscribe.rules");
 
 // ---- the real udev ----

@@ -4,7 +4,7 @@
 //! with pgn-reader into exactly the recorded moves; a conditional GET answers 304 until the next
 //! move; the admin API refuses what it must and then changes nothing.
 
-mod relay_common;
+use crate::relay_common;
 
 use std::{
     collections::HashMap,

@@ -398,7 +398,7 @@ fn time_trouble_plies_and_irregularities_are_marked_with_their_articles() {
     }
 
     // Every irregularity the board showed is listed with its article and ply.
-    let shown: Vec<_> = irregularities(&g.events)
+    let shown: Vec<_> = irregularities(&g)
         .into_iter()
         .filter(|i| i["article"].is_string())
         .collect();

@@ -1,0 +1,274 @@
+//! The record as read, typed: what each stored event says, so that the exports, the scoresheets
+//! and the daemon read values instead of a kind's name and a JSON object.
+//!
+//! Flow: [`read`](super::read) turns an event row into an [`EventRecord`] (id, time, kind, ply
+//! and the detail as stored, which the history shows as it is) and types it here
+//! ([`Recorded::read`]); [`GameRecord::irregularities`] joins each irregularity with its
+//! resolution and the arbiter's latest ruling on it, [`GameRecord::decisions`] lists the
+//! arbiter's decisions. A detail that does not read as its kind says is [`Recorded::Other`]: the
+//! history still shows it, nothing else relies on it.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{
+    DECISION_KIND, EventRecord, GameId, GameRecord,
+    decisions::{Decision, Ruling},
+};
+use crate::{Millis, arbiter::IrregularityKind, tracker::Side, tracker::event::RecordedMove};
+
+/// What a stored event says.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Recorded {
+    /// An irregularity the board or clock showed (numbered by `id` within the game), or a gap's
+    /// recovery (no `id`).
+    Irregularity(Shown),
+    /// The tracker's own correction, kept for the audit trail.
+    Audit(Audit),
+    /// Irregularity `id` is over.
+    Resolved {
+        id: Option<u32>,
+        how: Option<String>,
+    },
+    /// A flag fell (the result the Laws give, proposed to the arbiter).
+    FlagFall(FlagFall),
+    /// A draw the player to move may claim.
+    Claimable {
+        claim: Option<String>,
+        article: Option<String>,
+    },
+    /// The kings showed a result.
+    ResultGesture { proposed: Option<String> },
+    /// A decision of the arbiter.
+    Decision(Decision),
+    /// A game's start or end, a move, a reorientation, or a detail that does not read as its
+    /// kind says.
+    Other,
+}
+
+/// An irregularity as stored (its kind is the event's).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct Shown {
+    pub id: Option<u32>,
+    pub since_ms: Option<Millis>,
+    pub player: Option<Side>,
+    pub detail: Option<String>,
+    /// The article of the configured laws.
+    pub article: Option<String>,
+    /// What the laws provide (a penalty due, the offence count).
+    pub ruling: Option<String>,
+}
+
+/// The tracker's own corrections.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Audit {
+    /// The move at `new.ply` was replaced (a slide, a rook-first castling).
+    Revision {
+        old: Box<RecordedMove>,
+        new: Box<RecordedMove>,
+    },
+    /// Every ply after `to_ply` was taken back.
+    Takeback { from_ply: u32, to_ply: u32 },
+}
+
+/// A flag fall as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct FlagFall {
+    pub side: Option<Side>,
+    pub proposed: Option<String>,
+    pub article: Option<String>,
+    /// What the Laws provide when both flags are down.
+    pub note: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ResolvedDetail {
+    id: Option<u32>,
+    how: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ClaimDetail {
+    claim: Option<String>,
+    article: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct GestureDetail {
+    proposed: Option<String>,
+}
+
+impl Recorded {
+    /// The event of `game` stored with `kind` and `detail` (row `id`, at `at_ms`).
+    pub(super) fn read(game: GameId, id: i64, at_ms: Millis, kind: &str, detail: &Value) -> Self {
+        fn typed<T: for<'de> Deserialize<'de>>(detail: &Value) -> Option<T> {
+            T::deserialize(detail).ok()
+        }
+        let recorded = match IrregularityKind::from_str_opt(kind) {
+            Some(IrregularityKind::Takeback | IrregularityKind::RevisedMove) => {
+                typed(detail).map(Recorded::Audit)
+            }
+            Some(_) => typed(detail).map(Recorded::Irregularity),
+            None => match kind {
+                "resolved" => typed(detail).map(|d: ResolvedDetail| Recorded::Resolved {
+                    id: d.id,
+                    how: d.how,
+                }),
+                "flag_fall" => typed(detail).map(Recorded::FlagFall),
+                "claimable" => typed(detail).map(|d: ClaimDetail| Recorded::Claimable {
+                    claim: d.claim,
+                    article: d.article,
+                }),
+                "result_gesture" => typed(detail).map(|d: GestureDetail| Recorded::ResultGesture {
+                    proposed: d.proposed,
+                }),
+                DECISION_KIND => Decision::from_parts(game, id, at_ms, detail)
+                    .ok()
+                    .map(Recorded::Decision),
+                _ => None,
+            },
+        };
+        recorded.unwrap_or(Recorded::Other)
+    }
+}
+
+/// How an irregularity ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolution {
+    pub at_ms: Millis,
+    pub how: Option<String>,
+}
+
+/// The arbiter's latest ruling on an irregularity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArbiterRuling {
+    /// The decision's event id.
+    pub decision: i64,
+    pub at_ms: Millis,
+    pub author: String,
+    pub note: Option<String>,
+    pub ruling: Ruling,
+}
+
+/// An irregularity of a game, in the order recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IrregularityRecord {
+    pub at_ms: Millis,
+    /// The ply it happened before.
+    pub ply: Option<u32>,
+    pub kind: IrregularityKind,
+    pub entry: Entry,
+}
+
+/// What an irregularity record holds.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // a game's few read once for an export: no box needed
+pub enum Entry {
+    /// The tracker's own correction.
+    Audit(Audit),
+    /// Shown by the board or clock (or a gap's recovery), with how it ended and the arbiter's
+    /// latest ruling.
+    Shown {
+        shown: Shown,
+        resolution: Option<Resolution>,
+        ruled: Option<ArbiterRuling>,
+    },
+}
+
+impl IrregularityRecord {
+    /// The stored facts when the board or clock showed it (or a gap was recovered).
+    pub fn shown(&self) -> Option<&Shown> {
+        match &self.entry {
+            Entry::Shown { shown, .. } => Some(shown),
+            Entry::Audit(_) => None,
+        }
+    }
+}
+
+impl GameRecord {
+    /// The game's irregularities, in the order recorded, each shown one with its resolution
+    /// (the first `resolved` of its id) and the arbiter's latest ruling on it.
+    pub fn irregularities(&self) -> Vec<IrregularityRecord> {
+        self.events
+            .iter()
+            .filter_map(|e| self.irregularity(e))
+            .collect()
+    }
+
+    /// Event `e` of the game as an irregularity, if it is one (see [`Self::irregularities`]).
+    pub fn irregularity(&self, e: &EventRecord) -> Option<IrregularityRecord> {
+        let kind = IrregularityKind::from_str_opt(&e.kind)?;
+        let entry = match &e.what {
+            Recorded::Audit(audit) => Entry::Audit(audit.clone()),
+            Recorded::Irregularity(shown) => Entry::Shown {
+                resolution: shown.id.and_then(|id| resolution(&self.events, id)),
+                ruled: shown.id.and_then(|id| ruled(&self.events, id)),
+                shown: shown.clone(),
+            },
+            _ => return None,
+        };
+        Some(IrregularityRecord {
+            at_ms: e.at_ms,
+            ply: e.ply,
+            kind,
+            entry,
+        })
+    }
+
+    /// The arbiter's decisions on the game, in the order made, each with its event's ply.
+    pub fn decisions(&self) -> impl Iterator<Item = (&Decision, Option<u32>)> {
+        self.events.iter().filter_map(|e| match &e.what {
+            Recorded::Decision(d) => Some((d, e.ply)),
+            _ => None,
+        })
+    }
+
+    /// The highest number an irregularity of the game was given, 0 if none.
+    pub fn last_irregularity_id(&self) -> u32 {
+        self.events
+            .iter()
+            .filter_map(|e| match &e.what {
+                Recorded::Irregularity(shown) => shown.id,
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether the kings showed a result right before ply `ply`.
+    pub fn gesture_before(&self, ply: u32) -> bool {
+        self.events
+            .iter()
+            .any(|e| matches!(e.what, Recorded::ResultGesture { .. }) && e.ply == Some(ply))
+    }
+}
+
+fn resolution(events: &[EventRecord], id: u32) -> Option<Resolution> {
+    events.iter().find_map(|r| match &r.what {
+        Recorded::Resolved { id: Some(i), how } if *i == id => Some(Resolution {
+            at_ms: r.at_ms,
+            how: how.clone(),
+        }),
+        _ => None,
+    })
+}
+
+fn ruled(events: &[EventRecord], id: u32) -> Option<ArbiterRuling> {
+    events.iter().rev().find_map(|e| match &e.what {
+        Recorded::Decision(d) => match &d.action {
+            super::Action::Rule {
+                irregularity,
+                ruling,
+            } if *irregularity == id => Some(ArbiterRuling {
+                decision: d.id,
+                at_ms: d.at_ms,
+                author: d.author.clone(),
+                note: d.note.clone(),
+                ruling: ruling.clone(),
+            }),
+            _ => None,
+        },
+        _ => None,
+    })
+}

@@ -1,0 +1,44 @@
+//! The integration suite, one test binary: each module is what was once its own `tests/*.rs`
+//! (the arbiter's articles, the emulator, the pseudo-terminals, the relay, the units, ...).
+//! One binary links once instead of thirty-six times, and its tests share one pool of test
+//! threads, so the many that wait on emulated boards playing in real time wait side by side.
+//! Run one module with `cargo test --release --test suite MODULE::`. `tests/full_disk.rs` stays
+//! a binary of its own: it installs a process-wide log subscriber.
+
+mod arbiter_articles;
+mod arbiter_decisions;
+mod arbiter_rules;
+mod bad_input;
+mod bus_mode;
+mod chess960;
+mod config_cli;
+mod corpus_emulated;
+mod ee_tokens;
+mod emulator;
+mod emulator_irregularities;
+mod fleet;
+mod fleet_common;
+mod gap_recovery;
+mod http_relay;
+mod import_memory;
+mod lichess_push;
+mod live_page;
+mod protocol_vectors;
+mod pty_end_to_end;
+mod real_captures;
+mod record_command;
+mod relay_common;
+mod run_config;
+mod scoresheet;
+mod store;
+mod systemd_units;
+mod togyz_bad_input;
+mod togyz_emulator;
+mod togyz_irregularities;
+mod togyz_live;
+mod togyz_pty;
+mod togyz_replay;
+mod togyz_rules;
+mod togyz_tracker;
+mod udev_rules;
+mod watchdog;
