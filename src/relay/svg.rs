@@ -33,21 +33,15 @@ fn glyph(piece: char) -> Option<char> {
     })
 }
 
-/// The placement of a FEN as 64 squares, a8 first; anything unreadable stays empty.
+/// The placement of a FEN as 64 squares, a8 first, as shakmaty reads it; all empty if it does
+/// not read.
 fn placement(fen: &str) -> [Option<char>; 64] {
     let mut squares = [None; 64];
     let field = fen.split(' ').next().unwrap_or("");
-    for (row, rank) in field.split('/').take(8).enumerate() {
-        let mut file = 0usize;
-        for c in rank.chars() {
-            if let Some(n) = c.to_digit(10) {
-                file += n as usize;
-            } else if file < 8 {
-                if glyph(c).is_some() {
-                    squares[row * 8 + file] = Some(c);
-                }
-                file += 1;
-            }
+    if let Ok(board) = shakmaty::Board::from_ascii_board_fen(field.as_bytes()) {
+        for (square, piece) in &board {
+            let (file, rank) = (usize::from(square.file()), usize::from(square.rank()));
+            squares[(7 - rank) * 8 + file] = Some(piece.char());
         }
     }
     squares

@@ -254,9 +254,10 @@ pub struct Pipeline<B: Board> {
     sensor: B::Sensor,
     tracker: Tracker<B::Game>,
     judge: B::Judge,
+    /// What the tracker said, not yet judged.
+    observed: Vec<TrackerEvent>,
+    /// What the judge made of it, since the last [`Pipeline::collect`].
     events: Vec<TrackerEvent>,
-    /// Events before this index have been through the judge.
-    reviewed: usize,
     /// Events judged, for [`Pipeline::take_events`].
     judged: Vec<TrackerEvent>,
     notices: Vec<Notice>,
@@ -302,8 +303,8 @@ impl<B: Board> Pipeline<B> {
             sensor: B::Sensor::default(),
             tracker,
             judge,
+            observed: Vec::new(),
             events: Vec::new(),
-            reviewed: 0,
             judged: Vec::new(),
             notices: Vec::new(),
             stats: PipelineStats::default(),
@@ -353,7 +354,7 @@ impl<B: Board> Pipeline<B> {
             }
         }
         self.latest = self.latest.max(at);
-        self.tracker.tick(at, &mut self.events);
+        self.tracker.tick(at, &mut self.observed);
         self.collect();
     }
 
@@ -368,13 +369,13 @@ impl<B: Board> Pipeline<B> {
     /// Lets time pass without bytes (timers in `run`; never needed in `replay`).
     pub fn tick(&mut self, at: Millis) {
         self.latest = self.latest.max(at);
-        self.tracker.tick(at, &mut self.events);
+        self.tracker.tick(at, &mut self.observed);
         self.collect();
     }
 
     /// Records what the tracker still holds (end of a capture, orderly shutdown).
     pub fn flush(&mut self, at: Millis) {
-        self.tracker.flush(at, &mut self.events);
+        self.tracker.flush(at, &mut self.observed);
         self.collect();
     }
 
@@ -394,7 +395,7 @@ impl<B: Board> Pipeline<B> {
     /// judge go on from them as after a gap (the board's memory is not read: the arbiter's
     /// record stands). Returns whether the tracker took them.
     pub fn rebase(&mut self, at: Millis, moves: &[RecordedMove], how: &str) -> bool {
-        if !self.tracker.rebase(at, moves, how, &mut self.events) {
+        if !self.tracker.rebase(at, moves, how, &mut self.observed) {
             return false;
         }
         let start = self.tracker.game_start_text();
@@ -404,7 +405,7 @@ impl<B: Board> Pipeline<B> {
         // The board as it is now, against the new record (a move finished meanwhile is one
         // move from it; it will not change again before it is pressed).
         if self.sensor.is_known() {
-            self.tracker.observe(at, &self.sensor, &mut self.events);
+            self.tracker.observe(at, &self.sensor, &mut self.observed);
         }
         self.collect();
         true
@@ -497,9 +498,9 @@ impl<B: Board> Pipeline<B> {
         };
         match B::from_memory(log, &recording, &mut self.notices) {
             Ok(found) => {
-                let n = self
-                    .tracker
-                    .recover(at, &found.recorded, &found.in_hand, &mut self.events);
+                let n =
+                    self.tracker
+                        .recover(at, &found.recorded, &found.in_hand, &mut self.observed);
                 self.notices.push(Notice::MemoryRead {
                     recorded: record.len(),
                     in_memory: found.recorded.len(),
@@ -524,17 +525,16 @@ impl<B: Board> Pipeline<B> {
         self.latest = self.latest.max(at);
         self.stats.frames += 1;
         match B::apply(&mut self.sensor, frame) {
-            Applied::Board => self.tracker.observe(at, &self.sensor, &mut self.events),
+            Applied::Board => self.tracker.observe(at, &self.sensor, &mut self.observed),
             Applied::Clock(t) => {
                 if let Some(reading) = ClockReading::from_bwtime_in(&t, self.clock_layout) {
                     self.last_clock = Some(reading);
-                    self.tracker.clock(at, reading, &mut self.events);
+                    self.tracker.clock(at, reading, &mut self.observed);
                     // The judge's board must include what the press just recorded.
                     self.review();
                     let white_on_left = self.tracker.white_on_left();
                     self.judge
                         .clock(at, &reading, white_on_left, &mut self.events);
-                    self.reviewed = self.events.len();
                 }
             }
             Applied::Memory(log) => self.recover_from_memory(at, &log),
@@ -543,15 +543,15 @@ impl<B: Board> Pipeline<B> {
         }
     }
 
-    /// Passes the events not yet seen through the judge.
+    /// Passes what the tracker said through the judge.
     fn review(&mut self) {
-        self.judge.review(&mut self.events, self.reviewed);
-        self.reviewed = self.events.len();
+        for event in self.observed.drain(..) {
+            self.judge.review(event, &mut self.events);
+        }
     }
 
     fn collect(&mut self) {
         self.review();
-        self.reviewed = 0;
         self.notices
             .extend(self.judge.take_notices().into_iter().map(Notice::Judge));
         for event in &self.events {

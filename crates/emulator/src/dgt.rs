@@ -390,6 +390,7 @@ pub fn script_game_from(
         dir,
         payload,
         kind,
+        action: (),
         ply,
     };
     // A square the sensors reported.

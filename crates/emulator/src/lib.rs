@@ -9,7 +9,8 @@
 //! whose truth each script carries in [`BoardScript::irregularities`]. `togyz` does the same
 //! for a togyz korgool pit board: [`script_togyz`] turns a record into a [`TogyzScript`].
 //! [`run_bus_pty`] plays many DGT scripts as a bus-mode chain on one pseudo-terminal.
-//! [`chess960_game`] makes a seeded random Chess960 game to script like any other.
+//! [`chess960_game`] makes a seeded random Chess960 game to script like any other. Both kinds
+//! of script are one type, [`Script`], over the board's kind ([`ScriptBoard`]).
 
 mod bus;
 mod chess960;
@@ -18,6 +19,7 @@ mod handling;
 mod irregular;
 mod pgn;
 mod pty;
+mod script;
 mod togyz;
 
 pub use bus::{BusChainOptions, BusFault, log_tokens, run_bus_pty, script_address};
@@ -30,6 +32,7 @@ pub use irregular::{
 };
 pub use pgn::{PgnGame, games_from_pgn};
 pub use pty::{PtyEvent, PtyFleet, PtyOptions, PtyScript, run_pty, run_togyz_pty};
+pub use script::{DgtBoard, Event, Payload, Script, ScriptBoard, TogyzBoard, WireFrame};
 pub use togyz::{
     TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzIrregularity, TogyzIrregularityInfo,
     TogyzIrregularityKind, TogyzPayload, TogyzPlyInfo, TogyzScript, TogyzStyle,
@@ -38,9 +41,8 @@ pub use togyz::{
 
 use boardscribe_core::{
     Millis,
-    capture::{capture_head, push_line},
-    protocol::Direction,
-    protocol::dgt::{BoardDump, BwTime, Frame},
+    capture::capture_head,
+    protocol::dgt::{BoardDump, Frame},
     sensor::dgt::{ClockLayout, ClockReading},
 };
 
@@ -109,36 +111,8 @@ pub enum EventKind {
     Irregularity,
 }
 
-/// Bytes of one script event.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Payload {
-    /// Host-to-board command bytes.
-    Command(Vec<u8>),
-    /// A board-to-host frame.
-    Frame(Frame),
-}
-
-impl Payload {
-    /// The wire bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        match self {
-            Payload::Command(b) => b.clone(),
-            Payload::Frame(f) => f.to_bytes(),
-        }
-    }
-}
-
-/// One timed chunk of a script.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScriptEvent {
-    pub at_ms: Millis,
-    pub dir: Direction,
-    pub payload: Payload,
-    pub kind: EventKind,
-    /// 1-based ply for [`EventKind::Move`] and [`EventKind::Irregularity`] (the ply it comes
-    /// before); the number of plies played so far otherwise (the result gesture is `plies + 1`).
-    pub ply: u32,
-}
+/// The events of a DGT board's script.
+pub type ScriptEvent = Event<DgtBoard>;
 
 /// What happened in one ply.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,26 +137,8 @@ pub struct PlyInfo {
     pub board_after: BoardDump,
 }
 
-/// A game as timed board traffic.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BoardScript {
-    /// Sorted by time (non-decreasing).
-    pub events: Vec<ScriptEvent>,
-    pub plies: Vec<PlyInfo>,
-    /// The board at the start (board numbering).
-    pub start_dump: BoardDump,
-    /// The clock before it is started (the reply to SEND_CLK at the start).
-    pub initial_clock: BwTime,
-    /// Five ASCII digits.
-    pub serial: String,
-    pub rotated: bool,
-    /// When the handshake is over and the game begins (the pty runner starts here).
-    pub body_start_ms: Millis,
-    /// The kings' centre squares (board indices: white king, black king) if the gesture was made.
-    pub result_gesture: Option<(u8, u8)>,
-    /// The scripted irregularities as played, in ply order.
-    pub irregularities: Vec<IrregularityInfo>,
-}
+/// A chess game as the timed traffic of a DGT board.
+pub type BoardScript = Script<DgtBoard>;
 
 impl BoardScript {
     /// The clock as each ply's press showed it (the first reading at or after the press whose
@@ -207,23 +163,6 @@ impl BoardScript {
                 presses.iter().find(|(t, _)| *t >= at).map(|(_, c)| *c)
             })
             .collect()
-    }
-
-    /// Every event as `(time, direction, bytes)`.
-    pub fn to_chunks(&self) -> Vec<(Millis, Direction, Vec<u8>)> {
-        self.events
-            .iter()
-            .map(|e| (e.at_ms, e.dir, e.payload.to_bytes()))
-            .collect()
-    }
-
-    /// The script as a capture v1 text (see DESIGN.md, "Capture files").
-    pub fn to_capture_text(&self) -> String {
-        let mut out = capture_header("dgt", "boardscribe emulator script");
-        for (t, dir, bytes) in self.to_chunks() {
-            push_line(&mut out, t, dir, &bytes);
-        }
-        out
     }
 
     /// Multiplies every time in the script by `f` (order is kept; `f` must be finite and >= 0).

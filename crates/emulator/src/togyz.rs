@@ -23,9 +23,10 @@ use rand_chacha::ChaCha8Rng;
 use shakmaty::Color;
 
 use super::{
-    EmulatorError, EventKind, capture_header,
+    EmulatorError, EventKind,
     dgt::{Clock, Control, Handshake, HandshakeStep, handshake, space_on_wire},
     handling::scale,
+    script::{Event, Payload, Script, TogyzBoard},
 };
 
 mod hands;
@@ -34,7 +35,6 @@ use hands::{Hands, Report1, Sensors, board_player, color};
 mod irregular;
 use boardscribe_core::{
     Millis,
-    capture::push_line,
     game::{
         GameKind,
         togyz::{
@@ -136,36 +136,10 @@ pub enum TogyzAction {
 }
 
 /// Bytes of one togyz script event.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TogyzPayload {
-    /// Host-to-board command bytes.
-    Command(Vec<u8>),
-    /// A board-to-host frame.
-    Frame(Frame),
-}
+pub type TogyzPayload = Payload<Frame>;
 
-impl TogyzPayload {
-    /// The wire bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        match self {
-            TogyzPayload::Command(b) => b.clone(),
-            TogyzPayload::Frame(f) => f.to_bytes(),
-        }
-    }
-}
-
-/// One timed chunk of a togyz script.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TogyzEvent {
-    pub at_ms: Millis,
-    pub dir: Direction,
-    pub payload: TogyzPayload,
-    pub kind: EventKind,
-    pub action: TogyzAction,
-    /// 1-based ply for hand events and presses; the number of plies played so far for other
-    /// clock frames; 0 in the handshake.
-    pub ply: u32,
-}
+/// The events of a togyz board's script.
+pub type TogyzEvent = Event<TogyzBoard>;
 
 /// What happened in one ply.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,43 +160,10 @@ pub struct TogyzPlyInfo {
     pub board_after: PitDump,
 }
 
-/// A togyz game as timed board traffic.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TogyzScript {
-    /// Sorted by time (non-decreasing).
-    pub events: Vec<TogyzEvent>,
-    pub plies: Vec<TogyzPlyInfo>,
-    /// The board at the start (board numbering).
-    pub start_dump: PitDump,
-    /// The clock before it is started (the reply to SEND_CLK at the start).
-    pub initial_clock: BwTime,
-    /// Five ASCII digits.
-    pub serial: String,
-    pub rotated: bool,
-    /// When the handshake is over and the game begins.
-    pub body_start_ms: Millis,
-    /// The scripted irregularities as played, in ply order.
-    pub irregularities: Vec<TogyzIrregularityInfo>,
-}
+/// A togyz game as the timed traffic of a pit board.
+pub type TogyzScript = Script<TogyzBoard>;
 
 impl TogyzScript {
-    /// Every event as `(time, direction, bytes)`.
-    pub fn to_chunks(&self) -> Vec<(Millis, Direction, Vec<u8>)> {
-        self.events
-            .iter()
-            .map(|e| (e.at_ms, e.dir, e.payload.to_bytes()))
-            .collect()
-    }
-
-    /// The script as a capture v1 text with `# device: togyz`.
-    pub fn to_capture_text(&self) -> String {
-        let mut out = capture_header("togyz", "boardscribe togyz emulator script");
-        for (t, dir, bytes) in self.to_chunks() {
-            push_line(&mut out, t, dir, &bytes);
-        }
-        out
-    }
-
     /// How often each handling style occurs in this script.
     pub fn style_counts(&self) -> std::collections::BTreeMap<TogyzStyle, usize> {
         let mut m = std::collections::BTreeMap::new();
@@ -672,6 +613,7 @@ pub fn script_togyz(
         serial,
         rotated,
         body_start_ms,
+        result_gesture: None,
         irregularities: infos,
     })
 }

@@ -62,8 +62,10 @@ pub trait Judge {
     fn rebase(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
         self.resume(start, moves);
     }
-    /// Reviews the events from index `from` on, in place, adding what they cause after them.
-    fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize);
+    /// Judges one event of the tracker: pushes it onto `out` with what the Laws say of it (an
+    /// article, a ruling, time trouble), followed by what it causes (a game end, a claimable
+    /// draw).
+    fn review(&mut self, event: TrackerEvent, out: &mut Vec<TrackerEvent>);
     /// A clock reading: flags are reported into `out`. `white_on_left`: White's clock is the
     /// left-hand one.
     fn clock(
@@ -99,24 +101,5 @@ impl std::fmt::Display for JudgeNotice {
                 "referee: the recorded move {mv} (ply {ply}) does not fit its position"
             ),
         }
-    }
-}
-
-/// Runs `look_at` over `events[from..]` in place, each event followed by what it causes;
-/// `scratch` is a buffer kept between calls.
-fn review_each(
-    events: &mut Vec<TrackerEvent>,
-    from: usize,
-    scratch: &mut Vec<TrackerEvent>,
-    mut look_at: impl FnMut(&mut TrackerEvent) -> Option<TrackerEvent>,
-) {
-    if events.len() <= from {
-        return;
-    }
-    scratch.extend(events.drain(from..));
-    for mut event in scratch.drain(..) {
-        let extra = look_at(&mut event);
-        events.push(event);
-        events.extend(extra);
     }
 }

@@ -15,7 +15,7 @@ use shakmaty::{Chess, Color, Position};
 use super::{
     AutoEnd, BothFlagsDecision, Category, Claimable, Federation, FivefoldRule, GameEnd,
     IrregularityKind, Judge, JudgeNotice, Laws, LawsConfig, Penalty, Repetitions, Supervision,
-    TimeControl, TimeTrouble, both_flags, flag_fall_under, illegal_move_penalty, review_each,
+    TimeControl, TimeTrouble, both_flags, flag_fall_under, illegal_move_penalty,
 };
 use crate::{
     Millis,
@@ -65,7 +65,6 @@ pub struct Referee {
     tc: Option<TimeControl>,
     category: Category,
     game: Option<Game>,
-    scratch: Vec<TrackerEvent>,
     notices: Vec<JudgeNotice>,
 }
 
@@ -160,10 +159,10 @@ impl Judge for Referee {
 
     /// Applies the Laws to the events from index `from` on, in place: annotates moves and
     /// irregularities, and adds game ends and claimable draws after the event that caused them.
-    fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        review_each(events, from, &mut scratch, |e| self.look_at(e));
-        self.scratch = scratch;
+    fn review(&mut self, mut event: TrackerEvent, out: &mut Vec<TrackerEvent>) {
+        let caused = self.look_at(&mut event);
+        out.push(event);
+        out.extend(caused);
     }
 
     /// A clock reading: a flag that has just shown is reported with the result the Laws give.
@@ -350,7 +349,6 @@ impl Referee {
             tc,
             category,
             game: None,
-            scratch: Vec::new(),
             notices: Vec::new(),
         }
     }

@@ -9,7 +9,7 @@
 //! gives, both flags with [KG 3.8, 5.9]. Games ending on the board (82, 81:81, atsyrau) are the
 //! tracker's. Pure: time comes with the events and readings.
 
-use super::{IrregularityKind, Judge, JudgeNotice, review_each};
+use super::{IrregularityKind, Judge, JudgeNotice};
 use crate::{
     Millis,
     game::togyz::{Position, Repetitions, Rules, Side as PitSide, TogyzGame},
@@ -44,7 +44,6 @@ pub fn togyz_article(kind: IrregularityKind) -> Option<&'static str> {
 pub struct TogyzReferee {
     rules: Rules,
     game: Option<Game>,
-    scratch: Vec<TrackerEvent>,
     notices: Vec<JudgeNotice>,
 }
 
@@ -105,7 +104,6 @@ impl TogyzReferee {
         TogyzReferee {
             rules,
             game: None,
-            scratch: Vec::new(),
             notices: Vec::new(),
         }
     }
@@ -197,10 +195,10 @@ impl Judge for TogyzReferee {
         self.game = Some(game);
     }
 
-    fn review(&mut self, events: &mut Vec<TrackerEvent>, from: usize) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        review_each(events, from, &mut scratch, |e| self.look_at(e));
-        self.scratch = scratch;
+    fn review(&mut self, mut event: TrackerEvent, out: &mut Vec<TrackerEvent>) {
+        let caused = self.look_at(&mut event);
+        out.push(event);
+        out.extend(caused);
     }
 
     /// A flag that has just shown is reported with the result the rules give: only the flagged
@@ -275,7 +273,7 @@ mod tests {
     #[test]
     fn irregularities_get_the_kyrgyz_articles() {
         let mut r = TogyzReferee::new(Rules::KYRGYZ);
-        let mut events = vec![
+        let events = vec![
             TrackerEvent::GameStarted {
                 at_ms: 0,
                 orientation: crate::sensor::Orientation::Normal,
@@ -293,7 +291,11 @@ mod tests {
                 ruling: None,
             },
         ];
-        r.review(&mut events, 0);
+        let mut judged = Vec::new();
+        for e in events {
+            r.review(e, &mut judged);
+        }
+        let events = judged;
         let TrackerEvent::Irregularity { article, .. } = &events[1] else {
             panic!("{events:?}")
         };
