@@ -10,7 +10,8 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Color, File, Move, Rank, Role, Square, attacks};
 
-use super::{EmulatorError, dgt::Scanner};
+pub(crate) use super::hardware::Act;
+use super::{EmulatorError, hardware::Scanner};
 
 mod moves;
 use boardscribe_core::{Millis, game::Outcome, protocol::dgt::piece};
@@ -103,14 +104,6 @@ const P_TOUCH: f64 = 0.04;
 const P_NUDGE: f64 = 0.03;
 const P_SLIDE: f64 = 0.3;
 const P_FAST: f64 = 0.12;
-
-/// One physical change: square `sq` holds `code` from time `t` on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Act {
-    pub t: Millis,
-    pub sq: Square,
-    pub code: u8,
-}
 
 /// The acts of one ply (or gesture) and the styles used.
 #[derive(Clone, Debug, Default)]

@@ -14,8 +14,8 @@ use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square, attacks};
 
 use super::{
     EmulatorError,
-    dgt::{Scanner, board_index, physical, to_dump},
     handling::{Act, Timing, handle_move, knock, restore},
+    hardware::{Scanner, board_index, physical, to_dump},
 };
 
 mod illegal;

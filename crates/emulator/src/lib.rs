@@ -16,6 +16,7 @@ mod bus;
 mod chess960;
 mod dgt;
 mod handling;
+mod hardware;
 mod irregular;
 mod pgn;
 mod pty;

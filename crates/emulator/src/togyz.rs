@@ -24,8 +24,8 @@ use shakmaty::Color;
 
 use super::{
     EmulatorError, EventKind,
-    dgt::{Clock, Control, Handshake, HandshakeStep, handshake, space_on_wire},
     handling::scale,
+    hardware::{Clock, Control, Handshake, HandshakeStep, handshake, space_on_wire},
     script::{Event, Payload, Script, TogyzBoard},
 };
 

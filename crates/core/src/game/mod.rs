@@ -7,7 +7,6 @@
 //! positions a game may begin from (chess: the standard one, or any of the 960 of Chess960).
 
 pub mod chess;
-mod chess_departure;
 pub mod togyz;
 
 use std::fmt::Debug;

@@ -17,6 +17,8 @@ use shakmaty::{
     uci::UciMove,
 };
 
+mod departure;
+
 use super::{Departure, GameKind, Kind, Outcome, Variant};
 use crate::protocol::dgt::piece;
 
@@ -447,18 +449,18 @@ impl GameKind for ChessGame {
         reading: &ChessReading,
         pressed: bool,
     ) -> Departure {
-        super::chess_departure::departure(pos, succ, reading, pressed)
+        departure::departure(pos, succ, reading, pressed)
     }
 
     fn wrong_setup(reading: &ChessReading, variant: Variant) -> Option<String> {
         match variant {
-            Variant::Standard => super::chess_departure::wrong_setup(reading),
-            Variant::Chess960 => super::chess_departure::wrong_setup_960(reading),
+            Variant::Standard => departure::wrong_setup(reading),
+            Variant::Chess960 => departure::wrong_setup_960(reading),
         }
     }
 
     fn illegal_position(reading: &ChessReading) -> Option<String> {
-        super::chess_departure::illegal_position(reading)
+        departure::illegal_position(reading)
     }
 }
 

@@ -8,10 +8,8 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square, attacks::attacks};
 
-use super::{
-    Departure, GameKind,
-    chess::{ChessGame, ChessReading, code_to_piece},
-};
+use super::{ChessGame, ChessReading, code_to_piece};
+use crate::game::{Departure, GameKind};
 use crate::protocol::dgt::piece;
 
 /// How `reading` departs from `pos`; `succ` are the legal moves of `pos`.
@@ -88,7 +86,7 @@ fn touched(m: &Move, us: Color) -> ([Square; 4], usize) {
 fn part_way(pos: &Chess, m: &Move, diff: &[usize], reading: &ChessReading, pressed: bool) -> bool {
     let (squares, n) = touched(m, pos.turn());
     let squares = &squares[..n];
-    let mover = super::chess::piece_code(m.role().of(pos.turn()));
+    let mover = super::piece_code(m.role().of(pos.turn()));
     let on_the_way = |s: usize| {
         !pressed
             && matches!(m.role(), Role::Bishop | Role::Rook | Role::Queen)
@@ -112,7 +110,7 @@ fn part_way(pos: &Chess, m: &Move, diff: &[usize], reading: &ChessReading, press
         return false;
     }
     let after = ChessGame::reading(&ChessGame::play(pos, m));
-    let pawn = super::chess::piece_code(Role::Pawn.of(pos.turn()));
+    let pawn = super::piece_code(Role::Pawn.of(pos.turn()));
     diff.iter().all(|&s| {
         let r = reading.0[s];
         r == after.0[s]
@@ -179,7 +177,7 @@ fn illegal_move(
                 color: us,
                 role: Role::Rook,
             };
-            let code = super::chess::piece_code;
+            let code = super::piece_code;
             let from = *diff
                 .iter()
                 .find(|&&s| expected.0[s] == code(king) && reading.0[s] == 0)?;
@@ -434,7 +432,7 @@ mod tests {
         let board: shakmaty::Board = "4k2R/8/8/8/8/8/8/r3K3".parse().expect("board");
         let mut r = ChessReading([piece::EMPTY; 64]);
         for (sq, p) in board {
-            r.0[sq as usize] = super::super::chess::piece_code(p);
+            r.0[sq as usize] = super::super::piece_code(p);
         }
         assert_eq!(illegal_position(&r).as_deref(), Some("both kings in check"));
         // One king in check is a legal position.
@@ -571,7 +569,7 @@ mod tests {
 
     #[test]
     fn a_chess960_set_up_is_wrong_only_against_its_rules() {
-        for pos in super::super::chess::chess960_starts() {
+        for pos in super::super::chess960_starts() {
             assert_eq!(wrong_setup_960(&ChessGame::reading(pos)), None);
         }
         let start = ChessGame::reading(&Chess::default());
