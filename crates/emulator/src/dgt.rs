@@ -15,8 +15,9 @@ use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Move, Position, Square, san::SanPlus};
 
 use super::{
-    BoardScript, EmulatorError, EmulatorOptions, EventKind, Payload, PgnGame, PlyInfo, ScriptEvent,
-    handling::{Style, Timing, handle_move, result_gesture, scale},
+    BoardScript, EmulatorError, EmulatorOptions, EventKind, IrregularityInfo, Payload, PgnGame,
+    PlyInfo, ScriptEvent, ScriptedIrregularity,
+    handling::{Style, Timing, check_speed, handle_move, result_gesture, scale},
     hardware::{
         Clock, Control, Handshake, HandshakeStep, Scanner, board_index, handshake, physical,
         space_on_wire, to_dump,
@@ -27,7 +28,7 @@ use boardscribe_core::{
     Millis,
     game::Outcome,
     protocol::Direction,
-    protocol::dgt::{BwTime, ClockTime, Frame, cmd, status},
+    protocol::dgt::{BoardDump, BwTime, ClockTime, Frame, cmd, status},
 };
 
 const P_QUICK: f64 = 0.12;
@@ -50,151 +51,222 @@ pub fn script_pgn(game: &PgnGame, opts: &EmulatorOptions) -> Result<BoardScript,
     script_game_from(&game.start, &game.moves, game.outcome, opts)
 }
 
-/// The script of `moves` played from `start`.
+/// The script of `moves` played from `start`: the handshake, then per ply an irregularity
+/// scheduled before it and the ply itself, then the end of the game.
 pub fn script_game_from(
     start: &Chess,
     moves: &[Move],
     outcome: Option<Outcome>,
     opts: &EmulatorOptions,
 ) -> Result<BoardScript, EmulatorError> {
-    if !(opts.speed.is_finite() && opts.speed > 0.0 && opts.speed <= 1000.0) {
-        return Err(EmulatorError::BadOptions(format!(
-            "speed must be in (0, 1000], got {}",
-            opts.speed
-        )));
-    }
+    check_speed(opts.speed)?;
     irregular::validate(&opts.irregularities, moves.len())?;
-    let speed = opts.speed;
-    let rotated = opts.rotated;
-    let mut irr_rng = ChaCha8Rng::seed_from_u64(opts.seed ^ IRREGULAR_SEED);
-    let mut infos = Vec::new();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    let period_us = rng.random_range(200..=250) * 1000;
-    let scanner = Scanner {
-        period_us,
-        phase_us: rng.random_range(0..period_us),
-        rotated,
-    };
-    let timing = Timing {
-        speed,
-        scanner: &scanner,
-    };
-    let serial = format!("{:05}", rng.random_range(0..100_000u32));
-    let (base, inc) = opts.time_control.unwrap_or(DEFAULT_TIME_CONTROL);
-    let mut board = physical(start);
-    // A wrong set-up: two pieces of one side on each other's squares.
-    for s in &opts.irregularities {
-        if let IrregularityScript::WrongStart { kind } = s.kind {
-            let (a, b, _) = irregular::wrong_start(&mut irr_rng, start, kind)?;
-            board.swap(a.to_usize(), b.to_usize());
-        }
-    }
-    let start_dump = to_dump(&board, rotated);
-    let initial_clock = if opts.clock {
-        Clock::new(base, inc).frame()
-    } else {
-        let zero = ClockTime::from_millis(0);
-        BwTime::from_parts(zero, 0, zero, 0, status::NO_CLOCK)
-    };
-
-    let mut events: Vec<ScriptEvent> = Vec::new();
-    let ev = |at_ms, dir, payload, kind, ply| ScriptEvent {
-        at_ms,
-        dir,
-        payload,
-        kind,
-        action: (),
-        ply,
-    };
-    // A square the sensors reported.
-    let field_update = |(at, square, code): (Millis, u8, u8), kind, ply| {
-        let update = Frame::FieldUpdate {
-            square,
-            piece: code,
-        };
-        ev(at, Direction::FromBoard, Payload::Frame(update), kind, ply)
-    };
-
-    // The host's start-up: serial number, board dump, update mode, clock.
-    let Handshake {
-        steps,
-        body_start_ms,
-    } = handshake(
-        [
-            (cmd::RETURN_SERIALNR, Some(Frame::SerialNr(serial.clone()))),
-            (cmd::SEND_BRD, Some(Frame::BoardDump(start_dump))),
-            (cmd::SEND_UPDATE_NICE, None),
-            (cmd::SEND_CLK, Some(Frame::BwTime(initial_clock))),
-        ],
-        |f| f.to_bytes().len(),
-    );
-    for (t, step) in steps {
-        let (dir, payload) = match step {
-            HandshakeStep::Command(c) => (Direction::ToBoard, Payload::Command(vec![c])),
-            HandshakeStep::Reply(f) => (Direction::FromBoard, Payload::Frame(f)),
-        };
-        events.push(ev(t, dir, payload, EventKind::Handshake, 0));
-    }
-
-    let mut controls = Vec::new();
-    let clock_start = body_start_ms + timing.dur(&mut rng, 300, 1500);
-    if opts.clock {
-        controls.push(Control::Start(clock_start));
-    }
-
-    let mut pos = start.clone();
-    let mut plies = Vec::new();
-    let mut prev_end = clock_start;
-    let mut prev_press: Option<Millis> = opts.clock.then_some(clock_start);
-    let mut prev_report = body_start_ms;
+    let setup = Setup::new(&mut rng, opts);
+    let mut game = Writer::begin(&setup, rng, start)?;
     for (i, m) in moves.iter().enumerate() {
         let ply = i as u32 + 1;
         if let Some(s) = opts.irregularities.iter().find(|s| s.before_ply == ply) {
-            let cx = irregular::Ctx {
-                timing: &timing,
-                scanner: &scanner,
-                rotated,
-                clock: opts.clock,
-                body_start_ms,
-            };
-            let free = prev_press
-                .unwrap_or(prev_end)
-                .max(prev_end)
-                .max(prev_report + 1);
-            let played = irregular::play_before(
-                &mut irr_rng,
-                s,
-                &pos,
-                m,
-                &mut board,
-                free,
-                prev_press,
-                &cx,
-            )?;
-            events.extend(
-                played
-                    .reports
-                    .iter()
-                    .map(|&r| field_update(r, EventKind::Irregularity, ply)),
-            );
-            if opts.clock {
-                for &(at, side) in &played.presses {
-                    controls.push(Control::Press {
-                        at,
-                        mover: side,
-                        ply: ply - 1,
-                    });
-                }
-            }
-            prev_end = played.end;
-            prev_press = played.presses.last().map(|p| p.0).or(prev_press);
-            prev_report = prev_report.max(played.settled);
-            infos.push(played.info);
+            game.irregularity(s, m)?;
         }
-        let mover = pos.turn();
-        let san = SanPlus::from_move(pos.clone(), *m).to_string();
-        let uci = m.to_uci(pos.castles().mode()).to_string();
-        let next = pos
+        game.ply(m, ply)?;
+    }
+    game.finish(outcome, moves.len() as u32)
+}
+
+/// What a script keeps from start to end: the options, the board's scan, serial number and
+/// time control.
+struct Setup<'a> {
+    opts: &'a EmulatorOptions,
+    scanner: Scanner,
+    serial: String,
+    base: u64,
+    inc: u64,
+}
+
+impl<'a> Setup<'a> {
+    /// The board's own draws: its scan period and phase, its serial number.
+    fn new(rng: &mut ChaCha8Rng, opts: &'a EmulatorOptions) -> Setup<'a> {
+        let period_us = rng.random_range(200..=250) * 1000;
+        let scanner = Scanner {
+            period_us,
+            phase_us: rng.random_range(0..period_us),
+            rotated: opts.rotated,
+        };
+        let serial = format!("{:05}", rng.random_range(0..100_000u32));
+        let (base, inc) = opts.time_control.unwrap_or(DEFAULT_TIME_CONTROL);
+        Setup {
+            opts,
+            scanner,
+            serial,
+            base,
+            inc,
+        }
+    }
+
+    fn timing(&self) -> Timing<'_> {
+        Timing {
+            speed: self.opts.speed,
+            scanner: &self.scanner,
+        }
+    }
+}
+
+/// A script being written: the board and position so far, the events, the clock's controls,
+/// what each ply and irregularity was, and when the last hand, press and report were.
+struct Writer<'a> {
+    setup: &'a Setup<'a>,
+    rng: ChaCha8Rng,
+    /// The irregularities' own random stream.
+    irr_rng: ChaCha8Rng,
+    board: [u8; 64],
+    pos: Chess,
+    start_dump: BoardDump,
+    initial_clock: BwTime,
+    body_start_ms: Millis,
+    events: Vec<ScriptEvent>,
+    controls: Vec<Control>,
+    plies: Vec<PlyInfo>,
+    infos: Vec<IrregularityInfo>,
+    prev_end: Millis,
+    prev_press: Option<Millis>,
+    prev_report: Millis,
+}
+
+impl<'a> Writer<'a> {
+    /// The board set up (maybe wrongly), the host's start-up, the clock started.
+    fn begin(
+        setup: &'a Setup<'a>,
+        mut rng: ChaCha8Rng,
+        start: &Chess,
+    ) -> Result<Writer<'a>, EmulatorError> {
+        let opts = setup.opts;
+        let mut irr_rng = ChaCha8Rng::seed_from_u64(opts.seed ^ IRREGULAR_SEED);
+        let mut board = physical(start);
+        // A wrong set-up: two pieces of one side on each other's squares.
+        for s in &opts.irregularities {
+            if let IrregularityScript::WrongStart { kind } = s.kind {
+                let (a, b, _) = irregular::wrong_start(&mut irr_rng, start, kind)?;
+                board.swap(a.to_usize(), b.to_usize());
+            }
+        }
+        let start_dump = to_dump(&board, opts.rotated);
+        let initial_clock = if opts.clock {
+            Clock::new(setup.base, setup.inc).frame()
+        } else {
+            let zero = ClockTime::from_millis(0);
+            BwTime::from_parts(zero, 0, zero, 0, status::NO_CLOCK)
+        };
+        // The host's start-up: serial number, board dump, update mode, clock.
+        let Handshake {
+            steps,
+            body_start_ms,
+        } = handshake(
+            [
+                (
+                    cmd::RETURN_SERIALNR,
+                    Some(Frame::SerialNr(setup.serial.clone())),
+                ),
+                (cmd::SEND_BRD, Some(Frame::BoardDump(start_dump))),
+                (cmd::SEND_UPDATE_NICE, None),
+                (cmd::SEND_CLK, Some(Frame::BwTime(initial_clock))),
+            ],
+            |f| f.to_bytes().len(),
+        );
+        let events = steps
+            .into_iter()
+            .map(|(t, step)| {
+                let (dir, payload) = match step {
+                    HandshakeStep::Command(c) => (Direction::ToBoard, Payload::Command(vec![c])),
+                    HandshakeStep::Reply(f) => (Direction::FromBoard, Payload::Frame(f)),
+                };
+                event(t, dir, payload, EventKind::Handshake, 0)
+            })
+            .collect();
+        let mut controls = Vec::new();
+        let clock_start = body_start_ms + setup.timing().dur(&mut rng, 300, 1500);
+        if opts.clock {
+            controls.push(Control::Start(clock_start));
+        }
+        Ok(Writer {
+            setup,
+            rng,
+            irr_rng,
+            board,
+            pos: start.clone(),
+            start_dump,
+            initial_clock,
+            body_start_ms,
+            events,
+            controls,
+            plies: Vec::new(),
+            infos: Vec::new(),
+            prev_end: clock_start,
+            prev_press: opts.clock.then_some(clock_start),
+            prev_report: body_start_ms,
+        })
+    }
+
+    /// The irregularity `s` played before its ply, whose recorded move is `m`.
+    fn irregularity(&mut self, s: &ScriptedIrregularity, m: &Move) -> Result<(), EmulatorError> {
+        let setup = self.setup;
+        let timing = setup.timing();
+        let ply = s.before_ply;
+        let cx = irregular::Ctx {
+            timing: &timing,
+            scanner: &setup.scanner,
+            rotated: setup.opts.rotated,
+            clock: setup.opts.clock,
+            body_start_ms: self.body_start_ms,
+        };
+        let free = self
+            .prev_press
+            .unwrap_or(self.prev_end)
+            .max(self.prev_end)
+            .max(self.prev_report + 1);
+        let played = irregular::play_before(
+            &mut self.irr_rng,
+            s,
+            &self.pos,
+            m,
+            &mut self.board,
+            free,
+            self.prev_press,
+            &cx,
+        )?;
+        self.events.extend(
+            played
+                .reports
+                .iter()
+                .map(|&r| field_update(r, EventKind::Irregularity, ply)),
+        );
+        if setup.opts.clock {
+            for &(at, side) in &played.presses {
+                self.controls.push(Control::Press {
+                    at,
+                    mover: side,
+                    ply: ply - 1,
+                });
+            }
+        }
+        self.prev_end = played.end;
+        self.prev_press = played.presses.last().map(|p| p.0).or(self.prev_press);
+        self.prev_report = self.prev_report.max(played.settled);
+        self.infos.push(played.info);
+        Ok(())
+    }
+
+    /// Ply `ply` (1-based), move `m`: a thinking time (or a quick reply), the hands, the
+    /// sensors' reports, the press.
+    fn ply(&mut self, m: &Move, ply: u32) -> Result<(), EmulatorError> {
+        let setup = self.setup;
+        let timing = setup.timing();
+        let opts = setup.opts;
+        let mover = self.pos.turn();
+        let san = SanPlus::from_move(self.pos.clone(), *m).to_string();
+        let uci = m.to_uci(self.pos.castles().mode()).to_string();
+        let next = self
+            .pos
             .clone()
             .play(*m)
             .map_err(|_| EmulatorError::IllegalMove {
@@ -203,54 +275,54 @@ pub fn script_game_from(
             })?;
 
         let mut styles = Vec::new();
-        let mut begin = if i > 0 && rng.random_bool(P_QUICK) {
+        let mut begin = if ply > 1 && self.rng.random_bool(P_QUICK) {
             styles.push(Style::QuickReply);
-            prev_end + timing.dur(&mut rng, 200, 600)
+            self.prev_end + timing.dur(&mut self.rng, 200, 600)
         } else {
-            let think = (rng.random_range(0.0f64..1.0) * 20f64.ln()).exp() * 1000.0;
-            prev_press.unwrap_or(prev_end).max(prev_end) + scale(think as u64, speed)
+            let think = (self.rng.random_range(0.0f64..1.0) * 20f64.ln()).exp() * 1000.0;
+            self.prev_press.unwrap_or(self.prev_end).max(self.prev_end)
+                + scale(think as u64, opts.speed)
         };
-        begin = begin.max(prev_report + 1);
-        if styles.contains(&Style::QuickReply) && prev_press.is_some_and(|p| begin < p) {
+        begin = begin.max(self.prev_report + 1);
+        if styles.contains(&Style::QuickReply) && self.prev_press.is_some_and(|p| begin < p) {
             styles.push(Style::ReplyBeforePress);
         }
 
-        let before = board;
-        let handled = handle_move(&mut rng, &mut board, m, mover, begin, &timing, ply)?;
-        if board != physical(&next) {
+        let before = self.board;
+        let handled = handle_move(
+            &mut self.rng,
+            &mut self.board,
+            m,
+            mover,
+            begin,
+            &timing,
+            ply,
+        )?;
+        if self.board != physical(&next) {
             return Err(EmulatorError::Physical {
                 ply,
                 detail: format!("the hands left a board that is not the position after {san}"),
             });
         }
         styles.extend(handled.styles.iter().copied());
-        let reports = scanner.reports(&handled.acts, &before);
+        let reports = setup.scanner.reports(&handled.acts, &before);
         let end = handled.acts.last().map_or(begin, |a| a.t);
         let settled = reports.last().map_or(end, |r| r.0);
-        events.extend(
+        self.events.extend(
             reports
                 .iter()
                 .map(|&r| field_update(r, EventKind::Move, ply)),
         );
         let press = if opts.clock {
-            let p = (end + timing.dur(&mut rng, 150, 700)).max(prev_press.unwrap_or(0) + 50);
-            controls.push(Control::Press { at: p, mover, ply });
+            let p =
+                (end + timing.dur(&mut self.rng, 150, 700)).max(self.prev_press.unwrap_or(0) + 50);
+            self.controls.push(Control::Press { at: p, mover, ply });
             Some(p)
         } else {
             None
         };
-        let (from_sq, to_sq) = match *m {
-            Move::Castle { king, rook } => {
-                let f = if rook.file() > king.file() {
-                    shakmaty::File::G
-                } else {
-                    shakmaty::File::C
-                };
-                (king, Square::from_coords(f, king.rank()))
-            }
-            _ => (m.from().unwrap_or(m.to()), m.to()),
-        };
-        plies.push(PlyInfo {
+        let (from_sq, to_sq) = king_or_piece_squares(m);
+        self.plies.push(PlyInfo {
             ply,
             san,
             uci,
@@ -258,67 +330,116 @@ pub fn script_game_from(
             start_ms: handled.acts.first().map_or(begin, |a| a.t),
             end_ms: end,
             press_ms: press,
-            from_index: board_index(from_sq, rotated),
-            to_index: board_index(to_sq, rotated),
-            board_after: to_dump(&board, rotated),
+            from_index: board_index(from_sq, opts.rotated),
+            to_index: board_index(to_sq, opts.rotated),
+            board_after: to_dump(&self.board, opts.rotated),
         });
-        prev_end = end;
-        prev_press = press.or(prev_press);
-        prev_report = settled;
-        pos = next;
+        self.prev_end = end;
+        self.prev_press = press.or(self.prev_press);
+        self.prev_report = settled;
+        self.pos = next;
+        Ok(())
     }
 
-    // The game is over: the clock is stopped, then maybe the kings show the result.
-    let n = moves.len() as u32;
-    let pause = prev_end.max(prev_press.unwrap_or(0)) + timing.dur(&mut rng, 1500, 4000);
-    if opts.clock {
-        controls.push(Control::Pause(pause));
-    }
-    let mut gesture = None;
-    if let (true, Some(o)) = (opts.result_gesture, outcome) {
-        let g0 = (pause + timing.dur(&mut rng, 500, 1500)).max(prev_report + 1);
-        let before = board;
-        if let Some((handled, wk, bk)) =
-            result_gesture(&mut rng, &mut board, o, g0, &timing, n + 1)?
-        {
-            events.extend(
-                scanner
-                    .reports(&handled.acts, &before)
-                    .into_iter()
-                    .map(|r| field_update(r, EventKind::ResultGesture, n + 1)),
-            );
-            gesture = Some((board_index(wk, rotated), board_index(bk, rotated)));
+    /// The game is over after `n` plies: the clock is stopped, then maybe the kings show the
+    /// result; the clock's frames join the events, which go on the wire in time order.
+    fn finish(mut self, outcome: Option<Outcome>, n: u32) -> Result<BoardScript, EmulatorError> {
+        let setup = self.setup;
+        let timing = setup.timing();
+        let opts = setup.opts;
+        let pause =
+            self.prev_end.max(self.prev_press.unwrap_or(0)) + timing.dur(&mut self.rng, 1500, 4000);
+        if opts.clock {
+            self.controls.push(Control::Pause(pause));
         }
-    }
-
-    if opts.clock {
-        for (at, f, ply) in Clock::new(base, inc).run(&controls) {
-            events.push(ev(
-                at,
-                Direction::FromBoard,
-                Payload::Frame(Frame::BwTime(f)),
-                EventKind::Clock,
-                ply,
-            ));
+        let mut gesture = None;
+        if let (true, Some(o)) = (opts.result_gesture, outcome) {
+            let g0 = (pause + timing.dur(&mut self.rng, 500, 1500)).max(self.prev_report + 1);
+            let before = self.board;
+            if let Some((handled, wk, bk)) =
+                result_gesture(&mut self.rng, &mut self.board, o, g0, &timing, n + 1)?
+            {
+                self.events.extend(
+                    setup
+                        .scanner
+                        .reports(&handled.acts, &before)
+                        .into_iter()
+                        .map(|r| field_update(r, EventKind::ResultGesture, n + 1)),
+                );
+                gesture = Some((board_index(wk, opts.rotated), board_index(bk, opts.rotated)));
+            }
         }
+        if opts.clock {
+            for (at, f, ply) in Clock::new(setup.base, setup.inc).run(&self.controls) {
+                self.events.push(event(
+                    at,
+                    Direction::FromBoard,
+                    Payload::Frame(Frame::BwTime(f)),
+                    EventKind::Clock,
+                    ply,
+                ));
+            }
+        }
+
+        // Time order, then one frame at a time on the wire.
+        let mut events = self.events;
+        events.sort_by_key(|e| e.at_ms);
+        space_on_wire(&mut events, |e| {
+            let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
+            (&mut e.at_ms, len)
+        });
+
+        Ok(BoardScript {
+            events,
+            plies: self.plies,
+            start_dump: self.start_dump,
+            initial_clock: self.initial_clock,
+            serial: setup.serial.clone(),
+            rotated: opts.rotated,
+            body_start_ms: self.body_start_ms,
+            result_gesture: gesture,
+            irregularities: self.infos,
+        })
     }
+}
 
-    // Time order, then one frame at a time on the wire.
-    events.sort_by_key(|e| e.at_ms);
-    space_on_wire(&mut events, |e| {
-        let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
-        (&mut e.at_ms, len)
-    });
+/// The squares a ply's piece leaves and reaches (the king's for castling).
+fn king_or_piece_squares(m: &Move) -> (Square, Square) {
+    match *m {
+        Move::Castle { king, rook } => {
+            let f = if rook.file() > king.file() {
+                shakmaty::File::G
+            } else {
+                shakmaty::File::C
+            };
+            (king, Square::from_coords(f, king.rank()))
+        }
+        _ => (m.from().unwrap_or(m.to()), m.to()),
+    }
+}
 
-    Ok(BoardScript {
-        events,
-        plies,
-        start_dump,
-        initial_clock,
-        serial,
-        rotated,
-        body_start_ms,
-        result_gesture: gesture,
-        irregularities: infos,
-    })
+fn event(
+    at_ms: Millis,
+    dir: Direction,
+    payload: Payload,
+    kind: EventKind,
+    ply: u32,
+) -> ScriptEvent {
+    ScriptEvent {
+        at_ms,
+        dir,
+        payload,
+        kind,
+        action: (),
+        ply,
+    }
+}
+
+/// A square the sensors reported.
+fn field_update((at, square, code): (Millis, u8, u8), kind: EventKind, ply: u32) -> ScriptEvent {
+    let update = Frame::FieldUpdate {
+        square,
+        piece: code,
+    };
+    event(at, Direction::FromBoard, Payload::Frame(update), kind, ply)
 }

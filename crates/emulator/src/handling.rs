@@ -135,6 +135,17 @@ impl Timing<'_> {
     }
 }
 
+/// A speed the hands can play at: finite, in (0, 1000].
+pub(crate) fn check_speed(speed: f64) -> Result<(), EmulatorError> {
+    if speed.is_finite() && speed > 0.0 && speed <= 1000.0 {
+        Ok(())
+    } else {
+        Err(EmulatorError::BadOptions(format!(
+            "speed must be in (0, 1000], got {speed}"
+        )))
+    }
+}
+
 /// `ms * speed`, rounded, at least 1 ms.
 pub(crate) fn scale(ms: u64, speed: f64) -> Millis {
     let v = (ms as f64 * speed).round();

@@ -24,7 +24,7 @@ use shakmaty::Color;
 
 use super::{
     EmulatorError, EventKind,
-    handling::scale,
+    handling::{check_speed, scale},
     hardware::{Clock, Control, Handshake, HandshakeStep, handshake, space_on_wire},
     script::{Event, Payload, Script, TogyzBoard},
 };
@@ -38,7 +38,7 @@ use boardscribe_core::{
     game::{
         GameKind,
         togyz::{
-            Board, Move, Position, Rules, Side, TogyzGame, TogyzReading,
+            Board, Move, Position, Rules, Side, Sowing, TogyzGame, TogyzReading,
             notation::{MoveText, Record, parse_records},
         },
     },
@@ -205,129 +205,194 @@ pub fn board_location(loc: usize, rotated: bool) -> usize {
     }
 }
 
-/// The script of `moves` played from the start position under `opts.rules`.
+/// The script of `moves` played from the start position under `opts.rules`: the handshake,
+/// then per ply the hands (after an irregularity scheduled before it), then the clock stopped.
 pub fn script_togyz(
     moves: &[Move],
     opts: &TogyzEmulatorOptions,
 ) -> Result<TogyzScript, EmulatorError> {
-    if !(opts.speed.is_finite() && opts.speed > 0.0 && opts.speed <= 1000.0) {
-        return Err(EmulatorError::BadOptions(format!(
-            "speed must be in (0, 1000], got {}",
-            opts.speed
-        )));
-    }
-    let speed = opts.speed;
-    let rotated = opts.rotated;
+    check_speed(opts.speed)?;
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    let period_ms = rng.random_range(20..=40);
-    let sensors = Sensors {
-        period_ms,
-        phase_ms: rng.random_range(0..period_ms),
-    };
-    let serial = format!("{:05}", rng.random_range(0..100_000u32));
-    let (base, inc) = opts.time_control.unwrap_or(DEFAULT_TIME_CONTROL);
+    let mut game = Writer::begin(&mut rng, opts);
+    for (i, &mv) in moves.iter().enumerate() {
+        game.ply(mv, i as u32 + 1)?;
+    }
+    Ok(game.finish())
+}
 
-    let start = Position::with_rules(opts.rules);
-    let start_reading = TogyzGame::reading(&start);
-    let to_dump = |raw: &[u8; LOCATIONS], markers: &[u8; 2]| {
-        let mut counts = [0u8; LOCATIONS];
-        for (loc, &n) in raw.iter().enumerate() {
-            counts[board_location(loc, rotated)] = n;
-        }
-        let mut tuz = [0u8; 2];
-        for side in [Side::White, Side::Black] {
-            tuz[board_player(side, rotated).index()] = markers[side.index()];
-        }
-        PitDump { counts, tuz }
-    };
-    let mut infos: Vec<TogyzIrregularityInfo> = Vec::new();
-    let mut start_raw = start_reading.counts;
-    // A wrong start: one korgool lies in the wrong pit from the beginning.
-    let wrong_start = opts
-        .irregularities
-        .iter()
-        .any(|i| i.before_ply == 1 && i.kind == TogyzIrregularityKind::WrongStart)
-        .then(|| {
-            let from = rng.random_range(0..PIT_LOCATIONS);
-            let to = (from + rng.random_range(1..PIT_LOCATIONS)) % PIT_LOCATIONS;
-            start_raw[from] -= 1;
-            start_raw[to] += 1;
-            (from, to)
-        });
-    let start_dump = to_dump(&start_raw, &start_reading.tuz);
-    let initial_clock = if opts.clock {
-        Clock::new(base, inc).frame()
-    } else {
-        let zero = ClockTime::from_millis(0);
-        BwTime::from_parts(zero, 0, zero, 0, status::NO_CLOCK)
-    };
+/// The counts a board dump reads for game locations `raw` and tuz `markers`.
+fn to_dump(raw: &[u8; LOCATIONS], markers: &[u8; 2], rotated: bool) -> PitDump {
+    let mut counts = [0u8; LOCATIONS];
+    for (loc, &n) in raw.iter().enumerate() {
+        counts[board_location(loc, rotated)] = n;
+    }
+    let mut tuz = [0u8; 2];
+    for side in [Side::White, Side::Black] {
+        tuz[board_player(side, rotated).index()] = markers[side.index()];
+    }
+    PitDump { counts, tuz }
+}
 
-    let mut events: Vec<TogyzEvent> = Vec::new();
-    let ev = |at_ms, dir, payload, kind, action, ply| TogyzEvent {
+fn event(
+    at_ms: Millis,
+    dir: Direction,
+    payload: TogyzPayload,
+    kind: EventKind,
+    action: TogyzAction,
+    ply: u32,
+) -> TogyzEvent {
+    TogyzEvent {
         at_ms,
         dir,
         payload,
         kind,
         action,
         ply,
-    };
+    }
+}
 
-    // The host's start-up: serial number, board dump, updates with the clock, clock.
-    let Handshake {
-        steps,
-        body_start_ms,
-    } = handshake(
-        [
-            (cmd::RETURN_SERIALNR, Some(Frame::SerialNr(serial.clone()))),
-            (cmd::SEND_BRD, Some(Frame::BoardDump(start_dump))),
-            (cmd::SEND_UPDATE_NICE, None),
-            (cmd::SEND_CLK, Some(Frame::BwTime(initial_clock))),
-        ],
-        |f| f.to_bytes().len(),
-    );
-    for (t, step) in steps {
-        let (dir, payload) = match step {
-            HandshakeStep::Command(c) => (Direction::ToBoard, TogyzPayload::Command(vec![c])),
-            HandshakeStep::Reply(f) => (Direction::FromBoard, TogyzPayload::Frame(f)),
+/// A script being written: the hands on the board, the position, the events and the clock's
+/// controls so far, what each ply and irregularity was, and each player's time.
+struct Writer<'a, 'r> {
+    opts: &'a TogyzEmulatorOptions,
+    sensors: Sensors,
+    hands: Hands<'r>,
+    serial: String,
+    base: u64,
+    inc: u64,
+    /// The korgool that lay in the wrong pit from the start (from, to), if any.
+    wrong_start: Option<(usize, usize)>,
+    start_dump: PitDump,
+    initial_clock: BwTime,
+    body_start_ms: Millis,
+    events: Vec<TogyzEvent>,
+    controls: Vec<Control>,
+    plies: Vec<TogyzPlyInfo>,
+    infos: Vec<TogyzIrregularityInfo>,
+    last_report: [Millis; LOCATIONS],
+    pos: Position,
+    /// When the hands may next begin.
+    prev_free: Millis,
+    /// Each player's time as the clock will show it, so that thinking gets quicker when time
+    /// runs short (a record's game was played to its end, not lost on time).
+    remaining: [u64; 2],
+    /// The last press.
+    switched: Millis,
+}
+
+impl<'a, 'r> Writer<'a, 'r> {
+    /// The board's own draws (scan, serial number), the board set up (maybe wrongly), the
+    /// host's start-up, the clock started.
+    fn begin(rng: &'r mut ChaCha8Rng, opts: &'a TogyzEmulatorOptions) -> Writer<'a, 'r> {
+        let period_ms = rng.random_range(20..=40);
+        let sensors = Sensors {
+            period_ms,
+            phase_ms: rng.random_range(0..period_ms),
         };
-        events.push(ev(
-            t,
-            dir,
-            payload,
-            EventKind::Handshake,
-            TogyzAction::Handshake,
-            0,
-        ));
+        let serial = format!("{:05}", rng.random_range(0..100_000u32));
+        let (base, inc) = opts.time_control.unwrap_or(DEFAULT_TIME_CONTROL);
+
+        let start = Position::with_rules(opts.rules);
+        let start_reading = TogyzGame::reading(&start);
+        let mut start_raw = start_reading.counts;
+        // A wrong start: one korgool lies in the wrong pit from the beginning.
+        let wrong_start = opts
+            .irregularities
+            .iter()
+            .any(|i| i.before_ply == 1 && i.kind == TogyzIrregularityKind::WrongStart)
+            .then(|| {
+                let from = rng.random_range(0..PIT_LOCATIONS);
+                let to = (from + rng.random_range(1..PIT_LOCATIONS)) % PIT_LOCATIONS;
+                start_raw[from] -= 1;
+                start_raw[to] += 1;
+                (from, to)
+            });
+        let start_dump = to_dump(&start_raw, &start_reading.tuz, opts.rotated);
+        let initial_clock = if opts.clock {
+            Clock::new(base, inc).frame()
+        } else {
+            let zero = ClockTime::from_millis(0);
+            BwTime::from_parts(zero, 0, zero, 0, status::NO_CLOCK)
+        };
+
+        // The host's start-up: serial number, board dump, updates with the clock, clock.
+        let Handshake {
+            steps,
+            body_start_ms,
+        } = handshake(
+            [
+                (cmd::RETURN_SERIALNR, Some(Frame::SerialNr(serial.clone()))),
+                (cmd::SEND_BRD, Some(Frame::BoardDump(start_dump))),
+                (cmd::SEND_UPDATE_NICE, None),
+                (cmd::SEND_CLK, Some(Frame::BwTime(initial_clock))),
+            ],
+            |f| f.to_bytes().len(),
+        );
+        let events = steps
+            .into_iter()
+            .map(|(t, step)| {
+                let (dir, payload) = match step {
+                    HandshakeStep::Command(c) => {
+                        (Direction::ToBoard, TogyzPayload::Command(vec![c]))
+                    }
+                    HandshakeStep::Reply(f) => (Direction::FromBoard, TogyzPayload::Frame(f)),
+                };
+                event(
+                    t,
+                    dir,
+                    payload,
+                    EventKind::Handshake,
+                    TogyzAction::Handshake,
+                    0,
+                )
+            })
+            .collect();
+
+        let mut hands = Hands {
+            rng,
+            speed: opts.speed,
+            raw: start_raw,
+            markers: start_reading.tuz,
+            acts: Vec::new(),
+        };
+        let mut controls = Vec::new();
+        let clock_start = body_start_ms + hands.dur(300, 1500);
+        if opts.clock {
+            controls.push(Control::Start(clock_start));
+        }
+        Writer {
+            opts,
+            sensors,
+            hands,
+            serial,
+            base,
+            inc,
+            wrong_start,
+            start_dump,
+            initial_clock,
+            body_start_ms,
+            events,
+            controls,
+            plies: Vec::new(),
+            infos: Vec::new(),
+            last_report: [0; LOCATIONS],
+            pos: start,
+            prev_free: clock_start,
+            remaining: [base; 2],
+            switched: clock_start,
+        }
     }
 
-    let mut hands = Hands {
-        rng: &mut rng,
-        speed,
-        raw: start_raw,
-        markers: start_reading.tuz,
-        acts: Vec::new(),
-    };
-    let mut controls = Vec::new();
-    let clock_start = body_start_ms + hands.dur(300, 1500);
-    if opts.clock {
-        controls.push(Control::Start(clock_start));
-    }
-    let mut last_report = [0 as Millis; LOCATIONS];
-    let mut pos = start;
-    let mut plies = Vec::new();
-    let mut prev_free = clock_start;
-    // Each player's time as the clock will show it, so that thinking gets quicker when time
-    // runs short (a record's game was played to its end, not lost on time).
-    let mut remaining = [base; 2];
-    let mut switched = clock_start;
-    for (i, &mv) in moves.iter().enumerate() {
-        let ply = i as u32 + 1;
-        let (next, sowing) = pos
-            .play_with_info(mv)
-            .map_err(|e| EmulatorError::IllegalMove {
-                ply,
-                san: format!("pit {}: {e}", mv.pit()),
-            })?;
+    /// Ply `ply` (1-based), move `mv`: thinking, a scheduled irregularity, the hands, the
+    /// check that the board reads as the rules' position, the sensors' reports, the press.
+    fn ply(&mut self, mv: Move, ply: u32) -> Result<(), EmulatorError> {
+        let (next, sowing) =
+            self.pos
+                .play_with_info(mv)
+                .map_err(|e| EmulatorError::IllegalMove {
+                    ply,
+                    san: format!("pit {}: {e}", mv.pit()),
+                })?;
         let side = sowing.side;
         let notation = MoveText::from_sowing(&sowing).to_string();
         let physical = |detail: String| EmulatorError::Physical {
@@ -335,144 +400,47 @@ pub fn script_togyz(
             detail: format!("{notation}: {detail}"),
         };
         let mut styles = Vec::new();
-        let before = hands.raw;
-        hands.acts.clear();
+        let before = self.hands.raw;
+        self.hands.acts.clear();
 
-        let think = (hands.rng.random_range(0.0f64..1.0) * 20f64.ln()).exp() * 1000.0;
-        let think = scale(think as u64, speed).min(remaining[side.index()] / 15);
-        let begin = prev_free + think;
+        let think = (self.hands.rng.random_range(0.0f64..1.0) * 20f64.ln()).exp() * 1000.0;
+        let think = scale(think as u64, self.opts.speed).min(self.remaining[side.index()] / 15);
+        let begin = self.prev_free + think;
         let mut t = begin;
-        if let Some(irr) = opts.irregularities.iter().find(|i| i.before_ply == ply) {
-            let captures = sowing.captured > 0;
-            t = irregularity(
-                &mut hands,
-                irr,
-                t,
-                wrong_start,
-                (side, mv, captures),
-                &mut infos,
-            );
-            if let Some(info) = infos.last().filter(|i| i.before_ply == ply)
-                && let Some(at) = info.press_ms
-                && opts.clock
-            {
-                controls.push(Control::Press {
-                    at,
-                    mover: color(side),
-                    ply,
-                });
-            }
+        if let Some(irr) = self
+            .opts
+            .irregularities
+            .iter()
+            .find(|i| i.before_ply == ply)
+        {
+            t = self.irregularity(irr, t, ply, (side, mv, sowing.captured > 0));
         }
         // The mover may first carry what lies in his tuz to his store.
-        if hands.rng.random_bool(0.6)
-            && let Some(done) = hands.carry(t, side)
+        if self.hands.rng.random_bool(0.6)
+            && let Some(done) = self.hands.carry(t, side)
         {
             styles.push(TogyzStyle::TuzCarriedBefore);
-            t = done + hands.dur(300, 700).max(200);
+            t = done + self.hands.dur(300, 700).max(200);
         }
-        let start_loc = Board::location(side, mv.pit());
-        let n = hands.raw[start_loc];
-        if n == 0 {
-            return Err(physical("the start pit is empty".into()));
-        }
-        hands.pit(t, start_loc, -i16::from(n), TogyzAction::Lift);
-        let fast = hands.rng.random_bool(0.3);
-        if fast {
-            styles.push(TogyzStyle::FastHand);
-        }
-        t += hands.dur(250, 500);
-        let mut drops = Vec::new();
-        let mut loc = start_loc;
-        let sown = if n == 1 {
-            1
-        } else {
-            drops.push((t, start_loc));
-            hands.pit(t, start_loc, 1, TogyzAction::Sow);
-            n - 1
-        };
-        for _ in 0..sown {
-            t += if fast {
-                hands.dur(50, 140)
-            } else {
-                hands.dur(150, 350)
-            };
-            loc = (loc + 1) % PIT_LOCATIONS;
-            drops.push((t, loc));
-            hands.pit(t, loc, 1, TogyzAction::Sow);
-        }
-        if usize::from(sowing.landing) != loc {
-            return Err(physical(format!(
-                "the last korgool fell in location {loc}, the rules say {}",
-                sowing.landing
-            )));
-        }
-        // A hand resting on a pit just sown, for a moment.
-        if hands.rng.random_bool(0.2) {
-            let (dt, dl) = drops[hands.rng.random_range(0..drops.len())];
-            let k = hands.rng.random_range(1..=2);
-            let on = dt + hands.dur(20, 60);
-            let off = on + scale(hands.rng.random_range(100..=400), speed).max(60);
-            hands.pit(on, dl, k, TogyzAction::Rest);
-            hands.pit(off, dl, -k, TogyzAction::Rest);
-            styles.push(TogyzStyle::RestingHand);
-            // The hand leaves the pit before it takes anything.
-            t = t.max(off);
-        }
-        // A new tuz, or a capture.
-        let landing = usize::from(sowing.landing);
-        let store = STORE + side.index();
-        if sowing.tuz_created {
-            let t1 = t + hands.dur(300, 900);
-            if hands.rng.random_bool(0.5) {
-                styles.push(TogyzStyle::MarkerFirst);
-                hands.marker(t1, side, sowing.landing_pit());
-                t = t1;
-                if hands.rng.random_bool(0.5) {
-                    styles.push(TogyzStyle::LeftInTuz);
-                } else {
-                    let at = t1 + hands.dur(300, 700);
-                    t = hands.carry(at, side).unwrap_or(t1);
-                }
-            } else {
-                let c = i16::from(hands.raw[landing]);
-                hands.pit(t1, landing, -c, TogyzAction::Capture);
-                let t2 = t1 + hands.dur(200, 500);
-                hands.pit(t2, store, c, TogyzAction::Capture);
-                t = t2 + hands.dur(300, 800);
-                hands.marker(t, side, sowing.landing_pit());
-            }
-        } else if sowing.captured > 0 {
-            let c = i16::from(sowing.captured);
-            if i16::from(hands.raw[landing]) != c {
-                return Err(physical(format!(
-                    "the landing pit holds {}, the capture is {c}",
-                    hands.raw[landing]
-                )));
-            }
-            let t1 = t + hands.dur(250, 700);
-            hands.pit(t1, landing, -c, TogyzAction::Capture);
-            t = t1 + hands.dur(200, 500);
-            if c >= 2 && hands.rng.random_bool(0.4) {
-                styles.push(TogyzStyle::Handfuls);
-                let a = hands.rng.random_range(1..c);
-                hands.pit(t, store, a, TogyzAction::Capture);
-                t += hands.dur(200, 450);
-                hands.pit(t, store, c - a, TogyzAction::Capture);
-            } else {
-                hands.pit(t, store, c, TogyzAction::Capture);
-            }
-        }
+        let sown = self
+            .hands
+            .sow(t, side, mv, &sowing, &mut styles)
+            .map_err(physical)?;
+        let t = self
+            .hands
+            .take(sown.t, side, &sowing, &mut styles)
+            .map_err(physical)?;
         // What was sown into his own tuz the mover may carry at once.
-        if hands.rng.random_bool(0.3) {
-            let at = t + hands.dur(300, 700);
-            if hands.carry(at, side).is_some() {
+        if self.hands.rng.random_bool(0.3) {
+            let at = t + self.hands.dur(300, 700);
+            if self.hands.carry(at, side).is_some() {
                 styles.push(TogyzStyle::TuzCarriedAfter);
             }
         }
 
         let reading = TogyzReading {
-            counts: hands.raw,
-            tuz: hands.markers,
+            counts: self.hands.raw,
+            tuz: self.hands.markers,
         };
         if reading != TogyzGame::reading(&next) {
             return Err(physical(format!(
@@ -480,12 +448,86 @@ pub fn script_togyz(
                 TogyzGame::reading(&next)
             )));
         }
-        let acts = std::mem::take(&mut hands.acts);
-        let mut reports = sensors
-            .reports(hands.rng, &acts, &before, &mut last_report)
-            .map_err(physical)?;
+        let acts = std::mem::take(&mut self.hands.acts);
+        let reports = self.reports(&acts, &before, sown.fast).map_err(physical)?;
+        let end = acts.iter().map(|a| a.t).max().unwrap_or(begin);
+        let start_ms = acts.iter().map(|a| a.t).min().unwrap_or(begin);
+        let settled = reports.last().map_or(end, |r| r.t);
+        self.push_reports(&reports, ply);
+        let press = if self.opts.clock {
+            let p = (end + self.hands.dur(150, 700)).max(settled + 20);
+            self.controls.push(Control::Press {
+                at: p,
+                mover: color(side),
+                ply,
+            });
+            Some(p)
+        } else {
+            None
+        };
+        self.plies.push(TogyzPlyInfo {
+            ply,
+            notation,
+            side,
+            styles,
+            start_ms,
+            end_ms: end,
+            press_ms: press,
+            board_after: to_dump(&self.hands.raw, &self.hands.markers, self.opts.rotated),
+        });
+        if let Some(p) = press {
+            let r = &mut self.remaining[side.index()];
+            *r = r.saturating_sub(p - self.switched) + self.inc;
+            self.switched = p;
+        }
+        self.prev_free = press.unwrap_or(settled).max(settled) + 1;
+        self.pos = next;
+        Ok(())
+    }
+
+    /// The irregularity `irr` made by the mover's hands from `t`, before ply `ply`; when the
+    /// hands are free again.
+    fn irregularity(
+        &mut self,
+        irr: &TogyzIrregularity,
+        t: Millis,
+        ply: u32,
+        mover: (Side, Move, bool),
+    ) -> Millis {
+        let t = irregularity(
+            &mut self.hands,
+            irr,
+            t,
+            self.wrong_start,
+            mover,
+            &mut self.infos,
+        );
+        if let Some(info) = self.infos.last().filter(|i| i.before_ply == ply)
+            && let Some(at) = info.press_ms
+            && self.opts.clock
+        {
+            self.controls.push(Control::Press {
+                at,
+                mover: color(mover.0),
+                ply,
+            });
+        }
+        t
+    }
+
+    /// What the load cells report of the hands' `acts` on the board `before`; a fast hand's
+    /// neighbouring pits now and then read the other way round.
+    fn reports(
+        &mut self,
+        acts: &[hands::Act],
+        before: &[u8; LOCATIONS],
+        fast: bool,
+    ) -> Result<Vec<hands::Report>, String> {
+        let rng = &mut *self.hands.rng;
+        let mut reports = self
+            .sensors
+            .reports(rng, acts, before, &mut self.last_report)?;
         if fast {
-            // A fast hand: neighbouring pits read the other way round now and then.
             let mut j = 0;
             while j + 1 < reports.len() {
                 let (a, b) = (reports[j], reports[j + 1]);
@@ -494,7 +536,7 @@ pub fn script_togyz(
                     && la != lb
                     && a.action == TogyzAction::Sow
                     && b.action == TogyzAction::Sow
-                    && hands.rng.random_bool(0.35)
+                    && rng.random_bool(0.35)
                 {
                     reports[j].t = b.t;
                     reports[j + 1].t = a.t;
@@ -505,10 +547,13 @@ pub fn script_togyz(
                 }
             }
         }
-        let end = acts.iter().map(|a| a.t).max().unwrap_or(begin);
-        let start_ms = acts.iter().map(|a| a.t).min().unwrap_or(begin);
-        let settled = reports.last().map_or(end, |r| r.t);
-        for r in &reports {
+        Ok(reports)
+    }
+
+    /// The reports as the board's frames, in board numbering.
+    fn push_reports(&mut self, reports: &[hands::Report], ply: u32) {
+        let rotated = self.opts.rotated;
+        for r in reports {
             let frame = match r.change {
                 Report1::Pit { loc, count } => Frame::PitUpdate {
                     location: board_location(loc, rotated) as u8,
@@ -524,7 +569,7 @@ pub fn script_togyz(
             } else {
                 EventKind::Move
             };
-            events.push(ev(
+            self.events.push(event(
                 r.t,
                 Direction::FromBoard,
                 TogyzPayload::Frame(frame),
@@ -533,89 +578,67 @@ pub fn script_togyz(
                 ply,
             ));
         }
-        let press = if opts.clock {
-            let p = (end + hands.dur(150, 700)).max(settled + 20);
-            controls.push(Control::Press {
-                at: p,
-                mover: color(side),
-                ply,
-            });
-            Some(p)
-        } else {
-            None
-        };
-        plies.push(TogyzPlyInfo {
-            ply,
-            notation,
-            side,
-            styles,
-            start_ms,
-            end_ms: end,
-            press_ms: press,
-            board_after: to_dump(&hands.raw, &hands.markers),
+    }
+
+    /// The game is over: the clock is stopped, its frames join the events, which go on the
+    /// wire in time order; each ply's press is its frame's time on the wire.
+    fn finish(mut self) -> TogyzScript {
+        if self.opts.clock {
+            let pause = self.prev_free + self.hands.dur(1500, 4000);
+            self.controls.push(Control::Pause(pause));
+            let presses: Vec<(Millis, u32)> = self
+                .controls
+                .iter()
+                .filter_map(|c| match *c {
+                    Control::Press { at, ply, .. } => Some((at, ply)),
+                    _ => None,
+                })
+                .collect();
+            for (at, f, ply) in Clock::new(self.base, self.inc).run(&self.controls) {
+                let action = if presses.contains(&(at, ply)) {
+                    TogyzAction::Press
+                } else {
+                    TogyzAction::Clock
+                };
+                self.events.push(event(
+                    at,
+                    Direction::FromBoard,
+                    TogyzPayload::Frame(Frame::BwTime(f)),
+                    EventKind::Clock,
+                    action,
+                    ply,
+                ));
+            }
+        }
+
+        // Time order, then one frame at a time on the wire.
+        let mut events = self.events;
+        events.sort_by_key(|e| e.at_ms);
+        space_on_wire(&mut events, |e| {
+            let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
+            (&mut e.at_ms, len)
         });
-        if let Some(p) = press {
-            let r = &mut remaining[side.index()];
-            *r = r.saturating_sub(p - switched) + inc;
-            switched = p;
+        let mut plies = self.plies;
+        for e in &events {
+            if e.action == TogyzAction::Press
+                && let Some(p) = plies.get_mut(e.ply as usize - 1)
+            {
+                p.press_ms = Some(e.at_ms);
+            }
         }
-        prev_free = press.unwrap_or(settled).max(settled) + 1;
-        pos = next;
-    }
 
-    // The game is over: the clock is stopped.
-    if opts.clock {
-        let pause = prev_free + hands.dur(1500, 4000);
-        controls.push(Control::Pause(pause));
-        let presses: Vec<(Millis, u32)> = controls
-            .iter()
-            .filter_map(|c| match *c {
-                Control::Press { at, ply, .. } => Some((at, ply)),
-                _ => None,
-            })
-            .collect();
-        for (at, f, ply) in Clock::new(base, inc).run(&controls) {
-            let action = if presses.contains(&(at, ply)) {
-                TogyzAction::Press
-            } else {
-                TogyzAction::Clock
-            };
-            events.push(ev(
-                at,
-                Direction::FromBoard,
-                TogyzPayload::Frame(Frame::BwTime(f)),
-                EventKind::Clock,
-                action,
-                ply,
-            ));
+        TogyzScript {
+            events,
+            plies,
+            start_dump: self.start_dump,
+            initial_clock: self.initial_clock,
+            serial: self.serial,
+            rotated: self.opts.rotated,
+            body_start_ms: self.body_start_ms,
+            result_gesture: None,
+            irregularities: self.infos,
         }
     }
-
-    // Time order, then one frame at a time on the wire.
-    events.sort_by_key(|e| e.at_ms);
-    space_on_wire(&mut events, |e| {
-        let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
-        (&mut e.at_ms, len)
-    });
-    for e in &events {
-        if e.action == TogyzAction::Press
-            && let Some(p) = plies.get_mut(e.ply as usize - 1)
-        {
-            p.press_ms = Some(e.at_ms);
-        }
-    }
-
-    Ok(TogyzScript {
-        events,
-        plies,
-        start_dump,
-        initial_clock,
-        serial,
-        rotated,
-        body_start_ms,
-        result_gesture: None,
-        irregularities: infos,
-    })
 }
 
 #[cfg(test)]

@@ -103,6 +103,12 @@ impl Sensors {
     }
 }
 
+/// How one ply's sowing went: when the hands were done and whether they were quick.
+pub(super) struct Sown {
+    pub(super) t: Millis,
+    pub(super) fast: bool,
+}
+
 /// The hands' state: what lies where (game numbering), the markers, the time, the acts so far.
 pub(super) struct Hands<'a> {
     pub(super) rng: &'a mut ChaCha8Rng,
@@ -156,5 +162,124 @@ impl Hands<'_> {
         let t2 = t + self.dur(200, 500);
         self.pit(t2, STORE + owner.index(), i16::from(n), TogyzAction::Carry);
         Some(t2)
+    }
+
+    /// The start pit lifted from `t` and its korgools sown (the first back into it when there
+    /// are two or more), maybe quickly; a hand may rest on a pit just sown.
+    pub(super) fn sow(
+        &mut self,
+        mut t: Millis,
+        side: Side,
+        mv: Move,
+        sowing: &Sowing,
+        styles: &mut Vec<TogyzStyle>,
+    ) -> Result<Sown, String> {
+        let hands = self;
+        let start_loc = Board::location(side, mv.pit());
+        let n = hands.raw[start_loc];
+        if n == 0 {
+            return Err("the start pit is empty".into());
+        }
+        hands.pit(t, start_loc, -i16::from(n), TogyzAction::Lift);
+        let fast = hands.rng.random_bool(0.3);
+        if fast {
+            styles.push(TogyzStyle::FastHand);
+        }
+        t += hands.dur(250, 500);
+        let mut drops = Vec::new();
+        let mut loc = start_loc;
+        let sown = if n == 1 {
+            1
+        } else {
+            drops.push((t, start_loc));
+            hands.pit(t, start_loc, 1, TogyzAction::Sow);
+            n - 1
+        };
+        for _ in 0..sown {
+            t += if fast {
+                hands.dur(50, 140)
+            } else {
+                hands.dur(150, 350)
+            };
+            loc = (loc + 1) % PIT_LOCATIONS;
+            drops.push((t, loc));
+            hands.pit(t, loc, 1, TogyzAction::Sow);
+        }
+        if usize::from(sowing.landing) != loc {
+            return Err(format!(
+                "the last korgool fell in location {loc}, the rules say {}",
+                sowing.landing
+            ));
+        }
+        // A hand resting on a pit just sown, for a moment.
+        if hands.rng.random_bool(0.2) {
+            let (dt, dl) = drops[hands.rng.random_range(0..drops.len())];
+            let k = hands.rng.random_range(1..=2);
+            let on = dt + hands.dur(20, 60);
+            let off = on + scale(hands.rng.random_range(100..=400), hands.speed).max(60);
+            hands.pit(on, dl, k, TogyzAction::Rest);
+            hands.pit(off, dl, -k, TogyzAction::Rest);
+            styles.push(TogyzStyle::RestingHand);
+            // The hand leaves the pit before it takes anything.
+            t = t.max(off);
+        }
+        Ok(Sown { t, fast })
+    }
+
+    /// From `t`, a new tuz (its marker set before or after its three korgools go to the store,
+    /// or they are left under it) or a capture carried to the store (in one or two handfuls);
+    /// when the hands are done.
+    pub(super) fn take(
+        &mut self,
+        mut t: Millis,
+        side: Side,
+        sowing: &Sowing,
+        styles: &mut Vec<TogyzStyle>,
+    ) -> Result<Millis, String> {
+        let hands = self;
+        let landing = usize::from(sowing.landing);
+        let store = STORE + side.index();
+        if sowing.tuz_created {
+            let t1 = t + hands.dur(300, 900);
+            if hands.rng.random_bool(0.5) {
+                styles.push(TogyzStyle::MarkerFirst);
+                hands.marker(t1, side, sowing.landing_pit());
+                t = t1;
+                if hands.rng.random_bool(0.5) {
+                    styles.push(TogyzStyle::LeftInTuz);
+                } else {
+                    let at = t1 + hands.dur(300, 700);
+                    t = hands.carry(at, side).unwrap_or(t1);
+                }
+            } else {
+                let c = i16::from(hands.raw[landing]);
+                hands.pit(t1, landing, -c, TogyzAction::Capture);
+                let t2 = t1 + hands.dur(200, 500);
+                hands.pit(t2, store, c, TogyzAction::Capture);
+                t = t2 + hands.dur(300, 800);
+                hands.marker(t, side, sowing.landing_pit());
+            }
+        } else if sowing.captured > 0 {
+            let c = i16::from(sowing.captured);
+            if i16::from(hands.raw[landing]) != c {
+                return Err(format!(
+                    "the landing pit holds {}, the capture is {c}",
+                    hands.raw[landing]
+                ));
+            }
+            let t1 = t + hands.dur(250, 700);
+            hands.pit(t1, landing, -c, TogyzAction::Capture);
+            t = t1 + hands.dur(200, 500);
+            if c >= 2 && hands.rng.random_bool(0.4) {
+                styles.push(TogyzStyle::Handfuls);
+                let a = hands.rng.random_range(1..c);
+                hands.pit(t, store, a, TogyzAction::Capture);
+                t += hands.dur(200, 450);
+                hands.pit(t, store, c - a, TogyzAction::Capture);
+            } else {
+                hands.pit(t, store, c, TogyzAction::Capture);
+            }
+        }
+        Ok(t)
     }
 }
