@@ -86,7 +86,7 @@ pub trait Board {
     type Frame: Debug;
     type Game: GameKind;
     type Sensor: Sensed<<Self::Game as GameKind>::Reading> + Default;
-    type Judge: Judge;
+    type Judge: Judge<Game = Self::Game>;
 
     /// The frame reader's wire.
     fn wire() -> Self::Wire;
@@ -543,11 +543,14 @@ impl<B: Board> Pipeline<B> {
         }
     }
 
-    /// Passes what the tracker said through the judge.
+    /// Passes what the tracker said through the judge, each event with what it plays.
     fn review(&mut self) {
+        let mut played = self.tracker.take_played().into_iter();
         for event in self.observed.drain(..) {
-            self.judge.review(event, &mut self.events);
+            let plays = if event.plays() { played.next() } else { None };
+            self.judge.review(event, plays, &mut self.events);
         }
+        debug_assert!(played.next().is_none(), "a played value without its event");
     }
 
     fn collect(&mut self) {

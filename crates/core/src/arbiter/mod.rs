@@ -46,13 +46,16 @@ pub use togyz::{TogyzReferee, togyz_article};
 
 use crate::{
     Millis,
+    game::GameKind,
     sensor::ClockReading,
-    tracker::{RecordedMove, TrackerEvent},
+    tracker::{Played, RecordedMove, TrackerEvent},
 };
 
 /// What applies a game's rules to one board's tracker events: annotates them in place and adds
 /// what they cause (game ends, claims, flag falls).
 pub trait Judge {
+    /// The game it judges, whose positions and moves the tracker hands it ([`Played`]).
+    type Game: GameKind;
     /// Continues a game recorded before (after a restart), from its stored moves played from
     /// `start` (its stored start position, as text; `None`: the standard start).
     fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]);
@@ -62,10 +65,15 @@ pub trait Judge {
     fn rebase(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
         self.resume(start, moves);
     }
-    /// Judges one event of the tracker: pushes it onto `out` with what the Laws say of it (an
-    /// article, a ruling, time trouble), followed by what it causes (a game end, a claimable
-    /// draw).
-    fn review(&mut self, event: TrackerEvent, out: &mut Vec<TrackerEvent>);
+    /// Judges one event of the tracker, with what it plays (`Some` beside each event that
+    /// [`TrackerEvent::plays`]): pushes it onto `out` with what the Laws say of it (an article,
+    /// a ruling, time trouble), followed by what it causes (a game end, a claimable draw).
+    fn review(
+        &mut self,
+        event: TrackerEvent,
+        played: Option<Played<Self::Game>>,
+        out: &mut Vec<TrackerEvent>,
+    );
     /// A clock reading: flags are reported into `out`. `white_on_left`: White's clock is the
     /// left-hand one.
     fn clock(
@@ -85,7 +93,7 @@ pub enum JudgeNotice {
     /// The game's start position does not read: the judge plays from the standard start.
     StartUnreadable(Option<String>),
     /// A recorded move does not fit the judge's position (the tracker records only legal
-    /// moves): the judge stops following the game.
+    /// moves), or came without what it plays: the judge stops following the game.
     MoveDoesNotFit { ply: u32, mv: String },
 }
 

@@ -1,8 +1,10 @@
 //! The referee: the configured Laws applied to what one board's tracker records.
 //!
-//! Flow: the pipeline passes every batch of tracker events through [`Referee::review`] before they
-//! are stored, and every clock reading through [`Referee::clock`]. The referee keeps the game's
-//! positions (from the game's start, a Chess960 one too, and the moves' UCI), and so can: mark each move made in Article 8.4 time trouble;
+//! Flow: the pipeline passes every tracker event, with the start position or move it plays,
+//! through [`Referee::review`] before it is stored, and every clock reading through
+//! [`Referee::clock`]. The referee keeps the game's positions (from the typed start and moves the
+//! tracker hands it, a Chess960 start too; a stored game's read back from their text), and so
+//! can: mark each move made in Article 8.4 time trouble;
 //! give each irregularity its article under the configured edition, and a completed illegal move
 //! its place on the player's ladder with the penalty due (7.5.5); end the game on a dead position,
 //! fivefold repetition or 75 moves (from 2014); note a threefold or fifty-move draw as claimable;
@@ -10,7 +12,7 @@
 //! observer, 6.8). Checkmate and stalemate are the tracker's (it stops recording there). Pure: time
 //! comes with the events and readings.
 
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
 use super::{
     AutoEnd, BothFlagsDecision, Category, Claimable, Federation, FivefoldRule, GameEnd,
@@ -24,7 +26,7 @@ use crate::{
         chess::{ChessGame, start_of},
     },
     sensor::ClockReading,
-    tracker::{RecordedMove, Side, TrackerEvent, TrackerSettings},
+    tracker::{Played, RecordedMove, Side, TrackerEvent, TrackerSettings},
 };
 
 /// The Laws an event plays under: the edition with its switches, the time control, and the
@@ -96,6 +98,11 @@ impl Game {
             notices.push(JudgeNotice::StartUnreadable(start.map(str::to_owned)));
             Chess::default()
         });
+        Game::at(tc, cfg, start)
+    }
+
+    /// A game from the position `start`.
+    fn at(tc: Option<&TimeControl>, cfg: &LawsConfig, start: Chess) -> Game {
         Game {
             reps: Repetitions::new(&start),
             positions: vec![start],
@@ -140,6 +147,8 @@ fn side(c: Color) -> Side {
 }
 
 impl Judge for Referee {
+    type Game = ChessGame;
+
     fn take_notices(&mut self) -> Vec<JudgeNotice> {
         std::mem::take(&mut self.notices)
     }
@@ -159,8 +168,13 @@ impl Judge for Referee {
 
     /// Applies the Laws to the events from index `from` on, in place: annotates moves and
     /// irregularities, and adds game ends and claimable draws after the event that caused them.
-    fn review(&mut self, mut event: TrackerEvent, out: &mut Vec<TrackerEvent>) {
-        let caused = self.look_at(&mut event);
+    fn review(
+        &mut self,
+        mut event: TrackerEvent,
+        played: Option<Played<ChessGame>>,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let caused = self.look_at(&mut event, played);
         out.push(event);
         out.extend(caused);
     }
@@ -358,30 +372,45 @@ impl Referee {
     pub fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
         let mut game = Game::new(self.tc.as_ref(), &self.cfg, start, &mut self.notices);
         for m in moves {
-            if !self.play(&mut game, &mut m.clone()) {
+            // A stored move is read back from its text.
+            let mv = m.to_move::<ChessGame>(game.position());
+            if !self.play(&mut game, &mut m.clone(), mv) {
                 break;
             }
         }
         self.game = Some(game);
     }
 
-    /// One event: annotated in place; what it causes is returned.
-    fn look_at(&mut self, event: &mut TrackerEvent) -> Option<TrackerEvent> {
-        if let TrackerEvent::GameStarted { start, .. } = event {
-            self.game = Some(Game::new(
-                self.tc.as_ref(),
-                &self.cfg,
-                start.as_deref(),
-                &mut self.notices,
-            ));
+    /// One event, with what it plays: annotated in place; what it causes is returned.
+    fn look_at(
+        &mut self,
+        event: &mut TrackerEvent,
+        played: Option<Played<ChessGame>>,
+    ) -> Option<TrackerEvent> {
+        let (start, mv) = match played {
+            Some(Played::Start(pos)) => (Some(pos), None),
+            Some(Played::Move(mv)) => (None, Some(mv)),
+            None => (None, None),
+        };
+        if let TrackerEvent::GameStarted { start: text, .. } = event {
+            let game = match start {
+                Some(pos) => Game::at(self.tc.as_ref(), &self.cfg, pos),
+                None => Game::new(
+                    self.tc.as_ref(),
+                    &self.cfg,
+                    text.as_deref(),
+                    &mut self.notices,
+                ),
+            };
+            self.game = Some(game);
             return None;
         }
         let mut game = self.game.take()?;
         let extra = match event {
-            TrackerEvent::Move(m) => self.after_move(&mut game, m),
+            TrackerEvent::Move(m) => self.after_move(&mut game, m, mv),
             TrackerEvent::Revision { new, .. } => {
                 game.truncate(new.ply.saturating_sub(1) as usize);
-                self.after_move(&mut game, new)
+                self.after_move(&mut game, new, mv)
             }
             TrackerEvent::Takeback { to_ply, .. } => {
                 game.truncate(*to_ply as usize);
@@ -408,11 +437,11 @@ impl Referee {
         extra
     }
 
-    /// Plays a recorded move on the referee's board; false if it does not fit (never expected:
-    /// the tracker only records legal moves).
-    fn play(&mut self, game: &mut Game, m: &mut RecordedMove) -> bool {
+    /// Plays a recorded move `m`, which is `mv`, on the referee's board; false if it does not
+    /// fit (never expected: the tracker only records legal moves).
+    fn play(&mut self, game: &mut Game, m: &mut RecordedMove, mv: Option<Move>) -> bool {
         let pos = game.position();
-        let Some(mv) = m.to_move::<ChessGame>(pos) else {
+        let Some(mv) = mv.filter(|mv| pos.is_legal(*mv)) else {
             self.notices.push(JudgeNotice::MoveDoesNotFit {
                 ply: m.ply,
                 mv: m.uci.clone().unwrap_or_else(|| m.notation.clone()),
@@ -434,11 +463,16 @@ impl Referee {
         true
     }
 
-    fn after_move(&mut self, game: &mut Game, m: &mut RecordedMove) -> Option<TrackerEvent> {
+    fn after_move(
+        &mut self,
+        game: &mut Game,
+        m: &mut RecordedMove,
+        mv: Option<Move>,
+    ) -> Option<TrackerEvent> {
         if game.plies() + 1 != m.ply as usize {
             game.truncate((m.ply as usize).saturating_sub(1).min(game.plies()));
         }
-        if !self.play(game, m) || game.ended {
+        if !self.play(game, m, mv) || game.ended {
             return None;
         }
         // Mate and stalemate are the tracker's own game ends (it knows the legal moves already);

@@ -1,8 +1,9 @@
 //! The togyz korgool referee: the Kyrgyz rules applied to what one pit board's tracker records.
 //!
-//! Flow: like the chess [`super::Referee`], the pipeline passes every batch of tracker events
-//! through [`TogyzReferee::review`] and every clock reading through [`TogyzReferee::clock`]. The
-//! referee keeps the game's positions (played from the moves' notation) and so can: give each
+//! Flow: like the chess [`super::Referee`], the pipeline passes every tracker event, with the
+//! move it plays, through [`TogyzReferee::review`] and every clock reading through
+//! [`TogyzReferee::clock`]. The referee keeps the game's positions (played from the typed moves
+//! the tracker hands it; a stored game's read back from their text) and so can: give each
 //! irregularity its article of the Kyrgyz rules; note a full position repeated with no capture in
 //! between as a possible draw claim (Chylymov's position, [KG 3.7, 13.4]: never scored here, the
 //! rules do not define it precisely); and report a flag fall with the result [KG 3.10 → 3.4]
@@ -12,9 +13,9 @@
 use super::{IrregularityKind, Judge, JudgeNotice};
 use crate::{
     Millis,
-    game::togyz::{Position, Repetitions, Rules, Side as PitSide, TogyzGame},
+    game::togyz::{Move, Position, Repetitions, Rules, Side as PitSide, TogyzGame},
     sensor::ClockReading,
-    tracker::{RecordedMove, Side, TrackerEvent},
+    tracker::{Played, RecordedMove, Side, TrackerEvent},
 };
 
 /// The article of the Kyrgyz rules for an irregularity the pit board shows; `None` where the rules
@@ -108,12 +109,9 @@ impl TogyzReferee {
         }
     }
 
-    /// Plays a recorded move, read through the game's interface; false if it does not fit.
-    fn play(&mut self, game: &mut Game, m: &RecordedMove) -> bool {
-        let Some(next) = m
-            .to_move::<TogyzGame>(game.position())
-            .and_then(|mv| game.position().play(mv).ok())
-        else {
+    /// Plays a recorded move `m`, which is `mv`; false if it does not fit.
+    fn play(&mut self, game: &mut Game, m: &RecordedMove, mv: Option<Move>) -> bool {
+        let Some(next) = mv.and_then(|mv| game.position().play(mv).ok()) else {
             self.notices.push(JudgeNotice::MoveDoesNotFit {
                 ply: m.ply,
                 mv: m.notation.clone(),
@@ -125,9 +123,14 @@ impl TogyzReferee {
     }
 
     /// A move recorded: a repetition with no capture in between is noted for the arbiter.
-    fn after_move(&mut self, game: &mut Game, m: &RecordedMove) -> Option<TrackerEvent> {
+    fn after_move(
+        &mut self,
+        game: &mut Game,
+        m: &RecordedMove,
+        mv: Option<Move>,
+    ) -> Option<TrackerEvent> {
         game.truncate((m.ply as usize).saturating_sub(1).min(game.plies()));
-        if !self.play(game, m) || game.ended {
+        if !self.play(game, m, mv) || game.ended {
             return None;
         }
         let pos = *game.position();
@@ -147,16 +150,25 @@ impl TogyzReferee {
         })
     }
 
-    /// One event: annotated in place; what it causes is returned.
-    fn look_at(&mut self, event: &mut TrackerEvent) -> Option<TrackerEvent> {
+    /// One event, with what it plays: annotated in place; what it causes is returned. A game
+    /// begins at the start of the referee's rules (a pit board has one start).
+    fn look_at(
+        &mut self,
+        event: &mut TrackerEvent,
+        played: Option<Played<TogyzGame>>,
+    ) -> Option<TrackerEvent> {
         if let TrackerEvent::GameStarted { .. } = event {
             self.game = Some(Game::new(self.rules));
             return None;
         }
+        let mv = match played {
+            Some(Played::Move(mv)) => Some(mv),
+            _ => None,
+        };
         let mut game = self.game.take()?;
         let extra = match event {
-            TrackerEvent::Move(m) => self.after_move(&mut game, m),
-            TrackerEvent::Revision { new, .. } => self.after_move(&mut game, new),
+            TrackerEvent::Move(m) => self.after_move(&mut game, m, mv),
+            TrackerEvent::Revision { new, .. } => self.after_move(&mut game, new, mv),
             TrackerEvent::Takeback { to_ply, .. } => {
                 game.truncate(*to_ply as usize);
                 game.ended = false;
@@ -178,6 +190,8 @@ impl TogyzReferee {
 }
 
 impl Judge for TogyzReferee {
+    type Game = TogyzGame;
+
     fn take_notices(&mut self) -> Vec<JudgeNotice> {
         std::mem::take(&mut self.notices)
     }
@@ -186,7 +200,9 @@ impl Judge for TogyzReferee {
     fn resume(&mut self, _start: Option<&str>, moves: &[RecordedMove]) {
         let mut game = Game::new(self.rules);
         for m in moves {
-            if !self.play(&mut game, m) {
+            // A stored move is read back from its text.
+            let mv = m.to_move::<TogyzGame>(game.position());
+            if !self.play(&mut game, m, mv) {
                 break;
             }
             let pos = *game.position();
@@ -195,8 +211,13 @@ impl Judge for TogyzReferee {
         self.game = Some(game);
     }
 
-    fn review(&mut self, mut event: TrackerEvent, out: &mut Vec<TrackerEvent>) {
-        let caused = self.look_at(&mut event);
+    fn review(
+        &mut self,
+        mut event: TrackerEvent,
+        played: Option<Played<TogyzGame>>,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        let caused = self.look_at(&mut event, played);
         out.push(event);
         out.extend(caused);
     }
@@ -293,7 +314,7 @@ mod tests {
         ];
         let mut judged = Vec::new();
         for e in events {
-            r.review(e, &mut judged);
+            r.review(e, None, &mut judged);
         }
         let events = judged;
         let TrackerEvent::Irregularity { article, .. } = &events[1] else {

@@ -44,6 +44,16 @@ impl RecordedMove {
     }
 }
 
+/// What an event plays, typed, for the judges: the start position of a game begun, the move of
+/// a move recorded or revised (its new move). The tracker hands one beside each event that
+/// [`TrackerEvent::plays`], in the events' order ([`super::Tracker::take_played`]), so a judge
+/// follows the game without reading notation back.
+#[derive(Clone, Debug)]
+pub enum Played<G: GameKind> {
+    Start(G::Position),
+    Move(G::Move),
+}
+
 /// A player, by colour (the first player is White in togyz korgool too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -201,6 +211,16 @@ pub enum TrackerEvent {
 }
 
 impl TrackerEvent {
+    /// The event plays something ([`Played`]): a game begun, a move recorded or revised.
+    pub fn plays(&self) -> bool {
+        matches!(
+            self,
+            TrackerEvent::GameStarted { .. }
+                | TrackerEvent::Move(_)
+                | TrackerEvent::Revision { .. }
+        )
+    }
+
     /// Stable name of the event kind, as stored.
     pub fn kind(&self) -> &'static str {
         match self {

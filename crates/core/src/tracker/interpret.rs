@@ -350,6 +350,7 @@ impl<G: GameKind> Tracker<G> {
                 let start = start.clone();
                 self.flush(at, out);
                 let begins = self.start_text(&start.pos);
+                self.played.push(Played::Start(start.pos.clone()));
                 let mut g = GameState::new(o, start, at);
                 g.orientation_open = sensed.key(o.flipped()) == key;
                 if !self.clock_side_settled {

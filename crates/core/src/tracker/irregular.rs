@@ -223,6 +223,7 @@ impl<G: GameKind> Tracker<G> {
             orientation,
             start: self.start_text(&self.start.pos),
         });
+        self.played.push(Played::Start(self.start.pos.clone()));
         report(
             &mut g,
             at,

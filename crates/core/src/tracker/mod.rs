@@ -21,7 +21,7 @@ mod presses;
 mod record;
 mod search;
 
-pub use event::{RecordedMove, RecoverySource, Side, TrackerEvent};
+pub use event::{Played, RecordedMove, RecoverySource, Side, TrackerEvent};
 pub use irregularity::IrregularityKind;
 pub use search::{GapSearch, search_gap};
 
@@ -163,6 +163,8 @@ pub struct Tracker<G: GameKind> {
     pending_gesture: Option<(Millis, Outcome)>,
     /// Before the first game: a complete set-up that is not the start position, and since when.
     setup: Option<(Orientation, G::Reading, Millis, String)>,
+    /// Beside each event emitted that plays something, in order, what it plays.
+    played: Vec<Played<G>>,
 }
 
 impl<G: GameKind> Tracker<G> {
@@ -203,7 +205,14 @@ impl<G: GameKind> Tracker<G> {
             pending_gesture: None,
             setup: None,
             sensed_changed_at: 0,
+            played: Vec::new(),
         }
+    }
+
+    /// What the events emitted since the last call play, one beside each event that
+    /// [`TrackerEvent::plays`], in the events' order.
+    pub fn take_played(&mut self) -> Vec<Played<G>> {
+        std::mem::take(&mut self.played)
     }
 
     /// Continues a game that was recorded before (after a restart): `moves` as stored, played
@@ -434,6 +443,7 @@ impl<G: GameKind> Tracker<G> {
                 ..stamp
             };
             let rec = stamp.rebuild::<G>(&g.nodes[ply].pos, &mv, &node, ply);
+            self.played.push(Played::Move(mv.clone()));
             g.moves.push(mv);
             g.nodes.push(node);
             g.stamps.push(stamp);

@@ -182,6 +182,7 @@ impl<G: GameKind> Tracker<G> {
                     },
                 );
                 let old = stamp.rebuild::<G>(parent, &g.moves[keep], &g.nodes[keep + 1], keep);
+                self.played.push(Played::Move(mv.clone()));
                 g.moves[keep] = mv;
                 g.nodes[keep + 1] = node;
                 out.push(TrackerEvent::Revision {
@@ -213,6 +214,7 @@ impl<G: GameKind> Tracker<G> {
                 _ => clock,
             };
             let rec = recorded::<G>(&g.nodes[ply].pos, &mv, &node, ply, at, clock, white_on_left);
+            self.played.push(Played::Move(mv.clone()));
             g.moves.push(mv);
             g.nodes.push(node);
             g.stamps.push(Stamp {
