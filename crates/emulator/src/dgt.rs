@@ -12,17 +12,18 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shakmaty::{Chess, Move, Position, Square, san::SanPlus};
+use shakmaty::{Chess, Move, Position, san::SanPlus};
 
 use super::{
     BoardScript, EmulatorError, EmulatorOptions, EventKind, IrregularityInfo, Payload, PgnGame,
     PlyInfo, ScriptEvent, ScriptedIrregularity,
-    handling::{Style, Timing, check_speed, handle_move, result_gesture, scale},
+    handling::{Style, Timing, check_speed, from_to, handle_move, result_gesture, scale},
     hardware::{
         Clock, Control, Handshake, HandshakeStep, Scanner, board_index, handshake, physical,
-        space_on_wire, to_dump,
+        to_dump,
     },
     irregular::{self, IrregularityScript},
+    script::put_on_wire,
 };
 use boardscribe_core::{
     Millis,
@@ -321,7 +322,7 @@ impl<'a> Writer<'a> {
         } else {
             None
         };
-        let (from_sq, to_sq) = king_or_piece_squares(m);
+        let [from_sq, to_sq] = from_to(m);
         self.plies.push(PlyInfo {
             ply,
             san,
@@ -381,13 +382,8 @@ impl<'a> Writer<'a> {
             }
         }
 
-        // Time order, then one frame at a time on the wire.
         let mut events = self.events;
-        events.sort_by_key(|e| e.at_ms);
-        space_on_wire(&mut events, |e| {
-            let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
-            (&mut e.at_ms, len)
-        });
+        put_on_wire(&mut events);
 
         Ok(BoardScript {
             events,
@@ -400,21 +396,6 @@ impl<'a> Writer<'a> {
             result_gesture: gesture,
             irregularities: self.infos,
         })
-    }
-}
-
-/// The squares a ply's piece leaves and reaches (the king's for castling).
-fn king_or_piece_squares(m: &Move) -> (Square, Square) {
-    match *m {
-        Move::Castle { king, rook } => {
-            let f = if rook.file() > king.file() {
-                shakmaty::File::G
-            } else {
-                shakmaty::File::C
-            };
-            (king, Square::from_coords(f, king.rank()))
-        }
-        _ => (m.from().unwrap_or(m.to()), m.to()),
     }
 }
 

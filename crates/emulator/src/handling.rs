@@ -135,6 +135,21 @@ impl Timing<'_> {
     }
 }
 
+/// The moving piece's origin and target (the king's for castling).
+pub(crate) fn from_to(m: &Move) -> [Square; 2] {
+    match *m {
+        Move::Castle { king, rook } => {
+            let f = if rook.file() > king.file() {
+                shakmaty::File::G
+            } else {
+                shakmaty::File::C
+            };
+            [king, Square::from_coords(f, king.rank())]
+        }
+        _ => [m.from().unwrap_or(m.to()), m.to()],
+    }
+}
+
 /// A speed the hands can play at: finite, in (0, 1000].
 pub(crate) fn check_speed(speed: f64) -> Result<(), EmulatorError> {
     if speed.is_finite() && speed > 0.0 && speed <= 1000.0 {

@@ -14,13 +14,13 @@ use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square, attacks};
 
 use super::{
     EmulatorError,
-    handling::{Act, Timing, handle_move, knock, restore},
+    handling::{Act, Timing, from_to, handle_move, knock, restore},
     hardware::{Scanner, board_index, physical, to_dump},
 };
 
 mod illegal;
 use boardscribe_core::{Millis, protocol::dgt::BoardDump};
-use illegal::{from_to, illegal_move, other_move, quiet_answer};
+use illegal::{illegal_move, other_move, quiet_answer};
 
 /// How long a knocked piece stays displaced unless told otherwise (longer than any settle window).
 pub const DEFAULT_HOLD_MS: Millis = 5_000;

@@ -94,6 +94,16 @@ pub enum Payload<F = dgt::Frame> {
     Frame(F),
 }
 
+/// Puts a script's events in time order, then one frame at a time on the wire
+/// ([`crate::hardware::space_on_wire`]: each frame from the board waits for the one before).
+pub(crate) fn put_on_wire<B: ScriptBoard>(events: &mut [Event<B>]) {
+    events.sort_by_key(|e| e.at_ms);
+    crate::hardware::space_on_wire(events, |e| {
+        let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
+        (&mut e.at_ms, len)
+    });
+}
+
 impl<F: WireFrame> Payload<F> {
     /// The wire bytes.
     pub fn to_bytes(&self) -> Vec<u8> {

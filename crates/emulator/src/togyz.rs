@@ -25,8 +25,8 @@ use shakmaty::Color;
 use super::{
     EmulatorError, EventKind,
     handling::{check_speed, scale},
-    hardware::{Clock, Control, Handshake, HandshakeStep, handshake, space_on_wire},
-    script::{Event, Payload, Script, TogyzBoard},
+    hardware::{Clock, Control, Handshake, HandshakeStep, handshake},
+    script::{Event, Payload, Script, TogyzBoard, put_on_wire},
 };
 
 mod hands;
@@ -611,13 +611,8 @@ impl<'a, 'r> Writer<'a, 'r> {
             }
         }
 
-        // Time order, then one frame at a time on the wire.
         let mut events = self.events;
-        events.sort_by_key(|e| e.at_ms);
-        space_on_wire(&mut events, |e| {
-            let len = (e.dir == Direction::FromBoard).then(|| e.payload.to_bytes().len());
-            (&mut e.at_ms, len)
-        });
+        put_on_wire(&mut events);
         let mut plies = self.plies;
         for e in &events {
             if e.action == TogyzAction::Press

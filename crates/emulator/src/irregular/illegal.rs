@@ -248,18 +248,3 @@ pub(super) fn other_move(rng: &mut ChaCha8Rng, pos: &Chess, recorded: &Move) -> 
     };
     first.or_else(|| pick(rng, &any)).unwrap_or(*recorded)
 }
-
-/// The moving piece's origin and target (the king's for castling).
-pub(super) fn from_to(m: &Move) -> [Square; 2] {
-    match *m {
-        Move::Castle { king, rook } => {
-            let f = if rook.file() > king.file() {
-                shakmaty::File::G
-            } else {
-                shakmaty::File::C
-            };
-            [king, Square::from_coords(f, king.rank())]
-        }
-        _ => [m.from().unwrap_or(m.to()), m.to()],
-    }
-}
