@@ -24,10 +24,12 @@ use crate::{
 
 pub mod args;
 mod commands;
+mod round;
 
 pub use args::{AdminArgs, DemoArgs, LawsArgs, RunArgs};
 
 use commands::{arbiter, config_command, devices, import_memory, open_existing, replay};
+use round::round_command;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -69,6 +71,9 @@ pub enum Command {
         /// Only this game (required for scoresheet and pdf).
         #[arg(long, required_if_eq_any = [("format", "scoresheet"), ("format", "pdf")])]
         game: Option<i64>,
+        /// Only the games of this round (pgn and json): every game that began in it, by board.
+        #[arg(long, conflicts_with = "game")]
+        round: Option<u32>,
         /// Scoresheet in figurine SAN (♔♕♖♗♘); the PDF always shows letters.
         #[arg(long)]
         figurine: bool,
@@ -102,6 +107,21 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<PairingsFormatArg>,
         file: PathBuf,
+    },
+    /// The event's rounds: start the next one (a running daemon needs no restart: games that
+    /// begin from now on are its games), or list them.
+    Round {
+        #[command(subcommand)]
+        command: RoundCommand,
+    },
+    /// Serve a database read-only, with no boards (a finished event): the live page with each
+    /// board's latest game, /round.pgn, /rounds/N.pgn, /games/ID.pgn, /api/boards.
+    Serve {
+        #[arg(long)]
+        db: PathBuf,
+        /// The address to serve on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        http: std::net::SocketAddr,
     },
     /// The venue configuration file: print an example, or check one.
     Config {
@@ -184,6 +204,27 @@ pub enum Command {
         /// Keep answering this long after the game, in ms (default: forever).
         #[arg(long)]
         linger_ms: Option<u64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RoundCommand {
+    /// Make round N the current one.
+    Start {
+        round: u32,
+        #[arg(long)]
+        db: PathBuf,
+        /// Who started it (default: $USER, else "arbiter").
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// The event and its rounds: when each was started and by whom, its games and pairings.
+    List {
+        #[arg(long)]
+        db: PathBuf,
+        /// JSON for machines.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -326,6 +367,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             db,
             format,
             game,
+            round,
             figurine,
             out,
             history,
@@ -341,6 +383,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             let options = ExportOptions {
                 history,
                 clk: clk_format,
+                round,
             };
             let sheet = SheetOptions {
                 figurine,
@@ -386,6 +429,8 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             println!("round {round}: {n} boards imported");
             Ok(())
         }
+        Command::Round { command } => round_command(command),
+        Command::Serve { db, http } => daemon::serve(&db, http),
         Command::Config { command } => config_command(command),
         Command::Devices { config, sysfs } => devices(config.as_deref(), &sysfs),
         Command::Record(args) => device::record::record(args),

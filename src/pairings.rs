@@ -10,10 +10,12 @@
 //! has no board numbers, so boards are ordered as Swiss pairing programs print them: by the higher
 //! score of the pair before the round, then the sum of both scores, then the better (lower)
 //! starting rank of the pair; score from rounds before: `1 + W F U` count 1, `= D H` count ½.
-//! Names are `Lastname, Firstname` as in the file; a blank or zero FIDE number or rating is none.
+//! Names are `Lastname, Firstname` as in the file; a blank or zero FIDE number or rating is none;
+//! the title (columns 11-13) and the federation (columns 54-56) are kept when not blank.
 //!
 //! CSV: a header naming the columns (any order, any case): `board`, `white`, `black` required;
-//! `white_fide`, `black_fide`, `white_elo`, `black_elo` optional. Fields may be quoted (`"a, b"`,
+//! `white_fide`, `black_fide`, `white_elo`, `black_elo`, `white_title`, `black_title`,
+//! `white_fed`, `black_fed` optional. Fields may be quoted (`"a, b"`,
 //! `""` for a quote, line breaks inside quotes); unquoted fields are trimmed. Empty lines are skipped.
 
 use std::{collections::HashMap, fmt::Write as _, path::Path};
@@ -31,6 +33,35 @@ pub struct Pairing {
     pub black_fide: Option<u32>,
     pub white_elo: Option<u32>,
     pub black_elo: Option<u32>,
+    /// FIDE title (`GM`, `IM`, `WFM`, ...), as the file writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_title: Option<String>,
+    /// Federation (`KAZ`, `KGZ`, ...), as the file writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_fed: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_fed: Option<String>,
+}
+
+impl Pairing {
+    /// A pairing of two names and nothing else known.
+    pub fn new(board: u32, white: &str, black: &str) -> Pairing {
+        Pairing {
+            board,
+            white: white.to_owned(),
+            black: black.to_owned(),
+            white_fide: None,
+            black_fide: None,
+            white_elo: None,
+            black_elo: None,
+            white_title: None,
+            black_title: None,
+            white_fed: None,
+            black_fed: None,
+        }
+    }
 }
 
 /// The file formats [`parse`] reads.
@@ -158,6 +189,8 @@ struct TrfPlayer {
     name: String,
     elo: Option<u32>,
     fide: Option<u32>,
+    title: Option<String>,
+    fed: Option<String>,
     /// Score from the rounds before the one asked for, in half points.
     halves_before: u32,
     /// Opponent and colour in the round asked for.
@@ -249,6 +282,10 @@ pub fn parse_trf(text: &str, round: u32) -> Result<Vec<Pairing>, PairingsError> 
             black_fide: b.fide,
             white_elo: w.elo,
             black_elo: b.elo,
+            white_title: w.title.clone(),
+            black_title: b.title.clone(),
+            white_fed: w.fed.clone(),
+            black_fed: b.fed.clone(),
         })
         .collect())
 }
@@ -306,6 +343,8 @@ fn trf_player(raw: &str, line: usize, round: u32) -> Result<TrfPlayer, PairingsE
     }
     let elo = trf_number(&chars, 49, 52, line, "rating")?;
     let fide = trf_number(&chars, 58, 68, line, "FIDE number")?;
+    let text = |from, to| Some(columns(&chars, from, to)).filter(|t| !t.is_empty());
+    let (title, fed) = (text(11, 13), text(54, 56));
     let mut halves_before = 0;
     let mut opponent = None;
     let mut colour = '-';
@@ -341,6 +380,8 @@ fn trf_player(raw: &str, line: usize, round: u32) -> Result<TrfPlayer, PairingsE
         name,
         elo,
         fide,
+        title,
+        fed,
         halves_before,
         opponent,
         colour,
@@ -359,10 +400,14 @@ enum Column {
     BlackFide,
     WhiteElo,
     BlackElo,
+    WhiteTitle,
+    BlackTitle,
+    WhiteFed,
+    BlackFed,
 }
 
 impl Column {
-    const ALL: [Column; 7] = [
+    const ALL: [Column; 11] = [
         Column::Board,
         Column::White,
         Column::Black,
@@ -370,6 +415,10 @@ impl Column {
         Column::BlackFide,
         Column::WhiteElo,
         Column::BlackElo,
+        Column::WhiteTitle,
+        Column::BlackTitle,
+        Column::WhiteFed,
+        Column::BlackFed,
     ];
 
     fn name(self) -> &'static str {
@@ -381,6 +430,10 @@ impl Column {
             Column::BlackFide => "black_fide",
             Column::WhiteElo => "white_elo",
             Column::BlackElo => "black_elo",
+            Column::WhiteTitle => "white_title",
+            Column::BlackTitle => "black_title",
+            Column::WhiteFed => "white_fed",
+            Column::BlackFed => "black_fed",
         }
     }
 }
@@ -517,15 +570,8 @@ pub fn parse_csv(text: &str) -> Result<Vec<Pairing>, PairingsError> {
                 expected: layout.len(),
             });
         }
-        let mut p = Pairing {
-            board: 0,
-            white: String::new(),
-            black: String::new(),
-            white_fide: None,
-            black_fide: None,
-            white_elo: None,
-            black_elo: None,
-        };
+        let mut p = Pairing::new(0, "", "");
+        let text = |value: String| Some(value.trim().to_owned()).filter(|v| !v.is_empty());
         for (&column, value) in layout.iter().zip(record.fields) {
             let number = |value: &str| -> Result<Option<u32>, PairingsError> {
                 if value.trim().is_empty() {
@@ -555,6 +601,10 @@ pub fn parse_csv(text: &str) -> Result<Vec<Pairing>, PairingsError> {
                 Column::BlackFide => p.black_fide = number(&value)?,
                 Column::WhiteElo => p.white_elo = number(&value)?,
                 Column::BlackElo => p.black_elo = number(&value)?,
+                Column::WhiteTitle => p.white_title = text(value),
+                Column::BlackTitle => p.black_title = text(value),
+                Column::WhiteFed => p.white_fed = text(value),
+                Column::BlackFed => p.black_fed = text(value),
             }
         }
         if p.board == 0 {
@@ -589,6 +639,7 @@ pub fn to_csv(rows: &[Pairing]) -> String {
     out.push_str(&names.join(","));
     out.push('\n');
     let opt = |n: Option<u32>| n.map(|n| n.to_string()).unwrap_or_default();
+    let text = |t: &Option<String>| t.as_deref().map(csv_field).unwrap_or_default();
     for p in rows {
         let fields = [
             p.board.to_string(),
@@ -598,6 +649,10 @@ pub fn to_csv(rows: &[Pairing]) -> String {
             opt(p.black_fide),
             opt(p.white_elo),
             opt(p.black_elo),
+            text(&p.white_title),
+            text(&p.black_title),
+            text(&p.white_fed),
+            text(&p.black_fed),
         ];
         let _ = writeln!(out, "{}", fields.join(","));
     }
@@ -645,6 +700,10 @@ mod tests {
                     black_fide: Some(8600003),
                     white_elo: Some(2610),
                     black_elo: Some(2300),
+                    white_title: Some("GM".into()),
+                    black_title: None,
+                    white_fed: Some("KAZ".into()),
+                    black_fed: Some("CHN".into()),
                 },
                 Pairing {
                     board: 2,
@@ -654,6 +713,10 @@ mod tests {
                     black_fide: Some(13700002),
                     white_elo: Some(1900),
                     black_elo: Some(2450),
+                    white_title: None,
+                    black_title: Some("IM".into()),
+                    white_fed: Some("KAZ".into()),
+                    black_fed: Some("KAZ".into()),
                 },
             ]
         );
@@ -770,6 +833,7 @@ mod tests {
                     black_fide: Some(13700004),
                     white_elo: None,
                     black_elo: Some(2200),
+                    ..Pairing::new(0, "", "")
                 },
                 Pairing {
                     board: 2,
@@ -779,6 +843,7 @@ mod tests {
                     black_fide: None,
                     white_elo: Some(2450),
                     black_elo: None,
+                    ..Pairing::new(0, "", "")
                 },
             ]
         );
@@ -886,16 +951,24 @@ mod tests {
             proptest::option::of(any::<u32>()),
             proptest::option::of(0u32..3500),
             proptest::option::of(0u32..3500),
+            proptest::option::of("[A-Z]{1,3}"),
+            proptest::option::of("[A-Z]{3}"),
         )
-            .prop_map(|(board, white, black, wf, bf, we, be)| Pairing {
-                board,
-                white,
-                black,
-                white_fide: wf,
-                black_fide: bf,
-                white_elo: we,
-                black_elo: be,
-            })
+            .prop_map(
+                |(board, white, black, wf, bf, we, be, title, fed)| Pairing {
+                    board,
+                    white,
+                    black,
+                    white_fide: wf,
+                    black_fide: bf,
+                    white_elo: we,
+                    black_elo: be,
+                    white_title: title.clone(),
+                    black_title: title,
+                    white_fed: fed.clone(),
+                    black_fed: fed,
+                },
+            )
     }
 
     proptest! {

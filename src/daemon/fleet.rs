@@ -15,8 +15,11 @@ pub struct Fleet {
     /// How the bus masters pace their lines.
     pub bus_settings: crate::bus::MasterSettings,
     pub laws: LawsSetup,
-    /// Set in the store at start (`[tournament]`).
+    /// Where the event starts (`[tournament]`): set in the store at start unless the stored
+    /// round is already past it ([`Store::open_event`]).
     pub round: Option<RoundInfo>,
+    /// The event's settings (`[tournament]`), written over the stored ones at start.
+    pub event: EventSettings,
     /// Where serial numbers are looked up (`/sys`).
     pub sysfs: PathBuf,
     pub metrics: Arc<Metrics>,
@@ -44,6 +47,7 @@ impl Fleet {
             bus_settings: crate::bus::MasterSettings::default(),
             laws,
             round: None,
+            event: EventSettings::default(),
             sysfs: PathBuf::from("/sys"),
             metrics: Arc::new(Metrics::new()),
             changes: Arc::new(watch::channel(0).0),
@@ -161,6 +165,7 @@ pub async fn record_fleet(
         bus_settings,
         laws,
         round,
+        event,
         sysfs,
         metrics,
         changes,
@@ -171,13 +176,16 @@ pub async fn record_fleet(
         page_limit,
     } = fleet;
     let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
-    if let Some(round) = &round {
-        store.set_round(round)?;
-        info!(
-            round = round.round,
-            event = %round.event,
-            "round set"
-        );
+    match store.open_event(round.as_ref(), &event, crate::device::serial::now_ms())? {
+        EventOpened::NoRound => {}
+        EventOpened::Started { round } => info!(round, "event started"),
+        EventOpened::Advanced { from, to } => {
+            info!(
+                from,
+                to, "round started (the config's round is past the stored one)"
+            )
+        }
+        EventOpened::Kept { round } => info!(round, "event resumed at the stored round"),
     }
     let mut prepared = Vec::new();
     for cfg in &boards {

@@ -51,7 +51,7 @@ use crate::{
     pipeline::{Dgt, Tgz},
     relay::{self, Hub, RelayExtras, Token, folder::FolderRelay, lichess::LichessPush},
     sensor::dgt::ClockLayout,
-    store::{RoundInfo, Store},
+    store::{EventOpened, EventSettings, RoundInfo, Store},
     tracker::TrackerEvent,
 };
 
@@ -90,6 +90,17 @@ pub fn round_info(t: &crate::config::Tournament) -> anyhow::Result<Option<RoundI
         site: unknown(&t.site),
         round,
     }))
+}
+
+/// The event's settings from `[tournament]`, as games and scoresheets show them.
+pub fn event_settings(t: &crate::config::Tournament) -> EventSettings {
+    EventSettings {
+        start_date: None,
+        end_date: None,
+        time_control: t.time_control.as_ref().map(|tc| tc.to_string()),
+        laws: Some(t.laws.to_string()),
+        variant: Some(t.variant.to_string()),
+    }
 }
 
 /// `boardscribe run`: records every configured board until SIGINT/SIGTERM.
@@ -136,6 +147,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
         let mut fleet = Fleet::new(&config.database, config.boards.clone(), laws);
         fleet.buses = config.buses.clone();
         fleet.round = round;
+        fleet.event = event_settings(&config.tournament);
         fleet.folder = folder;
         fleet.lichess = lichess;
         fleet.notifier = Notifier::from_env();
@@ -161,6 +173,45 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
             }
         })
         .await
+    })
+}
+
+/// `boardscribe serve`: the relay over a database, read-only, with no boards (a finished event,
+/// or a copy of a hall's database): each board shows its latest game; the round PGNs, game PGNs,
+/// exports of `/rounds/N.pgn` and the page are served until SIGINT/SIGTERM.
+pub fn serve(db: &Path, addr: SocketAddr) -> anyhow::Result<()> {
+    if !db.exists() {
+        bail!("{}: no such database", db.display());
+    }
+    let store = Store::open_read_only(db).with_context(|| format!("opening {}", db.display()))?;
+    let hub = Hub::new();
+    // By id, so each board's latest game is the one it shows.
+    let mut latest: Vec<crate::store::GameRecord> = Vec::new();
+    for g in store.games()? {
+        match latest.iter_mut().find(|l| l.board == g.board) {
+            Some(l) => *l = g,
+            None => latest.push(g),
+        }
+    }
+    latest.sort_by_key(|g| (g.board_no.is_none(), g.board_no, g.board_name.clone()));
+    for g in &latest {
+        let ended = g
+            .ended_at_ms
+            .map(|_| (g.result.as_str(), g.termination.as_deref()));
+        hub.add_stored_game(&g.board_name, g.board_no, g.kind, &g.moves, ended);
+    }
+    drop(store);
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let url = start_relay(addr, &hub, db, None, stop_rx).await?;
+        info!(%url, boards = latest.len(), "serving (read-only)");
+        println!("serving {} read-only at {url}", db.display());
+        wait_for_signal().await;
+        info!("stopping");
+        let _ignored_if_gone = stop_tx.send(true);
+        hub.close();
+        Ok(())
     })
 }
 

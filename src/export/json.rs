@@ -1,7 +1,9 @@
 //! JSON export, in the shape DESIGN.md promises (`{"games": [...]}`).
 //!
 //! Each game: `id`, `board` (the board's name), `kind`, `orientation`, `date`, `started_at_ms`,
-//! `ended_at_ms`, `white`, `black`, `result`, `termination`, `moves`, `irregularities`; a chess
+//! `ended_at_ms`, `white`, `black` (the game's names, else its pairing's), `white_player` and
+//! `black_player` (name, FIDE id, rating, title, federation), `event`, `site`, `round`,
+//! `board_number`, `time_control`, `result`, `termination`, `moves`, `irregularities`; a chess
 //! game also `variant` (`"standard"` or `"chess960"`) and `start_fen` (its start position). Each move:
 //! `ply`, `notation`, `uci` (chess only), `fen` (chess) or `position` (togyz), `clock_white_ms`,
 //! `clock_black_ms` (null when unknown), `time_trouble`, `at_ms`.
@@ -29,7 +31,7 @@ use serde_json::{Map, Value, json};
 use crate::{
     game::{Kind, Variant},
     store::{ArbiterRuling, Audit, Entry, GameRecord, HistoryEntry, IrregularityRecord},
-    tracker::event::RecordedMove,
+    tracker::{Side, event::RecordedMove},
 };
 
 /// `{"games": [...]}` for `games`, in the order given.
@@ -71,8 +73,15 @@ fn game_fields(g: &GameRecord) -> Value {
         "date": g.date,
         "started_at_ms": g.started_at_ms,
         "ended_at_ms": g.ended_at_ms,
-        "white": g.white,
-        "black": g.black,
+        "white": g.player(Side::White).map(|p| p.name),
+        "black": g.player(Side::Black).map(|p| p.name),
+        "white_player": g.player(Side::White),
+        "black_player": g.player(Side::Black),
+        "event": g.event,
+        "site": g.site,
+        "round": g.round,
+        "board_number": g.board_no,
+        "time_control": g.time_control,
         "result": g.result,
         "termination": g.termination,
         "moves": g.moves.iter().map(|m| move_json(g.kind, m)).collect::<Vec<_>>(),

@@ -65,6 +65,8 @@ pub struct ExportOptions {
     pub history: bool,
     /// How PGN writes `[%clk]`.
     pub clk: ClockFormat,
+    /// Only the games of this round (every game that began in it, by board).
+    pub round: Option<u32>,
 }
 
 /// One game (`Some(id)`) or every game, rendered in `format`; the text ends with a newline.
@@ -87,9 +89,10 @@ pub fn export_with(
         }
         Format::Pgn | Format::Json => {}
     }
-    let games: Vec<GameRecord> = match game {
-        Some(id) => vec![store.game(id)?.ok_or(ExportError::UnknownGame(id))?],
-        None => store.games()?,
+    let games: Vec<GameRecord> = match (game, options.round) {
+        (Some(id), _) => vec![store.game(id)?.ok_or(ExportError::UnknownGame(id))?],
+        (None, Some(round)) => store.round_games(round)?,
+        (None, None) => store.games()?,
     };
     let histories = if options.history {
         let h = games

@@ -27,7 +27,8 @@ use std::fmt::Write as _;
 
 use crate::{
     game::Kind,
-    store::{Action, Entry, GameRecord, HistoryEntry, Recorded, Ruling},
+    store::{Action, Entry, GameRecord, HistoryEntry, PlayerRecord, Recorded, Ruling},
+    tracker::Side,
 };
 
 /// Lines stay shorter than this (PGN export format: at most 79 characters).
@@ -122,6 +123,11 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, clk: ClockForma
             tag(&mut out, name, &v.to_string());
         }
     }
+    for (name, value) in [("WhiteTitle", &white.title), ("BlackTitle", &black.title)] {
+        if let Some(v) = value {
+            tag(&mut out, name, v);
+        }
+    }
     if game.kind == Kind::Togyz {
         tag(&mut out, "Variant", "Togyz Korgool");
     }
@@ -178,59 +184,20 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, clk: ClockForma
     out
 }
 
-/// A side's player as the tags show it.
-struct Player {
-    name: String,
-    fide: Option<u32>,
-    elo: Option<u32>,
-}
-
-/// A name Lichess keeps: not blank, not `?` or `unknown`, longer than one character.
-fn is_usable_name(name: &str) -> bool {
-    let name = name.trim();
-    name.chars().count() > 1 && !name.eq_ignore_ascii_case("unknown")
-}
-
-/// White's (`white`) or black's player: the game's name, else the pairing's, else the board's.
-fn player(game: &GameRecord, white: bool) -> Player {
-    let own = if white { &game.white } else { &game.black };
-    let paired = game.pairing.as_ref().map(|p| {
-        if white {
-            (&p.white, p.white_fide, p.white_elo)
-        } else {
-            (&p.black, p.black_fide, p.black_elo)
+/// White's or black's player: the game's name, else the pairing's, else the board's.
+fn player(game: &GameRecord, white: bool) -> PlayerRecord {
+    let side = if white { Side::White } else { Side::Black };
+    game.player(side).unwrap_or_else(|| {
+        let colour = if white { "white" } else { "black" };
+        let name = match game.board_no {
+            Some(n) => format!("Board {n} {colour}"),
+            None => format!("{} {colour}", game.board_name),
+        };
+        PlayerRecord {
+            name,
+            ..PlayerRecord::default()
         }
-    });
-    let paired = paired.filter(|(name, ..)| is_usable_name(name));
-    match (own.as_deref().filter(|n| is_usable_name(n)), paired) {
-        (Some(name), Some((p, fide, elo))) if name.trim() == p.trim() => Player {
-            name: name.trim().to_owned(),
-            fide,
-            elo,
-        },
-        (Some(name), _) => Player {
-            name: name.trim().to_owned(),
-            fide: None,
-            elo: None,
-        },
-        (None, Some((name, fide, elo))) => Player {
-            name: name.trim().to_owned(),
-            fide,
-            elo,
-        },
-        (None, None) => {
-            let colour = if white { "white" } else { "black" };
-            let name = match game.board_no {
-                Some(n) => format!("Board {n} {colour}"),
-                None => format!("{} {colour}", game.board_name),
-            };
-            Player {
-                name,
-                fide: None,
-                elo: None,
-            }
-        }
-    }
+    })
 }
 
 /// The game termination marker for a stored result: forfeits as the PGN result they give.
@@ -523,6 +490,7 @@ mod tests {
             event: Some("  ".into()),
             site: Some("Astana".into()),
             round: Some(5),
+            time_control: None,
             board_no,
             pairing: pairing.map(|(w, b)| Pairing {
                 board: 3,
@@ -532,6 +500,7 @@ mod tests {
                 black_fide: Some(13700002),
                 white_elo: Some(2500),
                 black_elo: None,
+                ..Pairing::new(3, w, b)
             }),
             moves: Vec::new(),
             events: Vec::new(),

@@ -21,8 +21,8 @@ use crate::{
             notation::{ResultText, from_fen},
         },
     },
-    store::{Action, GameRecord},
-    tracker::event::RecordedMove,
+    store::{Action, GameRecord, PlayerRecord, is_usable_name},
+    tracker::{Side, event::RecordedMove},
 };
 
 /// How a scoresheet is laid out.
@@ -53,7 +53,7 @@ pub struct Header {
     pub event: Option<String>,
     pub site: Option<String>,
     pub round: Option<String>,
-    /// The board (its name until pairings give a number).
+    /// The board's number in the hall (blank without one).
     pub board: Option<String>,
     /// `YYYY.MM.DD` as stored.
     pub date: Option<String>,
@@ -63,15 +63,35 @@ pub struct Header {
 }
 
 impl Header {
-    /// The header fields a [`GameRecord`] has; the rest stay blank.
+    /// The header fields a [`GameRecord`] has: the event, site and time control of its event,
+    /// its round and board number, and the players (title, name, rating) of its pairing; what
+    /// is not known stays blank for a pen.
     pub fn from_game(g: &GameRecord) -> Header {
+        let known = |v: &Option<String>| v.clone().filter(|s| is_usable_name(s));
+        let player = |side| {
+            g.player(side).map(|p: PlayerRecord| {
+                let mut shown = String::new();
+                if let Some(t) = p.title.as_deref().filter(|t| !t.trim().is_empty()) {
+                    shown.push_str(t.trim());
+                    shown.push(' ');
+                }
+                shown.push_str(&p.name);
+                if let Some(elo) = p.elo {
+                    shown.push_str(&format!(" ({elo})"));
+                }
+                shown
+            })
+        };
         Header {
             game_id: g.id.0,
-            board: Some(g.board_name.clone()).filter(|b| !b.trim().is_empty()),
+            event: known(&g.event),
+            site: known(&g.site),
+            round: g.round.map(|r| r.to_string()),
+            board: g.board_no.map(|n| n.to_string()),
             date: g.date.clone(),
-            white: g.white.clone().filter(|w| !w.trim().is_empty()),
-            black: g.black.clone().filter(|b| !b.trim().is_empty()),
-            ..Header::default()
+            white: player(Side::White),
+            black: player(Side::Black),
+            time_control: g.time_control.clone().filter(|t| !t.trim().is_empty()),
         }
     }
 }
@@ -193,7 +213,9 @@ impl Scoresheet {
             }
         }
         let mut header = Header::from_game(g);
-        header.time_control = options.time_control.clone();
+        if options.time_control.is_some() {
+            header.time_control = options.time_control.clone();
+        }
         Scoresheet {
             kind: g.kind,
             header,

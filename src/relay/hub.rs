@@ -139,6 +139,27 @@ impl Hub {
         }
     }
 
+    /// Registers a board of `kind` showing a stored game (`boardscribe serve`): its moves and,
+    /// once it ended, its result as final.
+    pub fn add_stored_game(
+        &self,
+        name: &str,
+        number: Option<u32>,
+        kind: Kind,
+        moves: &[RecordedMove],
+        ended: Option<(&str, Option<&str>)>,
+    ) {
+        self.add_board_kind(name, number, kind, moves);
+        if let Some((result, termination)) = ended {
+            let mut state = self.lock();
+            if let Some(b) = state.boards.iter_mut().find(|b| b.name == name) {
+                b.result = Some(result.to_owned());
+                b.result_final = true;
+                b.termination = termination.map(str::to_owned);
+            }
+        }
+    }
+
     /// Applies `change` to board `name` (registered on first sight) and broadcasts the event it
     /// returns, with the board's snapshot if `with_snapshot`.
     fn update(

@@ -64,14 +64,14 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
     let _ = write!(
         out,
         r#"<div class="players"><span class="player black-name">{}</span>{}</div>"#,
-        escape(&view.black),
+        escape(&view.black_label),
         clock_span(b, Side::Black),
     );
     let _ = write!(out, r#"<div class="svg">{}</div>"#, view.svg);
     let _ = write!(
         out,
         r#"<div class="players"><span class="player white-name">{}</span>{}</div>"#,
-        escape(&view.white),
+        escape(&view.white_label),
         clock_span(b, Side::White),
     );
     out.push_str(r#"<ul class="alerts">"#);
@@ -196,8 +196,7 @@ pub fn index_html(boards: &[BoardView]) -> String {
     let empty = BoardView::new(
         crate::relay::live::BoardLive::new("", None, &[]).snapshot(),
         None,
-        String::new(),
-        String::new(),
+        Default::default(),
     );
     main.push_str(r#"<template id="board-template">"#);
     board_section(&mut main, &empty, false);
@@ -299,7 +298,16 @@ mod tests {
     fn names_are_escaped_and_clocks_formatted() {
         let mut live = BoardLive::new("<b1>", Some(3), &[]).snapshot();
         live.moves = vec!["e4".into()];
-        let view = BoardView::new(live, Some(1), "A & B".into(), "\"C\"".into());
+        let player = |name: &str| crate::store::PlayerRecord {
+            name: name.into(),
+            ..Default::default()
+        };
+        let seats = crate::relay::view::Seats {
+            round: Some(1),
+            white: Some(player("A & B")),
+            black: Some(player("\"C\"")),
+        };
+        let view = BoardView::new(live, Some(1), seats);
         let html = index_html(std::slice::from_ref(&view));
         assert!(html.contains("A &amp; B") && html.contains("&quot;C&quot;"));
         assert!(!html.contains("<b1>"));

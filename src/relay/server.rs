@@ -44,10 +44,19 @@ use crate::{
     device::serial::now_ms,
     export::{pgn, pgn::ClockFormat, round},
     metrics::Metrics,
-    pairings::{self, PairingsFormat},
-    relay::{desk::RecordChange, hub::Hub, live::BoardSnapshot, page, view::BoardView},
-    store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},
-    tracker::RecordedMove,
+    pairings::{self, Pairing, PairingsFormat},
+    relay::{
+        desk::RecordChange,
+        hub::Hub,
+        live::BoardSnapshot,
+        page,
+        view::{BoardView, Seats},
+    },
+    store::{
+        Decision, DecisionError, GameId, GameRecord, PlayerRecord, ResultReason, Ruling, Store,
+        StoreError, is_usable_name,
+    },
+    tracker::{RecordedMove, Side},
 };
 
 /// Errors of the relay server.
@@ -134,8 +143,58 @@ impl Rendered {
 #[derive(Clone, Debug)]
 struct BoardGame {
     id: i64,
-    white: Option<String>,
-    black: Option<String>,
+    seats: Seats,
+}
+
+/// Who sits where: each board's latest game and its players, and the current round's pairings
+/// for boards that have no game yet.
+#[derive(Debug, Default)]
+struct Seating {
+    games: HashMap<String, BoardGame>,
+    round: Option<u32>,
+    paired: HashMap<u32, Pairing>,
+}
+
+impl Seating {
+    /// Board `live`'s game id and seats: its latest game's, else its number's pairing in the
+    /// current round.
+    fn of(&self, live: &BoardSnapshot) -> (Option<i64>, Seats) {
+        if let Some(g) = self.games.get(&live.name) {
+            return (Some(g.id), g.seats.clone());
+        }
+        let pairing = live.number.and_then(|n| self.paired.get(&n));
+        let player = |name: &str, fide, elo, title: &Option<String>, fed: &Option<String>| {
+            is_usable_name(name).then(|| PlayerRecord {
+                name: name.trim().to_owned(),
+                fide,
+                elo,
+                title: title.clone(),
+                fed: fed.clone(),
+            })
+        };
+        let seats = Seats {
+            round: self.round,
+            white: pairing.and_then(|p| {
+                player(
+                    &p.white,
+                    p.white_fide,
+                    p.white_elo,
+                    &p.white_title,
+                    &p.white_fed,
+                )
+            }),
+            black: pairing.and_then(|p| {
+                player(
+                    &p.black,
+                    p.black_fide,
+                    p.black_elo,
+                    &p.black_title,
+                    &p.black_fed,
+                )
+            }),
+        };
+        (None, seats)
+    }
 }
 
 /// What the read connection has rendered since the database last changed.
@@ -145,8 +204,10 @@ struct ReaderState {
     version: Option<i64>,
     games: Option<Arc<Vec<GameRecord>>>,
     round: Option<Rendered>,
+    /// `/rounds/N.pgn`, by round.
+    rounds: HashMap<u32, Rendered>,
     per_game: HashMap<GameId, Option<Rendered>>,
-    boards: Option<Arc<HashMap<String, BoardGame>>>,
+    boards: Option<Arc<Seating>>,
     /// How the PGN it renders writes `[%clk]`.
     clk: ClockFormat,
 }
@@ -164,6 +225,7 @@ impl ReaderState {
             self.version = Some(version);
             self.games = None;
             self.round = None;
+            self.rounds.clear();
             self.per_game.clear();
             self.boards = None;
         }
@@ -203,6 +265,18 @@ impl ReaderState {
         Ok(rendered)
     }
 
+    /// Round `n` as a broadcast reads it (one game per board), whether current or past.
+    fn round_n(&mut self, db: &Path, n: u32) -> Result<Rendered, RelayError> {
+        self.refresh(db)?;
+        if let Some(r) = self.rounds.get(&n) {
+            return Ok(r.clone());
+        }
+        let text = round::round_pgn_clk(&self.store()?.round_games(n)?, n, self.clk);
+        let rendered = Rendered::new(text);
+        self.rounds.insert(n, rendered.clone());
+        Ok(rendered)
+    }
+
     fn game(&mut self, db: &Path, id: GameId) -> Result<Option<Rendered>, RelayError> {
         self.refresh(db)?;
         if let Some(r) = self.per_game.get(&id) {
@@ -216,24 +290,33 @@ impl ReaderState {
         Ok(rendered)
     }
 
-    fn boards(&mut self, db: &Path) -> Result<Arc<HashMap<String, BoardGame>>, RelayError> {
+    fn boards(&mut self, db: &Path) -> Result<Arc<Seating>, RelayError> {
         let games = self.games(db)?;
         if let Some(b) = &self.boards {
             return Ok(b.clone());
         }
-        let mut boards = HashMap::new();
+        let mut seating = Seating::default();
         // By id: the board's latest game wins.
         for g in games.iter() {
-            boards.insert(
+            seating.games.insert(
                 g.board_name.clone(),
                 BoardGame {
                     id: g.id.0,
-                    white: g.white.clone(),
-                    black: g.black.clone(),
+                    seats: Seats {
+                        round: g.round,
+                        white: g.player(Side::White),
+                        black: g.player(Side::Black),
+                    },
                 },
             );
         }
-        let boards = Arc::new(boards);
+        if let Some(info) = self.store()?.round_info()? {
+            seating.round = Some(info.round);
+            for p in self.store()?.pairings(info.round)? {
+                seating.paired.insert(p.board, p);
+            }
+        }
+        let boards = Arc::new(seating);
         self.boards = Some(boards.clone());
         Ok(boards)
     }
@@ -242,6 +325,7 @@ impl ReaderState {
     fn board_playing(&mut self, db: &Path, game: GameId) -> Result<Option<String>, RelayError> {
         let boards = self.boards(db)?;
         Ok(boards
+            .games
             .iter()
             .find(|(_, g)| g.id == game.0)
             .map(|(name, _)| name.clone()))
@@ -373,6 +457,9 @@ pub fn router_with(
         .route("/", get(index))
         .route("/boards/{key}", get(board_page))
         .route("/round.pgn", get(round_pgn))
+        .route("/rounds/{file}", get(rounds_pgn))
+        .route("/api/rounds", get(api_rounds))
+        .route("/api/admin/rounds/{n}/start", post(admin_round_start))
         .route("/games/{file}", get(game_pgn))
         .route("/api/boards", get(api_boards))
         .route("/api/events", get(api_events))
@@ -430,6 +517,38 @@ async fn round_pgn(State(app): State<App>, headers: HeaderMap) -> Result<Respons
     Ok(pgn_response(&headers, r))
 }
 
+/// `/rounds/N.pgn`: round N's games, one per board, with the same ETag rules as `/round.pgn`.
+async fn rounds_pgn(
+    State(app): State<App>,
+    UrlPath(file): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let n = file
+        .strip_suffix(".pgn")
+        .and_then(|n| n.parse::<u32>().ok())
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no round {file:?}")))?;
+    let r = app.db.read(move |r, db| r.round_n(db, n)).await?;
+    Ok(pgn_response(&headers, r))
+}
+
+/// `/api/rounds`: the event and every round started, paired or played.
+async fn api_rounds(State(app): State<App>) -> Result<Response, ApiError> {
+    let (event, rounds) = app
+        .db
+        .read(|r, db| {
+            r.refresh(db)?;
+            let store = r.store()?;
+            Ok((store.event()?, store.rounds()?))
+        })
+        .await?;
+    Ok((
+        [(header::CACHE_CONTROL, "no-cache")],
+        Json(json!({ "event": event, "rounds": rounds })),
+    )
+        .into_response())
+}
+
 async fn game_pgn(
     State(app): State<App>,
     UrlPath(file): UrlPath<String>,
@@ -454,16 +573,9 @@ async fn views(app: &App) -> Result<(Vec<BoardView>, u64), ApiError> {
     ))
 }
 
-fn view(live: BoardSnapshot, games: &HashMap<String, BoardGame>) -> BoardView {
-    let game = games.get(&live.name);
-    BoardView::new(
-        live,
-        game.map(|g| g.id),
-        game.and_then(|g| g.white.clone())
-            .unwrap_or_else(|| "White".into()),
-        game.and_then(|g| g.black.clone())
-            .unwrap_or_else(|| "Black".into()),
-    )
+fn view(live: BoardSnapshot, seating: &Seating) -> BoardView {
+    let (game, seats) = seating.of(&live);
+    BoardView::new(live, game, seats)
 }
 
 async fn api_boards(State(app): State<App>) -> Result<Response, ApiError> {
@@ -565,7 +677,7 @@ type Decided = (Decision, Option<String>, Vec<RecordedMove>);
 
 mod admin;
 
-use admin::{admin, admin_pairings};
+use admin::{admin, admin_pairings, admin_round_start};
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{live::BoardSnapshot, svg};
-use crate::game::Kind;
+use crate::{game::Kind, store::PlayerRecord};
 
 /// The snapshot's position as an SVG board, the last move marked.
 pub fn draw(b: &BoardSnapshot) -> String {
@@ -35,19 +35,62 @@ pub struct BoardView {
     pub svg: String,
     /// The game on the board in the store, if it has one.
     pub game_id: Option<i64>,
+    /// The round of that game, else the current round (whose pairing names the players).
+    pub round: Option<u32>,
+    /// The players' names ("White"/"Black" when the pairing is not known).
     pub white: String,
     pub black: String,
+    /// What else the pairing tells of each player (FIDE id, rating, title, federation).
+    pub white_player: Option<PlayerRecord>,
+    pub black_player: Option<PlayerRecord>,
+    /// What the page writes for each side: title, name and rating (`GM Abenov, Arman (2610)`).
+    pub white_label: String,
+    pub black_label: String,
+}
+
+/// Who sits at a board: the round and both players, as far as they are known.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seats {
+    pub round: Option<u32>,
+    pub white: Option<PlayerRecord>,
+    pub black: Option<PlayerRecord>,
 }
 
 impl BoardView {
-    /// `live` drawn, with the game's id and players.
-    pub fn new(live: BoardSnapshot, game_id: Option<i64>, white: String, black: String) -> Self {
+    /// `live` drawn, with the game's id and who plays it.
+    pub fn new(live: BoardSnapshot, game_id: Option<i64>, seats: Seats) -> Self {
+        let name = |p: &Option<PlayerRecord>, default: &str| {
+            p.as_ref()
+                .map_or_else(|| default.to_owned(), |p| p.name.clone())
+        };
         BoardView {
             svg: draw(&live),
             live,
             game_id,
-            white,
-            black,
+            round: seats.round,
+            white: name(&seats.white, "White"),
+            black: name(&seats.black, "Black"),
+            white_label: label(seats.white.as_ref(), "White"),
+            black_label: label(seats.black.as_ref(), "Black"),
+            white_player: seats.white,
+            black_player: seats.black,
         }
     }
+}
+
+/// A player as the page writes them: title, name and rating (`GM Abenov, Arman (2610)`).
+fn label(player: Option<&PlayerRecord>, unknown: &str) -> String {
+    let Some(p) = player else {
+        return unknown.to_owned();
+    };
+    let mut out = String::new();
+    if let Some(t) = p.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        out.push_str(t.trim());
+        out.push(' ');
+    }
+    out.push_str(&p.name);
+    if let Some(elo) = p.elo {
+        out.push_str(&format!(" ({elo})"));
+    }
+    out
 }

@@ -13,10 +13,12 @@
 //! corrupt the file), `foreign_keys=ON` and a busy timeout.
 
 mod decisions;
+mod event;
 mod import;
 pub mod model;
 mod open;
 mod pairings;
+mod players;
 pub mod raw;
 mod read;
 pub mod schema;
@@ -39,9 +41,11 @@ pub use self::{
         Action, DECISION_KIND, Decision, DecisionError, HistoryEntry, RESULTS, ResultReason,
         RetractedMove, Ruling,
     },
+    event::{EventOpened, EventSettings, RoundRecord, StoredEvent},
     import::{IMPORT_NOTE, ImportedGame, import_note},
     model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown},
     pairings::RoundInfo,
+    players::{PlayerRecord, is_usable_name},
     raw::{RawBlock, RawBuffer, RawChunk, RawError},
 };
 pub use crate::pairings::Pairing;
@@ -195,6 +199,8 @@ pub struct GameRecord {
     pub event: Option<String>,
     pub site: Option<String>,
     pub round: Option<u32>,
+    /// The event's time control when the game started (`90+30`, as the config writes it).
+    pub time_control: Option<String>,
     /// The board's number in the hall when the game started ([`Store::set_board_number`]).
     pub board_no: Option<u32>,
     /// The pairing at (round, board_no), as imported when the game is read.

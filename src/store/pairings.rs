@@ -20,8 +20,8 @@ pub struct RoundInfo {
 }
 
 /// The pairing columns, in the order [`pairing_row`] reads them.
-pub(super) const PAIRING_COLUMNS: &str =
-    "board, white, black, white_fide, black_fide, white_elo, black_elo";
+pub(super) const PAIRING_COLUMNS: &str = "board, white, black, white_fide, black_fide, \
+     white_elo, black_elo, white_title, black_title, white_fed, black_fed";
 
 /// A pairing from a row whose columns from `first` on are [`PAIRING_COLUMNS`].
 pub(super) fn pairing_row(r: &Row<'_>, first: usize) -> rusqlite::Result<Pairing> {
@@ -33,6 +33,10 @@ pub(super) fn pairing_row(r: &Row<'_>, first: usize) -> rusqlite::Result<Pairing
         black_fide: r.get(first + 4)?,
         white_elo: r.get(first + 5)?,
         black_elo: r.get(first + 6)?,
+        white_title: r.get(first + 7)?,
+        black_title: r.get(first + 8)?,
+        white_fed: r.get(first + 9)?,
+        black_fed: r.get(first + 10)?,
     })
 }
 
@@ -110,7 +114,8 @@ impl Store {
             .execute([round])?;
         {
             let mut insert = tx.prepare_cached(&format!(
-                "INSERT INTO pairings (round, {PAIRING_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                "INSERT INTO pairings (round, {PAIRING_COLUMNS}) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
             ))?;
             for p in rows {
                 let res = insert.execute((
@@ -122,6 +127,10 @@ impl Store {
                     p.black_fide,
                     p.white_elo,
                     p.black_elo,
+                    &p.white_title,
+                    &p.black_title,
+                    &p.white_fed,
+                    &p.black_fed,
                 ));
                 match res {
                     Ok(_) => {}

@@ -133,6 +133,31 @@ CREATE TABLE pairings (
     r#"
 ALTER TABLE games ADD COLUMN start_position TEXT;
 "#,
+    // 5: the event around the rounds (issue 16). The `tournament` row is the event: its name
+    // (`event`), site, dates, time control, laws and variant, and the current round; `rounds`
+    // lists each round started (by whom, when: wall-clock ms since the epoch); a game copies the
+    // event's time control when it starts, as it copies the event and the round; pairings carry
+    // the players' titles and federations.
+    r#"
+ALTER TABLE tournament ADD COLUMN start_date TEXT;
+ALTER TABLE tournament ADD COLUMN end_date TEXT;
+ALTER TABLE tournament ADD COLUMN time_control TEXT;
+ALTER TABLE tournament ADD COLUMN laws TEXT;
+ALTER TABLE tournament ADD COLUMN variant TEXT;
+CREATE TABLE rounds (
+    number        INTEGER PRIMARY KEY CHECK (number >= 1),
+    started_at_ms INTEGER NOT NULL,
+    started_by    TEXT NOT NULL
+) STRICT;
+INSERT INTO rounds (number, started_at_ms, started_by)
+    SELECT round, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'config'
+    FROM tournament;
+ALTER TABLE games ADD COLUMN time_control TEXT;
+ALTER TABLE pairings ADD COLUMN white_title TEXT;
+ALTER TABLE pairings ADD COLUMN black_title TEXT;
+ALTER TABLE pairings ADD COLUMN white_fed TEXT;
+ALTER TABLE pairings ADD COLUMN black_fed TEXT;
+"#,
 ];
 
 /// Current schema version of a connection's database.

@@ -258,8 +258,9 @@ impl<'c> Batch<'c> {
             self.conn
                 .prepare_cached(
                     "INSERT INTO games (board_id, kind, orientation, started_at_ms, event, site, \
-                     round, board_no, start_position) \
-                     SELECT b.id, ?2, ?3, ?4, t.event, t.site, CAST(t.round AS TEXT), b.number, ?5 \
+                     round, board_no, start_position, time_control) \
+                     SELECT b.id, ?2, ?3, ?4, t.event, t.site, CAST(t.round AS TEXT), b.number, ?5, \
+                     t.time_control \
                      FROM boards b LEFT JOIN tournament t ON t.id = 1 WHERE b.id = ?1",
                 )?
                 .insert((

@@ -185,15 +185,7 @@ fn hall() -> Hall {
             round: 1,
         })
         .unwrap();
-    let pairing = |board: u32, white: &str, black: &str| Pairing {
-        board,
-        white: white.into(),
-        black: black.into(),
-        white_fide: None,
-        black_fide: None,
-        white_elo: None,
-        black_elo: None,
-    };
+    let pairing = Pairing::new;
     store
         .import_pairings(
             1,

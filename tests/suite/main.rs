@@ -16,6 +16,7 @@ mod corpus_emulated;
 mod ee_tokens;
 mod emulator;
 mod emulator_irregularities;
+mod event_rounds;
 mod fleet;
 mod fleet_common;
 mod gap_recovery;

@@ -266,7 +266,11 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
         "result {}",
         g.result
     );
-    assert!(html.contains(&format!("<td class=\"board\">{}</td>", g.board_name)));
+    // The board's number in the hall; a board without one (a replayed capture) is left blank
+    // for a pen, never its port or file name (issue 16).
+    let board = g.board_no.map(|n| n.to_string()).unwrap_or_default();
+    assert!(html.contains(&format!("<td class=\"board\">{board}</td>")));
+    assert!(!html.contains(&format!("<td class=\"board\">{}</td>", g.board_name)));
 
     // Figurines: the same moves, pieces as ♔♕♖♗♘, no piece letters left.
     let sheet = SheetOptions {

@@ -21,6 +21,7 @@ mod irregular;
 mod pgn;
 mod pty;
 mod script;
+mod series;
 mod togyz;
 
 pub use bus::{BusChainOptions, BusFault, log_tokens, run_bus_pty, script_address};
@@ -60,6 +61,9 @@ pub enum EmulatorError {
     IllegalMove { ply: u32, san: String },
     #[error("bad emulator options: {0}")]
     BadOptions(String),
+    /// Two games that cannot follow each other on one board.
+    #[error("games in a series: {0}")]
+    Series(String),
     /// The hand model tried something physically impossible (a bug in the emulator).
     #[error("impossible handling at ply {ply}: {detail}")]
     Physical { ply: u32, detail: String },

@@ -79,8 +79,8 @@
     if (!el) return;
     const b = info(s.name);
     if (view) {
-      el.querySelector(".white-name").textContent = view.white;
-      el.querySelector(".black-name").textContent = view.black;
+      el.querySelector(".white-name").textContent = view.white_label;
+      el.querySelector(".black-name").textContent = view.black_label;
     }
     const title = el.querySelector(".title");
     if (s.number != null) { title.textContent = "Board " + s.number; title.href = "/boards/" + s.number; }

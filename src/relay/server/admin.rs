@@ -197,7 +197,11 @@ pub(super) async fn admin(
     // Only the board's current game is on the live page.
     if let Some(board) = board {
         let current = app.db.read(|r, db| r.boards(db)).await?;
-        if current.get(&board).is_some_and(|g| g.id == decided.game.0) {
+        if current
+            .games
+            .get(&board)
+            .is_some_and(|g| g.id == decided.game.0)
+        {
             app.hub.decision(&board, &decided);
         }
     }
@@ -266,6 +270,53 @@ pub(super) async fn admin_pairings(
     .map_err(RelayError::from)??;
     app.changed();
     Ok(Json(json!({ "round": round, "boards": imported })).into_response())
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RoundStartBody {
+    pub(super) author: Option<String>,
+}
+
+/// `POST /api/admin/rounds/{n}/start`: round `n` becomes the current one (games that begin from
+/// now on are its games; a game going on stays in its round). The body may name the author.
+pub(super) async fn admin_round_start(
+    State(app): State<App>,
+    UrlPath(n): UrlPath<u32>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    let body: RoundStartBody = if body.iter().all(u8::is_ascii_whitespace) {
+        RoundStartBody::default()
+    } else {
+        parse_body(&body)?
+    };
+    if n == 0 {
+        return Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            "round must be 1 or more".into(),
+        ));
+    }
+    let by = author(body.author);
+    let db = app.db.clone();
+    let who = by.clone();
+    let previous = tokio::task::spawn_blocking(move || -> Result<Option<u32>, ApiError> {
+        let mut admin = lock(&db.admin);
+        let store = match admin.take() {
+            Some(store) => store,
+            None => Store::open(&db.path).map_err(RelayError::from)?,
+        };
+        let store = admin.insert(store);
+        store
+            .start_round(n, &who, now_ms())
+            .map_err(|e| ApiError::from(RelayError::from(e)))
+    })
+    .await
+    .map_err(RelayError::from)??;
+    tracing::info!(round = n, previous, by = %by, "round started");
+    app.changed();
+    Ok(Json(json!({ "round": n, "previous": previous, "by": by })).into_response())
 }
 
 pub(super) fn decision_error(e: DecisionError) -> ApiError {

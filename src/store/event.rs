@@ -1,0 +1,293 @@
+//! The event and its rounds: the event's settings beside its name and site, which round is
+//! current, and when each round was started and by whom.
+//!
+//! Flow: the daemon opens the event from its config when it starts ([`Store::open_event`]: the
+//! config's round is where the event starts, never a step back); the arbiter starts the next round
+//! from the CLI, the admin API or the console ([`Store::start_round`]) without a restart, and a game
+//! takes the round current when it begins (in `write_batch`), so a game of round N still going
+//! when N+1 starts stays in round N. Readers list the rounds ([`Store::rounds`]) and the event
+//! ([`Store::event`]).
+
+use rusqlite::{OptionalExtension, TransactionBehavior};
+use serde::{Deserialize, Serialize};
+
+use super::{Store, StoreError, pairings::RoundInfo, write::sql_ms};
+use crate::Millis;
+
+/// The event's settings that its games and scoresheets show; each optional.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventSettings {
+    /// `YYYY-MM-DD`.
+    pub start_date: Option<String>,
+    pub end_date: Option<String>,
+    /// As the config writes it: `90+30`, `40/90+30:30+30`.
+    pub time_control: Option<String>,
+    /// The FIDE Laws' edition, e.g. `fide-2023`.
+    pub laws: Option<String>,
+    /// `standard` or `chess960`.
+    pub variant: Option<String>,
+}
+
+/// The event as stored: its name, site and current round, and its settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredEvent {
+    #[serde(flatten)]
+    pub round: RoundInfo,
+    #[serde(flatten)]
+    pub settings: EventSettings,
+}
+
+/// One round that was started.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    pub number: u32,
+    /// Wall-clock milliseconds since the Unix epoch.
+    pub started_at_ms: Millis,
+    /// Who started it (`config`, `arbiter`, a name).
+    pub started_by: String,
+    /// Games that began in it.
+    pub games: u32,
+    /// Boards paired in it.
+    pub pairings: u32,
+    /// The event's current round.
+    pub current: bool,
+}
+
+/// What [`Store::open_event`] did with the config's round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventOpened {
+    /// A new event, at the config's round.
+    Started { round: u32 },
+    /// The config's round is past the stored one: that round was started.
+    Advanced { from: u32, to: u32 },
+    /// The stored round stands (the config's round is where the event started, or none).
+    Kept { round: u32 },
+    /// No round in the config and none stored: games take no round.
+    NoRound,
+}
+
+impl Store {
+    /// The event from the daemon's config: its name, site and settings are written over the
+    /// stored ones; the round is set only for a new event or when the config's round is past the
+    /// stored one (an arbiter who edits the config to the next round and restarts), never back.
+    pub fn open_event(
+        &mut self,
+        info: Option<&RoundInfo>,
+        settings: &EventSettings,
+        at_ms: Millis,
+    ) -> Result<EventOpened, StoreError> {
+        let stored = self.round_info()?;
+        let opened = match (info, &stored) {
+            (None, None) => return Ok(EventOpened::NoRound),
+            (None, Some(s)) => EventOpened::Kept { round: s.round },
+            (Some(i), None) => {
+                self.set_round(i)?;
+                self.record_round_start(i.round, "config", at_ms)?;
+                EventOpened::Started { round: i.round }
+            }
+            (Some(i), Some(s)) => {
+                let round = i.round.max(s.round);
+                self.set_round(&RoundInfo { round, ..i.clone() })?;
+                if i.round > s.round {
+                    self.record_round_start(i.round, "config", at_ms)?;
+                    EventOpened::Advanced {
+                        from: s.round,
+                        to: i.round,
+                    }
+                } else {
+                    EventOpened::Kept { round: s.round }
+                }
+            }
+        };
+        self.conn
+            .prepare_cached(
+                "UPDATE tournament SET start_date = ?1, end_date = ?2, time_control = ?3, \
+                 laws = ?4, variant = ?5 WHERE id = 1",
+            )?
+            .execute((
+                &settings.start_date,
+                &settings.end_date,
+                &settings.time_control,
+                &settings.laws,
+                &settings.variant,
+            ))?;
+        Ok(opened)
+    }
+
+    /// Makes `round` the current one: games that begin from now on are its games; a game
+    /// already going stays in its round. An event not set yet begins with unknown name and site.
+    /// Starting the current round again changes nothing; returns the round that was current.
+    pub fn start_round(
+        &mut self,
+        round: u32,
+        by: &str,
+        at_ms: Millis,
+    ) -> Result<Option<u32>, StoreError> {
+        if round == 0 {
+            return Err(StoreError::InvalidNumber("round", 0));
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let before: Option<u32> = tx
+            .prepare_cached("SELECT round FROM tournament WHERE id = 1")?
+            .query_row([], |r| r.get(0))
+            .optional()?;
+        tx.prepare_cached(
+            "INSERT INTO tournament (id, event, site, round) VALUES (1, '?', '?', ?1) \
+             ON CONFLICT (id) DO UPDATE SET round = ?1",
+        )?
+        .execute([round])?;
+        tx.prepare_cached(
+            "INSERT INTO rounds (number, started_at_ms, started_by) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (number) DO NOTHING",
+        )?
+        .execute((round, sql_ms(at_ms)?, by))?;
+        tx.commit()?;
+        Ok(before)
+    }
+
+    fn record_round_start(
+        &mut self,
+        round: u32,
+        by: &str,
+        at_ms: Millis,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO rounds (number, started_at_ms, started_by) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (number) DO NOTHING",
+            )?
+            .execute((round, sql_ms(at_ms)?, by))?;
+        Ok(())
+    }
+
+    /// The event, `None` until a round was set.
+    pub fn event(&self) -> Result<Option<StoredEvent>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT event, site, round, start_date, end_date, time_control, laws, variant \
+                 FROM tournament WHERE id = 1",
+            )?
+            .query_row([], |r| {
+                Ok(StoredEvent {
+                    round: RoundInfo {
+                        event: r.get(0)?,
+                        site: r.get(1)?,
+                        round: r.get(2)?,
+                    },
+                    settings: EventSettings {
+                        start_date: r.get(3)?,
+                        end_date: r.get(4)?,
+                        time_control: r.get(5)?,
+                        laws: r.get(6)?,
+                        variant: r.get(7)?,
+                    },
+                })
+            })
+            .optional()?)
+    }
+
+    /// Every round started, paired or played, by number: a round paired ahead of its start is
+    /// listed too (started at 0, by nobody).
+    pub fn rounds(&self) -> Result<Vec<RoundRecord>, StoreError> {
+        let current = self.round_info()?.map(|i| i.round);
+        let mut stmt = self.conn.prepare_cached(
+            "WITH numbers (n) AS ( \
+                 SELECT number FROM rounds \
+                 UNION SELECT round FROM pairings \
+                 UNION SELECT CAST(round AS INTEGER) FROM games WHERE round IS NOT NULL) \
+             SELECT n, r.started_at_ms, r.started_by, \
+                 (SELECT count(*) FROM games g WHERE g.round = CAST(n AS TEXT)), \
+                 (SELECT count(*) FROM pairings p WHERE p.round = n) \
+             FROM numbers LEFT JOIN rounds r ON r.number = n ORDER BY n",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            let number: u32 = r.get(0)?;
+            Ok(RoundRecord {
+                number,
+                started_at_ms: r.get::<_, Option<i64>>(1)?.unwrap_or(0).max(0) as Millis,
+                started_by: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                games: r.get(3)?,
+                pairings: r.get(4)?,
+                current: current == Some(number),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(round: u32) -> RoundInfo {
+        RoundInfo {
+            event: "Spring Open".into(),
+            site: "Almaty".into(),
+            round,
+        }
+    }
+
+    #[test]
+    fn the_configs_round_starts_the_event_and_never_steps_it_back() {
+        let mut store = Store::open_in_memory().unwrap();
+        let settings = EventSettings {
+            time_control: Some("90+30".into()),
+            ..EventSettings::default()
+        };
+        assert_eq!(
+            store.open_event(None, &settings, 1).unwrap(),
+            EventOpened::NoRound
+        );
+        assert_eq!(
+            store.open_event(Some(&info(1)), &settings, 2).unwrap(),
+            EventOpened::Started { round: 1 }
+        );
+        assert_eq!(store.start_round(2, "arbiter", 3).unwrap(), Some(1));
+        // A restart with the config still at round 1 keeps round 2.
+        assert_eq!(
+            store.open_event(Some(&info(1)), &settings, 4).unwrap(),
+            EventOpened::Kept { round: 2 }
+        );
+        assert_eq!(
+            store.open_event(Some(&info(3)), &settings, 5).unwrap(),
+            EventOpened::Advanced { from: 2, to: 3 }
+        );
+        let event = store.event().unwrap().unwrap();
+        assert_eq!(event.round, info(3));
+        assert_eq!(event.settings.time_control.as_deref(), Some("90+30"));
+        let rounds = store.rounds().unwrap();
+        let listed: Vec<(u32, &str, bool)> = rounds
+            .iter()
+            .map(|r| (r.number, r.started_by.as_str(), r.current))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (1, "config", false),
+                (2, "arbiter", false),
+                (3, "config", true)
+            ]
+        );
+    }
+
+    #[test]
+    fn starting_a_round_without_an_event_and_again_changes_nothing_more() {
+        let mut store = Store::open_in_memory().unwrap();
+        assert!(matches!(
+            store.start_round(0, "arbiter", 1),
+            Err(StoreError::InvalidNumber("round", 0))
+        ));
+        assert_eq!(store.start_round(4, "arbiter", 10).unwrap(), None);
+        assert_eq!(store.start_round(4, "someone else", 20).unwrap(), Some(4));
+        let rounds = store.rounds().unwrap();
+        assert_eq!(rounds.len(), 1);
+        assert_eq!(
+            (rounds[0].started_at_ms, rounds[0].started_by.as_str()),
+            (10, "arbiter")
+        );
+        assert_eq!(store.round_info().unwrap().unwrap().event, "?");
+    }
+}
