@@ -691,7 +691,7 @@ fn check_without_memory(all: &[Trial], results: Vec<(Trial, Outcome)>) -> Vec<St
 /// Trials that failed at other seed offsets (`BOARDSCRIBE_SEED_OFFSET`, 30 of them swept), each
 /// a case a general fix had to cover (some failed only part-way through the work on another):
 /// (offset, memory, seed).
-const HARD_TRIALS: [(u64, Memory, u64); 19] = [
+const HARD_TRIALS: [(u64, Memory, u64); 21] = [
     // A piece moved and moved back (or a position repeated) while unplugged or killed: the
     // presses the increment counts tell.
     (11, Memory::Off, 7706969507591914920),
@@ -729,6 +729,11 @@ const HARD_TRIALS: [(u64, Memory, u64); 19] = [
     // ... and late in that game a pawn knocked back to its square of three plies before, on
     // the way to the next move: the record stands (a three-ply takeback otherwise).
     (2, Memory::Off, 8709691423239840245),
+    // After the arbiter's decision, play faster than the settle time: the board three plies
+    // past the record before any board stood still (the presses heard since bound and confirm
+    // the run), and a board a two-ply and a longer run explain (the presses tell them apart).
+    (101, Memory::Overrun, 1033674194883719780),
+    (17, Memory::Off, 10592171738191541126),
 ];
 
 #[test]

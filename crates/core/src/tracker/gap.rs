@@ -4,9 +4,12 @@
 //! explain it (`search`, bounded by depth and nodes), carries candidates while one is not
 //! unique, and accepts a run only when exactly one explains the board and the clocks agree
 //! (`accept_search`, [`presses_agree`]); `raise_lost` raises `thread_lost` when none does.
+//! After an arbiter's decision ([`Tracker::rebase`]) the board was heard all along: the presses
+//! since are counted as they come ([`Heard`]), and that count bounds, filters and confirms the
+//! runs the search finds, and a press searches a board it left unexplained again.
 
 use super::{
-    search::{Candidates, Carried, carry_runs, explain_gap, gap_runs},
+    search::{Candidates, Carried, Lengths, carry_runs, explain_gap, gap_runs},
     *,
 };
 
@@ -31,6 +34,46 @@ impl GapCheck {
             Side::White => self.white,
             Side::Black => self.black,
         }
+    }
+}
+
+/// After an arbiter's decision: the board was heard all along, so every press since it was
+/// heard, and is counted as it comes (the clocks may have been stopped or set for the
+/// decision: they count nothing). Runs longer than the count allows are never looked for.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Heard {
+    /// The record's plies at the decision.
+    pub(super) plies: usize,
+    /// The presses heard since.
+    pub(super) presses: u32,
+}
+
+/// The longest run the search looks for after a decision, however many presses were heard
+/// since (a longer one is cut short by the search's budget anyway).
+const HEARD_PLIES_MAX: usize = 8;
+
+impl Heard {
+    /// Whether the presses heard fit a belief `plies` plies past the decision's record, as
+    /// [`presses_agree`] has it for a count of exactly that many presses.
+    pub(super) fn agrees(
+        &self,
+        reading: &ClockReading,
+        plies: usize,
+        white_on_left: Option<bool>,
+    ) -> bool {
+        let heard = f64::from(self.presses);
+        count_fits(heard, heard, self.plies, reading, plies, white_on_left)
+    }
+
+    /// The lengths of the runs from the record the count allows (and the longest).
+    fn lengths(&self, reading: &ClockReading, white_on_left: Option<bool>) -> Lengths {
+        let mut lengths = Lengths::none();
+        for n in 1..=HEARD_PLIES_MAX {
+            if self.agrees(reading, n, white_on_left) {
+                lengths.allow(n);
+            }
+        }
+        lengths
     }
 }
 
@@ -61,24 +104,114 @@ pub(super) fn presses_agree(
     } else {
         presses::presses_between(inc, from, from.at_ms, clocks)
     };
+    Some(count_fits(
+        least,
+        most,
+        check.plies,
+        reading,
+        plies,
+        white_on_left,
+    ))
+}
+
+/// Whether between `least` and `most` presses since the record stood at `from_plies` plies fit
+/// `plies` plies since, give or take the one press a move on the board may still wait for, or
+/// a press its move may not have shown for yet; with the parity the lever shows once which
+/// clock is White's is known.
+fn count_fits(
+    least: f64,
+    most: f64,
+    from_plies: usize,
+    reading: &ClockReading,
+    plies: usize,
+    white_on_left: Option<bool>,
+) -> bool {
     let near = |k: i64| k >= 0 && least - 1.0 < k as f64 && (k as f64) < most + 1.0;
     let plies = plies as i64;
     let Some(white_left) = white_on_left else {
         // Which clock runs tells nothing yet: any count within a press of the belief's.
-        return Some((plies - 1..=plies + 1).any(near));
+        return (plies - 1..=plies + 1).any(near);
     };
-    // After an even number of presses since the check's, the clock of the side to move after
-    // its ply runs (its mover pressed); the count must have the parity the lever shows.
+    // After an even number of presses since the record's last, the clock of the side to move
+    // after its ply runs (its mover pressed); the count must have the parity the lever shows.
     let running = presser_of(reading, white_left).other();
-    let even = running == Side::of_ply(check.plies as u32 + 1);
-    Some(if (plies % 2 == 0) == even {
+    let even = running == Side::of_ply(from_plies as u32 + 1);
+    if (plies % 2 == 0) == even {
         near(plies)
     } else {
         near(plies - 1) || near(plies + 1)
-    })
+    }
 }
 
 impl<G: GameKind> Tracker<G> {
+    /// The arbiter decided the game goes on from `moves` (its record now, as the store holds
+    /// it): the game is played again from its start to their end, the irregularities still
+    /// open are resolved (`how`), and tracking goes on from there as after a gap: until the
+    /// board fits the new record it is searched from it and never judged (but the clock read
+    /// last is kept: the stream was not broken, only the record). Returns `false`
+    /// (and changes nothing) if there is no game or a move does not parse.
+    pub fn rebase(
+        &mut self,
+        at: Millis,
+        moves: &[RecordedMove],
+        how: &str,
+        out: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let Some(g) = self.game.as_ref() else {
+            return false;
+        };
+        let start = g.nodes[0].pos.clone();
+        let Some(mut next) = GameState::replayed(g.orientation, start, moves, at) else {
+            return false;
+        };
+        self.resolve_open(at, how, out);
+        let Some(g) = self.game.as_mut() else {
+            return false;
+        };
+        next.irregularities = g.irregularities;
+        next.clock_checked = g.clock_checked;
+        *g = next;
+        // The board was heard all along: its last clock reading stands, so the next lever
+        // change is a press (the players go on while the arbiter enters the decision).
+        let clock = self.clock;
+        self.gap(at);
+        self.clock = clock;
+        // The arbiter decided at the board, where the clocks are often stopped, or set (two
+        // minutes for an illegal move, 7.5.5): the clock is not held against the record, but
+        // every press from now on is heard, and counted.
+        self.gap_check = None;
+        self.heard = self.game.as_ref().map(|g| Heard {
+            plies: g.moves.len(),
+            presses: 0,
+        });
+        true
+    }
+
+    /// A press heard after an arbiter's decision: counted; and a board it left unexplained
+    /// while lost is searched again with the count it has now (the press may complete the
+    /// run that leads to it).
+    pub(super) fn heard_press(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let Some(heard) = self.heard.as_mut() else {
+            return;
+        };
+        heard.presses += 1;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        if g.lost.is_none() || g.searched.is_some() {
+            return;
+        }
+        let Some(u) = g.unexplained.as_ref() else {
+            return;
+        };
+        let (reading, since) = (u.reading.clone(), u.since);
+        g.failed_search_key = None;
+        self.interpret_lost(at, G::reading_key(&reading), &reading, out);
+        if let Some(u) = self.game.as_mut().and_then(|g| g.unexplained.as_mut()) {
+            u.since = since;
+        }
+    }
+
     /// After a gap, a board heard again that has fitted nothing for `lost_after_ms` raises
     /// `thread_lost`: the record stops where it stops, and says so.
     pub(super) fn raise_lost(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
@@ -146,7 +279,17 @@ impl<G: GameKind> Tracker<G> {
         reading: &G::Reading,
         out: &mut Vec<TrackerEvent>,
     ) -> bool {
-        let (plies, nodes) = (self.settings.gap_plies, self.settings.gap_nodes);
+        let (mut plies, nodes) = (self.settings.gap_plies, self.settings.gap_nodes);
+        // After a decision, the presses heard since tell how long the run is: it is looked
+        // for as deep as they allow, and no run of another length is.
+        let lengths = match (self.heard, self.clock) {
+            (Some(heard), Some(clock)) => {
+                let lengths = heard.lengths(&clock, self.clock_side());
+                plies = lengths.longest(usize::MAX);
+                lengths
+            }
+            _ => Lengths::ANY,
+        };
         let Some(g) = self.game.as_mut() else {
             return false;
         };
@@ -184,7 +327,7 @@ impl<G: GameKind> Tracker<G> {
         if !g.prov.is_empty() {
             g.truncate(g.moves.len(), at);
         }
-        let mut found = explain_gap::<G>(g.tip(), key, reading, plies, nodes);
+        let mut found = explain_gap::<G>(g.tip(), key, reading, plies, nodes, lengths);
         // The runs of a settled board seen before, carried on to this one, say more than a
         // search from the record: the run played passes through that board.
         if let Some(c) = g.candidates.as_mut() {
@@ -203,17 +346,23 @@ impl<G: GameKind> Tracker<G> {
                 }
             }
         }
+        // The same board searched again (a press heard since) has shown since it was first.
+        let shown_since = match &g.ambiguous {
+            Some((since, c)) if c.key == key => *since,
+            _ => at,
+        };
         g.ambiguous = match &found {
-            Err(GapSearch::Ambiguous) => gap_runs::<G>(g.tip(), key, reading, plies + 3, nodes)
-                .map(|runs| {
+            Err(GapSearch::Ambiguous) => {
+                gap_runs::<G>(g.tip(), key, reading, plies + 3, nodes, lengths).map(|runs| {
                     let candidates = Candidates {
                         key,
                         runs,
                         depth: plies + 3,
                         unexplained_since: None,
                     };
-                    (at, candidates)
-                }),
+                    (shown_since, candidates)
+                })
+            }
             _ => None,
         };
         let Some(lost) = g.lost.as_mut() else {
@@ -260,7 +409,7 @@ impl<G: GameKind> Tracker<G> {
         if self.game.as_ref().is_none_or(|g| g.searched.is_none()) {
             return;
         }
-        let (gap_check, clock_side) = (self.gap_check, self.clock_side());
+        let (gap_check, heard, clock_side) = (self.gap_check, self.heard, self.clock_side());
         let clock = self.clock.map(|r| (self.clock_at, r));
         let presser = self.clock.map(|r| self.presser(&r));
         let changed = self.sensed_changed_at;
@@ -278,9 +427,12 @@ impl<G: GameKind> Tracker<G> {
         // The run found must have as many presses as the clock counts since the gap: if not,
         // it is not recorded (a hand part-way through a move can stay that long), and the board
         // stays unexplained until it changes. If so, it is recorded at once (play may not pause).
-        let counted = match (gap_check, clock) {
-            (Some(check), Some((read_at, r))) if belief >= check.plies => {
+        let counted = match (gap_check, heard, clock) {
+            (Some(check), _, Some((read_at, r))) if belief >= check.plies => {
                 presses_agree(&check, read_at, &r, belief - check.plies, clock_side)
+            }
+            (None, Some(heard), Some((_, r))) if belief >= heard.plies => {
+                Some(heard.agrees(&r, belief - heard.plies, clock_side))
             }
             _ => None,
         };

@@ -26,7 +26,7 @@ pub use irregularity::IrregularityKind;
 pub use search::{GapSearch, search_gap};
 
 use belief::{GameState, Lost, Node, Unexplained};
-use gap::GapCheck;
+use gap::{GapCheck, Heard};
 use interpret::presser_of;
 use irregular::report;
 use record::Stamp;
@@ -144,6 +144,8 @@ pub struct Tracker<G: GameKind> {
     clock_side_settled: bool,
     /// After a gap, until two presses are checked: the clocks the record's last press showed.
     gap_check: Option<GapCheck>,
+    /// Since an arbiter's decision: the presses heard.
+    heard: Option<Heard>,
     /// A press judged irregular recorded no move, and no move was recorded since: the
     /// running clock is not the record's side to move.
     lever_ahead: bool,
@@ -198,6 +200,7 @@ impl<G: GameKind> Tracker<G> {
             white_on_left_votes: 0,
             clock_side_settled: false,
             gap_check: None,
+            heard: None,
             lever_ahead: false,
             press: None,
             unseen_press: None,
@@ -245,44 +248,6 @@ impl<G: GameKind> Tracker<G> {
         }
     }
 
-    /// The arbiter decided the game goes on from `moves` (its record now, as the store holds
-    /// it): the game is played again from its start to their end, the irregularities still
-    /// open are resolved (`how`), and tracking goes on from there as after a gap: until the
-    /// board fits the new record it is searched from it and never judged (but the clock read
-    /// last is kept: the stream was not broken, only the record). Returns `false`
-    /// (and changes nothing) if there is no game or a move does not parse.
-    pub fn rebase(
-        &mut self,
-        at: Millis,
-        moves: &[RecordedMove],
-        how: &str,
-        out: &mut Vec<TrackerEvent>,
-    ) -> bool {
-        let Some(g) = self.game.as_ref() else {
-            return false;
-        };
-        let start = g.nodes[0].pos.clone();
-        let Some(mut next) = GameState::replayed(g.orientation, start, moves, at) else {
-            return false;
-        };
-        self.resolve_open(at, how, out);
-        let Some(g) = self.game.as_mut() else {
-            return false;
-        };
-        next.irregularities = g.irregularities;
-        next.clock_checked = g.clock_checked;
-        *g = next;
-        // The board was heard all along: its last clock reading stands, so the next lever
-        // change is a press (the players go on while the arbiter enters the decision).
-        let clock = self.clock;
-        self.gap(at);
-        self.clock = clock;
-        // The arbiter decided at the board, where the clocks are often stopped, or set (two
-        // minutes for an illegal move, 7.5.5): the clock is not held against the record.
-        self.gap_check = None;
-        true
-    }
-
     /// The game's start position as the store keeps it (see [`TrackerEvent::GameStarted`]).
     pub fn game_start_text(&self) -> Option<String> {
         let g = self.game.as_ref()?;
@@ -305,6 +270,7 @@ impl<G: GameKind> Tracker<G> {
         self.unseen_press = None;
         self.presses_after_gap = 2;
         self.pending_gesture = None;
+        self.heard = None;
         self.sensed_changed_at = at;
         let Some(g) = self.game.as_mut() else {
             return;
@@ -609,6 +575,9 @@ impl<G: GameKind> Tracker<G> {
         }
         self.clock = Some(reading);
         self.clock_at = at;
+        if pressed {
+            self.heard_press(at, out);
+        }
         if first && reading.running {
             self.note_unseen_press(reading);
         }

@@ -36,8 +36,41 @@ impl GapSearch {
     }
 }
 
+/// The lengths of run a search looks for: every length, or those the presses heard since an
+/// arbiter's decision allow (see `gap::Heard`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Lengths(u64);
+
+impl Lengths {
+    /// Any length.
+    pub(super) const ANY: Lengths = Lengths(u64::MAX);
+
+    /// No length yet (see [`Lengths::allow`]).
+    pub(super) fn none() -> Lengths {
+        Lengths(0)
+    }
+
+    /// Allows runs of `n` plies (`n` < 64).
+    pub(super) fn allow(&mut self, n: usize) {
+        self.0 |= 1 << n;
+    }
+
+    pub(super) fn allows(self, n: usize) -> bool {
+        n < 64 && self.0 >> n & 1 == 1
+    }
+
+    /// The longest length allowed, at most `cap`.
+    pub(super) fn longest(self, cap: usize) -> usize {
+        (0..=cap.min(63))
+            .rev()
+            .find(|&n| self.allows(n))
+            .unwrap_or(0)
+    }
+}
+
 /// The one run of legal moves from `from` that leads to the reading `sensed` (key `key`) after
-/// a gap, of at most `plies` plies, in which every move shows on the board
+/// a gap, of at most `plies` plies and of a length `lengths` allows, in which every move shows
+/// on the board
 /// ([`GameKind::may_show`]: a piece that went and came back is not seen, and not recorded).
 ///
 /// Every run of up to two plies more than the shortest is looked for, so that a run is recorded
@@ -51,8 +84,10 @@ pub(super) fn explain_gap<G: GameKind>(
     sensed: &G::Reading,
     plies: usize,
     budget: usize,
+    lengths: Lengths,
 ) -> Result<Run<G>, GapSearch> {
     let mut search = GapSearcher::<G>::new(key, sensed, budget, 2);
+    search.lengths = lengths;
     let shortest = G::plies_needed(&from.pos, sensed).max(1);
     // Deepen until a run is found; then look two plies past it for any other.
     let mut depth = shortest;
@@ -68,7 +103,8 @@ pub(super) fn explain_gap<G: GameKind>(
     };
     let len = first.len();
     search.found.clear();
-    search.dfs(from, len + 2);
+    // No run longer than the lengths allow is looked for.
+    search.dfs(from, lengths.longest(len + 2));
     if search.budget == 0 {
         return Err(GapSearch::CutShort);
     }
@@ -104,8 +140,10 @@ pub(super) fn gap_runs<G: GameKind>(
     sensed: &G::Reading,
     plies: usize,
     budget: usize,
+    lengths: Lengths,
 ) -> Option<Vec<Run<G>>> {
     let mut search = GapSearcher::<G>::new(key, sensed, budget, MAX_CANDIDATES + 1);
+    search.lengths = lengths;
     search.dfs(from, plies);
     if search.budget == 0 || search.found.len() > MAX_CANDIDATES || search.found.is_empty() {
         return None;
@@ -160,7 +198,7 @@ pub(super) fn carry_runs<G: GameKind>(
         let Some((_, end)) = run.last() else {
             continue;
         };
-        for more in gap_runs::<G>(end, key, sensed, 2, budget).unwrap_or_default() {
+        for more in gap_runs::<G>(end, key, sensed, 2, budget, Lengths::ANY).unwrap_or_default() {
             let mut longer = run.clone();
             longer.extend(more);
             out.push((i, longer));
@@ -201,6 +239,7 @@ pub fn search_gap<G: GameKind>(
         sensed,
         plies,
         budget,
+        Lengths::ANY,
     )?;
     Ok(path.into_iter().map(|(mv, _)| mv).collect())
 }
@@ -213,6 +252,8 @@ pub(super) struct GapSearcher<'a, G: GameKind> {
     pub(super) budget: usize,
     /// Runs found after which the search stops.
     pub(super) limit: usize,
+    /// The lengths of run recorded as found.
+    pub(super) lengths: Lengths,
     pub(super) path: Vec<(u64, G::Move)>,
     pub(super) found: Vec<Vec<(u64, G::Move)>>,
 }
@@ -226,6 +267,7 @@ impl<'a, G: GameKind> GapSearcher<'a, G> {
             sensed,
             budget,
             limit,
+            lengths: Lengths::ANY,
             path: Vec::new(),
             found: Vec::new(),
         }
@@ -238,6 +280,9 @@ impl<'a, G: GameKind> GapSearcher<'a, G> {
         self.budget -= 1;
         for (k, mv) in node.successors() {
             if *k == self.key && G::reading(&G::play(&node.pos, mv)) == *self.sensed {
+                if !self.lengths.allows(self.path.len() + 1) {
+                    continue;
+                }
                 let mut run = self.path.clone();
                 run.push((*k, mv.clone()));
                 self.found.push(run);

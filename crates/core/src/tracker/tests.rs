@@ -1344,3 +1344,81 @@ fn a_pawn_knocked_back_to_its_earlier_square_before_the_next_move_takes_nothing_
     assert_eq!(t.moves(), ["e4", "Nf6", "e5", "Ng8", "d4"]);
     assert!(!t.kinds().contains(&"takeback"), "{:?}", t.kinds());
 }
+
+#[test]
+fn after_the_arbiters_decision_play_faster_than_the_settle_time_is_followed_by_its_presses() {
+    let mut t = Table::new(false);
+    let (mut left, mut right) = t.play_pressed(&E4_E5_NF3[..2]);
+    // 2. Nf3 made, not yet pressed, and Black's knight in the hand when the arbiter's decision
+    // (the game goes on after 1... e5) is entered.
+    t.set(300, "g1", 0)
+        .set(300, "f3", piece::WKNIGHT)
+        .set(300, "b8", 0);
+    let record = t.recorded();
+    assert_eq!(record.len(), 2);
+    assert!(
+        t.tracker
+            .rebase(t.t, &record, "the arbiter resumed the game", &mut t.events)
+    );
+    // Blitz: every move pressed at once, and the next hand on its way before any board has
+    // stood for the settle time; the board is three, then four plies past the record.
+    let presses = [
+        (("c6", piece::BKNIGHT), None),
+        (("b5", piece::WBISHOP), Some("f1")),
+        (("a6", piece::BPAWN), Some("a7")),
+        (("a4", piece::WBISHOP), Some("b5")),
+    ];
+    left -= 2_000;
+    t.t += 50;
+    t.tracker
+        .clock(t.t, clock(left, right, true), &mut t.events);
+    for (n, ((to, code), from)) in presses.into_iter().enumerate() {
+        if let Some(from) = from {
+            t.set(150, from, 0);
+        }
+        t.set(150, to, code);
+        let white = n % 2 == 1;
+        if white {
+            left -= 2_000;
+        } else {
+            right -= 2_000;
+        }
+        t.t += 50;
+        t.tracker
+            .clock(t.t, clock(left, right, white), &mut t.events);
+    }
+    t.wait(3_000);
+    assert_eq!(t.moves(), ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4"]);
+    assert!(!t.tracker.is_lost());
+    assert!(t.irregularities().is_empty(), "{:?}", t.events);
+}
+
+#[test]
+fn after_the_arbiters_decision_the_presses_heard_tell_runs_of_other_lengths_apart() {
+    let mut t = Table::new(false);
+    let (left, mut right) = t.play_pressed(&E4_E5_NF3[..1]);
+    // 1... e5 made, not yet pressed, and White's knight in the hand when the arbiter's decision
+    // (the game goes on after 1. e4) is entered.
+    t.set(300, "e7", 0)
+        .set(300, "e5", piece::BPAWN)
+        .set(300, "g1", 0);
+    let record = t.recorded();
+    assert!(
+        t.tracker
+            .rebase(t.t, &record, "the arbiter resumed the game", &mut t.events)
+    );
+    right -= 2_000;
+    t.t += 50;
+    t.tracker
+        .clock(t.t, clock(left, right, false), &mut t.events);
+    // 1... e5 2. Nf3, or 1... e6 2. Nf3 e5: the board cannot tell, the presses heard can (two,
+    // not three).
+    t.set(150, "f3", piece::WKNIGHT);
+    t.t += 50;
+    t.tracker
+        .clock(t.t, clock(left - 2_000, right, true), &mut t.events);
+    t.wait(3_000);
+    assert_eq!(t.moves(), ["e4", "e5", "Nf3"]);
+    assert!(!t.tracker.is_lost());
+    assert!(t.irregularities().is_empty(), "{:?}", t.events);
+}
