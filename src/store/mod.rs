@@ -14,6 +14,7 @@
 
 mod decisions;
 mod import;
+mod lookup;
 pub mod model;
 mod open;
 mod pairings;
@@ -40,6 +41,7 @@ pub use self::{
         RetractedMove, Ruling,
     },
     import::{IMPORT_NOTE, ImportedGame, import_note},
+    lookup::{BoardGame, BoardGames},
     model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown},
     pairings::RoundInfo,
     raw::{RawBlock, RawBuffer, RawChunk, RawError},
