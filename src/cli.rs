@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
     arbiter::LawsSetup,
-    config::{self, Config, ConfigError, ConfigOverrides},
+    config::{self, Config, ConfigError, ConfigOverrides, FileChecks},
     daemon,
     device::{self, discover},
     emulator::{self, EmulatorOptions, PtyOptions},

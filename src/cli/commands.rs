@@ -11,8 +11,13 @@ pub(super) fn config_command(command: ConfigCommand) -> anyhow::Result<()> {
             Ok(())
         }
         ConfigCommand::Check { file } => {
-            match Config::load(Some(&file), ConfigOverrides::default()) {
+            // The same reading as `run`'s, token files included: what one refuses, so does
+            // the other.
+            match Config::load_with(Some(&file), ConfigOverrides::default(), FileChecks::ALL) {
                 Ok(c) => {
+                    for w in &c.warnings {
+                        eprintln!("{w}");
+                    }
                     println!("{}: ok", file.display());
                     print!("{}", c.summary());
                     Ok(())
