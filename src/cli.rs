@@ -22,17 +22,17 @@ use crate::{
     tracker::TrackerEvent,
 };
 
-pub mod args;
 mod arbiter;
-mod history;
-mod moveno;
-pub mod logging;
+pub mod args;
 mod commands;
+mod history;
+pub mod logging;
+mod moveno;
 
 pub use args::{AdminArgs, DemoArgs, LawsArgs, RunArgs};
 
-pub use arbiter::{ArbiterCommand, RulingArg, Who};
 use arbiter::arbiter;
+pub use arbiter::{ArbiterCommand, RulingArg, Who};
 use commands::{config_command, devices, import_memory, open_existing, replay};
 
 #[derive(Parser, Debug)]

@@ -357,7 +357,11 @@ impl Config {
 
     /// Validates `text`, reading the files it names that `files` says (a token file that is
     /// missing or empty is a mistake too). Every mistake is reported, in the order of the file.
-    pub fn from_toml_with(text: &str, file: &str, files: FileChecks) -> Result<Config, ConfigError> {
+    pub fn from_toml_with(
+        text: &str,
+        file: &str,
+        files: FileChecks,
+    ) -> Result<Config, ConfigError> {
         let mut ck = Checker {
             file,
             text,

@@ -75,7 +75,11 @@ pub enum ArbiterCommand {
         #[command(flatten)]
         who: Who,
         /// The last recorded ply that stands (0: the start).
-        #[arg(long, required_unless_present = "after_move", conflicts_with = "after_move")]
+        #[arg(
+            long,
+            required_unless_present = "after_move",
+            conflicts_with = "after_move"
+        )]
         after_ply: Option<u32>,
         /// The last recorded move that stands: 34w (ply 67) or 34b (ply 68).
         #[arg(long, value_name = "MOVE_NUMBER")]

@@ -132,7 +132,10 @@ fn what(kind: &str, detail: &Value, recorded: &Recorded) -> String {
                 Action::Rule {
                     irregularity,
                     ruling,
-                } => format!("irregularity {irregularity} ruled: {}", ruling_words(ruling)),
+                } => format!(
+                    "irregularity {irregularity} ruled: {}",
+                    ruling_words(ruling)
+                ),
                 Action::CorrectMove {
                     ply,
                     old_notation,
@@ -288,7 +291,10 @@ mod tests {
         });
         // 2026-12-02 10:04:12.345 UTC
         assert_eq!(when(1_796_205_852_345, &almaty), "2026-12-02 15:04:12");
-        assert_eq!(when(1_796_205_852_345, &TimeZone::UTC), "2026-12-02 10:04:12");
+        assert_eq!(
+            when(1_796_205_852_345, &TimeZone::UTC),
+            "2026-12-02 10:04:12"
+        );
         assert_eq!(when(83_450, &TimeZone::UTC), "capture +0:01:23.450");
         assert_eq!(clock(3_723_000), "1:02:03");
     }

@@ -83,7 +83,8 @@ where
     ) -> fmt::Result {
         let mut line = String::new();
         self.0.format_event(ctx, Writer::new(&mut line), event)?;
-        let prefixed = with_priority(priority(*event.metadata().level()), &line);
+        // The level is right-aligned (" INFO"): the journal's message starts at the word.
+        let prefixed = with_priority(priority(*event.metadata().level()), line.trim_start());
         writer.write_str(&prefixed)
     }
 }
@@ -97,7 +98,14 @@ mod tests {
         assert_eq!(with_priority(4, "one\ntwo\n"), "<4>one\n<4>two\n");
         assert_eq!(with_priority(3, "no newline"), "<3>no newline\n");
         assert_eq!(
-            [Level::ERROR, Level::WARN, Level::INFO, Level::DEBUG, Level::TRACE].map(priority),
+            [
+                Level::ERROR,
+                Level::WARN,
+                Level::INFO,
+                Level::DEBUG,
+                Level::TRACE
+            ]
+            .map(priority),
             [3, 4, 6, 7, 7]
         );
     }

@@ -43,7 +43,10 @@ pub(super) fn boards(
         } else {
             numbers.insert(number, number_field.span().start);
         }
-        let kind = match KINDS.iter().find(|k| k.as_str() == kind_field.get_ref().trim()) {
+        let kind = match KINDS
+            .iter()
+            .find(|k| k.as_str() == kind_field.get_ref().trim())
+        {
             Some(&k) => Some(k),
             None => {
                 ck.at(

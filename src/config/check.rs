@@ -24,7 +24,12 @@ impl Checker<'_> {
 
     /// Something that works but may not be meant.
     pub(super) fn warn(&mut self, span: Range<usize>, message: String) {
-        let d = diagnostic(self.file, self.text, span.start, format!("warning: {message}"));
+        let d = diagnostic(
+            self.file,
+            self.text,
+            span.start,
+            format!("warning: {message}"),
+        );
         self.warnings.push((span.start, d));
     }
 

@@ -186,8 +186,12 @@ fn token_files_are_read_when_asked() {
         )
     };
     let checked = |t: &str| {
-        Config::from_toml_with(t, "venue.toml", FileChecks::ALL)
-            .map_err(|e| e.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>())
+        Config::from_toml_with(t, "venue.toml", FileChecks::ALL).map_err(|e| {
+            e.diagnostics()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        })
     };
     let e = checked(&text(&missing, &empty)).unwrap_err();
     assert_eq!(e.len(), 2, "{e:?}");
@@ -261,7 +265,12 @@ fn tournament_values() {
     assert!(e.contains("valid forms are like 90+30"), "{e}");
     // Issue 16: `run` can start only a round numbered 1, 2, ..., so the check refuses the
     // rest (it accepted "3.1", which `run` then refused).
-    for (value, shown) in [("0", "0"), ("\"3.1\"", "\"3.1\""), ("3.5", "3.5"), ("\"\"", "\"\"")] {
+    for (value, shown) in [
+        ("0", "0"),
+        ("\"3.1\"", "\"3.1\""),
+        ("3.5", "3.5"),
+        ("\"\"", "\"\""),
+    ] {
         assert_eq!(
             one_error(&format!("[tournament]\nround = {value}\n")),
             format!(

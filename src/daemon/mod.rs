@@ -121,7 +121,10 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
         (None, Some(admin)) => Some(Token::from_file(&admin.token_file)?),
         (None, None) => None,
     };
-    if let Some(addr) = config.http.filter(|a| !a.ip().is_loopback() && token.is_none()) {
+    if let Some(addr) = config
+        .http
+        .filter(|a| !a.ip().is_loopback() && token.is_none())
+    {
         warn!("{}", crate::config::open_bind_warning(addr));
     }
     let lichess = config
