@@ -149,6 +149,26 @@ fn the_arbiter_names_games_by_board_and_plies_by_move() {
     assert!(out.contains("note after ply 57"), "{out}");
     let err = fails(&a(&["note", "--game", "2", "--move", "0b", "--text", "x"]));
     assert!(err.contains("move numbers count from 1"), "{err}");
+    // A ruling takes the move play went on before the same way (this game has no
+    // irregularity to rule on: the move number is read first, then the store refuses).
+    let rule = [
+        "rule",
+        "--board",
+        "12",
+        "--irregularity",
+        "1",
+        "--ruling",
+        "reinstated",
+    ];
+    let err = fails(&a(&[&rule[..], &["--move", "12b"]].concat()));
+    assert!(err.contains("no irregularity 1"), "{err}");
+    let err = fails(&a(&[&rule[..], &["--move", "12x"]].concat()));
+    assert!(err.contains("\"12x\" is not a move number"), "{err}");
+    let err = fails(&a(&rule));
+    assert!(
+        err.contains("--ruling reinstated needs --ply or --move"),
+        "{err}"
+    );
     let err = fails(&a(&["correct", "--board", "12", "--move", "9b"]));
     assert!(err.contains("give the move number, then the move"), "{err}");
     // Resume after black's 28th: the one move after it is withdrawn.
