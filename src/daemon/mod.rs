@@ -42,9 +42,7 @@ pub use self::{
 use crate::{
     Millis,
     arbiter::LawsSetup,
-    config::{
-        BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, FileChecks, LawsFlags, Locator,
-    },
+    config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, LawsFlags, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
     export::{pgn::ClockFormat, round},
     game::Variant,
@@ -99,9 +97,9 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     let ports = args.overrides.ports.clone();
     // The token files are read as `config check` reads them (the admin one unless a flag
     // names another), so that both refuse the same config with the same words.
-    let files = FileChecks {
+    let files = crate::config::FileChecks {
         admin_token: args.admin_token_file.is_none(),
-        ..FileChecks::ALL
+        ..crate::config::FileChecks::ALL
     };
     let mut config = Config::load_with(args.config.as_deref(), args.overrides, files)?;
     if !ports.is_empty() {
