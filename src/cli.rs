@@ -10,25 +10,31 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::{
-    arbiter::{Laws, LawsSetup},
-    config::{self, Config, ConfigError, ConfigOverrides},
+    arbiter::LawsSetup,
+    config::{self, Config, ConfigError, ConfigOverrides, FileChecks},
     daemon,
     device::{self, discover},
     emulator::{self, EmulatorOptions, PtyOptions},
     export::{self, ExportOptions, Format, SheetOptions, pgn::ClockFormat},
     game::Variant,
     pairings::{self, PairingsFormat},
-    store::{Action, Decision, GameId, HistoryEntry, ResultReason, Ruling, Store},
+    store::{GameId, Store},
     tracker::TrackerEvent,
 };
 
+mod arbiter;
 pub mod args;
 mod commands;
+mod history;
+pub mod logging;
+mod moveno;
 mod round;
 
 pub use args::{AdminArgs, DemoArgs, LawsArgs, RunArgs};
 
-use commands::{arbiter, config_command, devices, import_memory, open_existing, replay};
+use arbiter::arbiter;
+pub use arbiter::{ArbiterCommand, RulingArg, Who};
+use commands::{config_command, devices, import_memory, open_existing, replay};
 use round::round_command;
 
 #[derive(Parser, Debug)]
@@ -235,105 +241,6 @@ pub enum ConfigCommand {
     /// Validate a config file: print a summary, or every mistake with its line and column
     /// (exit code 1).
     Check { file: PathBuf },
-}
-
-#[derive(Subcommand, Debug)]
-pub enum ArbiterCommand {
-    /// Set or change a game's result.
-    Result {
-        #[command(flatten)]
-        who: Who,
-        /// 1-0, 0-1, 1/2-1/2, *, +/-, -/+ or -/-.
-        #[arg(long, allow_hyphen_values = true)]
-        result: String,
-        /// resignation, agreement, forfeit, decision, or any other word.
-        #[arg(long)]
-        reason: String,
-        /// The Laws the game was played under (a 2023 resignation where the opponent cannot
-        /// mate is a draw: 5.1.2).
-        #[arg(long, default_value_t = Laws::default())]
-        laws: Laws,
-    },
-    /// Rule on an irregularity (its number within the game).
-    Rule {
-        #[command(flatten)]
-        who: Who,
-        #[arg(long)]
-        irregularity: u32,
-        #[arg(long, value_enum)]
-        ruling: RulingArg,
-        /// The penalty applied (with `--ruling penalty`).
-        #[arg(long)]
-        description: Option<String>,
-        /// The ply play went on before (with `--ruling reinstated`).
-        #[arg(long)]
-        ply: Option<u32>,
-    },
-    /// Correct a mis-sensed move (UCI or SAN); later moves are replayed after it.
-    Correct {
-        #[command(flatten)]
-        who: Who,
-        #[arg(long)]
-        ply: u32,
-        #[arg(long = "move")]
-        mv: String,
-    },
-    /// Resume a game after ply N (after `thread_lost`, or with that position set up again):
-    /// later recorded moves are withdrawn, the given ones (the scoresheets', UCI or SAN; pit
-    /// numbers for togyz korgool) recorded after it. For a game a running daemon records, use
-    /// `POST /api/admin/games/N/resume`: its board then goes on from the new record at once;
-    /// here, the next daemon start does.
-    Resume {
-        #[command(flatten)]
-        who: Who,
-        /// The last recorded ply that stands (0: the start).
-        #[arg(long)]
-        after_ply: u32,
-        /// Moves played after it, in order, separated by spaces or commas.
-        #[arg(long, default_value = "")]
-        moves: String,
-    },
-    /// Add a note to a game, or after the move at a ply.
-    Note {
-        #[arg(long)]
-        game: i64,
-        #[arg(long)]
-        ply: Option<u32>,
-        #[arg(long)]
-        text: String,
-        /// Who decided (default: $USER, else "arbiter").
-        #[arg(long)]
-        author: Option<String>,
-    },
-    /// Print a game's events, decisions included, in the order recorded.
-    History {
-        #[arg(long)]
-        game: i64,
-    },
-}
-
-/// The game, the author and the note of a decision.
-#[derive(clap::Args, Debug)]
-pub struct Who {
-    #[arg(long)]
-    game: i64,
-    /// Who decided (default: $USER, else "arbiter").
-    #[arg(long)]
-    author: Option<String>,
-    #[arg(long)]
-    note: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum RulingArg {
-    /// A penalty was applied (`--description` says which).
-    Penalty,
-    /// The move stands.
-    Stands,
-    /// The position was reinstated (`--ply` says before which ply).
-    Reinstated,
-    /// No action.
-    None,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -1,9 +1,10 @@
 //! The venue configuration: `boardscribe.toml` plus command-line flags, validated.
 //!
-//! Flow: the text is parsed by serde into raw structs that keep each value's position
-//! ([`Spanned`]); [`Config::from_toml`] then checks every value and builds the validated
+//! Flow: the text is parsed into TOML's spanned tree and read by serde into raw structs that
+//! keep each value's position ([`Spanned`]), every key serde refuses reported and left out
+//! (`collect`); [`Config::from_toml`] then checks every value and builds the validated
 //! [`Config`], collecting every mistake as a [`Diagnostic`] (`file:line:column: what is wrong;
-//! what would be valid`). [`Config::load`] reads the file and applies [`ConfigOverrides`] (the
+//! what would be valid`), and with [`FileChecks`] the token files it names. [`Config::load`] reads the file and applies [`ConfigOverrides`] (the
 //! `run` flags), which always win over the file. Nothing here touches a device or the network.
 
 use std::{
@@ -54,6 +55,31 @@ pub struct Config {
     pub buses: Vec<BusConfig>,
     pub relay: RelayConfig,
     pub admin: Option<AdminConfig>,
+    /// What the file sets up that works but may not be meant (an HTTP address open to the
+    /// network with no admin token): `config check` prints them, nothing refuses them.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Which files a config names are read while it is checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileChecks {
+    /// `[admin] token_file`: readable and not empty.
+    pub admin_token: bool,
+    /// `[relay.lichess] token_file`: readable and not empty.
+    pub lichess_token: bool,
+}
+
+impl FileChecks {
+    /// No file is read (tests of the text alone, `devices`).
+    pub const NONE: FileChecks = FileChecks {
+        admin_token: false,
+        lichess_token: false,
+    };
+    /// Every file the daemon reads at start (`config check`, `run`).
+    pub const ALL: FileChecks = FileChecks {
+        admin_token: true,
+        lichess_token: true,
+    };
 }
 
 /// `[tournament]`: what every game of the round shares.
@@ -61,7 +87,7 @@ pub struct Config {
 pub struct Tournament {
     pub event: Option<String>,
     pub site: Option<String>,
-    /// The round as PGN writes it (`"3"`, `"3.1"`).
+    /// The round the event starts at: a whole number of 1 or more, as given (`"3"`).
     pub round: Option<String>,
     pub time_control: Option<TimeControl>,
     pub laws: Laws,
@@ -296,15 +322,25 @@ fn join_lines(d: &[Diagnostic]) -> String {
 // ---- raw stage: what serde reads, with positions ----
 
 impl Config {
-    /// Reads `path` (if any), validates it and applies `overrides`.
+    /// Reads `path` (if any), validates it and applies `overrides`; reads no file it names.
     pub fn load(path: Option<&Path>, overrides: ConfigOverrides) -> Result<Config, ConfigError> {
+        Config::load_with(path, overrides, FileChecks::NONE)
+    }
+
+    /// [`Config::load`], also reading the files the config names that `files` says: what
+    /// `config check` and `run` take, so that both refuse the same files.
+    pub fn load_with(
+        path: Option<&Path>,
+        overrides: ConfigOverrides,
+        files: FileChecks,
+    ) -> Result<Config, ConfigError> {
         let mut config = match path {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
                     path: path.to_owned(),
                     source,
                 })?;
-                let mut c = Config::from_toml(&text, &path.display().to_string())?;
+                let mut c = Config::from_toml_with(&text, &path.display().to_string(), files)?;
                 c.source = Some(path.to_owned());
                 c
             }
@@ -314,30 +350,39 @@ impl Config {
         Ok(config)
     }
 
-    /// Validates `text`; `file` names it in the diagnostics.
+    /// Validates `text`; `file` names it in the diagnostics. Reads no file it names.
     pub fn from_toml(text: &str, file: &str) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let offset = e.span().map_or(0, |s| s.start);
-            ConfigError::Invalid(vec![diagnostic(
-                file,
-                text,
-                offset,
-                serde_message(e.message()),
-            )])
-        })?;
+        Config::from_toml_with(text, file, FileChecks::NONE)
+    }
+
+    /// Validates `text`, reading the files it names that `files` says (a token file that is
+    /// missing or empty is a mistake too). Every mistake is reported, in the order of the file.
+    pub fn from_toml_with(
+        text: &str,
+        file: &str,
+        files: FileChecks,
+    ) -> Result<Config, ConfigError> {
         let mut ck = Checker {
             file,
             text,
+            files,
             found: Vec::new(),
+            warnings: Vec::new(),
+            dropped: Vec::new(),
         };
-        let config = validate(raw, &mut ck);
-        if ck.found.is_empty() {
-            Ok(config)
-        } else {
-            ck.found.sort_by_key(|(at, _)| *at);
-            Err(ConfigError::Invalid(
-                ck.found.into_iter().map(|(_, d)| d).collect(),
-            ))
+        let config = collect::read_raw(text, &mut ck).map(|raw| validate(raw, &mut ck));
+        match config {
+            Some(mut config) if ck.found.is_empty() => {
+                ck.warnings.sort_by_key(|(at, _)| *at);
+                config.warnings = ck.warnings.into_iter().map(|(_, d)| d).collect();
+                Ok(config)
+            }
+            _ => {
+                ck.found.sort_by_key(|(at, _)| *at);
+                Err(ConfigError::Invalid(
+                    ck.found.into_iter().map(|(_, d)| d).collect(),
+                ))
+            }
         }
     }
 
@@ -453,17 +498,20 @@ impl Default for Config {
             buses: Vec::new(),
             relay: RelayConfig::default(),
             admin: None,
+            warnings: Vec::new(),
         }
     }
 }
 
 mod boards;
 mod check;
+mod collect;
 mod raw;
 mod relay;
 
 use boards::{boards, buses};
-use check::{Checker, KINDS, LAYOUTS, diagnostic, line_column, list, serde_message, validate};
+pub use check::open_bind_warning;
+use check::{Checker, KINDS, LAYOUTS, line_column, list, serde_message, validate};
 use raw::{PendingBusBoard, RawBoard, RawBus, RawConfig, RawHttp, RawRelay, RawTournament};
 use relay::relay_config;
 

@@ -11,8 +11,13 @@ pub(super) fn config_command(command: ConfigCommand) -> anyhow::Result<()> {
             Ok(())
         }
         ConfigCommand::Check { file } => {
-            match Config::load(Some(&file), ConfigOverrides::default()) {
+            // The same reading as `run`'s, token files included: what one refuses, so does
+            // the other.
+            match Config::load_with(Some(&file), ConfigOverrides::default(), FileChecks::ALL) {
                 Ok(c) => {
+                    for w in &c.warnings {
+                        eprintln!("{w}");
+                    }
                     println!("{}: ok", file.display());
                     print!("{}", c.summary());
                     Ok(())
@@ -75,167 +80,6 @@ pub(super) fn now_ms() -> anyhow::Result<u64> {
         .duration_since(std::time::UNIX_EPOCH)
         .context("the system clock is before 1970")?;
     Ok(u64::try_from(since.as_millis())?)
-}
-
-pub(super) fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::Result<()> {
-    let mut store = open_existing(db)?;
-    let decision = match command {
-        ArbiterCommand::Result {
-            who,
-            result,
-            reason,
-            laws,
-        } => {
-            let (decision, changed) = store.declare_result(
-                GameId(who.game),
-                &result,
-                ResultReason::from(reason),
-                laws,
-                &author(who.author),
-                who.note.as_deref(),
-                now_ms()?,
-            )?;
-            if let Some(why) = changed {
-                println!("recorded as 1/2-1/2: {why}");
-            }
-            decision
-        }
-        ArbiterCommand::Rule {
-            who,
-            irregularity,
-            ruling,
-            description,
-            ply,
-        } => {
-            let ruling = match (ruling, description, ply) {
-                (RulingArg::Penalty, Some(description), None) => {
-                    Ruling::PenaltyApplied { description }
-                }
-                (RulingArg::Penalty, None, _) => bail!("--ruling penalty needs --description"),
-                (RulingArg::Reinstated, None, Some(ply)) => Ruling::PositionReinstated { ply },
-                (RulingArg::Reinstated, _, None) => bail!("--ruling reinstated needs --ply"),
-                (RulingArg::Stands, None, None) => Ruling::MoveStands,
-                (RulingArg::None, None, None) => Ruling::NoAction,
-                (r, ..) => bail!("--ruling {r:?} takes no --description or --ply besides its own"),
-            };
-            store.rule_on_irregularity(
-                GameId(who.game),
-                irregularity,
-                ruling,
-                &author(who.author),
-                who.note.as_deref(),
-                now_ms()?,
-            )?
-        }
-        ArbiterCommand::Correct { who, ply, mv } => store.correct_move(
-            GameId(who.game),
-            ply,
-            &mv,
-            &author(who.author),
-            who.note.as_deref(),
-            now_ms()?,
-        )?,
-        ArbiterCommand::Resume {
-            who,
-            after_ply,
-            moves,
-        } => store.resume_game(
-            GameId(who.game),
-            after_ply,
-            &split_moves(&moves),
-            &author(who.author),
-            who.note.as_deref(),
-            now_ms()?,
-        )?,
-        ArbiterCommand::Note {
-            game,
-            ply,
-            text,
-            author: who,
-        } => store.add_note(GameId(game), ply, &text, &author(who), now_ms()?)?,
-        ArbiterCommand::History { game } => {
-            for entry in store.history(GameId(game))? {
-                print_history_entry(&entry);
-            }
-            return Ok(());
-        }
-    };
-    print_decision(&decision);
-    Ok(())
-}
-
-/// Moves given as one argument: separated by spaces or commas, move numbers (`12.`, `12...`)
-/// dropped (togyz korgool moves are digits without a dot).
-pub(super) fn split_moves(text: &str) -> Vec<String> {
-    text.split(|c: char| c.is_whitespace() || c == ',')
-        .map(|t| t.rsplit('.').next().unwrap_or(t))
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-pub(super) fn print_decision(d: &Decision) {
-    let what = match &d.action {
-        Action::SetResult {
-            result,
-            reason,
-            previous_result,
-            ..
-        } => format!(
-            "result {result} ({}), was {previous_result}",
-            reason.as_str()
-        ),
-        Action::Rule {
-            irregularity,
-            ruling,
-        } => format!("irregularity {irregularity}: {}", ruling.as_str()),
-        Action::CorrectMove {
-            ply,
-            old_notation,
-            new_notation,
-            retracted,
-            ..
-        } => {
-            format!("ply {ply}: {old_notation} -> {new_notation} ({retracted} move(s) re-recorded)")
-        }
-        Action::Note { ply: Some(ply) } => format!("note after ply {ply}"),
-        Action::Note { ply: None } => "note".to_owned(),
-        Action::Resume {
-            after_ply,
-            moves,
-            retracted,
-        } => format!(
-            "resumed after ply {after_ply}{}{}",
-            if moves.is_empty() {
-                String::new()
-            } else {
-                format!(" with {}", moves.join(" "))
-            },
-            if *retracted > 0 {
-                format!(" ({retracted} move(s) withdrawn)")
-            } else {
-                String::new()
-            }
-        ),
-    };
-    println!(
-        "decision {} on game {} by {}: {what}",
-        d.id, d.game.0, d.author
-    );
-}
-
-pub(super) fn print_history_entry(h: &HistoryEntry) {
-    let e = &h.event;
-    let ply = e.ply.map(|p| format!(" ply {p}")).unwrap_or_default();
-    println!("#{} at_ms {} {}{ply} {}", e.id, e.at_ms, e.kind, e.detail);
-    if !h.retracted.is_empty() {
-        let moves: Vec<String> = h
-            .retracted
-            .iter()
-            .map(|m| format!("{}:{}", m.ply, m.notation))
-            .collect();
-        println!("    retracted: {}", moves.join(" "));
-    }
 }
 
 pub(super) fn replay(

@@ -2,6 +2,7 @@
 //! the store (a running daemon reads it there: games that begin from now on are that round's),
 //! and lists the rounds.
 
+use super::history;
 use super::*;
 use crate::store::RoundRecord;
 
@@ -65,15 +66,16 @@ fn rounds_text(event: Option<&crate::store::StoredEvent>, rounds: &[RoundRecord]
     if rounds.is_empty() {
         return out;
     }
-    out.push_str("  round  started (UTC)     by            games  paired\n");
+    let zone = history::local_zone();
+    out.push_str("  round  started              by            games  paired\n");
     for r in rounds {
         let started = if r.started_by.is_empty() {
             "not started".to_owned()
         } else {
-            utc_minutes(r.started_at_ms)
+            history::when(r.started_at_ms, &zone)
         };
         out.push_str(&format!(
-            "{} {:>5}  {:<17} {:<12} {:>6}  {:>6}\n",
+            "{} {:>5}  {:<20} {:<12} {:>6}  {:>6}\n",
             if r.current { "*" } else { " " },
             r.number,
             started,
@@ -83,39 +85,4 @@ fn rounds_text(event: Option<&crate::store::StoredEvent>, rounds: &[RoundRecord]
         ));
     }
     out
-}
-
-/// `YYYY-MM-DD HH:MM` (UTC) of wall-clock ms since the epoch.
-fn utc_minutes(ms: u64) -> String {
-    let minutes = ms / 60_000;
-    let (days, minute_of_day) = ((minutes / 1440) as i64, minutes % 1440);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
-        minute_of_day / 60,
-        minute_of_day % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn utc_minutes_reads_the_calendar() {
-        assert_eq!(utc_minutes(0), "1970-01-01 00:00");
-        // 2026-12-02 15:04:59 UTC.
-        assert_eq!(utc_minutes(1_796_223_899_000), "2026-12-02 15:04");
-        // 2024-02-29 23:59 UTC (a leap day).
-        assert_eq!(utc_minutes(1_709_251_140_000), "2024-02-29 23:59");
-    }
 }

@@ -15,12 +15,17 @@ pub(super) fn boards(
     let mut locators: HashMap<Locator, (u32, usize)> = HashMap::new();
     for rb in raw {
         let b = rb.get_ref();
-        let n = *b.number.get_ref();
+        let number_field = ck.present(&b.number, rb.span(), "number");
+        let kind_field = ck.present(&b.kind, rb.span(), "kind");
+        let (Some(number_field), Some(kind_field)) = (number_field, kind_field) else {
+            continue;
+        };
+        let n = *number_field.get_ref();
         let number = match u32::try_from(n) {
             Ok(n) if n >= 1 => n,
             _ => {
                 ck.at(
-                    b.number.span(),
+                    number_field.span(),
                     format!("board number {n} is not valid; valid: a whole number of 1 or more"),
                 );
                 continue;
@@ -30,22 +35,25 @@ pub(super) fn boards(
         if let Some(&first) = numbers.get(&number) {
             let (line, _) = line_column(ck.text, first);
             ck.at(
-                b.number.span(),
+                number_field.span(),
                 format!(
                     "board number {number} is already used at line {line}; give each board its own number"
                 ),
             );
         } else {
-            numbers.insert(number, b.number.span().start);
+            numbers.insert(number, number_field.span().start);
         }
-        let kind = match KINDS.iter().find(|k| k.as_str() == b.kind.get_ref().trim()) {
+        let kind = match KINDS
+            .iter()
+            .find(|k| k.as_str() == kind_field.get_ref().trim())
+        {
             Some(&k) => Some(k),
             None => {
                 ck.at(
-                    b.kind.span(),
+                    kind_field.span(),
                     format!(
                         "unknown board kind {:?}; valid: {}",
-                        b.kind.get_ref(),
+                        kind_field.get_ref(),
                         list(&KINDS, BoardKind::as_str)
                     ),
                 );
@@ -85,7 +93,7 @@ pub(super) fn boards(
             }
             if kind == Some(BoardKind::Togyz) {
                 ck.at(
-                    b.kind.span(),
+                    kind_field.span(),
                     "only dgt boards can be on a bus; remove bus from this togyz board".to_owned(),
                 );
             }
@@ -206,20 +214,23 @@ pub(super) fn buses(
     let mut locators: HashMap<Locator, usize> = HashMap::new();
     for rb in raw {
         let b = rb.get_ref();
-        let Some(name) = ck.non_empty(&b.name, "bus name", "\"hall-a\"") else {
+        let Some(name_field) = ck.present(&b.name, rb.span(), "name") else {
+            continue;
+        };
+        let Some(name) = ck.non_empty(name_field, "bus name", "\"hall-a\"") else {
             continue;
         };
         if let Some(&first) = names.get(&name) {
             let (line, _) = line_column(ck.text, first);
             ck.at(
-                b.name.span(),
+                name_field.span(),
                 format!(
                     "bus name {name:?} is already used at line {line}; give each bus its own name"
                 ),
             );
             continue;
         }
-        names.insert(name.clone(), b.name.span().start);
+        names.insert(name.clone(), name_field.span().start);
         let what = format!("bus {name:?}");
         let Some(locator) = locator_from(
             &what,

@@ -8,13 +8,65 @@ use super::*;
 pub(super) struct Checker<'a> {
     pub(super) file: &'a str,
     pub(super) text: &'a str,
+    /// Which files the config names are read.
+    pub(super) files: FileChecks,
     pub(super) found: Vec<(usize, Diagnostic)>,
+    pub(super) warnings: Vec<(usize, Diagnostic)>,
+    /// Keys left out for a mistake already reported (`collect`): not missing as well.
+    pub(super) dropped: Vec<collect::Dropped>,
 }
 
 impl Checker<'_> {
     pub(super) fn at(&mut self, span: Range<usize>, message: String) {
         let d = diagnostic(self.file, self.text, span.start, message);
         self.found.push((span.start, d));
+    }
+
+    /// Something that works but may not be meant.
+    pub(super) fn warn(&mut self, span: Range<usize>, message: String) {
+        let d = diagnostic(
+            self.file,
+            self.text,
+            span.start,
+            format!("warning: {message}"),
+        );
+        self.warnings.push((span.start, d));
+    }
+
+    /// Whether `key` of the table at `table` was left out for a mistake already reported.
+    fn was_dropped(&self, table: &Range<usize>, key: &str) -> bool {
+        self.dropped.iter().any(|(t, k)| t == table && k == key)
+    }
+
+    /// A key a table must have (reported missing unless it was dropped for its value).
+    pub(super) fn present<'v, T>(
+        &mut self,
+        v: &'v Option<Spanned<T>>,
+        table: Range<usize>,
+        key: &str,
+    ) -> Option<&'v Spanned<T>> {
+        if v.is_none() && !self.was_dropped(&table, key) {
+            self.at(table, format!("missing key `{key}`; add it to this table"));
+        }
+        v.as_ref()
+    }
+
+    /// A token file the config names: readable, its first line not empty (as `run` reads it).
+    pub(super) fn token_file(&mut self, span: Range<usize>, what: &str, path: &str) {
+        match std::fs::read_to_string(path) {
+            Ok(text) if text.lines().next().is_some_and(|l| !l.trim().is_empty()) => {}
+            Ok(_) => self.at(
+                span,
+                format!("{what} {path:?} is empty; write the token on its first line"),
+            ),
+            Err(e) => self.at(
+                span,
+                format!(
+                    "{what} {path:?} cannot be read: {e}; create it, readable by the service \
+                     user only (see docs/operations.md), or fix the path"
+                ),
+            ),
+        }
     }
 
     /// A value that must not be empty.
@@ -44,7 +96,7 @@ impl Checker<'_> {
         key: &str,
         example: &str,
     ) -> Option<&'v Spanned<String>> {
-        if v.is_none() {
+        if v.is_none() && !self.was_dropped(&table, key) {
             self.at(
                 table,
                 format!("{name} needs `{key}`; add e.g. {key} = {example}"),
@@ -149,8 +201,30 @@ pub(super) fn validate(raw: RawConfig, ck: &mut Checker<'_>) -> Config {
             .map(|p| AdminConfig {
                 token_file: PathBuf::from(p),
             });
+        if ck.files.admin_token
+            && let Some(file) = &admin.get_ref().token_file
+            && config.admin.is_some()
+        {
+            ck.token_file(file.span(), "the admin token file", file.get_ref().trim());
+        }
+    }
+    if let (Some(addr), None) = (config.http, &config.admin)
+        && let Some(bind) = raw.http.as_ref().and_then(|h| h.get_ref().bind.as_ref())
+        && !addr.ip().is_loopback()
+    {
+        ck.warn(bind.span(), open_bind_warning(addr));
     }
     config
+}
+
+/// What `config check` and `run` say of an HTTP address other machines reach with no admin
+/// token.
+pub fn open_bind_warning(addr: SocketAddr) -> String {
+    format!(
+        "the HTTP server listens on {addr}, reachable from other machines, and no admin token \
+         is set ([admin] token_file): the live page, feeds and /metrics are open to the \
+         network and the admin API is off; bind 127.0.0.1 behind a reverse proxy, or set a token"
+    )
 }
 
 pub(super) fn http_bind(http: &Spanned<RawHttp>, ck: &mut Checker<'_>) -> Option<SocketAddr> {
@@ -180,13 +254,20 @@ pub(super) fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament 
         ..Tournament::default()
     };
     if let Some(round) = &t.round {
+        // The store numbers rounds 1, 2, ...: `run` can start no other (a "3.1" is refused
+        // here, where `config check` sees it too).
         out.round = match round.get_ref() {
-            toml::Value::Integer(n) if *n >= 1 => Some(n.to_string()),
-            toml::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
-            _ => {
+            toml::Value::Integer(n) if *n >= 1 && u32::try_from(*n).is_ok() => Some(n.to_string()),
+            toml::Value::String(s) if s.trim().parse::<u32>().is_ok_and(|n| n >= 1) => {
+                Some(s.trim().to_owned())
+            }
+            other => {
                 ck.at(
                     round.span(),
-                    "round must be a number of 1 or more or a text such as \"3.1\"".to_owned(),
+                    format!(
+                        "round {other} is not a round number; valid: a whole number of 1 or \
+                         more, e.g. round = 3"
+                    ),
                 );
                 None
             }

@@ -40,8 +40,9 @@ pub(super) struct RawTournament {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawBoard {
-    pub(super) number: Spanned<i64>,
-    pub(super) kind: Spanned<String>,
+    // Required, checked in `boards` (so that a board missing one is read for its other keys).
+    pub(super) number: Option<Spanned<i64>>,
+    pub(super) kind: Option<Spanned<String>>,
     pub(super) name: Option<Spanned<String>>,
     pub(super) serial: Option<Spanned<String>>,
     pub(super) symlink: Option<Spanned<String>>,
@@ -54,7 +55,8 @@ pub(super) struct RawBoard {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawBus {
-    pub(super) name: Spanned<String>,
+    // Required, checked in `buses`.
+    pub(super) name: Option<Spanned<String>>,
     pub(super) serial: Option<Spanned<String>>,
     pub(super) symlink: Option<Spanned<String>>,
     pub(super) port: Option<Spanned<String>>,

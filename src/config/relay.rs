@@ -54,6 +54,11 @@ pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfi
                 "\"/etc/boardscribe/lichess.token\"",
             )
             .and_then(|t| ck.non_empty(t, "token_file", "\"/etc/boardscribe/lichess.token\""));
+        if ck.files.lichess_token
+            && let (Some(path), Some(file)) = (&token, &raw.token_file)
+        {
+            ck.token_file(file.span(), "the Lichess token file", path);
+        }
         let base_url = match &raw.base_url {
             Some(u) => {
                 let s = u.get_ref().trim().trim_end_matches('/');

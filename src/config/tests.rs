@@ -122,14 +122,116 @@ fn missing_and_mistyped_keys() {
         one_error("[[board]]\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n"),
         "venue.toml:1:1: missing key `number`; add it to this table"
     );
+    // Issue 16: a mistake of type names its key (the line alone does not say which table).
     assert_eq!(
         one_error("[[board]]\nnumber = \"one\"\nkind = \"dgt\"\n"),
-        "venue.toml:2:10: invalid type: string \"one\", expected a whole number"
+        "venue.toml:2:10: board.number: invalid type: string \"one\", expected a whole number"
     );
     assert_eq!(
         one_error("[laws]\nfivefold = \"never\"\n"),
-        "venue.toml:2:12: unknown value `never`; valid: `none`, `consecutive`, `any`"
+        "venue.toml:2:12: laws.fivefold: unknown value `never`; valid: `none`, `consecutive`, `any`"
     );
+    assert_eq!(
+        one_error("[[bus]]\nport = \"/dev/ttyUSB0\"\n"),
+        "venue.toml:1:1: missing key `name`; add it to this table"
+    );
+}
+
+/// Issue 16: `config check` reported one type error of four; now every mistake in one pass.
+#[test]
+fn every_mistake_of_type_is_reported_in_one_pass_with_its_key() {
+    let text = "database = 5\n\n[http]\nbind = 8080\n\n[tournament]\nevent = 2026\n\n\
+                [[board]]\nnumber = 1\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n\n\
+                [[board]]\nnumber = \"two\"\nkind = 2\nport = \"/dev/ttyACM1\"\ncolour = \"red\"\n\n\
+                [relay.folder]\ndir = [\"/srv\"]\n";
+    assert_eq!(
+        errors(text),
+        [
+            "venue.toml:1:12: database: invalid type: integer `5`, expected a string",
+            "venue.toml:4:8: http.bind: invalid type: integer `8080`, expected a string",
+            "venue.toml:7:9: tournament.event: invalid type: integer `2026`, expected a string",
+            "venue.toml:15:10: board.number: invalid type: string \"two\", expected a whole number",
+            "venue.toml:16:8: board.kind: invalid type: integer `2`, expected a string",
+            "venue.toml:18:1: unknown key `colour`; valid: `number`, `kind`, `name`, `serial`, \
+             `symlink`, `port`, `clock_layout`, `bus`, `bus_serial`",
+            "venue.toml:21:7: relay.folder.dir: invalid type: sequence, expected a string",
+        ]
+    );
+    // A key left out for its type is not reported missing as well; the checks of values go on
+    // beside the mistakes of form.
+    assert_eq!(
+        errors("[tournament]\nlaws = \"fide-2017\"\n\n[admin]\ntoken_file = 3\n"),
+        [
+            "venue.toml:2:8: unknown laws edition \"fide-2017\"; valid: fide-2001, fide-2009, \
+             fide-2014, fide-2018, fide-2023",
+            "venue.toml:5:14: admin.token_file: invalid type: integer `3`, expected a string",
+        ]
+    );
+}
+
+/// Issue 16: a token file that `run` cannot read is a mistake `config check` reports.
+#[test]
+fn token_files_are_read_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.token");
+    std::fs::write(&empty, "\n").unwrap();
+    let good = dir.path().join("admin.token");
+    std::fs::write(&good, "s3cret\n").unwrap();
+    let missing = dir.path().join("missing.token");
+    let text = |admin: &std::path::Path, lichess: &std::path::Path| {
+        format!(
+            "[relay.lichess]\nround = \"AbCd\"\ntoken_file = {:?}\n\n[admin]\ntoken_file = {:?}\n",
+            lichess.display().to_string(),
+            admin.display().to_string()
+        )
+    };
+    let checked = |t: &str| {
+        Config::from_toml_with(t, "venue.toml", FileChecks::ALL).map_err(|e| {
+            e.diagnostics()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        })
+    };
+    let e = checked(&text(&missing, &empty)).unwrap_err();
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(
+        e[0].starts_with(&format!(
+            "venue.toml:3:14: the Lichess token file {:?} is empty",
+            empty.display().to_string()
+        )),
+        "{e:?}"
+    );
+    assert!(
+        e[1].starts_with(&format!(
+            "venue.toml:6:14: the admin token file {:?} cannot be read: ",
+            missing.display().to_string()
+        )) && e[1].contains("or fix the path"),
+        "{e:?}"
+    );
+    assert!(checked(&text(&good, &good)).is_ok());
+    // Without FileChecks the text alone is checked (the example names /etc files).
+    assert!(Config::from_toml(&text(&missing, &missing), "venue.toml").is_ok());
+}
+
+/// Issue 16: an HTTP address other machines reach, with no admin token, is warned of.
+#[test]
+fn an_open_bind_without_a_token_warns() {
+    let c = ok("[http]\nbind = \"0.0.0.0:8080\"\n");
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    let w = c.warnings[0].to_string();
+    assert!(
+        w.starts_with("venue.toml:2:8: warning: the HTTP server listens on 0.0.0.0:8080, reachable from other machines"),
+        "{w}"
+    );
+    for quiet in [
+        "[http]\nbind = \"127.0.0.1:8080\"\n",
+        "[http]\nbind = \"[::1]:8080\"\n",
+        "[http]\n",
+        "[http]\nbind = \"0.0.0.0:8080\"\n[admin]\ntoken_file = \"/etc/boardscribe/admin.token\"\n",
+    ] {
+        assert_eq!(ok(quiet).warnings, [], "{quiet}");
+    }
 }
 
 #[test]
@@ -161,16 +263,28 @@ fn tournament_values() {
         "{e}"
     );
     assert!(e.contains("valid forms are like 90+30"), "{e}");
+    // Issue 16: `run` can start only a round numbered 1, 2, ..., so the check refuses the
+    // rest (it accepted "3.1", which `run` then refused).
+    for (value, shown) in [
+        ("0", "0"),
+        ("\"3.1\"", "\"3.1\""),
+        ("3.5", "3.5"),
+        ("\"\"", "\"\""),
+    ] {
+        assert_eq!(
+            one_error(&format!("[tournament]\nround = {value}\n")),
+            format!(
+                "venue.toml:2:9: round {shown} is not a round number; valid: a whole number of 1 \
+                 or more, e.g. round = 3"
+            )
+        );
+    }
     assert_eq!(
-        one_error("[tournament]\nround = 0\n"),
-        "venue.toml:2:9: round must be a number of 1 or more or a text such as \"3.1\""
-    );
-    assert_eq!(
-        ok("[tournament]\nround = \"3.1\"\n")
+        ok("[tournament]\nround = \"3\"\n")
             .tournament
             .round
             .as_deref(),
-        Some("3.1")
+        Some("3")
     );
     assert_eq!(
         one_error("[tournament]\nsupervision = \"reduced\"\n\n[laws]\nsupervision = \"full\"\n"),

@@ -106,7 +106,13 @@ pub fn event_settings(t: &crate::config::Tournament) -> EventSettings {
 /// `boardscribe run`: records every configured board until SIGINT/SIGTERM.
 pub fn run(args: RunOptions) -> anyhow::Result<()> {
     let ports = args.overrides.ports.clone();
-    let mut config = Config::load(args.config.as_deref(), args.overrides)?;
+    // The token files are read as `config check` reads them (the admin one unless a flag
+    // names another), so that both refuse the same config with the same words.
+    let files = crate::config::FileChecks {
+        admin_token: args.admin_token_file.is_none(),
+        ..crate::config::FileChecks::ALL
+    };
+    let mut config = Config::load_with(args.config.as_deref(), args.overrides, files)?;
     if !ports.is_empty() {
         // Boards given by port keep the port as their name, as before the config existed.
         config.boards = port_boards(&ports);
@@ -124,6 +130,12 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
         (None, Some(admin)) => Some(Token::from_file(&admin.token_file)?),
         (None, None) => None,
     };
+    if let Some(addr) = config
+        .http
+        .filter(|a| !a.ip().is_loopback() && token.is_none())
+    {
+        warn!("{}", crate::config::open_bind_warning(addr));
+    }
     let lichess = config
         .relay
         .lichess

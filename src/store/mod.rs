@@ -15,6 +15,7 @@
 mod decisions;
 mod event;
 mod import;
+mod lookup;
 pub mod model;
 mod open;
 mod pairings;
@@ -43,6 +44,7 @@ pub use self::{
     },
     event::{EventOpened, EventSettings, RoundRecord, StoredEvent},
     import::{IMPORT_NOTE, ImportedGame, import_note},
+    lookup::{BoardGame, BoardGames},
     model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown},
     pairings::RoundInfo,
     players::{PlayerRecord, is_usable_name},

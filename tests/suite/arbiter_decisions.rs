@@ -1020,7 +1020,8 @@ fn the_arbiter_command_end_to_end() {
         "no such database",
     );
 
-    let history = ok(&a(&["history", "--game", "1"]));
+    // Issue 16: `history` speaks in words; `--json` prints the events as stored, as before.
+    let history = ok(&a(&["history", "--game", "1", "--json"]));
     let lines: Vec<&str> = history.lines().collect();
     let decisions: Vec<&&str> = lines.iter().filter(|l| l.contains(" decision ")).collect();
     assert_eq!(decisions.len(), 5, "{history}");

@@ -22,7 +22,36 @@ fn config_example_prints_the_shipped_file_and_check_accepts_it() {
     assert_eq!(text(&out.stdout), EXAMPLE);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("boardscribe.toml");
+    // Issue 16: the token files it names are read as `run` reads them; until they exist the
+    // check says so, and says nothing else.
     std::fs::write(&path, &out.stdout).unwrap();
+    let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let p = path.display();
+    let stderr = text(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "{p}:110:14: the Lichess token file \"/etc/boardscribe/lichess.token\" cannot be read: "
+        )),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "{p}:115:14: the admin token file \"/etc/boardscribe/admin.token\" cannot be read: "
+        )),
+        "{stderr}"
+    );
+    assert_eq!(lines[2], format!("boardscribe: {p}: 2 error(s)"));
+    // With the token files in place, it passes.
+    let tokens = dir.path().join("tokens");
+    std::fs::create_dir(&tokens).unwrap();
+    for name in ["lichess.token", "admin.token"] {
+        std::fs::write(tokens.join(name), "t0ken\n").unwrap();
+    }
+    let local = EXAMPLE.replace("/etc/boardscribe/", &format!("{}/", tokens.display()));
+    std::fs::write(&path, local).unwrap();
     let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
@@ -31,6 +60,132 @@ fn config_example_prints_the_shipped_file_and_check_accepts_it() {
         "{stdout}"
     );
     assert!(stdout.contains("boards: 4\n"), "{stdout}");
+    assert_eq!(
+        text(&out.stderr),
+        "",
+        "no warning: the example binds 127.0.0.1"
+    );
+}
+
+/// Issue 16: four mistakes of type were reported one at a time; now all in one run, each with
+/// its key, and `run` refuses the file with the same list.
+#[test]
+fn config_check_reports_four_type_errors_in_one_run_and_run_refuses_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hall.toml");
+    std::fs::write(
+        &path,
+        "database = 5\n\n[http]\nbind = 8080\n\n[tournament]\nevent = 2026\nround = \"3.1\"\n\n\
+         [[board]]\nnumber = \"one\"\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n",
+    )
+    .unwrap();
+    let p = path.display();
+    let want = [
+        format!("{p}:1:12: database: invalid type: integer `5`, expected a string"),
+        format!("{p}:4:8: http.bind: invalid type: integer `8080`, expected a string"),
+        format!("{p}:7:9: tournament.event: invalid type: integer `2026`, expected a string"),
+        format!(
+            "{p}:8:9: round \"3.1\" is not a round number; valid: a whole number of 1 or more, \
+             e.g. round = 3"
+        ),
+        format!("{p}:11:10: board.number: invalid type: string \"one\", expected a whole number"),
+    ];
+    let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!("{}\nboardscribe: {p}: 5 error(s)\n", want.join("\n"))
+    );
+    assert_eq!(text(&out.stdout), "");
+    // `run` reads the file the same way: the same list, and nothing started.
+    let db = dir.path().join("never.db");
+    let out = boardscribe(&[
+        "run",
+        "--config",
+        path.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!("boardscribe: {}\n", want.join("\n"))
+    );
+    assert!(!db.exists());
+}
+
+/// Issue 16: a missing token file passed `config check` and failed `run`; an open HTTP address
+/// without a token passed silently.
+#[test]
+fn config_check_reports_a_missing_token_file_and_warns_of_an_open_bind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hall.toml");
+    let token = dir.path().join("admin.token");
+    std::fs::write(
+        &path,
+        format!(
+            "[http]\nbind = \"0.0.0.0:8080\"\n\n[admin]\ntoken_file = {:?}\n\n\
+             [[board]]\nnumber = 1\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n",
+            token.display().to_string()
+        ),
+    )
+    .unwrap();
+    let p = path.display();
+    let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "{p}:5:14: the admin token file {:?} cannot be read: ",
+            token.display().to_string()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with(&format!("boardscribe: {p}: 1 error(s)\n")),
+        "{stderr}"
+    );
+    let out = boardscribe(&[
+        "run",
+        "--config",
+        path.to_str().unwrap(),
+        "--db",
+        dir.path().join("x.db").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("the admin token file"),
+        "run refuses it too: {}",
+        text(&out.stderr)
+    );
+    std::fs::write(&token, "").unwrap();
+    let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
+    assert!(
+        text(&out.stderr).contains("is empty; write the token on its first line"),
+        "{}",
+        text(&out.stderr)
+    );
+    // With a token the open address is fine; without [admin] it is a warning, not an error.
+    std::fs::write(&token, "s3cret\n").unwrap();
+    let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    std::fs::write(
+        &path,
+        "[http]\nbind = \"0.0.0.0:8080\"\n\n[[board]]\nnumber = 1\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n",
+    )
+    .unwrap();
+    let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "{p}:2:8: warning: the HTTP server listens on 0.0.0.0:8080, reachable from other \
+             machines, and no admin token is set"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("http: 0.0.0.0:8080\n"));
 }
 
 #[test]

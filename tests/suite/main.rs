@@ -6,6 +6,7 @@
 //! a binary of its own: it installs a process-wide log subscriber.
 
 mod arbiter_articles;
+mod arbiter_cli;
 mod arbiter_decisions;
 mod arbiter_rules;
 mod bad_input;
@@ -22,6 +23,7 @@ mod fleet_common;
 mod gap_recovery;
 mod http_relay;
 mod import_memory;
+mod journal_priorities;
 mod lichess_push;
 mod live_page;
 mod protocol_vectors;

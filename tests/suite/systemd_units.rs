@@ -124,6 +124,9 @@ fn the_unit_is_notify_with_a_watchdog_a_state_directory_and_hardening() {
         ("DevicePolicy", "closed"),
         ("SupplementaryGroups", "dialout"),
         ("User", "boardscribe"),
+        // Issue 16: the `<N>` priorities the daemon writes under JOURNAL_STREAM are read.
+        ("StandardError", "journal"),
+        ("SyslogLevelPrefix", "yes"),
     ] {
         assert_eq!(one(k), v, "{k}");
     }
