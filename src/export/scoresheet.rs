@@ -68,20 +68,7 @@ impl Header {
     /// is not known stays blank for a pen.
     pub fn from_game(g: &GameRecord) -> Header {
         let known = |v: &Option<String>| v.clone().filter(|s| is_usable_name(s));
-        let player = |side| {
-            g.player(side).map(|p: PlayerRecord| {
-                let mut shown = String::new();
-                if let Some(t) = p.title.as_deref().filter(|t| !t.trim().is_empty()) {
-                    shown.push_str(t.trim());
-                    shown.push(' ');
-                }
-                shown.push_str(&p.name);
-                if let Some(elo) = p.elo {
-                    shown.push_str(&format!(" ({elo})"));
-                }
-                shown
-            })
-        };
+        let player = |side| g.player(side).map(|p: PlayerRecord| p.label());
         Header {
             game_id: g.id.0,
             event: known(&g.event),

@@ -52,10 +52,7 @@ use crate::{
         page,
         view::{BoardView, Seats},
     },
-    store::{
-        Decision, DecisionError, GameId, GameRecord, PlayerRecord, ResultReason, Ruling, Store,
-        StoreError, is_usable_name,
-    },
+    store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},
     tracker::{RecordedMove, Side},
 };
 
@@ -163,35 +160,10 @@ impl Seating {
             return (Some(g.id), g.seats.clone());
         }
         let pairing = live.number.and_then(|n| self.paired.get(&n));
-        let player = |name: &str, fide, elo, title: &Option<String>, fed: &Option<String>| {
-            is_usable_name(name).then(|| PlayerRecord {
-                name: name.trim().to_owned(),
-                fide,
-                elo,
-                title: title.clone(),
-                fed: fed.clone(),
-            })
-        };
         let seats = Seats {
             round: self.round,
-            white: pairing.and_then(|p| {
-                player(
-                    &p.white,
-                    p.white_fide,
-                    p.white_elo,
-                    &p.white_title,
-                    &p.white_fed,
-                )
-            }),
-            black: pairing.and_then(|p| {
-                player(
-                    &p.black,
-                    p.black_fide,
-                    p.black_elo,
-                    &p.black_title,
-                    &p.black_fed,
-                )
-            }),
+            white: pairing.and_then(|p| p.player(Side::White)),
+            black: pairing.and_then(|p| p.player(Side::Black)),
         };
         (None, seats)
     }

@@ -78,19 +78,7 @@ impl BoardView {
     }
 }
 
-/// A player as the page writes them: title, name and rating (`GM Abenov, Arman (2610)`).
+/// A player as the page writes them ([`PlayerRecord::label`]), `unknown` when not known.
 fn label(player: Option<&PlayerRecord>, unknown: &str) -> String {
-    let Some(p) = player else {
-        return unknown.to_owned();
-    };
-    let mut out = String::new();
-    if let Some(t) = p.title.as_deref().filter(|t| !t.trim().is_empty()) {
-        out.push_str(t.trim());
-        out.push(' ');
-    }
-    out.push_str(&p.name);
-    if let Some(elo) = p.elo {
-        out.push_str(&format!(" ({elo})"));
-    }
-    out
+    player.map_or_else(|| unknown.to_owned(), PlayerRecord::label)
 }

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::GameRecord;
+use super::{GameRecord, Pairing};
 use crate::tracker::Side;
 
 /// A side's player as the outputs show it.
@@ -27,6 +27,46 @@ pub fn is_usable_name(name: &str) -> bool {
     name.chars().count() > 1 && !name.eq_ignore_ascii_case("unknown")
 }
 
+impl PlayerRecord {
+    /// The player as a page or a scoresheet writes them: title, name and rating
+    /// (`GM Abenov, Arman (2610)`).
+    pub fn label(&self) -> String {
+        let mut out = String::new();
+        if let Some(t) = self.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            out.push_str(t.trim());
+            out.push(' ');
+        }
+        out.push_str(&self.name);
+        if let Some(elo) = self.elo {
+            out.push_str(&format!(" ({elo})"));
+        }
+        out
+    }
+}
+
+impl Pairing {
+    /// `side`'s player of the pairing; `None` when its name says nothing.
+    pub fn player(&self, side: Side) -> Option<PlayerRecord> {
+        let p = match side {
+            Side::White => PlayerRecord {
+                name: self.white.trim().to_owned(),
+                fide: self.white_fide,
+                elo: self.white_elo,
+                title: self.white_title.clone(),
+                fed: self.white_fed.clone(),
+            },
+            Side::Black => PlayerRecord {
+                name: self.black.trim().to_owned(),
+                fide: self.black_fide,
+                elo: self.black_elo,
+                title: self.black_title.clone(),
+                fed: self.black_fed.clone(),
+            },
+        };
+        is_usable_name(&p.name).then_some(p)
+    }
+}
+
 impl GameRecord {
     /// `side`'s player: the game's own name, else the pairing's; `None` when neither is known.
     pub fn player(&self, side: Side) -> Option<PlayerRecord> {
@@ -34,23 +74,7 @@ impl GameRecord {
             Side::White => &self.white,
             Side::Black => &self.black,
         };
-        let paired = self.pairing.as_ref().map(|p| match side {
-            Side::White => PlayerRecord {
-                name: p.white.trim().to_owned(),
-                fide: p.white_fide,
-                elo: p.white_elo,
-                title: p.white_title.clone(),
-                fed: p.white_fed.clone(),
-            },
-            Side::Black => PlayerRecord {
-                name: p.black.trim().to_owned(),
-                fide: p.black_fide,
-                elo: p.black_elo,
-                title: p.black_title.clone(),
-                fed: p.black_fed.clone(),
-            },
-        });
-        let paired = paired.filter(|p| is_usable_name(&p.name));
+        let paired = self.pairing.as_ref().and_then(|p| p.player(side));
         match (own.as_deref().filter(|n| is_usable_name(n)), paired) {
             (Some(name), Some(p)) if name.trim() == p.name => Some(p),
             (Some(name), _) => Some(PlayerRecord {

@@ -56,6 +56,12 @@ fn pairings_csv(round: u32) -> String {
     csv
 }
 
+async fn get_text(client: &reqwest::Client, url: &str) -> String {
+    let resp = client.get(url).send().await.unwrap();
+    assert_eq!(resp.status(), 200, "{url}");
+    resp.text().await.unwrap()
+}
+
 fn cli(args: &[&str]) -> String {
     let out = Command::new(BIN).args(args).output().unwrap();
     assert!(
@@ -280,14 +286,7 @@ async fn three_rounds_with_one_daemon_each_round_with_its_players() {
 
     // Each round served and exported with its players; every game's moves as played.
     for round in 1..=3u32 {
-        let pgn = client
-            .get(format!("{url}rounds/{round}.pgn"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let pgn = get_text(&client, &format!("{url}rounds/{round}.pgn")).await;
         let got = round_games(&pgn);
         let want: Vec<(String, String, String, usize)> = (1..=BOARDS)
             .map(|b| {
@@ -341,22 +340,8 @@ async fn three_rounds_with_one_daemon_each_round_with_its_players() {
             assert_eq!(recorded, played, "round {round} board {b}");
         }
     }
-    let current = client
-        .get(format!("{url}round.pgn"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let round3 = client
-        .get(format!("{url}rounds/3.pgn"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let current = get_text(&client, &format!("{url}round.pgn")).await;
+    let round3 = get_text(&client, &format!("{url}rounds/3.pgn")).await;
     assert_eq!(current, round3, "/round.pgn is the current round's");
     assert_eq!(
         client
@@ -369,14 +354,8 @@ async fn three_rounds_with_one_daemon_each_round_with_its_players() {
     );
 
     // The live boards name round 3's players; the rounds list says who started each.
-    let boards: Value = client
-        .get(format!("{url}api/boards"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let boards: Value =
+        serde_json::from_str(&get_text(&client, &format!("{url}api/boards")).await).unwrap();
     for b in boards["boards"].as_array().unwrap() {
         let n = b["number"].as_u64().unwrap() as u32;
         assert_eq!(b["white"].as_str(), Some(name(3, n, true).as_str()), "{b}");
@@ -386,14 +365,8 @@ async fn three_rounds_with_one_daemon_each_round_with_its_players() {
             Some(format!("GM {}", name(3, n, false)).as_str())
         );
     }
-    let rounds: Value = client
-        .get(format!("{url}api/rounds"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let rounds: Value =
+        serde_json::from_str(&get_text(&client, &format!("{url}api/rounds")).await).unwrap();
     let listed: Vec<(u64, &str, u64, bool)> = rounds["rounds"]
         .as_array()
         .unwrap()
