@@ -4,7 +4,9 @@
 //! through one read-only connection on a blocking thread; the rendered bodies are cached until
 //! `PRAGMA data_version` says another connection committed, and served with a strong `ETag`
 //! (`If-None-Match` answers 304). `/api/events` streams the hub's events as SSE; `/` and
-//! `/boards/{name-or-number}` render the live page; `/round.pgn` is the current round (all games
+//! `/boards/{name-or-number}` render the live page (spectators see no irregularity, alert or
+//! note there, nor in the events; `/api/boards` shows each board's alerts with the admin token,
+//! and `/api/admin/alerts` all of them: [`alerts`]); `/round.pgn` is the current round (all games
 //! while no round is set); `/metrics` is the daemon's [`Metrics`] as Prometheus text. Admin routes
 //! check the bearer token in constant time, validate the JSON, then call the store's decision and
 //! pairings functions through a writing connection of their own; anything refused changes
@@ -45,9 +47,16 @@ use crate::{
     export::{pgn, pgn::ClockFormat, round},
     metrics::Metrics,
     pairings::{self, PairingsFormat},
-    relay::{desk::RecordChange, hub::Hub, live::BoardSnapshot, page, view::BoardView},
+    relay::{
+        alerts::{self, Alert, AlertState},
+        desk::{Applied, RecordChange},
+        hub::Hub,
+        live::{BoardSnapshot, OpenIrregularity},
+        page,
+        view::BoardView,
+    },
     store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},
-    tracker::RecordedMove,
+    tracker::{IrregularityKind, RecordedMove},
 };
 
 /// Errors of the relay server.
@@ -130,12 +139,13 @@ impl Rendered {
     }
 }
 
-/// The game a board has in the store, for the page.
+/// The game a board has in the store, for the page (and its alerts, for the arbiter).
 #[derive(Clone, Debug)]
 struct BoardGame {
     id: i64,
     white: Option<String>,
     black: Option<String>,
+    alerts: Vec<Alert>,
 }
 
 /// What the read connection has rendered since the database last changed.
@@ -221,18 +231,23 @@ impl ReaderState {
         if let Some(b) = &self.boards {
             return Ok(b.clone());
         }
-        let mut boards = HashMap::new();
+        let mut latest = HashMap::new();
         // By id: the board's latest game wins.
         for g in games.iter() {
-            boards.insert(
-                g.board_name.clone(),
-                BoardGame {
+            latest.insert(g.board_name.clone(), g);
+        }
+        let boards = latest
+            .into_iter()
+            .map(|(name, g)| {
+                let game = BoardGame {
                     id: g.id.0,
                     white: g.white.clone(),
                     black: g.black.clone(),
-                },
-            );
-        }
+                    alerts: alerts::game_alerts(g),
+                };
+                (name, game)
+            })
+            .collect::<HashMap<_, _>>();
         let boards = Arc::new(boards);
         self.boards = Some(boards.clone());
         Ok(boards)
@@ -378,6 +393,7 @@ pub fn router_with(
         .route("/api/events", get(api_events))
         .route("/api/admin/games/{id}/{action}", post(admin))
         .route("/api/admin/pairings", post(admin_pairings))
+        .route("/api/admin/alerts", get(admin_alerts))
         .route("/metrics", get(metrics))
         .with_state(app)
 }
@@ -444,30 +460,71 @@ async fn game_pgn(
     Ok(pgn_response(&headers, r.ok_or_else(not_found)?))
 }
 
-/// Every board with its players, and the id of the last event the snapshots include.
-async fn views(app: &App) -> Result<(Vec<BoardView>, u64), ApiError> {
+/// Who asks: spectators, or the arbiter (the admin token).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Audience {
+    Public,
+    Arbiter,
+}
+
+/// Every board with its players, and the id of the last event the snapshots include; for the
+/// arbiter with its alerts and open irregularities, for spectators without.
+async fn views(app: &App, audience: Audience) -> Result<(Vec<BoardView>, u64), ApiError> {
     let (boards, last_id) = app.hub.snapshot();
     let games = app.db.read(|r, db| r.boards(db)).await?;
     Ok((
-        boards.into_iter().map(|b| view(b, &games)).collect(),
+        boards
+            .into_iter()
+            .map(|b| view(b, &games, audience))
+            .collect(),
         last_id,
     ))
 }
 
-fn view(live: BoardSnapshot, games: &HashMap<String, BoardGame>) -> BoardView {
+fn view(live: BoardSnapshot, games: &HashMap<String, BoardGame>, audience: Audience) -> BoardView {
     let game = games.get(&live.name);
-    BoardView::new(
+    let mut alerts: Vec<Alert> = alerts::board_alert(&live, game.map(|g| g.id))
+        .into_iter()
+        .collect();
+    alerts.extend(game.map(|g| g.alerts.clone()).unwrap_or_default());
+    let mut live = live;
+    // The open irregularities are the store's open alerts (a ruling from another process
+    // closes them too); one per alert, its latest.
+    live.irregularities = alerts
+        .iter()
+        .filter(|a| a.state == AlertState::Open)
+        .filter_map(|a| {
+            Some(OpenIrregularity {
+                id: *a.irregularities.last()?,
+                ply: a.ply.unwrap_or(0),
+                kind: IrregularityKind::from_str_opt(&a.kind)?,
+                detail: a.detail.clone(),
+                article: a.article.clone(),
+            })
+        })
+        .collect();
+    let mut view = BoardView::new(
         live,
         game.map(|g| g.id),
         game.and_then(|g| g.white.clone())
             .unwrap_or_else(|| "White".into()),
         game.and_then(|g| g.black.clone())
             .unwrap_or_else(|| "Black".into()),
-    )
+    );
+    view.alerts = alerts;
+    match audience {
+        Audience::Arbiter => view,
+        Audience::Public => view.public(),
+    }
 }
 
-async fn api_boards(State(app): State<App>) -> Result<Response, ApiError> {
-    let (boards, last_event_id) = views(&app).await?;
+/// `/api/boards`: public; with the admin token, each board's alerts and open irregularities too.
+async fn api_boards(State(app): State<App>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let audience = match app.authorize(&headers) {
+        Ok(()) => Audience::Arbiter,
+        Err(_) => Audience::Public,
+    };
+    let (boards, last_event_id) = views(&app, audience).await?;
     Ok((
         [(header::CACHE_CONTROL, "no-cache")],
         Json(json!({ "last_event_id": last_event_id, "boards": boards })),
@@ -541,8 +598,29 @@ async fn metrics(State(app): State<App>) -> Response {
         .into_response()
 }
 
+/// `GET /api/admin/alerts`: every alert of every game (open first, then by time), and the
+/// boards not heard; the arbiter's console reads them.
+async fn admin_alerts(State(app): State<App>, headers: HeaderMap) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    let (boards, last_event_id) = app.hub.snapshot();
+    let games = app.db.read(|r, db| r.games(db)).await?;
+    let current = app.db.read(|r, db| r.boards(db)).await?;
+    let mut all: Vec<Alert> = boards
+        .iter()
+        .filter_map(|b| alerts::board_alert(b, current.get(&b.name).map(|g| g.id)))
+        .collect();
+    all.extend(games.iter().flat_map(alerts::game_alerts));
+    all.sort_by_key(|a| (a.state != AlertState::Open, a.since_ms));
+    let open = all.iter().filter(|a| a.state == AlertState::Open).count();
+    Ok((
+        [(header::CACHE_CONTROL, "no-cache")],
+        Json(json!({ "last_event_id": last_event_id, "open": open, "alerts": all })),
+    )
+        .into_response())
+}
+
 async fn index(State(app): State<App>) -> Result<Html<String>, ApiError> {
-    let (boards, _) = views(&app).await?;
+    let (boards, _) = views(&app, Audience::Public).await?;
     Ok(Html(page::index_html(&boards)))
 }
 
@@ -550,7 +628,7 @@ async fn board_page(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
 ) -> Result<Html<String>, ApiError> {
-    let (boards, _) = views(&app).await?;
+    let (boards, _) = views(&app, Audience::Public).await?;
     let number = key.parse::<u32>().ok();
     let board = boards
         .iter()
@@ -560,8 +638,9 @@ async fn board_page(
     Ok(Html(page::board_page_html(board)))
 }
 
-/// What an admin decision gives back: the decision, the game's board and its live moves.
-type Decided = (Decision, Option<String>, Vec<RecordedMove>);
+/// What an admin decision gives back: the decision, the game's board, its live moves and
+/// whether it is closed.
+type Decided = (Decision, Option<String>, Vec<RecordedMove>, bool);
 
 mod admin;
 

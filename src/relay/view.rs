@@ -1,13 +1,14 @@
 //! What a browser is sent of a board: its live snapshot (data) with the board drawn (SVG), and
 //! the game's players. Flow: the hub's [`BoardSnapshot`]s come in; [`snapshot_json`] is the
-//! `snapshot` of a Server-Sent Event, [`BoardView`] a board of `/api/boards` and of the page.
+//! `snapshot` of a Server-Sent Event, [`BoardView`] a board of `/api/boards` and of the page
+//! (the arbiter's, with irregularities and alerts, or the spectators': [`BoardView::public`]).
 //! The drawing is made here, from the snapshot's position and last move ([`draw`]), so there is
 //! one renderer and the live state holds no markup. Pure.
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{live::BoardSnapshot, svg};
+use super::{alerts::Alert, live::BoardSnapshot, svg};
 use crate::game::Kind;
 
 /// The snapshot's position as an SVG board, the last move marked.
@@ -37,6 +38,9 @@ pub struct BoardView {
     pub game_id: Option<i64>,
     pub white: String,
     pub black: String,
+    /// The board's alerts and its game's ([`super::alerts`]): for the arbiter only, empty
+    /// for spectators ([`BoardView::public`]).
+    pub alerts: Vec<Alert>,
 }
 
 impl BoardView {
@@ -48,6 +52,14 @@ impl BoardView {
             game_id,
             white,
             black,
+            alerts: Vec::new(),
         }
+    }
+
+    /// What spectators see: no irregularities, no alerts.
+    pub fn public(mut self) -> Self {
+        self.live = self.live.public();
+        self.alerts.clear();
+        self
     }
 }

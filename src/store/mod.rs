@@ -12,7 +12,9 @@
 //! SQLite runs in WAL mode with `synchronous=NORMAL` (a power cut may lose the last commits, never
 //! corrupt the file), `foreign_keys=ON` and a busy timeout.
 
+mod closing;
 mod decisions;
+mod history;
 mod import;
 pub mod model;
 mod open;
@@ -35,10 +37,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 pub use self::{
-    decisions::{
-        Action, DECISION_KIND, Decision, DecisionError, HistoryEntry, RESULTS, ResultReason,
-        RetractedMove, Ruling,
-    },
+    closing::ClosedGame,
+    decisions::{Action, DECISION_KIND, Decision, DecisionError, RESULTS, ResultReason, Ruling},
+    history::{HistoryEntry, RetractedMove},
     import::{IMPORT_NOTE, ImportedGame, import_note},
     model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown},
     pairings::RoundInfo,
@@ -56,6 +57,7 @@ use read::{
     GAME_SELECT, MOVE_COLUMNS, game_events, game_header, live_moves, move_row, open_game_id,
     parse_kind,
 };
+pub use write::WriteReport;
 use write::{Batch, insert_move_row, sql_ms};
 
 /// How long a write waits for another connection's lock (a reader's export, a backup).

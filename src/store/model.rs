@@ -236,6 +236,30 @@ impl GameRecord {
             .unwrap_or(0)
     }
 
+    /// The irregularities the board showed that nothing has resolved yet (`id`, kind): a
+    /// resumed game's tracker resolves them when the board fits the game again.
+    pub fn open_irregularities(&self) -> Vec<(u32, IrregularityKind)> {
+        self.irregularities()
+            .iter()
+            .filter_map(|i| match &i.entry {
+                Entry::Shown {
+                    shown,
+                    resolution: None,
+                    ..
+                } if !matches!(
+                    i.kind,
+                    IrregularityKind::ClockWithoutMove
+                        | IrregularityKind::BoardRotated
+                        | IrregularityKind::ClockMisSet
+                ) =>
+                {
+                    shown.id.map(|id| (id, i.kind))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Whether the kings showed a result right before ply `ply`.
     pub fn gesture_before(&self, ply: u32) -> bool {
         self.events
