@@ -3,7 +3,8 @@
 //! Flow: the daemon tells the [`Hub`] when a board connects or is lost, each tracker event once
 //! the store writer has made it durable ([`Hub::committed`]), and the clock as its pipeline reads
 //! it ([`Hub::clock`]). The hub folds each into the board's [`BoardSnapshot`] (a pure fold over
-//! the events) and broadcasts one [`LiveEvent`]; while the store refuses a board's writes (a full
+//! the events) and broadcasts one [`LiveEvent`] (what spectators may see: irregularities are
+//! folded in but not sent, snapshots go out [`BoardSnapshot::public`]); while the store refuses a board's writes (a full
 //! disk, [`Hub::store_status`]) its snapshot says that recording is suspended, and why, serialised once, with an id that only grows.
 //! Subscribers never slow the daemon: a subscriber that lags behind the broadcast buffer loses
 //! events and must resync from [`Hub::snapshot`].
@@ -36,9 +37,9 @@ const BROADCAST_CAPACITY: usize = 4096;
 #[derive(Clone, Debug)]
 pub struct LiveEvent {
     pub id: u64,
-    /// `move`, `revision`, `takeback`, `irregularity`, `resolved`, `result`, `flag_fall`,
-    /// `claimable`, `game_end`, `game_started`, `clock`, `board_connected`, `board_lost`,
-    /// `decision`, `store`.
+    /// `move`, `revision`, `takeback`, `result`, `flag_fall`, `claimable`, `game_end`,
+    /// `game_started`, `clock`, `board_connected`, `board_lost`, `decision`, `store`, `record`
+    /// (spectators' events: an irregularity and its resolution are folded in, not sent).
     pub kind: &'static str,
     pub json: String,
 }
