@@ -191,6 +191,8 @@ pub fn prepare<B: BoardKit>(
                     t.number_irregularities_after(open.last_irregularity_id());
                     t.reopen_irregularities(&open.open_irregularities());
                     judge.resume(open.start_position.as_deref(), &open.moves);
+                    let (flags, illegal) = open.judged_counts();
+                    judge.resumed_counts(&flags, &illegal);
                     game = Some(open.id);
                     resumed = open.moves;
                     t

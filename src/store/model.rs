@@ -260,6 +260,32 @@ impl GameRecord {
             .collect()
     }
 
+    /// What the referee counted in this game that its moves do not show: the sides whose flag
+    /// was reported fallen, and the player of each completed illegal move, in order.
+    pub fn judged_counts(&self) -> (Vec<Side>, Vec<Side>) {
+        let flags = self
+            .events
+            .iter()
+            .filter_map(|e| match &e.what {
+                Recorded::FlagFall(f) => f.side,
+                _ => None,
+            })
+            .collect();
+        let illegal = self
+            .events
+            .iter()
+            .filter_map(|e| match &e.what {
+                Recorded::Irregularity(shown)
+                    if e.kind == IrregularityKind::IllegalMove.as_str() =>
+                {
+                    shown.player
+                }
+                _ => None,
+            })
+            .collect();
+        (flags, illegal)
+    }
+
     /// Whether the kings showed a result right before ply `ply`.
     pub fn gesture_before(&self, ply: u32) -> bool {
         self.events

@@ -563,3 +563,73 @@ async fn a_restart_adds_no_event_twice() {
     }
     bench.stop().await;
 }
+
+/// What a restart must not forget: the referee of a resumed game is told the illegal moves
+/// completed and the flags reported before (from the stored events), so that a restart neither
+/// counts the next illegal move as a first one nor reports a fallen flag again.
+#[test]
+fn a_resumed_referee_keeps_the_illegal_moves_and_flags_counted() {
+    use boardscribe::{
+        arbiter::{Judge, LawsSetup},
+        sensor::ClockReading,
+        tracker::{IrregularityKind, Side, TrackerEvent},
+    };
+    let setup = LawsSetup {
+        time_control: Some("90+30".parse().unwrap()),
+        ..LawsSetup::default()
+    };
+    let illegal = TrackerEvent::Irregularity {
+        at_ms: 10,
+        since_ms: 9,
+        id: 2,
+        ply: 1,
+        kind: IrregularityKind::IllegalMove,
+        player: Some(Side::White),
+        detail: "Nb1-b3".into(),
+        article: None,
+        ruling: None,
+    };
+    let flag = ClockReading {
+        left_ms: 0,
+        right_ms: 60_000,
+        running: true,
+        lever_right_high: false,
+        left_flag: true,
+        right_flag: false,
+    };
+    let judged = |counts: bool| {
+        let mut referee = setup.referee();
+        referee.resume(None, &[]);
+        if counts {
+            referee.resumed_counts(&[Side::White], &[Side::White]);
+        }
+        let mut out = Vec::new();
+        referee.review(illegal.clone(), None, &mut out);
+        referee.clock(20, &flag, true, &mut out);
+        out
+    };
+    let ruling = |out: &[TrackerEvent]| match &out[0] {
+        TrackerEvent::Irregularity { ruling, .. } => ruling.clone().unwrap_or_default(),
+        e => panic!("{e:?}"),
+    };
+    let fresh = judged(false);
+    assert!(ruling(&fresh).starts_with("first completed illegal move by white"));
+    assert!(
+        fresh
+            .iter()
+            .any(|e| matches!(e, TrackerEvent::FlagFall { .. }))
+    );
+    let resumed = judged(true);
+    assert!(
+        ruling(&resumed).starts_with("second completed illegal move by white"),
+        "{}",
+        ruling(&resumed)
+    );
+    assert!(ruling(&resumed).contains("white loses the game"));
+    assert!(
+        !resumed
+            .iter()
+            .any(|e| matches!(e, TrackerEvent::FlagFall { .. })),
+        "{resumed:?}"
+    );
+}
