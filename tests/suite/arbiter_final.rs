@@ -481,6 +481,9 @@ async fn a_board_playing_on_after_the_result_does_not_extend_the_game() {
     bench.stop().await;
 }
 
+/// An events row: id, game, kind, ply, detail.
+type EventRow = (i64, Option<i64>, String, Option<i64>, String);
+
 /// A daemon stopped and started again (twice) on a database whose game is still open (the
 /// board shows its result gesture; an illegal move, a press without a move and a knocked piece
 /// on the way) adds no event: every row of the events table is as it was.
@@ -510,7 +513,7 @@ async fn a_restart_adds_no_event_twice() {
     bench.wait_scripts(Duration::from_secs(120)).await;
     let db = bench.db.clone();
     let name = bench.boards[0].clone();
-    let events = |db: &std::path::Path| -> Vec<(i64, Option<i64>, String, Option<i64>, String)> {
+    let events = |db: &std::path::Path| -> Vec<EventRow> {
         let conn = rusqlite::Connection::open(db).unwrap();
         let mut stmt = conn
             .prepare("SELECT id, game_id, kind, ply, detail FROM events ORDER BY id")
