@@ -153,7 +153,15 @@ pub fn prepare<B: BoardKit>(
     let mut judge = B::judge(laws);
     let mut game = None;
     let mut resumed = Vec::new();
-    let tracker = match store.open_game(id)? {
+    let open = match store.open_game(id)? {
+        // A result the arbiter set stands: the game is over, not resumed.
+        Some(open) if store.close_if_decided(open.id)? => {
+            info!(board = %name, game = open.id.0, result = %open.result, "the arbiter's result closed the open game");
+            None
+        }
+        open => open,
+    };
+    let tracker = match open {
         Some(open) => {
             // A Chess960 game goes on from its own start position (none stored: the standard
             // one); a start that does not read is a game that does not replay.
@@ -178,9 +186,13 @@ pub fn prepare<B: BoardKit>(
                     if open.gesture_before(last) {
                         t.gesture_already_reported();
                     }
-                    // Irregularities go on being numbered after the stored ones.
+                    // Irregularities go on being numbered after the stored ones; those still
+                    // open are resolved when the board fits the game again.
                     t.number_irregularities_after(open.last_irregularity_id());
+                    t.reopen_irregularities(&open.open_irregularities());
                     judge.resume(open.start_position.as_deref(), &open.moves);
+                    let (flags, illegal) = open.judged_counts();
+                    judge.resumed_counts(&flags, &illegal);
                     game = Some(open.id);
                     resumed = open.moves;
                     t

@@ -1,7 +1,8 @@
 //! A board's writes to the store writer and back: a batch sent, its events announced once durable
 //! (printed, to the hub, to the metrics), a batch refused (a full disk) put back for a later
 //! attempt; and an arbiter's change to a game in progress applied to the store, then to the
-//! board's recorder.
+//! board's recorder. A game the store closed (the arbiter's final result, from the admin API or
+//! from another process) is closed on the board too: the board no longer extends it.
 
 use std::time::{Duration, Instant};
 
@@ -9,8 +10,14 @@ use tracing::{debug, error, info, warn};
 
 use super::context::{Attempt, BoardRef, Ctx, Refusal};
 use crate::{
-    arbiter::IrregularityKind, device::serial::now_ms, metrics::Metrics, pipeline::Board,
-    recorder::Recorder, relay::desk::RecordChange, store::Write, tracker::TrackerEvent,
+    arbiter::IrregularityKind,
+    device::serial::now_ms,
+    metrics::Metrics,
+    pipeline::Board,
+    recorder::Recorder,
+    relay::desk::{Applied, RecordChange},
+    store::{ClosedGame, Write},
+    tracker::TrackerEvent,
 };
 
 /// How long a board waits after the store refused its first batch before trying again.
@@ -42,7 +49,11 @@ pub(super) async fn persist<B: Board>(
         return;
     }
     match ctx.writer.write_games(writes).await {
-        Ok((writes, games)) => {
+        Ok((writes, report)) => {
+            let games = &report.touched;
+            for closed in &report.closed {
+                game_closed_in_store(closed, recorder, board, ctx, &writes);
+            }
             if let Some(r) = board.refused.take() {
                 info!(
                     after_s = r.since.elapsed().as_secs(),
@@ -157,17 +168,35 @@ pub(super) async fn take_change<B: Board>(
         return;
     }
     let game = change.game;
-    let moves = match tokio::task::spawn_blocking(change.apply).await {
-        Ok(moves) => moves,
+    let applied = match tokio::task::spawn_blocking(change.apply).await {
+        Ok(applied) => applied,
         Err(e) => {
             error!(cause = %e, game = game.0, "an arbiter's decision failed");
             return;
         }
     };
-    let Some(moves) = moves else {
+    let Some(Applied {
+        moves,
+        record_changed,
+        closed,
+    }) = applied
+    else {
         return;
     };
     if board.game != Some(game) {
+        return;
+    }
+    if closed {
+        if recorder.pipeline.close_game() {
+            info!(
+                game = game.0,
+                "the arbiter's result closes the game: the board no longer extends it"
+            );
+            game_over(board, ctx);
+        }
+        return;
+    }
+    if !record_changed || !recorder.pipeline.has_game() {
         return;
     }
     let how = format!(
@@ -186,6 +215,49 @@ pub(super) async fn take_change<B: Board>(
         );
     }
     persist(recorder, board, ctx, Attempt::Now).await;
+}
+
+/// The store found `closed` closed when this board wrote to it (a result the arbiter set from
+/// another process, or the game's end): if it is the board's game, the board no longer extends
+/// it (unless the batch began a new one) and the live page shows the result that stands.
+fn game_closed_in_store<B: Board>(
+    closed: &ClosedGame,
+    recorder: &mut Recorder<B>,
+    board: &mut BoardRef,
+    ctx: &Ctx,
+    writes: &[Write],
+) {
+    if board.game != Some(closed.game) {
+        return;
+    }
+    let started = writes.iter().any(|w| {
+        matches!(
+            w,
+            Write::Event {
+                event: TrackerEvent::GameStarted { .. },
+                ..
+            }
+        )
+    });
+    if let Some(hub) = &ctx.hub {
+        hub.game_closed(&board.name, &closed.result, closed.termination.as_deref());
+    }
+    if !started && recorder.pipeline.close_game() {
+        info!(
+            game = closed.game.0,
+            result = %closed.result,
+            "the game is closed in the store: the board no longer extends it"
+        );
+        game_over(board, ctx);
+    }
+}
+
+/// The board's game is over (for the games-live gauge).
+fn game_over(board: &mut BoardRef, ctx: &Ctx) {
+    if board.playing {
+        board.playing = false;
+        ctx.metrics.game_over();
+    }
 }
 
 /// Adds what the recorder decoded since the last report to the metrics.

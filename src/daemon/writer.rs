@@ -22,11 +22,11 @@ use super::pgn_date;
 use crate::{
     device::serial::now_ms,
     metrics::Metrics,
-    store::{GameId, Store, StoreError, Write},
+    store::{Store, StoreError, Write, WriteReport},
 };
 
 /// What the writer says of a batch, handing the batch back (to announce it, or to retry it).
-type WriteReply = (Result<Vec<GameId>, StoreError>, Vec<Write>);
+type WriteReply = (Result<WriteReport, StoreError>, Vec<Write>);
 
 /// A batch for the writer and where to say it is durable.
 type WriteRequest = (Vec<Write>, oneshot::Sender<WriteReply>);
@@ -206,7 +206,7 @@ impl StoreWriter {
                     }
                     let began = Instant::now();
                     let date = pgn_date(now_ms());
-                    let result = store.write_batch_dated(&writes, Some(&date));
+                    let result = store.write_batch_report(&writes, Some(&date));
                     let metrics = hooks.metrics.as_deref();
                     if let Some(m) = metrics {
                         m.commit(began.elapsed(), result.is_ok());
@@ -218,13 +218,13 @@ impl StoreWriter {
                                 m.store_refused(e.is_full());
                             }
                         }
-                        Ok(games) => {
+                        Ok(report) => {
                             if health.committed()
                                 && let Some(m) = metrics
                             {
                                 m.store_ok();
                             }
-                            if !games.is_empty()
+                            if !report.touched.is_empty()
                                 && let Some(changes) = &hooks.changes
                             {
                                 changes.send_modify(|n| *n = n.wrapping_add(1));
@@ -245,17 +245,18 @@ impl StoreWriter {
         self.write_games(writes).await.map(|(writes, _)| writes)
     }
 
-    /// [`StoreWriter::write`], with the games the batch touched (in first-touch order).
+    /// [`StoreWriter::write`], with what the batch did: the games it touched (in first-touch
+    /// order), the closed games it found.
     pub async fn write_games(
         &self,
         writes: Vec<Write>,
-    ) -> Result<(Vec<Write>, Vec<GameId>), Refused> {
+    ) -> Result<(Vec<Write>, WriteReport), Refused> {
         let (reply, done) = oneshot::channel();
         if let Err(mpsc::error::SendError((writes, _))) = self.tx.send((writes, reply)).await {
             return Err((WriteError::WriterGone, Some(writes)));
         }
         match done.await {
-            Ok((Ok(games), writes)) => Ok((writes, games)),
+            Ok((Ok(report), writes)) => Ok((writes, report)),
             Ok((Err(e), writes)) => Err((e.into(), Some(writes))),
             Err(_) => Err((WriteError::WriterGone, None)),
         }

@@ -8,7 +8,8 @@
 //! no write of its own can cross the decision; with the record the closure returns, it sets its
 //! pipeline on the new record. A board that no task records has no desk: the API applies the
 //! decision itself. A change the board cannot take (its store refuses writes) is dropped, and
-//! the API, seeing its answer channel closed, says so.
+//! the API, seeing its answer channel closed, says so. A result the arbiter sets goes through the
+//! desk too: once it is final the board's task ends its game ([`Applied::closed`]).
 
 use std::{
     collections::HashMap,
@@ -26,9 +27,20 @@ const DESK_CAPACITY: usize = 8;
 pub struct RecordChange {
     pub board: String,
     pub game: GameId,
-    /// Applies the decision to the store and answers the asker. Returns the game's live moves
-    /// after it, or `None` if the decision was refused (nothing changed).
-    pub apply: Box<dyn FnOnce() -> Option<Vec<RecordedMove>> + Send>,
+    /// Applies the decision to the store and answers the asker. Returns what it did, or `None`
+    /// if the decision was refused (nothing changed).
+    pub apply: Box<dyn FnOnce() -> Option<Applied> + Send>,
+}
+
+/// What a decision did to the game, for the board's task to follow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The game's live moves after it.
+    pub moves: Vec<RecordedMove>,
+    /// The moves changed (a resumed game, a corrected move): the board goes on from them.
+    pub record_changed: bool,
+    /// The game is closed (the arbiter's final result): the board no longer extends it.
+    pub closed: bool,
 }
 
 /// The desks of the boards being recorded, by board name; cheap to clone.

@@ -3,7 +3,8 @@
 //! Flow: the daemon tells the [`Hub`] when a board connects or is lost, each tracker event once
 //! the store writer has made it durable ([`Hub::committed`]), and the clock as its pipeline reads
 //! it ([`Hub::clock`]). The hub folds each into the board's [`BoardSnapshot`] (a pure fold over
-//! the events) and broadcasts one [`LiveEvent`]; while the store refuses a board's writes (a full
+//! the events) and broadcasts one [`LiveEvent`] (what spectators may see: irregularities are
+//! folded in but not sent, snapshots go out [`BoardSnapshot::public`]); while the store refuses a board's writes (a full
 //! disk, [`Hub::store_status`]) its snapshot says that recording is suspended, and why, serialised once, with an id that only grows.
 //! Subscribers never slow the daemon: a subscriber that lags behind the broadcast buffer loses
 //! events and must resync from [`Hub::snapshot`].
@@ -16,10 +17,11 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    live::{BoardLive, BoardSnapshot, Connection, LiveClock},
+    live::{BoardLive, BoardSnapshot, Connection, LiveClock, NOT_PUBLIC},
     view,
 };
 use crate::{
+    device::serial::now_ms,
     game::Kind,
     relay::desk::Desks,
     sensor::ClockReading,
@@ -35,9 +37,9 @@ const BROADCAST_CAPACITY: usize = 4096;
 #[derive(Clone, Debug)]
 pub struct LiveEvent {
     pub id: u64,
-    /// `move`, `revision`, `takeback`, `irregularity`, `resolved`, `result`, `flag_fall`,
-    /// `claimable`, `game_end`, `game_started`, `clock`, `board_connected`, `board_lost`,
-    /// `decision`, `store`.
+    /// `move`, `revision`, `takeback`, `result`, `flag_fall`, `claimable`, `game_end`,
+    /// `game_started`, `clock`, `board_connected`, `board_lost`, `decision`, `store`, `record`
+    /// (spectators' events: an irregularity and its resolution are folded in, not sent).
     pub kind: &'static str,
     pub json: String,
 }
@@ -181,7 +183,7 @@ impl Hub {
             return;
         };
         if with_snapshot {
-            value["snapshot"] = view::snapshot_json(&board.snapshot());
+            value["snapshot"] = view::snapshot_json(&board.snapshot().public());
         }
         state.last_id += 1;
         let id = state.last_id;
@@ -202,16 +204,40 @@ impl Hub {
         self.update(name, true, |b| {
             b.connection = Connection::Connected;
             b.lost_reason = None;
+            b.lost_since_ms = None;
             Some(("board_connected", json!({})))
         });
     }
 
-    /// The board went away (`why`: for the arbiter).
+    /// The board went away (`why`: for the arbiter): its clock is shown stopped (nobody reads
+    /// it), and the board is an alert until it is back.
     pub fn board_lost(&self, name: &str, why: &str) {
+        let now = now_ms();
         self.update(name, true, |b| {
             b.connection = Connection::Lost;
             b.lost_reason = Some(why.to_owned());
+            if b.lost_since_ms.is_none() {
+                b.lost_since_ms = Some(now);
+                b.losses += 1;
+            }
+            if let Some(clock) = b.clock.as_mut() {
+                clock.running = None;
+            }
             Some(("board_lost", json!({ "reason": why })))
+        });
+    }
+
+    /// The store closed the game board `name` shows (the arbiter's result, set from another
+    /// process, or the game's end): `result` stands, and nothing the board does extends it.
+    pub fn game_closed(&self, name: &str, result: &str, termination: Option<&str>) {
+        self.update(name, true, |b| {
+            if b.result_final && b.result.as_deref() == Some(result) {
+                return None;
+            }
+            b.result = Some(result.to_owned());
+            b.result_final = true;
+            b.termination = termination.map(str::to_owned);
+            Some(("result", json!({ "result": result, "final": true })))
         });
     }
 
@@ -231,24 +257,40 @@ impl Hub {
         });
     }
 
-    /// An event of board `name` that the store has made durable.
+    /// An event of board `name` that the store has made durable. Irregularities are folded
+    /// in but not sent to spectators ([`NOT_PUBLIC`]).
     pub fn committed(&self, name: &str, event: &TrackerEvent) {
-        self.update(name, true, |b| Some(b.apply(event)));
+        self.update(name, true, |b| {
+            let (kind, value) = b.apply(event);
+            (!NOT_PUBLIC.contains(&kind)).then_some((kind, value))
+        });
     }
 
     /// An arbiter's decision on the game board `name` has now (made through the admin API): a
-    /// result set is final from now on.
+    /// result set is final from now on (`*` is none); a ruling closes its irregularity. Sent
+    /// without its author or note, and a ruling not at all (spectators see results, not
+    /// rulings).
     pub fn decision(&self, name: &str, decision: &Decision) {
         self.update(name, true, |b| {
-            if let Action::SetResult { result, reason, .. } = &decision.action {
-                b.result = Some(result.clone());
-                b.result_final = true;
-                b.termination = Some(reason.as_str().to_owned());
-            }
-            let value = json!({
+            let mut value = json!({
                 "game": decision.game.0, "decision": decision.id,
-                "action": decision.action, "author": decision.author, "note": decision.note,
+                "action": decision.action.as_str(),
             });
+            match &decision.action {
+                Action::SetResult { result, reason, .. } => {
+                    let set = result != "*";
+                    b.result = set.then(|| result.clone());
+                    b.result_final = set;
+                    b.termination = set.then(|| reason.as_str().to_owned());
+                    value["result"] = json!(result);
+                }
+                Action::Rule { irregularity, .. } => {
+                    b.irregularities.retain(|i| i.id != *irregularity);
+                    return None;
+                }
+                Action::Note { .. } => return None,
+                Action::CorrectMove { .. } | Action::Resume { .. } => {}
+            }
             Some(("decision", value))
         });
     }

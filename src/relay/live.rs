@@ -18,6 +18,13 @@ use crate::{
 /// FEN of the chess start position (ply 0 of every game).
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+/// What [`BoardLive::apply`] names an event that came after the final result (not shown).
+pub const AFTER_RESULT: &str = "after_result";
+
+/// The events [`BoardLive::apply`] names that spectators are not sent: irregularities and
+/// their resolution (the arbiter's, through the admin API), and what came after the result.
+pub const NOT_PUBLIC: &[&str] = &["irregularity", "resolved", AFTER_RESULT];
+
 /// Whether the daemon hears the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -148,6 +155,21 @@ pub struct BoardSnapshot {
     pub result: Option<String>,
     pub result_final: bool,
     pub termination: Option<String>,
+    /// Since when the board is not heard (wall-clock ms), while it is lost; not sent.
+    #[serde(skip)]
+    pub lost_since_ms: Option<u64>,
+    /// How often the board was lost since the daemon started; not sent.
+    #[serde(skip)]
+    pub losses: u32,
+}
+
+impl BoardSnapshot {
+    /// What spectators are sent: no irregularities (they are the arbiter's, through the admin
+    /// API).
+    pub fn public(mut self) -> BoardSnapshot {
+        self.irregularities.clear();
+        self
+    }
 }
 
 /// One recorded ply as the hub keeps it.
@@ -178,6 +200,8 @@ pub struct BoardLive {
     pub(super) termination: Option<String>,
     /// A Chess960 game's start position, shown before the first move.
     pub(super) start_fen: Option<String>,
+    pub(super) lost_since_ms: Option<u64>,
+    pub(super) losses: u32,
 }
 
 impl BoardLive {
@@ -208,6 +232,8 @@ impl BoardLive {
             result_final: false,
             termination: None,
             start_fen: None,
+            lost_since_ms: None,
+            losses: 0,
         };
         for mv in moves {
             board.push_move(mv);
@@ -250,8 +276,20 @@ impl BoardLive {
         }
     }
 
-    /// Folds a durable tracker event in; returns the SSE event name and its fields.
+    /// Folds a durable tracker event in; returns the SSE event name and its fields. Once the
+    /// result is final (a game end, the arbiter's result) what the board does no longer changes
+    /// the game shown: its moves and gestures are kept in the store without a game.
     pub fn apply(&mut self, event: &TrackerEvent) -> (&'static str, Value) {
+        let extends = matches!(
+            event,
+            TrackerEvent::Move(_)
+                | TrackerEvent::Revision { .. }
+                | TrackerEvent::Takeback { .. }
+                | TrackerEvent::ResultGesture { .. }
+        );
+        if self.result_final && extends {
+            return (AFTER_RESULT, json!({ "kind": event.kind() }));
+        }
         match event {
             TrackerEvent::GameStarted {
                 orientation, start, ..
@@ -259,10 +297,14 @@ impl BoardLive {
                 let (name, number, connection) = (self.name.clone(), self.number, self.connection);
                 let clock = self.clock;
                 let store_error = self.store_error.take();
+                let (lost_reason, lost_since_ms, losses) =
+                    (self.lost_reason.take(), self.lost_since_ms, self.losses);
                 *self = BoardLive::with_kind(&name, number, self.kind, &[]);
                 self.connection = connection;
                 self.clock = clock;
                 self.store_error = store_error;
+                (self.lost_reason, self.lost_since_ms, self.losses) =
+                    (lost_reason, lost_since_ms, losses);
                 self.start_fen = start.clone();
                 (
                     "game_started",
@@ -454,6 +496,8 @@ impl BoardLive {
             result: self.result.clone(),
             result_final: self.result_final,
             termination: self.termination.clone(),
+            lost_since_ms: self.lost_since_ms,
+            losses: self.losses,
         }
     }
 }

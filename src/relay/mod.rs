@@ -11,6 +11,7 @@
 //! [`lichess`] pushes the round PGN to a Lichess broadcast round after each change, [`folder`]
 //! writes it as LiveChess-style folders.
 
+pub mod alerts;
 pub mod desk;
 pub mod folder;
 pub mod hub;

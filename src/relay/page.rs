@@ -1,4 +1,6 @@
-//! The live page: every board as an inline SVG, the players, clocks and alerts; one board large.
+//! The live page, for spectators: every board as an inline SVG, the players, clocks, moves and
+//! results; one board large. No irregularity, alert or note: those are the arbiter's (the admin
+//! API); only a store refusing writes is told, as a banner.
 //!
 //! Flow: the server renders the page from the boards' [`BoardView`]s with pure functions
 //! ([`index_html`], [`board_page_html`]; the boards are drawn by [`super::svg`]); the small script in `assets/live.js`
@@ -47,15 +49,10 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
         Some(n) => format!("/boards/{n}"),
         None => format!("/boards/{}", percent_encode(&b.name)),
     };
-    let alert = if b.irregularities.is_empty() {
-        ""
-    } else {
-        " alerting"
-    };
     let size = if large { " large" } else { "" };
     let _ = write!(
         out,
-        r#"<section class="board{size}{alert}" data-board="{}"><h2><a class="title" href="{}">{}</a> <span class="conn {conn}">{conn}</span></h2>"#,
+        r#"<section class="board{size}" data-board="{}"><h2><a class="title" href="{}">{}</a> <span class="conn {conn}">{conn}</span></h2>"#,
         escape(&b.name),
         escape(&href),
         escape(&title),
@@ -74,21 +71,6 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
         escape(&view.white_label),
         clock_span(b, Side::White),
     );
-    out.push_str(r#"<ul class="alerts">"#);
-    for i in &b.irregularities {
-        let article = i
-            .article
-            .as_deref()
-            .map_or(String::new(), |a| format!(" (art. {a})"));
-        let _ = write!(
-            out,
-            r#"<li class="alert">{}{}: {}</li>"#,
-            escape(i.kind.as_str()),
-            escape(&article),
-            escape(&i.detail)
-        );
-    }
-    out.push_str("</ul>");
     let result = b.result.as_deref().map_or(String::new(), |r| {
         if b.result_final {
             r.to_owned()
@@ -176,7 +158,7 @@ fn page(title: &str, body_attrs: &str, main: &str) -> String {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{}</title><style>{STYLE}</style></head>
 <body {body_attrs}><header><h1>{}</h1> <span id="status">connecting</span></header>
-<div id="hall-alerts" role="alert"></div>
+<div id="hall-status" role="status"></div>
 {main}
 <script>{SCRIPT}</script></body></html>
 "#,

@@ -4,7 +4,9 @@
 //! through one read-only connection on a blocking thread; the rendered bodies are cached until
 //! `PRAGMA data_version` says another connection committed, and served with a strong `ETag`
 //! (`If-None-Match` answers 304). `/api/events` streams the hub's events as SSE; `/` and
-//! `/boards/{name-or-number}` render the live page; `/round.pgn` is the current round (all games
+//! `/boards/{name-or-number}` render the live page (spectators see no irregularity, alert or
+//! note there, nor in the events; `/api/boards` shows each board's alerts with the admin token,
+//! and `/api/admin/alerts` all of them: [`alerts`]); `/round.pgn` is the current round (all games
 //! while no round is set); `/metrics` is the daemon's [`Metrics`] as Prometheus text. Admin routes
 //! check the bearer token in constant time, validate the JSON, then call the store's decision and
 //! pairings functions through a writing connection of their own; anything refused changes
@@ -46,14 +48,15 @@ use crate::{
     metrics::Metrics,
     pairings::{self, Pairing, PairingsFormat},
     relay::{
-        desk::RecordChange,
+        alerts::{self, Alert, AlertState},
+        desk::{Applied, RecordChange},
         hub::Hub,
-        live::BoardSnapshot,
+        live::{BoardSnapshot, OpenIrregularity},
         page,
         view::{BoardView, Seats},
     },
     store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},
-    tracker::{RecordedMove, Side},
+    tracker::{IrregularityKind, RecordedMove, Side},
 };
 
 /// Errors of the relay server.
@@ -136,11 +139,12 @@ impl Rendered {
     }
 }
 
-/// The game a board has in the store, for the page.
+/// The game a board has in the store, for the page (and its alerts, for the arbiter).
 #[derive(Clone, Debug)]
 struct BoardGame {
     id: i64,
     seats: Seats,
+    alerts: Vec<Alert>,
 }
 
 /// Who sits where: each board's latest game and its players, and the current round's pairings
@@ -279,6 +283,7 @@ impl ReaderState {
                         white: g.player(Side::White),
                         black: g.player(Side::Black),
                     },
+                    alerts: alerts::game_alerts(g),
                 },
             );
         }
@@ -437,6 +442,7 @@ pub fn router_with(
         .route("/api/events", get(api_events))
         .route("/api/admin/games/{id}/{action}", post(admin))
         .route("/api/admin/pairings", post(admin_pairings))
+        .route("/api/admin/alerts", get(admin_alerts))
         .route("/metrics", get(metrics))
         .with_state(app)
 }
@@ -535,23 +541,65 @@ async fn game_pgn(
     Ok(pgn_response(&headers, r.ok_or_else(not_found)?))
 }
 
-/// Every board with its players, and the id of the last event the snapshots include.
-async fn views(app: &App) -> Result<(Vec<BoardView>, u64), ApiError> {
+/// Who asks: spectators, or the arbiter (the admin token).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Audience {
+    Public,
+    Arbiter,
+}
+
+/// Every board with its players, and the id of the last event the snapshots include; for the
+/// arbiter with its alerts and open irregularities, for spectators without.
+async fn views(app: &App, audience: Audience) -> Result<(Vec<BoardView>, u64), ApiError> {
     let (boards, last_id) = app.hub.snapshot();
     let games = app.db.read(|r, db| r.boards(db)).await?;
     Ok((
-        boards.into_iter().map(|b| view(b, &games)).collect(),
+        boards
+            .into_iter()
+            .map(|b| view(b, &games, audience))
+            .collect(),
         last_id,
     ))
 }
 
-fn view(live: BoardSnapshot, seating: &Seating) -> BoardView {
-    let (game, seats) = seating.of(&live);
-    BoardView::new(live, game, seats)
+fn view(live: BoardSnapshot, seating: &Seating, audience: Audience) -> BoardView {
+    let game = seating.games.get(&live.name);
+    let (game_id, seats) = seating.of(&live);
+    let mut alerts: Vec<Alert> = alerts::board_alert(&live, game.map(|g| g.id))
+        .into_iter()
+        .collect();
+    alerts.extend(game.map(|g| g.alerts.clone()).unwrap_or_default());
+    let mut live = live;
+    // The open irregularities are the store's open alerts (a ruling from another process
+    // closes them too); one per alert, its latest.
+    live.irregularities = alerts
+        .iter()
+        .filter(|a| a.state == AlertState::Open)
+        .filter_map(|a| {
+            Some(OpenIrregularity {
+                id: *a.irregularities.last()?,
+                ply: a.ply.unwrap_or(0),
+                kind: IrregularityKind::from_str_opt(&a.kind)?,
+                detail: a.detail.clone(),
+                article: a.article.clone(),
+            })
+        })
+        .collect();
+    let mut view = BoardView::new(live, game_id, seats);
+    view.alerts = alerts;
+    match audience {
+        Audience::Arbiter => view,
+        Audience::Public => view.public(),
+    }
 }
 
-async fn api_boards(State(app): State<App>) -> Result<Response, ApiError> {
-    let (boards, last_event_id) = views(&app).await?;
+/// `/api/boards`: public; with the admin token, each board's alerts and open irregularities too.
+async fn api_boards(State(app): State<App>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let audience = match app.authorize(&headers) {
+        Ok(()) => Audience::Arbiter,
+        Err(_) => Audience::Public,
+    };
+    let (boards, last_event_id) = views(&app, audience).await?;
     Ok((
         [(header::CACHE_CONTROL, "no-cache")],
         Json(json!({ "last_event_id": last_event_id, "boards": boards })),
@@ -625,8 +673,29 @@ async fn metrics(State(app): State<App>) -> Response {
         .into_response()
 }
 
+/// `GET /api/admin/alerts`: every alert of every game (open first, then by time), and the
+/// boards not heard; the arbiter's console reads them.
+async fn admin_alerts(State(app): State<App>, headers: HeaderMap) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    let (boards, last_event_id) = app.hub.snapshot();
+    let games = app.db.read(|r, db| r.games(db)).await?;
+    let current = app.db.read(|r, db| r.boards(db)).await?;
+    let mut all: Vec<Alert> = boards
+        .iter()
+        .filter_map(|b| alerts::board_alert(b, current.games.get(&b.name).map(|g| g.id)))
+        .collect();
+    all.extend(games.iter().flat_map(alerts::game_alerts));
+    all.sort_by_key(|a| (a.state != AlertState::Open, a.since_ms));
+    let open = all.iter().filter(|a| a.state == AlertState::Open).count();
+    Ok((
+        [(header::CACHE_CONTROL, "no-cache")],
+        Json(json!({ "last_event_id": last_event_id, "open": open, "alerts": all })),
+    )
+        .into_response())
+}
+
 async fn index(State(app): State<App>) -> Result<Html<String>, ApiError> {
-    let (boards, _) = views(&app).await?;
+    let (boards, _) = views(&app, Audience::Public).await?;
     Ok(Html(page::index_html(&boards)))
 }
 
@@ -634,7 +703,7 @@ async fn board_page(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
 ) -> Result<Html<String>, ApiError> {
-    let (boards, _) = views(&app).await?;
+    let (boards, _) = views(&app, Audience::Public).await?;
     let number = key.parse::<u32>().ok();
     let board = boards
         .iter()
@@ -644,8 +713,9 @@ async fn board_page(
     Ok(Html(page::board_page_html(board)))
 }
 
-/// What an admin decision gives back: the decision, the game's board and its live moves.
-type Decided = (Decision, Option<String>, Vec<RecordedMove>);
+/// What an admin decision gives back: the decision, the game's board, its live moves and
+/// whether it is closed.
+type Decided = (Decision, Option<String>, Vec<RecordedMove>, bool);
 
 mod admin;
 

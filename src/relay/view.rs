@@ -1,13 +1,14 @@
 //! What a browser is sent of a board: its live snapshot (data) with the board drawn (SVG), and
 //! the game's players. Flow: the hub's [`BoardSnapshot`]s come in; [`snapshot_json`] is the
-//! `snapshot` of a Server-Sent Event, [`BoardView`] a board of `/api/boards` and of the page.
+//! `snapshot` of a Server-Sent Event, [`BoardView`] a board of `/api/boards` and of the page
+//! (the arbiter's, with irregularities and alerts, or the spectators': [`BoardView::public`]).
 //! The drawing is made here, from the snapshot's position and last move ([`draw`]), so there is
 //! one renderer and the live state holds no markup. Pure.
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{live::BoardSnapshot, svg};
+use super::{alerts::Alert, live::BoardSnapshot, svg};
 use crate::{game::Kind, store::PlayerRecord};
 
 /// The snapshot's position as an SVG board, the last move marked.
@@ -46,6 +47,9 @@ pub struct BoardView {
     /// What the page writes for each side: title, name and rating (`GM Abenov, Arman (2610)`).
     pub white_label: String,
     pub black_label: String,
+    /// The board's alerts and its game's ([`super::alerts`]): for the arbiter only, empty
+    /// for spectators ([`BoardView::public`]).
+    pub alerts: Vec<Alert>,
 }
 
 /// Who sits at a board: the round and both players, as far as they are known.
@@ -74,7 +78,15 @@ impl BoardView {
             black_label: label(seats.black.as_ref(), "Black"),
             white_player: seats.white,
             black_player: seats.black,
+            alerts: Vec::new(),
         }
+    }
+
+    /// What spectators see: no irregularities, no alerts.
+    pub fn public(mut self) -> Self {
+        self.live = self.live.public();
+        self.alerts.clear();
+        self
     }
 }
 

@@ -16,8 +16,8 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    EventRecord, GAME_SELECT, GameId, MOVE_COLUMNS, Store, StoreError, game_events, game_header,
-    insert_move_row, live_moves, move_row, sql_ms,
+    EventRecord, GAME_SELECT, GameId, Store, StoreError, game_events, game_header, insert_move_row,
+    live_moves, sql_ms,
 };
 use crate::{
     Millis,
@@ -32,7 +32,6 @@ use crate::{
         chess::{ChessGame, start_of},
         togyz::TogyzGame,
     },
-    tracker::event::RecordedMove,
 };
 
 pub use crate::arbiter::ResultReason;
@@ -283,24 +282,10 @@ impl Decision {
     }
 }
 
-/// A move row that was retracted, with the event that retracted it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RetractedMove {
-    pub retracted_by: i64,
-    pub mv: RecordedMove,
-}
-
-/// One entry of a game's history: an event and the move rows it retracted.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HistoryEntry {
-    pub event: EventRecord,
-    /// By ply; empty unless the event retracted moves (revision, takeback, correction).
-    pub retracted: Vec<RecordedMove>,
-}
-
 impl Store {
-    /// Sets (or changes) the result of `game` and records why. The game's `ended_at_ms` is the
-    /// tracker's (stream time) and is left alone: a game still open on its board stays open.
+    /// Sets (or changes) the result of `game` and records why. A final result (not `*`) closes
+    /// a game still open: the board no longer extends it, and nothing it does changes the result
+    /// ([`super::closing`]).
     pub fn set_result(
         &mut self,
         game: GameId,
@@ -328,6 +313,7 @@ impl Store {
         let decision = insert(&tx, game, board, None, action, author, note, at_ms)?;
         tx.prepare_cached("UPDATE games SET result = ?1, termination = ?2 WHERE id = ?3")?
             .execute((result, reason.as_str(), game))?;
+        super::closing::close_decided(&tx, game, result)?;
         tx.commit()?;
         Ok(decision)
     }
@@ -573,42 +559,6 @@ impl Store {
             .map(|e| Decision::from_event(game, e))
             .collect()
     }
-
-    /// Every event of `game` in the order recorded, each with the move rows it retracted.
-    pub fn history(&self, game: GameId) -> Result<Vec<HistoryEntry>, DecisionError> {
-        header(&self.conn, game)?;
-        let mut retracted = self.retracted_moves(game)?;
-        Ok(game_events(&self.conn, game)?
-            .into_iter()
-            .map(|event| {
-                let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut retracted)
-                    .into_iter()
-                    .partition(|r| r.retracted_by == event.id);
-                retracted = rest;
-                HistoryEntry {
-                    event,
-                    retracted: mine.into_iter().map(|r| r.mv).collect(),
-                }
-            })
-            .collect())
-    }
-
-    /// Every retracted move row of `game`, by retracting event then ply.
-    pub fn retracted_moves(&self, game: GameId) -> Result<Vec<RetractedMove>, DecisionError> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT retracted_by, {MOVE_COLUMNS} FROM moves \
-             WHERE game_id = ?1 AND retracted_by IS NOT NULL ORDER BY retracted_by, ply, id"
-        ))?;
-        let rows = stmt
-            .query_map([game], |r| {
-                Ok(RetractedMove {
-                    retracted_by: r.get(0)?,
-                    mv: move_row(r, 1)?,
-                })
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
-    }
 }
 
 fn check_author(author: &str) -> Result<&str, DecisionError> {
@@ -621,7 +571,7 @@ fn check_author(author: &str) -> Result<&str, DecisionError> {
 }
 
 /// Board, result and termination of `game`.
-fn header(
+pub(super) fn header(
     conn: &Connection,
     game: GameId,
 ) -> Result<(super::BoardId, String, Option<String>), DecisionError> {

@@ -12,8 +12,10 @@
 //! SQLite runs in WAL mode with `synchronous=NORMAL` (a power cut may lose the last commits, never
 //! corrupt the file), `foreign_keys=ON` and a busy timeout.
 
+mod closing;
 mod decisions;
 mod event;
+mod history;
 mod import;
 mod lookup;
 pub mod model;
@@ -38,11 +40,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 pub use self::{
-    decisions::{
-        Action, DECISION_KIND, Decision, DecisionError, HistoryEntry, RESULTS, ResultReason,
-        RetractedMove, Ruling,
-    },
+    closing::ClosedGame,
+    decisions::{Action, DECISION_KIND, Decision, DecisionError, RESULTS, ResultReason, Ruling},
     event::{EventOpened, EventSettings, RoundRecord, StoredEvent},
+    history::{HistoryEntry, RetractedMove},
     import::{IMPORT_NOTE, ImportedGame, import_note},
     lookup::{BoardGame, BoardGames},
     model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown},
@@ -62,6 +63,7 @@ use read::{
     GAME_SELECT, MOVE_COLUMNS, game_events, game_header, live_moves, move_row, open_game_id,
     parse_kind,
 };
+pub use write::WriteReport;
 use write::{Batch, insert_move_row, sql_ms};
 
 /// How long a write waits for another connection's lock (a reader's export, a backup).

@@ -236,6 +236,56 @@ impl GameRecord {
             .unwrap_or(0)
     }
 
+    /// The irregularities the board showed that nothing has resolved yet (`id`, kind): a
+    /// resumed game's tracker resolves them when the board fits the game again.
+    pub fn open_irregularities(&self) -> Vec<(u32, IrregularityKind)> {
+        self.irregularities()
+            .iter()
+            .filter_map(|i| match &i.entry {
+                Entry::Shown {
+                    shown,
+                    resolution: None,
+                    ..
+                } if !matches!(
+                    i.kind,
+                    IrregularityKind::ClockWithoutMove
+                        | IrregularityKind::BoardRotated
+                        | IrregularityKind::ClockMisSet
+                ) =>
+                {
+                    shown.id.map(|id| (id, i.kind))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// What the referee counted in this game that its moves do not show: the sides whose flag
+    /// was reported fallen, and the player of each completed illegal move, in order.
+    pub fn judged_counts(&self) -> (Vec<Side>, Vec<Side>) {
+        let flags = self
+            .events
+            .iter()
+            .filter_map(|e| match &e.what {
+                Recorded::FlagFall(f) => f.side,
+                _ => None,
+            })
+            .collect();
+        let illegal = self
+            .events
+            .iter()
+            .filter_map(|e| match &e.what {
+                Recorded::Irregularity(shown)
+                    if e.kind == IrregularityKind::IllegalMove.as_str() =>
+                {
+                    shown.player
+                }
+                _ => None,
+            })
+            .collect();
+        (flags, illegal)
+    }
+
     /// Whether the kings showed a result right before ply `ply`.
     pub fn gesture_before(&self, ply: u32) -> bool {
         self.events

@@ -3,6 +3,7 @@
 //! [`Batch::apply`] per write → one commit; a failed batch is rolled back whole.
 
 use super::*;
+use closing::{ClosedGame, NO_ARBITER_RESULT};
 
 pub(super) fn sql_ms(ms: Millis) -> Result<i64, StoreError> {
     i64::try_from(ms).map_err(|_| StoreError::TimeOutOfRange(ms))
@@ -33,6 +34,18 @@ pub(super) struct Batch<'c> {
     pub(super) boards: Vec<BoardState>,
     pub(super) touched: Vec<GameId>,
     pub(super) raw: Vec<(BoardId, RawBuffer)>,
+    /// The closed game each board's gameless events would have extended.
+    pub(super) closed: Vec<ClosedGame>,
+}
+
+/// What a batch did: the games it touched and the games it found closed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteReport {
+    /// In first-touch order.
+    pub touched: Vec<GameId>,
+    /// The latest game of each board that wrote an event (not a game start) with no game open:
+    /// ended, or closed by the arbiter's result ([`super::closing`]).
+    pub closed: Vec<ClosedGame>,
 }
 
 impl<'c> Batch<'c> {
@@ -43,6 +56,7 @@ impl<'c> Batch<'c> {
             boards: Vec::new(),
             touched: Vec::new(),
             raw: Vec::new(),
+            closed: Vec::new(),
         }
     }
 
@@ -163,6 +177,11 @@ impl<'c> Batch<'c> {
         let Some(game) = self.open_game(board)? else {
             let (at_ms, ply, detail) = event_row(event)?;
             self.insert_event(None, board, at_ms, event.kind(), ply, &detail)?;
+            if !self.closed.iter().any(|c| c.board == board)
+                && let Some(closed) = closing::latest_closed(self.conn, board)?
+            {
+                self.closed.push(closed);
+            }
             return Ok(());
         };
         self.touch(game);
@@ -199,7 +218,9 @@ impl<'c> Batch<'c> {
                 let (_, ply, detail) = event_row(event)?;
                 self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
                 self.conn
-                    .prepare_cached("UPDATE games SET result = ?1 WHERE id = ?2")?
+                    .prepare_cached(&format!(
+                        "UPDATE games SET result = ?1 WHERE id = ?2 AND {NO_ARBITER_RESULT}"
+                    ))?
                     .execute((proposed.as_pgn(), game))?;
                 Ok(())
             }
@@ -228,10 +249,13 @@ impl<'c> Batch<'c> {
             } => {
                 let (_, ply, detail) = event_row(event)?;
                 self.insert_event(Some(game), board, *at_ms, event.kind(), ply, &detail)?;
+                // The arbiter's result stands; the board's end still closes the game.
                 self.conn
-                    .prepare_cached(
-                        "UPDATE games SET result = ?1, termination = ?2, ended_at_ms = ?3 WHERE id = ?4",
-                    )?
+                    .prepare_cached(&format!(
+                        "UPDATE games SET result = CASE WHEN {NO_ARBITER_RESULT} THEN ?1 \
+                         ELSE result END, termination = CASE WHEN {NO_ARBITER_RESULT} THEN ?2 \
+                         ELSE termination END, ended_at_ms = ?3 WHERE id = ?4"
+                    ))?
                     .execute((outcome.as_pgn(), termination, sql_ms(*at_ms)?, game))?;
                 let i = self.state(board);
                 self.boards[i].open = Some(None);
@@ -481,20 +505,29 @@ impl Store {
     /// new one; `Move` adds a live move to the open game; `Revision` retracts the live move at
     /// `new.ply` and inserts `new`; `Takeback` retracts live moves after `to_ply`; `ResultGesture`
     /// sets the proposed result (the arbiter confirms later); `GameEnded` sets result, termination
-    /// and `ended_at_ms`. Every event but `Move` is also kept in `events`. Without an open game an
+    /// and `ended_at_ms` (neither changes a result the arbiter set: [`closing`]). Every event but `Move` is also kept in `events`. Without an open game an
     /// event (a `Move` too, as kind `move`) is kept in `events` with no game and changes nothing else.
     pub fn write_batch(&mut self, writes: &[Write]) -> Result<Vec<GameId>, StoreError> {
         self.write_batch_dated(writes, None)
     }
 
-    /// [`Store::write_batch`], also dating (`YYYY.MM.DD`) every touched game without a date, in
-    /// the same transaction: a refused batch (a full disk) leaves nothing behind, so sending it
-    /// again is clean.
+    /// [`Store::write_batch_report`], the games touched only.
     pub fn write_batch_dated(
         &mut self,
         writes: &[Write],
         date: Option<&str>,
     ) -> Result<Vec<GameId>, StoreError> {
+        Ok(self.write_batch_report(writes, date)?.touched)
+    }
+
+    /// [`Store::write_batch`], also dating (`YYYY.MM.DD`) every touched game without a date, in
+    /// the same transaction: a refused batch (a full disk) leaves nothing behind, so sending it
+    /// again is clean. The report names the closed games boards wrote to ([`WriteReport`]).
+    pub fn write_batch_report(
+        &mut self,
+        writes: &[Write],
+        date: Option<&str>,
+    ) -> Result<WriteReport, StoreError> {
         if let Some(date) = date
             && !is_pgn_date(date)
         {
@@ -519,7 +552,7 @@ impl Store {
         &mut self,
         writes: &[Write],
         date: Option<&str>,
-    ) -> Result<Vec<GameId>, StoreError> {
+    ) -> Result<WriteReport, StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -528,7 +561,7 @@ impl Store {
             batch.apply(write)?;
         }
         batch.flush_raw()?;
-        let touched = batch.touched;
+        let (touched, closed) = (batch.touched, batch.closed);
         if let Some(date) = date {
             let mut stmt =
                 tx.prepare_cached("UPDATE games SET date = ?1 WHERE id = ?2 AND date IS NULL")?;
@@ -537,6 +570,6 @@ impl Store {
             }
         }
         tx.commit()?;
-        Ok(touched)
+        Ok(WriteReport { touched, closed })
     }
 }

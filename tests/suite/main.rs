@@ -5,9 +5,11 @@
 //! Run one module with `cargo test --release --test suite MODULE::`. `tests/full_disk.rs` stays
 //! a binary of its own: it installs a process-wide log subscriber.
 
+mod alerts;
 mod arbiter_articles;
 mod arbiter_cli;
 mod arbiter_decisions;
+mod arbiter_final;
 mod arbiter_rules;
 mod bad_input;
 mod bus_mode;

@@ -411,6 +411,18 @@ impl<B: Board> Pipeline<B> {
         true
     }
 
+    /// The game on the board is over by a decision it did not show (the arbiter's final
+    /// result), or its store closed it: the board no longer extends it; the next start position
+    /// begins a new game ([`Tracker::close`]). Returns whether a game was followed.
+    pub fn close_game(&mut self) -> bool {
+        self.tracker.close()
+    }
+
+    /// Whether the tracker follows a game.
+    pub fn has_game(&self) -> bool {
+        self.tracker.has_game()
+    }
+
     /// Whether the board has been lost after a gap long enough for `thread_lost` (it waits
     /// for the board to fit the record, or for the arbiter).
     pub fn thread_lost(&self) -> bool {

@@ -3,11 +3,11 @@
 // carries; ticks running clocks down between events; re-reads /api/boards after a resync.
 (function () {
   const only = document.body.dataset.only; // the board page shows one board
-  const boards = new Map(); // name -> { clock, t0, seen, irregularities }
+  const boards = new Map(); // name -> { clock, t0, seen, storeError }
 
   function info(name) {
     let b = boards.get(name);
-    if (!b) { b = { clock: null, t0: 0, seen: 0, irregularities: [] }; boards.set(name, b); }
+    if (!b) { b = { clock: null, t0: 0, seen: 0, storeError: null }; boards.set(name, b); }
     return b;
   }
   function section(name) {
@@ -48,8 +48,8 @@
     b.clock = c; b.t0 = performance.now();
     paintClocks(name);
   }
-  function paintHallAlerts() {
-    const hall = document.getElementById("hall-alerts");
+  function paintHallStatus() {
+    const hall = document.getElementById("hall-status");
     hall.textContent = "";
     // A store refusing writes (a full disk) concerns every board: one line per reason.
     const refused = new Set();
@@ -61,16 +61,6 @@
       const d = document.createElement("div");
       d.textContent = "Recording suspended: " + why;
       hall.appendChild(d);
-    }
-    for (const [name, b] of boards) {
-      if (only !== undefined && name !== only) continue;
-      const el = section(name);
-      const title = el ? el.querySelector(".title").textContent : name;
-      for (const i of b.irregularities) {
-        const d = document.createElement("div");
-        d.textContent = title + ": " + i.kind.replace(/_/g, " ") + (i.article ? " (art. " + i.article + ")" : "");
-        hall.appendChild(d);
-      }
     }
   }
   function render(s, view) {
@@ -111,23 +101,13 @@
       list.appendChild(li);
     });
     list.scrollTop = list.scrollHeight; // the newest moves in view
-    const alerts = el.querySelector(".alerts");
-    alerts.textContent = "";
-    for (const i of s.irregularities) {
-      const li = document.createElement("li");
-      li.className = "alert";
-      li.textContent = i.kind + (i.article ? " (art. " + i.article + ")" : "") + ": " + i.detail;
-      alerts.appendChild(li);
-    }
-    el.classList.toggle("alerting", s.irregularities.length > 0);
     for (const side of ["white", "black"]) {
       const span = el.querySelector('.clock[data-side="' + side + '"]');
       if (span) span.classList.toggle("tt", !!s.time_trouble[side]);
     }
-    b.irregularities = s.irregularities;
     b.storeError = s.store_error || null;
     if (s.clock) setClock(s.name, s.clock);
-    paintHallAlerts();
+    paintHallStatus();
   }
   function reload() {
     fetch("/api/boards", { cache: "no-store" })
@@ -156,9 +136,9 @@
     b.seen = d.id;
     setClock(d.board, d);
   });
-  for (const kind of ["move", "revision", "takeback", "irregularity", "resolved", "result",
-                      "flag_fall", "claimable", "game_end", "game_started", "board_connected",
-                      "board_lost", "decision", "store", "recovered"]) {
+  for (const kind of ["move", "revision", "takeback", "result", "flag_fall", "claimable",
+                      "game_end", "game_started", "board_connected", "board_lost", "decision",
+                      "store", "recovered", "record"]) {
     source.addEventListener(kind, function (e) {
       const d = JSON.parse(e.data);
       const b = info(d.board);

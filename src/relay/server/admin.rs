@@ -111,6 +111,12 @@ impl AdminAction {
     pub(super) fn changes_record(&self) -> bool {
         matches!(self, AdminAction::Correct(_) | AdminAction::Resume(_))
     }
+
+    /// Whether the board recording the game takes it (a changed record, or a result, which
+    /// closes the game once final).
+    pub(super) fn for_the_board(&self) -> bool {
+        self.changes_record() || matches!(self, AdminAction::Result(_))
+    }
 }
 
 /// Applies `action` to `game` through the relay's writing connection (blocking).
@@ -124,8 +130,10 @@ pub(super) fn decide(db: &Db, action: AdminAction, game: GameId) -> Result<Decid
     let decided = action.apply(store, game).map_err(decision_error)?;
     // The game exists: the decision was made on it.
     let record = store.game(game).map_err(RelayError::from)?;
-    let (board, moves) = record.map_or((None, Vec::new()), |g| (Some(g.board_name), g.moves));
-    Ok((decided, board, moves))
+    let (board, moves, closed) = record.map_or((None, Vec::new(), false), |g| {
+        (Some(g.board_name), g.moves, g.ended_at_ms.is_some())
+    });
+    Ok((decided, board, moves, closed))
 }
 
 pub(super) async fn admin(
@@ -153,11 +161,12 @@ pub(super) async fn admin(
         .map(GameId)
         .map_err(|_| ApiError(StatusCode::BAD_REQUEST, format!("{id:?} is not a game id")))?;
     let db = app.db.clone();
-    let live_board = match action.changes_record() {
+    let live_board = match action.for_the_board() {
         true => app.db.read(move |r, db| r.board_playing(db, game)).await?,
         false => None,
     };
-    let (decided, board, _moves) = match live_board {
+    let record_changed = action.changes_record();
+    let (decided, board, _moves, _closed) = match live_board {
         Some(board) => {
             // The board recording the game takes the decision between two reads of its port.
             let (answer, answered) = tokio::sync::oneshot::channel();
@@ -166,9 +175,13 @@ pub(super) async fn admin(
                 game,
                 apply: Box::new(move || {
                     let result = decide(&db, action, game);
-                    let moves = result.as_ref().ok().map(|(_, _, moves)| moves.clone());
+                    let applied = result.as_ref().ok().map(|(_, _, moves, closed)| Applied {
+                        moves: moves.clone(),
+                        record_changed,
+                        closed: *closed,
+                    });
                     let _ignored_if_asker_gone = answer.send(result);
-                    moves
+                    applied
                 }),
             };
             if let Err(change) = app.hub.desks().hand(change).await {

@@ -41,8 +41,12 @@ pub struct Bench {
     changes: Arc<watch::Sender<u64>>,
     round: Option<u32>,
     stop: watch::Sender<bool>,
+    /// The relay's own stop (a daemon stopped and started again keeps it serving).
+    relay_stop: watch::Sender<bool>,
     daemon: Option<JoinHandle<anyhow::Result<()>>>,
     emulators: Option<PtyFleet>,
+    /// The boards' pty links, for a daemon started again.
+    ports: Vec<PathBuf>,
 }
 
 impl Bench {
@@ -56,7 +60,8 @@ impl Bench {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("relay.db");
         let hub = Hub::new();
-        let (stop, stop_rx) = watch::channel(false);
+        let (relay_stop, stop_rx) = watch::channel(false);
+        let stop = watch::channel(false).0;
         let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
         let metrics = Arc::new(Metrics::new());
         let changes = Arc::new(watch::channel(0).0);
@@ -78,8 +83,10 @@ impl Bench {
             changes,
             round,
             stop,
+            relay_stop,
             daemon: None,
             emulators: None,
+            ports: Vec::new(),
         }
     }
 
@@ -97,7 +104,6 @@ impl Bench {
         pty: impl Fn(usize, &mut PtyOptions),
     ) {
         let mut boards = Vec::new();
-        let mut ports = Vec::new();
         for (i, (game, seed, rate)) in games.iter().enumerate() {
             let opts = EmulatorOptions {
                 speed,
@@ -108,17 +114,30 @@ impl Bench {
                 ..EmulatorOptions::default()
             };
             let script = emulator::script_pgn(game, &opts).unwrap();
-            let link = self.dir.path().join(format!("board-{}", i + 1));
-            let mut options = PtyOptions {
-                link: Some(link.clone()),
-                ..PtyOptions::default()
-            };
+            let mut options = PtyOptions::default();
             pty(i, &mut options);
             boards.push((PtyScript::from(script), options));
-            self.boards.push(link.display().to_string());
-            ports.push(link);
         }
-        self.emulators = Some(PtyFleet::spawn(boards).await.unwrap());
+        self.start_scripts(boards).await;
+    }
+
+    /// Emulated boards playing `boards` (their links are set here, `board-N`), recorded into
+    /// the database and fed to the hub.
+    pub async fn start_scripts(&mut self, boards: Vec<(PtyScript, PtyOptions)>) {
+        let mut ptys = Vec::new();
+        for (i, (script, mut options)) in boards.into_iter().enumerate() {
+            let link = self.dir.path().join(format!("board-{}", i + 1));
+            options.link = Some(link.clone());
+            ptys.push((script, options));
+            self.boards.push(link.display().to_string());
+            self.ports.push(link);
+        }
+        self.emulators = Some(PtyFleet::spawn(ptys).await.unwrap());
+        self.start_daemon();
+    }
+
+    /// Records the boards (again, after [`Bench::stop_daemon`]).
+    fn start_daemon(&mut self) {
         let laws = LawsSetup {
             time_control: Some("15+10".parse().unwrap()),
             ..LawsSetup::default()
@@ -126,7 +145,7 @@ impl Bench {
         let db = self.db.clone();
         let stop = self.stop.subscribe();
         let hub = self.hub.clone();
-        let mut fleet = daemon::Fleet::new(&db, daemon::port_boards(&ports), laws);
+        let mut fleet = daemon::Fleet::new(&db, daemon::port_boards(&self.ports), laws);
         fleet.metrics = self.metrics.clone();
         fleet.changes = self.changes.clone();
         fleet.round = self.round.map(|round| RoundInfo {
@@ -148,9 +167,32 @@ impl Bench {
         tokio::time::sleep(Duration::from_millis(1500)).await;
     }
 
+    /// Stops recording (the boards and the relay go on), as a daemon stopping does.
+    pub async fn stop_daemon(&mut self) {
+        self.stop.send_replace(true);
+        if let Some(d) = self.daemon.take() {
+            d.await.unwrap().unwrap();
+        }
+        self.stop = watch::channel(false).0;
+    }
+
+    /// Records the boards again after [`Bench::stop_daemon`], on the same database and hub.
+    pub fn restart_daemon(&mut self) {
+        self.start_daemon();
+    }
+
+    /// Waits until every board has played its script (no pause after it).
+    pub async fn wait_scripts(&mut self, within: Duration) {
+        let fleet = self.emulators.as_mut().unwrap();
+        tokio::time::timeout(within, fleet.all_done(|_, _| {}))
+            .await
+            .expect("the boards did not finish their scripts in time");
+    }
+
     /// Stops recording and serving.
     pub async fn stop(mut self) {
-        self.stop.send(true).unwrap();
+        self.stop.send_replace(true);
+        let _ignored_if_relay_ended = self.relay_stop.send(true);
         if let Some(d) = self.daemon.take() {
             d.await.unwrap().unwrap();
         }

@@ -48,7 +48,7 @@ use crate::{
     Millis,
     game::GameKind,
     sensor::ClockReading,
-    tracker::{Played, RecordedMove, TrackerEvent},
+    tracker::{Played, RecordedMove, Side, TrackerEvent},
 };
 
 /// What applies a game's rules to one board's tracker events: annotates them in place and adds
@@ -59,6 +59,10 @@ pub trait Judge {
     /// Continues a game recorded before (after a restart), from its stored moves played from
     /// `start` (its stored start position, as text; `None`: the standard start).
     fn resume(&mut self, start: Option<&str>, moves: &[RecordedMove]);
+    /// What the store holds of a resumed game that its moves do not show: the sides whose flag
+    /// was reported fallen, and the player of each completed illegal move (a restart neither
+    /// reports a flag again nor counts an illegal move anew).
+    fn resumed_counts(&mut self, _flags_fallen: &[Side], _illegal_by: &[Side]) {}
     /// The arbiter changed the record of the game in progress to `moves`: the game is played
     /// again from `start`, keeping what the players did that the moves do not show (illegal
     /// moves completed, flags).

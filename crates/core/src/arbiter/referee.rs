@@ -157,6 +157,17 @@ impl Judge for Referee {
         Referee::resume(self, start, moves);
     }
 
+    fn resumed_counts(&mut self, flags_fallen: &[Side], illegal_by: &[Side]) {
+        if let Some(g) = self.game.as_mut() {
+            for side in flags_fallen {
+                g.flags[usize::from(*side == Side::Black)] = true;
+            }
+            for side in illegal_by {
+                g.illegal[color(*side) as usize] += 1;
+            }
+        }
+    }
+
     fn rebase(&mut self, start: Option<&str>, moves: &[RecordedMove]) {
         let kept = self.game.as_ref().map(|g| (g.illegal, g.flags));
         Referee::resume(self, start, moves);

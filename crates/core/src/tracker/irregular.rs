@@ -39,6 +39,18 @@ pub(super) fn report<G: GameKind>(
 }
 
 impl<G: GameKind> Tracker<G> {
+    /// Irregularities of a resumed game that its store holds open (`id`, kind): they are
+    /// resolved when the board fits the game again, as if they had been seen here.
+    pub fn reopen_irregularities(&mut self, open: &[(u32, IrregularityKind)]) {
+        if let Some(g) = self.game.as_mut() {
+            for &(id, kind) in open {
+                if !g.open.iter().any(|(i, _)| *i == id) {
+                    g.open.push((id, kind));
+                }
+            }
+        }
+    }
+
     /// Every irregularity still open is over: the board fits the game again.
     pub(super) fn resolve_open(&mut self, at: Millis, how: &str, out: &mut Vec<TrackerEvent>) {
         let Some(g) = self.game.as_mut() else {

@@ -229,12 +229,10 @@ impl<G: GameKind> Tracker<G> {
         at: Millis,
     ) -> Option<Self> {
         let mut t = Tracker::new(settings);
-        t.game = Some(GameState::replayed(
-            orientation,
-            start.unwrap_or_else(G::start),
-            moves,
-            at,
-        )?);
+        let mut g = GameState::replayed(orientation, start.unwrap_or_else(G::start), moves, at)?;
+        // The clock was compared with the time control when the game began: not again.
+        g.clock_checked = true;
+        t.game = Some(g);
         // The board played on, or not, while nobody listened.
         t.gap(at);
         Some(t)

@@ -81,6 +81,24 @@ impl Stamp {
 }
 
 impl<G: GameKind> Tracker<G> {
+    /// The game is over by a decision the board did not show (the arbiter's final result), or
+    /// the store closed it: nothing the board does extends it any more, and the next start
+    /// position set up begins a new game. Returns whether there was a game.
+    pub fn close(&mut self) -> bool {
+        self.press = None;
+        self.unseen_press = None;
+        self.pending_gesture = None;
+        self.gap_check = None;
+        self.lever_ahead = false;
+        self.setup = None;
+        self.game.take().is_some()
+    }
+
+    /// Whether a game is being followed.
+    pub fn has_game(&self) -> bool {
+        self.game.is_some()
+    }
+
     /// Records what a clock press completed: the belief up to the presser's earliest move not
     /// yet recorded. A reply the opponent has begun before the press landed stays provisional.
     pub(super) fn record_press(
