@@ -1,0 +1,201 @@
+//! The relay's read side: one read-only connection and what it has rendered since the database
+//! last changed (round PGNs, each game's PGN, who sits at each board). Flow: every request
+//! refreshes the cache against SQLite's `data_version` (another connection's write — the daemon's
+//! writer, the admin API, a command run from another process — drops it) and renders what it
+//! asks for once.
+
+use super::*;
+
+/// A rendered PGN body and its strong entity tag.
+#[derive(Clone)]
+pub(super) struct Rendered {
+    pub(super) body: Bytes,
+    pub(super) etag: String,
+}
+
+impl Rendered {
+    pub(super) fn new(text: String) -> Rendered {
+        // FNV-1a, 64 bits, and the length: enough to tell two versions of a body apart.
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Rendered {
+            etag: format!("\"{hash:016x}-{:x}\"", text.len()),
+            body: Bytes::from(text),
+        }
+    }
+}
+
+/// The game a board has in the store, for the page (and its alerts, for the arbiter).
+#[derive(Clone, Debug)]
+pub(super) struct BoardGame {
+    pub(super) id: i64,
+    pub(super) seats: Seats,
+    pub(super) alerts: Vec<Alert>,
+}
+
+/// Who sits where: each board's latest game and its players, and the current round's pairings
+/// for boards that have no game yet.
+#[derive(Debug, Default)]
+pub(super) struct Seating {
+    pub(super) games: HashMap<String, BoardGame>,
+    pub(super) round: Option<u32>,
+    pub(super) paired: HashMap<u32, Pairing>,
+}
+
+impl Seating {
+    /// Board `live`'s game id and seats: its latest game's, else its number's pairing in the
+    /// current round.
+    pub(super) fn of(&self, live: &BoardSnapshot) -> (Option<i64>, Seats) {
+        if let Some(g) = self.games.get(&live.name) {
+            return (Some(g.id), g.seats.clone());
+        }
+        let pairing = live.number.and_then(|n| self.paired.get(&n));
+        let seats = Seats {
+            round: self.round,
+            white: pairing.and_then(|p| p.player(Side::White)),
+            black: pairing.and_then(|p| p.player(Side::Black)),
+        };
+        (None, seats)
+    }
+}
+
+/// What the read connection has rendered since the database last changed.
+#[derive(Default)]
+pub(super) struct ReaderState {
+    pub(super) store: Option<Store>,
+    pub(super) version: Option<i64>,
+    pub(super) games: Option<Arc<Vec<GameRecord>>>,
+    pub(super) round: Option<Rendered>,
+    /// `/rounds/N.pgn`, by round.
+    pub(super) rounds: HashMap<u32, Rendered>,
+    pub(super) per_game: HashMap<GameId, Option<Rendered>>,
+    pub(super) boards: Option<Arc<Seating>>,
+    /// How the PGN it renders writes `[%clk]`.
+    pub(super) clk: ClockFormat,
+}
+
+impl ReaderState {
+    /// Opens the connection if needed and drops the cache if another connection committed.
+    pub(super) fn refresh(&mut self, db: &Path) -> Result<(), RelayError> {
+        let store = match self.store.take() {
+            Some(store) => store,
+            None => Store::open_read_only(db)?,
+        };
+        // A connection that fails is opened anew next time.
+        let version = store.data_version()?;
+        if self.version != Some(version) {
+            self.version = Some(version);
+            self.games = None;
+            self.round = None;
+            self.rounds.clear();
+            self.per_game.clear();
+            self.boards = None;
+        }
+        self.store = Some(store);
+        Ok(())
+    }
+
+    pub(super) fn store(&self) -> Result<&Store, RelayError> {
+        self.store.as_ref().ok_or(RelayError::NoReader)
+    }
+
+    pub(super) fn games(&mut self, db: &Path) -> Result<Arc<Vec<GameRecord>>, RelayError> {
+        self.refresh(db)?;
+        if let Some(games) = &self.games {
+            return Ok(games.clone());
+        }
+        let games = Arc::new(self.store()?.games()?);
+        self.games = Some(games.clone());
+        Ok(games)
+    }
+
+    pub(super) fn round(&mut self, db: &Path) -> Result<Rendered, RelayError> {
+        let games = self.games(db)?;
+        if let Some(r) = &self.round {
+            return Ok(r.clone());
+        }
+        let text = match self.store()?.round_info()? {
+            Some(info) => round::round_pgn_clk(
+                &self.store()?.round_games(info.round)?,
+                info.round,
+                self.clk,
+            ),
+            None => pgn::pgn_all_clk(&games, None, self.clk),
+        };
+        let rendered = Rendered::new(text);
+        self.round = Some(rendered.clone());
+        Ok(rendered)
+    }
+
+    /// Round `n` as a broadcast reads it (one game per board), whether current or past.
+    pub(super) fn round_n(&mut self, db: &Path, n: u32) -> Result<Rendered, RelayError> {
+        self.refresh(db)?;
+        if let Some(r) = self.rounds.get(&n) {
+            return Ok(r.clone());
+        }
+        let text = round::round_pgn_clk(&self.store()?.round_games(n)?, n, self.clk);
+        let rendered = Rendered::new(text);
+        self.rounds.insert(n, rendered.clone());
+        Ok(rendered)
+    }
+
+    pub(super) fn game(&mut self, db: &Path, id: GameId) -> Result<Option<Rendered>, RelayError> {
+        self.refresh(db)?;
+        if let Some(r) = self.per_game.get(&id) {
+            return Ok(r.clone());
+        }
+        let rendered = self
+            .store()?
+            .game(id)?
+            .map(|g| Rendered::new(pgn::pgn_clk(&g, self.clk)));
+        self.per_game.insert(id, rendered.clone());
+        Ok(rendered)
+    }
+
+    pub(super) fn boards(&mut self, db: &Path) -> Result<Arc<Seating>, RelayError> {
+        let games = self.games(db)?;
+        if let Some(b) = &self.boards {
+            return Ok(b.clone());
+        }
+        let mut seating = Seating::default();
+        // By id: the board's latest game wins.
+        for g in games.iter() {
+            seating.games.insert(
+                g.board_name.clone(),
+                BoardGame {
+                    id: g.id.0,
+                    seats: Seats {
+                        round: g.round,
+                        white: g.player(Side::White),
+                        black: g.player(Side::Black),
+                    },
+                    alerts: alerts::game_alerts(g),
+                },
+            );
+        }
+        if let Some(info) = self.store()?.round_info()? {
+            seating.round = Some(info.round);
+            for p in self.store()?.pairings(info.round)? {
+                seating.paired.insert(p.board, p);
+            }
+        }
+        let boards = Arc::new(seating);
+        self.boards = Some(boards.clone());
+        Ok(boards)
+    }
+
+    /// The board whose latest game is `game` (its board's task may be recording it).
+    pub(super) fn board_playing(
+        &mut self,
+        db: &Path,
+        game: GameId,
+    ) -> Result<Option<String>, RelayError> {
+        let boards = self.boards(db)?;
+        Ok(boards
+            .games
+            .iter()
+            .find(|(_, g)| g.id == game.0)
+            .map(|(name, _)| name.clone()))
+    }
+}
