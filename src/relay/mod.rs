@@ -12,6 +12,7 @@
 //! writes it as LiveChess-style folders.
 
 pub mod alerts;
+pub mod console;
 pub mod desk;
 pub mod folder;
 pub mod hub;

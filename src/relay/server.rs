@@ -110,6 +110,11 @@ impl Token {
         let Some(given) = header.and_then(|h| h.as_bytes().strip_prefix(b"Bearer ")) else {
             return false;
         };
+        self.matches(given)
+    }
+
+    /// Whether `given` is this token (the console's login form).
+    fn matches(&self, given: &[u8]) -> bool {
         constant_time_eq(given, &self.0)
     }
 }
@@ -157,6 +162,8 @@ struct App {
     token: Option<Token>,
     metrics: Arc<Metrics>,
     changes: Option<Arc<watch::Sender<u64>>>,
+    /// The arbiter's console sessions ([`session`]).
+    sessions: Arc<session::Sessions>,
 }
 
 impl App {
@@ -167,12 +174,11 @@ impl App {
         }
     }
 
-    /// 401 unless the request carries the admin token.
+    /// 401 unless the request carries the admin token, or the cookie of a console session.
     fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
-        let authorized = self
-            .token
-            .as_ref()
-            .is_some_and(|t| t.accepts(headers.get(header::AUTHORIZATION)));
+        let authorized = self.token.as_ref().is_some_and(|t| {
+            t.accepts(headers.get(header::AUTHORIZATION)) || self.sessions.accepts(headers)
+        });
         if authorized {
             Ok(())
         } else {
@@ -239,10 +245,14 @@ pub fn router_with(
         token: admin_token,
         metrics: extras.metrics,
         changes: extras.changes,
+        sessions: Arc::default(),
     };
     Router::new()
         .route("/", get(index))
         .route("/boards/{key}", get(board_page))
+        .route("/arbiter", get(session::arbiter_page))
+        .route("/arbiter/login", post(session::arbiter_login))
+        .route("/arbiter/logout", post(session::arbiter_logout))
         .route("/round.pgn", get(round_pgn))
         .route("/rounds/{file}", get(rounds_pgn))
         .route("/api/rounds", get(api_rounds))
@@ -529,6 +539,7 @@ type Decided = (Decision, Option<String>, Vec<RecordedMove>, bool);
 
 mod admin;
 mod reader;
+mod session;
 
 use admin::{admin, admin_pairings, admin_round_start};
 use reader::{ReaderState, Rendered, Seating};

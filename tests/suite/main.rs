@@ -15,6 +15,7 @@ mod bad_input;
 mod bus_mode;
 mod chess960;
 mod config_cli;
+mod console;
 mod corpus_emulated;
 mod ee_tokens;
 mod emulator;
