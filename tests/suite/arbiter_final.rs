@@ -192,15 +192,7 @@ fn export_pgn(db: &std::path::Path, game: i64) -> String {
 }
 
 async fn api_boards(client: &reqwest::Client, url: &str) -> Value {
-    client
-        .get(format!("{url}api/boards"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    crate::relay_common::api_boards_as_arbiter(client, url, TOKEN).await
 }
 
 async fn post(client: &reqwest::Client, url: &str, path: &str, body: Value) -> Value {

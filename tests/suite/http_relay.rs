@@ -396,18 +396,8 @@ async fn boards_recorded_live_reach_sse_pgn_and_admin() {
     bench.stop().await;
 }
 
-/// `GET /api/boards`, as the arbiter (the admin token shows the irregularities: issue 16
-/// took them off the public answer).
 async fn api_boards(client: &reqwest::Client, url: &str) -> Value {
-    client
-        .get(format!("{url}api/boards"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    crate::relay_common::api_boards_as_arbiter(client, url, TOKEN).await
 }
 
 /// A board unplugged for 6 s at bullet hands whose memory is gone when it comes back: the record

@@ -206,3 +206,21 @@ impl Bench {
         Store::open_read_only(&self.db).unwrap()
     }
 }
+
+/// `GET /api/boards` as the arbiter (the admin token shows the irregularities and alerts; issue
+/// 16 took them off the public answer).
+pub async fn api_boards_as_arbiter(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+) -> serde_json::Value {
+    client
+        .get(format!("{url}api/boards"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
