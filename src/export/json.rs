@@ -65,6 +65,7 @@ fn game(g: &GameRecord) -> Value {
 }
 
 fn game_fields(g: &GameRecord) -> Value {
+    let (white, black) = (g.player(Side::White), g.player(Side::Black));
     let mut v = json!({
         "id": g.id.0,
         "board": g.board_name,
@@ -73,10 +74,10 @@ fn game_fields(g: &GameRecord) -> Value {
         "date": g.date,
         "started_at_ms": g.started_at_ms,
         "ended_at_ms": g.ended_at_ms,
-        "white": g.player(Side::White).map(|p| p.name),
-        "black": g.player(Side::Black).map(|p| p.name),
-        "white_player": g.player(Side::White),
-        "black_player": g.player(Side::Black),
+        "white": white.as_ref().map(|p| &p.name),
+        "black": black.as_ref().map(|p| &p.name),
+        "white_player": white,
+        "black_player": black,
         "event": g.event,
         "site": g.site,
         "round": g.round,

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use super::{
     alerts::{Alert, AlertState},
     live::Connection,
-    page::{clock_text, escape},
+    page::{board_title, clock_text, escape, last_move_text},
     view::BoardView,
 };
 
@@ -145,7 +145,7 @@ pub fn console_html(views: &[BoardView], attention_only: bool) -> String {
             main,
             r#"<li class="alert" data-alert="{}">{}: <span class="article">{}</span> {}{}{}</li>"#,
             escape(&a.id),
-            escape(&title(v)),
+            escape(&board_title(&v.live)),
             escape(a.article.as_deref().unwrap_or("")),
             escape(&a.detail),
             a.penalty_due
@@ -168,17 +168,14 @@ pub fn console_html(views: &[BoardView], attention_only: bool) -> String {
             continue;
         }
         let b = &v.live;
-        let mv = b.last_move.as_ref().map_or(String::new(), |m| {
-            let dots = if m.ply % 2 == 1 { "." } else { "..." };
-            format!("{}{dots} {}", m.ply.div_ceil(2), m.san)
-        });
+        let mv = last_move_text(b);
         let clock = |ms: Option<u64>| ms.map_or(String::new(), clock_text);
         let _ = write!(
             main,
             r#"<tr class="state-{class}" data-board="{name}"><td>{title}</td><td class="players">{white} – {black}</td><td>{mv}</td><td class="clock">{wc}</td><td class="clock">{bc}</td><td class="state">{state}{result}</td></tr>"#,
             class = state.as_str().replace(' ', "-"),
             name = escape(&b.name),
-            title = escape(&title(v)),
+            title = escape(&board_title(&v.live)),
             white = escape(&v.white_label),
             black = escape(&v.black_label),
             mv = escape(&mv),
@@ -193,13 +190,6 @@ pub fn console_html(views: &[BoardView], attention_only: bool) -> String {
     }
     main.push_str("</tbody></table></main>");
     page("boardscribe: arbiter", &main, true)
-}
-
-fn title(v: &BoardView) -> String {
-    match v.live.number {
-        Some(n) => format!("Board {n}"),
-        None => v.live.name.clone(),
-    }
 }
 
 #[cfg(test)]

@@ -31,20 +31,25 @@ pub fn clock_text(ms: u64) -> String {
 }
 
 /// The last move as `12. Nf3` or `12... Nf6`.
-fn last_move_text(b: &BoardSnapshot) -> String {
+pub(crate) fn last_move_text(b: &BoardSnapshot) -> String {
     b.last_move.as_ref().map_or(String::new(), |m| {
         let dots = if m.ply % 2 == 1 { "." } else { "..." };
         format!("{}{dots} {}", m.ply.div_ceil(2), m.san)
     })
 }
 
+/// A board as the pages title it: `Board 12`, else its name.
+pub(crate) fn board_title(b: &BoardSnapshot) -> String {
+    match b.number {
+        Some(n) => format!("Board {n}"),
+        None => b.name.clone(),
+    }
+}
+
 /// One board's section; the script finds its parts by class.
 fn board_section(out: &mut String, view: &BoardView, large: bool) {
     let b = &view.live;
-    let title = match b.number {
-        Some(n) => format!("Board {n}"),
-        None => b.name.clone(),
-    };
+    let title = board_title(b);
     let href = match b.number {
         Some(n) => format!("/boards/{n}"),
         None => format!("/boards/{}", percent_encode(&b.name)),

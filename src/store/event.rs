@@ -8,7 +8,7 @@
 //! when N+1 starts stays in round N. Readers list the rounds ([`Store::rounds`]) and the event
 //! ([`Store::event`]).
 
-use rusqlite::{OptionalExtension, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, StoreError, pairings::RoundInfo, write::sql_ms};
@@ -82,14 +82,14 @@ impl Store {
             (None, Some(s)) => EventOpened::Kept { round: s.round },
             (Some(i), None) => {
                 self.set_round(i)?;
-                self.record_round_start(i.round, "config", at_ms)?;
+                record_round_start(&self.conn, i.round, "config", at_ms)?;
                 EventOpened::Started { round: i.round }
             }
             (Some(i), Some(s)) => {
                 let round = i.round.max(s.round);
                 self.set_round(&RoundInfo { round, ..i.clone() })?;
                 if i.round > s.round {
-                    self.record_round_start(i.round, "config", at_ms)?;
+                    record_round_start(&self.conn, i.round, "config", at_ms)?;
                     EventOpened::Advanced {
                         from: s.round,
                         to: i.round,
@@ -138,28 +138,9 @@ impl Store {
              ON CONFLICT (id) DO UPDATE SET round = ?1",
         )?
         .execute([round])?;
-        tx.prepare_cached(
-            "INSERT INTO rounds (number, started_at_ms, started_by) VALUES (?1, ?2, ?3) \
-             ON CONFLICT (number) DO NOTHING",
-        )?
-        .execute((round, sql_ms(at_ms)?, by))?;
+        record_round_start(&tx, round, by, at_ms)?;
         tx.commit()?;
         Ok(before)
-    }
-
-    fn record_round_start(
-        &mut self,
-        round: u32,
-        by: &str,
-        at_ms: Millis,
-    ) -> Result<(), StoreError> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO rounds (number, started_at_ms, started_by) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (number) DO NOTHING",
-            )?
-            .execute((round, sql_ms(at_ms)?, by))?;
-        Ok(())
     }
 
     /// The event, `None` until a round was set.
@@ -216,6 +197,22 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// Notes that `round` was started (its first start stands: starting it again makes it current,
+/// it does not restart it).
+fn record_round_start(
+    conn: &Connection,
+    round: u32,
+    by: &str,
+    at_ms: Millis,
+) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO rounds (number, started_at_ms, started_by) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (number) DO NOTHING",
+    )?
+    .execute((round, sql_ms(at_ms)?, by))?;
+    Ok(())
 }
 
 #[cfg(test)]
