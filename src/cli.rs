@@ -25,9 +25,7 @@ use crate::{
 mod arbiter;
 pub mod args;
 mod commands;
-mod history;
 pub mod logging;
-mod moveno;
 mod round;
 
 pub use args::{AdminArgs, DemoArgs, LawsArgs, RunArgs};

@@ -26,6 +26,7 @@ pub mod recorder;
 pub mod relay;
 pub mod replay;
 pub mod store;
+pub mod words;
 
 /// The pure floors, from `boardscribe-core`, under the names the daemon has always used.
 pub use boardscribe_core::{

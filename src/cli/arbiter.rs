@@ -4,19 +4,16 @@
 //! Flow: the game is named by `--game ID` or by `--board N` (that board's game in the current
 //! round: [`resolve_game`]); a ply by `--ply N` or by a move number (`--move 34b`: [`MoveNo`]),
 //! read against the game's record. The store does the work; what it did is printed in one line.
-//! `history` prints the game's events in words ([`super::history`]), or as stored with `--json`.
+//! `history` prints the game's events in words ([`crate::words::history`]), or as stored with `--json`.
 
 use anyhow::{Context, bail};
 use clap::{Subcommand, ValueEnum};
 
-use super::{
-    commands::{author, now_ms, open_existing},
-    history,
-    moveno::MoveNo,
-};
+use super::commands::{author, now_ms, open_existing};
 use crate::{
     arbiter::Laws,
     store::{Action, Decision, GameId, HistoryEntry, ResultReason, Ruling, Store},
+    words::{history, moveno::MoveNo},
 };
 
 #[derive(Subcommand, Debug)]

@@ -2,9 +2,9 @@
 //! the store (a running daemon reads it there: games that begin from now on are that round's),
 //! and lists the rounds.
 
-use super::history;
 use super::*;
 use crate::store::RoundRecord;
+use crate::words::history;
 
 pub(super) fn round_command(command: RoundCommand) -> anyhow::Result<()> {
     match command {

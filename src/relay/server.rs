@@ -253,6 +253,23 @@ pub fn router_with(
         .route("/arbiter", get(session::arbiter_page))
         .route("/arbiter/login", post(session::arbiter_login))
         .route("/arbiter/logout", post(session::arbiter_logout))
+        .route("/arbiter/console.js", get(session::console_script))
+        .route("/arbiter/boards/{key}", get(session::arbiter_board_page))
+        .route(
+            "/arbiter/boards/{key}/result",
+            post(console_actions::result),
+        )
+        .route(
+            "/arbiter/boards/{key}/correct",
+            post(console_actions::correct),
+        )
+        .route(
+            "/arbiter/boards/{key}/note",
+            post(console_actions::add_note),
+        )
+        .route("/arbiter/rule", post(console_actions::rule))
+        .route("/arbiter/rounds/start", post(console_actions::round_start))
+        .route("/arbiter/pairings", post(console_actions::pairings_upload))
         .route("/round.pgn", get(round_pgn))
         .route("/rounds/{file}", get(rounds_pgn))
         .route("/api/rounds", get(api_rounds))
@@ -538,6 +555,7 @@ async fn board_page(
 type Decided = (Decision, Option<String>, Vec<RecordedMove>, bool);
 
 mod admin;
+mod console_actions;
 mod reader;
 mod session;
 

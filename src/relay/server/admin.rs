@@ -160,6 +160,26 @@ pub(super) async fn admin(
         .parse::<i64>()
         .map(GameId)
         .map_err(|_| ApiError(StatusCode::BAD_REQUEST, format!("{id:?} is not a game id")))?;
+    let decided = act(&app, game, action).await?;
+    Ok(Json(json!({
+        "decision": decided.id,
+        "game": decided.game.0,
+        "at_ms": decided.at_ms,
+        "author": decided.author,
+        "note": decided.note,
+        "action": decided.action,
+    }))
+    .into_response())
+}
+
+/// Applies `action` to `game`: through the task of the board recording it, between two reads
+/// of its port (so the board follows a changed record or a final result), else in the store
+/// alone; then tells the relays and, for the board's current game, the live page.
+pub(super) async fn act(
+    app: &App,
+    game: GameId,
+    action: AdminAction,
+) -> Result<Decision, ApiError> {
     let db = app.db.clone();
     let live_board = match action.for_the_board() {
         true => app.db.read(move |r, db| r.board_playing(db, game)).await?,
@@ -218,15 +238,7 @@ pub(super) async fn admin(
             app.hub.decision(&board, &decided);
         }
     }
-    Ok(Json(json!({
-        "decision": decided.id,
-        "game": decided.game.0,
-        "at_ms": decided.at_ms,
-        "author": decided.author,
-        "note": decided.note,
-        "action": decided.action,
-    }))
-    .into_response())
+    Ok(decided)
 }
 
 /// `POST /api/admin/pairings`.
@@ -253,19 +265,31 @@ pub(super) async fn admin_pairings(
 ) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
     let body: PairingsBody = parse_body(&body)?;
-    if body.round == 0 {
+    let format = match body.format {
+        PairingsFormatBody::Csv => PairingsFormat::Csv,
+        PairingsFormatBody::Trf => PairingsFormat::Trf,
+    };
+    let round = body.round;
+    let imported = import_pairings(&app, round, format, body.text).await?;
+    Ok(Json(json!({ "round": round, "boards": imported })).into_response())
+}
+
+/// Imports round `round`'s pairings from `text` (replacing the round's earlier ones): how many
+/// boards; nothing changes on a refusal, which says what is wrong and where.
+pub(super) async fn import_pairings(
+    app: &App,
+    round: u32,
+    format: PairingsFormat,
+    text: String,
+) -> Result<usize, ApiError> {
+    if round == 0 {
         return Err(ApiError(
             StatusCode::BAD_REQUEST,
             "round must be 1 or more".into(),
         ));
     }
-    let format = match body.format {
-        PairingsFormatBody::Csv => PairingsFormat::Csv,
-        PairingsFormatBody::Trf => PairingsFormat::Trf,
-    };
-    let rows = pairings::parse(&body.text, format, body.round)
+    let rows = pairings::parse(&text, format, round)
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
-    let round = body.round;
     let db = app.db.clone();
     let imported = tokio::task::spawn_blocking(move || -> Result<usize, ApiError> {
         let mut admin = lock(&db.admin);
@@ -281,8 +305,9 @@ pub(super) async fn admin_pairings(
     })
     .await
     .map_err(RelayError::from)??;
+    tracing::info!(round, boards = imported, "pairings imported");
     app.changed();
-    Ok(Json(json!({ "round": round, "boards": imported })).into_response())
+    Ok(imported)
 }
 
 #[derive(Deserialize, Default)]
@@ -305,13 +330,19 @@ pub(super) async fn admin_round_start(
     } else {
         parse_body(&body)?
     };
+    let by = author(body.author);
+    let previous = start_round(&app, n, by.clone()).await?;
+    Ok(Json(json!({ "round": n, "previous": previous, "by": by })).into_response())
+}
+
+/// Makes round `n` the current one, recorded as started by `by`: the round current before.
+pub(super) async fn start_round(app: &App, n: u32, by: String) -> Result<Option<u32>, ApiError> {
     if n == 0 {
         return Err(ApiError(
             StatusCode::BAD_REQUEST,
             "round must be 1 or more".into(),
         ));
     }
-    let by = author(body.author);
     let db = app.db.clone();
     let who = by.clone();
     let previous = tokio::task::spawn_blocking(move || -> Result<Option<u32>, ApiError> {
@@ -329,7 +360,7 @@ pub(super) async fn admin_round_start(
     .map_err(RelayError::from)??;
     tracing::info!(round = n, previous, by = %by, "round started");
     app.changed();
-    Ok(Json(json!({ "round": n, "previous": previous, "by": by })).into_response())
+    Ok(previous)
 }
 
 pub(super) fn decision_error(e: DecisionError) -> ApiError {

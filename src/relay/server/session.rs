@@ -1,8 +1,11 @@
-//! The console's sessions: `POST /arbiter/login` with the admin token sets a session cookie
-//! (`HttpOnly`, `SameSite=Strict`, 12 hours), which then opens `/arbiter` and the admin API as
-//! the bearer header does for scripts; `POST /arbiter/logout` ends it. Sessions live in memory:
-//! a restart asks the arbiter to log in again. Flow: [`Sessions`] holds the ids and their
-//! expiry; the handlers here read the form and the cookie and render with `relay::console`.
+//! The console's sessions and pages: `POST /arbiter/login` with the admin token (and the
+//! arbiter's name, for the record) sets a session cookie (`HttpOnly`, `SameSite=Strict`, 12
+//! hours), which then opens `/arbiter`, the boards' pages and the admin API as the bearer
+//! header does for scripts; `POST /arbiter/logout` ends it. Sessions live in memory: a restart
+//! asks the arbiter to log in again. Flow: [`Sessions`] holds the ids, their expiry and who
+//! logged in; the handlers here read the cookie, gather the views, the round and a board's
+//! history, and render with `relay::console`; `?fragment=1` gives the part the console's
+//! script refreshes. The forms' actions are in [`super::console_actions`].
 
 use std::{
     collections::HashMap,
@@ -12,7 +15,10 @@ use std::{
 use rand::RngCore as _;
 
 use super::*;
-use crate::relay::console;
+use crate::{
+    relay::console::{self, BoardPage, Flash, HallPage, RoundLine},
+    words::history,
+};
 
 /// The cookie's name.
 const COOKIE: &str = "boardscribe_session";
@@ -20,27 +26,46 @@ const COOKIE: &str = "boardscribe_session";
 const LIFETIME: Duration = Duration::from_secs(12 * 3600);
 /// Sessions kept at most (the oldest go first): a flood of logins cannot grow memory.
 const MAX_SESSIONS: usize = 256;
+/// The longest name a session keeps for the record.
+const MAX_NAME: usize = 80;
 
-/// The logged-in sessions: random ids and when each expires.
+/// One logged-in arbiter.
+struct Session {
+    expires: Instant,
+    /// The name given at the login ("arbiter" when none), the author of what they decide.
+    name: String,
+}
+
+/// The logged-in sessions: random ids, when each expires and who it is.
 #[derive(Default)]
-pub(super) struct Sessions(Mutex<HashMap<String, Instant>>);
+pub(super) struct Sessions(Mutex<HashMap<String, Session>>);
 
 impl Sessions {
-    /// A new session id, valid for [`LIFETIME`].
-    fn open(&self) -> String {
+    /// A new session id for `name`, valid for [`LIFETIME`].
+    fn open(&self, name: String) -> String {
         let mut bytes = [0u8; 32];
         rand::rng().fill_bytes(&mut bytes);
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let now = Instant::now();
         let mut all = lock(&self.0);
-        all.retain(|_, expires| *expires > now);
+        all.retain(|_, s| s.expires > now);
         while all.len() >= MAX_SESSIONS {
-            let Some(oldest) = all.iter().min_by_key(|(_, e)| **e).map(|(k, _)| k.clone()) else {
+            let Some(oldest) = all
+                .iter()
+                .min_by_key(|(_, s)| s.expires)
+                .map(|(k, _)| k.clone())
+            else {
                 break;
             };
             all.remove(&oldest);
         }
-        all.insert(id.clone(), now + LIFETIME);
+        all.insert(
+            id.clone(),
+            Session {
+                expires: now + LIFETIME,
+                name,
+            },
+        );
         id
     }
 
@@ -48,15 +73,19 @@ impl Sessions {
         lock(&self.0).remove(id);
     }
 
-    /// Whether the request's cookie names a live session.
-    pub(super) fn accepts(&self, headers: &HeaderMap) -> bool {
-        let Some(id) = session_id(headers) else {
-            return false;
-        };
+    /// The name of the live session the request's cookie names, if any.
+    fn name(&self, headers: &HeaderMap) -> Option<String> {
+        let id = session_id(headers)?;
         let now = Instant::now();
         let all = lock(&self.0);
         all.iter()
-            .any(|(k, expires)| *expires > now && constant_time_eq(k.as_bytes(), id.as_bytes()))
+            .find(|(k, s)| s.expires > now && constant_time_eq(k.as_bytes(), id.as_bytes()))
+            .map(|(_, s)| s.name.clone())
+    }
+
+    /// Whether the request's cookie names a live session.
+    pub(super) fn accepts(&self, headers: &HeaderMap) -> bool {
+        self.name(headers).is_some()
     }
 }
 
@@ -74,7 +103,14 @@ fn session_id(headers: &HeaderMap) -> Option<String> {
         })
 }
 
-fn html(status: StatusCode, body: String) -> Response {
+/// Who acts: the session's arbiter, else (the bearer header) "arbiter".
+pub(super) fn author_of(app: &App, headers: &HeaderMap) -> String {
+    app.sessions
+        .name(headers)
+        .unwrap_or_else(|| "arbiter".into())
+}
+
+pub(super) fn html(status: StatusCode, body: String) -> Response {
     (
         status,
         [
@@ -86,9 +122,70 @@ fn html(status: StatusCode, body: String) -> Response {
         .into_response()
 }
 
-#[derive(Deserialize)]
+/// A redirect to `location` (303: the browser follows with a `GET`).
+pub(super) fn see_other(location: &str) -> Response {
+    (
+        StatusCode::SEE_OTHER,
+        [(header::LOCATION, location.to_owned())],
+    )
+        .into_response()
+}
+
+#[derive(Deserialize, Default)]
 pub(super) struct Query {
     attention: Option<u8>,
+    /// The `#live` part only (the console's script refreshes it).
+    fragment: Option<u8>,
+    /// What the last action did, or why it was refused.
+    msg: Option<String>,
+    err: Option<String>,
+}
+
+impl Query {
+    fn flash(&self) -> Option<Flash> {
+        match (&self.err, &self.msg) {
+            (Some(e), _) => Some(Flash {
+                text: e.clone(),
+                error: true,
+            }),
+            (None, Some(m)) => Some(Flash {
+                text: m.clone(),
+                error: false,
+            }),
+            (None, None) => None,
+        }
+    }
+
+    fn fragment(&self) -> bool {
+        self.fragment.unwrap_or(0) != 0
+    }
+}
+
+/// The event's round as the console shows it.
+async fn round_line(app: &App) -> Result<RoundLine, ApiError> {
+    let (rounds, info) = app
+        .db
+        .read(|r, db| {
+            r.refresh(db)?;
+            let store = r.store()?;
+            Ok((store.rounds()?, store.round_info()?))
+        })
+        .await?;
+    let zone = history::local_zone();
+    let current = rounds.iter().find(|r| r.current);
+    let number = current.map(|r| r.number).or(info.map(|i| i.round));
+    let highest = rounds.iter().map(|r| r.number).max().max(number);
+    Ok(RoundLine {
+        current: number,
+        started: current.map(|r| {
+            format!(
+                "{} by {}",
+                history::when(r.started_at_ms, &zone),
+                r.started_by
+            )
+        }),
+        next: highest.map_or(1, |n| n.saturating_add(1)),
+    })
 }
 
 /// `GET /arbiter`: the console for a logged-in arbiter (cookie or bearer), else the login form.
@@ -98,20 +195,127 @@ pub(super) async fn arbiter_page(
     axum::extract::Query(q): axum::extract::Query<Query>,
 ) -> Result<Response, ApiError> {
     if app.authorize(&headers).is_err() {
+        if q.fragment() {
+            return Err(ApiError(StatusCode::UNAUTHORIZED, "log in again".into()));
+        }
         return Ok(html(StatusCode::OK, console::login_html(None)));
     }
     let (views, _) = views(&app, Audience::Arbiter).await?;
-    let body = console::console_html(&views, q.attention.unwrap_or(0) != 0);
+    let attention_only = q.attention.unwrap_or(0) != 0;
+    if q.fragment() {
+        return Ok(html(
+            StatusCode::OK,
+            console::hall_live_html(&views, attention_only),
+        ));
+    }
+    let body = console::console_html(&HallPage {
+        views: &views,
+        attention_only,
+        round: round_line(&app).await?,
+        flash: q.flash(),
+    });
     Ok(html(StatusCode::OK, body))
+}
+
+/// The view of the board `key` names: its number, else its name.
+pub(super) fn find_board<'a>(views: &'a [BoardView], key: &str) -> Option<&'a BoardView> {
+    let number = key.parse::<u32>().ok();
+    views
+        .iter()
+        .find(|b| number.is_some() && b.live.number == number)
+        .or_else(|| views.iter().find(|b| b.live.name == key))
+}
+
+/// `GET /arbiter/boards/{key}`: one board's page (the login form when not logged in).
+pub(super) async fn arbiter_board_page(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+    headers: HeaderMap,
+    axum::extract::Query(q): axum::extract::Query<Query>,
+) -> Result<Response, ApiError> {
+    if app.authorize(&headers).is_err() {
+        if q.fragment() {
+            return Err(ApiError(StatusCode::UNAUTHORIZED, "log in again".into()));
+        }
+        return Ok(html(StatusCode::OK, console::login_html(None)));
+    }
+    let (views, _) = views(&app, Audience::Arbiter).await?;
+    let view = find_board(&views, &key)
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no board {key:?}")))?;
+    let (game, entries) = match view.game_id {
+        Some(id) => {
+            app.db
+                .read(move |r, db| {
+                    r.refresh(db)?;
+                    let store = r.store()?;
+                    let game = store.game(GameId(id))?;
+                    // A history that does not read is shown as none; the record still is.
+                    let entries = store.history(GameId(id)).unwrap_or_else(|e| {
+                        warn!(game = id, cause = %e, "the console cannot read a game's history");
+                        Vec::new()
+                    });
+                    Ok((game, entries))
+                })
+                .await?
+        }
+        None => (None, Vec::new()),
+    };
+    let zone = history::local_zone();
+    let lines = game
+        .as_ref()
+        .map(|g| history::in_words(g, &entries, &zone))
+        .unwrap_or_default();
+    let page = BoardPage {
+        view,
+        game: game.as_ref(),
+        history: &lines,
+        flash: q.flash(),
+    };
+    let body = if q.fragment() {
+        console::board::board_live_html(&page)
+    } else {
+        console::board_html(&page)
+    };
+    Ok(html(StatusCode::OK, body))
+}
+
+/// `GET /arbiter/console.js`: the console's script.
+pub(super) async fn console_script() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        console::SCRIPT,
+    )
+        .into_response()
 }
 
 #[derive(Deserialize)]
 pub(super) struct LoginForm {
     token: String,
+    name: Option<String>,
 }
 
-/// `POST /arbiter/login` (a form with `token`): the session cookie and back to the console, or
-/// the form again with why.
+/// The name a login gives, fit for the record: trimmed, control characters dropped, at most
+/// [`MAX_NAME`] characters; "arbiter" when none.
+fn login_name(given: Option<&str>) -> String {
+    let name: String = given
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME)
+        .collect();
+    let name = name.trim();
+    if name.is_empty() {
+        "arbiter".into()
+    } else {
+        name.to_owned()
+    }
+}
+
+/// `POST /arbiter/login` (a form with `token`, and `name`): the session cookie and back to the
+/// console, or the form again with why.
 pub(super) async fn arbiter_login(
     State(app): State<App>,
     axum::extract::Form(form): axum::extract::Form<LoginForm>,
@@ -129,7 +333,9 @@ pub(super) async fn arbiter_login(
             console::login_html(Some("wrong token")),
         );
     }
-    let id = app.sessions.open();
+    let name = login_name(form.name.as_deref());
+    tracing::info!(arbiter = %name, "arbiter console: logged in");
+    let id = app.sessions.open(name);
     let cookie = format!(
         "{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
         LIFETIME.as_secs()
@@ -158,4 +364,17 @@ pub(super) async fn arbiter_logout(State(app): State<App>, headers: HeaderMap) -
         ],
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn login_names_are_trimmed_cleaned_and_bounded() {
+        assert_eq!(login_name(None), "arbiter");
+        assert_eq!(login_name(Some("  \n ")), "arbiter");
+        assert_eq!(login_name(Some(" Chief\0 Arbiter ")), "Chief Arbiter");
+        assert_eq!(login_name(Some(&"x".repeat(500))).len(), MAX_NAME);
+    }
 }

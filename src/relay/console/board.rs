@@ -1,0 +1,141 @@
+//! One board's page in the console (`/arbiter/boards/N`): who plays, the state and the result,
+//! the board's open alerts with their ruling forms, the game's moves numbered as on a
+//! scoresheet, its history in words (local time, what, by whom), and the forms to set a
+//! result, correct a move by its number and side ("move 34, black: Nf6") and add a note. Flow:
+//! the server reads the board's current game and its history, puts the history in words
+//! ([`crate::words::history`]) and renders here. Pure.
+
+use std::fmt::Write as _;
+
+use super::{BoardView, Flash, alert_item, board_href, board_state, header, page};
+use crate::{
+    relay::{
+        alerts::AlertState,
+        page::{board_title, clock_text, escape},
+    },
+    store::GameRecord,
+};
+
+/// What a board's page shows.
+pub struct BoardPage<'a> {
+    pub view: &'a BoardView,
+    /// The game the forms act on: the board's current one.
+    pub game: Option<&'a GameRecord>,
+    /// The game's history, one line per event, in words.
+    pub history: &'a [String],
+    pub flash: Option<Flash>,
+}
+
+/// The reasons the result form suggests (any other text is kept as typed).
+const REASONS: [&str; 4] = ["resignation", "agreement", "forfeit", "decision"];
+
+/// The part of the board's page the script refreshes: state, alerts, moves and history.
+pub fn board_live_html(p: &BoardPage<'_>) -> String {
+    let v = p.view;
+    let b = &v.live;
+    let back = board_href(v);
+    let mut out = String::new();
+    let clock = |ms: Option<u64>| ms.map_or(String::from("–"), clock_text);
+    let _ = write!(
+        out,
+        r#"<p class="status"><span class="state">{state}</span>{result} · White {wc} · Black {bc}</p>"#,
+        state = board_state(v).as_str(),
+        result = b.result.as_deref().map_or(String::new(), |r| format!(
+            r#" · result <span class="result">{}</span>{}"#,
+            escape(r),
+            if b.result_final { " (final)" } else { "" }
+        )),
+        wc = clock(b.clock.map(|c| c.white_ms)),
+        bc = clock(b.clock.map(|c| c.black_ms)),
+    );
+    let open: Vec<_> = v
+        .alerts
+        .iter()
+        .filter(|a| a.state == AlertState::Open)
+        .collect();
+    let _ = write!(
+        out,
+        r#"<section class="alerts" data-open="{}"><h2>Alerts ({})</h2><ul>"#,
+        open.len(),
+        open.len()
+    );
+    for a in open {
+        alert_item(&mut out, v, a, &back);
+    }
+    out.push_str("</ul></section>");
+    out.push_str(r#"<section><h2>Moves</h2><ol class="moves">"#);
+    if let Some(g) = p.game {
+        for pair in g.moves.chunks(2) {
+            let white = pair.first().map_or("", |m| m.notation.as_str());
+            let black = pair.get(1).map_or("", |m| m.notation.as_str());
+            let _ = write!(out, "<li>{} {}</li>", escape(white), escape(black));
+        }
+    }
+    out.push_str(r#"</ol></section><section><h2>History</h2><ol class="history">"#);
+    for line in p.history {
+        let _ = write!(out, "<li>{}</li>", escape(line));
+    }
+    out.push_str("</ol></section>");
+    out
+}
+
+/// The board's page.
+pub fn board_html(p: &BoardPage<'_>) -> String {
+    let v = p.view;
+    let title = board_title(&v.live);
+    let href = board_href(v);
+    let mut main = String::new();
+    header(&mut main, p.flash.as_ref());
+    let _ = write!(
+        main,
+        r#"<main><h2 class="board-title">{title}: {white} – {black}</h2><p>{round}{game}</p><div id="live">{live}</div>"#,
+        title = escape(&title),
+        white = escape(&v.white_label),
+        black = escape(&v.black_label),
+        round = v.round.map_or(String::new(), |r| format!("Round {r} · ")),
+        game = p
+            .game
+            .map_or("no game yet".to_owned(), |g| format!("game {}", g.id.0)),
+        live = board_live_html(p),
+    );
+    if let Some(g) = p.game {
+        let game = g.id.0;
+        let href = escape(&href);
+        let _ = write!(
+            main,
+            r#"<section class="actions"><h2>Result</h2><form class="result" method="post" action="{href}/result"><input type="hidden" name="game" value="{game}"><select name="result" aria-label="result"><option value="1-0">1-0</option><option value="0-1">0-1</option><option value="1/2-1/2">½-½</option></select><input type="text" name="reason" list="reasons" placeholder="reason (resignation…)" maxlength="80" aria-label="reason"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Set result</button></form>
+<h2>Correct a move</h2><form class="correct" method="post" action="{href}/correct"><input type="hidden" name="game" value="{game}"><label>move <input type="number" name="move" min="1" required inputmode="numeric" size="4"></label><select name="side" aria-label="side"><option value="white">white</option><option value="black">black</option></select><input type="text" name="san" placeholder="Nf6" required maxlength="10" aria-label="move played" autocapitalize="off" autocomplete="off"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Correct</button></form>
+<h2>Note</h2><form class="note" method="post" action="{href}/note"><input type="hidden" name="game" value="{game}"><textarea name="text" rows="2" required maxlength="2000" aria-label="note"></textarea><button type="submit">Add note</button></form>
+<datalist id="reasons">"#
+        );
+        for r in REASONS {
+            let _ = write!(main, r#"<option value="{r}">"#);
+        }
+        main.push_str("</datalist></section>");
+    }
+    main.push_str("</main>");
+    page(&format!("boardscribe: arbiter, {title}"), &main, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relay::{live::BoardLive, view::Seats};
+
+    #[test]
+    fn a_board_without_a_game_has_no_forms_and_a_board_with_one_names_it_in_each() {
+        let live = BoardLive::new("b12", Some(12), &[]).snapshot();
+        let view = BoardView::new(live, None, Seats::default());
+        let history = ["2026-12-02 10:00:00  board 12 (game 7)  move 1 white  started".to_owned()];
+        let html = board_html(&BoardPage {
+            view: &view,
+            game: None,
+            history: &history,
+            flash: None,
+        });
+        assert!(html.contains("Board 12: White – Black"));
+        assert!(!html.contains(r#"class="result""#));
+        assert!(html.contains(r#"<ol class="history"><li>2026-12-02 10:00:00"#));
+        assert!(html.contains(r#"<script src="/arbiter/console.js" defer></script>"#));
+    }
+}

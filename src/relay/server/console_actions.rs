@@ -1,0 +1,511 @@
+//! The console's actions: the forms of `/arbiter` and the boards' pages, posted by a logged-in
+//! arbiter (or with the bearer header). Rule on an alert (`POST /arbiter/rule`), set a result,
+//! correct a move by its number and side, add a note (`POST /arbiter/boards/{key}/result`,
+//! `/correct`, `/note`), start a round (`POST /arbiter/rounds/start`) and import a round's
+//! pairings from an uploaded file (`POST /arbiter/pairings`, multipart). Flow: each handler
+//! checks the session (a form from another site is refused: the cookie is `SameSite=Strict`
+//! and the `Origin`, when sent, must be this server), reads the form into the admin API's own
+//! [`AdminAction`] (or round and pairings calls), which records it with the session's name as
+//! the author, and sends the browser back (303) to the page it came from with what was done,
+//! or why nothing was.
+
+use axum::extract::{Form, Multipart, rejection::FormRejection};
+
+use super::{
+    admin::{
+        AdminAction, CorrectBody, NoteBody, ResultBody, RuleBody, act, import_pairings, start_round,
+    },
+    session::{author_of, see_other},
+    *,
+};
+use crate::{
+    relay::console::{rulings, url_encode},
+    words::moveno::{MoveNo, in_words as move_words},
+};
+
+/// The page to return to: a console page, else the console.
+fn back_to(back: Option<&str>) -> &str {
+    match back {
+        Some(b) if b.starts_with("/arbiter") && !b.contains("//") && !b.contains('\\') => b,
+        _ => "/arbiter",
+    }
+}
+
+/// Back to `back` with what was done (`msg`) or why not (`err`).
+fn back_with(back: &str, outcome: Result<String, ApiError>) -> Response {
+    let sep = if back.contains('?') { '&' } else { '?' };
+    let (key, text) = match outcome {
+        Ok(msg) => ("msg", msg),
+        Err(ApiError(status, why)) => {
+            warn!(%status, why = %why, "arbiter console: an action was refused");
+            ("err", why)
+        }
+    };
+    // Long enough for any reason the store gives, short enough for every browser's URL.
+    let text: String = text.chars().take(400).collect();
+    see_other(&format!("{back}{sep}{key}={}", url_encode(&text)))
+}
+
+/// Whether a request comes from another site: an `Origin` header that is not this server.
+fn cross_site(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return false;
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, rest)| rest.trim_end_matches('/'));
+    match (origin_host, host) {
+        (Some(o), Some(h)) => !o.eq_ignore_ascii_case(h),
+        _ => true,
+    }
+}
+
+/// Why an action is not even tried.
+enum Refusal {
+    /// Not logged in: to the login form.
+    NotLoggedIn,
+    /// A form posted from another site: 403.
+    CrossSite,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::NotLoggedIn => see_other("/arbiter"),
+            Refusal::CrossSite => ApiError(
+                StatusCode::FORBIDDEN,
+                "a form from another site: refused".into(),
+            )
+            .into_response(),
+        }
+    }
+}
+
+/// The arbiter acting (their name, for the record), or why the request is refused.
+fn arbiter(app: &App, headers: &HeaderMap) -> Result<String, Refusal> {
+    if cross_site(headers) {
+        warn!("arbiter console: a form posted from another site was refused");
+        return Err(Refusal::CrossSite);
+    }
+    if app.authorize(headers).is_err() {
+        return Err(Refusal::NotLoggedIn);
+    }
+    Ok(author_of(app, headers))
+}
+
+/// A form that did not read: what was wrong, in the arbiter's words.
+fn unreadable(e: FormRejection) -> ApiError {
+    ApiError(
+        StatusCode::BAD_REQUEST,
+        format!("the form did not read: {}", e.body_text()),
+    )
+}
+
+/// A note field: none when blank.
+fn note(text: Option<String>) -> Option<String> {
+    text.filter(|n| !n.trim().is_empty())
+}
+
+#[derive(Deserialize)]
+pub(super) struct RuleForm {
+    game: i64,
+    irregularity: u32,
+    ruling: String,
+    ply: Option<u32>,
+    description: Option<String>,
+    back: Option<String>,
+}
+
+/// `POST /arbiter/rule`: a ruling on an alert (its first irregularity).
+pub(super) async fn rule(
+    State(app): State<App>,
+    headers: HeaderMap,
+    form: Result<Form<RuleForm>, FormRejection>,
+) -> Response {
+    let author = match arbiter(&app, &headers) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let Ok(Form(f)) = form else {
+        return back_with(
+            "/arbiter",
+            Err(form.err().map_or_else(
+                || ApiError(StatusCode::BAD_REQUEST, "the form did not read".into()),
+                unreadable,
+            )),
+        );
+    };
+    let back = back_to(f.back.as_deref()).to_owned();
+    let outcome = async {
+        let game = GameId(f.game);
+        let irregularity = f.irregularity;
+        // The penalty due is the record's, not the form's.
+        let record = app
+            .db
+            .read(move |r, db| {
+                r.refresh(db)?;
+                Ok(r.store()?.game(game)?)
+            })
+            .await?
+            .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {}", game.0)))?;
+        let alert = alerts::game_alerts(&record)
+            .into_iter()
+            .find(|a| a.irregularities.contains(&irregularity));
+        let due = alert.as_ref().and_then(|a| a.penalty_due.clone());
+        let ruling =
+            rulings::ruling_from_form(&f.ruling, f.description.as_deref(), due.as_deref(), f.ply)
+                .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
+        let said = ruling.as_str().replace('_', " ");
+        let decided = act(
+            &app,
+            game,
+            AdminAction::Rule(RuleBody {
+                irregularity,
+                ruling,
+                author: Some(author),
+                note: None,
+            }),
+        )
+        .await?;
+        Ok(format!(
+            "{}: ruled {said} (decision {})",
+            board_words(&record),
+            decided.id
+        ))
+    }
+    .await;
+    back_with(&back, outcome)
+}
+
+/// `board 12` (or the board's name) and the game.
+fn board_words(g: &GameRecord) -> String {
+    match g.board_no {
+        Some(n) => format!("board {n}, game {}", g.id.0),
+        None => format!("board {}, game {}", g.board_name, g.id.0),
+    }
+}
+
+/// The game a board's form names, read for the message.
+async fn game_record(app: &App, game: i64) -> Result<GameRecord, ApiError> {
+    app.db
+        .read(move |r, db| {
+            r.refresh(db)?;
+            Ok(r.store()?.game(GameId(game))?)
+        })
+        .await?
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {game}")))
+}
+
+#[derive(Deserialize)]
+pub(super) struct ResultForm {
+    game: i64,
+    result: String,
+    reason: Option<String>,
+    note: Option<String>,
+}
+
+/// `POST /arbiter/boards/{key}/result`: the arbiter's result, final.
+pub(super) async fn result(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+    headers: HeaderMap,
+    form: Result<Form<ResultForm>, FormRejection>,
+) -> Response {
+    let author = match arbiter(&app, &headers) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let back = format!("/arbiter/boards/{}", url_encode(&key));
+    let outcome = async {
+        let Form(f) = form.map_err(unreadable)?;
+        let record = game_record(&app, f.game).await?;
+        let reason = f
+            .reason
+            .map(|r| r.trim().to_owned())
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "decision".into());
+        let result = f.result.clone();
+        act(
+            &app,
+            GameId(f.game),
+            AdminAction::Result(ResultBody {
+                result: f.result,
+                reason,
+                author: Some(author),
+                note: note(f.note),
+            }),
+        )
+        .await?;
+        Ok(format!("{}: result {result}", board_words(&record)))
+    }
+    .await;
+    back_with(&back, outcome)
+}
+
+#[derive(Deserialize)]
+pub(super) struct CorrectForm {
+    game: i64,
+    #[serde(rename = "move")]
+    number: u32,
+    side: String,
+    san: String,
+    note: Option<String>,
+}
+
+/// `POST /arbiter/boards/{key}/correct`: the move played at a move number and side ("move 34,
+/// black: Nf6") replaces the one recorded; the later moves are replayed after it.
+pub(super) async fn correct(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+    headers: HeaderMap,
+    form: Result<Form<CorrectForm>, FormRejection>,
+) -> Response {
+    let author = match arbiter(&app, &headers) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let back = format!("/arbiter/boards/{}", url_encode(&key));
+    let outcome = async {
+        let Form(f) = form.map_err(unreadable)?;
+        if f.number == 0 {
+            return Err(ApiError(
+                StatusCode::BAD_REQUEST,
+                "move numbers count from 1".into(),
+            ));
+        }
+        let side = match f.side.as_str() {
+            "white" => Side::White,
+            "black" => Side::Black,
+            other => {
+                return Err(ApiError(
+                    StatusCode::BAD_REQUEST,
+                    format!("{other:?} is not a side: white or black"),
+                ));
+            }
+        };
+        let record = game_record(&app, f.game).await?;
+        let ply = MoveNo::ply_of(f.number, side);
+        let san = f.san.trim().to_owned();
+        act(
+            &app,
+            GameId(f.game),
+            AdminAction::Correct(CorrectBody {
+                ply,
+                mv: san.clone(),
+                author: Some(author),
+                note: note(f.note),
+            }),
+        )
+        .await?;
+        Ok(format!(
+            "{}: {} corrected to {san}",
+            board_words(&record),
+            move_words(ply)
+        ))
+    }
+    .await;
+    back_with(&back, outcome)
+}
+
+#[derive(Deserialize)]
+pub(super) struct NoteForm {
+    game: i64,
+    text: String,
+}
+
+/// `POST /arbiter/boards/{key}/note`: a note in the game's record.
+pub(super) async fn add_note(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+    headers: HeaderMap,
+    form: Result<Form<NoteForm>, FormRejection>,
+) -> Response {
+    let author = match arbiter(&app, &headers) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let back = format!("/arbiter/boards/{}", url_encode(&key));
+    let outcome = async {
+        let Form(f) = form.map_err(unreadable)?;
+        let record = game_record(&app, f.game).await?;
+        act(
+            &app,
+            GameId(f.game),
+            AdminAction::Note(NoteBody {
+                ply: None,
+                text: f.text,
+                author: Some(author),
+            }),
+        )
+        .await?;
+        Ok(format!("{}: note added", board_words(&record)))
+    }
+    .await;
+    back_with(&back, outcome)
+}
+
+#[derive(Deserialize)]
+pub(super) struct RoundForm {
+    round: u32,
+}
+
+/// `POST /arbiter/rounds/start`: round N becomes the current one.
+pub(super) async fn round_start(
+    State(app): State<App>,
+    headers: HeaderMap,
+    form: Result<Form<RoundForm>, FormRejection>,
+) -> Response {
+    let author = match arbiter(&app, &headers) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let outcome = async {
+        let Form(f) = form.map_err(unreadable)?;
+        let previous = start_round(&app, f.round, author).await?;
+        Ok(match previous {
+            Some(p) if p == f.round => format!("round {p} is already the current round"),
+            Some(p) => format!(
+                "round {} started (round {p} before; its games still going stay in it)",
+                f.round
+            ),
+            None => format!("round {} started", f.round),
+        })
+    }
+    .await;
+    back_with("/arbiter", outcome)
+}
+
+/// The largest pairings file the console takes.
+const MAX_PAIRINGS_BYTES: usize = 1 << 20;
+
+/// What a pairings upload holds, read from its parts.
+#[derive(Default)]
+struct Upload {
+    round: Option<u32>,
+    format: Option<String>,
+    file_name: Option<String>,
+    text: Option<String>,
+}
+
+fn bad(why: impl Into<String>) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, why.into())
+}
+
+async fn read_upload(mut parts: Multipart) -> Result<Upload, ApiError> {
+    let mut up = Upload::default();
+    while let Some(part) = parts
+        .next_field()
+        .await
+        .map_err(|e| bad(format!("the upload did not read: {}", e.body_text())))?
+    {
+        match part.name().unwrap_or("") {
+            "round" => {
+                let text = part.text().await.map_err(|e| bad(e.body_text()))?;
+                up.round = Some(
+                    text.trim()
+                        .parse()
+                        .map_err(|_| bad(format!("{text:?} is not a round number")))?,
+                );
+            }
+            "format" => up.format = Some(part.text().await.map_err(|e| bad(e.body_text()))?),
+            "file" => {
+                up.file_name = part.file_name().map(str::to_owned);
+                let bytes = part.bytes().await.map_err(|e| bad(e.body_text()))?;
+                if bytes.len() > MAX_PAIRINGS_BYTES {
+                    return Err(ApiError(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        format!(
+                            "the pairings file is {} bytes: at most {MAX_PAIRINGS_BYTES}",
+                            bytes.len()
+                        ),
+                    ));
+                }
+                up.text = Some(
+                    String::from_utf8(bytes.to_vec())
+                        .map_err(|_| bad("the pairings file is not UTF-8 text"))?,
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(up)
+}
+
+/// `POST /arbiter/pairings` (multipart: `round`, `format`, `file`): a round's pairings from a
+/// CSV or TRF file, replacing the round's earlier ones.
+pub(super) async fn pairings_upload(
+    State(app): State<App>,
+    headers: HeaderMap,
+    parts: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Response {
+    if let Err(refused) = arbiter(&app, &headers) {
+        return refused.into_response();
+    }
+    let outcome = async {
+        let parts =
+            parts.map_err(|e| bad(format!("the upload did not read: {}", e.body_text())))?;
+        let up = read_upload(parts).await?;
+        let round = up.round.ok_or_else(|| bad("say which round"))?;
+        let text = up
+            .text
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| bad("choose a pairings file"))?;
+        let name = up.file_name.unwrap_or_default();
+        let format = match up.format.as_deref().unwrap_or("auto") {
+            "csv" => PairingsFormat::Csv,
+            "trf" => PairingsFormat::Trf,
+            _ => PairingsFormat::from_path(Path::new(&name)).ok_or_else(|| {
+                bad(format!(
+                    "{name:?}: say whether it is CSV or TRF (or name it .csv, .trf)"
+                ))
+            })?,
+        };
+        let boards = import_pairings(&app, round, format, text).await?;
+        Ok(format!(
+            "round {round}: {boards} boards paired from {}",
+            if name.is_empty() { "the file" } else { &name }
+        ))
+    }
+    .await;
+    back_with("/arbiter", outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_way_back_stays_in_the_console() {
+        assert_eq!(back_to(Some("/arbiter/boards/3")), "/arbiter/boards/3");
+        assert_eq!(
+            back_to(Some("/arbiter?attention=1")),
+            "/arbiter?attention=1"
+        );
+        assert_eq!(back_to(Some("https://evil.example/")), "/arbiter");
+        assert_eq!(back_to(Some("/arbiter//evil.example")), "/arbiter");
+        assert_eq!(back_to(Some("/")), "/arbiter");
+        assert_eq!(back_to(None), "/arbiter");
+    }
+
+    #[test]
+    fn a_form_from_another_site_is_told_apart() {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
+        assert!(!cross_site(&h));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:8080"),
+        );
+        assert!(!cross_site(&h));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("https://evil.example"),
+        );
+        assert!(cross_site(&h));
+        h.insert(header::ORIGIN, HeaderValue::from_static("null"));
+        assert!(cross_site(&h));
+    }
+}
