@@ -89,6 +89,9 @@ pub struct Tournament {
     pub site: Option<String>,
     /// The round the event starts at: a whole number of 1 or more, as given (`"3"`).
     pub round: Option<String>,
+    /// The event's first and last days, `YYYY-MM-DD` (the store's event keeps them).
+    pub start_date: Option<String>,
+    pub end_date: Option<String>,
     pub time_control: Option<TimeControl>,
     pub laws: Laws,
     /// Whose rules: FIDE's edition, or the US Chess preset over it.

@@ -247,6 +247,28 @@ pub(super) fn http_bind(http: &Spanned<RawHttp>, ck: &mut Checker<'_>) -> Option
     }
 }
 
+/// A date key: a TOML date (`2026-12-02`) or a string of one, as `YYYY-MM-DD`.
+fn date(value: &Spanned<toml::Value>, key: &str, ck: &mut Checker<'_>) -> Option<String> {
+    let text = match value.get_ref() {
+        toml::Value::Datetime(d) if d.time.is_none() && d.offset.is_none() => d.to_string(),
+        toml::Value::String(s) => s.trim().to_owned(),
+        _ => String::new(),
+    };
+    match text.parse::<jiff::civil::Date>() {
+        Ok(d) if text.len() == 10 => Some(d.to_string()),
+        _ => {
+            ck.at(
+                value.span(),
+                format!(
+                    "{key} {} is not a date; valid: a day as YYYY-MM-DD, e.g. {key} = 2026-12-02",
+                    value.get_ref()
+                ),
+            );
+            None
+        }
+    }
+}
+
 pub(super) fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament {
     let mut out = Tournament {
         event: t.event.clone(),
@@ -272,6 +294,19 @@ pub(super) fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament 
                 None
             }
         };
+    }
+    out.start_date = t
+        .start_date
+        .as_ref()
+        .and_then(|d| date(d, "start_date", ck));
+    out.end_date = t.end_date.as_ref().and_then(|d| date(d, "end_date", ck));
+    if let (Some(start), Some(end), Some(at)) = (&out.start_date, &out.end_date, &t.end_date)
+        && end < start
+    {
+        ck.at(
+            at.span(),
+            format!("end_date {end} is before start_date {start}"),
+        );
     }
     if let Some(tc) = &t.time_control {
         match tc.get_ref().parse::<TimeControl>() {

@@ -30,6 +30,8 @@ pub(super) struct RawTournament {
     pub(super) event: Option<String>,
     pub(super) site: Option<String>,
     pub(super) round: Option<Spanned<toml::Value>>,
+    pub(super) start_date: Option<Spanned<toml::Value>>,
+    pub(super) end_date: Option<Spanned<toml::Value>>,
     pub(super) time_control: Option<Spanned<String>>,
     pub(super) laws: Option<Spanned<String>>,
     pub(super) federation: Option<Spanned<String>>,

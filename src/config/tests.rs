@@ -257,6 +257,26 @@ fn tournament_values() {
         ok(EXAMPLE).tournament.variant,
         crate::game::Variant::Standard
     );
+    let dates = ok(EXAMPLE).tournament;
+    assert_eq!(dates.start_date.as_deref(), Some("2026-04-10"));
+    assert_eq!(dates.end_date.as_deref(), Some("2026-04-18"));
+    let quoted = ok("[tournament]\nstart_date = \" 2026-12-02 \"\n").tournament;
+    assert_eq!(quoted.start_date.as_deref(), Some("2026-12-02"));
+    let e = errors("[tournament]\nstart_date = \"2026-02-30\"\nend_date = \"2026-1-5\"\n");
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(
+        e[0].contains("start_date \"2026-02-30\" is not a date"),
+        "{e:?}"
+    );
+    assert!(
+        e[1].contains("end_date \"2026-1-5\" is not a date"),
+        "{e:?}"
+    );
+    let e = one_error("[tournament]\nstart_date = 2026-12-05\nend_date = 2026-12-01\n");
+    assert!(
+        e.contains("end_date 2026-12-01 is before start_date 2026-12-05"),
+        "{e}"
+    );
     let e = one_error("[tournament]\nevent = \"Open\"\ntime_control = \"90+x\"\n");
     assert!(
         e.starts_with("venue.toml:3:16: invalid time control \"90+x\": "),

@@ -95,8 +95,8 @@ pub fn round_info(t: &crate::config::Tournament) -> anyhow::Result<Option<RoundI
 /// The event's settings from `[tournament]`, as games and scoresheets show them.
 pub fn event_settings(t: &crate::config::Tournament) -> EventSettings {
     EventSettings {
-        start_date: None,
-        end_date: None,
+        start_date: t.start_date.clone(),
+        end_date: t.end_date.clone(),
         time_control: t.time_control.as_ref().map(|tc| tc.to_string()),
         laws: Some(t.laws.to_string()),
         variant: Some(t.variant.to_string()),

@@ -94,7 +94,10 @@ async fn the_console_logs_in_with_the_token_and_shows_the_hall_by_board_number()
     let at = |name: &str| hall.find(&format!("data-board=\"{name}\"")).unwrap();
     assert!(at(&bench.boards[0]) < at(&bench.boards[1]));
     assert!(at(&bench.boards[1]) < at(&bench.boards[2]));
-    assert!(hall.contains(r#"href="/arbiter/boards/1">Board 1</a></td>"#), "{hall}");
+    assert!(
+        hall.contains(r#"href="/arbiter/boards/1">Board 1</a></td>"#),
+        "{hall}"
+    );
 
     // The cookie opens the admin API as the bearer header does.
     let alerts = client

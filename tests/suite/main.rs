@@ -16,6 +16,7 @@ mod bus_mode;
 mod chess960;
 mod config_cli;
 mod console;
+mod console_actions;
 mod corpus_emulated;
 mod ee_tokens;
 mod emulator;

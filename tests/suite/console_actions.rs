@@ -1,0 +1,431 @@
+//! The console's actions over real HTTP (issue 16, item 5), with emulated boards recorded by the
+//! daemon: a logged-in arbiter (named at the login) rules on an alert, sets a result, corrects a
+//! move by its number and side, notes, starts round 2 and uploads its pairings, each through the
+//! console's forms; after each, the database, `/round.pgn` and the public page say so, and every
+//! decision carries the arbiter's name. A form without a session, or from another site, changes
+//! nothing; a move that does not read comes back as the reason. The same forms in a real
+//! browser: `console_browser`.
+
+use crate::relay_common;
+
+use std::time::{Duration, Instant};
+
+use boardscribe::{
+    emulator::{
+        self, EmulatorOptions, IllegalKind, IrregularityScript, PgnGame, PtyOptions, PtyScript,
+        ScriptedIrregularity,
+    },
+    relay::Token,
+    store::{Action, GameRecord, Ruling},
+};
+use relay_common::{Bench, corpus_game};
+use reqwest::{StatusCode, header, redirect::Policy};
+use serde_json::Value;
+use shakmaty::{CastlingMode, Chess, Position, fen::Fen, san::San};
+
+const TOKEN: &str = "console-actions-token";
+
+fn script(game: &PgnGame, seed: u64, irregularities: Vec<ScriptedIrregularity>) -> PtyScript {
+    let opts = EmulatorOptions {
+        speed: 0.05,
+        seed,
+        time_control: Some((15 * 60_000, 10_000)),
+        irregularities,
+        ..EmulatorOptions::default()
+    };
+    PtyScript::from(emulator::script_pgn(game, &opts).unwrap())
+}
+
+/// The console's client: no redirects followed (the test reads where each form sends back).
+struct Console {
+    client: reqwest::Client,
+    url: String,
+    cookie: String,
+    /// `http://127.0.0.1:PORT`, what a browser sends as `Origin`.
+    origin: String,
+}
+
+impl Console {
+    async fn login(url: &str, name: &str) -> Console {
+        let client = reqwest::Client::builder()
+            .redirect(Policy::none())
+            .build()
+            .unwrap();
+        let ok = client
+            .post(format!("{url}arbiter/login"))
+            .form(&[("token", TOKEN), ("name", name)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(ok.status(), StatusCode::SEE_OTHER);
+        let cookie = ok.headers()[header::SET_COOKIE]
+            .to_str()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        Console {
+            client,
+            origin: url.trim_end_matches('/').to_owned(),
+            url: url.to_owned(),
+            cookie,
+        }
+    }
+
+    /// Posts a form as the browser does; where it sends back, decoded.
+    async fn post(&self, path: &str, form: &[(&str, &str)]) -> String {
+        let resp = self
+            .client
+            .post(format!("{}{path}", self.url))
+            .header(header::COOKIE, &self.cookie)
+            .header(header::ORIGIN, &self.origin)
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{path}");
+        location(&resp)
+    }
+
+    async fn get(&self, path: &str) -> String {
+        let resp = self
+            .client
+            .get(format!("{}{path}", self.url))
+            .header(header::COOKIE, &self.cookie)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::OK, "{path}");
+        resp.text().await.unwrap()
+    }
+
+    /// Every alert; none while the database does not exist yet (the relay answers 500 until
+    /// the daemon creates it).
+    async fn alerts(&self) -> Vec<Value> {
+        let resp = self
+            .client
+            .get(format!("{}api/admin/alerts", self.url))
+            .header(header::COOKIE, &self.cookie)
+            .send()
+            .await
+            .unwrap();
+        if resp.status() != StatusCode::OK {
+            return Vec::new();
+        }
+        let v: Value = resp.json().await.unwrap();
+        v["alerts"].as_array().unwrap().clone()
+    }
+}
+
+/// A redirect's `Location`, percent-decoded.
+fn location(resp: &reqwest::Response) -> String {
+    let raw = resp.headers()[header::LOCATION].to_str().unwrap();
+    let bytes = raw.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            out.push(u8::from_str_radix(&raw[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn game_on(bench: &Bench, board: usize) -> GameRecord {
+    let games = bench.store().games().unwrap();
+    games
+        .into_iter()
+        .rfind(|g| g.board_name == bench.boards[board])
+        .expect("a game on the board")
+}
+
+/// Another legal move than the one played at `game`'s last ply, in SAN, and that ply.
+fn another_last_move(game: &GameRecord) -> (u32, String) {
+    let last = game.moves.last().unwrap();
+    let before: Chess = match game.moves.len() {
+        1 => Chess::default(),
+        n => {
+            let fen: Fen = game.moves[n - 2].position.parse().unwrap();
+            fen.into_position(CastlingMode::Standard).unwrap()
+        }
+    };
+    let m = before
+        .legal_moves()
+        .into_iter()
+        .find(|m| Some(m.to_uci(CastlingMode::Standard).to_string()) != last.uci)
+        .unwrap();
+    (last.ply, San::from_move(&before, m).to_string())
+}
+
+/// Waits for `cond` on fresh reads, up to `secs`.
+async fn until<T>(secs: u64, what: &str, mut cond: impl AsyncFnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = cond().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_its_forms() {
+    let mut bench = Bench::with_round(Token::new(TOKEN), Some(1)).await;
+    let url = bench.url.clone();
+    // Board 1: an illegal move before ply 7 (a penalty is due: open until ruled); board 2: a
+    // clean game.
+    let illegal = ScriptedIrregularity {
+        before_ply: 7,
+        kind: IrregularityScript::IllegalMove {
+            kind: IllegalKind::WrongShape,
+        },
+    };
+    bench
+        .start_scripts(vec![
+            (
+                script(&corpus_game("tatamast22", 3), 11, vec![illegal]),
+                PtyOptions::default(),
+            ),
+            (
+                script(&corpus_game("tatamast22", 4), 12, Vec::new()),
+                PtyOptions::default(),
+            ),
+        ])
+        .await;
+    let console = Console::login(&url, "Chief Arbiter").await;
+
+    // The alert, in the console's live part, with its ruling form.
+    let alert = until(60, "the illegal move's alert", async || {
+        console
+            .alerts()
+            .await
+            .into_iter()
+            .find(|a| a["kind"] == "illegal_move" && a["state"] == "open")
+    })
+    .await;
+    let id = alert["id"].as_str().unwrap().to_owned();
+    let live = console.get("arbiter?fragment=1").await;
+    assert!(live.contains(&format!("data-alert=\"{id}\"")), "{live}");
+    assert!(live.contains(r#"<option value="penalty_applied">apply the penalty due: "#));
+    assert!(
+        !live.contains("<html"),
+        "the fragment is the live part only"
+    );
+    let game = alert["game"].as_i64().unwrap().to_string();
+    let irregularity = alert["irregularity"].as_u64().unwrap().to_string();
+    let ply = alert["ply"].as_u64().unwrap().to_string();
+    let rule = [
+        ("game", game.as_str()),
+        ("irregularity", irregularity.as_str()),
+        ("ply", ply.as_str()),
+        ("ruling", "penalty_applied"),
+        ("description", ""),
+        ("back", "/arbiter"),
+    ];
+
+    // Without a session, or from another site: nothing.
+    let anonymous = reqwest::Client::builder()
+        .redirect(Policy::none())
+        .build()
+        .unwrap();
+    let resp = anonymous
+        .post(format!("{url}arbiter/rule"))
+        .form(&rule)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&resp), "/arbiter");
+    let resp = console
+        .client
+        .post(format!("{url}arbiter/rule"))
+        .header(header::COOKIE, &console.cookie)
+        .header(header::ORIGIN, "https://elsewhere.example")
+        .form(&rule)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let game_id = boardscribe::store::GameId(game.parse().unwrap());
+    assert!(bench.store().decisions(game_id).unwrap().is_empty());
+
+    // Rule: the penalty due, applied; the alert leaves the queue.
+    let back = console.post("arbiter/rule", &rule).await;
+    assert!(back.starts_with("/arbiter?msg="), "{back}");
+    assert!(back.contains("ruled penalty applied"), "{back}");
+    let decisions = bench.store().decisions(game_id).unwrap();
+    assert_eq!(decisions.len(), 1);
+    assert_eq!(decisions[0].author, "Chief Arbiter");
+    let Action::Rule {
+        ruling: Ruling::PenaltyApplied { description },
+        ..
+    } = &decisions[0].action
+    else {
+        panic!("{:?}", decisions[0].action)
+    };
+    assert_eq!(Some(description.as_str()), alert["penalty_due"].as_str());
+    let ruled = console.alerts().await;
+    let ruled = ruled.iter().find(|a| a["id"] == id.as_str()).unwrap();
+    assert_eq!(ruled["state"], "ruled");
+    assert!(
+        !console
+            .get("arbiter?fragment=1")
+            .await
+            .contains(&format!("data-alert=\"{id}\""))
+    );
+
+    // A result from board 1's page: final in the store, the round PGN and the public page.
+    let back = console
+        .post(
+            "arbiter/boards/1/result",
+            &[
+                ("game", &game),
+                ("result", "0-1"),
+                ("reason", "resignation"),
+                ("note", "white resigned"),
+            ],
+        )
+        .await;
+    assert!(back.starts_with("/arbiter/boards/1?msg="), "{back}");
+    let record = bench.store().game(game_id).unwrap().unwrap();
+    assert_eq!(record.result, "0-1");
+    let round = reqwest::get(format!("{url}round.pgn"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(round.contains("[Result \"0-1\"]"), "{round}");
+    let public = reqwest::get(&url).await.unwrap().text().await.unwrap();
+    assert!(public.contains("0-1"));
+    assert!(
+        !public.contains("white resigned"),
+        "notes stay off the public page"
+    );
+
+    // A note, then the board's page: the history in words, by whom.
+    let back = console
+        .post(
+            "arbiter/boards/1/note",
+            &[("game", &game), ("text", "clock checked")],
+        )
+        .await;
+    assert!(back.contains("note added"), "{back}");
+    let page = console.get("arbiter/boards/1").await;
+    assert!(page.contains(r#"<ol class="history">"#));
+    assert!(page.contains("by Chief Arbiter"), "{page}");
+    assert!(page.contains("clock checked"), "{page}");
+
+    // Correct board 2's last move by its number and side, once its game is over.
+    bench.wait_scripts(Duration::from_secs(120)).await;
+    let game2 = until(20, "board 2's whole game", async || {
+        let g = game_on(&bench, 1);
+        (g.moves.len() == corpus_game("tatamast22", 4).moves.len()).then_some(g)
+    })
+    .await;
+    let (ply, san) = another_last_move(&game2);
+    let number = ply.div_ceil(2).to_string();
+    let side = if ply % 2 == 1 { "white" } else { "black" };
+    let id2 = game2.id.0.to_string();
+    let refused = console
+        .post(
+            "arbiter/boards/2/correct",
+            &[
+                ("game", &id2),
+                ("move", &number),
+                ("side", side),
+                ("san", "Kz9"),
+            ],
+        )
+        .await;
+    assert!(refused.starts_with("/arbiter/boards/2?err="), "{refused}");
+    let back = console
+        .post(
+            "arbiter/boards/2/correct",
+            &[
+                ("game", &id2),
+                ("move", &number),
+                ("side", side),
+                ("san", &san),
+            ],
+        )
+        .await;
+    assert!(back.contains(&format!("corrected to {san}")), "{back}");
+    let corrected = bench.store().game(game2.id).unwrap().unwrap();
+    assert_eq!(corrected.moves.last().unwrap().notation, san);
+    assert_eq!(corrected.moves.len(), game2.moves.len());
+    let round = reqwest::get(format!("{url}round.pgn"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(round.contains(&san), "{round}");
+
+    // Round 2, started from the console; its pairings uploaded as a file.
+    let back = console
+        .post("arbiter/rounds/start", &[("round", "2")])
+        .await;
+    assert!(back.contains("round 2 started"), "{back}");
+    let csv = "board,white,black,white_elo,black_elo\n1,\"Abenov, Arman\",\"Li, Wei\",2610,2555\n2,\"Kim, Ana\",\"Ortiz, Luis\",2400,2380\n";
+    let boundary = "----boardscribe-test-boundary";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"round\"\r\n\r\n2\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"format\"\r\n\r\nauto\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"round2.csv\"\r\n\
+         Content-Type: text/csv\r\n\r\n{csv}\r\n--{boundary}--\r\n"
+    );
+    let resp = console
+        .client
+        .post(format!("{url}arbiter/pairings"))
+        .header(header::COOKIE, &console.cookie)
+        .header(header::ORIGIN, &console.origin)
+        .header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={boundary}"),
+        )
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let back = location(&resp);
+    assert!(
+        back.contains("round 2: 2 boards paired from round2.csv"),
+        "{back}"
+    );
+    let store = bench.store();
+    assert_eq!(store.round_info().unwrap().unwrap().round, 2);
+    let paired = store.pairings(2).unwrap();
+    assert_eq!(paired.len(), 2);
+    assert_eq!(paired[0].white, "Abenov, Arman");
+    let rounds: Value = reqwest::get(format!("{url}api/rounds"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let current: Vec<_> = rounds["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["current"] == true)
+        .collect();
+    assert_eq!(current.len(), 1);
+    assert_eq!(current[0]["number"], 2);
+    assert_eq!(current[0]["started_by"], "Chief Arbiter");
+    let hall = console.get("arbiter").await;
+    assert!(
+        hall.contains(r#"<span class="current-round">2</span>"#),
+        "{hall}"
+    );
+    assert!(hall.contains("by Chief Arbiter"), "{hall}");
+
+    bench.stop().await;
+}
