@@ -31,15 +31,23 @@ fn config_example_prints_the_shipped_file_and_check_accepts_it() {
     let stderr = text(&out.stderr);
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 3, "{stderr}");
+    // Each error names the line of the example that names the file.
+    let line_of = |file: &str| {
+        1 + EXAMPLE
+            .lines()
+            .position(|l| l.contains(&format!("\"/etc/boardscribe/{file}\"")))
+            .unwrap()
+    };
+    let (lichess, admin) = (line_of("lichess.token"), line_of("admin.token"));
     assert!(
         lines[0].starts_with(&format!(
-            "{p}:110:14: the Lichess token file \"/etc/boardscribe/lichess.token\" cannot be read: "
+            "{p}:{lichess}:14: the Lichess token file \"/etc/boardscribe/lichess.token\" cannot be read: "
         )),
         "{stderr}"
     );
     assert!(
         lines[1].starts_with(&format!(
-            "{p}:115:14: the admin token file \"/etc/boardscribe/admin.token\" cannot be read: "
+            "{p}:{admin}:14: the admin token file \"/etc/boardscribe/admin.token\" cannot be read: "
         )),
         "{stderr}"
     );
