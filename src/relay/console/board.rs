@@ -72,8 +72,25 @@ pub fn board_live_html(p: &BoardPage<'_>) -> String {
         }
     }
     out.push_str(r#"</ol></section><section><h2>History</h2><ol class="history">"#);
+    // A line that starts with a space goes on with the one before (the moves it withdrew).
+    let mut open = false;
     for line in p.history {
-        let _ = write!(out, "<li>{}</li>", escape(line));
+        if line.starts_with(' ') && open {
+            let _ = write!(
+                out,
+                r#"<br><span class="withdrawn">{}</span>"#,
+                escape(line.trim())
+            );
+            continue;
+        }
+        if open {
+            out.push_str("</li>");
+        }
+        let _ = write!(out, "<li>{}", escape(line));
+        open = true;
+    }
+    if open {
+        out.push_str("</li>");
     }
     out.push_str("</ol></section>");
     out
@@ -101,9 +118,22 @@ pub fn board_html(p: &BoardPage<'_>) -> String {
     if let Some(g) = p.game {
         let game = g.id.0;
         let href = escape(&href);
+        // The result the board shows is offered first: confirming it is one tap.
+        let shown = v.live.result.as_deref();
+        let results: String = [("1-0", "1-0"), ("0-1", "0-1"), ("1/2-1/2", "½-½")]
+            .iter()
+            .map(|(value, label)| {
+                let selected = if shown == Some(*value) {
+                    " selected"
+                } else {
+                    ""
+                };
+                format!(r#"<option value="{value}"{selected}>{label}</option>"#)
+            })
+            .collect();
         let _ = write!(
             main,
-            r#"<section class="actions"><h2>Result</h2><form class="result" method="post" action="{href}/result"><input type="hidden" name="game" value="{game}"><select name="result" aria-label="result"><option value="1-0">1-0</option><option value="0-1">0-1</option><option value="1/2-1/2">½-½</option></select><input type="text" name="reason" list="reasons" placeholder="reason (resignation…)" maxlength="80" aria-label="reason"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Set result</button></form>
+            r#"<section class="actions"><h2>Result</h2><form class="result" method="post" action="{href}/result"><input type="hidden" name="game" value="{game}"><select name="result" aria-label="result">{results}</select><input type="text" name="reason" list="reasons" placeholder="reason (resignation…)" maxlength="80" aria-label="reason"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Set result</button></form>
 <h2>Correct a move</h2><form class="correct" method="post" action="{href}/correct"><input type="hidden" name="game" value="{game}"><label>move <input type="number" name="move" min="1" required inputmode="numeric" size="4"></label><select name="side" aria-label="side"><option value="white">white</option><option value="black">black</option></select><input type="text" name="san" placeholder="Nf6" required maxlength="10" aria-label="move played" autocapitalize="off" autocomplete="off"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Correct</button></form>
 <h2>Note</h2><form class="note" method="post" action="{href}/note"><input type="hidden" name="game" value="{game}"><textarea name="text" rows="2" required maxlength="2000" aria-label="note"></textarea><button type="submit">Add note</button></form>
 <datalist id="reasons">"#
@@ -126,7 +156,11 @@ mod tests {
     fn a_board_without_a_game_has_no_forms_and_a_board_with_one_names_it_in_each() {
         let live = BoardLive::new("b12", Some(12), &[]).snapshot();
         let view = BoardView::new(live, None, Seats::default());
-        let history = ["2026-12-02 10:00:00  board 12 (game 7)  move 1 white  started".to_owned()];
+        let history = [
+            "2026-12-02 10:00:00  board 12 (game 7)  move 1 white  started".to_owned(),
+            "2026-12-02 10:05:00  board 12 (game 7)  move 2 white  move corrected".to_owned(),
+            "    withdrawn: 2. g3".to_owned(),
+        ];
         let html = board_html(&BoardPage {
             view: &view,
             game: None,
@@ -136,6 +170,10 @@ mod tests {
         assert!(html.contains("Board 12: White – Black"));
         assert!(!html.contains(r#"class="result""#));
         assert!(html.contains(r#"<ol class="history"><li>2026-12-02 10:00:00"#));
+        assert!(html.contains(
+            r#"move corrected<br><span class="withdrawn">withdrawn: 2. g3</span></li></ol>"#
+        ));
+        assert_eq!(html.matches("<li>").count(), 2);
         assert!(html.contains(r#"<script src="/arbiter/console.js" defer></script>"#));
     }
 }
