@@ -199,12 +199,65 @@ async fn game_record(app: &App, game: i64) -> Result<GameRecord, ApiError> {
         .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {game}")))
 }
 
+/// A form of a board's page: the game it acts on, and the admin action it asks for with what
+/// to tell the arbiter once done (or why it does not read).
+pub(super) trait BoardForm: DeserializeOwned + Send {
+    fn game(&self) -> i64;
+    fn action(self, author: String) -> Result<(AdminAction, String), ApiError>;
+}
+
+/// A board page's form, acted on: back to the board's page with what was done, or why not.
+async fn board_form<F: BoardForm>(
+    app: App,
+    key: String,
+    headers: HeaderMap,
+    form: Result<Form<F>, FormRejection>,
+) -> Response {
+    let author = match arbiter(&app, &headers) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let back = format!("/arbiter/boards/{}", url_encode(&key));
+    let outcome = async {
+        let Form(f) = form.map_err(unreadable)?;
+        let game = f.game();
+        let record = game_record(&app, game).await?;
+        let (action, done) = f.action(author)?;
+        act(&app, GameId(game), action).await?;
+        Ok(format!("{}: {done}", board_words(&record)))
+    }
+    .await;
+    back_with(&back, outcome)
+}
+
 #[derive(Deserialize)]
 pub(super) struct ResultForm {
     game: i64,
     result: String,
     reason: Option<String>,
     note: Option<String>,
+}
+
+impl BoardForm for ResultForm {
+    fn game(&self) -> i64 {
+        self.game
+    }
+
+    fn action(self, author: String) -> Result<(AdminAction, String), ApiError> {
+        let reason = self
+            .reason
+            .map(|r| r.trim().to_owned())
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "decision".into());
+        let done = format!("result {}", self.result);
+        let action = AdminAction::Result(ResultBody {
+            result: self.result,
+            reason,
+            author: Some(author),
+            note: note(self.note),
+        });
+        Ok((action, done))
+    }
 }
 
 /// `POST /arbiter/boards/{key}/result`: the arbiter's result, final.
@@ -214,35 +267,7 @@ pub(super) async fn result(
     headers: HeaderMap,
     form: Result<Form<ResultForm>, FormRejection>,
 ) -> Response {
-    let author = match arbiter(&app, &headers) {
-        Ok(a) => a,
-        Err(refused) => return refused.into_response(),
-    };
-    let back = format!("/arbiter/boards/{}", url_encode(&key));
-    let outcome = async {
-        let Form(f) = form.map_err(unreadable)?;
-        let record = game_record(&app, f.game).await?;
-        let reason = f
-            .reason
-            .map(|r| r.trim().to_owned())
-            .filter(|r| !r.is_empty())
-            .unwrap_or_else(|| "decision".into());
-        let result = f.result.clone();
-        act(
-            &app,
-            GameId(f.game),
-            AdminAction::Result(ResultBody {
-                result: f.result,
-                reason,
-                author: Some(author),
-                note: note(f.note),
-            }),
-        )
-        .await?;
-        Ok(format!("{}: result {result}", board_words(&record)))
-    }
-    .await;
-    back_with(&back, outcome)
+    board_form(app, key, headers, form).await
 }
 
 #[derive(Deserialize)]
@@ -255,6 +280,33 @@ pub(super) struct CorrectForm {
     note: Option<String>,
 }
 
+impl BoardForm for CorrectForm {
+    fn game(&self) -> i64 {
+        self.game
+    }
+
+    fn action(self, author: String) -> Result<(AdminAction, String), ApiError> {
+        if self.number == 0 {
+            return Err(bad("move numbers count from 1"));
+        }
+        let side = match self.side.as_str() {
+            "white" => Side::White,
+            "black" => Side::Black,
+            other => return Err(bad(format!("{other:?} is not a side: white or black"))),
+        };
+        let ply = MoveNo::ply_of(self.number, side);
+        let san = self.san.trim().to_owned();
+        let done = format!("{} corrected to {san}", move_words(ply));
+        let action = AdminAction::Correct(CorrectBody {
+            ply,
+            mv: san,
+            author: Some(author),
+            note: note(self.note),
+        });
+        Ok((action, done))
+    }
+}
+
 /// `POST /arbiter/boards/{key}/correct`: the move played at a move number and side ("move 34,
 /// black: Nf6") replaces the one recorded; the later moves are replayed after it.
 pub(super) async fn correct(
@@ -263,57 +315,28 @@ pub(super) async fn correct(
     headers: HeaderMap,
     form: Result<Form<CorrectForm>, FormRejection>,
 ) -> Response {
-    let author = match arbiter(&app, &headers) {
-        Ok(a) => a,
-        Err(refused) => return refused.into_response(),
-    };
-    let back = format!("/arbiter/boards/{}", url_encode(&key));
-    let outcome = async {
-        let Form(f) = form.map_err(unreadable)?;
-        if f.number == 0 {
-            return Err(ApiError(
-                StatusCode::BAD_REQUEST,
-                "move numbers count from 1".into(),
-            ));
-        }
-        let side = match f.side.as_str() {
-            "white" => Side::White,
-            "black" => Side::Black,
-            other => {
-                return Err(ApiError(
-                    StatusCode::BAD_REQUEST,
-                    format!("{other:?} is not a side: white or black"),
-                ));
-            }
-        };
-        let record = game_record(&app, f.game).await?;
-        let ply = MoveNo::ply_of(f.number, side);
-        let san = f.san.trim().to_owned();
-        act(
-            &app,
-            GameId(f.game),
-            AdminAction::Correct(CorrectBody {
-                ply,
-                mv: san.clone(),
-                author: Some(author),
-                note: note(f.note),
-            }),
-        )
-        .await?;
-        Ok(format!(
-            "{}: {} corrected to {san}",
-            board_words(&record),
-            move_words(ply)
-        ))
-    }
-    .await;
-    back_with(&back, outcome)
+    board_form(app, key, headers, form).await
 }
 
 #[derive(Deserialize)]
 pub(super) struct NoteForm {
     game: i64,
     text: String,
+}
+
+impl BoardForm for NoteForm {
+    fn game(&self) -> i64 {
+        self.game
+    }
+
+    fn action(self, author: String) -> Result<(AdminAction, String), ApiError> {
+        let action = AdminAction::Note(NoteBody {
+            ply: None,
+            text: self.text,
+            author: Some(author),
+        });
+        Ok((action, "note added".into()))
+    }
 }
 
 /// `POST /arbiter/boards/{key}/note`: a note in the game's record.
@@ -323,28 +346,7 @@ pub(super) async fn add_note(
     headers: HeaderMap,
     form: Result<Form<NoteForm>, FormRejection>,
 ) -> Response {
-    let author = match arbiter(&app, &headers) {
-        Ok(a) => a,
-        Err(refused) => return refused.into_response(),
-    };
-    let back = format!("/arbiter/boards/{}", url_encode(&key));
-    let outcome = async {
-        let Form(f) = form.map_err(unreadable)?;
-        let record = game_record(&app, f.game).await?;
-        act(
-            &app,
-            GameId(f.game),
-            AdminAction::Note(NoteBody {
-                ply: None,
-                text: f.text,
-                author: Some(author),
-            }),
-        )
-        .await?;
-        Ok(format!("{}: note added", board_words(&record)))
-    }
-    .await;
-    back_with(&back, outcome)
+    board_form(app, key, headers, form).await
 }
 
 #[derive(Deserialize)]

@@ -188,6 +188,15 @@ async fn round_line(app: &App) -> Result<RoundLine, ApiError> {
     })
 }
 
+/// A console page asked for without a session: the login form (a refresh of the live part:
+/// 401, and the script reloads the page).
+fn not_logged_in(q: &Query) -> Result<Response, ApiError> {
+    if q.fragment() {
+        return Err(ApiError(StatusCode::UNAUTHORIZED, "log in again".into()));
+    }
+    Ok(html(StatusCode::OK, console::login_html(None)))
+}
+
 /// `GET /arbiter`: the console for a logged-in arbiter (cookie or bearer), else the login form.
 pub(super) async fn arbiter_page(
     State(app): State<App>,
@@ -195,10 +204,7 @@ pub(super) async fn arbiter_page(
     axum::extract::Query(q): axum::extract::Query<Query>,
 ) -> Result<Response, ApiError> {
     if app.authorize(&headers).is_err() {
-        if q.fragment() {
-            return Err(ApiError(StatusCode::UNAUTHORIZED, "log in again".into()));
-        }
-        return Ok(html(StatusCode::OK, console::login_html(None)));
+        return not_logged_in(&q);
     }
     let (views, _) = views(&app, Audience::Arbiter).await?;
     let attention_only = q.attention.unwrap_or(0) != 0;
@@ -234,10 +240,7 @@ pub(super) async fn arbiter_board_page(
     axum::extract::Query(q): axum::extract::Query<Query>,
 ) -> Result<Response, ApiError> {
     if app.authorize(&headers).is_err() {
-        if q.fragment() {
-            return Err(ApiError(StatusCode::UNAUTHORIZED, "log in again".into()));
-        }
-        return Ok(html(StatusCode::OK, console::login_html(None)));
+        return not_logged_in(&q);
     }
     let (views, _) = views(&app, Audience::Arbiter).await?;
     let view = find_board(&views, &key)
