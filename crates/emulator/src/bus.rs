@@ -353,7 +353,15 @@ pub async fn run_bus_pty(
                 }
                 None => faults = None,
             },
-            _ = sleep_opt(finish) => return Ok(()),
+            _ = sleep_opt(finish) => {
+                // The chain goes away for good, its device node with it (see pty::run).
+                if let Some(l) = &opts.link {
+                    if let Err(e) = std::fs::remove_file(l) {
+                        tracing::debug!(cause = %e, "could not remove the link");
+                    }
+                }
+                return Ok(());
+            }
         }
     }
 }
