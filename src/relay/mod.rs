@@ -13,6 +13,7 @@
 
 pub mod alerts;
 pub mod console;
+pub mod delayed;
 pub mod desk;
 pub mod folder;
 pub mod hub;
