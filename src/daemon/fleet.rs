@@ -270,27 +270,27 @@ pub async fn record_fleet(
         let warned = std::sync::atomic::AtomicBool::new(false);
         // Clocks run between moves: the push is rebuilt every few seconds too.
         let every = tick.unwrap_or(Duration::from_secs(5));
+        let hub = hub.clone();
         relays.spawn(push.run_every(changes.subscribe(), Some(every), move || {
             let now = crate::device::serial::now_ms();
+            let live = hub
+                .as_ref()
+                .map(crate::relay::server::live_clocks)
+                .unwrap_or_default();
             reader.round_public(&publication, now).map(|r| {
-                r.map_or_else(String::new, |(round, games, at)| {
-                    let picked = round::broadcast_games(&games, round);
-                    let mut picked = match &boards {
-                        Some(range) => range.select(&picked),
-                        None => picked,
-                    };
-                    if picked.len() > slice {
-                        if !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                            warn!(
-                                games = picked.len(),
-                                slice,
-                                "a Lichess round takes at most `slice` games: the rest are not \
-                                 pushed; give each [[relay.lichess]] its boards (boards = \"1-64\")"
-                            );
-                        }
-                        picked.truncate(slice);
+                r.map_or_else(String::new, |(round, games, _)| {
+                    let style = publication.style(now, &live);
+                    let (body, left_out) =
+                        round::round_slice_pgn(&games, round, boards.as_ref(), slice, &style);
+                    if left_out > 0 && !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                        warn!(
+                            left_out,
+                            slice,
+                            "a Lichess round takes at most `slice` games: the rest are not \
+                             pushed; give each [[relay.lichess]] its boards (boards = \"1-64\")"
+                        );
                     }
-                    round::games_pgn_styled(&picked, &publication.style(at))
+                    body
                 })
             })
         }));

@@ -25,7 +25,7 @@
 
 use std::fmt::Write as _;
 
-use super::publish::{PgnStyle, clocks_at, game_identity, utc_date_time};
+use super::publish::{PgnStyle, game_identity, utc_date_time};
 use crate::{
     arbiter::TimeControl,
     game::Kind,
@@ -154,7 +154,7 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, style: &PgnStyl
         tag(&mut out, "UTCDate", &date);
         tag(&mut out, "UTCTime", &time);
     }
-    if let Some((white, black)) = style.clocks_at.and_then(|at| clocks_at(game, at)) {
+    if let Some((white, black)) = style.clocks_of(game) {
         tag(&mut out, "WhiteClock", &clk.format(white));
         tag(&mut out, "BlackClock", &clk.format(black));
     }

@@ -9,7 +9,7 @@
 //! [`BoardRange`] picks a slice of a round by board number (`1-64,101-120`), as Lichess rounds
 //! of at most 100 games need.
 
-use std::{fmt, str::FromStr};
+use std::{collections::HashMap, fmt, str::FromStr};
 
 use super::pgn::ClockFormat;
 use crate::{Millis, store::GameRecord};
@@ -65,33 +65,62 @@ impl Publication {
         (self.delay_ms > 0).then(|| now_ms.saturating_sub(self.delay_ms))
     }
 
-    /// The PGN style of a public output at the moment `at_ms` it shows.
-    pub fn style(&self, at_ms: Millis) -> PgnStyle {
+    /// The PGN style of a public output at `now_ms`: with a delay, the clocks at the moment it
+    /// shows ([`clocks_at`]); live, the clocks the boards show now (`live`, by board name; a
+    /// board not in it shows the clocks of its last move).
+    pub fn style<'a>(&self, now_ms: Millis, live: &'a HashMap<String, (u64, u64)>) -> PgnStyle<'a> {
         PgnStyle {
             clk: self.clk,
             internal: self.comments,
-            clocks_at: Some(at_ms),
+            clocks: match self.cutoff(now_ms) {
+                Some(at) => Clocks::At(at),
+                None => Clocks::Live(live),
+            },
         }
     }
 }
 
+/// Where the `WhiteClock`/`BlackClock` tags come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clocks<'a> {
+    /// No clock tags.
+    Off,
+    /// The clocks at a past moment, from the stored moves ([`clocks_at`]).
+    At(Millis),
+    /// The clocks the boards show now, by board name; else the last move's.
+    Live(&'a HashMap<String, (u64, u64)>),
+}
+
 /// How a game is written as PGN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PgnStyle {
+pub struct PgnStyle<'a> {
     pub clk: ClockFormat,
     /// Irregularities and the arbiter's decisions as comments (the arbiter's exports, always).
     pub internal: bool,
-    /// `WhiteClock`/`BlackClock` tags with the clocks at this moment ([`clocks_at`]).
-    pub clocks_at: Option<Millis>,
+    /// `WhiteClock`/`BlackClock` tags.
+    pub clocks: Clocks<'a>,
 }
 
-impl PgnStyle {
-    /// The arbiter's PGN: every comment, no moment.
-    pub fn internal(clk: ClockFormat) -> PgnStyle {
+impl PgnStyle<'_> {
+    /// The arbiter's PGN: every comment, no clock tags.
+    pub fn internal(clk: ClockFormat) -> PgnStyle<'static> {
         PgnStyle {
             clk,
             internal: true,
-            clocks_at: None,
+            clocks: Clocks::Off,
+        }
+    }
+
+    /// Both clocks for `game`'s `WhiteClock`/`BlackClock` tags, if any.
+    pub fn clocks_of(&self, game: &GameRecord) -> Option<(u64, u64)> {
+        match self.clocks {
+            Clocks::Off => None,
+            Clocks::At(at) => clocks_at(game, at),
+            Clocks::Live(live) => live
+                .get(&game.board_name)
+                .copied()
+                .filter(|_| game.ended_at_ms.is_none())
+                .or_else(|| clocks_at(game, game.moves.last()?.at_ms)),
         }
     }
 }

@@ -27,7 +27,7 @@ use tokio::sync::watch;
 use crate::{
     export::{
         pgn::{ClockFormat, pgn_styled},
-        publish::{PgnStyle, Publication},
+        publish::{Clocks, PgnStyle, Publication},
         round::{broadcast_games, games_pgn_styled},
     },
     store::GameRecord,
@@ -106,8 +106,9 @@ impl FolderRelay {
         let selected = broadcast_games(games, round);
         // What spectators may read: no clock tags (files change with the moves only).
         let style = PgnStyle {
-            clocks_at: None,
-            ..self.publication.style(0)
+            clk: self.publication.clk,
+            internal: self.publication.comments,
+            clocks: Clocks::Off,
         };
         let mut changed = 0;
         let mut numbers = Vec::new();

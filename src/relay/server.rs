@@ -377,15 +377,29 @@ async fn pgn_answer(
 ) -> Result<Option<Rendered>, ApiError> {
     let arbiter = app.is_arbiter(headers) && range.is_none();
     let now: Millis = now_ms();
+    let live = live_clocks(&app.hub);
     Ok(app
         .db
         .read(move |r, db| match (arbiter, &ask) {
             (true, PgnAsk::Round) => r.round(db).map(Some),
             (true, PgnAsk::RoundN(n)) => r.round_n(db, *n).map(Some),
             (true, PgnAsk::Game(id)) => r.game(db, *id),
-            (false, _) => r.public_pgn(db, &ask, range.as_ref(), now),
+            (false, _) => r.public_pgn(db, &ask, range.as_ref(), now, &live),
         })
         .await?)
+}
+
+/// The clocks each board shows now (whole seconds, white and black), by board name: the
+/// `WhiteClock`/`BlackClock` of a live broadcast.
+pub fn live_clocks(hub: &Hub) -> HashMap<String, (u64, u64)> {
+    hub.snapshot()
+        .0
+        .into_iter()
+        .filter_map(|b| {
+            let c = b.clock?;
+            Some((b.name, (c.white_ms / 1000 * 1000, c.black_ms / 1000 * 1000)))
+        })
+        .collect()
 }
 
 async fn round_pgn(

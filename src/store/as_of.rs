@@ -103,9 +103,11 @@ impl Store {
         let mut by_ply: BTreeMap<u32, RecordedMove> = BTreeMap::new();
         {
             let mut stmt = self.conn.prepare_cached(&format!(
-                "SELECT {MOVE_COLUMNS} FROM moves m LEFT JOIN events e ON e.id = m.retracted_by \
-                 WHERE m.game_id = ?1 AND m.at_ms <= ?2 AND (m.retracted_by IS NULL OR e.at_ms > ?2) \
-                 ORDER BY m.id"
+                "SELECT {MOVE_COLUMNS} FROM moves WHERE id IN ( \
+                   SELECT m.id FROM moves m LEFT JOIN events e ON e.id = m.retracted_by \
+                   WHERE m.game_id = ?1 AND m.at_ms <= ?2 \
+                   AND (m.retracted_by IS NULL OR e.at_ms > ?2)) \
+                 ORDER BY id"
             ))?;
             let rows = stmt.query_map((game.id, at), |r| move_row(r, 0))?;
             for mv in rows {
@@ -176,4 +178,88 @@ pub fn result_at(events: &[EventRecord], at_ms: Millis) -> String {
         }
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        game::{Kind, Outcome},
+        sensor::Orientation,
+        store::Write,
+        tracker::TrackerEvent,
+    };
+
+    fn mv(ply: u32, notation: &str, at_ms: Millis) -> RecordedMove {
+        RecordedMove {
+            ply,
+            notation: notation.to_owned(),
+            uci: None,
+            position: format!("after {notation}"),
+            at_ms,
+            clock_white_ms: None,
+            clock_black_ms: None,
+            time_trouble: false,
+        }
+    }
+
+    /// A board with a game of four moves at 1, 2, 3, 4 s, ply 4 taken back at 5 s, ply 4 played
+    /// again at 6 s, the game ended 1-0 at 7 s.
+    fn played() -> Store {
+        let mut store = Store::open_in_memory().unwrap();
+        let board = store.board("b1", Kind::Chess).unwrap();
+        let ev = |event| Write::Event { board, event };
+        let mut writes = vec![ev(TrackerEvent::GameStarted {
+            at_ms: 500,
+            orientation: Orientation::Normal,
+            start: None,
+        })];
+        for (ply, san) in [(1, "e4"), (2, "e5"), (3, "Nf3"), (4, "Nc6")] {
+            writes.push(ev(TrackerEvent::Move(mv(ply, san, 1000 * u64::from(ply)))));
+        }
+        writes.push(ev(TrackerEvent::Takeback {
+            at_ms: 5000,
+            from_ply: 4,
+            to_ply: 3,
+        }));
+        writes.push(ev(TrackerEvent::Move(mv(4, "d6", 6000))));
+        writes.push(ev(TrackerEvent::GameEnded {
+            at_ms: 7000,
+            after_ply: 4,
+            outcome: Outcome::WhiteWins,
+            termination: "normal".into(),
+        }));
+        store.write_batch(&writes).unwrap();
+        store
+    }
+
+    fn line(g: &GameRecord) -> Vec<&str> {
+        g.moves.iter().map(|m| m.notation.as_str()).collect()
+    }
+
+    #[test]
+    fn a_game_reads_as_it_stood_at_each_moment() {
+        let store = played();
+        let id = store.games().unwrap()[0].id;
+        let at = |t| store.game_as_of(id, t).unwrap().unwrap();
+        assert_eq!(line(&at(400)), Vec::<&str>::new());
+        assert_eq!(at(400).result, "*");
+        assert_eq!(line(&at(2500)), ["e4", "e5"]);
+        assert_eq!(line(&at(4500)), ["e4", "e5", "Nf3", "Nc6"]);
+        // Taken back at 5 s: the position before it, until the new move at 6 s.
+        assert_eq!(line(&at(5500)), ["e4", "e5", "Nf3"]);
+        assert_eq!(line(&at(6500)), ["e4", "e5", "Nf3", "d6"]);
+        assert_eq!(
+            (at(6500).result.as_str(), at(6500).ended_at_ms),
+            ("*", None)
+        );
+        assert_eq!(
+            (at(7000).result.as_str(), at(7000).ended_at_ms),
+            ("1-0", Some(7000))
+        );
+        assert!(at(2500).events.iter().all(|e| e.at_ms <= 2500));
+        // The board's game at a moment, and every game.
+        assert_eq!(line(&store.boards_as_of(2500).unwrap()[0]), ["e4", "e5"]);
+        assert_eq!(store.games_as_of(400).unwrap().len(), 1);
+    }
 }

@@ -15,15 +15,24 @@ pub(super) struct Rendered {
 
 impl Rendered {
     pub(super) fn new(text: String) -> Rendered {
-        // FNV-1a, 64 bits, and the length: enough to tell two versions of a body apart.
-        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
+        let hash = fnv(&text);
         Rendered {
             etag: format!("\"{hash:016x}-{:x}\"", text.len()),
             body: Bytes::from(text),
         }
     }
+
+    /// The hash its tag carries.
+    fn etag_hash(&self) -> u64 {
+        fnv(std::str::from_utf8(&self.body).unwrap_or_default())
+    }
+}
+
+/// FNV-1a, 64 bits: with the length, enough to tell two versions of a body apart.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The game a board has in the store, for the page (and its alerts, for the arbiter).
@@ -179,21 +188,30 @@ impl ReaderState {
         ask: &PgnAsk,
         range: Option<&BoardRange>,
         now_ms: Millis,
+        live: &HashMap<String, (u64, u64)>,
     ) -> Result<Option<Rendered>, RelayError> {
         self.refresh(db)?;
         let key = format!(
             "{ask:?}/{}",
             range.map(ToString::to_string).unwrap_or_default()
         );
-        let second = now_ms / 1000;
+        let cutoff = self.publication.cutoff(now_ms);
+        // What the body depends on besides the store: the second shown (delayed), else the
+        // boards' clocks.
+        let stamp = match cutoff {
+            Some(_) => now_ms / 1000,
+            None => {
+                let mut clocks: Vec<_> = live.iter().collect();
+                clocks.sort();
+                Rendered::new(format!("{clocks:?}")).etag_hash()
+            }
+        };
         if let Some((at, r)) = self.public.get(&key)
-            && *at == second
+            && *at == stamp
         {
             return Ok(Some(r.clone()));
         }
-        let cutoff = self.publication.cutoff(now_ms);
-        let at = cutoff.unwrap_or(now_ms);
-        let style = self.publication.style(at);
+        let style = self.publication.style(now_ms, live);
         let store = self.store()?;
         let round_games = |n: u32| match cutoff {
             Some(c) => store.round_games_as_of(n, c),
@@ -230,7 +248,7 @@ impl ReaderState {
             }
         };
         let rendered = Rendered::new(text);
-        self.public.insert(key, (second, rendered.clone()));
+        self.public.insert(key, (stamp, rendered.clone()));
         Ok(Some(rendered))
     }
 
