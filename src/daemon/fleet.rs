@@ -128,6 +128,27 @@ impl Reader {
         result
     }
 
+    /// What the folder writes at `now_ms`: the current round's games as shown then, its
+    /// pairings, the event and its rounds; `None` while no round is set.
+    pub(super) fn folder_round(
+        &self,
+        publication: &Publication,
+        now_ms: u64,
+    ) -> Result<Option<FolderRound>, crate::store::StoreError> {
+        let Some((round, games, _)) = self.round_public(publication, now_ms)? else {
+            return Ok(None);
+        };
+        self.with(|s| {
+            Ok(Some(FolderRound {
+                round,
+                games,
+                event: s.event()?,
+                rounds: s.rounds()?,
+                pairings: s.pairings(round)?,
+            }))
+        })
+    }
+
     /// The current round and its games as a public output shows them at `now_ms` (as they
     /// stood the delay ago), with the moment they show; `None` while no round is set.
     pub(super) fn round_public(
@@ -258,11 +279,7 @@ pub async fn record_fleet(
         relays.spawn(folder.with_publication(publication).run_every(
             changes.subscribe(),
             tick,
-            move || {
-                reader
-                    .round_public(&publication, crate::device::serial::now_ms())
-                    .map(|r| r.map(|(round, games, _)| (round, games)))
-            },
+            move || reader.folder_round(&publication, crate::device::serial::now_ms()),
         ));
     }
     for (push, boards) in lichess {

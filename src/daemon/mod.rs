@@ -45,6 +45,7 @@ use crate::{
     config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, LawsFlags, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
     export::{
+        livechess::FolderRound,
         publish::{BoardRange, Publication},
         round,
     },

@@ -9,6 +9,7 @@
 //! ([`pdf::pdf`]).
 
 pub mod json;
+pub mod livechess;
 pub mod pdf;
 pub mod pgn;
 pub mod publish;

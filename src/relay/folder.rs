@@ -1,5 +1,9 @@
-//! LiveChess-style folders: a round's games as `round-N/game-M.pgn` and `round-N/games.pgn`, kept
-//! up to date for folder-watching uploaders (the Lichess broadcaster app, relay notes section 2).
+//! LiveChess-style folders: `tournament.json`, and a round's games as `round-N/game-M.pgn` and
+//! `round-N/games.pgn` with `round-N/index.json` (its pairings, results, live flags: the fields
+//! LiveChess writes, [`crate::export::livechess`]), kept up to date for folder-watching uploaders
+//! (the Lichess broadcaster app, relay notes section 2). What spectators may see: no internal
+//! comments unless the venue publishes them, each game as the delay shows it (the caller reads
+//! the games as they stood; [`FolderRelay::run_every`] also runs on a tick while delayed).
 //!
 //! Flow: after a change, the caller reads the round's games from the store
 //! ([`Store::round_games`](crate::store::Store::round_games)) and calls
@@ -26,6 +30,7 @@ use tokio::sync::watch;
 
 use crate::{
     export::{
+        livechess::{FolderRound, round_index_json, tournament_json},
         pgn::{ClockFormat, pgn_styled},
         publish::{Clocks, PgnStyle, Publication},
         round::{broadcast_games, games_pgn_styled},
@@ -98,6 +103,29 @@ impl FolderRelay {
         self.dir.join(format!("round-{round}"))
     }
 
+    /// Writes the whole folder for `f`: `tournament.json`, and in `round-N/` the games
+    /// ([`FolderRelay::write_round`]) and `index.json`; how many files changed.
+    pub fn write_folder(&self, f: &FolderRound) -> Result<usize, FolderError> {
+        let mut changed = self.write_round(f.round, &f.games)?;
+        let dir = self.round_dir(f.round);
+        let json = |v: serde_json::Value| {
+            let mut text = serde_json::to_string_pretty(&v).unwrap_or_default();
+            text.push('\n');
+            text
+        };
+        let index = replace(&dir, "index.json", &json(round_index_json(f)))?;
+        if index {
+            sync_dir(&dir)?;
+        }
+        fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
+        let tournament = replace(&self.dir, "tournament.json", &json(tournament_json(f)))?;
+        if tournament {
+            sync_dir(&self.dir)?;
+        }
+        changed += usize::from(index) + usize::from(tournament);
+        Ok(changed)
+    }
+
     /// Writes round `round` from `games` (games of other rounds are ignored); returns how many
     /// files were written or removed (0 when nothing changed).
     pub fn write_round(&self, round: u32, games: &[GameRecord]) -> Result<usize, FolderError> {
@@ -158,7 +186,16 @@ impl FolderRelay {
         F: Fn() -> Result<Option<(u32, Vec<GameRecord>)>, E> + Send + Sync + 'static,
         E: std::fmt::Display + Send + 'static,
     {
-        self.run_every(changes, None, round_games).await;
+        self.run_every(changes, None, move || {
+            round_games().map(|r| {
+                r.map(|(round, games)| FolderRound {
+                    round,
+                    games,
+                    ..FolderRound::default()
+                })
+            })
+        })
+        .await;
     }
 
     /// [`FolderRelay::run`], also every `tick` if given (a delayed broadcast: the window slides
@@ -169,7 +206,7 @@ impl FolderRelay {
         tick: Option<std::time::Duration>,
         round_games: F,
     ) where
-        F: Fn() -> Result<Option<(u32, Vec<GameRecord>)>, E> + Send + Sync + 'static,
+        F: Fn() -> Result<Option<FolderRound>, E> + Send + Sync + 'static,
         E: std::fmt::Display + Send + 'static,
     {
         let job = Arc::new((self, round_games));
@@ -186,9 +223,9 @@ impl FolderRelay {
                 match round_games() {
                     Err(e) => Err(format!("reading the round: {e}")),
                     Ok(None) => Ok(None),
-                    Ok(Some((round, games))) => relay
-                        .write_round(round, &games)
-                        .map(|n| Some((round, n)))
+                    Ok(Some(f)) => relay
+                        .write_folder(&f)
+                        .map(|n| Some((f.round, n)))
                         .map_err(|e| e.to_string()),
                 }
             })

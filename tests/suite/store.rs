@@ -10,7 +10,7 @@ use std::{
 use boardscribe::{
     device::Direction,
     export::round::round_pgn,
-    export::{self, ExportError, Format},
+    export::{self, ExportError, Format, livechess::FolderRound},
     game::{Kind, Outcome},
     pairings,
     relay::folder::FolderRelay,
@@ -517,13 +517,22 @@ fn store_board(path: &Path, name: &str) -> BoardId {
 }
 
 /// Moves (as SAN text), comments and tags of a PGN, read back with pgn-reader.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, PartialEq)]
 struct Parsed {
     tags: Vec<(String, String)>,
     sans: Vec<String>,
     /// `(number of moves before the comment, comment)`
     comments: Vec<(usize, String)>,
     outcome: Option<String>,
+}
+
+impl Parsed {
+    fn tag(&self, name: &str) -> Option<String> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
 }
 
 struct Parse;
@@ -1185,4 +1194,202 @@ async fn the_folder_task_follows_changes() {
     assert_eq!(parse_all(&want)[0].sans.len(), 6);
     drop(changes);
     task.await.unwrap();
+}
+
+/// The folder tree as the Lichess broadcaster app reads it (issue 17, item 4): every file of the
+/// round folder, recursively; `games.pgn` alone if it is there (its older rule), else every
+/// other `.pgn` (its newer rule, `game-N.pgn`); both must give the same games. Returns the
+/// games of the joined PGN.
+fn broadcaster_reads(round_dir: &Path) -> Vec<Parsed> {
+    fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                all_files(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    all_files(round_dir, &mut files);
+    let name = |p: &PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
+    let multi: Vec<&PathBuf> = files
+        .iter()
+        .filter(|p| name(p).ends_with("games.pgn"))
+        .collect();
+    let mut single: Vec<&PathBuf> = files
+        .iter()
+        .filter(|p| name(p).ends_with(".pgn") && !name(p).ends_with("games.pgn"))
+        .collect();
+    single.sort_by_key(|p| {
+        name(p)
+            .trim_start_matches("game-")
+            .trim_end_matches(".pgn")
+            .parse::<u32>()
+            .unwrap()
+    });
+    let joined = |files: &[&PathBuf]| {
+        files
+            .iter()
+            .map(|p| fs::read_to_string(p).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    };
+    let from_multi = parse_all(&joined(&multi));
+    let from_single = parse_all(&joined(&single));
+    assert_eq!(multi.len(), 1, "one games.pgn");
+    assert_eq!(
+        from_single, from_multi,
+        "game-N.pgn files and games.pgn differ"
+    );
+    from_single
+}
+
+#[test]
+fn the_livechess_folder_reads_as_the_broadcaster_reads_it_and_a_correction_keeps_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db(&dir)).unwrap();
+    store
+        .set_round(&RoundInfo {
+            event: "Almaty Open".into(),
+            site: "Almaty".into(),
+            round: 2,
+        })
+        .unwrap();
+    let csv = "board,white,black,white_fide,black_fide,white_elo,black_elo,white_title,black_title,white_fed,black_fed\n\
+               1,\"Steinitz, Wilhelm\",\"Zukertort, Johannes\",4100001,4100002,2650,2610,GM,IM,AUT,POL\n\
+               2,\"Capablanca, Jose Raul\",\"Marshall, Frank\",,,,,,,CUB,USA\n\
+               3,\"Lasker, Emanuel\",\"Tarrasch, Siegbert\",,,,,,,GER,GER\n";
+    store
+        .import_pairings(2, &pairings::parse_csv(csv).unwrap())
+        .unwrap();
+    let boards: Vec<BoardId> = (1..=3)
+        .map(|n| {
+            let b = store.board(&format!("hall-{n}"), Kind::Chess).unwrap();
+            store.set_board_number(b, n).unwrap();
+            b
+        })
+        .collect();
+    let corpus = corpus("Capablanca.pgn");
+    let g1 = write_game(
+        &mut store,
+        boards[0],
+        &recorded(&corpus[0].moves[..20], 0),
+        "*",
+    );
+    write_game(
+        &mut store,
+        boards[1],
+        &recorded(&corpus[1].moves, 0),
+        &corpus[1].result,
+    );
+    // Board 3 is paired and has not begun.
+
+    let out = dir.path().join("live");
+    let relay = FolderRelay::new(&out);
+    let folder = |store: &Store| FolderRound {
+        round: 2,
+        games: store.round_games(2).unwrap(),
+        event: store.event().unwrap(),
+        rounds: store.rounds().unwrap(),
+        pairings: store.pairings(2).unwrap(),
+    };
+    assert!(relay.write_folder(&folder(&store)).unwrap() > 0);
+
+    // tournament.json: the fields LiveChess writes, a round's games and those in play.
+    let tournament: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("tournament.json")).unwrap()).unwrap();
+    assert_eq!(tournament["name"], "Almaty Open");
+    assert_eq!(tournament["location"], "Almaty");
+    let rounds = tournament["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(rounds[1], serde_json::json!({"count": 3, "live": 1}));
+    // round-2/index.json: one pairing per board, in board order, as LiveChess writes players.
+    let index: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("round-2/index.json")).unwrap()).unwrap();
+    let pairings = index["pairings"].as_array().unwrap();
+    assert_eq!(pairings.len(), 3);
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&pairings[0]), ["black", "live", "result", "white"]);
+    assert_eq!(
+        keys(&pairings[0]["white"]),
+        ["federation", "fideid", "fname", "lname", "mname", "title"]
+    );
+    assert_eq!(
+        pairings[0]["white"],
+        serde_json::json!({"fname": "Wilhelm", "mname": null, "lname": "Steinitz", "title": "GM",
+                           "federation": "AUT", "fideid": 4_100_001})
+    );
+    assert_eq!(
+        (&pairings[0]["result"], &pairings[0]["live"]),
+        (&"*".into(), &true.into())
+    );
+    assert_eq!(pairings[1]["result"], corpus[1].result.as_str());
+    assert_eq!(pairings[1]["live"], false);
+    assert_eq!(pairings[2]["black"]["lname"], "Tarrasch");
+    assert_eq!(
+        (&pairings[2]["result"], &pairings[2]["live"]),
+        (&"*".into(), &false.into())
+    );
+
+    // The PGN as the broadcaster reads it: board n is the n-th pairing, named as it says.
+    let games = broadcaster_reads(&out.join("round-2"));
+    assert_eq!(games.len(), 2, "board 3 has no game yet");
+    for (g, p) in games.iter().zip(pairings) {
+        let white = format!(
+            "{}, {}",
+            p["white"]["lname"].as_str().unwrap(),
+            p["white"]["fname"].as_str().unwrap()
+        );
+        assert_eq!(g.tag("White").as_deref(), Some(white.as_str()));
+    }
+    let identity = games[0].tag("GameId").unwrap();
+    assert_eq!(games[0].sans.len(), 20);
+
+    // The arbiter corrects board 1's last move: the full mainline again, the same identity.
+    let ply = 20;
+    let old = &store.game(g1).unwrap().unwrap().moves[ply - 1];
+    let mut pos = Chess::default();
+    for m in &corpus[0].moves[..ply - 1] {
+        pos.play_unchecked(*m);
+    }
+    let other = pos
+        .legal_moves()
+        .into_iter()
+        .map(|m| Sp::from_move(pos.clone(), m).to_string())
+        .find(|san| san.trim_end_matches(['+', '#']) != old.notation.trim_end_matches(['+', '#']))
+        .unwrap();
+    store
+        .correct_move(g1, ply as u32, &other, "Chief Arbiter", None, 50_000_000)
+        .unwrap();
+    assert!(relay.write_folder(&folder(&store)).unwrap() > 0);
+    let again = broadcaster_reads(&out.join("round-2"));
+    assert_eq!(again[0].tag("GameId").as_deref(), Some(identity.as_str()));
+    let live: Vec<String> = store
+        .game(g1)
+        .unwrap()
+        .unwrap()
+        .moves
+        .iter()
+        .map(|m| m.notation.clone())
+        .collect();
+    assert_eq!(
+        again[0].sans.len(),
+        live.len(),
+        "the whole mainline, corrected"
+    );
+    assert_eq!(
+        again[0].sans[ply - 1].trim_end_matches(['+', '#']),
+        other.trim_end_matches(['+', '#'])
+    );
+    assert!(
+        !fs::read_to_string(out.join("round-2/game-1.pgn"))
+            .unwrap()
+            .contains("Arbiter")
+    );
 }
