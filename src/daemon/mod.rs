@@ -171,6 +171,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
                     metrics: fleet.metrics.clone(),
                     changes: Some(fleet.changes.clone()),
                     clk: fleet.clk,
+                    ..RelayExtras::default()
                 };
                 let url =
                     start_relay_with(addr, &hub, &fleet.db, token, stop_rx.clone(), extras).await?;
@@ -251,6 +252,7 @@ pub async fn start_relay_with(
         .await
         .with_context(|| format!("binding {addr} for the relay"))?;
     let bound = listener.local_addr()?;
+    let limits = extras.limits;
     let app = relay::router_with(hub.clone(), db, token, extras);
     let shutdown = async move {
         // Stopped, or the daemon is gone: either way, stop serving.
@@ -258,7 +260,7 @@ pub async fn start_relay_with(
     };
     let hub = hub.clone();
     tokio::spawn(async move {
-        if let Err(e) = relay::serve(listener, app, hub, shutdown).await {
+        if let Err(e) = relay::serve(listener, app, hub, limits, shutdown).await {
             error!(cause = %e, "relay server failed");
         }
     });
