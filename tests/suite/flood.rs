@@ -192,8 +192,7 @@ async fn round(hall: &[fleet_common::HallBoard], unplugged: usize, flood: bool) 
             f.stop();
             let ended = Instant::now();
             let deadline = ended + Duration::from_secs(30);
-            while tokio::task::block_in_place(|| fleet_common::http_get(http, "/metrics")).is_none()
-            {
+            while !tokio::task::block_in_place(|| metrics_answer(addr)) {
                 assert!(Instant::now() < deadline, "HTTP never came back");
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
@@ -269,6 +268,24 @@ async fn round(hall: &[fleet_common::HallBoard], unplugged: usize, flood: bool) 
         latencies,
         flood: flood_figures.map(|f| FloodFigures { reconnect_ms, ..f }),
     }
+}
+
+/// Whether `GET /metrics` on `addr` answers 200, trying once: a connection not accepted within
+/// 100 ms counts as no (a SYN the full listen queue dropped would otherwise be sent again by the
+/// kernel only after a second, and the figure would be the kernel's, not the server's).
+fn metrics_answer(addr: SocketAddr) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(100)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    if s.write_all(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 200")
 }
 
 /// The time (s since the capture's start) of the first host-to-board line after `# replugged`.

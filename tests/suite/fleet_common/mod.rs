@@ -43,7 +43,9 @@ const TOGYZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/togyz
 const TOGYZ_FILES: [&str; 2] = ["playok-2025", "kazakh-2016-2018"];
 
 /// One hall round at a time (fleet.rs, flood.rs): a daemon started while another test's
-/// emulators run would inherit their ptys and never see those boards unplugged.
+/// emulators run would inherit their ptys and never see those boards unplugged. Tests whose
+/// bounds are on time (bus_mode.rs's sixteen boards) take it too, so that a flood of 10,000
+/// sockets in the same process does not run beside them.
 pub static ONE_ROUND_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The kind of a hall board.
