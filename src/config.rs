@@ -182,12 +182,46 @@ pub struct BusBoardConfig {
 }
 
 /// `[relay.*]`: where games are published besides the HTTP feed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RelayConfig {
     pub folder: Option<FolderRelay>,
-    pub lichess: Option<LichessRelay>,
+    /// `[relay.lichess]`, or several `[[relay.lichess]]` rounds, each with its boards.
+    pub lichess: Vec<LichessRelay>,
     /// `[relay] clk_format`: how every PGN served, written or pushed writes `[%clk]`.
     pub clk_format: ClockFormat,
+    /// `[relay] delay` (or `run --delay`): every public output shows each game as it stood this
+    /// long ago (0 to 60 minutes; 0: live).
+    pub delay_ms: u64,
+    /// `[relay] public_comments`: irregularities and the arbiter's decisions as comments in the
+    /// public outputs too (default false: moves, clocks and results only).
+    pub public_comments: bool,
+    /// `[relay] slice`: the most games one push or folder round holds (default 64; Lichess
+    /// takes at most 100 per round).
+    pub slice: usize,
+}
+
+impl Default for RelayConfig {
+    fn default() -> RelayConfig {
+        RelayConfig {
+            folder: None,
+            lichess: Vec::new(),
+            clk_format: ClockFormat::default(),
+            delay_ms: 0,
+            public_comments: false,
+            slice: crate::export::publish::DEFAULT_SLICE,
+        }
+    }
+}
+
+impl RelayConfig {
+    /// How public outputs publish the games.
+    pub fn publication(&self) -> crate::export::publish::Publication {
+        crate::export::publish::Publication {
+            delay_ms: self.delay_ms,
+            comments: self.public_comments,
+            clk: self.clk_format,
+        }
+    }
 }
 
 /// `[relay.folder]`: LiveChess-style folders written to a directory.
@@ -201,6 +235,8 @@ pub struct FolderRelay {
 pub struct LichessRelay {
     /// The broadcast round id.
     pub round: String,
+    /// The boards pushed to this round (`boards = "1-64"`); all boards when not given.
+    pub boards: Option<crate::export::publish::BoardRange>,
     /// A file holding the API token (kept out of the config file).
     pub token_file: PathBuf,
     pub base_url: String,
@@ -222,6 +258,8 @@ pub struct ConfigOverrides {
     pub http: Option<SocketAddr>,
     /// `--port` (repeatable): these DGT boards, numbered 1, 2, … in order, replace the file's.
     pub ports: Vec<PathBuf>,
+    /// `--delay`: the broadcast delay, in ms.
+    pub delay_ms: Option<u64>,
 }
 
 /// The Laws given on the command line (`run`, `demo`, `replay`); each one given wins over the
@@ -397,6 +435,9 @@ impl Config {
         if let Some(http) = o.http {
             self.http = Some(http);
         }
+        if let Some(d) = o.delay_ms {
+            self.relay.delay_ms = d;
+        }
         if !o.ports.is_empty() {
             self.boards = (1u32..)
                 .zip(o.ports)
@@ -476,10 +517,21 @@ impl Config {
         if let Some(f) = &self.relay.folder {
             out.push_str(&format!("relay folder: {}\n", f.dir.display()));
         }
-        if let Some(l) = &self.relay.lichess {
+        for l in &self.relay.lichess {
             out.push_str(&format!(
-                "relay lichess: round {} at {}\n",
-                l.round, l.base_url
+                "relay lichess: round {} at {}{}\n",
+                l.round,
+                l.base_url,
+                l.boards
+                    .as_ref()
+                    .map(|b| format!(", boards {b}"))
+                    .unwrap_or_default()
+            ));
+        }
+        if self.relay.delay_ms > 0 {
+            out.push_str(&format!(
+                "relay delay: {} s on every public output\n",
+                self.relay.delay_ms / 1000
             ));
         }
         if let Some(a) = &self.admin {
@@ -515,7 +567,10 @@ mod relay;
 use boards::{boards, buses};
 pub use check::open_bind_warning;
 use check::{Checker, KINDS, LAYOUTS, line_column, list, serde_message, validate};
-use raw::{PendingBusBoard, RawBoard, RawBus, RawConfig, RawHttp, RawRelay, RawTournament};
+use raw::{
+    LichessEntries, PendingBusBoard, RawBoard, RawBus, RawConfig, RawHttp, RawLichess, RawRelay,
+    RawTournament,
+};
 use relay::relay_config;
 
 #[cfg(test)]

@@ -71,6 +71,10 @@ pub struct RunArgs {
     /// e.g. 127.0.0.1:8080 (default: the config's `[http]`, else no server).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
+    /// Delay every public output (round and game PGN, the public page and events, folders, the
+    /// Lichess push) by this much: `15m`, `90s`, `0` (default: the config's `[relay] delay`).
+    #[arg(long, value_name = "DELAY", value_parser = crate::export::publish::parse_delay)]
+    pub delay: Option<u64>,
     #[command(flatten)]
     pub admin: AdminArgs,
     #[command(flatten)]
@@ -94,6 +98,7 @@ impl RunArgs {
                 database: self.db.clone(),
                 http: self.http,
                 ports: self.ports.clone(),
+                delay_ms: self.delay,
             },
             print_moves: self.print_moves,
             admin_token_file: self.admin.admin_token_file.clone(),

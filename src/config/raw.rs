@@ -78,8 +78,48 @@ pub(super) struct PendingBusBoard {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawRelay {
     pub(super) clk_format: Option<Spanned<String>>,
+    /// `"15m"`, `"90s"`, `"0"`.
+    pub(super) delay: Option<Spanned<String>>,
+    pub(super) public_comments: Option<Spanned<bool>>,
+    pub(super) slice: Option<Spanned<i64>>,
     pub(super) folder: Option<Spanned<RawFolder>>,
-    pub(super) lichess: Option<Spanned<RawLichess>>,
+    pub(super) lichess: Option<Spanned<LichessEntries>>,
+}
+
+/// `[relay.lichess]` (one round) or `[[relay.lichess]]` (several, each with its boards).
+pub(super) enum LichessEntries {
+    /// Placed where the table is.
+    One(RawLichess),
+    Many(Vec<Spanned<RawLichess>>),
+}
+
+impl<'de> Deserialize<'de> for LichessEntries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = LichessEntries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a [relay.lichess] table or [[relay.lichess]] tables")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                a: A,
+            ) -> Result<Self::Value, A::Error> {
+                RawLichess::deserialize(serde::de::value::MapAccessDeserializer::new(a))
+                    .map(LichessEntries::One)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                a: A,
+            ) -> Result<Self::Value, A::Error> {
+                Vec::<Spanned<RawLichess>>::deserialize(
+                    serde::de::value::SeqAccessDeserializer::new(a),
+                )
+                .map(LichessEntries::Many)
+            }
+        }
+        d.deserialize_any(Entries)
+    }
 }
 
 #[derive(Deserialize)]
@@ -92,6 +132,8 @@ pub(super) struct RawFolder {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLichess {
     pub(super) round: Option<Spanned<String>>,
+    /// The boards this round takes: `"1-64"`.
+    pub(super) boards: Option<Spanned<String>>,
     pub(super) token_file: Option<Spanned<String>>,
     pub(super) base_url: Option<Spanned<String>>,
 }

@@ -20,6 +20,27 @@ pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfi
             ),
         }
     }
+    if let Some(d) = &relay.delay {
+        match crate::export::publish::parse_delay(d.get_ref()) {
+            Ok(ms) => out.delay_ms = ms,
+            Err(e) => ck.at(d.span(), e),
+        }
+    }
+    if let Some(p) = &relay.public_comments {
+        out.public_comments = *p.get_ref();
+    }
+    if let Some(n) = &relay.slice {
+        match usize::try_from(*n.get_ref()) {
+            Ok(n @ 1..=100) => out.slice = n,
+            _ => ck.at(
+                n.span(),
+                format!(
+                    "slice = {} is not a number of games from 1 to 100 (Lichess takes at most 100 per round)",
+                    n.get_ref()
+                ),
+            ),
+        }
+    }
     if let Some(f) = &relay.folder {
         out.folder = ck
             .required(
@@ -34,12 +55,28 @@ pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfi
                 dir: PathBuf::from(d),
             });
     }
-    if let Some(l) = &relay.lichess {
-        let raw = l.get_ref();
+    let entries: Vec<(Range<usize>, &RawLichess)> = match &relay.lichess {
+        None => Vec::new(),
+        Some(l) => match l.get_ref() {
+            LichessEntries::One(raw) => vec![(l.span(), raw)],
+            LichessEntries::Many(ls) => ls.iter().map(|l| (l.span(), l.get_ref())).collect(),
+        },
+    };
+    for (span, raw) in entries {
+        let boards = match &raw.boards {
+            None => Some(None),
+            Some(b) => match b.get_ref().parse::<crate::export::publish::BoardRange>() {
+                Ok(r) => Some(Some(r)),
+                Err(e) => {
+                    ck.at(b.span(), format!("boards: {e}"));
+                    None
+                }
+            },
+        };
         let round = ck
             .required(
                 &raw.round,
-                l.span(),
+                span.clone(),
                 "[relay.lichess]",
                 "round",
                 "\"AbCdEfGh\"",
@@ -48,7 +85,7 @@ pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfi
         let token = ck
             .required(
                 &raw.token_file,
-                l.span(),
+                span.clone(),
                 "[relay.lichess]",
                 "token_file",
                 "\"/etc/boardscribe/lichess.token\"",
@@ -77,9 +114,12 @@ pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfi
             }
             None => Some(DEFAULT_LICHESS_URL.to_owned()),
         };
-        if let (Some(round), Some(token), Some(base_url)) = (round, token, base_url) {
-            out.lichess = Some(LichessRelay {
+        if let (Some(round), Some(token), Some(base_url), Some(boards)) =
+            (round, token, base_url, boards)
+        {
+            out.lichess.push(LichessRelay {
                 round,
+                boards,
                 token_file: PathBuf::from(token),
                 base_url,
             });

@@ -56,8 +56,18 @@ fn the_shipped_example_validates_and_says_what_it_shows() {
         Locator::Symlink("/dev/eboard/tgz-TGZ0042".into())
     );
     assert_eq!(c.boards[3].locator, Locator::Port("/dev/ttyUSB0".into()));
-    let lichess = c.relay.lichess.as_ref().unwrap();
+    let [lichess] = c.relay.lichess.as_slice() else {
+        panic!("one Lichess round: {:?}", c.relay.lichess)
+    };
     assert_eq!(lichess.base_url, DEFAULT_LICHESS_URL);
+    assert_eq!(
+        lichess.boards.as_ref().map(ToString::to_string).as_deref(),
+        Some("1-64")
+    );
+    assert_eq!(
+        (c.relay.delay_ms, c.relay.public_comments, c.relay.slice),
+        (0, false, 64)
+    );
     assert_eq!(
         c.admin.as_ref().unwrap().token_file,
         PathBuf::from("/etc/boardscribe/admin.token")
@@ -112,7 +122,8 @@ fn unknown_keys_are_errors_that_list_the_valid_ones() {
     );
     assert_eq!(
         one_error("[relay.mastodon]\n"),
-        "venue.toml:1:8: unknown key `mastodon`; valid: `clk_format`, `folder`, `lichess`"
+        "venue.toml:1:8: unknown key `mastodon`; valid: `clk_format`, `delay`, `public_comments`, \
+         `slice`, `folder`, `lichess`"
     );
 }
 
@@ -450,7 +461,7 @@ fn relay_and_admin_tables() {
     let c = ok(
         "[relay.lichess]\nround = \"AbCd\"\ntoken_file = \"/t\"\nbase_url = \"http://localhost:9663/\"\n",
     );
-    assert_eq!(c.relay.lichess.unwrap().base_url, "http://localhost:9663");
+    assert_eq!(c.relay.lichess[0].base_url, "http://localhost:9663");
 }
 
 #[test]
@@ -490,6 +501,7 @@ fn flags_win_over_the_file() {
         database: Some("flag.db".into()),
         http: Some("0.0.0.0:9000".parse().unwrap()),
         ports: vec!["/dev/pts/3".into(), "/dev/pts/4".into()],
+        delay_ms: Some(90_000),
     };
     let c = Config::load(Some(&path), overrides).unwrap();
     assert_eq!(c.database, PathBuf::from("flag.db"));
@@ -634,4 +646,48 @@ fn bus_mistakes_are_reported_where_they_are() {
         "{BOARD_HEAD}port = \"/dev/ttyUSB0\"\nbus_serial = \"01025\"\n"
     ));
     assert!(e.contains("bus_serial is for boards on a bus"), "{e}");
+}
+
+#[test]
+fn relay_delay_slices_and_several_lichess_rounds() {
+    let c = ok(
+        "[relay]\ndelay = \"15m\"\npublic_comments = true\nslice = 100\n\n\
+         [[relay.lichess]]\nround = \"AAAA\"\ntoken_file = \"/t\"\nboards = \"1-100\"\n\n\
+         [[relay.lichess]]\nround = \"BBBB\"\ntoken_file = \"/t\"\nboards = \"101-150\"\n",
+    );
+    assert_eq!(c.relay.delay_ms, 15 * 60_000);
+    assert!(c.relay.public_comments);
+    assert_eq!(c.relay.slice, 100);
+    let rounds: Vec<(String, String)> = c
+        .relay
+        .lichess
+        .iter()
+        .map(|l| (l.round.clone(), l.boards.as_ref().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        rounds,
+        [
+            ("AAAA".into(), "1-100".into()),
+            ("BBBB".into(), "101-150".into())
+        ]
+    );
+    // Every mistake of the table in one pass, each at its place.
+    let e = errors(
+        "[relay]\ndelay = \"2h\"\nslice = 500\n\n[[relay.lichess]]\nround = \"A\"\n\
+         token_file = \"/t\"\nboards = \"9-3\"\n",
+    );
+    assert_eq!(e.len(), 3, "{e:?}");
+    for ((line, what), got) in [
+        (2, "longer than 60 minutes"),
+        (3, "1 to 100"),
+        (8, "board numbers"),
+    ]
+    .into_iter()
+    .zip(&e)
+    {
+        assert!(
+            got.starts_with(&format!("venue.toml:{line}:")) && got.contains(what),
+            "{e:?}"
+        );
+    }
 }

@@ -27,12 +27,14 @@ pub struct Fleet {
     pub changes: Arc<watch::Sender<u64>>,
     /// `[relay.folder]`: kept up to date after every change.
     pub folder: Option<FolderRelay>,
-    /// `[relay.lichess]`: pushed after every change.
-    pub lichess: Option<LichessPush>,
+    /// `[relay.lichess]`: each round pushed after every change, with the boards it takes.
+    pub lichess: Vec<(LichessPush, Option<BoardRange>)>,
+    /// How the folder and Lichess relays publish: delay, comments, clocks.
+    pub publication: Publication,
+    /// The most games one push holds (`[relay] slice`).
+    pub slice: usize,
     /// systemd (does nothing outside systemd).
     pub notifier: Notifier,
-    /// How the Lichess push writes `[%clk]` (the folder relay carries its own).
-    pub clk: ClockFormat,
     /// Tests only: a cap on the database's pages, to make the disk full ([`PageLimit`]).
     pub page_limit: Option<PageLimit>,
 }
@@ -52,9 +54,10 @@ impl Fleet {
             metrics: Arc::new(Metrics::new()),
             changes: Arc::new(watch::channel(0).0),
             folder: None,
-            lichess: None,
+            lichess: Vec::new(),
+            publication: Publication::default(),
+            slice: crate::export::publish::DEFAULT_SLICE,
             notifier: Notifier::default(),
-            clk: ClockFormat::default(),
             page_limit: None,
         }
     }
@@ -125,12 +128,22 @@ impl Reader {
         result
     }
 
-    /// The current round and its games, `None` while no round is set.
-    pub(super) fn round(
+    /// The current round and its games as a public output shows them at `now_ms` (as they
+    /// stood the delay ago), with the moment they show; `None` while no round is set.
+    pub(super) fn round_public(
         &self,
-    ) -> Result<Option<(u32, Vec<crate::store::GameRecord>)>, crate::store::StoreError> {
+        publication: &Publication,
+        now_ms: u64,
+    ) -> Result<Option<(u32, Vec<crate::store::GameRecord>, u64)>, crate::store::StoreError> {
+        let cutoff = publication.cutoff(now_ms);
         self.with(|s| match s.round_info()? {
-            Some(info) => Ok(Some((info.round, s.round_games(info.round)?))),
+            Some(info) => {
+                let games = match cutoff {
+                    Some(c) => s.round_games_as_of(info.round, c)?,
+                    None => s.round_games(info.round)?,
+                };
+                Ok(Some((info.round, games, cutoff.unwrap_or(now_ms))))
+            }
             None => Ok(None),
         })
     }
@@ -171,8 +184,9 @@ pub async fn record_fleet(
         changes,
         folder,
         lichess,
+        publication,
+        slice,
         notifier,
-        clk,
         page_limit,
     } = fleet;
     let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
@@ -237,16 +251,46 @@ pub async fn record_fleet(
     let (writer, writer_thread) =
         StoreWriter::start_with(store, hooks).context("starting the store writer thread")?;
     let mut relays = JoinSet::new();
+    // A delayed broadcast moves on with time, not only with the store.
+    let tick = (publication.delay_ms > 0).then_some(Duration::from_secs(1));
     if let Some(folder) = folder {
         let reader = Reader::new(&db);
-        relays.spawn(folder.run(changes.subscribe(), move || reader.round()));
+        relays.spawn(folder.with_publication(publication).run_every(
+            changes.subscribe(),
+            tick,
+            move || {
+                reader
+                    .round_public(&publication, crate::device::serial::now_ms())
+                    .map(|r| r.map(|(round, games, _)| (round, games)))
+            },
+        ));
     }
-    if let Some(push) = lichess {
+    for (push, boards) in lichess {
         let reader = Reader::new(&db);
-        relays.spawn(push.run(changes.subscribe(), move || {
-            reader.round().map(|r| {
-                r.map_or_else(String::new, |(round, games)| {
-                    round::round_pgn_clk(&games, round, clk)
+        let warned = std::sync::atomic::AtomicBool::new(false);
+        // Clocks run between moves: the push is rebuilt every few seconds too.
+        let every = tick.unwrap_or(Duration::from_secs(5));
+        let hub = hub.clone();
+        relays.spawn(push.run_every(changes.subscribe(), Some(every), move || {
+            let now = crate::device::serial::now_ms();
+            let live = hub
+                .as_ref()
+                .map(crate::relay::server::live_clocks)
+                .unwrap_or_default();
+            reader.round_public(&publication, now).map(|r| {
+                r.map_or_else(String::new, |(round, games, _)| {
+                    let style = publication.style(now, &live);
+                    let (body, left_out) =
+                        round::round_slice_pgn(&games, round, boards.as_ref(), slice, &style);
+                    if left_out > 0 && !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                        warn!(
+                            left_out,
+                            slice,
+                            "a Lichess round takes at most `slice` games: the rest are not \
+                             pushed; give each [[relay.lichess]] its boards (boards = \"1-64\")"
+                        );
+                    }
+                    body
                 })
             })
         }));

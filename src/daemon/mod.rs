@@ -44,7 +44,10 @@ use crate::{
     arbiter::LawsSetup,
     config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, LawsFlags, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
-    export::{pgn::ClockFormat, round},
+    export::{
+        publish::{BoardRange, Publication},
+        round,
+    },
     game::Variant,
     metrics::Metrics,
     notify::{Notifier, status_line},
@@ -139,9 +142,12 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     let lichess = config
         .relay
         .lichess
-        .as_ref()
-        .map(|l| LichessPush::from_token_file(&l.base_url, &l.round, &l.token_file))
-        .transpose()?;
+        .iter()
+        .map(|l| {
+            LichessPush::from_token_file(&l.base_url, &l.round, &l.token_file)
+                .map(|push| (push, l.boards.clone()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let folder = config
         .relay
         .folder
@@ -163,14 +169,17 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
         fleet.folder = folder;
         fleet.lichess = lichess;
         fleet.notifier = Notifier::from_env();
-        fleet.clk = config.relay.clk_format;
+        fleet.publication = config.relay.publication();
+        fleet.slice = config.relay.slice;
         let hub = match config.http {
             Some(addr) => {
                 let hub = Hub::new();
                 let extras = RelayExtras {
                     metrics: fleet.metrics.clone(),
                     changes: Some(fleet.changes.clone()),
-                    clk: fleet.clk,
+                    clk: config.relay.clk_format,
+                    publication: fleet.publication,
+                    public_hub: None,
                     ..RelayExtras::default()
                 };
                 let url =
@@ -252,6 +261,19 @@ pub async fn start_relay_with(
         .await
         .with_context(|| format!("binding {addr} for the relay"))?;
     let bound = listener.local_addr()?;
+    let mut extras = extras;
+    if extras.publication.delay_ms > 0 && extras.public_hub.is_none() {
+        // Spectators follow a hub kept as the boards stood the delay ago.
+        let public = Hub::new();
+        tokio::spawn(relay::delayed::follow(
+            hub.clone(),
+            public.clone(),
+            db.to_owned(),
+            extras.publication,
+            stop.clone(),
+        ));
+        extras.public_hub = Some(public);
+    }
     let limits = extras.limits;
     let app = relay::router_with(hub.clone(), db, token, extras);
     let shutdown = async move {

@@ -5,17 +5,7 @@ use super::*;
 
 /// `YYYY.MM.DD` (PGN) of a Unix time in ms, UTC.
 pub fn pgn_date(ms: Millis) -> String {
-    // Days to civil date (Howard Hinnant's algorithm).
-    let z = (ms / 86_400_000) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
+    crate::export::publish::utc_date_time(ms).0
 }
 
 /// How the daemon shows recorded events on standard output.

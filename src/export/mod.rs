@@ -11,6 +11,7 @@
 pub mod json;
 pub mod pdf;
 pub mod pgn;
+pub mod publish;
 pub mod round;
 pub mod scoresheet;
 

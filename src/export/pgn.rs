@@ -25,7 +25,9 @@
 
 use std::fmt::Write as _;
 
+use super::publish::{PgnStyle, game_identity, utc_date_time};
 use crate::{
+    arbiter::TimeControl,
     game::Kind,
     store::{Action, Entry, GameRecord, HistoryEntry, PlayerRecord, Recorded, Ruling},
     tracker::Side,
@@ -71,20 +73,30 @@ impl ClockFormat {
 
 /// The game as PGN, ending with a newline.
 pub fn pgn(game: &GameRecord) -> String {
-    pgn_with(game, None, ClockFormat::default())
+    pgn_with(game, None, &PgnStyle::internal(ClockFormat::default()))
 }
 
 /// [`pgn`] with clocks written in `clk`.
 pub fn pgn_clk(game: &GameRecord, clk: ClockFormat) -> String {
-    pgn_with(game, None, clk)
+    pgn_with(game, None, &PgnStyle::internal(clk))
+}
+
+/// The game as PGN in `style` (a public output's: [`Publication::style`](super::publish::Publication::style)).
+pub fn pgn_styled(game: &GameRecord, style: &PgnStyle) -> String {
+    pgn_with(game, None, style)
 }
 
 /// The game as PGN with its retracted moves as comments (`history` from `Store::history`).
 pub fn pgn_with_history(game: &GameRecord, history: &[HistoryEntry]) -> String {
-    pgn_with(game, Some(history), ClockFormat::default())
+    pgn_with(
+        game,
+        Some(history),
+        &PgnStyle::internal(ClockFormat::default()),
+    )
 }
 
-fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, clk: ClockFormat) -> String {
+fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, style: &PgnStyle) -> String {
+    let clk = style.clk;
     let mut out = String::new();
     let result = pgn_result(&game.result);
     let date = game.date.as_deref().unwrap_or("????.??.??");
@@ -128,6 +140,24 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, clk: ClockForma
             tag(&mut out, name, v);
         }
     }
+    tag(&mut out, "GameId", &game_identity(game));
+    if let Some(tc) = game
+        .time_control
+        .as_deref()
+        .and_then(|t| t.parse::<TimeControl>().ok())
+    {
+        tag(&mut out, "TimeControl", &tc.pgn_tag());
+    }
+    // A game recorded live has its date; its start is then a real instant.
+    if game.date.is_some() {
+        let (date, time) = utc_date_time(game.started_at_ms);
+        tag(&mut out, "UTCDate", &date);
+        tag(&mut out, "UTCTime", &time);
+    }
+    if let Some((white, black)) = style.clocks_of(game) {
+        tag(&mut out, "WhiteClock", &clk.format(white));
+        tag(&mut out, "BlackClock", &clk.format(black));
+    }
     if game.kind == Kind::Togyz {
         tag(&mut out, "Variant", "Togyz Korgool");
     }
@@ -139,10 +169,13 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, clk: ClockForma
     out.push('\n');
 
     let mut comments = history.map(history_comments).unwrap_or_default();
-    comments.extend(irregularity_comments(game));
-    let (at_end, on_plies): (Vec<_>, Vec<_>) = decision_comments(game)
-        .into_iter()
-        .partition(|(ply, _)| ply.is_none());
+    let mut decisions = Vec::new();
+    if style.internal {
+        comments.extend(irregularity_comments(game));
+        decisions = decision_comments(game);
+    }
+    let (at_end, on_plies): (Vec<_>, Vec<_>) =
+        decisions.into_iter().partition(|(ply, _)| ply.is_none());
     comments.extend(on_plies.into_iter().filter_map(|(p, c)| Some((p?, c))));
     let comments_before = |ply: u32| comments.iter().filter(move |(p, _)| *p == ply);
     let mut lines = Wrapper::new(&mut out);
@@ -370,7 +403,7 @@ pub fn pgn_all_clk(
 ) -> String {
     join(games.iter().enumerate().map(|(i, g)| {
         let history = histories.and_then(|h| h.get(i)).map(Vec::as_slice);
-        pgn_with(g, history, clk)
+        pgn_with(g, history, &PgnStyle::internal(clk))
     }))
 }
 
@@ -532,6 +565,7 @@ mod tests {
                 "[WhiteFideId \"13700001\"]",
                 "[BlackFideId \"13700002\"]",
                 "[WhiteElo \"2500\"]",
+                "[GameId \"r5b3\"]",
             ]
         );
         // A name set on the game wins; the pairing's ids then belong to someone else.

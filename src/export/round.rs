@@ -6,7 +6,10 @@
 //! [`pgn`](super::pgn), a blank line between games: what the relay serves as `/round.pgn`, pushes
 //! to Lichess and writes as `games.pgn` in a LiveChess-style folder (`relay::folder`). Pure.
 
-use super::pgn::{ClockFormat, pgn_clk};
+use super::{
+    pgn::{ClockFormat, pgn_styled},
+    publish::{BoardRange, PgnStyle},
+};
 use crate::store::GameRecord;
 
 /// The round's PGN as a broadcast reads it: [`broadcast_games`], each as [`pgn`], a blank line
@@ -18,6 +21,49 @@ pub fn round_pgn(games: &[GameRecord], round: u32) -> String {
 /// [`round_pgn`] with clocks written in `clk`.
 pub fn round_pgn_clk(games: &[GameRecord], round: u32, clk: ClockFormat) -> String {
     games_pgn(&broadcast_games(games, round), clk)
+}
+
+/// [`round_pgn`] in `style`, only the boards in `range` if given (a slice of a big round).
+pub fn round_pgn_styled(
+    games: &[GameRecord],
+    round: u32,
+    style: &PgnStyle,
+    range: Option<&BoardRange>,
+) -> String {
+    let picked = broadcast_games(games, round);
+    let picked = match range {
+        Some(r) => r.select(&picked),
+        None => picked,
+    };
+    games_pgn_styled(&picked, style)
+}
+
+/// One push of a big round: round `round`'s games on the boards in `range` (all if `None`), at
+/// most `slice` of them, in `style`; with how many were left out (more than `slice`).
+pub fn round_slice_pgn(
+    games: &[GameRecord],
+    round: u32,
+    range: Option<&BoardRange>,
+    slice: usize,
+    style: &PgnStyle,
+) -> (String, usize) {
+    let picked = broadcast_games(games, round);
+    let mut picked = match range {
+        Some(r) => r.select(&picked),
+        None => picked,
+    };
+    let left_out = picked.len().saturating_sub(slice);
+    picked.truncate(slice);
+    (games_pgn_styled(&picked, style), left_out)
+}
+
+/// `games` as PGN in `style`, a blank line between them.
+pub fn games_pgn_styled(games: &[&GameRecord], style: &PgnStyle) -> String {
+    games
+        .iter()
+        .map(|g| pgn_styled(g, style))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One game per board of round `round`, as the module doc says: numbered boards by number,
@@ -58,9 +104,5 @@ pub fn broadcast_games(games: &[GameRecord], round: u32) -> Vec<&GameRecord> {
 
 /// `games` as PGN, a blank line between them.
 pub fn games_pgn(games: &[&GameRecord], clk: ClockFormat) -> String {
-    games
-        .iter()
-        .map(|g| pgn_clk(g, clk))
-        .collect::<Vec<_>>()
-        .join("\n")
+    games_pgn_styled(games, &PgnStyle::internal(clk))
 }

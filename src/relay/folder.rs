@@ -26,8 +26,9 @@ use tokio::sync::watch;
 
 use crate::{
     export::{
-        pgn::{ClockFormat, pgn_clk},
-        round::{broadcast_games, games_pgn},
+        pgn::{ClockFormat, pgn_styled},
+        publish::{Clocks, PgnStyle, Publication},
+        round::{broadcast_games, games_pgn_styled},
     },
     store::GameRecord,
 };
@@ -62,7 +63,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> FolderError + '_ {
 #[derive(Clone, Debug)]
 pub struct FolderRelay {
     dir: PathBuf,
-    clk: ClockFormat,
+    publication: Publication,
 }
 
 impl FolderRelay {
@@ -70,13 +71,20 @@ impl FolderRelay {
     pub fn new(dir: impl Into<PathBuf>) -> FolderRelay {
         FolderRelay {
             dir: dir.into(),
-            clk: ClockFormat::default(),
+            publication: Publication::default(),
         }
     }
 
     /// The same writer with clocks written in `clk`.
     pub fn with_clock_format(mut self, clk: ClockFormat) -> FolderRelay {
-        self.clk = clk;
+        self.publication.clk = clk;
+        self
+    }
+
+    /// The same writer publishing as `publication` says (clocks, comments; the delay is the
+    /// caller's: it hands over the games as they stood then).
+    pub fn with_publication(mut self, publication: Publication) -> FolderRelay {
+        self.publication = publication;
         self
     }
 
@@ -96,6 +104,12 @@ impl FolderRelay {
         let dir = self.round_dir(round);
         fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let selected = broadcast_games(games, round);
+        // What spectators may read: no clock tags (files change with the moves only).
+        let style = PgnStyle {
+            clk: self.publication.clk,
+            internal: self.publication.comments,
+            clocks: Clocks::Off,
+        };
         let mut changed = 0;
         let mut numbers = Vec::new();
         for game in &selected {
@@ -104,11 +118,11 @@ impl FolderRelay {
                 changed += usize::from(replace(
                     &dir,
                     &format!("game-{n}.pgn"),
-                    &pgn_clk(game, self.clk),
+                    &pgn_styled(game, &style),
                 )?);
             }
         }
-        let all = games_pgn(&selected, self.clk);
+        let all = games_pgn_styled(&selected, &style);
         let games_pgn = dir.join("games.pgn");
         if selected.is_empty() {
             changed += usize::from(remove(&games_pgn)?);
@@ -139,15 +153,29 @@ impl FolderRelay {
     /// `round_games` reads the current round and its games (e.g. `Store::round_info` and
     /// `Store::round_games`), `None` while no round is set; it and the writing run on a blocking
     /// thread. A failure is logged and the next change tries again.
-    pub async fn run<F, E>(self, mut changes: watch::Receiver<u64>, round_games: F)
+    pub async fn run<F, E>(self, changes: watch::Receiver<u64>, round_games: F)
     where
+        F: Fn() -> Result<Option<(u32, Vec<GameRecord>)>, E> + Send + Sync + 'static,
+        E: std::fmt::Display + Send + 'static,
+    {
+        self.run_every(changes, None, round_games).await;
+    }
+
+    /// [`FolderRelay::run`], also every `tick` if given (a delayed broadcast: the window slides
+    /// with no change to the store).
+    pub async fn run_every<F, E>(
+        self,
+        mut changes: watch::Receiver<u64>,
+        tick: Option<std::time::Duration>,
+        round_games: F,
+    ) where
         F: Fn() -> Result<Option<(u32, Vec<GameRecord>)>, E> + Send + Sync + 'static,
         E: std::fmt::Display + Send + 'static,
     {
         let job = Arc::new((self, round_games));
         let mut first = true;
         loop {
-            if !first && changes.changed().await.is_err() {
+            if !first && !next_turn(&mut changes, tick).await {
                 return;
             }
             first = false;
@@ -174,6 +202,20 @@ impl FolderRelay {
                 Err(e) => tracing::error!(error = %e, "round folder writer failed"),
             }
         }
+    }
+}
+
+/// Waits for a change, or `tick`; false once the sender is gone.
+pub(crate) async fn next_turn(
+    changes: &mut watch::Receiver<u64>,
+    tick: Option<std::time::Duration>,
+) -> bool {
+    match tick {
+        None => changes.changed().await.is_ok(),
+        Some(t) => tokio::select! {
+            changed = changes.changed() => changed.is_ok(),
+            _ = tokio::time::sleep(t) => changes.has_changed().is_ok(),
+        },
     }
 }
 

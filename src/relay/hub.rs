@@ -25,7 +25,7 @@ use crate::{
     game::Kind,
     relay::desk::Desks,
     sensor::ClockReading,
-    store::{Action, Decision},
+    store::{Action, Decision, GameRecord},
     tracker::{RecordedMove, Side, TrackerEvent},
 };
 
@@ -159,6 +159,52 @@ impl Hub {
                 b.result_final = true;
                 b.termination = termination.map(str::to_owned);
             }
+        }
+    }
+
+    /// Board `name` shows `game` as a delayed broadcast shows it ([`super::delayed`]): its
+    /// moves, its result (final once the game ended), `clock`, connected. Broadcast only on a
+    /// change: `game_started` when `new_game`, `record` with the snapshot when the game changed,
+    /// `clock` when only the clock did.
+    pub fn show_game(&self, game: &GameRecord, clock: Option<LiveClock>, new_game: bool) {
+        let name = game.board_name.as_str();
+        let mut shown = BoardLive::with_kind(name, game.board_no, game.kind, &[]);
+        if game.kind == Kind::Chess {
+            shown.start_fen = game.start_position.clone();
+        }
+        for mv in &game.moves {
+            shown.push_move(mv);
+        }
+        shown.connection = Connection::Connected;
+        if game.result != "*" {
+            shown.result = Some(game.result.clone());
+            shown.result_final = game.ended_at_ms.is_some();
+            shown.termination = game.termination.clone();
+        }
+        let mut replaced = false;
+        self.update(name, true, |b| {
+            let without_clock = |board: &BoardLive| {
+                let mut v = view::snapshot_json(&board.snapshot().public());
+                v["clock"] = Value::Null;
+                v
+            };
+            if !new_game && without_clock(b) == without_clock(&shown) {
+                return None;
+            }
+            *b = shown;
+            b.clock = clock;
+            replaced = true;
+            let kind = if new_game { "game_started" } else { "record" };
+            Some((kind, json!({ "plies": b.plies.len() })))
+        });
+        if !replaced {
+            self.update(name, false, |b| {
+                if b.clock == clock {
+                    return None;
+                }
+                b.clock = clock;
+                clock.map(|c| ("clock", clock_json(&c)))
+            });
         }
     }
 
@@ -303,12 +349,7 @@ impl Hub {
                 return None;
             }
             b.clock = Some(clock);
-            let value = json!({
-                "white_ms": clock.white_ms, "black_ms": clock.black_ms,
-                "running": clock.running.map(Side::as_str),
-                "white_flag": clock.white_flag, "black_flag": clock.black_flag,
-            });
-            Some(("clock", value))
+            Some(("clock", clock_json(&clock)))
         });
     }
 
@@ -323,6 +364,15 @@ impl Hub {
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<LiveEvent>> {
         self.inner.tx.subscribe()
     }
+}
+
+/// A `clock` event's fields.
+fn clock_json(clock: &LiveClock) -> Value {
+    json!({
+        "white_ms": clock.white_ms, "black_ms": clock.black_ms,
+        "running": clock.running.map(Side::as_str),
+        "white_flag": clock.white_flag, "black_flag": clock.black_flag,
+    })
 }
 
 #[cfg(test)]

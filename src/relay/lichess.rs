@@ -285,16 +285,32 @@ impl LichessPush {
     ///
     /// `body` reads the round (e.g. [`round_pgn`](crate::export::round::round_pgn) of
     /// `Store::round_games`); it runs on a blocking thread. An empty body is not pushed.
-    pub async fn run<F, E>(self, mut changes: watch::Receiver<u64>, body: F)
+    pub async fn run<F, E>(self, changes: watch::Receiver<u64>, body: F)
     where
+        F: Fn() -> Result<String, E> + Send + Sync + 'static,
+        E: fmt::Display + Send + 'static,
+    {
+        self.run_every(changes, None, body).await;
+    }
+
+    /// [`LichessPush::run`], also rebuilding the body every `tick` if given (the clocks run
+    /// between moves, a delayed broadcast's window slides): a body the same as the last one
+    /// Lichess took is not pushed again.
+    pub async fn run_every<F, E>(
+        self,
+        mut changes: watch::Receiver<u64>,
+        tick: Option<Duration>,
+        body: F,
+    ) where
         F: Fn() -> Result<String, E> + Send + Sync + 'static,
         E: fmt::Display + Send + 'static,
     {
         let body = Arc::new(body);
         tracing::info!(url = %self.url, "pushing the round to Lichess");
         let mut first = true;
+        let mut last_taken: Option<String> = None;
         loop {
-            if !first && changes.changed().await.is_err() {
+            if !first && !super::folder::next_turn(&mut changes, tick).await {
                 return;
             }
             first = false;
@@ -302,6 +318,9 @@ impl LichessPush {
             let Some(mut text) = build(&body).await else {
                 continue;
             };
+            if last_taken.as_deref() == Some(text.as_str()) {
+                continue;
+            }
             let mut attempt = 0;
             loop {
                 if text.trim().is_empty() {
@@ -311,6 +330,7 @@ impl LichessPush {
                 match self.push_once(text.clone()).await {
                     Attempt::Accepted { games, rejected } => {
                         tracing::debug!(bytes = text.len(), games, "round pushed");
+                        last_taken = Some(text.clone());
                         for reason in rejected {
                             tracing::warn!(%reason, "Lichess refused a game of the push");
                         }

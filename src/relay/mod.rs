@@ -15,6 +15,7 @@
 
 pub mod alerts;
 pub mod console;
+pub mod delayed;
 pub mod desk;
 pub mod folder;
 pub mod hub;

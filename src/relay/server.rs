@@ -25,7 +25,7 @@ use std::{
 use axum::{
     Json, Router,
     body::Bytes,
-    extract::{Path as UrlPath, State},
+    extract::{Path as UrlPath, Query, State},
     http::{HeaderMap, HeaderValue, StatusCode, header},
     response::{
         Html, IntoResponse, Response,
@@ -43,8 +43,14 @@ use tokio::{
 use tracing::{error, warn};
 
 use crate::{
+    Millis,
     device::serial::now_ms,
-    export::{pgn, pgn::ClockFormat, round},
+    export::{
+        pgn,
+        pgn::ClockFormat,
+        publish::{BoardRange, Publication},
+        round,
+    },
     metrics::Metrics,
     pairings::{self, Pairing, PairingsFormat},
     relay::{
@@ -160,6 +166,9 @@ impl Db {
 #[derive(Clone)]
 struct App {
     hub: Hub,
+    /// What spectators follow: `hub` itself, or with a delay the hub the delayed feed keeps
+    /// ([`super::delayed`]).
+    public_hub: Hub,
     db: Arc<Db>,
     token: Option<Token>,
     metrics: Arc<Metrics>,
@@ -174,6 +183,11 @@ impl App {
         if let Some(changes) = &self.changes {
             changes.send_modify(|n| *n = n.wrapping_add(1));
         }
+    }
+
+    /// True when the request comes from the arbiter (the admin token or a console session).
+    fn is_arbiter(&self, headers: &HeaderMap) -> bool {
+        self.authorize(headers).is_ok()
     }
 
     /// 401 unless the request carries the admin token, or the cookie of a console session.
@@ -200,6 +214,10 @@ pub struct RelayExtras {
     pub changes: Option<Arc<watch::Sender<u64>>>,
     /// How the served PGN writes `[%clk]`.
     pub clk: ClockFormat,
+    /// How public outputs show the games: delay, comments (`[relay]`).
+    pub publication: Publication,
+    /// With a delay: the hub the delayed feed keeps, which spectators follow ([`super::delayed`]).
+    pub public_hub: Option<Hub>,
     /// Timeouts, body sizes and the cap on connections ([`listen`]).
     pub limits: HttpLimits,
 }
@@ -237,11 +255,16 @@ pub fn router_with(
     extras: RelayExtras,
 ) -> Router {
     let app = App {
+        public_hub: extras.public_hub.unwrap_or_else(|| hub.clone()),
         hub,
         db: Arc::new(Db {
             path: db_path.to_owned(),
             reader: Mutex::new(ReaderState {
                 clk: extras.clk,
+                publication: Publication {
+                    clk: extras.clk,
+                    ..extras.publication
+                },
                 ..ReaderState::default()
             }),
             admin: Mutex::new(None),
@@ -349,8 +372,66 @@ fn pgn_response(headers: &HeaderMap, r: Rendered) -> Response {
     }
 }
 
-async fn round_pgn(State(app): State<App>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let r = app.db.read(|r, db| r.round(db)).await?;
+/// `?boards=1-64`: a slice of the round by board number.
+#[derive(Deserialize)]
+struct SliceQuery {
+    boards: Option<String>,
+}
+
+impl SliceQuery {
+    fn range(&self) -> Result<Option<BoardRange>, ApiError> {
+        self.boards
+            .as_deref()
+            .map(str::parse::<BoardRange>)
+            .transpose()
+            .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))
+    }
+}
+
+/// A PGN route's answer: the arbiter (admin token or session) reads the record as it stands,
+/// with every comment; anyone else what the public sees ([`ReaderState::public_pgn`]: the
+/// delay, no internal comments, the slice asked for).
+async fn pgn_answer(
+    app: &App,
+    headers: &HeaderMap,
+    ask: PgnAsk,
+    range: Option<BoardRange>,
+) -> Result<Option<Rendered>, ApiError> {
+    let arbiter = app.is_arbiter(headers) && range.is_none();
+    let now: Millis = now_ms();
+    let live = live_clocks(&app.hub);
+    Ok(app
+        .db
+        .read(move |r, db| match (arbiter, &ask) {
+            (true, PgnAsk::Round) => r.round(db).map(Some),
+            (true, PgnAsk::RoundN(n)) => r.round_n(db, *n).map(Some),
+            (true, PgnAsk::Game(id)) => r.game(db, *id),
+            (false, _) => r.public_pgn(db, &ask, range.as_ref(), now, &live),
+        })
+        .await?)
+}
+
+/// The clocks each board shows now (whole seconds, white and black), by board name: the
+/// `WhiteClock`/`BlackClock` of a live broadcast.
+pub fn live_clocks(hub: &Hub) -> HashMap<String, (u64, u64)> {
+    hub.snapshot()
+        .0
+        .into_iter()
+        .filter_map(|b| {
+            let c = b.clock?;
+            Some((b.name, (c.white_ms / 1000 * 1000, c.black_ms / 1000 * 1000)))
+        })
+        .collect()
+}
+
+async fn round_pgn(
+    State(app): State<App>,
+    Query(q): Query<SliceQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let range = q.range()?;
+    let r = pgn_answer(&app, &headers, PgnAsk::Round, range).await?;
+    let r = r.ok_or_else(|| ApiError(StatusCode::NOT_FOUND, "no round".into()))?;
     Ok(pgn_response(&headers, r))
 }
 
@@ -358,6 +439,7 @@ async fn round_pgn(State(app): State<App>, headers: HeaderMap) -> Result<Respons
 async fn rounds_pgn(
     State(app): State<App>,
     UrlPath(file): UrlPath<String>,
+    Query(q): Query<SliceQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let n = file
@@ -365,7 +447,9 @@ async fn rounds_pgn(
         .and_then(|n| n.parse::<u32>().ok())
         .filter(|n| *n >= 1)
         .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no round {file:?}")))?;
-    let r = app.db.read(move |r, db| r.round_n(db, n)).await?;
+    let range = q.range()?;
+    let r = pgn_answer(&app, &headers, PgnAsk::RoundN(n), range).await?;
+    let r = r.ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no round {n}")))?;
     Ok(pgn_response(&headers, r))
 }
 
@@ -396,7 +480,7 @@ async fn game_pgn(
         .strip_suffix(".pgn")
         .and_then(|id| id.parse::<i64>().ok())
         .ok_or_else(not_found)?;
-    let r = app.db.read(move |r, db| r.game(db, GameId(id))).await?;
+    let r = pgn_answer(&app, &headers, PgnAsk::Game(GameId(id)), None).await?;
     Ok(pgn_response(&headers, r.ok_or_else(not_found)?))
 }
 
@@ -410,7 +494,10 @@ enum Audience {
 /// Every board with its players, and the id of the last event the snapshots include; for the
 /// arbiter with its alerts and open irregularities, for spectators without.
 async fn views(app: &App, audience: Audience) -> Result<(Vec<BoardView>, u64), ApiError> {
-    let (boards, last_id) = app.hub.snapshot();
+    let (boards, last_id) = match audience {
+        Audience::Arbiter => app.hub.snapshot(),
+        Audience::Public => app.public_hub.snapshot(),
+    };
     let games = app.db.read(|r, db| r.boards(db)).await?;
     Ok((
         boards
@@ -470,7 +557,13 @@ async fn api_events(
     State(app): State<App>,
     headers: HeaderMap,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let rx = app.hub.subscribe();
+    // Spectators follow the public hub (delayed, if the venue delays); the arbiter the record.
+    let hub = if app.is_arbiter(&headers) {
+        &app.hub
+    } else {
+        &app.public_hub
+    };
+    let rx = hub.subscribe();
     let closed = app.hub.closed();
     let subscribed = Subscribed::new(app.metrics.clone());
     // A client coming back after a break has missed events: it reads the boards anew.
@@ -583,7 +676,7 @@ mod reader;
 mod session;
 
 use admin::{admin, admin_pairings, admin_round_start};
-use reader::{ReaderState, Rendered, Seating};
+use reader::{PgnAsk, ReaderState, Rendered, Seating};
 
 #[cfg(test)]
 mod tests {

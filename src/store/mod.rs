@@ -12,6 +12,7 @@
 //! SQLite runs in WAL mode with `synchronous=NORMAL` (a power cut may lose the last commits, never
 //! corrupt the file), `foreign_keys=ON` and a busy timeout.
 
+mod as_of;
 mod closing;
 mod decisions;
 mod event;
@@ -40,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 pub use self::{
+    as_of::result_at,
     closing::ClosedGame,
     decisions::{Action, DECISION_KIND, Decision, DecisionError, RESULTS, ResultReason, Ruling},
     event::{EventOpened, EventSettings, RoundRecord, StoredEvent},

@@ -443,3 +443,197 @@ async fn no_endpoint_is_retried_until_one_answers() {
     drop(changes);
     task.await.unwrap();
 }
+
+/// A 150-board round (issue 17): pushed to two Lichess rounds, boards 1-100 and 101-150, each
+/// body at most 100 games and accepted by a stand-in that refuses more (as Lichess does); a
+/// third entry without boards pushes the first `slice` (64) games only; `/round.pgn?boards=`
+/// serves a slice, public (no irregularity comments), and an unreadable range is a 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_of_150_boards_goes_in_slices_of_at_most_100() {
+    use boardscribe::{
+        daemon,
+        export::{
+            publish::{BoardRange, Publication},
+            round::round_slice_pgn,
+        },
+        relay::{Hub, RelayExtras},
+    };
+    const BOARDS: u32 = 150;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("big.db");
+    {
+        let mut store = Store::open(&db).unwrap();
+        store
+            .set_round(&RoundInfo {
+                event: "Big Open".into(),
+                site: "Bishkek".into(),
+                round: 1,
+            })
+            .unwrap();
+        let pairings: Vec<Pairing> = (1..=BOARDS)
+            .map(|n| {
+                Pairing::new(
+                    n,
+                    &format!("White, Player{n}"),
+                    &format!("Black, Player{n}"),
+                )
+            })
+            .collect();
+        store.import_pairings(1, &pairings).unwrap();
+        let sources = [
+            recorded(&corpus_moves("WorldChamp1886.pgn", 0)[..12]),
+            recorded(&corpus_moves("Capablanca.pgn", 0)[..12]),
+        ];
+        for n in 1..=BOARDS {
+            let b = store.board(&format!("board-{n}"), Kind::Chess).unwrap();
+            store.set_board_number(b, n).unwrap();
+            let mut writes = vec![Write::Event {
+                board: b,
+                event: TrackerEvent::GameStarted {
+                    at_ms: 0,
+                    orientation: Orientation::Normal,
+                    start: None,
+                },
+            }];
+            for mv in &sources[n as usize % 2][..(n as usize % 12) + 1] {
+                writes.push(Write::Event {
+                    board: b,
+                    event: TrackerEvent::Move(mv.clone()),
+                });
+            }
+            store.write_batch(&writes).unwrap();
+        }
+    }
+    // The stand-in: refuses a body of more than 100 games, as Lichess does.
+    /// Each push: the round, its games, their boards, the answer.
+    type Push = (String, usize, Vec<u32>, u16);
+    #[derive(Clone, Default)]
+    struct Rounds(Arc<Mutex<Vec<Push>>>);
+    async fn take(
+        State(r): State<Rounds>,
+        UrlPath(round): UrlPath<String>,
+        body: Bytes,
+    ) -> (StatusCode, String) {
+        let text = String::from_utf8(body.to_vec()).unwrap();
+        let games = games_from_pgn(&text).unwrap();
+        let boards: Vec<u32> = games
+            .iter()
+            .map(|g| {
+                g.tags
+                    .iter()
+                    .find(|(k, _)| k == "Board")
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap()
+            })
+            .collect();
+        let status = if games.len() > 100 { 400 } else { 200 };
+        r.0.lock()
+            .unwrap()
+            .push((round, games.len(), boards, status));
+        let answer = if status == 200 {
+            format!(
+                "{{\"games\":[{}]}}",
+                vec!["{\"tags\":{},\"moves\":1}"; games.len()].join(",")
+            )
+        } else {
+            "{\"error\":\"Too many games\"}".to_owned()
+        };
+        (StatusCode::from_u16(status).unwrap(), answer)
+    }
+    let rounds = Rounds::default();
+    let app = Router::new()
+        .route("/api/broadcast/round/{id}/push", post(take))
+        .with_state(rounds.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    // The daemon's push, entry by entry, over the store as it reads it.
+    let token = boardscribe::relay::lichess::Token::new(TOKEN).unwrap();
+    let (changes, _) = watch::channel(0u64);
+    let publication = Publication::default();
+    for (round, boards) in [
+        ("sliceOne", Some("1-100")),
+        ("sliceTwo", Some("101-150")),
+        ("noRange", None),
+    ] {
+        let range: Option<BoardRange> = boards.map(|b| b.parse().unwrap());
+        let push = LichessPush::new(&base, round, &token)
+            .unwrap()
+            .with_backoff(fast());
+        let db = db.clone();
+        // The slice set for the entries with boards; the default for the one without.
+        let slice = if range.is_some() { 100 } else { 64 };
+        tokio::spawn(push.run(changes.subscribe(), move || {
+            let store = Store::open_read_only(&db).map_err(|e| e.to_string())?;
+            let games = store.round_games(1).map_err(|e| e.to_string())?;
+            let no_boards = std::collections::HashMap::new();
+            let style = publication.style(boardscribe::device::serial::now_ms(), &no_boards);
+            Ok::<_, String>(round_slice_pgn(&games, 1, range.as_ref(), slice, &style).0)
+        }));
+    }
+    for _ in 0..2000 {
+        if rounds.0.lock().unwrap().len() >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut got = rounds.0.lock().unwrap().clone();
+    got.sort();
+    let summary: Vec<(String, usize, u32, u32, u16)> = got
+        .iter()
+        .map(|(r, n, b, s)| {
+            (
+                r.clone(),
+                *n,
+                *b.iter().min().unwrap(),
+                *b.iter().max().unwrap(),
+                *s,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("noRange".to_owned(), 64, 1, 64, 200),
+            ("sliceOne".to_owned(), 100, 1, 100, 200),
+            ("sliceTwo".to_owned(), 50, 101, 150, 200),
+        ]
+    );
+
+    // The served slice.
+    let hub = Hub::new();
+    let (_stop_tx, stop) = watch::channel(false);
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    let url = daemon::start_relay_with(any, &hub, &db, None, stop, RelayExtras::default())
+        .await
+        .unwrap();
+    let text = reqwest::get(format!("{url}round.pgn?boards=101-150"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let boards: Vec<u32> = games_from_pgn(&text)
+        .unwrap()
+        .iter()
+        .map(|g| {
+            g.tags
+                .iter()
+                .find(|(k, _)| k == "Board")
+                .unwrap()
+                .1
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(boards, (101..=150).collect::<Vec<_>>());
+    assert!(
+        text.contains("[GameId \"r1b101\"]") && text.contains("[WhiteClock \""),
+        "{text}"
+    );
+    let bad = reqwest::get(format!("{url}round.pgn?boards=9-3"))
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+}

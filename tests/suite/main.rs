@@ -12,6 +12,7 @@ mod arbiter_decisions;
 mod arbiter_final;
 mod arbiter_rules;
 mod bad_input;
+mod broadcast_delay;
 mod bus_mode;
 mod chess960;
 mod config_cli;

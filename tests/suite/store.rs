@@ -883,7 +883,7 @@ fn games_keep_their_round_and_take_players_from_the_pairings() {
         roster,
         [
             "Event", "Site", "Date", "Round", "White", "Black", "Result", "Board", "WhiteElo",
-            "BlackElo"
+            "BlackElo", "GameId"
         ]
     );
     assert_eq!(tag("Event").as_deref(), Some("Almaty Open"));

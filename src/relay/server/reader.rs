@@ -15,15 +15,24 @@ pub(super) struct Rendered {
 
 impl Rendered {
     pub(super) fn new(text: String) -> Rendered {
-        // FNV-1a, 64 bits, and the length: enough to tell two versions of a body apart.
-        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
+        let hash = fnv(&text);
         Rendered {
             etag: format!("\"{hash:016x}-{:x}\"", text.len()),
             body: Bytes::from(text),
         }
     }
+
+    /// The hash its tag carries.
+    fn etag_hash(&self) -> u64 {
+        fnv(std::str::from_utf8(&self.body).unwrap_or_default())
+    }
+}
+
+/// FNV-1a, 64 bits: with the length, enough to tell two versions of a body apart.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The game a board has in the store, for the page (and its alerts, for the arbiter).
@@ -73,6 +82,22 @@ pub(super) struct ReaderState {
     pub(super) boards: Option<Arc<Seating>>,
     /// How the PGN it renders writes `[%clk]`.
     pub(super) clk: ClockFormat,
+    /// How public outputs show the games (delay, comments).
+    pub(super) publication: Publication,
+    /// Public renders, by what was asked, with the second they show (they change as time passes:
+    /// the delay's window slides, the running clock runs).
+    pub(super) public: HashMap<String, (Millis, Rendered)>,
+}
+
+/// What a PGN request asks for.
+#[derive(Clone, Debug)]
+pub(super) enum PgnAsk {
+    /// The current round (every game while no round is set).
+    Round,
+    /// Round `n`.
+    RoundN(u32),
+    /// One game.
+    Game(GameId),
 }
 
 impl ReaderState {
@@ -91,6 +116,7 @@ impl ReaderState {
             self.rounds.clear();
             self.per_game.clear();
             self.boards = None;
+            self.public.clear();
         }
         self.store = Some(store);
         Ok(())
@@ -151,6 +177,79 @@ impl ReaderState {
             .map(|g| Rendered::new(pgn::pgn_clk(&g, self.clk)));
         self.per_game.insert(id, rendered.clone());
         Ok(rendered)
+    }
+
+    /// What spectators get for `ask` at `now_ms`: each game as it stood the delay ago, with
+    /// moves, clocks and results (the venue's comments only if it publishes them), the boards
+    /// in `range` only if given. `None`: no such game.
+    pub(super) fn public_pgn(
+        &mut self,
+        db: &Path,
+        ask: &PgnAsk,
+        range: Option<&BoardRange>,
+        now_ms: Millis,
+        live: &HashMap<String, (u64, u64)>,
+    ) -> Result<Option<Rendered>, RelayError> {
+        self.refresh(db)?;
+        let key = format!(
+            "{ask:?}/{}",
+            range.map(ToString::to_string).unwrap_or_default()
+        );
+        let cutoff = self.publication.cutoff(now_ms);
+        // What the body depends on besides the store: the second shown (delayed), else the
+        // boards' clocks.
+        let stamp = match cutoff {
+            Some(_) => now_ms / 1000,
+            None => {
+                let mut clocks: Vec<_> = live.iter().collect();
+                clocks.sort();
+                Rendered::new(format!("{clocks:?}")).etag_hash()
+            }
+        };
+        if let Some((at, r)) = self.public.get(&key)
+            && *at == stamp
+        {
+            return Ok(Some(r.clone()));
+        }
+        let style = self.publication.style(now_ms, live);
+        let store = self.store()?;
+        let round_games = |n: u32| match cutoff {
+            Some(c) => store.round_games_as_of(n, c),
+            None => store.round_games(n),
+        };
+        let text = match ask {
+            PgnAsk::Round => match store.round_info()? {
+                Some(info) => {
+                    round::round_pgn_styled(&round_games(info.round)?, info.round, &style, range)
+                }
+                None => {
+                    let games = match cutoff {
+                        Some(c) => store.games_as_of(c)?,
+                        None => store.games()?,
+                    };
+                    let all: Vec<&GameRecord> = games.iter().collect();
+                    let picked = match range {
+                        Some(r) => r.select(&all),
+                        None => all,
+                    };
+                    round::games_pgn_styled(&picked, &style)
+                }
+            },
+            PgnAsk::RoundN(n) => round::round_pgn_styled(&round_games(*n)?, *n, &style, range),
+            PgnAsk::Game(id) => {
+                let game = match cutoff {
+                    Some(c) => store.game_as_of(*id, c)?,
+                    None => store.game(*id)?,
+                };
+                match game {
+                    Some(g) => pgn::pgn_styled(&g, &style),
+                    None => return Ok(None),
+                }
+            }
+        };
+        let rendered = Rendered::new(text);
+        self.public.insert(key, (stamp, rendered.clone()));
+        Ok(Some(rendered))
     }
 
     pub(super) fn boards(&mut self, db: &Path) -> Result<Arc<Seating>, RelayError> {

@@ -13,8 +13,13 @@ use boardscribe::{
     arbiter::LawsSetup,
     daemon,
     emulator::{self, EmulatorOptions, PgnGame, PtyFleet, PtyOptions, PtyScript},
+    export::publish::{BoardRange, Publication},
     metrics::Metrics,
-    relay::{Hub, RelayExtras, Token},
+    relay::{
+        Hub, RelayExtras, Token,
+        folder::FolderRelay,
+        lichess::{Backoff, LichessPush},
+    },
     store::{RoundInfo, Store},
 };
 use tokio::{sync::watch, task::JoinHandle};
@@ -47,6 +52,19 @@ pub struct Bench {
     emulators: Option<PtyFleet>,
     /// The boards' pty links, for a daemon started again.
     ports: Vec<PathBuf>,
+    /// The relay outputs the daemon feeds.
+    outputs: Outputs,
+}
+
+/// What the daemon publishes besides the HTTP relay, as `[relay]` sets it.
+#[derive(Clone, Default)]
+pub struct Outputs {
+    pub publication: Publication,
+    /// `[relay.folder] dir`.
+    pub folder: Option<PathBuf>,
+    /// `[[relay.lichess]]`: (base URL, round id, boards), all with `lichess_token`.
+    pub lichess: Vec<(String, String, Option<BoardRange>)>,
+    pub lichess_token: Option<String>,
 }
 
 impl Bench {
@@ -57,6 +75,11 @@ impl Bench {
 
     /// [`Bench::new`], the daemon setting `round` (as `[tournament] round` does) if given.
     pub async fn with_round(token: Option<Token>, round: Option<u32>) -> Bench {
+        Bench::with_outputs(token, round, Outputs::default()).await
+    }
+
+    /// [`Bench::with_round`], publishing as `outputs` says (delay, folder, Lichess rounds).
+    pub async fn with_outputs(token: Option<Token>, round: Option<u32>, outputs: Outputs) -> Bench {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("relay.db");
         let hub = Hub::new();
@@ -68,6 +91,7 @@ impl Bench {
         let extras = RelayExtras {
             metrics: metrics.clone(),
             changes: Some(changes.clone()),
+            publication: outputs.publication,
             ..RelayExtras::default()
         };
         let url = daemon::start_relay_with(any, &hub, &db, token, stop_rx, extras)
@@ -87,7 +111,28 @@ impl Bench {
             daemon: None,
             emulators: None,
             ports: Vec::new(),
+            outputs,
         }
+    }
+
+    /// Another relay over the same database, as a restarted daemon serves it (its own hub,
+    /// its delayed view built afresh from the store); served until the bench stops.
+    pub async fn second_relay(&self, token: Option<Token>) -> String {
+        let extras = RelayExtras {
+            publication: self.outputs.publication,
+            ..RelayExtras::default()
+        };
+        let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        daemon::start_relay_with(
+            any,
+            &Hub::new(),
+            &self.db,
+            token,
+            self.relay_stop.subscribe(),
+            extras,
+        )
+        .await
+        .unwrap()
     }
 
     /// Emulated boards playing `games` (game, seed, rate of scripted irregularities per ply;
@@ -148,6 +193,26 @@ impl Bench {
         let mut fleet = daemon::Fleet::new(&db, daemon::port_boards(&self.ports), laws);
         fleet.metrics = self.metrics.clone();
         fleet.changes = self.changes.clone();
+        fleet.publication = self.outputs.publication;
+        fleet.folder = self.outputs.folder.as_ref().map(FolderRelay::new);
+        if let Some(token) = &self.outputs.lichess_token {
+            let token = boardscribe::relay::lichess::Token::new(token).unwrap();
+            fleet.lichess = self
+                .outputs
+                .lichess
+                .iter()
+                .map(|(base, round, boards)| {
+                    let push =
+                        LichessPush::new(base, round, &token)
+                            .unwrap()
+                            .with_backoff(Backoff {
+                                initial: Duration::from_millis(50),
+                                max: Duration::from_millis(500),
+                            });
+                    (push, boards.clone())
+                })
+                .collect();
+        }
         fleet.round = self.round.map(|round| RoundInfo {
             event: "Relay test".into(),
             site: "Here".into(),

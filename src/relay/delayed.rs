@@ -1,0 +1,124 @@
+//! The delayed feed: what spectators follow on the page and in the public event stream when the
+//! venue delays its broadcast (`[relay] delay`).
+//!
+//! Flow: every half second [`follow`] reads, through a read-only connection of its own, each
+//! board's game as it stood `delay` ago (`Store::boards_as_of`: from stored times only, so a
+//! restart inside the window shows nothing newer) and hands it to the public [`Hub`]
+//! ([`Hub::show_game`]), which broadcasts only what changed. The clocks are the ones
+//! [`clocks_at`] gives for that moment. Boards the record's hub knows and the store has no game
+//! for yet are shown waiting. The arbiter's hub is never delayed.
+
+use std::{collections::HashMap, path::PathBuf, time::Duration};
+
+use tokio::sync::watch;
+
+use super::{Hub, live::LiveClock};
+use crate::{
+    device::serial::now_ms,
+    export::publish::{Publication, clocks_at},
+    store::{GameRecord, Store, StoreError},
+    tracker::Side,
+};
+
+/// How often the delayed view is brought forward.
+const TICK: Duration = Duration::from_millis(500);
+
+/// Keeps `public` showing every board as it stood `publication.delay_ms` ago, until `stop`.
+pub async fn follow(
+    record: Hub,
+    public: Hub,
+    db: PathBuf,
+    publication: Publication,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut store: Option<Store> = None;
+    let mut shown: HashMap<String, i64> = HashMap::new();
+    loop {
+        let cutoff = publication.cutoff(now_ms()).unwrap_or_else(now_ms);
+        let path = db.clone();
+        let read = tokio::task::spawn_blocking(move || {
+            let result = read_boards(&mut store, &path, cutoff);
+            (store, result)
+        })
+        .await;
+        match read {
+            Ok((kept, Ok(games))) => {
+                store = kept;
+                show(&record, &public, &games, cutoff, &mut shown);
+            }
+            Ok((_, Err(e))) => {
+                store = None;
+                tracing::warn!(cause = %e, "the delayed view could not read the store; trying again");
+            }
+            Err(e) => {
+                store = None;
+                tracing::error!(cause = %e, "the delayed view's reader failed");
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(TICK) => {}
+            _ = stop.wait_for(|s| *s) => return,
+        }
+    }
+}
+
+fn read_boards(
+    store: &mut Option<Store>,
+    db: &std::path::Path,
+    cutoff: u64,
+) -> Result<Vec<GameRecord>, StoreError> {
+    if store.is_none() {
+        *store = Some(Store::open_read_only(db)?);
+    }
+    match store {
+        Some(s) => s.boards_as_of(cutoff),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Shows `games` (each board's game at `cutoff`) on `public`; the record's boards without a
+/// game yet are registered as they are.
+fn show(
+    record: &Hub,
+    public: &Hub,
+    games: &[GameRecord],
+    cutoff: u64,
+    shown: &mut HashMap<String, i64>,
+) {
+    let (known, _) = public.snapshot();
+    let (boards, _) = record.snapshot();
+    for b in &boards {
+        let has_game = games.iter().any(|g| g.board_name == b.name);
+        if !has_game && !known.iter().any(|k| k.name == b.name) {
+            public.add_board_kind(&b.name, b.number, b.kind, &[]);
+        }
+    }
+    for g in games {
+        let new_game = shown
+            .insert(g.board_name.clone(), g.id.0)
+            .is_some_and(|before| before != g.id.0);
+        public.show_game(g, clock_at(g, cutoff), new_game);
+    }
+}
+
+/// The clock a spectator sees at `cutoff`: both sides' times then, the side to move's running
+/// until the game is over.
+fn clock_at(game: &GameRecord, cutoff: u64) -> Option<LiveClock> {
+    // Whole seconds: the page counts down between readings, as it does for a board's clock.
+    let (white_ms, black_ms) = clocks_at(game, cutoff)?;
+    let (white_ms, black_ms) = (white_ms / 1000 * 1000, black_ms / 1000 * 1000);
+    let over = game.result != "*" || game.ended_at_ms.is_some();
+    let to_move = if game.moves.len() % 2 == 1 {
+        Side::Black
+    } else {
+        Side::White
+    };
+    let running = (!over && !game.moves.is_empty()).then_some(to_move);
+    Some(LiveClock {
+        white_ms,
+        black_ms,
+        running,
+        white_flag: white_ms == 0,
+        black_flag: black_ms == 0,
+    })
+}
