@@ -181,6 +181,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
                     clk: config.relay.clk_format,
                     publication: fleet.publication,
                     public_hub: None,
+                    ..RelayExtras::default()
                 };
                 let url =
                     start_relay_with(addr, &hub, &fleet.db, token, stop_rx.clone(), extras).await?;
@@ -274,6 +275,7 @@ pub async fn start_relay_with(
         ));
         extras.public_hub = Some(public);
     }
+    let limits = extras.limits;
     let app = relay::router_with(hub.clone(), db, token, extras);
     let shutdown = async move {
         // Stopped, or the daemon is gone: either way, stop serving.
@@ -281,7 +283,7 @@ pub async fn start_relay_with(
     };
     let hub = hub.clone();
     tokio::spawn(async move {
-        if let Err(e) = relay::serve(listener, app, hub, shutdown).await {
+        if let Err(e) = relay::serve(listener, app, hub, limits, shutdown).await {
             error!(cause = %e, "relay server failed");
         }
     });

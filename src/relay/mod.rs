@@ -9,7 +9,9 @@
 //! that changes the moves of a game a board is recording (resume, correct) is handed to that
 //! board's task through its [`desk`], which applies it between two reads of its port.
 //! [`lichess`] pushes the round PGN to a Lichess broadcast round after each change, [`folder`]
-//! writes it as LiveChess-style folders.
+//! writes it as LiveChess-style folders. [`listen`] accepts the connections under limits that a
+//! flood cannot pass (timeouts, a cap keeping descriptors for the boards), and the server's guard
+//! caps request bodies and sets the security headers on every answer.
 
 pub mod alerts;
 pub mod console;
@@ -18,6 +20,7 @@ pub mod desk;
 pub mod folder;
 pub mod hub;
 pub mod lichess;
+pub mod listen;
 pub mod live;
 pub mod page;
 pub mod server;
@@ -26,6 +29,7 @@ pub mod view;
 
 pub use self::{
     hub::{Hub, LiveEvent},
+    listen::HttpLimits,
     live::BoardSnapshot,
     server::{RelayError, RelayExtras, Token, router, router_with, serve},
 };

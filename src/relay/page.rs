@@ -4,7 +4,7 @@
 //!
 //! Flow: the server renders the page from the boards' [`BoardView`]s with pure functions
 //! ([`index_html`], [`board_page_html`]; the boards are drawn by [`super::svg`]); the small script in `assets/live.js`
-//! then follows `/api/events` and redraws a board from the snapshot each event carries (the SVG
+//! (served as `/live.js`, never inline) then follows `/api/events` and redraws a board from the snapshot each event carries (the SVG
 //! comes from the server, so there is one renderer). No external assets, no build step.
 
 use std::fmt::Write as _;
@@ -15,7 +15,26 @@ use crate::{
 };
 
 const STYLE: &str = include_str!("assets/live.css");
-const SCRIPT: &str = include_str!("assets/live.js");
+/// The page's script, served as `/live.js` (no inline script: the server's CSP forbids it).
+pub const SCRIPT: &str = include_str!("assets/live.js");
+
+/// FNV-1a of the script: its URL's query, so a browser keeping it fetches a new one anew.
+const SCRIPT_HASH: u64 = {
+    let bytes = SCRIPT.as_bytes();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    h
+};
+
+/// The script's URL, with its hash.
+pub fn script_url() -> String {
+    format!("/live.js?v={SCRIPT_HASH:016x}")
+}
 
 pub use crate::export::escape_html as escape;
 
@@ -161,13 +180,14 @@ fn page(title: &str, body_attrs: &str, main: &str) -> String {
     format!(
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{}</title><style>{STYLE}</style></head>
+<title>{}</title><style>{STYLE}</style><script src="{}" defer></script></head>
 <body {body_attrs}><header><h1>{}</h1> <span id="status">connecting</span></header>
 <div id="hall-status" role="status"></div>
 {main}
-<script>{SCRIPT}</script></body></html>
+</body></html>
 "#,
         escape(title),
+        script_url(),
         escape(title),
     )
 }

@@ -57,6 +57,7 @@ use crate::{
         alerts::{self, Alert, AlertState},
         desk::{Applied, RecordChange},
         hub::Hub,
+        listen::{self, HttpLimits},
         live::{BoardSnapshot, OpenIrregularity},
         page,
         view::{BoardView, Seats},
@@ -111,12 +112,13 @@ impl Token {
         Token::new(&text).ok_or_else(|| RelayError::EmptyToken(path.to_owned()))
     }
 
-    /// Whether an `Authorization` header carries this token as `Bearer`.
+    /// Whether an `Authorization` header carries this token as `Bearer` (the scheme in any
+    /// case: RFC 9110, section 11.1).
     fn accepts(&self, header: Option<&HeaderValue>) -> bool {
-        let Some(given) = header.and_then(|h| h.as_bytes().strip_prefix(b"Bearer ")) else {
+        let Some((scheme, given)) = header.and_then(|h| h.as_bytes().split_at_checked(7)) else {
             return false;
         };
-        self.matches(given)
+        scheme.eq_ignore_ascii_case(b"Bearer ") && self.matches(given)
     }
 
     /// Whether `given` is this token (the console's login form).
@@ -216,6 +218,8 @@ pub struct RelayExtras {
     pub publication: Publication,
     /// With a delay: the hub the delayed feed keeps, which spectators follow ([`super::delayed`]).
     pub public_hub: Option<Hub>,
+    /// Timeouts, body sizes and the cap on connections ([`listen`]).
+    pub limits: HttpLimits,
 }
 
 /// An error answer: a status and a message, as JSON `{"error": ...}`.
@@ -272,6 +276,7 @@ pub fn router_with(
     };
     Router::new()
         .route("/", get(index))
+        .route("/live.js", get(live_script))
         .route("/boards/{key}", get(board_page))
         .route("/arbiter", get(session::arbiter_page))
         .route("/arbiter/login", post(session::arbiter_login))
@@ -304,24 +309,41 @@ pub fn router_with(
         .route("/api/admin/pairings", post(admin_pairings))
         .route("/api/admin/alerts", get(admin_alerts))
         .route("/metrics", get(metrics))
+        .fallback(not_found)
         .with_state(app)
+        .layer(axum::middleware::from_fn_with_state(
+            extras.limits,
+            guard::guard,
+        ))
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves; then ends the event streams of `hub`
-/// and waits for open requests.
+/// Any other path: 404, with the guard's headers like every answer.
+async fn not_found() -> ApiError {
+    ApiError(StatusCode::NOT_FOUND, "no such page".into())
+}
+
+/// `GET /live.js`: the live page's script (the page names it with its hash, so it may be kept).
+async fn live_script() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=86400"),
+        ],
+        page::SCRIPT,
+    )
+        .into_response()
+}
+
+/// Serves `app` on `listener` under `limits` until `shutdown` resolves; then ends the event
+/// streams of `hub` and waits for open requests ([`listen::serve`]).
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     hub: Hub,
+    limits: HttpLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), RelayError> {
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            hub.close();
-        })
-        .await?;
-    Ok(())
+    listen::serve(listener, app, hub, limits, shutdown).await
 }
 
 /// A PGN answer: 304 when `If-None-Match` names its tag, else the body.
@@ -649,6 +671,7 @@ type Decided = (Decision, Option<String>, Vec<RecordedMove>, bool);
 
 mod admin;
 mod console_actions;
+mod guard;
 mod reader;
 mod session;
 
@@ -663,6 +686,10 @@ mod tests {
     fn tokens_compare_whole_and_never_show() {
         let t = Token::new(" s3cret\n").unwrap();
         assert!(t.accepts(Some(&HeaderValue::from_static("Bearer s3cret"))));
+        assert!(t.accepts(Some(&HeaderValue::from_static("bearer s3cret"))));
+        assert!(t.accepts(Some(&HeaderValue::from_static("BEARER s3cret"))));
+        assert!(!t.accepts(Some(&HeaderValue::from_static("Basic  s3cret"))));
+        assert!(!t.accepts(Some(&HeaderValue::from_static("Bearers3cret"))));
         assert!(!t.accepts(Some(&HeaderValue::from_static("Bearer s3cre"))));
         assert!(!t.accepts(Some(&HeaderValue::from_static("Bearer s3cretx"))));
         assert!(!t.accepts(Some(&HeaderValue::from_static("s3cret"))));

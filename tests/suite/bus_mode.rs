@@ -278,6 +278,8 @@ fn alone_at_ms(script: &BoardScript) -> HashMap<u32, u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixteen_boards_on_one_pty_record_every_game_in_time() {
+    // Its bound is on time: not beside fleet.rs's hall nor flood.rs's 10,000 sockets.
+    let _alone = crate::fleet_common::ONE_ROUND_AT_A_TIME.lock().await;
     let mut games = corpus_games("Capablanca", 10);
     games.extend(corpus_games("London1851", 6));
     let seats = seats(games, 100);

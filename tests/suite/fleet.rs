@@ -58,8 +58,7 @@ async fn boards_unplugged_mid_move_and_plugged_back_lose_no_move() {
 /// garbage port if asked; checks the record, the log, the metrics and the latencies.
 async fn round(hall: Vec<fleet_common::HallBoard>, unplugged: Vec<usize>, with_garbage: bool) {
     // One round at a time: another test's ptys would leak into this one's daemon.
-    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    let _alone = ONE_AT_A_TIME.lock().await;
+    let _alone = fleet_common::ONE_ROUND_AT_A_TIME.lock().await;
     let longest = hall.iter().map(|b| b.length_ms()).max().unwrap();
     let dir = tempfile::tempdir().unwrap();
     assert!(unplugged.iter().any(|&i| hall[i].kind == Kind::Dgt));

@@ -127,6 +127,8 @@ fn the_unit_is_notify_with_a_watchdog_a_state_directory_and_hardening() {
         // Issue 16: the `<N>` priorities the daemon writes under JOURNAL_STREAM are read.
         ("StandardError", "journal"),
         ("SyslogLevelPrefix", "yes"),
+        // Issue 17: room for spectators' connections besides the relay's reserve of 256.
+        ("LimitNOFILE", "8192"),
     ] {
         assert_eq!(one(k), v, "{k}");
     }

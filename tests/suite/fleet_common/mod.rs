@@ -42,6 +42,12 @@ const CHESS_FILES: [&str; 4] = ["tatamast22", "Capablanca", "London1851", "World
 const TOGYZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/togyz");
 const TOGYZ_FILES: [&str; 2] = ["playok-2025", "kazakh-2016-2018"];
 
+/// One hall round at a time (fleet.rs, flood.rs): a daemon started while another test's
+/// emulators run would inherit their ptys and never see those boards unplugged. Tests whose
+/// bounds are on time (bus_mode.rs's sixteen boards) take it too, so that a flood of 10,000
+/// sockets in the same process does not run beside them.
+pub static ONE_ROUND_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The kind of a hall board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -370,10 +376,24 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn start(dir: &Path, config: &Path) -> Daemon {
+        Daemon::start_limited(dir, config, None)
+    }
+
+    /// [`Daemon::start`] with `RLIMIT_NOFILE` set to `nofile` (soft and hard, as the unit's
+    /// `LimitNOFILE` does) through util-linux's `prlimit`, which then runs the daemon itself.
+    pub fn start_limited(dir: &Path, config: &Path, nofile: Option<u64>) -> Daemon {
         let log = dir.join("daemon.log");
         let err = File::create(&log).unwrap();
         let started = Instant::now();
-        let mut child = Command::new(BIN)
+        let mut command = match nofile {
+            Some(n) => {
+                let mut c = Command::new("prlimit");
+                c.arg(format!("--nofile={n}:{n}")).arg("--").arg(BIN);
+                c
+            }
+            None => Command::new(BIN),
+        };
+        let mut child = command
             .args(["run", "--print-moves", "--config", config.to_str().unwrap()])
             .env("BOARDSCRIBE_LOG", "boardscribe=info")
             .stdin(Stdio::null())
