@@ -355,10 +355,10 @@ pub async fn run_bus_pty(
             },
             _ = sleep_opt(finish) => {
                 // The chain goes away for good, its device node with it (see pty::run).
-                if let Some(l) = &opts.link {
-                    if let Err(e) = std::fs::remove_file(l) {
-                        tracing::debug!(cause = %e, "could not remove the link");
-                    }
+                if let Some(l) = &opts.link
+                    && let Err(e) = std::fs::remove_file(l)
+                {
+                    tracing::debug!(cause = %e, "could not remove the link");
                 }
                 return Ok(());
             }

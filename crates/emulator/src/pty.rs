@@ -466,10 +466,10 @@ async fn run<S: PtyBoard>(
                 }
                 // The board goes away for good: its device node with it, so that a host
                 // looking again never finds a later pty that reuses the same number.
-                if let Some(l) = &opts.link {
-                    if let Err(e) = std::fs::remove_file(l) {
-                        tracing::debug!(cause = %e, "could not remove the link");
-                    }
+                if let Some(l) = &opts.link
+                    && let Err(e) = std::fs::remove_file(l)
+                {
+                    tracing::debug!(cause = %e, "could not remove the link");
                 }
                 return Ok(());
             }
