@@ -12,7 +12,7 @@
 
 use crate::{browser, relay_common};
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use boardscribe::{
     emulator::{
@@ -312,7 +312,14 @@ async fn rule_no_action(browser: &mut Browser, bench: &Bench, id: &str) -> GameI
     let select = browser
         .wait_for(&format!("{form} select[name=ruling]"), 10)
         .await;
+    // As an arbiter does: the list taken in hand (focused), so the script does not replace the
+    // live part under it until the button is pressed.
+    select.click().await.unwrap();
     select.select_by_value("no_action").await.unwrap();
+    assert_eq!(
+        browser.eval("return document.activeElement.name").await,
+        "ruling"
+    );
     let back = browser
         .submit(&format!("{form} button[type=submit]"), "/arbiter?msg=")
         .await;
@@ -345,12 +352,18 @@ async fn rule_no_action(browser: &mut Browser, bench: &Bench, id: &str) -> GameI
         decisions[0].action
     );
     assert_eq!(admin_alert(browser, id).await["state"], "ruled");
-    // Still out of the queue after the script's next refreshes (3 s each).
-    let mark = Instant::now();
-    until(10, "two refreshes of the live part", async || {
-        (mark.elapsed() > Duration::from_secs(7)).then_some(())
-    })
-    .await;
+    // Still out of the queue after the script's next two refreshes of the live part.
+    for _ in 0..2 {
+        browser
+            .eval(
+                "document.querySelector('#live section.alerts').dataset.stale = '1'; \
+                 return null",
+            )
+            .await;
+        browser
+            .wait_gone("#live section.alerts[data-stale]", 15)
+            .await;
+    }
     assert!(
         browser
             .client
@@ -516,7 +529,10 @@ async fn the_console_in_chromium_logs_in_rules_an_alert_sets_a_result_corrects_a
     let last = decisions.last().unwrap();
     assert_eq!(last.author, ARBITER);
     assert!(
-        matches!(&last.action, Action::CorrectMove { ply: p, new_notation, .. } if *p == ply && *new_notation == san),
+        matches!(
+            &last.action,
+            Action::CorrectMove { ply: p, new_notation, .. } if *p == ply && *new_notation == san
+        ),
         "{:?}",
         last.action
     );

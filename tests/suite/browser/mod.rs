@@ -103,12 +103,14 @@ pub enum Viewport {
     Phone { width: u32, height: u32 },
 }
 
-/// A headless chromium session; the driver is killed after the session is dropped.
+/// A headless chromium session; fields drop in order: the session, the driver (its process
+/// group killed), then the profile.
 pub struct Browser {
     pub client: Client,
-    /// Dropped after the client: chromium's profile outlives the session.
-    _profile: tempfile::TempDir,
+    /// Dropped (killed) after the client.
     _driver: Driver,
+    /// Chromium's profile, removed once chromium is gone.
+    _profile: tempfile::TempDir,
     /// The screenshots' name prefix, and how many were taken.
     prefix: String,
     shots: u32,
