@@ -186,17 +186,22 @@ pub(super) async fn take_change<B: Board>(
     if board.game != Some(game) {
         return;
     }
-    if closed {
-        if recorder.pipeline.close_game() {
-            info!(
-                game = game.0,
-                "the arbiter's result closes the game: the board no longer extends it"
-            );
-            game_over(board, ctx);
-        }
+    if closed && recorder.pipeline.close_game() {
+        info!(
+            game = game.0,
+            "the arbiter's result closes the game: the board no longer extends it"
+        );
+        game_over(board, ctx);
+    }
+    if !record_changed {
         return;
     }
-    if !record_changed || !recorder.pipeline.has_game() {
+    if !recorder.pipeline.has_game() {
+        // The game is over (the board no longer extends it): nothing to track from, but the
+        // live page shows the record the arbiter left (a move corrected after the result).
+        if let Some(hub) = &ctx.hub {
+            hub.record_changed(&board.name, &moves);
+        }
         return;
     }
     let how = format!(
