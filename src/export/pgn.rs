@@ -295,7 +295,8 @@ fn decision_comments(game: &GameRecord) -> Vec<(Option<u32>, String)> {
                 } => {
                     let _ = write!(
                         c,
-                        " move {ply} corrected from {old_notation} to {new_notation}"
+                        " {} corrected from {old_notation} to {new_notation}",
+                        crate::words::moveno::in_words(*ply)
                     );
                     if notation(*ply).as_deref() != Some(new_notation.as_str()) {
                         c.push_str(" (since changed)");

@@ -283,6 +283,7 @@ impl Hub {
             b.result = Some(result.to_owned());
             b.result_final = true;
             b.termination = termination.map(str::to_owned);
+            stop_clock(b);
             Some(("result", json!({ "result": result, "final": true })))
         });
     }
@@ -328,6 +329,9 @@ impl Hub {
                     b.result = set.then(|| result.clone());
                     b.result_final = set;
                     b.termination = set.then(|| reason.as_str().to_owned());
+                    if set {
+                        stop_clock(b);
+                    }
                     value["result"] = json!(result);
                 }
                 Action::Rule { irregularity, .. } => {
@@ -343,8 +347,12 @@ impl Hub {
 
     /// The board's clock as read now; broadcast only when it shows something new.
     pub fn clock(&self, name: &str, reading: &ClockReading, white_on_left: bool) {
-        let clock = LiveClock::from_reading(reading, white_on_left);
+        let mut clock = LiveClock::from_reading(reading, white_on_left);
         self.update(name, false, |b| {
+            // After the final result the game's clocks stand, whatever the board's clock does.
+            if b.result_final {
+                clock.running = None;
+            }
             if b.clock == Some(clock) {
                 return None;
             }
@@ -363,6 +371,13 @@ impl Hub {
     /// A subscription to every event from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<LiveEvent>> {
         self.inner.tx.subscribe()
+    }
+}
+
+/// The game is over: its clocks stand as they are.
+fn stop_clock(b: &mut BoardLive) {
+    if let Some(c) = b.clock.as_mut() {
+        c.running = None;
     }
 }
 
@@ -617,6 +632,36 @@ mod tests {
         assert_eq!(last, 3);
         assert_eq!(boards[0].connection, Connection::Connected);
         assert_eq!(boards[0].fen, E4);
+    }
+
+    #[test]
+    fn after_the_final_result_the_clocks_stand() {
+        let hub = Hub::new();
+        hub.add_board("b1", Some(1), &[]);
+        let running = ClockReading {
+            left_ms: 60_000,
+            right_ms: 50_000,
+            running: true,
+            lever_right_high: false,
+            left_flag: false,
+            right_flag: false,
+        };
+        let runs = |hub: &Hub| hub.snapshot().0[0].clock.and_then(|c| c.running);
+        hub.clock("b1", &running, true);
+        assert!(runs(&hub).is_some());
+        hub.game_closed("b1", "1-0", Some("resignation"));
+        assert_eq!(runs(&hub), None);
+        // The board's clock goes on; the game's does not.
+        hub.clock(
+            "b1",
+            &ClockReading {
+                left_ms: 59_000,
+                ..running
+            },
+            true,
+        );
+        assert_eq!(runs(&hub), None);
+        assert_eq!(hub.snapshot().0[0].clock.map(|c| c.white_ms), Some(59_000));
     }
 
     #[tokio::test]

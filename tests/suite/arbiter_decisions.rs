@@ -403,7 +403,7 @@ fn correct_move_retracts_the_old_rows_and_records_the_line_again() {
     assert_eq!(movetext_sans(&text), sans);
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.contains("9. a3 { [%clk 0:02:43] } { Arbiter: move 17 corrected from h3 to a3; by arb: sensor on h3 } 9... c5"),
+        flat.contains("9. a3 { [%clk 0:02:43] } { Arbiter: move 9 white corrected from h3 to a3; by arb: sensor on h3 } 9... c5"),
         "{flat}"
     );
     assert!(!flat.contains("History"));

@@ -421,7 +421,18 @@ async fn check_serve(db: &Path, round3: &str) {
     let page = crate::fleet_common::http_get(port, "/");
     serve.kill().unwrap();
     serve.wait().unwrap();
-    assert_eq!(served.as_deref(), Some(round3));
+    // The daemon's PGN gives the clocks its boards showed when asked (`WhiteClock`/`BlackClock`);
+    // a database served without boards gives those of each game's last move: all else is the same.
+    let without_clock_tags = |text: &str| -> String {
+        text.lines()
+            .filter(|l| !l.starts_with("[WhiteClock ") && !l.starts_with("[BlackClock "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        served.as_deref().map(without_clock_tags),
+        Some(without_clock_tags(round3))
+    );
     let boards: Value = serde_json::from_str(&boards.unwrap()).unwrap();
     let boards = boards["boards"].as_array().unwrap();
     assert_eq!(boards.len(), BOARDS as usize);

@@ -102,7 +102,7 @@ fn assert_guarded(what: &str, headers: &header::HeaderMap) {
     assert!(!csp.contains("unsafe-eval"), "{what}: {csp}");
     for (name, value) in [
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        (header::REFERRER_POLICY, "same-origin"),
         (header::X_FRAME_OPTIONS, "DENY"),
     ] {
         assert_eq!(

@@ -60,11 +60,22 @@
   }
   if (signal) signal.addEventListener('click', dismiss);
 
-  // Typing or choosing in a form of the live part: do not replace it under the arbiter's hand.
+  // Typing or choosing in a form of the live part, or a choice made and not yet sent: do not
+  // replace it under the arbiter's hand.
+  function changed(el) {
+    if (el.tagName === 'SELECT') {
+      return Array.prototype.some.call(el.options, function (o) {
+        return o.selected !== o.defaultSelected;
+      });
+    }
+    if (el.type === 'checkbox' || el.type === 'radio') return el.checked !== el.defaultChecked;
+    return el.type !== 'hidden' && el.value !== el.defaultValue;
+  }
   function busy() {
     var a = document.activeElement;
-    return a && a !== document.body && live.contains(a) &&
-      /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName);
+    if (a && a !== document.body && live.contains(a) &&
+        /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName)) return true;
+    return Array.prototype.some.call(live.querySelectorAll('input, select, textarea'), changed);
   }
 
   function refresh() {

@@ -31,7 +31,9 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' '
 pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
     (header::CONTENT_SECURITY_POLICY, CSP),
     (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-    (header::REFERRER_POLICY, "no-referrer"),
+    // Not `no-referrer`: with it, browsers send `Origin: null` on a form's POST, and the
+    // console's forms are refused as cross-site. `same-origin` sends nothing to other sites.
+    (header::REFERRER_POLICY, "same-origin"),
     (header::X_FRAME_OPTIONS, "DENY"),
 ];
 
