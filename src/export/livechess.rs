@@ -13,7 +13,7 @@
 
 use serde_json::{Value, json};
 
-use super::round::broadcast_games;
+use super::{pgn::pgn_result, round::broadcast_games};
 use crate::{
     pairings::Pairing,
     store::{GameRecord, PlayerRecord, RoundRecord, StoredEvent},
@@ -100,16 +100,6 @@ pub fn round_index_json(f: &FolderRound) -> Value {
 /// A game in play: moves made, no result yet.
 fn is_live(g: &GameRecord) -> bool {
     !g.moves.is_empty() && g.result == "*" && g.ended_at_ms.is_none()
-}
-
-/// A stored result as LiveChess writes it (forfeits as the result they give).
-fn pgn_result(result: &str) -> &str {
-    match result {
-        "+/-" => "1-0",
-        "-/+" => "0-1",
-        "-/-" => "*",
-        r => r,
-    }
 }
 
 /// A player as LiveChess writes one: `Surname, Given` split into `lname` and `fname`.

@@ -234,7 +234,7 @@ fn player(game: &GameRecord, white: bool) -> PlayerRecord {
 }
 
 /// The game termination marker for a stored result: forfeits as the PGN result they give.
-fn pgn_result(result: &str) -> &str {
+pub fn pgn_result(result: &str) -> &str {
     match result {
         "+/-" => "1-0",
         "-/+" => "0-1",

@@ -31,17 +31,9 @@ impl Store {
         round: u32,
         at_ms: Millis,
     ) -> Result<Vec<GameRecord>, StoreError> {
-        let headers = self
-            .conn
-            .prepare_cached(&format!(
-                "{GAME_SELECT} WHERE g.round = CAST(?1 AS TEXT) \
-                 ORDER BY g.board_no IS NULL, g.board_no, b.name, g.id"
-            ))?
-            .query_map([round], game_header)?
-            .collect::<Result<Vec<_>, _>>()?;
-        headers
+        self.round_headers(round)?
             .into_iter()
-            .map(|h| self.complete_as_of(h?, at_ms))
+            .map(|h| self.complete_as_of(h, at_ms))
             .collect()
     }
 

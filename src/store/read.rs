@@ -188,18 +188,23 @@ impl Store {
 
     /// The games played in `round`, by board number (unnumbered last, by board name), then id.
     pub fn round_games(&self, round: u32) -> Result<Vec<GameRecord>, StoreError> {
-        let headers = self
-            .conn
+        self.round_headers(round)?
+            .into_iter()
+            .map(|h| self.complete(h))
+            .collect()
+    }
+
+    /// The headers of the games of `round`, in [`Store::round_games`]'s order, without their
+    /// moves and events.
+    pub(super) fn round_headers(&self, round: u32) -> Result<Vec<GameRecord>, StoreError> {
+        self.conn
             .prepare_cached(&format!(
                 "{GAME_SELECT} WHERE g.round = CAST(?1 AS TEXT) \
                  ORDER BY g.board_no IS NULL, g.board_no, b.name, g.id"
             ))?
             .query_map([round], game_header)?
-            .collect::<Result<Vec<_>, _>>()?;
-        headers
-            .into_iter()
-            .map(|h| self.complete(h?))
-            .collect::<Result<Vec<_>, _>>()
+            .map(|h| h?)
+            .collect()
     }
 
     /// Every read of `board`, one chunk per original read, in the order written.

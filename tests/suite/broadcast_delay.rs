@@ -165,6 +165,11 @@ async fn push(State(s): State<StandIn>, body: Bytes) -> String {
     )
 }
 
+/// The body of a GET, as the public reads it.
+async fn get_text(client: &reqwest::Client, url: &str) -> String {
+    client.get(url).send().await.unwrap().text().await.unwrap()
+}
+
 /// Events of a stream, each with the time it arrived.
 type Seen = Arc<Mutex<Vec<(u64, Value)>>>;
 
@@ -267,14 +272,7 @@ async fn no_public_output_shows_a_move_younger_than_the_delay() {
         let mut relays = vec![url.clone()];
         relays.extend(second.iter().map(|(u, _)| u.clone()));
         for relay in &relays {
-            let text = client
-                .get(format!("{relay}round.pgn"))
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
+            let text = get_text(&client, &format!("{relay}round.pgn")).await;
             let at = now_ms();
             assert!(
                 !text.contains("Irregularity") && !text.contains("Arbiter"),
@@ -282,14 +280,7 @@ async fn no_public_output_shows_a_move_younger_than_the_delay() {
             );
             assert_old_enough("/round.pgn", &shown_in_pgn(&text), &bench, at);
             for g in stored_before.values() {
-                let text = client
-                    .get(format!("{relay}games/{}.pgn", g.id.0))
-                    .send()
-                    .await
-                    .unwrap()
-                    .text()
-                    .await
-                    .unwrap();
+                let text = get_text(&client, &format!("{relay}games/{}.pgn", g.id.0)).await;
                 let at = now_ms();
                 assert!(
                     !text.contains("Irregularity") && !text.contains("Arbiter"),
@@ -445,14 +436,7 @@ async fn no_public_output_shows_a_move_younger_than_the_delay() {
     );
     // Once the window has passed, every public output has the whole record.
     let final_games = stored(&bench);
-    let public = client
-        .get(format!("{url}round.pgn"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let public = get_text(&client, &format!("{url}round.pgn")).await;
     let arbiter_pgn = client
         .get(format!("{url}round.pgn"))
         .bearer_auth(TOKEN)
