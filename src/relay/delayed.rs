@@ -33,6 +33,8 @@ pub async fn follow(
 ) {
     let mut store: Option<Store> = None;
     let mut shown: HashMap<String, i64> = HashMap::new();
+    // Said once until a read works again (the daemon may be creating the database).
+    let mut warned = false;
     loop {
         let cutoff = publication.cutoff(now_ms()).unwrap_or_else(now_ms);
         let path = db.clone();
@@ -44,11 +46,14 @@ pub async fn follow(
         match read {
             Ok((kept, Ok(games))) => {
                 store = kept;
+                warned = false;
                 show(&record, &public, &games, cutoff, &mut shown);
             }
             Ok((_, Err(e))) => {
                 store = None;
-                tracing::warn!(cause = %e, "the delayed view could not read the store; trying again");
+                if !std::mem::replace(&mut warned, true) {
+                    tracing::warn!(cause = %e, "the delayed view could not read the store; trying again");
+                }
             }
             Err(e) => {
                 store = None;
