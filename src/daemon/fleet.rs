@@ -135,7 +135,7 @@ impl Reader {
         publication: &Publication,
         now_ms: u64,
     ) -> Result<Option<FolderRound>, crate::store::StoreError> {
-        let Some((round, games, _)) = self.round_public(publication, now_ms)? else {
+        let Some((round, games)) = self.round_public(publication, now_ms)? else {
             return Ok(None);
         };
         self.with(|s| {
@@ -150,12 +150,12 @@ impl Reader {
     }
 
     /// The current round and its games as a public output shows them at `now_ms` (as they
-    /// stood the delay ago), with the moment they show; `None` while no round is set.
+    /// stood the delay ago); `None` while no round is set.
     pub(super) fn round_public(
         &self,
         publication: &Publication,
         now_ms: u64,
-    ) -> Result<Option<(u32, Vec<crate::store::GameRecord>, u64)>, crate::store::StoreError> {
+    ) -> Result<Option<(u32, Vec<crate::store::GameRecord>)>, crate::store::StoreError> {
         let cutoff = publication.cutoff(now_ms);
         self.with(|s| match s.round_info()? {
             Some(info) => {
@@ -163,7 +163,7 @@ impl Reader {
                     Some(c) => s.round_games_as_of(info.round, c)?,
                     None => s.round_games(info.round)?,
                 };
-                Ok(Some((info.round, games, cutoff.unwrap_or(now_ms))))
+                Ok(Some((info.round, games)))
             }
             None => Ok(None),
         })
@@ -295,7 +295,7 @@ pub async fn record_fleet(
                 .map(crate::relay::server::live_clocks)
                 .unwrap_or_default();
             reader.round_public(&publication, now).map(|r| {
-                r.map_or_else(String::new, |(round, games, _)| {
+                r.map_or_else(String::new, |(round, games)| {
                     let style = publication.style(now, &live);
                     let (body, left_out) =
                         round::round_slice_pgn(&games, round, boards.as_ref(), slice, &style);

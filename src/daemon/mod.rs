@@ -178,7 +178,6 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
                 let extras = RelayExtras {
                     metrics: fleet.metrics.clone(),
                     changes: Some(fleet.changes.clone()),
-                    clk: config.relay.clk_format,
                     publication: fleet.publication,
                     public_hub: None,
                     ..RelayExtras::default()

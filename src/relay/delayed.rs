@@ -90,12 +90,12 @@ fn show(
     cutoff: u64,
     shown: &mut HashMap<String, i64>,
 ) {
-    let (known, _) = public.snapshot();
-    let (boards, _) = record.snapshot();
-    for b in &boards {
-        let has_game = games.iter().any(|g| g.board_name == b.name);
-        if !has_game && !known.iter().any(|k| k.name == b.name) {
-            public.add_board_kind(&b.name, b.number, b.kind, &[]);
+    // Which boards there are, without building every board's snapshot each tick.
+    let known = public.boards();
+    for (name, number, kind) in record.boards() {
+        let has_game = games.iter().any(|g| g.board_name == name);
+        if !has_game && !known.iter().any(|(k, ..)| *k == name) {
+            public.add_board_kind(&name, number, kind, &[]);
         }
     }
     for g in games {

@@ -368,6 +368,15 @@ impl Hub {
         (boards, state.last_id)
     }
 
+    /// Every board's name, number and kind, in the order registered.
+    pub fn boards(&self) -> Vec<(String, Option<u32>, Kind)> {
+        self.lock()
+            .boards
+            .iter()
+            .map(|b| (b.name.clone(), b.number, b.kind))
+            .collect()
+    }
+
     /// A subscription to every event from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<LiveEvent>> {
         self.inner.tx.subscribe()

@@ -30,6 +30,7 @@ pub mod view;
 pub use self::{
     hub::{Hub, LiveEvent},
     listen::HttpLimits,
+    listen::serve,
     live::BoardSnapshot,
-    server::{RelayError, RelayExtras, Token, router, router_with, serve},
+    server::{RelayError, RelayExtras, Token, router, router_with},
 };

@@ -16,7 +16,6 @@ use std::{
     collections::HashMap,
     convert::Infallible,
     fmt,
-    future::Future,
     path::{Path, PathBuf},
     sync::{Arc, Mutex, MutexGuard},
     time::Duration,
@@ -36,10 +35,7 @@ use axum::{
 use futures_util::stream::{self, Stream};
 use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::json;
-use tokio::{
-    net::TcpListener,
-    sync::{broadcast::error::RecvError, watch},
-};
+use tokio::sync::{broadcast::error::RecvError, watch};
 use tracing::{error, warn};
 
 use crate::{
@@ -47,7 +43,6 @@ use crate::{
     device::serial::now_ms,
     export::{
         pgn,
-        pgn::ClockFormat,
         publish::{BoardRange, Publication},
         round,
     },
@@ -57,7 +52,7 @@ use crate::{
         alerts::{self, Alert, AlertState},
         desk::{Applied, RecordChange},
         hub::Hub,
-        listen::{self, HttpLimits},
+        listen::HttpLimits,
         live::{BoardSnapshot, OpenIrregularity},
         page,
         view::{BoardView, Seats},
@@ -212,9 +207,8 @@ impl App {
 pub struct RelayExtras {
     pub metrics: Arc<Metrics>,
     pub changes: Option<Arc<watch::Sender<u64>>>,
-    /// How the served PGN writes `[%clk]`.
-    pub clk: ClockFormat,
-    /// How public outputs show the games: delay, comments (`[relay]`).
+    /// How public outputs show the games (delay, comments), and how every PGN served writes
+    /// `[%clk]` (`[relay]`).
     pub publication: Publication,
     /// With a delay: the hub the delayed feed keeps, which spectators follow ([`super::delayed`]).
     pub public_hub: Option<Hub>,
@@ -260,11 +254,7 @@ pub fn router_with(
         db: Arc::new(Db {
             path: db_path.to_owned(),
             reader: Mutex::new(ReaderState {
-                clk: extras.clk,
-                publication: Publication {
-                    clk: extras.clk,
-                    ..extras.publication
-                },
+                publication: extras.publication,
                 ..ReaderState::default()
             }),
             admin: Mutex::new(None),
@@ -332,18 +322,6 @@ async fn live_script() -> Response {
         page::SCRIPT,
     )
         .into_response()
-}
-
-/// Serves `app` on `listener` under `limits` until `shutdown` resolves; then ends the event
-/// streams of `hub` and waits for open requests ([`listen::serve`]).
-pub async fn serve(
-    listener: TcpListener,
-    app: Router,
-    hub: Hub,
-    limits: HttpLimits,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), RelayError> {
-    listen::serve(listener, app, hub, limits, shutdown).await
 }
 
 /// A PGN answer: 304 when `If-None-Match` names its tag, else the body.

@@ -18,10 +18,9 @@ use crate::{Millis, tracker::event::RecordedMove};
 impl Store {
     /// Game `id` as it stood at `at_ms`.
     pub fn game_as_of(&self, id: GameId, at_ms: Millis) -> Result<Option<GameRecord>, StoreError> {
-        match self.game_header_row(id)? {
-            Some(header) => Ok(Some(self.complete_as_of(header, at_ms)?)),
-            None => Ok(None),
-        }
+        self.game_header(id)?
+            .map(|h| self.complete_as_of(h, at_ms))
+            .transpose()
     }
 
     /// The games of `round` as they stood at `at_ms` (a game begun later is there with no moves),
@@ -39,14 +38,9 @@ impl Store {
 
     /// Every game as it stood at `at_ms` (a game begun later is there with no moves), by id.
     pub fn games_as_of(&self, at_ms: Millis) -> Result<Vec<GameRecord>, StoreError> {
-        let headers = self
-            .conn
-            .prepare_cached(&format!("{GAME_SELECT} ORDER BY g.id"))?
-            .query_map([], game_header)?
-            .collect::<Result<Vec<_>, _>>()?;
-        headers
+        self.all_headers()?
             .into_iter()
-            .map(|h| self.complete_as_of(h?, at_ms))
+            .map(|h| self.complete_as_of(h, at_ms))
             .collect()
     }
 
@@ -68,19 +62,6 @@ impl Store {
             .into_iter()
             .map(|h| self.complete_as_of(h?, at_ms))
             .collect()
-    }
-
-    fn game_header_row(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
-        use rusqlite::OptionalExtension as _;
-        match self
-            .conn
-            .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))?
-            .query_row([id], game_header)
-            .optional()?
-        {
-            Some(h) => Ok(Some(h?)),
-            None => Ok(None),
-        }
     }
 
     fn complete_as_of(

@@ -162,28 +162,33 @@ impl Store {
 
     /// One game with its live moves and events.
     pub fn game(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
-        let header = self
-            .conn
-            .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))?
-            .query_row([id], game_header)
-            .optional()?;
-        match header {
-            Some(header) => Ok(Some(self.complete(header?)?)),
-            None => Ok(None),
-        }
+        self.game_header(id)?.map(|h| self.complete(h)).transpose()
     }
 
     /// Every game, by id.
     pub fn games(&self) -> Result<Vec<GameRecord>, StoreError> {
-        let headers = self
-            .conn
+        self.all_headers()?
+            .into_iter()
+            .map(|h| self.complete(h))
+            .collect()
+    }
+
+    /// Game `id`'s header, without its moves and events.
+    pub(super) fn game_header(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        self.conn
+            .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))?
+            .query_row([id], game_header)
+            .optional()?
+            .transpose()
+    }
+
+    /// Every game's header, by id, without moves and events.
+    pub(super) fn all_headers(&self) -> Result<Vec<GameRecord>, StoreError> {
+        self.conn
             .prepare_cached(&format!("{GAME_SELECT} ORDER BY g.id"))?
             .query_map([], game_header)?
-            .collect::<Result<Vec<_>, _>>()?;
-        headers
-            .into_iter()
-            .map(|h| self.complete(h?))
-            .collect::<Result<Vec<_>, _>>()
+            .map(|h| h?)
+            .collect()
     }
 
     /// The games played in `round`, by board number (unnumbered last, by board name), then id.

@@ -21,11 +21,6 @@ impl Rendered {
             body: Bytes::from(text),
         }
     }
-
-    /// The hash its tag carries.
-    fn etag_hash(&self) -> u64 {
-        fnv(std::str::from_utf8(&self.body).unwrap_or_default())
-    }
 }
 
 /// FNV-1a, 64 bits: with the length, enough to tell two versions of a body apart.
@@ -80,9 +75,8 @@ pub(super) struct ReaderState {
     pub(super) rounds: HashMap<u32, Rendered>,
     pub(super) per_game: HashMap<GameId, Option<Rendered>>,
     pub(super) boards: Option<Arc<Seating>>,
-    /// How the PGN it renders writes `[%clk]`.
-    pub(super) clk: ClockFormat,
-    /// How public outputs show the games (delay, comments).
+    /// How public outputs show the games (delay, comments), and how every PGN it renders
+    /// writes `[%clk]`.
     pub(super) publication: Publication,
     /// Public renders, by what was asked, with the second they show (they change as time passes:
     /// the delay's window slides, the running clock runs).
@@ -145,9 +139,9 @@ impl ReaderState {
             Some(info) => round::round_pgn_clk(
                 &self.store()?.round_games(info.round)?,
                 info.round,
-                self.clk,
+                self.publication.clk,
             ),
-            None => pgn::pgn_all_clk(&games, None, self.clk),
+            None => pgn::pgn_all_clk(&games, None, self.publication.clk),
         };
         let rendered = Rendered::new(text);
         self.round = Some(rendered.clone());
@@ -160,7 +154,7 @@ impl ReaderState {
         if let Some(r) = self.rounds.get(&n) {
             return Ok(r.clone());
         }
-        let text = round::round_pgn_clk(&self.store()?.round_games(n)?, n, self.clk);
+        let text = round::round_pgn_clk(&self.store()?.round_games(n)?, n, self.publication.clk);
         let rendered = Rendered::new(text);
         self.rounds.insert(n, rendered.clone());
         Ok(rendered)
@@ -174,7 +168,7 @@ impl ReaderState {
         let rendered = self
             .store()?
             .game(id)?
-            .map(|g| Rendered::new(pgn::pgn_clk(&g, self.clk)));
+            .map(|g| Rendered::new(pgn::pgn_clk(&g, self.publication.clk)));
         self.per_game.insert(id, rendered.clone());
         Ok(rendered)
     }
@@ -203,7 +197,7 @@ impl ReaderState {
             None => {
                 let mut clocks: Vec<_> = live.iter().collect();
                 clocks.sort();
-                Rendered::new(format!("{clocks:?}")).etag_hash()
+                fnv(&format!("{clocks:?}"))
             }
         };
         if let Some((at, r)) = self.public.get(&key)
