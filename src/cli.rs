@@ -118,6 +118,23 @@ pub enum Command {
         #[command(subcommand)]
         command: RoundCommand,
     },
+    /// The event node of an event played in several halls: follows every hall's records
+    /// through NATS JetStream (`[cluster] url` and `halls`) into its own database and serves
+    /// the whole event's relay (round PGN, the live page, folders, Lichess, the delay).
+    Event {
+        /// The event node's configuration: `[cluster]`, `database`, `[http]`, `[relay]`.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// The event node's database (default: the config's).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Serve the relay on this address (default: the config's `[http]`).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Delay every public output by this much: `15m`, `90s`, `0` (default: the config's).
+        #[arg(long, value_name = "DELAY", value_parser = crate::export::publish::parse_delay)]
+        delay: Option<u64>,
+    },
     /// Serve a database read-only, with no boards (a finished event): the live page with each
     /// board's latest game, /round.pgn, /rounds/N.pgn, /games/ID.pgn, /api/boards.
     Serve {
@@ -336,6 +353,20 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Round { command } => round_command(command),
         Command::Serve { db, http } => daemon::serve(&db, http),
+        Command::Event {
+            config,
+            db,
+            http,
+            delay,
+        } => crate::cluster::event::event(crate::cluster::event::EventOptions {
+            config,
+            overrides: ConfigOverrides {
+                database: db,
+                http,
+                ports: Vec::new(),
+                delay_ms: delay,
+            },
+        }),
         Command::Config { command } => config_command(command),
         Command::Devices { config, sysfs } => devices(config.as_deref(), &sysfs),
         Command::Record(args) => device::record::record(args),

@@ -55,6 +55,8 @@ pub struct Config {
     pub buses: Vec<BusConfig>,
     pub relay: RelayConfig,
     pub admin: Option<AdminConfig>,
+    /// `[cluster]`: a hall of a clustered event, or the event node.
+    pub cluster: Option<ClusterConfig>,
     /// What the file sets up that works but may not be meant (an HTTP address open to the
     /// network with no admin token): `config check` prints them, nothing refuses them.
     pub warnings: Vec<Diagnostic>,
@@ -240,6 +242,26 @@ pub struct LichessRelay {
     /// A file holding the API token (kept out of the config file).
     pub token_file: PathBuf,
     pub base_url: String,
+}
+
+/// `[cluster]`: the event's NATS JetStream, and this process's part in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterConfig {
+    /// The NATS servers (`nats://` or `tls://`), tried in turn.
+    pub urls: Vec<String>,
+    /// `run`: the hall this process records for.
+    pub hall: Option<String>,
+    /// `event`: the halls the event node follows.
+    pub halls: Vec<String>,
+    /// How many servers keep each stream (1; 3 in a three-node cluster).
+    pub replicas: usize,
+    /// NATS credentials (a `.creds` file: the user's JWT and seed).
+    pub creds_file: Option<PathBuf>,
+    /// The CA that signed the servers' certificates (TLS).
+    pub tls_ca_file: Option<PathBuf>,
+    /// A client certificate and its key, if the servers ask for one.
+    pub tls_cert_file: Option<PathBuf>,
+    pub tls_key_file: Option<PathBuf>,
 }
 
 /// `[admin]`: the admin API.
@@ -553,6 +575,7 @@ impl Default for Config {
             buses: Vec::new(),
             relay: RelayConfig::default(),
             admin: None,
+            cluster: None,
             warnings: Vec::new(),
         }
     }
@@ -560,6 +583,7 @@ impl Default for Config {
 
 mod boards;
 mod check;
+mod cluster;
 mod collect;
 mod raw;
 mod relay;
@@ -567,9 +591,11 @@ mod relay;
 use boards::{boards, buses};
 pub use check::open_bind_warning;
 use check::{Checker, KINDS, LAYOUTS, line_column, list, serde_message, validate};
+use cluster::cluster_config;
+pub use cluster::is_hall_name;
 use raw::{
-    LichessEntries, PendingBusBoard, RawBoard, RawBus, RawConfig, RawHttp, RawLichess, RawRelay,
-    RawTournament,
+    LichessEntries, PendingBusBoard, RawBoard, RawBus, RawCluster, RawConfig, RawHttp, RawLichess,
+    RawRelay, RawTournament,
 };
 use relay::relay_config;
 

@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod daemon;
 pub mod device;

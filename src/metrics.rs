@@ -42,6 +42,33 @@ pub struct Metrics {
     commit_micros_sum: AtomicU64,
     recent_micros: Mutex<VecDeque<u64>>,
     sse_subscribers: AtomicU64,
+    /// `[cluster]`: per hall, its outbox (at a hall) or how far behind it the event node is.
+    cluster: Mutex<BTreeMap<String, HallGauges>>,
+}
+
+/// One hall's figures: a hall sets the outbox's, the event node the rest.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HallGauges {
+    /// A hall: records committed and not yet acknowledged by the broker.
+    pub outbox_depth: Option<u64>,
+    /// A hall: how long the oldest of them has waited, in ms.
+    pub outbox_oldest_ms: Option<u64>,
+    /// A hall: records the broker acknowledged since start.
+    pub published: u64,
+    /// 1 while connected to a NATS server.
+    pub connected: Option<bool>,
+    /// The event node: records in the hall's stream not yet applied.
+    pub lag_records: Option<u64>,
+    /// The event node: how far behind the hall it is, in ms (now minus the hall's commit time
+    /// of the last record applied, while records wait; 0 when none waits).
+    pub lag_ms: Option<u64>,
+    /// The event node: records applied since start.
+    pub applied: u64,
+    /// The event node: the last record's time from the hall's commit to the event node's, ms.
+    pub latency_ms: Option<u64>,
+    /// Why the hall's records stopped (another database under its name, records missing), if
+    /// they did.
+    pub stalled: Option<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -157,6 +184,16 @@ impl Metrics {
         self.moves.load(Relaxed)
     }
 
+    /// Changes hall `hall`'s figures.
+    pub fn hall(&self, hall: &str, f: impl FnOnce(&mut HallGauges)) {
+        f(lock(&self.cluster).entry(hall.to_owned()).or_default());
+    }
+
+    /// Hall `hall`'s figures as they are.
+    pub fn hall_gauges(&self, hall: &str) -> Option<HallGauges> {
+        lock(&self.cluster).get(hall).cloned()
+    }
+
     /// The Prometheus text exposition format (version 0.0.4).
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -251,6 +288,7 @@ impl Metrics {
                 escape_label(kind)
             );
         }
+        render_cluster(&mut out, &lock(&self.cluster));
         out.push_str(
             "# HELP boardscribe_store_commit_seconds Store transaction latency (quantiles of the \
              last 1024).\n# TYPE boardscribe_store_commit_seconds summary\n",
@@ -285,6 +323,99 @@ impl Metrics {
             get(&self.commits)
         );
         out
+    }
+}
+
+/// The `[cluster]` figures, per hall; a family only when some hall has it.
+fn render_cluster(out: &mut String, halls: &BTreeMap<String, HallGauges>) {
+    type Get = fn(&HallGauges) -> Option<String>;
+    let families: [(&str, &str, &str, Get); 8] = [
+        (
+            "cluster_outbox_depth",
+            "gauge",
+            "Records this hall committed that the broker has not acknowledged yet.",
+            |g| g.outbox_depth.map(|v| v.to_string()),
+        ),
+        (
+            "cluster_outbox_oldest_seconds",
+            "gauge",
+            "How long the oldest record in this hall's outbox has waited (0 when none waits).",
+            |g| g.outbox_oldest_ms.map(|v| seconds(v * 1000)),
+        ),
+        (
+            "cluster_published_total",
+            "counter",
+            "Records of this hall the broker acknowledged since start.",
+            |g| g.outbox_depth.map(|_| g.published.to_string()),
+        ),
+        (
+            "cluster_connected",
+            "gauge",
+            "1 while connected to a NATS server, else 0.",
+            |g| g.connected.map(|c| u64::from(c).to_string()),
+        ),
+        (
+            "cluster_lag_records",
+            "gauge",
+            "Records in the hall's stream the event node has not applied yet.",
+            |g| g.lag_records.map(|v| v.to_string()),
+        ),
+        (
+            "cluster_lag_seconds",
+            "gauge",
+            "How far the event node is behind the hall: now minus the hall's commit time of the \
+             last record applied, while records wait; 0 when none waits.",
+            |g| g.lag_ms.map(|v| seconds(v * 1000)),
+        ),
+        (
+            "cluster_applied_total",
+            "counter",
+            "Records of the hall the event node applied since start.",
+            |g| g.lag_records.map(|_| g.applied.to_string()),
+        ),
+        (
+            "cluster_latency_seconds",
+            "gauge",
+            "The last record's time from the hall's commit to the event node's.",
+            |g| g.latency_ms.map(|v| seconds(v * 1000)),
+        ),
+    ];
+    for (name, kind, help, get) in families {
+        let values: Vec<(&String, String)> = halls
+            .iter()
+            .filter_map(|(hall, g)| get(g).map(|v| (hall, v)))
+            .collect();
+        if values.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "# HELP boardscribe_{name} {help}");
+        let _ = writeln!(out, "# TYPE boardscribe_{name} {kind}");
+        for (hall, v) in values {
+            let _ = writeln!(
+                out,
+                "boardscribe_{name}{{hall=\"{}\"}} {v}",
+                escape_label(hall)
+            );
+        }
+    }
+    let stalled: Vec<(&String, &String)> = halls
+        .iter()
+        .filter_map(|(hall, g)| g.stalled.as_ref().map(|why| (hall, why)))
+        .collect();
+    if !halls.is_empty() {
+        out.push_str(
+            "# HELP boardscribe_cluster_stalled 1 while a hall's records cannot go on (the \
+             reason is logged), else 0.\n# TYPE boardscribe_cluster_stalled gauge\n",
+        );
+        for hall in halls.keys() {
+            let on = stalled.iter().any(|(h, _)| *h == hall);
+            let _ = writeln!(
+                out,
+                "boardscribe_cluster_stalled{{hall=\"{}\"}} {}",
+                escape_label(hall),
+                u64::from(on)
+            );
+        }
     }
 }
 

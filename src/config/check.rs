@@ -208,6 +208,9 @@ pub(super) fn validate(raw: RawConfig, ck: &mut Checker<'_>) -> Config {
             ck.token_file(file.span(), "the admin token file", file.get_ref().trim());
         }
     }
+    if let Some(cluster) = &raw.cluster {
+        config.cluster = cluster_config(cluster, ck);
+    }
     if let (Some(addr), None) = (config.http, &config.admin)
         && let Some(bind) = raw.http.as_ref().and_then(|h| h.get_ref().bind.as_ref())
         && !addr.ip().is_loopback()

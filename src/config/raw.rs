@@ -16,6 +16,7 @@ pub(super) struct RawConfig {
     pub(super) bus: Vec<Spanned<RawBus>>,
     pub(super) relay: Option<RawRelay>,
     pub(super) admin: Option<Spanned<RawAdmin>>,
+    pub(super) cluster: Option<Spanned<RawCluster>>,
 }
 
 #[derive(Deserialize)]
@@ -142,4 +143,20 @@ pub(super) struct RawLichess {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAdmin {
     pub(super) token_file: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCluster {
+    /// `"nats://host:4222"`, several separated by commas.
+    pub(super) url: Option<Spanned<String>>,
+    /// A hall: its name.
+    pub(super) hall: Option<Spanned<String>>,
+    /// The event node: the halls it follows.
+    pub(super) halls: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) replicas: Option<Spanned<i64>>,
+    pub(super) creds_file: Option<Spanned<String>>,
+    pub(super) tls_ca_file: Option<Spanned<String>>,
+    pub(super) tls_cert_file: Option<Spanned<String>>,
+    pub(super) tls_key_file: Option<Spanned<String>>,
 }

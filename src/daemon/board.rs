@@ -251,6 +251,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
             Ok((path, port)) => {
                 unavailable = None;
                 info!(port = %path.display(), "board connected");
+                recorder.link(now_ms(), true);
                 ctx.metrics.board_connected();
                 if let Some(live) = &board.live {
                     live.hub.board_connected(&board.name);
@@ -268,6 +269,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                 .await;
                 last_seen = Some(Instant::now());
                 recorder.pipeline.disconnected(now_ms());
+                recorder.link(now_ms(), false);
                 persist(&mut recorder, &mut board, &ctx, Attempt::WhenDue).await;
                 ctx.metrics.board_lost();
                 let why = match &ended {

@@ -215,7 +215,8 @@ async fn take_change(change: RecordChange, boards: &mut BTreeMap<u16, BusBoard>,
     }
 }
 
-fn lost(b: &BusBoard, ctx: &Ctx, why: &str) {
+fn lost(b: &mut BusBoard, ctx: &Ctx, why: &str) {
+    b.recorder.link(now_ms(), false);
     ctx.metrics.board_lost();
     if let Some(live) = &b.board.live {
         live.hub.board_lost(&b.board.name, why);
@@ -343,6 +344,7 @@ fn handle(
             BoardInput::Joined { address } => match boards.get_mut(&address) {
                 Some(b) => {
                     b.connected = true;
+                    b.recorder.link(at, true);
                     info!(board = %b.board.name, address, "board answers on the bus");
                     ctx.metrics.board_connected();
                     if let Some(live) = &b.board.live {

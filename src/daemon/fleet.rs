@@ -37,6 +37,8 @@ pub struct Fleet {
     pub notifier: Notifier,
     /// Tests only: a cap on the database's pages, to make the disk full ([`PageLimit`]).
     pub page_limit: Option<PageLimit>,
+    /// `[cluster] hall`: every record is also published for the event node.
+    pub cluster: Option<crate::config::ClusterConfig>,
 }
 
 impl Fleet {
@@ -59,6 +61,7 @@ impl Fleet {
             slice: crate::export::publish::DEFAULT_SLICE,
             notifier: Notifier::default(),
             page_limit: None,
+            cluster: None,
         }
     }
 }
@@ -170,6 +173,71 @@ impl Reader {
     }
 }
 
+/// What the folder and Lichess relays publish, and how: the same at a hall's `run` and at the
+/// event node.
+pub struct Publications {
+    pub db: PathBuf,
+    pub folder: Option<FolderRelay>,
+    pub lichess: Vec<(LichessPush, Option<BoardRange>)>,
+    pub publication: Publication,
+    pub slice: usize,
+}
+
+impl Publications {
+    /// Starts each relay on `relays`: each follows `changes` (and a tick while the broadcast
+    /// is delayed) through a read-only connection of its own; `hub` gives the live clocks.
+    pub fn spawn(self, relays: &mut JoinSet<()>, changes: &watch::Sender<u64>, hub: Option<Hub>) {
+        let Publications {
+            db,
+            folder,
+            lichess,
+            publication,
+            slice,
+        } = self;
+        // A delayed broadcast moves on with time, not only with the store.
+        let tick = (publication.delay_ms > 0).then_some(Duration::from_secs(1));
+        if let Some(folder) = folder {
+            let reader = Reader::new(&db);
+            relays.spawn(folder.with_publication(publication).run_every(
+                changes.subscribe(),
+                tick,
+                move || reader.folder_round(&publication, crate::device::serial::now_ms()),
+            ));
+        }
+        for (push, boards) in lichess {
+            let reader = Reader::new(&db);
+            let warned = std::sync::atomic::AtomicBool::new(false);
+            // Clocks run between moves: the push is rebuilt every few seconds too.
+            let every = tick.unwrap_or(Duration::from_secs(5));
+            let hub = hub.clone();
+            relays.spawn(push.run_every(changes.subscribe(), Some(every), move || {
+                let now = crate::device::serial::now_ms();
+                let live = hub
+                    .as_ref()
+                    .map(crate::relay::server::live_clocks)
+                    .unwrap_or_default();
+                reader.round_public(&publication, now).map(|r| {
+                    r.map_or_else(String::new, |(round, games)| {
+                        let style = publication.style(now, &live);
+                        let (body, left_out) =
+                            round::round_slice_pgn(&games, round, boards.as_ref(), slice, &style);
+                        if left_out > 0 && !warned.swap(true, std::sync::atomic::Ordering::Relaxed)
+                        {
+                            warn!(
+                                left_out,
+                                slice,
+                                "a Lichess round takes at most `slice` games: the rest are not \
+                             pushed; give each [[relay.lichess]] its boards (boards = \"1-64\")"
+                            );
+                        }
+                        body
+                    })
+                })
+            }));
+        }
+    }
+}
+
 /// systemd's STATUS line: boards and games, and a full store.
 pub(super) fn fleet_status(metrics: &Metrics) -> String {
     let line = status_line(
@@ -209,8 +277,22 @@ pub async fn record_fleet(
         slice,
         notifier,
         page_limit,
+        cluster,
     } = fleet;
     let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+    // A hall keeps every record in its outbox from before its first write on.
+    let cluster = match cluster
+        .as_ref()
+        .and_then(|c| c.hall.as_ref().map(|h| (c, h)))
+    {
+        Some((cfg, hall)) => {
+            let identity = store.join_hall(hall, &crate::cluster::new_origin())?;
+            info!(hall = %identity.hall, origin = %identity.origin, "recording for the event's hall");
+            let client = crate::cluster::connect(cfg, &format!("boardscribe hall {hall}")).await?;
+            Some((client, identity, cfg.replicas))
+        }
+        None => None,
+    };
     match store.open_event(round.as_ref(), &event, crate::device::serial::now_ms())? {
         EventOpened::NoRound => {}
         EventOpened::Started { round } => info!(round, "event started"),
@@ -272,45 +354,23 @@ pub async fn record_fleet(
     let (writer, writer_thread) =
         StoreWriter::start_with(store, hooks).context("starting the store writer thread")?;
     let mut relays = JoinSet::new();
-    // A delayed broadcast moves on with time, not only with the store.
-    let tick = (publication.delay_ms > 0).then_some(Duration::from_secs(1));
-    if let Some(folder) = folder {
-        let reader = Reader::new(&db);
-        relays.spawn(folder.with_publication(publication).run_every(
-            changes.subscribe(),
-            tick,
-            move || reader.folder_round(&publication, crate::device::serial::now_ms()),
-        ));
+    Publications {
+        db: db.clone(),
+        folder,
+        lichess,
+        publication,
+        slice,
     }
-    for (push, boards) in lichess {
-        let reader = Reader::new(&db);
-        let warned = std::sync::atomic::AtomicBool::new(false);
-        // Clocks run between moves: the push is rebuilt every few seconds too.
-        let every = tick.unwrap_or(Duration::from_secs(5));
-        let hub = hub.clone();
-        relays.spawn(push.run_every(changes.subscribe(), Some(every), move || {
-            let now = crate::device::serial::now_ms();
-            let live = hub
-                .as_ref()
-                .map(crate::relay::server::live_clocks)
-                .unwrap_or_default();
-            reader.round_public(&publication, now).map(|r| {
-                r.map_or_else(String::new, |(round, games)| {
-                    let style = publication.style(now, &live);
-                    let (body, left_out) =
-                        round::round_slice_pgn(&games, round, boards.as_ref(), slice, &style);
-                    if left_out > 0 && !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                        warn!(
-                            left_out,
-                            slice,
-                            "a Lichess round takes at most `slice` games: the rest are not \
-                             pushed; give each [[relay.lichess]] its boards (boards = \"1-64\")"
-                        );
-                    }
-                    body
-                })
-            })
-        }));
+    .spawn(&mut relays, &changes, hub.clone());
+    if let Some((client, identity, replicas)) = cluster {
+        relays.spawn(crate::cluster::hall::publish(
+            client,
+            identity,
+            db.clone(),
+            replicas,
+            metrics.clone(),
+            changes.subscribe(),
+        ));
     }
     drop(changes);
     let ctx = super::context::Ctx {

@@ -35,7 +35,7 @@ use tracing::{Instrument, error, field, info, info_span, warn};
 pub use self::{
     board::BoardKit,
     demo::{DemoOptions, demo},
-    fleet::{Fleet, port_boards, record_boards, record_fleet},
+    fleet::{Fleet, Publications, port_boards, record_boards, record_fleet},
     print::{pgn_date, print_event},
     writer::{PageLimit, StoreWriter, WriteError, WriterHooks},
 };
@@ -172,6 +172,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
         fleet.notifier = Notifier::from_env();
         fleet.publication = config.relay.publication();
         fleet.slice = config.relay.slice;
+        fleet.cluster = config.cluster.clone();
         let hub = match config.http {
             Some(addr) => {
                 let hub = Hub::new();

@@ -71,6 +71,13 @@ impl<B: Board> Recorder<B> {
         self.outbox.take_writes()
     }
 
+    /// The board was opened (`connected`) or lost at `at_ms`: kept with the record, after the
+    /// events judged so far (a hall tells the event node; the store keeps each board's links).
+    pub fn link(&mut self, at_ms: Millis, connected: bool) {
+        self.outbox.push_events(self.pipeline.take_events());
+        self.outbox.push_link(at_ms, connected);
+    }
+
     /// Puts back writes the store refused, ahead of anything newer ([`Outbox::requeue`]).
     pub fn requeue(&mut self, writes: Vec<Write>) {
         self.outbox.requeue(writes);

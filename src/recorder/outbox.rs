@@ -135,6 +135,15 @@ impl Outbox {
         );
     }
 
+    /// The board was opened (`connected`) or lost at `at_ms`, after what waits already.
+    pub fn push_link(&mut self, at_ms: Millis, connected: bool) {
+        self.writes.push(Write::Link {
+            board: self.board,
+            at_ms,
+            connected,
+        });
+    }
+
     /// Raw bytes held and not yet taken (refused blocks included).
     pub fn raw_pending(&self) -> usize {
         self.raw.len_bytes() + self.raw_backlog_bytes

@@ -108,7 +108,7 @@ fn show(
 
 /// The clock a spectator sees at `cutoff`: both sides' times then, the side to move's running
 /// until the game is over.
-fn clock_at(game: &GameRecord, cutoff: u64) -> Option<LiveClock> {
+pub fn clock_at(game: &GameRecord, cutoff: u64) -> Option<LiveClock> {
     // Whole seconds: the page counts down between readings, as it does for a board's clock.
     let (white_ms, black_ms) = clocks_at(game, cutoff)?;
     let (white_ms, black_ms) = (white_ms / 1000 * 1000, black_ms / 1000 * 1000);

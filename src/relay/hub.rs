@@ -188,6 +188,13 @@ impl Hub {
                 v["clock"] = Value::Null;
                 v
             };
+            // A board whose link is known (the event node hears it from the hall) keeps it.
+            if b.connection != Connection::Waiting {
+                shown.connection = b.connection;
+                shown.lost_reason = b.lost_reason.clone();
+                shown.lost_since_ms = b.lost_since_ms;
+                shown.losses = b.losses;
+            }
             if !new_game && without_clock(b) == without_clock(&shown) {
                 return None;
             }

@@ -16,6 +16,7 @@ mod as_of;
 mod closing;
 mod decisions;
 mod event;
+mod hall_outbox;
 mod history;
 mod import;
 mod lookup;
@@ -25,6 +26,7 @@ mod pairings;
 mod players;
 pub mod raw;
 mod read;
+pub mod replica;
 pub mod schema;
 mod write;
 
@@ -45,6 +47,7 @@ pub use self::{
     closing::ClosedGame,
     decisions::{Action, DECISION_KIND, Decision, DecisionError, RESULTS, ResultReason, Ruling},
     event::{EventOpened, EventSettings, RoundRecord, StoredEvent},
+    hall_outbox::{HallError, HallIdentity, OutboxRecord, OutboxState},
     history::{HistoryEntry, RetractedMove},
     import::{IMPORT_NOTE, ImportedGame, import_note},
     lookup::{BoardGame, BoardGames},
@@ -182,6 +185,12 @@ pub enum Write {
     RawBlock { board: BoardId, block: RawBlock },
     /// A tracker decision.
     Event { board: BoardId, event: TrackerEvent },
+    /// The board was opened (`connected`) or lost, at `at_ms` on the stream's clock.
+    Link {
+        board: BoardId,
+        at_ms: Millis,
+        connected: bool,
+    },
 }
 
 /// A game as stored: header, live moves, and every event (the history).

@@ -158,6 +158,110 @@ ALTER TABLE pairings ADD COLUMN black_title TEXT;
 ALTER TABLE pairings ADD COLUMN white_fed TEXT;
 ALTER TABLE pairings ADD COLUMN black_fed TEXT;
 "#,
+    // 6: one event across several halls (issue 18).
+    //
+    // A hall (`cluster_hall` set: its name and a random origin naming this database) keeps every
+    // record it commits in `outbox` too, by the triggers below, in the same transaction: the
+    // publisher sends them in `seq` order and deletes what the broker acknowledged. Without a
+    // `cluster_hall` row the triggers do nothing. `board_links` keeps each board's connections
+    // and losses. An event node keeps, per hall, the last record it applied (`replica_halls`),
+    // which hall row each of its rows stands for (`replica_ids`) and when each record arrived
+    // (`replica_log`: the hall's commit time, ms since the epoch, and the event node's).
+    r#"
+CREATE TABLE cluster_hall (
+    id     INTEGER PRIMARY KEY CHECK (id = 1),
+    hall   TEXT NOT NULL,
+    origin TEXT NOT NULL
+) STRICT;
+CREATE TABLE outbox (
+    seq   INTEGER PRIMARY KEY AUTOINCREMENT,
+    at_ms INTEGER NOT NULL,
+    kind  TEXT NOT NULL,
+    row   TEXT NOT NULL CHECK (json_valid(row))
+) STRICT;
+CREATE TABLE board_links (
+    id        INTEGER PRIMARY KEY,
+    board_id  INTEGER NOT NULL REFERENCES boards (id),
+    at_ms     INTEGER NOT NULL,
+    connected INTEGER NOT NULL CHECK (connected IN (0, 1))
+) STRICT;
+CREATE INDEX board_links_board ON board_links (board_id);
+CREATE INDEX games_board_latest ON games (board_id, id);
+CREATE TABLE replica_halls (
+    hall          TEXT PRIMARY KEY,
+    origin        TEXT NOT NULL,
+    seq           INTEGER NOT NULL,
+    stream_seq    INTEGER NOT NULL,
+    at_ms         INTEGER NOT NULL,
+    applied_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE TABLE replica_ids (
+    hall   TEXT NOT NULL,
+    tbl    TEXT NOT NULL,
+    remote INTEGER NOT NULL,
+    local  INTEGER NOT NULL,
+    PRIMARY KEY (hall, tbl, remote)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX replica_ids_local ON replica_ids (tbl, local);
+CREATE TABLE replica_log (
+    hall          TEXT NOT NULL,
+    seq           INTEGER NOT NULL,
+    kind          TEXT NOT NULL,
+    at_ms         INTEGER NOT NULL,
+    applied_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (hall, seq)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER outbox_board AFTER INSERT ON boards WHEN EXISTS (SELECT 1 FROM cluster_hall)
+BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'board', json_object('id', NEW.id, 'name', NEW.name, 'kind', NEW.kind, 'number', NEW.number));
+END;
+CREATE TRIGGER outbox_board_number AFTER UPDATE OF number ON boards
+WHEN EXISTS (SELECT 1 FROM cluster_hall)
+BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'board_number', json_object('id', NEW.id, 'number', NEW.number));
+END;
+CREATE TRIGGER outbox_game AFTER INSERT ON games WHEN EXISTS (SELECT 1 FROM cluster_hall)
+BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'game', json_object('id', NEW.id, 'board_id', NEW.board_id, 'kind', NEW.kind,
+    'orientation', NEW.orientation, 'date', NEW.date, 'started_at_ms', NEW.started_at_ms,
+    'ended_at_ms', NEW.ended_at_ms, 'white', NEW.white, 'black', NEW.black, 'result', NEW.result,
+    'termination', NEW.termination, 'event', NEW.event, 'site', NEW.site, 'round', NEW.round,
+    'board_no', NEW.board_no, 'start_position', NEW.start_position,
+    'time_control', NEW.time_control));
+END;
+CREATE TRIGGER outbox_game_update AFTER UPDATE ON games WHEN EXISTS (SELECT 1 FROM cluster_hall)
+BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'game_update', json_object('id', NEW.id, 'board_id', NEW.board_id, 'kind', NEW.kind,
+    'orientation', NEW.orientation, 'date', NEW.date, 'started_at_ms', NEW.started_at_ms,
+    'ended_at_ms', NEW.ended_at_ms, 'white', NEW.white, 'black', NEW.black, 'result', NEW.result,
+    'termination', NEW.termination, 'event', NEW.event, 'site', NEW.site, 'round', NEW.round,
+    'board_no', NEW.board_no, 'start_position', NEW.start_position,
+    'time_control', NEW.time_control));
+END;
+CREATE TRIGGER outbox_move AFTER INSERT ON moves WHEN EXISTS (SELECT 1 FROM cluster_hall)
+BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'move', json_object('id', NEW.id, 'game_id', NEW.game_id, 'ply', NEW.ply,
+    'notation', NEW.notation, 'uci', NEW.uci, 'position', NEW.position, 'at_ms', NEW.at_ms,
+    'clock_white_ms', NEW.clock_white_ms, 'clock_black_ms', NEW.clock_black_ms,
+    'time_trouble', NEW.time_trouble, 'retracted_by', NEW.retracted_by));
+END;
+CREATE TRIGGER outbox_move_retracted AFTER UPDATE OF retracted_by ON moves
+WHEN EXISTS (SELECT 1 FROM cluster_hall)
+BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'move_retracted', json_object('id', NEW.id, 'retracted_by', NEW.retracted_by));
+END;
+CREATE TRIGGER outbox_event AFTER INSERT ON events WHEN EXISTS (SELECT 1 FROM cluster_hall)
+BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'event', json_object('id', NEW.id, 'game_id', NEW.game_id, 'board_id', NEW.board_id,
+    'at_ms', NEW.at_ms, 'kind', NEW.kind, 'ply', NEW.ply, 'detail', NEW.detail));
+END;
+CREATE TRIGGER outbox_link AFTER INSERT ON board_links WHEN EXISTS (SELECT 1 FROM cluster_hall)
+BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'link', json_object('id', NEW.id, 'board_id', NEW.board_id, 'at_ms', NEW.at_ms,
+    'connected', NEW.connected));
+END;
+"#,
 ];
 
 /// Current schema version of a connection's database.

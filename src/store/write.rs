@@ -80,6 +80,18 @@ impl<'c> Batch<'c> {
                 self.insert_raw(*board, block)
             }
             Write::Event { board, event } => self.event(*board, event),
+            Write::Link {
+                board,
+                at_ms,
+                connected,
+            } => {
+                self.conn
+                    .prepare_cached(
+                        "INSERT INTO board_links (board_id, at_ms, connected) VALUES (?1, ?2, ?3)",
+                    )?
+                    .execute((board, sql_ms(*at_ms)?, i64::from(*connected)))?;
+                Ok(())
+            }
         }
     }
 

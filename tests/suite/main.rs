@@ -16,6 +16,8 @@ mod broadcast_delay;
 mod browser;
 mod bus_mode;
 mod chess960;
+mod cluster;
+mod cluster_common;
 mod config_cli;
 mod console;
 mod console_actions;

@@ -1,0 +1,480 @@
+//! The event node: every hall's records into one database, and the relay over it.
+//!
+//! Flow: `boardscribe event --config FILE` ([`event`]) opens its own database (never a hall's),
+//! shows what it already holds on the live page, starts the relay (round PGN in slices, the
+//! page, folders, Lichess, the delay) and follows each hall of `[cluster] halls` ([`follow`]):
+//! a durable consumer on the hall's stream, set to start right after the last record the
+//! database holds of that hall, batches what arrives, applies it in one transaction
+//! ([`Store::apply_hall_records`]: exactly once, in order), acknowledges it, then shows the
+//! games it touched and bumps the change signal the folder and Lichess follow. Any failure
+//! drops the consumer and starts it again from the database's position: the database, not the
+//! broker, says what was applied.
+
+use std::{
+    collections::HashMap,
+    path::PathBuf,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use anyhow::{Context as _, bail};
+use async_nats::jetstream::{
+    self,
+    consumer::{AckPolicy, DeliverPolicy, pull},
+};
+use futures_util::{FutureExt as _, StreamExt as _};
+use tokio::{sync::watch, task::JoinSet};
+use tracing::{Instrument as _, error, info, info_span, warn};
+
+use super::hall_stream;
+use crate::{
+    config::{ClusterConfig, Config, ConfigOverrides, FileChecks},
+    daemon::{self, Publications},
+    device::serial::now_ms,
+    metrics::Metrics,
+    relay::{Hub, RelayExtras, Token, delayed::clock_at},
+    store::{
+        BoardId, GameId, Store, StoreError,
+        replica::{Applied, Envelope, Incoming},
+    },
+};
+
+/// The most records applied in one transaction.
+const BATCH: usize = 512;
+
+/// How long a delivered record may wait for its acknowledgement before the broker sends it
+/// again.
+const ACK_WAIT: Duration = Duration::from_secs(30);
+
+/// `boardscribe event`: what it is told.
+#[derive(Clone, Debug, Default)]
+pub struct EventOptions {
+    pub config: PathBuf,
+    /// `--db`, `--http`, `--delay`.
+    pub overrides: ConfigOverrides,
+}
+
+/// `boardscribe event`: follows every hall until SIGINT/SIGTERM.
+pub fn event(options: EventOptions) -> anyhow::Result<()> {
+    let config = Config::load_with(Some(&options.config), options.overrides, FileChecks::ALL)?;
+    let Some(cluster) = config.cluster.clone() else {
+        bail!(
+            "{}: the event node needs a [cluster] table with url and halls",
+            options.config.display()
+        );
+    };
+    if cluster.halls.is_empty() {
+        bail!(
+            "{}: [cluster] names no halls: the event node follows the halls listed in \
+             halls = [\"A\", \"B\"]",
+            options.config.display()
+        );
+    }
+    if !config.boards.is_empty() || !config.buses.is_empty() {
+        bail!(
+            "{}: the event node records no boards itself (each hall does): remove its \
+             [[board]] and [[bus]] tables",
+            options.config.display()
+        );
+    }
+    let token = config
+        .admin
+        .as_ref()
+        .map(|a| Token::from_file(&a.token_file))
+        .transpose()?;
+    if token.is_some() {
+        warn!(
+            "decisions at the event node are not sent to the halls yet: the admin API and the \
+             console are off here; take decisions at the hall that owns the board"
+        );
+    }
+    let store = Store::open(&config.database)
+        .with_context(|| format!("opening {}", config.database.display()))?;
+    if let Some(hall) = store.hall()? {
+        bail!(
+            "{} is hall {}'s database: the event node keeps a database of its own",
+            config.database.display(),
+            hall.hall
+        );
+    }
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(run(config, cluster, store))
+}
+
+async fn run(config: Config, cluster: ClusterConfig, store: Store) -> anyhow::Result<()> {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::spawn(async move {
+        daemon::wait_for_signal().await;
+        info!("stopping");
+        let _ignored_if_all_done = stop_tx.send(true);
+    });
+    let metrics = Arc::new(Metrics::new());
+    let changes = Arc::new(watch::channel(0u64).0);
+    let hub = Hub::new();
+    let shown = Shown::new(hub.clone());
+    let store = Arc::new(Mutex::new(store));
+    {
+        let s = lock(&store);
+        shown.everything(&s)?;
+    }
+    let publication = config.relay.publication();
+    if let Some(addr) = config.http {
+        let extras = RelayExtras {
+            metrics: metrics.clone(),
+            changes: Some(changes.clone()),
+            publication,
+            public_hub: None,
+            ..RelayExtras::default()
+        };
+        let url =
+            daemon::start_relay_with(addr, &hub, &config.database, None, stop_rx.clone(), extras)
+                .await?;
+        info!(%url, "relay serving the whole event");
+    }
+    let mut relays = JoinSet::new();
+    let lichess = config
+        .relay
+        .lichess
+        .iter()
+        .map(|l| {
+            crate::relay::lichess::LichessPush::from_token_file(
+                &l.base_url,
+                &l.round,
+                &l.token_file,
+            )
+            .map(|push| (push, l.boards.clone()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Publications {
+        db: config.database.clone(),
+        folder: config.relay.folder.as_ref().map(|f| {
+            crate::relay::folder::FolderRelay::new(&f.dir)
+                .with_clock_format(config.relay.clk_format)
+        }),
+        lichess,
+        publication,
+        slice: config.relay.slice,
+    }
+    .spawn(&mut relays, &changes, Some(hub.clone()));
+    let client = super::connect(&cluster, "boardscribe event node").await?;
+    let js = jetstream::new(client.clone());
+    let mut halls = JoinSet::new();
+    for hall in &cluster.halls {
+        let follower = Follower {
+            hall: hall.clone(),
+            replicas: cluster.replicas,
+            js: js.clone(),
+            store: store.clone(),
+            shown: shown.clone(),
+            metrics: metrics.clone(),
+            changes: changes.clone(),
+        };
+        let span = info_span!("hall", hall = %hall);
+        halls.spawn(follow(follower, stop_rx.clone()).instrument(span));
+    }
+    println!(
+        "event node: following halls {} at {}",
+        cluster.halls.join(", "),
+        cluster.urls.join(",")
+    );
+    while let Some(done) = halls.join_next().await {
+        if let Err(e) = done {
+            error!(cause = %e, "a hall's follower failed");
+        }
+    }
+    drop(changes);
+    let relays_done = async { while relays.join_next().await.is_some() {} };
+    if tokio::time::timeout(Duration::from_secs(10), relays_done)
+        .await
+        .is_err()
+    {
+        relays.abort_all();
+    }
+    hub.close();
+    let store = lock(&store);
+    store.integrity_check()?;
+    info!("store closed");
+    Ok(())
+}
+
+fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
+    store.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What the live page shows of every board: its newest game, its link.
+#[derive(Clone)]
+struct Shown {
+    hub: Hub,
+    /// Each board's newest game, so that a change to an older game does not replace it.
+    latest: Arc<Mutex<HashMap<BoardId, GameId>>>,
+}
+
+impl Shown {
+    fn new(hub: Hub) -> Shown {
+        Shown {
+            hub,
+            latest: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    /// Every board of the database, as it stands.
+    fn everything(&self, store: &Store) -> Result<(), StoreError> {
+        for b in store.boards_shown(None)? {
+            self.board(store, &b)?;
+        }
+        Ok(())
+    }
+
+    fn board(
+        &self,
+        store: &Store,
+        b: &crate::store::replica::BoardShown,
+    ) -> Result<(), StoreError> {
+        self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
+        if let Some(id) = b.latest_game {
+            self.latest_mut().insert(b.id, id);
+            if let Some(g) = store.game(id)? {
+                self.hub.show_game(&g, clock_at(&g, now_ms()), true);
+            }
+        }
+        self.link(&b.name, b.connected);
+        Ok(())
+    }
+
+    fn link(&self, name: &str, connected: Option<bool>) {
+        match connected {
+            Some(true) => self.hub.board_connected(name),
+            Some(false) => self.hub.board_lost(name, "the hall lost the board"),
+            None => {}
+        }
+    }
+
+    fn latest_mut(&self) -> std::sync::MutexGuard<'_, HashMap<BoardId, GameId>> {
+        self.latest.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What a batch changed.
+    fn applied(&self, store: &Store, applied: &Applied) -> Result<(), StoreError> {
+        for &id in &applied.boards {
+            for b in store.boards_shown(Some(id))? {
+                self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
+                if let Some(g) = b.latest_game {
+                    self.latest_mut().insert(b.id, g);
+                }
+            }
+        }
+        let mut new_board_game: Vec<BoardId> = Vec::new();
+        for &(board, game) in &applied.new_games {
+            self.latest_mut().insert(board, game);
+            new_board_game.push(board);
+        }
+        for &id in &applied.games {
+            let Some(g) = store.game(id)? else { continue };
+            if self.latest_mut().get(&g.board) != Some(&id) {
+                continue;
+            }
+            let new_game = new_board_game.contains(&g.board);
+            self.hub.show_game(&g, clock_at(&g, now_ms()), new_game);
+        }
+        for &(board, connected) in &applied.links {
+            if let Some(b) = store.boards_shown(Some(board))?.first() {
+                self.link(&b.name, Some(connected));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One hall's follower and what it shares with the others.
+struct Follower {
+    hall: String,
+    replicas: usize,
+    js: jetstream::Context,
+    store: Arc<Mutex<Store>>,
+    shown: Shown,
+    metrics: Arc<Metrics>,
+    changes: Arc<watch::Sender<u64>>,
+}
+
+/// Follows `f.hall` until `stop`; every failure starts the consumer again from the database's
+/// position.
+async fn follow(f: Follower, mut stop: watch::Receiver<bool>) {
+    let mut said: Option<String> = None;
+    loop {
+        let result = tokio::select! {
+            r = consume(&f) => r,
+            _ = stop.wait_for(|s| *s) => return,
+        };
+        let why = match result {
+            Ok(()) => "the consumer's messages ended".to_owned(),
+            Err(e) => e.to_string(),
+        };
+        if said.as_ref() != Some(&why) {
+            warn!(hall = %f.hall, cause = %why, "following the hall again shortly");
+            said = Some(why);
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = stop.wait_for(|s| *s) => return,
+        }
+    }
+}
+
+/// Why following a hall stopped.
+#[derive(Debug, thiserror::Error)]
+enum FollowError {
+    #[error(transparent)]
+    Cluster(#[from] super::ClusterError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the hall's consumer: {0}")]
+    Consumer(String),
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// Runs hall `f.hall`'s durable consumer from the database's position until it fails.
+async fn consume(f: &Follower) -> Result<(), FollowError> {
+    let stream = hall_stream(&f.js, &f.hall, f.replicas).await?;
+    let position = {
+        let store = f.store.clone();
+        let hall = f.hall.clone();
+        tokio::task::spawn_blocking(move || lock(&store).replica_position(&hall))
+            .await
+            .map_err(|e| FollowError::Consumer(e.to_string()))??
+    };
+    let after = position.as_ref().map_or(0, |p| p.stream_seq);
+    let consumer = durable_consumer(&stream, &f.hall, after).await?;
+    let mut messages = consumer
+        .messages()
+        .await
+        .map_err(|e| FollowError::Consumer(e.to_string()))?;
+    loop {
+        let Some(first) = messages.next().await else {
+            return Ok(());
+        };
+        let mut batch = vec![first.map_err(|e| FollowError::Consumer(e.to_string()))?];
+        while batch.len() < BATCH {
+            match messages.next().now_or_never() {
+                Some(Some(m)) => batch.push(m.map_err(|e| FollowError::Consumer(e.to_string()))?),
+                _ => break,
+            }
+        }
+        let mut incoming = Vec::with_capacity(batch.len());
+        let mut pending = 0;
+        for m in &batch {
+            let info = m.info().map_err(|e| FollowError::Consumer(e.to_string()))?;
+            pending = info.pending;
+            let stream_seq = info.stream_sequence;
+            let envelope: Envelope = serde_json::from_slice(&m.payload).map_err(|e| {
+                FollowError::Refused(format!(
+                    "hall {}: stream message {stream_seq} is not a boardscribe record: {e}",
+                    f.hall
+                ))
+            })?;
+            incoming.push(Incoming {
+                envelope,
+                stream_seq,
+            });
+        }
+        let store = f.store.clone();
+        let hall = f.hall.clone();
+        let shown = f.shown.clone();
+        let applied = tokio::task::spawn_blocking(move || {
+            let mut s = lock(&store);
+            let applied = s.apply_hall_records(&hall, &incoming, now_ms())?;
+            shown.applied(&s, &applied)?;
+            Ok::<_, StoreError>((applied, incoming.len()))
+        })
+        .await
+        .map_err(|e| FollowError::Consumer(e.to_string()))??;
+        let (applied, _) = applied;
+        let taken = applied.applied + applied.skipped;
+        if taken > 0 {
+            // Acknowledges every message up to the last one taken (AckPolicy::All).
+            batch[taken - 1]
+                .ack()
+                .await
+                .map_err(|e| FollowError::Consumer(e.to_string()))?;
+        }
+        for w in &applied.warnings {
+            warn!(hall = %f.hall, "{w}");
+        }
+        if applied.applied > 0 {
+            f.changes.send_modify(|v| *v += 1);
+        }
+        let now = now_ms();
+        f.metrics.hall(&f.hall, |g| {
+            g.applied += applied.applied as u64;
+            g.lag_records = Some(if applied.refused.is_some() {
+                pending + (batch.len() - taken) as u64
+            } else {
+                pending
+            });
+            if let Some(p) = &applied.position {
+                g.latency_ms = Some(p.applied_at_ms.saturating_sub(p.at_ms));
+                g.lag_ms = Some(if pending > 0 {
+                    now.saturating_sub(p.at_ms)
+                } else {
+                    0
+                });
+            }
+            g.stalled = applied.refused.as_ref().map(ToString::to_string);
+        });
+        if let Some(refused) = applied.refused {
+            error!(hall = %f.hall, cause = %refused, "the hall's records stop here");
+            return Err(FollowError::Refused(refused.to_string()));
+        }
+    }
+}
+
+/// The hall's durable consumer, set to deliver what follows stream message `after` (0: from
+/// the start). A consumer left elsewhere (the database restored from a copy, a commit lost
+/// after its acknowledgement) is made again from the database's position.
+async fn durable_consumer(
+    stream: &jetstream::stream::Stream,
+    hall: &str,
+    after: u64,
+) -> Result<jetstream::consumer::Consumer<pull::Config>, FollowError> {
+    let name = format!("boardscribe-event-{hall}");
+    let config = pull::Config {
+        durable_name: Some(name.clone()),
+        description: Some(format!("boardscribe event node: hall {hall}'s records")),
+        deliver_policy: if after == 0 {
+            DeliverPolicy::All
+        } else {
+            DeliverPolicy::ByStartSequence {
+                start_sequence: after + 1,
+            }
+        },
+        ack_policy: AckPolicy::All,
+        ack_wait: ACK_WAIT,
+        ..Default::default()
+    };
+    if let Ok(mut existing) = stream.get_consumer::<pull::Config>(&name).await {
+        let (floor, delivered) = existing
+            .info()
+            .await
+            .map(|i| (i.ack_floor.stream_sequence, i.delivered.stream_sequence))
+            .map_err(|e| FollowError::Consumer(e.to_string()))?;
+        // Taken as it is only with nothing delivered and unacknowledged: such records would
+        // come again only after ACK_WAIT, behind newer ones.
+        if floor == after && delivered == after {
+            return Ok(existing);
+        }
+        info!(
+            hall,
+            consumer_at = floor,
+            database_at = after,
+            "the consumer is not where the database is: starting it again from the database"
+        );
+        stream
+            .delete_consumer(&name)
+            .await
+            .map_err(|e| FollowError::Consumer(e.to_string()))?;
+    }
+    stream
+        .create_consumer(config)
+        .await
+        .map_err(|e| FollowError::Consumer(e.to_string()))
+}

@@ -1,0 +1,696 @@
+//! The event node's copy of every hall's record: the records a hall published, applied in the
+//! hall's order, each exactly once.
+//!
+//! Flow: a hall's outbox rows travel as [`Envelope`]s (the hall's origin, the record's place
+//! `seq` in the hall's order, when the hall committed it, its kind and its row as the hall's
+//! triggers wrote it). [`Store::apply_hall_records`] takes a batch of them in one transaction:
+//! a record at or before the hall's stored position is a duplicate and skipped; the next one is
+//! applied under the event node's own ids (a board is known by hall and number: its name is
+//! `hall/name`; `replica_ids` maps each hall row to the event node's), and the position moves
+//! on. A record from another origin (another database calling itself this hall) or after a gap
+//! (a record missing before it) is refused, with what was applied before it kept: nothing is
+//! ever guessed. [`Store::replica_position`] says where a hall stands. Times are the caller's.
+
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::{BoardId, GameId, Store, StoreError, read::parse_kind};
+use crate::game::Kind;
+
+/// One record of a hall, as it travels from the hall's outbox to the event node.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Envelope {
+    /// The hall database's origin ([`super::HallIdentity::origin`]).
+    pub origin: String,
+    /// The record's place in the hall's order: 1, 2, 3, … with no gap.
+    pub seq: u64,
+    /// When the hall committed it: wall-clock ms since the Unix epoch.
+    pub at_ms: u64,
+    /// What it is: `board`, `board_number`, `game`, `game_update`, `move`, `move_retracted`,
+    /// `event`, `link`.
+    pub kind: String,
+    /// The row as the hall wrote it.
+    pub row: Box<RawValue>,
+}
+
+/// An envelope with its place in the broker's stream.
+#[derive(Debug)]
+pub struct Incoming {
+    pub envelope: Envelope,
+    pub stream_seq: u64,
+}
+
+/// Where a hall's record stands at the event node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaPosition {
+    pub origin: String,
+    /// The last record applied.
+    pub seq: u64,
+    /// Its place in the broker's stream.
+    pub stream_seq: u64,
+    /// When the hall committed it (wall-clock ms).
+    pub at_ms: u64,
+    /// When the event node applied it (wall-clock ms).
+    pub applied_at_ms: u64,
+}
+
+/// What one batch did.
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// Records applied, and duplicates skipped.
+    pub applied: usize,
+    pub skipped: usize,
+    /// The event node's games the batch touched, in first-touch order.
+    pub games: Vec<GameId>,
+    /// Boards added or renumbered.
+    pub boards: Vec<BoardId>,
+    /// Boards connected (true) or lost (false), in order.
+    pub links: Vec<(BoardId, bool)>,
+    /// Games begun, with their boards, in order.
+    pub new_games: Vec<(BoardId, GameId)>,
+    /// The hall's position after the batch, if anything was applied.
+    pub position: Option<ReplicaPosition>,
+    /// Each applied record's hall commit time (wall-clock ms), for the latency.
+    pub committed_at: Vec<u64>,
+    /// What the event node could apply only in part (a board number another hall's board has).
+    pub warnings: Vec<String>,
+    /// The record that stopped the batch, if one did: what came before it is applied.
+    pub refused: Option<ReplicaError>,
+}
+
+/// A board as the event node shows it: its name (`hall/name`), number, kind, whether the hall
+/// has it connected (its last link; `None`: never said) and its newest game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardShown {
+    pub id: BoardId,
+    pub name: String,
+    pub number: Option<u32>,
+    pub kind: Kind,
+    pub connected: Option<bool>,
+    pub latest_game: Option<GameId>,
+}
+
+/// Why a hall's record is not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplicaError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(
+        "hall {hall}: record {seq} comes from another database (origin {got}, the event has \
+         {stored}): two halls publish under one name, or the hall's database was replaced"
+    )]
+    OtherOrigin {
+        hall: String,
+        seq: u64,
+        stored: String,
+        got: String,
+    },
+    #[error("hall {hall}: record {got} arrived, {expected} was expected: records are missing")]
+    Gap {
+        hall: String,
+        expected: u64,
+        got: u64,
+    },
+    #[error("hall {hall}: record {seq} ({kind}) is unreadable: {why}")]
+    Unreadable {
+        hall: String,
+        seq: u64,
+        kind: String,
+        why: String,
+    },
+    #[error("hall {hall}: record {seq} names {table} {remote}, which the hall never sent")]
+    UnknownRow {
+        hall: String,
+        seq: u64,
+        table: &'static str,
+        remote: i64,
+    },
+}
+
+#[derive(Deserialize)]
+struct BoardRow {
+    id: i64,
+    name: String,
+    kind: String,
+    number: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct BoardNumberRow {
+    id: i64,
+    number: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct GameRow {
+    id: i64,
+    board_id: i64,
+    kind: String,
+    orientation: String,
+    date: Option<String>,
+    started_at_ms: i64,
+    ended_at_ms: Option<i64>,
+    white: Option<String>,
+    black: Option<String>,
+    result: String,
+    termination: Option<String>,
+    event: Option<String>,
+    site: Option<String>,
+    round: Option<String>,
+    board_no: Option<i64>,
+    start_position: Option<String>,
+    time_control: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct MoveRow {
+    id: i64,
+    game_id: i64,
+    ply: i64,
+    notation: String,
+    uci: Option<String>,
+    position: String,
+    at_ms: i64,
+    clock_white_ms: Option<i64>,
+    clock_black_ms: Option<i64>,
+    time_trouble: i64,
+    retracted_by: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct RetractedRow {
+    id: i64,
+    retracted_by: i64,
+}
+
+#[derive(Deserialize)]
+struct EventRow {
+    id: i64,
+    game_id: Option<i64>,
+    board_id: i64,
+    at_ms: i64,
+    kind: String,
+    ply: Option<i64>,
+    detail: String,
+}
+
+#[derive(Deserialize)]
+struct LinkRow {
+    id: i64,
+    board_id: i64,
+    at_ms: i64,
+    connected: i64,
+}
+
+/// A hall's record, read.
+enum Record {
+    Board(BoardRow),
+    BoardNumber(BoardNumberRow),
+    Game(GameRow),
+    GameUpdate(GameRow),
+    Move(MoveRow),
+    MoveRetracted(RetractedRow),
+    Event(EventRow),
+    Link(LinkRow),
+}
+
+impl Record {
+    fn read(kind: &str, row: &RawValue) -> Result<Record, String> {
+        let text = row.get();
+        let r = match kind {
+            "board" => serde_json::from_str(text).map(Record::Board),
+            "board_number" => serde_json::from_str(text).map(Record::BoardNumber),
+            "game" => serde_json::from_str(text).map(Record::Game),
+            "game_update" => serde_json::from_str(text).map(Record::GameUpdate),
+            "move" => serde_json::from_str(text).map(Record::Move),
+            "move_retracted" => serde_json::from_str(text).map(Record::MoveRetracted),
+            "event" => serde_json::from_str(text).map(Record::Event),
+            "link" => serde_json::from_str(text).map(Record::Link),
+            other => {
+                return Err(format!(
+                    "unknown kind {other:?} (a newer hall than this event node?)"
+                ));
+            }
+        };
+        r.map_err(|e| e.to_string())
+    }
+}
+
+/// The tables whose ids are mapped, as `replica_ids.tbl` names them.
+const BOARDS: &str = "boards";
+const GAMES: &str = "games";
+const MOVES: &str = "moves";
+const EVENTS: &str = "events";
+const LINKS: &str = "board_links";
+
+impl Store {
+    /// Where hall `hall`'s record stands here, if anything of it was applied.
+    pub fn replica_position(&self, hall: &str) -> Result<Option<ReplicaPosition>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT origin, seq, stream_seq, at_ms, applied_at_ms FROM replica_halls \
+                 WHERE hall = ?1",
+                [hall],
+                |r| {
+                    Ok(ReplicaPosition {
+                        origin: r.get(0)?,
+                        seq: r.get::<_, i64>(1)? as u64,
+                        stream_seq: r.get::<_, i64>(2)? as u64,
+                        at_ms: r.get::<_, i64>(3)?.max(0) as u64,
+                        applied_at_ms: r.get::<_, i64>(4)?.max(0) as u64,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// The hall a board of this node belongs to, and the board's id in that hall.
+    pub fn replica_board(&self, board: BoardId) -> Result<Option<(String, i64)>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT hall, remote FROM replica_ids WHERE tbl = 'boards' AND local = ?1",
+                [board],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// Every board (`only`: these), as the event node shows it.
+    pub fn boards_shown(&self, only: Option<BoardId>) -> Result<Vec<BoardShown>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT b.id, b.name, b.number, b.kind,                (SELECT connected FROM board_links l WHERE l.board_id = b.id ORDER BY l.id DESC                 LIMIT 1),                (SELECT max(g.id) FROM games g WHERE g.board_id = b.id)              FROM boards b WHERE ?1 IS NULL OR b.id = ?1 ORDER BY b.number IS NULL, b.number, b.name",
+        )?;
+        let rows = stmt.query_map([only], |r| {
+            Ok((
+                BoardId(r.get(0)?),
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<i64>>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Option<i64>>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, name, number, kind, connected, latest) = row?;
+            out.push(BoardShown {
+                id,
+                name,
+                number: number.and_then(|n| u32::try_from(n).ok()),
+                kind: parse_kind(&kind)?,
+                connected: connected.map(|c| c != 0),
+                latest_game: latest.map(GameId),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Applies `records` of hall `hall`, in order, in one transaction, at `now_ms` (wall clock).
+    pub fn apply_hall_records(
+        &mut self,
+        hall: &str,
+        records: &[Incoming],
+        now_ms: u64,
+    ) -> Result<Applied, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut position = read_position(&tx, hall)?;
+        let mut out = Applied::default();
+        for incoming in records {
+            let e = &incoming.envelope;
+            if let Some(p) = &position {
+                if p.origin != e.origin {
+                    out.refused = Some(ReplicaError::OtherOrigin {
+                        hall: hall.to_owned(),
+                        seq: e.seq,
+                        stored: p.origin.clone(),
+                        got: e.origin.clone(),
+                    });
+                    break;
+                }
+                if e.seq <= p.seq {
+                    out.skipped += 1;
+                    continue;
+                }
+            }
+            let expected = position.as_ref().map_or(1, |p| p.seq + 1);
+            if e.seq != expected {
+                out.refused = Some(ReplicaError::Gap {
+                    hall: hall.to_owned(),
+                    expected,
+                    got: e.seq,
+                });
+                break;
+            }
+            let record = match Record::read(&e.kind, &e.row) {
+                Ok(r) => r,
+                Err(why) => {
+                    out.refused = Some(ReplicaError::Unreadable {
+                        hall: hall.to_owned(),
+                        seq: e.seq,
+                        kind: e.kind.clone(),
+                        why,
+                    });
+                    break;
+                }
+            };
+            let mut apply = Apply {
+                tx: &tx,
+                hall,
+                seq: e.seq,
+                out: &mut out,
+            };
+            match apply.record(record) {
+                Ok(()) => {}
+                Err(ReplicaError::Store(err)) => return Err(err),
+                Err(refused) => {
+                    out.refused = Some(refused);
+                    break;
+                }
+            }
+            tx.prepare_cached(
+                "INSERT INTO replica_log (hall, seq, kind, at_ms, applied_at_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute((hall, e.seq as i64, &e.kind, e.at_ms as i64, now_ms as i64))?;
+            out.applied += 1;
+            out.committed_at.push(e.at_ms);
+            position = Some(ReplicaPosition {
+                origin: e.origin.clone(),
+                seq: e.seq,
+                stream_seq: incoming.stream_seq,
+                at_ms: e.at_ms,
+                applied_at_ms: now_ms,
+            });
+        }
+        if out.applied > 0
+            && let Some(p) = &position
+        {
+            tx.prepare_cached(
+                "INSERT INTO replica_halls (hall, origin, seq, stream_seq, at_ms, applied_at_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (hall) DO UPDATE SET \
+                 origin = ?2, seq = ?3, stream_seq = ?4, at_ms = ?5, applied_at_ms = ?6",
+            )?
+            .execute((
+                hall,
+                &p.origin,
+                p.seq as i64,
+                p.stream_seq as i64,
+                p.at_ms as i64,
+                p.applied_at_ms as i64,
+            ))?;
+            out.position = position;
+        }
+        tx.commit()?;
+        Ok(out)
+    }
+}
+
+fn read_position(tx: &Transaction<'_>, hall: &str) -> Result<Option<ReplicaPosition>, StoreError> {
+    Ok(tx
+        .query_row(
+            "SELECT origin, seq, stream_seq, at_ms, applied_at_ms FROM replica_halls \
+             WHERE hall = ?1",
+            [hall],
+            |r| {
+                Ok(ReplicaPosition {
+                    origin: r.get(0)?,
+                    seq: r.get::<_, i64>(1)? as u64,
+                    stream_seq: r.get::<_, i64>(2)? as u64,
+                    at_ms: r.get::<_, i64>(3)?.max(0) as u64,
+                    applied_at_ms: r.get::<_, i64>(4)?.max(0) as u64,
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// One record being applied inside the batch's transaction.
+struct Apply<'a, 'c> {
+    tx: &'a Transaction<'c>,
+    hall: &'a str,
+    seq: u64,
+    out: &'a mut Applied,
+}
+
+impl Apply<'_, '_> {
+    fn record(&mut self, record: Record) -> Result<(), ReplicaError> {
+        match record {
+            Record::Board(b) => self.board(b),
+            Record::BoardNumber(b) => {
+                let local = BoardId(self.local(BOARDS, b.id)?);
+                let number = self.free_number(b.number, local)?;
+                self.tx
+                    .prepare_cached("UPDATE boards SET number = ?1 WHERE id = ?2")
+                    .map_err(StoreError::from)?
+                    .execute((number, local))
+                    .map_err(StoreError::from)?;
+                self.out.boards.push(local);
+                Ok(())
+            }
+            Record::Game(g) => {
+                let board = self.local(BOARDS, g.board_id)?;
+                self.tx
+                    .prepare_cached(
+                        "INSERT INTO games (board_id, kind, orientation, date, started_at_ms, \
+                         ended_at_ms, white, black, result, termination, event, site, round, \
+                         board_no, start_position, time_control) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, \
+                         ?15, ?16)",
+                    )
+                    .map_err(StoreError::from)?
+                    .execute(rusqlite::params![
+                        board,
+                        g.kind,
+                        g.orientation,
+                        g.date,
+                        g.started_at_ms,
+                        g.ended_at_ms,
+                        g.white,
+                        g.black,
+                        g.result,
+                        g.termination,
+                        g.event,
+                        g.site,
+                        g.round,
+                        g.board_no,
+                        g.start_position,
+                        g.time_control
+                    ])
+                    .map_err(StoreError::from)?;
+                let local = self.tx.last_insert_rowid();
+                self.map(GAMES, g.id, local)?;
+                self.out.new_games.push((BoardId(board), GameId(local)));
+                self.touch(GameId(local));
+                Ok(())
+            }
+            Record::GameUpdate(g) => {
+                let local = self.local(GAMES, g.id)?;
+                let board = self.local(BOARDS, g.board_id)?;
+                self.tx
+                    .prepare_cached(
+                        "UPDATE games SET board_id = ?1, kind = ?2, orientation = ?3, date = ?4, \
+                         started_at_ms = ?5, ended_at_ms = ?6, white = ?7, black = ?8, \
+                         result = ?9, termination = ?10, event = ?11, site = ?12, round = ?13, \
+                         board_no = ?14, start_position = ?15, time_control = ?16 WHERE id = ?17",
+                    )
+                    .map_err(StoreError::from)?
+                    .execute(rusqlite::params![
+                        board,
+                        g.kind,
+                        g.orientation,
+                        g.date,
+                        g.started_at_ms,
+                        g.ended_at_ms,
+                        g.white,
+                        g.black,
+                        g.result,
+                        g.termination,
+                        g.event,
+                        g.site,
+                        g.round,
+                        g.board_no,
+                        g.start_position,
+                        g.time_control,
+                        local
+                    ])
+                    .map_err(StoreError::from)?;
+                self.touch(GameId(local));
+                Ok(())
+            }
+            Record::Move(m) => {
+                let game = self.local(GAMES, m.game_id)?;
+                let retracted_by = match m.retracted_by {
+                    Some(e) => Some(self.local(EVENTS, e)?),
+                    None => None,
+                };
+                self.tx
+                    .prepare_cached(
+                        "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, \
+                         clock_white_ms, clock_black_ms, time_trouble, retracted_by) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    )
+                    .map_err(StoreError::from)?
+                    .execute(rusqlite::params![
+                        game,
+                        m.ply,
+                        m.notation,
+                        m.uci,
+                        m.position,
+                        m.at_ms,
+                        m.clock_white_ms,
+                        m.clock_black_ms,
+                        m.time_trouble,
+                        retracted_by
+                    ])
+                    .map_err(StoreError::from)?;
+                let local = self.tx.last_insert_rowid();
+                self.map(MOVES, m.id, local)?;
+                self.touch(GameId(game));
+                Ok(())
+            }
+            Record::MoveRetracted(m) => {
+                let local = self.local(MOVES, m.id)?;
+                let by = self.local(EVENTS, m.retracted_by)?;
+                self.tx
+                    .prepare_cached("UPDATE moves SET retracted_by = ?1 WHERE id = ?2")
+                    .map_err(StoreError::from)?
+                    .execute((by, local))
+                    .map_err(StoreError::from)?;
+                let game: i64 = self
+                    .tx
+                    .prepare_cached("SELECT game_id FROM moves WHERE id = ?1")
+                    .map_err(StoreError::from)?
+                    .query_row([local], |r| r.get(0))
+                    .map_err(StoreError::from)?;
+                self.touch(GameId(game));
+                Ok(())
+            }
+            Record::Event(ev) => {
+                let game = match ev.game_id {
+                    Some(g) => Some(self.local(GAMES, g)?),
+                    None => None,
+                };
+                let board = self.local(BOARDS, ev.board_id)?;
+                self.tx
+                    .prepare_cached(
+                        "INSERT INTO events (game_id, board_id, at_ms, kind, ply, detail) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    )
+                    .map_err(StoreError::from)?
+                    .execute(rusqlite::params![
+                        game, board, ev.at_ms, ev.kind, ev.ply, ev.detail
+                    ])
+                    .map_err(StoreError::from)?;
+                let local = self.tx.last_insert_rowid();
+                self.map(EVENTS, ev.id, local)?;
+                if let Some(g) = game {
+                    self.touch(GameId(g));
+                }
+                Ok(())
+            }
+            Record::Link(l) => {
+                let board = BoardId(self.local(BOARDS, l.board_id)?);
+                self.tx
+                    .prepare_cached(
+                        "INSERT INTO board_links (board_id, at_ms, connected) VALUES (?1, ?2, ?3)",
+                    )
+                    .map_err(StoreError::from)?
+                    .execute((board, l.at_ms, l.connected))
+                    .map_err(StoreError::from)?;
+                let local = self.tx.last_insert_rowid();
+                self.map(LINKS, l.id, local)?;
+                self.out.links.push((board, l.connected != 0));
+                Ok(())
+            }
+        }
+    }
+
+    fn board(&mut self, b: BoardRow) -> Result<(), ReplicaError> {
+        let name = format!("{}/{}", self.hall, b.name);
+        self.tx
+            .prepare_cached("INSERT INTO boards (name, kind) VALUES (?1, ?2)")
+            .map_err(StoreError::from)?
+            .execute((&name, &b.kind))
+            .map_err(StoreError::from)?;
+        let local = BoardId(self.tx.last_insert_rowid());
+        self.map(BOARDS, b.id, local.0)?;
+        let number = self.free_number(b.number, local)?;
+        if number.is_some() {
+            self.tx
+                .prepare_cached("UPDATE boards SET number = ?1 WHERE id = ?2")
+                .map_err(StoreError::from)?
+                .execute((number, local))
+                .map_err(StoreError::from)?;
+        }
+        self.out.boards.push(local);
+        Ok(())
+    }
+
+    /// `number` if no other board of the event has it; else none, with a warning.
+    fn free_number(
+        &mut self,
+        number: Option<i64>,
+        board: BoardId,
+    ) -> Result<Option<i64>, ReplicaError> {
+        let Some(n) = number else {
+            return Ok(None);
+        };
+        let holder: Option<String> = self
+            .tx
+            .prepare_cached("SELECT name FROM boards WHERE number = ?1 AND id <> ?2")
+            .map_err(StoreError::from)?
+            .query_row((n, board), |r| r.get(0))
+            .optional()
+            .map_err(StoreError::from)?;
+        match holder {
+            None => Ok(Some(n)),
+            Some(other) => {
+                self.out.warnings.push(format!(
+                    "hall {}: board number {n} is already {other}'s; the board is kept without a \
+                     number (number the boards across the event: each hall its own range)",
+                    self.hall
+                ));
+                Ok(None)
+            }
+        }
+    }
+
+    fn local(&self, table: &'static str, remote: i64) -> Result<i64, ReplicaError> {
+        self.tx
+            .prepare_cached(
+                "SELECT local FROM replica_ids WHERE hall = ?1 AND tbl = ?2 AND remote = ?3",
+            )
+            .map_err(StoreError::from)?
+            .query_row((self.hall, table, remote), |r| r.get(0))
+            .optional()
+            .map_err(StoreError::from)?
+            .ok_or(ReplicaError::UnknownRow {
+                hall: self.hall.to_owned(),
+                seq: self.seq,
+                table,
+                remote,
+            })
+    }
+
+    fn map(&self, table: &'static str, remote: i64, local: i64) -> Result<(), ReplicaError> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO replica_ids (hall, tbl, remote, local) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(StoreError::from)?
+            .execute((self.hall, table, remote, local))
+            .map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    fn touch(&mut self, game: GameId) {
+        if !self.out.games.contains(&game) {
+            self.out.games.push(game);
+        }
+    }
+}

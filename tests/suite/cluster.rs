@@ -1,0 +1,312 @@
+//! One event across several halls (issue 18): hall processes (`boardscribe run` with
+//! `[cluster] hall`) over emulated boards publish their records through a real `nats-server`
+//! with JetStream, and the event node (`boardscribe event`) holds each hall's record exactly
+//! (every game, move by move with clocks, retractions, events and board links; each record once,
+//! in order), through the faults a venue sees: the broker stopped for 30 s, a hall killed -9,
+//! the event node killed mid-round, a hall cut off from the broker for a minute while it records,
+//! a node of a three-node cluster killed.
+//!
+//! Run with `cargo test --release --test suite cluster:: -- --nocapture` (it prints the figures).
+
+use std::time::{Duration, Instant};
+
+use boardscribe::emulator::PtyFleet;
+
+use crate::{
+    cluster_common::{Cut, EventNode, Hall, Nats, Watch, assert_event_holds_halls, latencies},
+    fleet_common,
+};
+
+/// Ten times human speed, as the fleet test.
+const SPEED: f64 = 0.1;
+
+/// Every hall's boards, playing (after the halls started: a process started later would
+/// inherit the ptys).
+async fn play(halls: &[&Hall]) -> PtyFleet {
+    let boards: Vec<_> = halls
+        .iter()
+        .flat_map(|h| {
+            h.boards.iter().map(|b| {
+                let opts = fleet_common::pty_options(&h.dir, b, false, 0);
+                (b.script.clone(), opts)
+            })
+        })
+        .collect();
+    PtyFleet::spawn(boards).await.unwrap()
+}
+
+fn longest(halls: &[&Hall]) -> u64 {
+    halls
+        .iter()
+        .flat_map(|h| h.boards.iter().map(|b| b.length_ms()))
+        .max()
+        .unwrap()
+}
+
+/// Waits for every board's script, then for every hall's last printed move.
+async fn finish(mut fleet: PtyFleet, halls: &[&Hall]) {
+    let within = Duration::from_millis(longest(halls) + 120_000);
+    tokio::time::timeout(within, fleet.all_done(|_, _| {}))
+        .await
+        .expect("the boards did not finish in time");
+    // What the boards sent is recorded: settle windows, the last press.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+}
+
+/// Quantiles of sorted `v`: p50, p99, max.
+fn quantiles(v: &[f64]) -> (f64, f64, f64) {
+    let q = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+    (q(0.5), q(0.99), *v.last().unwrap())
+}
+
+fn two_halls(dir: &std::path::Path, url: &str, per_hall: usize, max_ms: u64) -> (Hall, Hall) {
+    let boards = fleet_common::hall(per_hall * 2, 0, SPEED, max_ms);
+    let (a, b) = boards.split_at(per_hall);
+    (
+        Hall::new(dir, "A", url, a.to_vec(), 1, ""),
+        Hall::new(dir, "B", url, b.to_vec(), 101, ""),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_halls_reach_the_event_node_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = Nats::start(dir.path());
+    let (mut a, mut b) = two_halls(dir.path(), &nats.url(), 3, 40_000);
+    let mut event = EventNode::new(dir.path(), &nats.url(), &["A", "B"], "");
+    event.start();
+    a.start();
+    b.start();
+    let fleet = play(&[&a, &b]).await;
+    finish(fleet, &[&a, &b]).await;
+    tokio::task::block_in_place(|| {
+        event.wait_caught_up(&[&a, &b], Duration::from_secs(30));
+        assert_eq!(a.metric("boardscribe_cluster_outbox_depth"), Some(0.0));
+        // The halls stop first, so that their records are whole (a board's link lost at
+        // the end comes too) before they are compared.
+        a.terminate();
+        b.terminate();
+        event.wait_caught_up(&[&a, &b], Duration::from_secs(30));
+        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        assert_eq!(seen.games, 6);
+        let lat = latencies(&event.db);
+        let (p50, p99, max) = quantiles(&lat);
+        println!(
+            "two halls, 6 boards: {} games, {} move rows, {} records; hall commit → event \
+             commit p50 {p50} ms, p99 {p99} ms, max {max} ms",
+            seen.games, seen.moves, seen.records
+        );
+        // The event node's round PGN holds both halls' boards.
+        let pgn = fleet_common::http_get(event.http, "/round.pgn").expect("/round.pgn");
+        for board in a.boards.iter().chain(&b.boards) {
+            assert!(
+                pgn.contains(&format!("[Board \"{}\"]", board.number)),
+                "board {} missing from the event's round PGN",
+                board.number
+            );
+        }
+        let metrics = fleet_common::http_get(event.http, "/metrics").unwrap();
+        for h in ["A", "B"] {
+            assert_eq!(
+                fleet_common::metric(
+                    &metrics,
+                    &format!("boardscribe_cluster_lag_records{{hall=\"{h}\"}}")
+                ),
+                Some(0.0),
+                "{metrics}"
+            );
+        }
+        event.terminate();
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_broker_stopped_for_30_s_loses_and_repeats_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nats = Nats::start(dir.path());
+    let (mut a, mut b) = two_halls(dir.path(), &nats.url(), 2, 60_000);
+    let mut event = EventNode::new(dir.path(), &nats.url(), &["A", "B"], "");
+    event.start();
+    a.start();
+    b.start();
+    let depth = Watch::start(
+        a.http,
+        "boardscribe_cluster_outbox_depth{hall=\"A\"}".to_owned(),
+    );
+    let fleet = play(&[&a, &b]).await;
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let printed_before = a.daemon.as_ref().unwrap().printed.lock().unwrap().len();
+    tokio::task::block_in_place(|| nats.stop());
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    let printed_during = a.daemon.as_ref().unwrap().printed.lock().unwrap().len();
+    assert!(
+        printed_during > printed_before,
+        "hall A recorded nothing while the broker was down"
+    );
+    let waiting = depth.max.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(waiting > 0, "hall A's outbox never held a record");
+    tokio::task::block_in_place(|| nats.restart());
+    finish(fleet, &[&a, &b]).await;
+    tokio::task::block_in_place(|| {
+        // The halls stop first, so that their records are whole (a board's link lost at
+        // the end comes too) before they are compared.
+        a.terminate();
+        b.terminate();
+        event.wait_caught_up(&[&a, &b], Duration::from_secs(60));
+        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        println!(
+            "broker stopped 30 s: {} games, {} move rows, {} records; hall A's outbox held up \
+             to {waiting} records",
+            seen.games, seen.moves, seen.records
+        );
+        event.terminate();
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hall_killed_and_the_event_node_killed_mid_round_lose_and_repeat_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = Nats::start(dir.path());
+    let (mut a, mut b) = two_halls(dir.path(), &nats.url(), 2, 50_000);
+    let mut event = EventNode::new(dir.path(), &nats.url(), &["A", "B"], "");
+    event.start();
+    a.start();
+    b.start();
+    let fleet = play(&[&a, &b]).await;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    tokio::task::block_in_place(|| a.kill());
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    a.start();
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    tokio::task::block_in_place(|| event.kill());
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    event.start();
+    finish(fleet, &[&a, &b]).await;
+    tokio::task::block_in_place(|| {
+        // The halls stop first, so that their records are whole (a board's link lost at
+        // the end comes too) before they are compared.
+        a.terminate();
+        b.terminate();
+        event.wait_caught_up(&[&a, &b], Duration::from_secs(60));
+        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        println!(
+            "hall A and the event node killed -9: {} games, {} move rows, {} records",
+            seen.games, seen.moves, seen.records
+        );
+        event.terminate();
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hall_cut_off_for_a_minute_keeps_recording_and_catches_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = Nats::start(dir.path());
+    let cut = Cut::start(nats.port);
+    let boards = fleet_common::hall(4, 0, SPEED, 80_000);
+    let (ba, bb) = boards.split_at(2);
+    let mut a = Hall::new(dir.path(), "A", &cut.url(), ba.to_vec(), 1, "");
+    let mut b = Hall::new(dir.path(), "B", &nats.url(), bb.to_vec(), 101, "");
+    let mut event = EventNode::new(dir.path(), &nats.url(), &["A", "B"], "");
+    event.start();
+    a.start();
+    b.start();
+    let depth = Watch::start(
+        a.http,
+        "boardscribe_cluster_outbox_depth{hall=\"A\"}".to_owned(),
+    );
+    let fleet = play(&[&a, &b]).await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let before = event.seq("A");
+    cut.cut();
+    let cut_at = Instant::now();
+    let printed_before = a.daemon.as_ref().unwrap().printed.lock().unwrap().len();
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let printed_during = a.daemon.as_ref().unwrap().printed.lock().unwrap().len();
+    let reached = event.seq("A");
+    cut.restore();
+    assert!(
+        printed_during > printed_before + 10,
+        "hall A recorded {} moves in the minute it was cut off",
+        printed_during - printed_before
+    );
+    assert!(
+        reached <= before + 1,
+        "records of hall A reached the event node while it was cut off ({before} → {reached})"
+    );
+    let waiting = depth.max.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        waiting > 10,
+        "hall A's outbox held at most {waiting} records"
+    );
+    let caught_up = Instant::now();
+    tokio::task::block_in_place(|| event.wait_caught_up(&[&a], Duration::from_secs(120)));
+    let catch_up = caught_up.elapsed();
+    finish(fleet, &[&a, &b]).await;
+    tokio::task::block_in_place(|| {
+        // The halls stop first, so that their records are whole (a board's link lost at
+        // the end comes too) before they are compared.
+        a.terminate();
+        b.terminate();
+        event.wait_caught_up(&[&a, &b], Duration::from_secs(60));
+        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        println!(
+            "hall A cut off {:?}: {} moves recorded meanwhile, its outbox held up to {waiting} \
+             records, caught up {catch_up:?} after the link came back; {} games, {} move rows, \
+             {} records",
+            caught_up - cut_at,
+            printed_during - printed_before,
+            seen.games,
+            seen.moves,
+            seen.records
+        );
+        event.terminate();
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_node_cluster_loses_a_node_mid_round_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nodes = tokio::task::block_in_place(|| Nats::cluster(dir.path()));
+    let urls: Vec<String> = nodes.iter().map(Nats::url).collect();
+    let url = urls.join(",");
+    let boards = fleet_common::hall(4, 0, SPEED, 45_000);
+    let (ba, bb) = boards.split_at(2);
+    let mut a = Hall::new(dir.path(), "A", &url, ba.to_vec(), 1, "replicas = 3\n");
+    let mut b = Hall::new(dir.path(), "B", &url, bb.to_vec(), 101, "replicas = 3\n");
+    let mut event = EventNode::new(dir.path(), &url, &["A", "B"], "replicas = 3\n");
+    event.start();
+    a.start();
+    b.start();
+    let fleet = play(&[&a, &b]).await;
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    let before = (event.seq("A"), event.seq("B"));
+    // The node hall A is connected to dies: its connection breaks mid-round.
+    let victim = tokio::task::block_in_place(|| {
+        let i = nodes
+            .iter()
+            .position(|n| n.serves("boardscribe hall A"))
+            .expect("hall A is connected to a node");
+        nodes[i].kill();
+        nodes[i].name.clone()
+    });
+    finish(fleet, &[&a, &b]).await;
+    tokio::task::block_in_place(|| {
+        // The halls stop first, so that their records are whole (a board's link lost at
+        // the end comes too) before they are compared.
+        a.terminate();
+        b.terminate();
+        event.wait_caught_up(&[&a, &b], Duration::from_secs(90));
+        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        assert!(
+            before.0 > 0 && before.1 > 0,
+            "nothing applied before the node died"
+        );
+        println!(
+            "three-node cluster, node {victim} (hall A's) killed after {before:?} records: {} \
+             games, {} move rows, {} records",
+            seen.games, seen.moves, seen.records
+        );
+        event.terminate();
+        drop(nodes);
+    });
+}
