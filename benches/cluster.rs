@@ -66,12 +66,6 @@ impl Proc {
     }
 }
 
-fn nats_pid(monitor: u16) -> Option<u32> {
-    let varz = fleet_common::http_get(monitor, "/varz")?;
-    let v: serde_json::Value = serde_json::from_str(&varz).ok()?;
-    v["pid"].as_u64().map(|p| p as u32)
-}
-
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let bench = std::env::args().any(|a| a == "--bench");
@@ -138,7 +132,7 @@ async fn main() {
         })
         .collect();
     procs.push(Proc::new("event node".to_owned(), event.pid()));
-    if let Some(pid) = nats_pid(nats.monitor) {
+    if let Some(pid) = nats.pid() {
         procs.push(Proc::new("nats-server".to_owned(), pid));
     }
     let bench_cpu0 = fleet_common::cpu_secs(std::process::id());

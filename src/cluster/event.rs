@@ -82,12 +82,6 @@ pub fn event(options: EventOptions) -> anyhow::Result<()> {
         .as_ref()
         .map(|a| Token::from_file(&a.token_file))
         .transpose()?;
-    if token.is_some() {
-        warn!(
-            "decisions at the event node are not sent to the halls yet: the admin API and the \
-             console are off here; take decisions at the hall that owns the board"
-        );
-    }
     let store = Store::open(&config.database)
         .with_context(|| format!("opening {}", config.database.display()))?;
     if let Some(hall) = store.hall()? {
@@ -98,10 +92,15 @@ pub fn event(options: EventOptions) -> anyhow::Result<()> {
         );
     }
     let rt = tokio::runtime::Runtime::new()?;
-    rt.block_on(run(config, cluster, store))
+    rt.block_on(run(config, cluster, store, token))
 }
 
-async fn run(config: Config, cluster: ClusterConfig, store: Store) -> anyhow::Result<()> {
+async fn run(
+    config: Config,
+    cluster: ClusterConfig,
+    store: Store,
+    token: Option<Token>,
+) -> anyhow::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
     tokio::spawn(async move {
         daemon::wait_for_signal().await;
@@ -118,19 +117,31 @@ async fn run(config: Config, cluster: ClusterConfig, store: Store) -> anyhow::Re
         shown.everything(&s)?;
     }
     let publication = config.relay.publication();
+    let client = super::connect(&cluster, "boardscribe event node").await?;
+    // Decisions taken here go to the hall owning the board; rounds and pairings to every hall.
+    let (route, routed) = tokio::sync::mpsc::channel(64);
+    tokio::spawn(super::commands::route(
+        client.clone(),
+        store.clone(),
+        cluster.halls.clone(),
+        cluster.replicas,
+        routed,
+    ));
     if let Some(addr) = config.http {
         let extras = RelayExtras {
             metrics: metrics.clone(),
             changes: Some(changes.clone()),
             publication,
             public_hub: None,
+            route: Some(route.clone()),
             ..RelayExtras::default()
         };
         let url =
-            daemon::start_relay_with(addr, &hub, &config.database, None, stop_rx.clone(), extras)
+            daemon::start_relay_with(addr, &hub, &config.database, token, stop_rx.clone(), extras)
                 .await?;
         info!(%url, "relay serving the whole event");
     }
+    drop(route);
     let mut relays = JoinSet::new();
     let lichess = config
         .relay
@@ -156,9 +167,13 @@ async fn run(config: Config, cluster: ClusterConfig, store: Store) -> anyhow::Re
         slice: config.relay.slice,
     }
     .spawn(&mut relays, &changes, Some(hub.clone()));
-    let client = super::connect(&cluster, "boardscribe event node").await?;
     let js = jetstream::new(client.clone());
     let mut halls = JoinSet::new();
+    halls.spawn(
+        shown
+            .clone()
+            .follow(config.database.clone(), stop_rx.clone()),
+    );
     for hall in &cluster.halls {
         let follower = Follower {
             hall: hall.clone(),
@@ -202,42 +217,55 @@ fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
 }
 
 /// What the live page shows of every board: its newest game, its link.
+///
+/// Applying a batch only notes what it touched ([`Shown::note`]); [`Shown::follow`] shows it,
+/// at most every [`SHOW_EVERY`], through a read-only connection of its own, so that reading
+/// games for the page never holds up the records.
 #[derive(Clone)]
 struct Shown {
     hub: Hub,
-    /// Each board's newest game, so that a change to an older game does not replace it.
-    latest: Arc<Mutex<HashMap<BoardId, GameId>>>,
+    inner: Arc<Mutex<ShownState>>,
 }
+
+#[derive(Default)]
+struct ShownState {
+    /// Each board's newest game, so that a change to an older game does not replace it.
+    latest: HashMap<BoardId, GameId>,
+    /// Touched since last shown: games (in order), boards with a new game, boards added or
+    /// renumbered, links.
+    games: Vec<GameId>,
+    new_game: Vec<BoardId>,
+    boards: Vec<BoardId>,
+    links: Vec<(BoardId, bool)>,
+}
+
+/// How often what the records changed is shown on the page.
+const SHOW_EVERY: Duration = Duration::from_millis(250);
 
 impl Shown {
     fn new(hub: Hub) -> Shown {
         Shown {
             hub,
-            latest: Arc::new(Mutex::new(HashMap::new())),
+            inner: Arc::new(Mutex::new(ShownState::default())),
         }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ShownState> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Every board of the database, as it stands.
     fn everything(&self, store: &Store) -> Result<(), StoreError> {
         for b in store.boards_shown(None)? {
-            self.board(store, &b)?;
-        }
-        Ok(())
-    }
-
-    fn board(
-        &self,
-        store: &Store,
-        b: &crate::store::replica::BoardShown,
-    ) -> Result<(), StoreError> {
-        self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
-        if let Some(id) = b.latest_game {
-            self.latest_mut().insert(b.id, id);
-            if let Some(g) = store.game(id)? {
-                self.hub.show_game(&g, clock_at(&g, now_ms()), true);
+            self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
+            if let Some(id) = b.latest_game {
+                self.state().latest.insert(b.id, id);
+                if let Some(g) = store.game(id)? {
+                    self.hub.show_game(&g, clock_at(&g, now_ms()), true);
+                }
             }
+            self.link(&b.name, b.connected);
         }
-        self.link(&b.name, b.connected);
         Ok(())
     }
 
@@ -249,34 +277,79 @@ impl Shown {
         }
     }
 
-    fn latest_mut(&self) -> std::sync::MutexGuard<'_, HashMap<BoardId, GameId>> {
-        self.latest.lock().unwrap_or_else(|p| p.into_inner())
+    /// Notes what a batch changed, to be shown.
+    fn note(&self, applied: &Applied) {
+        let mut st = self.state();
+        for &(board, game) in &applied.new_games {
+            st.latest.insert(board, game);
+            st.new_game.push(board);
+        }
+        for &g in &applied.games {
+            if !st.games.contains(&g) {
+                st.games.push(g);
+            }
+        }
+        st.boards.extend_from_slice(&applied.boards);
+        st.links.extend_from_slice(&applied.links);
     }
 
-    /// What a batch changed.
-    fn applied(&self, store: &Store, applied: &Applied) -> Result<(), StoreError> {
-        for &id in &applied.boards {
-            for b in store.boards_shown(Some(id))? {
-                self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
-                if let Some(g) = b.latest_game {
-                    self.latest_mut().insert(b.id, g);
-                }
+    /// Shows what was noted, every [`SHOW_EVERY`], until `stop`.
+    async fn follow(self, db: PathBuf, mut stop: watch::Receiver<bool>) {
+        let mut store: Option<Store> = None;
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(SHOW_EVERY) => {}
+                _ = stop.wait_for(|s| *s) => return,
             }
-        }
-        let mut new_board_game: Vec<BoardId> = Vec::new();
-        for &(board, game) in &applied.new_games {
-            self.latest_mut().insert(board, game);
-            new_board_game.push(board);
-        }
-        for &id in &applied.games {
-            let Some(g) = store.game(id)? else { continue };
-            if self.latest_mut().get(&g.board) != Some(&id) {
+            let taken = {
+                let mut st = self.state();
+                ShownState {
+                    latest: st.latest.clone(),
+                    games: std::mem::take(&mut st.games),
+                    new_game: std::mem::take(&mut st.new_game),
+                    boards: std::mem::take(&mut st.boards),
+                    links: std::mem::take(&mut st.links),
+                }
+            };
+            if taken.games.is_empty() && taken.boards.is_empty() && taken.links.is_empty() {
                 continue;
             }
-            let new_game = new_board_game.contains(&g.board);
+            let shown = self.clone();
+            let path = db.clone();
+            let mut kept = store.take();
+            let result = tokio::task::spawn_blocking(move || {
+                if kept.is_none() {
+                    kept = Some(Store::open_read_only(&path)?);
+                }
+                match &kept {
+                    Some(s) => shown.show(s, &taken).map(|()| kept),
+                    None => Ok(None),
+                }
+            })
+            .await;
+            match result {
+                Ok(Ok(s)) => store = s,
+                Ok(Err(e)) => warn!(cause = %e, "the live page could not read the store"),
+                Err(e) => error!(cause = %e, "the live page's reader failed"),
+            }
+        }
+    }
+
+    fn show(&self, store: &Store, t: &ShownState) -> Result<(), StoreError> {
+        for &id in &t.boards {
+            for b in store.boards_shown(Some(id))? {
+                self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
+            }
+        }
+        for &id in &t.games {
+            let Some(g) = store.game(id)? else { continue };
+            if t.latest.get(&g.board) != Some(&id) {
+                continue;
+            }
+            let new_game = t.new_game.contains(&g.board);
             self.hub.show_game(&g, clock_at(&g, now_ms()), new_game);
         }
-        for &(board, connected) in &applied.links {
+        for &(board, connected) in &t.links {
             if let Some(b) = store.boards_shown(Some(board))?.first() {
                 self.link(&b.name, Some(connected));
             }
@@ -383,7 +456,7 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
         let applied = tokio::task::spawn_blocking(move || {
             let mut s = lock(&store);
             let applied = s.apply_hall_records(&hall, &incoming, now_ms())?;
-            shown.applied(&s, &applied)?;
+            shown.note(&applied);
             Ok::<_, StoreError>((applied, incoming.len()))
         })
         .await

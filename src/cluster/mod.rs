@@ -10,6 +10,7 @@
 //! what both sides share: the names, the connection (credentials, TLS, reconnecting forever)
 //! and the stream's settings.
 
+pub mod commands;
 pub mod event;
 pub mod hall;
 

@@ -279,6 +279,11 @@ pub async fn record_fleet(
         page_limit,
         cluster,
     } = fleet;
+    // A hall takes the event node's decisions through its boards' desks, served or not.
+    let hub = match (hub, &cluster) {
+        (None, Some(c)) if c.hall.is_some() => Some(Hub::new()),
+        (hub, _) => hub,
+    };
     let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
     // A hall keeps every record in its outbox from before its first write on.
     let cluster = match cluster
@@ -363,6 +368,19 @@ pub async fn record_fleet(
     }
     .spawn(&mut relays, &changes, hub.clone());
     if let Some((client, identity, replicas)) = cluster {
+        // The event node's decisions, rounds and pairings, taken as the hall's own.
+        let decider = crate::relay::server::Decider::new(
+            &db,
+            hub.clone().unwrap_or_default(),
+            Some(changes.clone()),
+        );
+        relays.spawn(crate::cluster::commands::take(
+            client.clone(),
+            identity.hall.clone(),
+            replicas,
+            decider,
+            stop.clone(),
+        ));
         relays.spawn(crate::cluster::hall::publish(
             client,
             identity,

@@ -33,7 +33,7 @@ use axum::{
     routing::{get, post},
 };
 use futures_util::stream::{self, Stream};
-use serde::{Deserialize, de::DeserializeOwned};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::json;
 use tokio::sync::{broadcast::error::RecvError, watch};
 use tracing::{error, warn};
@@ -167,19 +167,13 @@ struct App {
     db: Arc<Db>,
     token: Option<Token>,
     metrics: Arc<Metrics>,
-    changes: Option<Arc<watch::Sender<u64>>>,
     /// The arbiter's console sessions ([`session`]).
     sessions: Arc<session::Sessions>,
+    /// Takes the decisions, round starts and pairings ([`decider`]).
+    decider: Decider,
 }
 
 impl App {
-    /// Tells the relays that the store changed.
-    fn changed(&self) {
-        if let Some(changes) = &self.changes {
-            changes.send_modify(|n| *n = n.wrapping_add(1));
-        }
-    }
-
     /// True when the request comes from the arbiter (the admin token or a console session).
     fn is_arbiter(&self, headers: &HeaderMap) -> bool {
         self.authorize(headers).is_ok()
@@ -214,6 +208,8 @@ pub struct RelayExtras {
     pub public_hub: Option<Hub>,
     /// Timeouts, body sizes and the cap on connections ([`listen`]).
     pub limits: HttpLimits,
+    /// The event node: decisions go to the hall owning the board ([`super::route`]).
+    pub route: Option<super::route::Route>,
 }
 
 /// An error answer: a status and a message, as JSON `{"error": ...}`.
@@ -248,21 +244,28 @@ pub fn router_with(
     admin_token: Option<Token>,
     extras: RelayExtras,
 ) -> Router {
+    let db = Arc::new(Db {
+        path: db_path.to_owned(),
+        reader: Mutex::new(ReaderState {
+            publication: extras.publication,
+            ..ReaderState::default()
+        }),
+        admin: Mutex::new(None),
+    });
+    let decider = Decider::with_db(
+        db.clone(),
+        hub.clone(),
+        extras.changes.clone(),
+        extras.route,
+    );
     let app = App {
         public_hub: extras.public_hub.unwrap_or_else(|| hub.clone()),
         hub,
-        db: Arc::new(Db {
-            path: db_path.to_owned(),
-            reader: Mutex::new(ReaderState {
-                publication: extras.publication,
-                ..ReaderState::default()
-            }),
-            admin: Mutex::new(None),
-        }),
+        db,
         token: admin_token,
         metrics: extras.metrics,
-        changes: extras.changes,
         sessions: Arc::default(),
+        decider,
     };
     Router::new()
         .route("/", get(index))
@@ -649,11 +652,14 @@ type Decided = (Decision, Option<String>, Vec<RecordedMove>, bool);
 
 mod admin;
 mod console_actions;
+mod decider;
 mod guard;
 mod reader;
 mod session;
 
+pub use admin::{AdminAction, CorrectBody, NoteBody, ResultBody, ResumeBody, RuleBody};
 use admin::{admin, admin_pairings, admin_round_start};
+pub use decider::{Decider, Refusal};
 use reader::{PgnAsk, ReaderState, Rendered, Seating};
 
 #[cfg(test)]

@@ -278,6 +278,30 @@ impl Store {
             .optional()?)
     }
 
+    /// The hall a game of this node belongs to, and the game's id in that hall.
+    pub fn replica_game(&self, game: GameId) -> Result<Option<(String, i64)>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT hall, remote FROM replica_ids WHERE tbl = 'games' AND local = ?1",
+                [game],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// This node's id of hall `hall`'s event `remote`, once it arrived.
+    pub fn replica_event(&self, hall: &str, remote: i64) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT local FROM replica_ids WHERE hall = ?1 AND tbl = 'events' AND remote = ?2",
+                (hall, remote),
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// Every board (`only`: these), as the event node shows it.
     pub fn boards_shown(&self, only: Option<BoardId>) -> Result<Vec<BoardShown>, StoreError> {
         let mut stmt = self.conn.prepare_cached(

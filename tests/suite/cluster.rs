@@ -310,3 +310,136 @@ async fn a_three_node_cluster_loses_a_node_mid_round_and_nothing_else() {
         drop(nodes);
     });
 }
+
+/// The event node's game on board `board` (`hall/name`), its newest.
+fn event_game(event: &EventNode, board: &str) -> i64 {
+    crate::cluster_common::read_only(&event.db)
+        .query_row(
+            "SELECT max(g.id) FROM games g JOIN boards b ON b.id = g.board_id WHERE b.name = ?1",
+            [board],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// A decision at hall `db` on its game of board `board`, by `author`: (action, note).
+fn hall_decisions(db: &std::path::Path, author: &str) -> Vec<(String, Option<String>)> {
+    crate::cluster_common::read_only(db)
+        .prepare(
+            "SELECT json_extract(detail, '$.action'), json_extract(detail, '$.note') FROM events \
+             WHERE kind = 'decision' AND json_extract(detail, '$.author') = ?1 ORDER BY id",
+        )
+        .unwrap()
+        .query_map([author], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = Nats::start(dir.path());
+    let token_file = dir.path().join("admin.token");
+    std::fs::write(&token_file, "event-secret\n").unwrap();
+    let boards = fleet_common::hall(3, 0, SPEED, 45_000);
+    let mut a = Hall::new(dir.path(), "A", &nats.url(), boards.to_vec(), 1, "");
+    let mut event = EventNode::new(
+        dir.path(),
+        &nats.url(),
+        &["A"],
+        &format!("\n[admin]\ntoken_file = \"{}\"\n", token_file.display()),
+    );
+    event.start();
+    a.start();
+    let fleet = play(&[&a]).await;
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let http = reqwest::Client::new();
+    let post = |path: String, body: serde_json::Value| {
+        let http = http.clone();
+        let url = format!("http://127.0.0.1:{}{path}", event.http);
+        async move {
+            let r = http
+                .post(url)
+                .bearer_auth("event-secret")
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    // A note on board A1's game: the hall records it, and the answer is the event node's own.
+    let g1 = tokio::task::block_in_place(|| event_game(&event, "A/A1"));
+    let (status, body) = post(
+        format!("/api/admin/games/{g1}/note"),
+        serde_json::json!({ "text": "clock checked at the board", "author": "Chief" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["game"], g1, "{body}");
+    // A result on board A2's game, mid-game: the hall's board takes it.
+    let g2 = tokio::task::block_in_place(|| event_game(&event, "A/A2"));
+    let (status, body) = post(
+        format!("/api/admin/games/{g2}/result"),
+        serde_json::json!({ "result": "1/2-1/2", "reason": "agreement", "author": "Chief" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    // A refusal comes back as the hall's: a note must not be empty.
+    let (status, body) = post(
+        format!("/api/admin/games/{g1}/note"),
+        serde_json::json!({ "text": "", "author": "Chief" }),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    // Round 2 starts at the event node: the hall starts it too.
+    let (status, body) = post("/api/admin/rounds/2/start".into(), serde_json::json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    // The hall is down: the decision waits in its command stream.
+    tokio::task::block_in_place(|| a.terminate());
+    let (status, body) = post(
+        format!("/api/admin/games/{g1}/note"),
+        serde_json::json!({ "text": "taken while the hall was down", "author": "Deputy" }),
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    a.start();
+    finish(fleet, &[&a]).await;
+    tokio::task::block_in_place(|| {
+        a.terminate();
+        event.wait_caught_up(&[&a], Duration::from_secs(30));
+        let seen = assert_event_holds_halls(&event, &[&a]);
+        assert_eq!(
+            hall_decisions(&a.db, "Chief"),
+            [
+                (
+                    "note".to_owned(),
+                    Some("clock checked at the board".to_owned())
+                ),
+                ("set_result".to_owned(), None),
+            ]
+        );
+        assert_eq!(
+            hall_decisions(&a.db, "Deputy"),
+            [(
+                "note".to_owned(),
+                Some("taken while the hall was down".to_owned())
+            )]
+        );
+        let round: i64 = crate::cluster_common::read_only(&a.db)
+            .query_row("SELECT round FROM tournament", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(round, 2, "the hall's current round");
+        // The event node's exports show the hall's decisions.
+        let pgn = fleet_common::http_get(event.http, &format!("/games/{g2}.pgn")).unwrap();
+        assert!(pgn.contains("[Result \"1/2-1/2\"]"), "{pgn}");
+        println!(
+            "decisions through the hall: {} games, {} move rows, {} records",
+            seen.games, seen.moves, seen.records
+        );
+        event.terminate();
+    });
+}

@@ -5,54 +5,57 @@
 
 use super::*;
 
-#[derive(Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ResultBody {
-    pub(super) result: String,
-    pub(super) reason: String,
-    pub(super) author: Option<String>,
-    pub(super) note: Option<String>,
+pub struct ResultBody {
+    pub result: String,
+    pub reason: String,
+    pub author: Option<String>,
+    pub note: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RuleBody {
-    pub(super) irregularity: u32,
-    pub(super) ruling: Ruling,
-    pub(super) author: Option<String>,
-    pub(super) note: Option<String>,
+pub struct RuleBody {
+    pub irregularity: u32,
+    pub ruling: Ruling,
+    pub author: Option<String>,
+    pub note: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct CorrectBody {
-    pub(super) ply: u32,
+pub struct CorrectBody {
+    pub ply: u32,
     #[serde(rename = "move")]
-    pub(super) mv: String,
-    pub(super) author: Option<String>,
-    pub(super) note: Option<String>,
+    pub mv: String,
+    pub author: Option<String>,
+    pub note: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ResumeBody {
-    pub(super) after_ply: u32,
+pub struct ResumeBody {
+    pub after_ply: u32,
     #[serde(default)]
-    pub(super) moves: Vec<String>,
-    pub(super) author: Option<String>,
-    pub(super) note: Option<String>,
+    pub moves: Vec<String>,
+    pub author: Option<String>,
+    pub note: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct NoteBody {
-    pub(super) ply: Option<u32>,
-    pub(super) text: String,
-    pub(super) author: Option<String>,
+pub struct NoteBody {
+    pub ply: Option<u32>,
+    pub text: String,
+    pub author: Option<String>,
 }
 
-/// An admin request, validated.
-pub(super) enum AdminAction {
+/// An admin request, validated: what the admin API, the console and (at the event node) a
+/// hall's command carry.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "action", content = "body", rename_all = "snake_case")]
+pub enum AdminAction {
     Result(ResultBody),
     Rule(RuleBody),
     Correct(CorrectBody),
@@ -73,8 +76,13 @@ pub(super) fn author(given: Option<String>) -> String {
 }
 
 impl AdminAction {
-    pub(super) fn apply(self, store: &mut Store, game: GameId) -> Result<Decision, DecisionError> {
-        let at = now_ms();
+    /// Records it on `game` at `at` (wall-clock ms).
+    pub(super) fn apply(
+        self,
+        store: &mut Store,
+        game: GameId,
+        at: Millis,
+    ) -> Result<Decision, DecisionError> {
         match self {
             AdminAction::Result(b) => store.set_result(
                 game,
@@ -107,33 +115,27 @@ impl AdminAction {
         }
     }
 
+    /// Who decided.
+    pub fn author(&self) -> String {
+        author(match self {
+            AdminAction::Result(b) => b.author.clone(),
+            AdminAction::Rule(b) => b.author.clone(),
+            AdminAction::Correct(b) => b.author.clone(),
+            AdminAction::Resume(b) => b.author.clone(),
+            AdminAction::Note(b) => b.author.clone(),
+        })
+    }
+
     /// Whether it changes the moves of the record (the board recording the game must follow).
-    pub(super) fn changes_record(&self) -> bool {
+    pub fn changes_record(&self) -> bool {
         matches!(self, AdminAction::Correct(_) | AdminAction::Resume(_))
     }
 
     /// Whether the board recording the game takes it (a changed record, or a result, which
     /// closes the game once final).
-    pub(super) fn for_the_board(&self) -> bool {
+    pub fn for_the_board(&self) -> bool {
         self.changes_record() || matches!(self, AdminAction::Result(_))
     }
-}
-
-/// Applies `action` to `game` through the relay's writing connection (blocking).
-pub(super) fn decide(db: &Db, action: AdminAction, game: GameId) -> Result<Decided, ApiError> {
-    let mut admin = lock(&db.admin);
-    let store = match admin.take() {
-        Some(store) => store,
-        None => Store::open(&db.path).map_err(RelayError::from)?,
-    };
-    let store = admin.insert(store);
-    let decided = action.apply(store, game).map_err(decision_error)?;
-    // The game exists: the decision was made on it.
-    let record = store.game(game).map_err(RelayError::from)?;
-    let (board, moves, closed) = record.map_or((None, Vec::new(), false), |g| {
-        (Some(g.board_name), g.moves, g.ended_at_ms.is_some())
-    });
-    Ok((decided, board, moves, closed))
 }
 
 pub(super) async fn admin(
@@ -172,73 +174,13 @@ pub(super) async fn admin(
     .into_response())
 }
 
-/// Applies `action` to `game`: through the task of the board recording it, between two reads
-/// of its port (so the board follows a changed record or a final result), else in the store
-/// alone; then tells the relays and, for the board's current game, the live page.
+/// Applies `action` to `game` ([`Decider::act`]).
 pub(super) async fn act(
     app: &App,
     game: GameId,
     action: AdminAction,
 ) -> Result<Decision, ApiError> {
-    let db = app.db.clone();
-    let live_board = match action.for_the_board() {
-        true => app.db.read(move |r, db| r.board_playing(db, game)).await?,
-        false => None,
-    };
-    let record_changed = action.changes_record();
-    let (decided, board, _moves, _closed) = match live_board {
-        Some(board) => {
-            // The board recording the game takes the decision between two reads of its port.
-            let (answer, answered) = tokio::sync::oneshot::channel();
-            let change = RecordChange {
-                board: board.clone(),
-                game,
-                apply: Box::new(move || {
-                    let result = decide(&db, action, game);
-                    let applied = result.as_ref().ok().map(|(_, _, moves, closed)| Applied {
-                        moves: moves.clone(),
-                        record_changed,
-                        closed: *closed,
-                    });
-                    let _ignored_if_asker_gone = answer.send(result);
-                    applied
-                }),
-            };
-            if let Err(change) = app.hub.desks().hand(change).await {
-                // No task records the board (any more): the decision is the store's alone.
-                tokio::task::spawn_blocking(move || {
-                    (change.apply)();
-                })
-                .await
-                .map_err(RelayError::from)?;
-            }
-            answered.await.map_err(|_| {
-                ApiError(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    format!(
-                        "board {board} could not take the decision now (its store refuses \
-                         writes, or it is stopping); nothing changed: try again"
-                    ),
-                )
-            })??
-        }
-        None => tokio::task::spawn_blocking(move || decide(&db, action, game))
-            .await
-            .map_err(RelayError::from)??,
-    };
-    app.changed();
-    // Only the board's current game is on the live page.
-    if let Some(board) = board {
-        let current = app.db.read(|r, db| r.boards(db)).await?;
-        if current
-            .games
-            .get(&board)
-            .is_some_and(|g| g.id == decided.game.0)
-        {
-            app.hub.decision(&board, &decided);
-        }
-    }
-    Ok(decided)
+    app.decider.act(game, action).await
 }
 
 /// `POST /api/admin/pairings`.
@@ -274,42 +216,6 @@ pub(super) async fn admin_pairings(
     Ok(Json(json!({ "round": round, "boards": imported })).into_response())
 }
 
-/// Imports round `round`'s pairings from `text` (replacing the round's earlier ones): how many
-/// boards; nothing changes on a refusal, which says what is wrong and where.
-pub(super) async fn import_pairings(
-    app: &App,
-    round: u32,
-    format: PairingsFormat,
-    text: String,
-) -> Result<usize, ApiError> {
-    if round == 0 {
-        return Err(ApiError(
-            StatusCode::BAD_REQUEST,
-            "round must be 1 or more".into(),
-        ));
-    }
-    let rows = pairings::parse(&text, format, round)
-        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
-    let db = app.db.clone();
-    let imported = tokio::task::spawn_blocking(move || -> Result<usize, ApiError> {
-        let mut admin = lock(&db.admin);
-        let store = match admin.take() {
-            Some(store) => store,
-            None => Store::open(&db.path).map_err(RelayError::from)?,
-        };
-        let store = admin.insert(store);
-        store.import_pairings(round, &rows).map_err(|e| match e {
-            StoreError::InvalidNumber(..) => ApiError(StatusCode::BAD_REQUEST, e.to_string()),
-            e => ApiError::from(RelayError::from(e)),
-        })
-    })
-    .await
-    .map_err(RelayError::from)??;
-    tracing::info!(round, boards = imported, "pairings imported");
-    app.changed();
-    Ok(imported)
-}
-
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RoundStartBody {
@@ -335,32 +241,28 @@ pub(super) async fn admin_round_start(
     Ok(Json(json!({ "round": n, "previous": previous, "by": by })).into_response())
 }
 
-/// Makes round `n` the current one, recorded as started by `by`: the round current before.
-pub(super) async fn start_round(app: &App, n: u32, by: String) -> Result<Option<u32>, ApiError> {
-    if n == 0 {
+/// Imports round `round`'s pairings from `text` (replacing the round's earlier ones): how many
+/// boards; nothing changes on a refusal, which says what is wrong and where.
+pub(super) async fn import_pairings(
+    app: &App,
+    round: u32,
+    format: PairingsFormat,
+    text: String,
+) -> Result<usize, ApiError> {
+    if round == 0 {
         return Err(ApiError(
             StatusCode::BAD_REQUEST,
             "round must be 1 or more".into(),
         ));
     }
-    let db = app.db.clone();
-    let who = by.clone();
-    let previous = tokio::task::spawn_blocking(move || -> Result<Option<u32>, ApiError> {
-        let mut admin = lock(&db.admin);
-        let store = match admin.take() {
-            Some(store) => store,
-            None => Store::open(&db.path).map_err(RelayError::from)?,
-        };
-        let store = admin.insert(store);
-        store
-            .start_round(n, &who, now_ms())
-            .map_err(|e| ApiError::from(RelayError::from(e)))
-    })
-    .await
-    .map_err(RelayError::from)??;
-    tracing::info!(round = n, previous, by = %by, "round started");
-    app.changed();
-    Ok(previous)
+    let rows = pairings::parse(&text, format, round)
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
+    app.decider.import_pairings(round, rows).await
+}
+
+/// Makes round `n` the current one, recorded as started by `by`: the round current before.
+pub(super) async fn start_round(app: &App, n: u32, by: String) -> Result<Option<u32>, ApiError> {
+    app.decider.start_round(n, by).await
 }
 
 pub(super) fn decision_error(e: DecisionError) -> ApiError {

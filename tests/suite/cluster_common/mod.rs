@@ -144,6 +144,10 @@ impl Nats {
         format!("nats://127.0.0.1:{}", self.port)
     }
 
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Whether a client named `name` is connected to this server (`/connz`).
     pub fn serves(&self, name: &str) -> bool {
         fleet_common::http_get(self.monitor, "/connz").is_some_and(|c| {
