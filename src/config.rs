@@ -559,6 +559,19 @@ impl Config {
         if let Some(a) = &self.admin {
             out.push_str(&format!("admin token: {}\n", a.token_file.display()));
         }
+        if let Some(c) = &self.cluster {
+            match &c.hall {
+                Some(hall) => out.push_str(&format!(
+                    "cluster: hall {hall}, publishing to {}\n",
+                    c.urls.join(",")
+                )),
+                None => out.push_str(&format!(
+                    "cluster: event node following halls {} at {}\n",
+                    c.halls.join(", "),
+                    c.urls.join(",")
+                )),
+            }
+        }
         out
     }
 }

@@ -99,6 +99,13 @@ pub async fn connect(cfg: &ClusterConfig, name: &str) -> Result<async_nats::Clie
                 other => tracing::info!(event = %other, "NATS"),
             }
         });
+    // A user and password given in a URL (`nats://hall-a:secret@host:4222`).
+    if let Some(addr) = addrs.iter().find(|a| a.username().is_some()) {
+        opts = opts.user_and_password(
+            addr.username().unwrap_or_default().to_owned(),
+            addr.password().unwrap_or_default().to_owned(),
+        );
+    }
     if let Some(path) = &cfg.creds_file {
         opts = opts
             .credentials_file(path)

@@ -104,7 +104,7 @@ fn unknown_keys_are_errors_that_list_the_valid_ones() {
     assert_eq!(
         one_error("databse = \"x.db\"\n"),
         "venue.toml:1:1: unknown key `databse`; valid: `database`, `http`, `tournament`, \
-         `laws`, `board`, `bus`, `relay`, `admin`"
+         `laws`, `board`, `bus`, `relay`, `admin`, `cluster`"
     );
     assert_eq!(
         one_error(&format!(
@@ -690,4 +690,61 @@ fn relay_delay_slices_and_several_lichess_rounds() {
             "{e:?}"
         );
     }
+}
+
+#[test]
+fn a_cluster_table_makes_a_hall_or_the_event_node() {
+    let hall = ok("[cluster]\nurl = \"nats://10.0.0.5:4222, tls://10.0.0.6:4222\"\nhall = \"A\"\n");
+    let c = hall.cluster.clone().expect("[cluster]");
+    assert_eq!(c.urls, ["nats://10.0.0.5:4222", "tls://10.0.0.6:4222"]);
+    assert_eq!(c.hall.as_deref(), Some("A"));
+    assert!(c.halls.is_empty());
+    assert_eq!(c.replicas, 1);
+    assert!(hall.summary().contains("cluster: hall A, publishing to"));
+    let event = ok(
+        "[cluster]\nurl = \"nats://127.0.0.1:4222\"\nhalls = [\"A\", \"hall-2\"]\nreplicas = 3\n\
+         creds_file = \"/etc/boardscribe/event.creds\"\n",
+    );
+    let c = event.cluster.clone().expect("[cluster]");
+    assert_eq!(c.halls, ["A", "hall-2"]);
+    assert_eq!(c.replicas, 3);
+    assert_eq!(
+        c.creds_file,
+        Some(PathBuf::from("/etc/boardscribe/event.creds"))
+    );
+    assert!(
+        event
+            .summary()
+            .contains("event node following halls A, hall-2")
+    );
+}
+
+#[test]
+fn cluster_mistakes_are_named_where_they_are() {
+    assert!(
+        one_error("[cluster]\nhall = \"A\"\n").contains("[cluster] needs `url`"),
+        "a hall without url"
+    );
+    let e = one_error("[cluster]\nurl = \"10.0.0.5:4222\"\nhall = \"A\"\n");
+    assert!(
+        e.starts_with("venue.toml:2:7:") && e.contains("nats:// or tls://"),
+        "{e}"
+    );
+    let e = one_error("[cluster]\nurl = \"nats://h:4222\"\nhall = \"hall A\"\n");
+    assert!(
+        e.starts_with("venue.toml:3:8:") && e.contains("not a hall name"),
+        "{e}"
+    );
+    let e = one_error("[cluster]\nurl = \"nats://h:4222\"\nhalls = [\"A\", \"A\"]\n");
+    assert!(e.contains("listed twice"), "{e}");
+    let e = one_error("[cluster]\nurl = \"nats://h:4222\"\nhall = \"A\"\nhalls = [\"B\"]\n");
+    assert!(e.contains("a process is one or the other"), "{e}");
+    let e = one_error("[cluster]\nurl = \"nats://h:4222\"\nhall = \"A\"\nreplicas = 7\n");
+    assert!(e.contains("replicas = 7"), "{e}");
+    let e = one_error(
+        "[cluster]\nurl = \"nats://h:4222\"\nhall = \"A\"\ntls_cert_file = \"/etc/c.pem\"\n",
+    );
+    assert!(e.contains("tls_cert_file and tls_key_file together"), "{e}");
+    let e = one_error("[cluster]\nurl = \"nats://h:4222\"\nhal = \"A\"\n");
+    assert!(e.contains("hal"), "{e}");
 }

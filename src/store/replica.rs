@@ -718,3 +718,210 @@ impl Apply<'_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        sensor::Orientation,
+        store::{OutboxRecord, Write},
+        tracker::{RecordedMove, TrackerEvent},
+    };
+
+    fn mv(ply: u32, notation: &str) -> RecordedMove {
+        RecordedMove {
+            ply,
+            notation: notation.to_owned(),
+            uci: None,
+            position: format!("after {notation}"),
+            at_ms: 1000 * u64::from(ply),
+            clock_white_ms: Some(900_000 - u64::from(ply)),
+            clock_black_ms: Some(900_000),
+            time_trouble: false,
+        }
+    }
+
+    fn envelopes(origin: &str, records: &[OutboxRecord]) -> Vec<Incoming> {
+        records
+            .iter()
+            .map(|r| Incoming {
+                envelope: Envelope {
+                    origin: origin.to_owned(),
+                    seq: r.seq,
+                    at_ms: r.at_ms,
+                    kind: r.kind.clone(),
+                    row: RawValue::from_string(r.row.clone()).unwrap(),
+                },
+                stream_seq: r.seq + 100,
+            })
+            .collect()
+    }
+
+    /// A hall database with one board playing `plies` and a revision, as the hall's outbox.
+    fn hall() -> (Store, Vec<OutboxRecord>) {
+        let mut hall = Store::open_in_memory().unwrap();
+        hall.join_hall("A", "0123456789abcdef").unwrap();
+        let board = hall.board("board 1", Kind::Chess).unwrap();
+        let mut writes = vec![
+            Write::Link {
+                board,
+                at_ms: 10,
+                connected: true,
+            },
+            Write::Event {
+                board,
+                event: TrackerEvent::GameStarted {
+                    at_ms: 20,
+                    orientation: Orientation::Normal,
+                    start: None,
+                },
+            },
+        ];
+        for (i, n) in ["e4", "e5", "Nf3"].iter().enumerate() {
+            writes.push(Write::Event {
+                board,
+                event: TrackerEvent::Move(mv(i as u32 + 1, n)),
+            });
+        }
+        writes.push(Write::Event {
+            board,
+            event: TrackerEvent::Revision {
+                at_ms: 4000,
+                old: mv(3, "Nf3"),
+                new: mv(3, "Nc3"),
+            },
+        });
+        hall.write_batch(&writes).unwrap();
+        let out = hall.outbox_after(0, 1000).unwrap();
+        (hall, out)
+    }
+
+    #[test]
+    fn a_halls_outbox_applied_at_the_event_node_gives_the_same_game_once() {
+        let (hall, records) = hall();
+        assert_eq!(
+            records.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            (1..=records.len() as u64).collect::<Vec<_>>()
+        );
+        let kinds: Vec<&str> = records.iter().map(|r| r.kind.as_str()).collect();
+        assert!(kinds.starts_with(&["board", "link", "game"]), "{kinds:?}");
+        assert!(kinds.contains(&"move_retracted"), "{kinds:?}");
+        let mut event = Store::open_in_memory().unwrap();
+        let incoming = envelopes("0123456789abcdef", &records);
+        // Applied in two batches, the second overlapping the first: each record once.
+        let first = event.apply_hall_records("A", &incoming[..4], 5).unwrap();
+        assert_eq!((first.applied, first.skipped), (4, 0));
+        let rest = event.apply_hall_records("A", &incoming, 6).unwrap();
+        assert_eq!((rest.applied, rest.skipped), (records.len() - 4, 4));
+        assert!(rest.refused.is_none());
+        let position = event.replica_position("A").unwrap().unwrap();
+        assert_eq!(position.seq, records.len() as u64);
+        assert_eq!(position.stream_seq, records.len() as u64 + 100);
+        let at_hall = hall.games().unwrap();
+        let at_event = event.games().unwrap();
+        assert_eq!(at_event.len(), 1);
+        assert_eq!(at_event[0].board_name, "A/board 1");
+        assert_eq!(at_event[0].moves, at_hall[0].moves);
+        assert_eq!(at_event[0].moves[2].notation, "Nc3");
+        assert_eq!(at_event[0].events.len(), at_hall[0].events.len());
+        let shown = event.boards_shown(None).unwrap();
+        assert_eq!(shown[0].connected, Some(true));
+        assert_eq!(
+            event.replica_game(at_event[0].id).unwrap(),
+            Some(("A".to_owned(), at_hall[0].id.0))
+        );
+    }
+
+    #[test]
+    fn a_gap_or_another_database_is_refused_and_what_came_before_is_kept() {
+        let (_, records) = hall();
+        let mut event = Store::open_in_memory().unwrap();
+        let incoming = envelopes("0123456789abcdef", &records);
+        // Record 3 missing: 1 and 2 are applied, 4 refused.
+        let mut gapped: Vec<Incoming> = envelopes("0123456789abcdef", &records[..2]);
+        gapped.extend(envelopes("0123456789abcdef", &records[3..4]));
+        let applied = event.apply_hall_records("A", &gapped, 1).unwrap();
+        assert_eq!(applied.applied, 2);
+        assert!(
+            matches!(
+                applied.refused,
+                Some(ReplicaError::Gap {
+                    expected: 3,
+                    got: 4,
+                    ..
+                })
+            ),
+            "{:?}",
+            applied.refused
+        );
+        assert_eq!(event.replica_position("A").unwrap().unwrap().seq, 2);
+        // Another database calling itself hall A.
+        let other = envelopes("fedcba9876543210", &records[2..3]);
+        let applied = event.apply_hall_records("A", &other, 2).unwrap();
+        assert_eq!(applied.applied, 0);
+        assert!(matches!(
+            applied.refused,
+            Some(ReplicaError::OtherOrigin { .. })
+        ));
+        // The right record 3 and what follows go on.
+        let applied = event.apply_hall_records("A", &incoming[2..], 3).unwrap();
+        assert!(applied.refused.is_none());
+        assert_eq!(applied.applied, records.len() - 2);
+    }
+
+    #[test]
+    fn a_database_joins_one_hall_and_keeps_its_origin() {
+        let mut s = Store::open_in_memory().unwrap();
+        let board = s.board("b", Kind::Chess).unwrap();
+        s.board_link(board, 5, true).unwrap();
+        // Before joining, nothing is kept for a hall.
+        assert_eq!(s.outbox_state().unwrap().depth, 0);
+        let id = s.join_hall("A", "aaaa").unwrap();
+        // What the database held is put in the outbox when it joins.
+        assert_eq!(s.outbox_state().unwrap().depth, 2);
+        assert_eq!(s.join_hall("A", "bbbb").unwrap(), id);
+        assert!(matches!(
+            s.join_hall("B", "cccc"),
+            Err(crate::store::HallError::OtherHall { .. })
+        ));
+        s.outbox_release(1).unwrap();
+        assert_eq!(s.outbox_after(0, 10).unwrap()[0].seq, 2);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Whatever the broker delivers (records again, out of order, a row made unreadable),
+        /// nothing panics, nothing is applied out of order or twice, and once the records come
+        /// in order the event node holds the hall's game exactly.
+        #[test]
+        fn deliveries_in_any_order_end_in_the_halls_record(
+            deliveries in proptest::collection::vec((0usize..12, proptest::bool::ANY), 0..40)
+        ) {
+            let (hall, records) = hall();
+            let mut event = Store::open_in_memory().unwrap();
+            for (i, corrupt) in deliveries {
+                let Some(r) = records.get(i % records.len()) else { continue };
+                let mut one = envelopes("0123456789abcdef", std::slice::from_ref(r));
+                if corrupt {
+                    one[0].envelope.row = RawValue::from_string("{\"id\": \"x\"}".into()).unwrap();
+                }
+                let before = event.replica_position("A").unwrap().map_or(0, |p| p.seq);
+                let applied = event.apply_hall_records("A", &one, 1).unwrap();
+                let after = event.replica_position("A").unwrap().map_or(0, |p| p.seq);
+                if applied.applied == 1 {
+                    proptest::prop_assert_eq!(after, before + 1);
+                    proptest::prop_assert_eq!(r.seq, after);
+                } else {
+                    proptest::prop_assert_eq!(after, before);
+                }
+            }
+            let applied = event.apply_hall_records("A", &envelopes("0123456789abcdef", &records), 2).unwrap();
+            proptest::prop_assert!(applied.refused.is_none());
+            let games = event.games().unwrap();
+            proptest::prop_assert_eq!(&games[0].moves, &hall.games().unwrap()[0].moves);
+            let logged: i64 = event.conn.query_row("SELECT count(*) FROM replica_log", [], |r| r.get(0)).unwrap();
+            proptest::prop_assert_eq!(logged as usize, records.len());
+        }
+    }
+}

@@ -71,9 +71,19 @@ fn two_halls(dir: &std::path::Path, url: &str, per_hall: usize, max_ms: u64) -> 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_halls_reach_the_event_node_exactly() {
     let dir = tempfile::tempdir().unwrap();
-    let nats = Nats::start(dir.path());
-    let (mut a, mut b) = two_halls(dir.path(), &nats.url(), 3, 40_000);
-    let mut event = EventNode::new(dir.path(), &nats.url(), &["A", "B"], "");
+    // A server that takes only its users: each process logs in with the URL's user and password.
+    let nats = Nats::start_with(
+        dir.path(),
+        "authorization {\n  users: [\n    { user: hall, password: hall-secret }\n    \
+         { user: event, password: event-secret }\n  ]\n}\n",
+    );
+    let (mut a, mut b) = two_halls(dir.path(), &nats.url_as("hall", "hall-secret"), 3, 40_000);
+    let mut event = EventNode::new(
+        dir.path(),
+        &nats.url_as("event", "event-secret"),
+        &["A", "B"],
+        "",
+    );
     event.start();
     a.start();
     b.start();
@@ -82,6 +92,14 @@ async fn two_halls_reach_the_event_node_exactly() {
     tokio::task::block_in_place(|| {
         event.wait_caught_up(&[&a, &b], Duration::from_secs(30));
         assert_eq!(a.metric("boardscribe_cluster_outbox_depth"), Some(0.0));
+        // Each process is connected as its user.
+        let connz = fleet_common::http_get(nats.monitor, "/connz?auth=true").unwrap();
+        for user in ["hall", "event"] {
+            assert!(
+                connz.contains(&format!("\"authorized_user\": \"{user}\"")),
+                "{connz}"
+            );
+        }
         // The halls stop first, so that their records are whole (a board's link lost at
         // the end comes too) before they are compared.
         a.terminate();

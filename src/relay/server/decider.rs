@@ -104,8 +104,7 @@ impl Decider {
             })
         })
         .await
-        .map_err(|e| Refusal::from(ApiError::from(RelayError::from(e))))?
-        .map_err(Refusal::from)?;
+        .map_err(|e| Refusal::from(ApiError::from(RelayError::from(e))))??;
         if let Some(d) = taken {
             return Ok(d);
         }

@@ -42,7 +42,12 @@ pub struct Nats {
 impl Nats {
     /// A single server.
     pub fn start(dir: &Path) -> Nats {
-        let mut n = Nats::configure(dir, "n1", None);
+        Nats::start_with(dir, "")
+    }
+
+    /// A single server, `extra` added to its configuration (users, TLS).
+    pub fn start_with(dir: &Path, extra: &str) -> Nats {
+        let mut n = Nats::configure(dir, "n1", None, extra);
         n.spawn();
         n.wait_ready(Duration::from_secs(20));
         n
@@ -52,7 +57,7 @@ impl Nats {
     pub fn cluster(dir: &Path) -> Vec<Nats> {
         let routes: Vec<u16> = (0..3).map(|_| fleet_common::free_port()).collect();
         let mut nodes: Vec<Nats> = (0..3)
-            .map(|i| Nats::configure(dir, &format!("n{}", i + 1), Some((i, &routes))))
+            .map(|i| Nats::configure(dir, &format!("n{}", i + 1), Some((i, &routes)), ""))
             .collect();
         for n in &mut nodes {
             n.spawn();
@@ -63,7 +68,7 @@ impl Nats {
         nodes
     }
 
-    fn configure(dir: &Path, name: &str, cluster: Option<(usize, &[u16])>) -> Nats {
+    fn configure(dir: &Path, name: &str, cluster: Option<(usize, &[u16])>, extra: &str) -> Nats {
         let port = fleet_common::free_port();
         let monitor = fleet_common::free_port();
         let store = dir.join(format!("nats-{name}"));
@@ -86,6 +91,7 @@ impl Nats {
                 others.join(", ")
             ));
         }
+        text.push_str(extra);
         let config = dir.join(format!("nats-{name}.conf"));
         std::fs::write(&config, text).unwrap();
         Nats {
@@ -142,6 +148,11 @@ impl Nats {
 
     pub fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// The URL with a user and password in it.
+    pub fn url_as(&self, user: &str, password: &str) -> String {
+        format!("nats://{user}:{password}@127.0.0.1:{}", self.port)
     }
 
     pub fn pid(&self) -> Option<u32> {
