@@ -29,15 +29,6 @@ use std::time::{Duration, Instant};
 use boardscribe::emulator::PtyFleet;
 use cluster_common::{EventNode, Hall, Nats};
 
-fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
-    match std::env::var(name) {
-        Ok(v) => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not valid")),
-        Err(_) => default,
-    }
-}
-
 /// A process measured over the round.
 struct Proc {
     what: String,
@@ -69,10 +60,10 @@ impl Proc {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let bench = std::env::args().any(|a| a == "--bench");
-    let halls_n: usize = knob("CLUSTERBENCH_HALLS", if bench { 8 } else { 2 });
-    let boards_n: usize = knob("CLUSTERBENCH_BOARDS", if bench { 128 } else { 2 });
-    let secs: u64 = knob("CLUSTERBENCH_SECS", if bench { 120 } else { 15 });
-    let speed: f64 = knob("CLUSTERBENCH_SPEED", 0.1);
+    let halls_n: usize = fleet_common::knob("CLUSTERBENCH_HALLS", if bench { 8 } else { 2 });
+    let boards_n: usize = fleet_common::knob("CLUSTERBENCH_BOARDS", if bench { 128 } else { 2 });
+    let secs: u64 = fleet_common::knob("CLUSTERBENCH_SECS", if bench { 120 } else { 15 });
+    let speed: f64 = fleet_common::knob("CLUSTERBENCH_SPEED", 0.1);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let nats = tokio::task::block_in_place(|| Nats::start(dir.path()));
     let chess = boards_n * 5 / 8;
@@ -233,22 +224,13 @@ async fn main() {
         bench_cpu,
         bench_cpu / wall * 100.0
     );
-    println!("load avg at the end: {}", loadavg());
+    println!("load avg at the end: {}", fleet_common::loadavg());
 }
 
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
-}
-
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn nats_version() -> String {

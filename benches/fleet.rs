@@ -25,15 +25,6 @@ use std::{
 use boardscribe::emulator::PtyFleet;
 use fleet_common::Daemon;
 
-fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
-    match std::env::var(name) {
-        Ok(v) => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not valid")),
-        Err(_) => default,
-    }
-}
-
 /// What one phase measured.
 struct Phase {
     boards: usize,
@@ -48,15 +39,6 @@ struct Phase {
     untimed: usize,
     late: Vec<f64>,
     load: String,
-}
-
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The daemon with one board that is never plugged in, for `secs`: its VmRSS and VmHWM.
@@ -109,7 +91,7 @@ async fn phase(n: usize, secs: u64, speed: f64) -> Phase {
     let wall = t0.elapsed().as_secs_f64();
     let cpu = fleet_common::cpu_secs(pid) - cpu0;
     let (rss_kib, hwm_kib) = fleet_common::memory_kib(pid);
-    let load = loadavg();
+    let load = fleet_common::loadavg();
     let metrics = tokio::task::block_in_place(|| fleet_common::http_get(http, "/metrics"))
         .unwrap_or_default();
     let get = |name: &str| fleet_common::metric(&metrics, name).unwrap_or(f64::NAN);
@@ -219,7 +201,7 @@ fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` does not: a short smoke run then.
     let full = std::env::args().any(|a| a == "--bench");
     let sizes: Vec<usize> =
-        knob::<String>("FLEETBENCH_SIZES", if full { "64,256" } else { "4" }.into())
+        fleet_common::knob::<String>("FLEETBENCH_SIZES", if full { "64,256" } else { "4" }.into())
             .split(',')
             .map(|s| {
                 s.trim()
@@ -227,8 +209,8 @@ fn main() {
                     .expect("FLEETBENCH_SIZES: numbers, comma-separated")
             })
             .collect();
-    let secs = knob("FLEETBENCH_SECS", if full { 90 } else { 10 });
-    let speed = knob("FLEETBENCH_SPEED", 0.1);
+    let secs = fleet_common::knob("FLEETBENCH_SECS", if full { 90 } else { 10 });
+    let speed = fleet_common::knob("FLEETBENCH_SPEED", 0.1);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -240,7 +222,7 @@ fn main() {
     for n in sizes {
         eprintln!(
             "phase: {n} boards for {secs} s (load average {})",
-            loadavg()
+            fleet_common::loadavg()
         );
         phases.push(rt.block_on(phase(n, secs, speed)));
     }

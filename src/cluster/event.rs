@@ -192,6 +192,22 @@ async fn run(
         cluster.halls.join(", "),
         cluster.urls.join(",")
     );
+    // systemd: ready once every hall is followed; the watchdog fed until the stop.
+    let notifier = crate::notify::Notifier::from_env();
+    if let Err(e) = notifier.ready(&format!("following halls {}", cluster.halls.join(", "))) {
+        warn!(cause = %e, "readiness not sent to systemd");
+    }
+    {
+        let notifier = notifier.clone();
+        let mut stop = stop_rx.clone();
+        tokio::spawn(async move {
+            notifier
+                .watchdog_loop(async move {
+                    let _ignored_if_gone = stop.wait_for(|s| *s).await;
+                })
+                .await;
+        });
+    }
     while let Some(done) = halls.join_next().await {
         if let Err(e) = done {
             error!(cause = %e, "a hall's follower failed");

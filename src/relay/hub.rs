@@ -183,8 +183,9 @@ impl Hub {
         }
         let mut replaced = false;
         self.update(name, true, |b| {
+            // Compared without the drawing (the position is in the snapshot) and the clock.
             let without_clock = |board: &BoardLive| {
-                let mut v = view::snapshot_json(&board.snapshot().public());
+                let mut v = json!(board.snapshot().public());
                 v["clock"] = Value::Null;
                 v
             };

@@ -11,7 +11,7 @@
 //! (a record missing before it) is refused, with what was applied before it kept: nothing is
 //! ever guessed. [`Store::replica_position`] says where a hall stands. Times are the caller's.
 
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{OptionalExtension, ToSql, Transaction, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -161,6 +161,30 @@ struct GameRow {
     board_no: Option<i64>,
     start_position: Option<String>,
     time_control: Option<String>,
+}
+
+impl GameRow {
+    /// Its columns but the id, in the table's order, on the event node's board `board`.
+    fn values<'a>(&'a self, board: &'a i64) -> [&'a dyn ToSql; 16] {
+        [
+            board,
+            &self.kind,
+            &self.orientation,
+            &self.date,
+            &self.started_at_ms,
+            &self.ended_at_ms,
+            &self.white,
+            &self.black,
+            &self.result,
+            &self.termination,
+            &self.event,
+            &self.site,
+            &self.round,
+            &self.board_no,
+            &self.start_position,
+            &self.time_control,
+        ]
+    }
 }
 
 #[derive(Deserialize)]
@@ -487,24 +511,7 @@ impl Apply<'_, '_> {
                          ?15, ?16)",
                     )
                     .map_err(StoreError::from)?
-                    .execute(rusqlite::params![
-                        board,
-                        g.kind,
-                        g.orientation,
-                        g.date,
-                        g.started_at_ms,
-                        g.ended_at_ms,
-                        g.white,
-                        g.black,
-                        g.result,
-                        g.termination,
-                        g.event,
-                        g.site,
-                        g.round,
-                        g.board_no,
-                        g.start_position,
-                        g.time_control
-                    ])
+                    .execute(g.values(&board).as_slice())
                     .map_err(StoreError::from)?;
                 let local = self.tx.last_insert_rowid();
                 self.map(GAMES, g.id, local)?;
@@ -523,25 +530,11 @@ impl Apply<'_, '_> {
                          board_no = ?14, start_position = ?15, time_control = ?16 WHERE id = ?17",
                     )
                     .map_err(StoreError::from)?
-                    .execute(rusqlite::params![
-                        board,
-                        g.kind,
-                        g.orientation,
-                        g.date,
-                        g.started_at_ms,
-                        g.ended_at_ms,
-                        g.white,
-                        g.black,
-                        g.result,
-                        g.termination,
-                        g.event,
-                        g.site,
-                        g.round,
-                        g.board_no,
-                        g.start_position,
-                        g.time_control,
-                        local
-                    ])
+                    .execute(
+                        [g.values(&board).as_slice(), &[&local as &dyn ToSql]]
+                            .concat()
+                            .as_slice(),
+                    )
                     .map_err(StoreError::from)?;
                 self.touch(GameId(local));
                 Ok(())

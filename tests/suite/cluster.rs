@@ -35,6 +35,26 @@ async fn play(halls: &[&Hall]) -> PtyFleet {
     PtyFleet::spawn(boards).await.unwrap()
 }
 
+/// Moves hall `h` has printed (each once durable).
+fn printed(h: &Hall) -> usize {
+    h.daemon.as_ref().unwrap().printed.lock().unwrap().len()
+}
+
+/// Stops the halls (so that their records are whole: a board's link lost at the end comes
+/// too), waits until the event node holds all of it (at most `within_s` seconds), and checks it.
+fn stop_and_compare(
+    event: &mut EventNode,
+    halls: &mut [&mut Hall],
+    within_s: u64,
+) -> crate::cluster_common::Compared {
+    for h in halls.iter_mut() {
+        h.terminate();
+    }
+    let halls: Vec<&Hall> = halls.iter().map(|h| &**h).collect();
+    event.wait_caught_up(&halls, Duration::from_secs(within_s));
+    assert_event_holds_halls(event, &halls)
+}
+
 fn longest(halls: &[&Hall]) -> u64 {
     halls
         .iter()
@@ -100,12 +120,7 @@ async fn two_halls_reach_the_event_node_exactly() {
                 "{connz}"
             );
         }
-        // The halls stop first, so that their records are whole (a board's link lost at
-        // the end comes too) before they are compared.
-        a.terminate();
-        b.terminate();
-        event.wait_caught_up(&[&a, &b], Duration::from_secs(30));
-        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        let seen = stop_and_compare(&mut event, &mut [&mut a, &mut b], 30);
         assert_eq!(seen.games, 6);
         let lat = latencies(&event.db);
         let (p50, p99, max) = quantiles(&lat);
@@ -153,10 +168,10 @@ async fn the_broker_stopped_for_30_s_loses_and_repeats_nothing() {
     );
     let fleet = play(&[&a, &b]).await;
     tokio::time::sleep(Duration::from_secs(8)).await;
-    let printed_before = a.daemon.as_ref().unwrap().printed.lock().unwrap().len();
+    let printed_before = printed(&a);
     tokio::task::block_in_place(|| nats.stop());
     tokio::time::sleep(Duration::from_secs(30)).await;
-    let printed_during = a.daemon.as_ref().unwrap().printed.lock().unwrap().len();
+    let printed_during = printed(&a);
     assert!(
         printed_during > printed_before,
         "hall A recorded nothing while the broker was down"
@@ -166,12 +181,7 @@ async fn the_broker_stopped_for_30_s_loses_and_repeats_nothing() {
     tokio::task::block_in_place(|| nats.restart());
     finish(fleet, &[&a, &b]).await;
     tokio::task::block_in_place(|| {
-        // The halls stop first, so that their records are whole (a board's link lost at
-        // the end comes too) before they are compared.
-        a.terminate();
-        b.terminate();
-        event.wait_caught_up(&[&a, &b], Duration::from_secs(60));
-        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        let seen = stop_and_compare(&mut event, &mut [&mut a, &mut b], 60);
         println!(
             "broker stopped 30 s: {} games, {} move rows, {} records; hall A's outbox held up \
              to {waiting} records",
@@ -201,12 +211,7 @@ async fn a_hall_killed_and_the_event_node_killed_mid_round_lose_and_repeat_nothi
     event.start();
     finish(fleet, &[&a, &b]).await;
     tokio::task::block_in_place(|| {
-        // The halls stop first, so that their records are whole (a board's link lost at
-        // the end comes too) before they are compared.
-        a.terminate();
-        b.terminate();
-        event.wait_caught_up(&[&a, &b], Duration::from_secs(60));
-        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        let seen = stop_and_compare(&mut event, &mut [&mut a, &mut b], 60);
         println!(
             "hall A and the event node killed -9: {} games, {} move rows, {} records",
             seen.games, seen.moves, seen.records
@@ -237,9 +242,9 @@ async fn a_hall_cut_off_for_a_minute_keeps_recording_and_catches_up() {
     let before = event.seq("A");
     cut.cut();
     let cut_at = Instant::now();
-    let printed_before = a.daemon.as_ref().unwrap().printed.lock().unwrap().len();
+    let printed_before = printed(&a);
     tokio::time::sleep(Duration::from_secs(60)).await;
-    let printed_during = a.daemon.as_ref().unwrap().printed.lock().unwrap().len();
+    let printed_during = printed(&a);
     let reached = event.seq("A");
     cut.restore();
     assert!(
@@ -261,12 +266,7 @@ async fn a_hall_cut_off_for_a_minute_keeps_recording_and_catches_up() {
     let catch_up = caught_up.elapsed();
     finish(fleet, &[&a, &b]).await;
     tokio::task::block_in_place(|| {
-        // The halls stop first, so that their records are whole (a board's link lost at
-        // the end comes too) before they are compared.
-        a.terminate();
-        b.terminate();
-        event.wait_caught_up(&[&a, &b], Duration::from_secs(60));
-        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        let seen = stop_and_compare(&mut event, &mut [&mut a, &mut b], 60);
         println!(
             "hall A cut off {:?}: {} moves recorded meanwhile, its outbox held up to {waiting} \
              records, caught up {catch_up:?} after the link came back; {} games, {} move rows, \
@@ -309,12 +309,7 @@ async fn a_three_node_cluster_loses_a_node_mid_round_and_nothing_else() {
     });
     finish(fleet, &[&a, &b]).await;
     tokio::task::block_in_place(|| {
-        // The halls stop first, so that their records are whole (a board's link lost at
-        // the end comes too) before they are compared.
-        a.terminate();
-        b.terminate();
-        event.wait_caught_up(&[&a, &b], Duration::from_secs(90));
-        let seen = assert_event_holds_halls(&event, &[&a, &b]);
+        let seen = stop_and_compare(&mut event, &mut [&mut a, &mut b], 90);
         assert!(
             before.0 > 0 && before.1 > 0,
             "nothing applied before the node died"

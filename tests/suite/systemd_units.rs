@@ -5,6 +5,8 @@
 use std::{collections::BTreeMap, path::Path, process::Command};
 
 const UNIT: &str = include_str!("../../systemd/boardscribe.service");
+/// The event node's unit (issue 18).
+const EVENT_UNIT: &str = include_str!("../../systemd/boardscribe-event.service");
 const SYSUSERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/systemd/boardscribe.sysusers");
 const UDEV_RULES: &str = include_str!("../../udev/70-boardscribe.rules");
 
@@ -64,6 +66,22 @@ fn systemd_analyze_verify_passes_without_a_warning() {
         .filter(|l| l.contains("boardscribe.service"))
         .collect();
     assert_eq!(about_us, Vec::<&str>::new(), "{said}");
+}
+
+#[test]
+fn the_event_nodes_unit_verifies_runs_the_event_node_and_allows_no_device() {
+    let (ok, said) = verify(EVENT_UNIT);
+    assert!(ok, "{said}");
+    let service = section(EVENT_UNIT, "Service");
+    assert_eq!(
+        service["ExecStart"],
+        ["/usr/bin/boardscribe event --config /etc/boardscribe/event.toml"]
+    );
+    assert_eq!(service["Type"], ["notify"]);
+    assert_eq!(service["DevicePolicy"], ["closed"]);
+    assert!(!service.contains_key("DeviceAllow"));
+    let (level, said) = exposure(EVENT_UNIT);
+    assert!(level <= 2.0, "exposure {level} (0 best, 10 worst):\n{said}");
 }
 
 #[test]
@@ -152,20 +170,26 @@ fn the_udev_rules_start_this_unit() {
 
 #[test]
 fn the_offline_security_review_scores_the_unit_low() {
-    let (_dir, path) = unit_copy(UNIT);
+    let (level, said) = exposure(UNIT);
+    assert!(level <= 2.0, "exposure {level} (0 best, 10 worst):\n{said}");
+}
+
+/// `systemd-analyze security --offline` of a unit: its overall exposure and what it said.
+fn exposure(unit: &str) -> (f64, String) {
+    let (_dir, path) = unit_copy(unit);
     let out = Command::new(systemd_tool("systemd-analyze"))
         .args(["security", "--offline=yes", "--no-pager"])
         .arg(&path)
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
     let level: f64 = said
         .lines()
         .find_map(|l| l.split_once("Overall exposure level for boardscribe.service: "))
         .and_then(|(_, rest)| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no exposure level in:\n{said}"));
-    assert!(level <= 2.0, "exposure {level} (0 best, 10 worst):\n{said}");
+    (level, said)
 }
 
 #[test]

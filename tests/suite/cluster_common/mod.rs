@@ -565,37 +565,19 @@ pub fn game_rows(db: &Path, numbers: &[u32]) -> Vec<GameRows> {
         if !board.is_some_and(|b| numbers.contains(&(b as u32))) {
             continue;
         }
-        let moves = c
-            .prepare(
-                "SELECT m.ply, m.notation, m.uci, m.position, m.at_ms, m.clock_white_ms, \
-                 m.clock_black_ms, m.time_trouble, e.kind, e.at_ms, e.detail \
-                 FROM moves m LEFT JOIN events e ON e.id = m.retracted_by \
-                 WHERE m.game_id = ?1 ORDER BY m.id",
-            )
-            .unwrap()
-            .query_map([id], |r| {
-                let mut v = Vec::new();
-                for i in 0..11 {
-                    v.push(format!("{:?}", r.get::<_, rusqlite::types::Value>(i)?));
-                }
-                Ok(v.join("|"))
-            })
-            .unwrap()
-            .collect::<Result<Vec<_>, _>>()
-            .unwrap();
-        let events = c
-            .prepare("SELECT at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id")
-            .unwrap()
-            .query_map([id], |r| {
-                let mut v = Vec::new();
-                for i in 0..4 {
-                    v.push(format!("{:?}", r.get::<_, rusqlite::types::Value>(i)?));
-                }
-                Ok(v.join("|"))
-            })
-            .unwrap()
-            .collect::<Result<Vec<_>, _>>()
-            .unwrap();
+        let moves = rows_text(
+            &c,
+            "SELECT m.ply, m.notation, m.uci, m.position, m.at_ms, m.clock_white_ms, \
+             m.clock_black_ms, m.time_trouble, e.kind, e.at_ms, e.detail \
+             FROM moves m LEFT JOIN events e ON e.id = m.retracted_by \
+             WHERE m.game_id = ?1 ORDER BY m.id",
+            id,
+        );
+        let events = rows_text(
+            &c,
+            "SELECT at_ms, kind, ply, detail FROM events WHERE game_id = ?1 ORDER BY id",
+            id,
+        );
         out.push(GameRows {
             header,
             moves,
@@ -603,6 +585,21 @@ pub fn game_rows(db: &Path, numbers: &[u32]) -> Vec<GameRows> {
         });
     }
     out
+}
+
+/// Each row `sql` gives for `id`, its columns written out and joined by `|`.
+fn rows_text(c: &Connection, sql: &str, id: i64) -> Vec<String> {
+    let mut stmt = c.prepare(sql).unwrap();
+    let n = stmt.column_count();
+    stmt.query_map([id], |r| {
+        (0..n)
+            .map(|i| Ok(format!("{:?}", r.get::<_, rusqlite::types::Value>(i)?)))
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map(|v| v.join("|"))
+    })
+    .unwrap()
+    .collect::<Result<Vec<_>, _>>()
+    .unwrap()
 }
 
 /// What the check counted.

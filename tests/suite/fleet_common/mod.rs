@@ -268,6 +268,26 @@ pub fn config_text(db: &Path, http_port: u16, boards: &[(u32, &str, String, Path
     s
 }
 
+/// A bench's knob: the environment variable `name`, else `default`.
+pub fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not valid")),
+        Err(_) => default,
+    }
+}
+
+/// The load averages (1, 5, 15 minutes), as /proc/loadavg gives them.
+pub fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A port on 127.0.0.1 that was free a moment ago.
 pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
