@@ -82,7 +82,7 @@ pub fn event(options: EventOptions) -> anyhow::Result<()> {
         .as_ref()
         .map(|a| Token::from_file(&a.token_file))
         .transpose()?;
-    let store = Store::open(&config.database)
+    let mut store = Store::open(&config.database)
         .with_context(|| format!("opening {}", config.database.display()))?;
     if let Some(hall) = store.hall()? {
         bail!(
@@ -91,6 +91,15 @@ pub fn event(options: EventOptions) -> anyhow::Result<()> {
             hall.hall
         );
     }
+    // The event's own round and settings (`[tournament]`), as a hall's `run` opens them: the
+    // round PGN, the folders and the push follow the event node's current round.
+    let round = daemon::round_info(&config.tournament)?;
+    let opened = store.open_event(
+        round.as_ref(),
+        &daemon::event_settings(&config.tournament),
+        now_ms(),
+    )?;
+    info!(?opened, "the event");
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(run(config, cluster, store, token))
 }
@@ -276,7 +285,7 @@ impl Shown {
             self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
             if let Some(id) = b.latest_game {
                 self.state().latest.insert(b.id, id);
-                if let Some(g) = store.game(id)? {
+                if let Some(g) = store.game_shown(id)? {
                     self.hub.show_game(&g, clock_at(&g, now_ms()), true);
                 }
             }
@@ -358,7 +367,9 @@ impl Shown {
             }
         }
         for &id in &t.games {
-            let Some(g) = store.game(id)? else { continue };
+            let Some(g) = store.game_shown(id)? else {
+                continue;
+            };
             if t.latest.get(&g.board) != Some(&id) {
                 continue;
             }

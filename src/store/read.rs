@@ -229,6 +229,18 @@ impl Store {
         Ok(out)
     }
 
+    /// A game as a live page shows it: its header and live moves, without its history
+    /// (`events` left empty).
+    pub fn game_shown(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        match self.game_header(id)? {
+            Some(mut g) => {
+                g.moves = live_moves(&self.conn, g.id)?;
+                Ok(Some(g))
+            }
+            None => Ok(None),
+        }
+    }
+
     pub(super) fn complete(&self, mut game: GameRecord) -> Result<GameRecord, StoreError> {
         game.moves = live_moves(&self.conn, game.id)?;
         game.events = game_events(&self.conn, game.id)?;

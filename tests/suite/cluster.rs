@@ -98,11 +98,16 @@ async fn two_halls_reach_the_event_node_exactly() {
          { user: event, password: event-secret }\n  ]\n}\n",
     );
     let (mut a, mut b) = two_halls(dir.path(), &nats.url_as("hall", "hall-secret"), 3, 40_000);
+    let folder = dir.path().join("broadcast");
     let mut event = EventNode::new(
         dir.path(),
         &nats.url_as("event", "event-secret"),
         &["A", "B"],
-        "",
+        &format!(
+            "\n[tournament]\nevent = \"Two Halls Open\"\nsite = \"Here\"\nround = 1\n\n\
+             [relay.folder]\ndir = \"{}\"\n",
+            folder.display()
+        ),
     );
     event.start();
     a.start();
@@ -137,6 +142,18 @@ async fn two_halls_reach_the_event_node_exactly() {
                 "board {} missing from the event's round PGN",
                 board.number
             );
+        }
+        // A slice of the round: hall B's boards only.
+        let slice = fleet_common::http_get(event.http, "/round.pgn?boards=101-199").unwrap();
+        assert_eq!(
+            slice.matches("[Board \"").count(),
+            b.boards.len(),
+            "{slice}"
+        );
+        // The event node's LiveChess folder holds every board of both halls.
+        for board in a.boards.iter().chain(&b.boards) {
+            let file = folder.join(format!("round-1/game-{}.pgn", board.number));
+            assert!(file.exists(), "{} missing", file.display());
         }
         let metrics = fleet_common::http_get(event.http, "/metrics").unwrap();
         for h in ["A", "B"] {
