@@ -1,10 +1,11 @@
 //! A hall's publisher: its outbox, in order, to the hall's JetStream stream.
 //!
 //! Flow: [`publish`] runs beside the store writer. While connected, it first learns what the
-//! stream already holds of this hall (its last message: whose, which seq), lets the outbox drop
-//! what is there, then sends the outbox's records in batches, each message with its id
-//! (`origin-seq`, which the broker de-duplicates) and the id of the record before it (which the
-//! broker checks is the stream's last: a record can never land after a gap or out of order).
+//! stream already holds of this hall (its last message: whose, which seq, where in the stream),
+//! lets the outbox drop what is there, then sends the outbox's records in batches, each message
+//! with its id (`origin-seq`, which the broker de-duplicates) and the stream sequence it must
+//! follow (which the broker checks against the stream's last: a record can never land after a
+//! gap or out of order, and the check is the stream's own, kept across the broker's restarts).
 //! What the broker acknowledged leaves the outbox. On any failure it learns the stream's state
 //! again and goes on from there. Recording never waits for it: the writer commits to SQLite
 //! and the outbox keeps what the broker has not taken, for as long as it takes. It ends when
@@ -107,7 +108,7 @@ pub async fn publish(
     let hall = identity.hall.clone();
     // What the stream is known to hold of this hall: the last seq, 0 for nothing; `None` until
     // learnt (at start, after a failure).
-    let mut synced: Option<u64> = None;
+    let mut synced: Option<Synced> = None;
     let mut said: Option<String> = None;
     let mut writer_gone = false;
     let mut deadline: Option<tokio::time::Instant> = None;
@@ -194,42 +195,52 @@ async fn refresh(outbox: &Outbox, metrics: &Metrics, hall: &str, client: &async_
     }
 }
 
+/// What the stream is known to hold of this hall: its last record's seq and stream sequence
+/// (both 0: nothing).
+#[derive(Clone, Copy, Debug)]
+struct Synced {
+    seq: u64,
+    stream_seq: u64,
+}
+
 /// One round: learn the stream's state if needed, send one batch; how many records went.
 async fn step(
     js: &jetstream::Context,
     outbox: &Outbox,
     identity: &HallIdentity,
     replicas: usize,
-    synced: &mut Option<u64>,
+    synced: &mut Option<Synced>,
     metrics: &Metrics,
 ) -> Result<usize, PublishFailure> {
     let last = match *synced {
         Some(last) => last,
         None => {
             let last = stream_last(js, identity, replicas).await?;
-            if last > 0 {
-                outbox.run(move |s| s.outbox_release(last)).await?;
+            if last.seq > 0 {
+                outbox.run(move |s| s.outbox_release(last.seq)).await?;
             }
             *synced = Some(last);
             last
         }
     };
-    let batch = outbox.run(move |s| s.outbox_after(last, BATCH)).await?;
+    let batch = outbox.run(move |s| s.outbox_after(last.seq, BATCH)).await?;
     let Some(first) = batch.first() else {
         return Ok(0);
     };
-    if last > 0 && first.seq != last + 1 {
+    if last.seq > 0 && first.seq != last.seq + 1 {
         return Err(PublishFailure::Gap {
             first: first.seq,
-            last,
+            last: last.seq,
         });
     }
     let subject = records_subject(&identity.hall);
     let mut acks = Vec::with_capacity(batch.len());
     for (i, record) in batch.iter().enumerate() {
-        // The first record of an empty stream has nothing before it to check.
-        let previous = (i > 0 || last > 0).then(|| message_id(&identity.origin, record.seq - 1));
-        let message = message(identity, record, previous.as_deref())?;
+        // The stream is the hall's alone: record i of the batch must land right after stream
+        // message `last + i` (kept in the stream itself, so the check holds across the
+        // broker's restarts); the first record of an empty stream has nothing to follow.
+        let after = last.stream_seq + i as u64;
+        let message = message(identity, record, (after > 0).then_some(after))?;
         let ack = js
             .send_publish(subject.clone(), message)
             .await
@@ -243,9 +254,14 @@ async fn step(
     let mut failure = None;
     for (seq, ack) in acks {
         match ack.await {
-            Ok(_) => done = Some(seq),
+            Ok(ack) => {
+                done = Some(Synced {
+                    seq,
+                    stream_seq: ack.sequence,
+                })
+            }
             Err(e) => {
-                let why = if e.kind() == PublishErrorKind::WrongLastMessageId {
+                let why = if e.kind() == PublishErrorKind::WrongLastSequence {
                     "the stream's last record is not the one before it".to_owned()
                 } else {
                     e.to_string()
@@ -256,10 +272,10 @@ async fn step(
         }
     }
     let sent = match done {
-        Some(seq) => {
-            outbox.run(move |s| s.outbox_release(seq)).await?;
-            *synced = Some(seq);
-            (seq - last) as usize
+        Some(now) => {
+            outbox.run(move |s| s.outbox_release(now.seq)).await?;
+            *synced = Some(now);
+            (now.seq - last.seq) as usize
         }
         None => 0,
     };
@@ -270,11 +286,11 @@ async fn step(
     }
 }
 
-/// The record as a message: its envelope, its id and the id it must follow.
+/// The record as a message: its envelope, its id and the stream message it must follow.
 fn message(
     identity: &HallIdentity,
     record: &OutboxRecord,
-    previous: Option<&str>,
+    after: Option<u64>,
 ) -> Result<PublishMessage, PublishFailure> {
     let row = RawValue::from_string(record.row.clone()).map_err(StoreError::from)?;
     let envelope = Envelope {
@@ -288,19 +304,19 @@ fn message(
     let mut message = PublishMessage::build()
         .payload(payload.into())
         .message_id(message_id(&identity.origin, record.seq));
-    if let Some(previous) = previous {
-        message = message.expected_last_message_id(previous);
+    if let Some(after) = after {
+        message = message.expected_last_sequence(after);
     }
     Ok(message)
 }
 
-/// The seq of this hall's last record in its stream (0: the stream is empty), creating the
-/// stream if needed.
+/// This hall's last record in its stream (0, 0: the stream is empty), creating the stream if
+/// needed.
 async fn stream_last(
     js: &jetstream::Context,
     identity: &HallIdentity,
     replicas: usize,
-) -> Result<u64, PublishFailure> {
+) -> Result<Synced, PublishFailure> {
     let stream = hall_stream(js, &identity.hall, replicas).await?;
     let last = match stream
         .get_last_raw_message_by_subject(&records_subject(&identity.hall))
@@ -311,7 +327,10 @@ async fn stream_last(
             if e.kind()
                 == async_nats::jetstream::stream::LastRawMessageErrorKind::NoMessageFound =>
         {
-            return Ok(0);
+            return Ok(Synced {
+                seq: 0,
+                stream_seq: 0,
+            });
         }
         Err(e) => return Err(PublishFailure::LastRecord(e.to_string())),
     };
@@ -321,7 +340,10 @@ async fn stream_last(
         .map(|v| v.as_str().to_owned())
         .unwrap_or_default();
     match parse_message_id(&id) {
-        Some((origin, seq)) if origin == identity.origin => Ok(seq),
+        Some((origin, seq)) if origin == identity.origin => Ok(Synced {
+            seq,
+            stream_seq: last.sequence,
+        }),
         _ => Err(PublishFailure::OtherOrigin {
             found: id,
             ours: identity.origin.clone(),

@@ -3,7 +3,7 @@
 //! Flow: every hall (`run` with `[cluster] hall`) keeps each record it commits in its outbox
 //! ([`crate::store::HallIdentity`], the schema's triggers) and [`hall`] publishes it to the
 //! hall's own stream (`BOARDSCRIBE_<hall>`, subject `boardscribe.records.<hall>`), each message
-//! with an id JetStream de-duplicates and the id of the message before it, so the stream holds
+//! with an id JetStream de-duplicates and the stream sequence it must follow, so the stream holds
 //! the hall's records once each, in the hall's order, whatever the restarts. The event node
 //! (`boardscribe event`, [`event`]) follows each hall's stream through a durable consumer into
 //! its own database ([`crate::store::replica`]) and serves the relay from it. This module holds

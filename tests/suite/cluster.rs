@@ -174,6 +174,15 @@ async fn two_halls_reach_the_event_node_exactly() {
 async fn the_broker_stopped_for_30_s_loses_and_repeats_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut nats = Nats::start(dir.path());
+    // Hall A's stream made beforehand with a duplicate window far shorter than the outage: the
+    // restarted broker remembers no message id of it, and the hall must go on all the same.
+    {
+        let client = async_nats::connect(nats.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        let mut config = boardscribe::cluster::stream_config("A", 1);
+        config.duplicate_window = Duration::from_secs(2);
+        js.create_stream(config).await.unwrap();
+    }
     let (mut a, mut b) = two_halls(dir.path(), &nats.url(), 2, 60_000);
     let mut event = EventNode::new(dir.path(), &nats.url(), &["A", "B"], "");
     event.start();
