@@ -271,23 +271,7 @@ const LINKS: &str = "board_links";
 impl Store {
     /// Where hall `hall`'s record stands here, if anything of it was applied.
     pub fn replica_position(&self, hall: &str) -> Result<Option<ReplicaPosition>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT origin, seq, stream_seq, at_ms, applied_at_ms FROM replica_halls \
-                 WHERE hall = ?1",
-                [hall],
-                |r| {
-                    Ok(ReplicaPosition {
-                        origin: r.get(0)?,
-                        seq: r.get::<_, i64>(1)? as u64,
-                        stream_seq: r.get::<_, i64>(2)? as u64,
-                        at_ms: r.get::<_, i64>(3)?.max(0) as u64,
-                        applied_at_ms: r.get::<_, i64>(4)?.max(0) as u64,
-                    })
-                },
-            )
-            .optional()?)
+        read_position(&self.conn, hall)
     }
 
     /// The hall a board of this node belongs to, and the board's id in that hall.
@@ -458,8 +442,11 @@ impl Store {
     }
 }
 
-fn read_position(tx: &Transaction<'_>, hall: &str) -> Result<Option<ReplicaPosition>, StoreError> {
-    Ok(tx
+fn read_position(
+    conn: &rusqlite::Connection,
+    hall: &str,
+) -> Result<Option<ReplicaPosition>, StoreError> {
+    Ok(conn
         .query_row(
             "SELECT origin, seq, stream_seq, at_ms, applied_at_ms FROM replica_halls \
              WHERE hall = ?1",

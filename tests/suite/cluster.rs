@@ -426,6 +426,43 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
     )
     .await;
     assert_eq!(status, 200, "{body}");
+    // From the event node's console, as the arbiter's browser sends it: a note on board 3.
+    let g3 = tokio::task::block_in_place(|| event_game(&event, "A/A3"));
+    let console = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let origin = format!("http://127.0.0.1:{}", event.http);
+    let login = console
+        .post(format!("{origin}/arbiter/login"))
+        .form(&[("token", "event-secret"), ("name", "Console Arbiter")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status().as_u16(), 303);
+    let cookie = login.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let sent = console
+        .post(format!("{origin}/arbiter/boards/3/note"))
+        .header("cookie", &cookie)
+        .header("origin", &origin)
+        .form(&[
+            ("game", g3.to_string().as_str()),
+            ("text", "seen from the console"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let back = sent.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        back.starts_with("/arbiter/boards/3?msg=") && !back.contains("err="),
+        "{back}"
+    );
     // A refusal comes back as the hall's: a note must not be empty.
     let (status, body) = post(
         format!("/api/admin/games/{g1}/note"),
@@ -460,6 +497,10 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
                 ),
                 ("set_result".to_owned(), None),
             ]
+        );
+        assert_eq!(
+            hall_decisions(&a.db, "Console Arbiter"),
+            [("note".to_owned(), Some("seen from the console".to_owned()))]
         );
         assert_eq!(
             hall_decisions(&a.db, "Deputy"),

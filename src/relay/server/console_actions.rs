@@ -36,6 +36,8 @@ fn back_with(back: &str, outcome: Result<String, ApiError>) -> Response {
     let sep = if back.contains('?') { '&' } else { '?' };
     let (key, text) = match outcome {
         Ok(msg) => ("msg", msg),
+        // Sent to a hall that takes it later (the event node): said, not refused.
+        Err(ApiError(status, why)) if status.is_success() => ("msg", why),
         Err(ApiError(status, why)) => {
             warn!(%status, why = %why, "arbiter console: an action was refused");
             ("err", why)
