@@ -33,10 +33,7 @@ use super::ClusterError;
 use crate::{
     Millis,
     pairings::Pairing,
-    relay::{
-        route::{RouteAnswer, Routed},
-        server::{AdminAction, Decider, Refusal},
-    },
+    relay::server::{AdminAction, Decider, Refusal, RouteAnswer, Routed},
     store::{GameId, Store, StoreError},
 };
 

@@ -23,7 +23,6 @@ pub mod lichess;
 pub mod listen;
 pub mod live;
 pub mod page;
-pub mod route;
 pub mod server;
 pub mod svg;
 pub mod view;

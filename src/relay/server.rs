@@ -208,8 +208,8 @@ pub struct RelayExtras {
     pub public_hub: Option<Hub>,
     /// Timeouts, body sizes and the cap on connections ([`listen`]).
     pub limits: HttpLimits,
-    /// The event node: decisions go to the hall owning the board ([`super::route`]).
-    pub route: Option<super::route::Route>,
+    /// The event node: decisions go to the hall owning the board ([`Route`]).
+    pub route: Option<Route>,
 }
 
 /// An error answer: a status and a message, as JSON `{"error": ...}`.
@@ -659,7 +659,7 @@ mod session;
 
 pub use admin::{AdminAction, CorrectBody, NoteBody, ResultBody, ResumeBody, RuleBody};
 use admin::{admin, admin_pairings, admin_round_start};
-pub use decider::{Decider, Refusal};
+pub use decider::{Decider, Refusal, Route, RouteAnswer, Routed};
 use reader::{PgnAsk, ReaderState, Rendered, Seating};
 
 #[cfg(test)]

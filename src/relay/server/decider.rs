@@ -10,8 +10,38 @@
 //! start and pairings are taken here (the event's own) and sent to every hall.
 
 use super::*;
-use crate::relay::route::{Route, RouteAnswer, Routed};
 use admin::decision_error;
+use tokio::sync::{mpsc, oneshot};
+
+/// Where the event node's decider sends what it does not take alone: to the hall that owns a
+/// board (a decision) or to every hall (a round start, a round's pairings).
+/// [`crate::cluster::commands`] carries them over NATS and answers.
+pub type Route = mpsc::Sender<Routed>;
+
+/// One thing for the halls.
+#[derive(Debug)]
+pub enum Routed {
+    /// A decision on the event node's game `game`, taken at `at_ms` (wall-clock ms): answered
+    /// once the owning hall took it and its record came back, or refused.
+    Decision {
+        game: GameId,
+        action: AdminAction,
+        at_ms: Millis,
+        answer: oneshot::Sender<RouteAnswer>,
+    },
+    /// Round `n` started, by `by`, at `at_ms`: every hall starts it too.
+    Round { n: u32, by: String, at_ms: Millis },
+    /// Round `round`'s pairings: every hall imports them too.
+    Pairings { round: u32, rows: Vec<Pairing> },
+}
+
+/// What became of a routed decision.
+#[derive(Debug)]
+pub enum RouteAnswer {
+    /// The hall took it; here it is as the event node's record holds it.
+    Taken(Box<Decision>),
+    Refused(Refusal),
+}
 
 /// Takes decisions; see the module.
 #[derive(Clone)]
@@ -119,7 +149,7 @@ impl Decider {
     ) -> Result<Decision, ApiError> {
         match &self.route {
             Some(route) => {
-                let (answer, answered) = tokio::sync::oneshot::channel();
+                let (answer, answered) = oneshot::channel();
                 route
                     .send(Routed::Decision {
                         game,
