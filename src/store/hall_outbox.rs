@@ -168,30 +168,13 @@ impl Store {
 /// name come first), then links.
 const BACKFILL: &str = r#"
 INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'board',
-    json_object('id', id, 'name', name, 'kind', kind, 'number', number)
-FROM boards ORDER BY id;
+SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'board', row FROM outbox_boards ORDER BY id;
 INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'game',
-    json_object('id', id, 'board_id', board_id, 'kind', kind, 'orientation', orientation,
-    'date', date, 'started_at_ms', started_at_ms, 'ended_at_ms', ended_at_ms, 'white', white,
-    'black', black, 'result', result, 'termination', termination, 'event', event, 'site', site,
-    'round', round, 'board_no', board_no, 'start_position', start_position,
-    'time_control', time_control)
-FROM games ORDER BY id;
+SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'game', row FROM outbox_games ORDER BY id;
 INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'event',
-    json_object('id', id, 'game_id', game_id, 'board_id', board_id, 'at_ms', at_ms, 'kind', kind,
-    'ply', ply, 'detail', detail)
-FROM events ORDER BY id;
+SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'event', row FROM outbox_events ORDER BY id;
 INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'move',
-    json_object('id', id, 'game_id', game_id, 'ply', ply, 'notation', notation, 'uci', uci,
-    'position', position, 'at_ms', at_ms, 'clock_white_ms', clock_white_ms,
-    'clock_black_ms', clock_black_ms, 'time_trouble', time_trouble, 'retracted_by', retracted_by)
-FROM moves ORDER BY id;
+SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'move', row FROM outbox_moves ORDER BY id;
 INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'link',
-    json_object('id', id, 'board_id', board_id, 'at_ms', at_ms, 'connected', connected)
-FROM board_links ORDER BY id;
+SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'link', row FROM outbox_links ORDER BY id;
 "#;

@@ -212,9 +212,31 @@ CREATE TABLE replica_log (
     PRIMARY KEY (hall, seq)
 ) STRICT, WITHOUT ROWID;
 
+-- Each record table's rows as the outbox carries them: the triggers and the backfill of a
+-- database joining a hall (store::hall_outbox) read the same view.
+CREATE VIEW outbox_boards AS SELECT id,
+    json_object('id', id, 'name', name, 'kind', kind, 'number', number) AS row FROM boards;
+CREATE VIEW outbox_games AS SELECT id,
+    json_object('id', id, 'board_id', board_id, 'kind', kind, 'orientation', orientation,
+    'date', date, 'started_at_ms', started_at_ms, 'ended_at_ms', ended_at_ms, 'white', white,
+    'black', black, 'result', result, 'termination', termination, 'event', event, 'site', site,
+    'round', round, 'board_no', board_no, 'start_position', start_position,
+    'time_control', time_control) AS row FROM games;
+CREATE VIEW outbox_moves AS SELECT id,
+    json_object('id', id, 'game_id', game_id, 'ply', ply, 'notation', notation, 'uci', uci,
+    'position', position, 'at_ms', at_ms, 'clock_white_ms', clock_white_ms,
+    'clock_black_ms', clock_black_ms, 'time_trouble', time_trouble,
+    'retracted_by', retracted_by) AS row FROM moves;
+CREATE VIEW outbox_events AS SELECT id,
+    json_object('id', id, 'game_id', game_id, 'board_id', board_id, 'at_ms', at_ms, 'kind', kind,
+    'ply', ply, 'detail', detail) AS row FROM events;
+CREATE VIEW outbox_links AS SELECT id,
+    json_object('id', id, 'board_id', board_id, 'at_ms', at_ms, 'connected', connected) AS row
+    FROM board_links;
+
 CREATE TRIGGER outbox_board AFTER INSERT ON boards WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'board', json_object('id', NEW.id, 'name', NEW.name, 'kind', NEW.kind, 'number', NEW.number));
+BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'board', row FROM outbox_boards WHERE id = NEW.id;
 END;
 CREATE TRIGGER outbox_board_number AFTER UPDATE OF number ON boards
 WHEN EXISTS (SELECT 1 FROM cluster_hall)
@@ -222,29 +244,16 @@ BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1
     'board_number', json_object('id', NEW.id, 'number', NEW.number));
 END;
 CREATE TRIGGER outbox_game AFTER INSERT ON games WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'game', json_object('id', NEW.id, 'board_id', NEW.board_id, 'kind', NEW.kind,
-    'orientation', NEW.orientation, 'date', NEW.date, 'started_at_ms', NEW.started_at_ms,
-    'ended_at_ms', NEW.ended_at_ms, 'white', NEW.white, 'black', NEW.black, 'result', NEW.result,
-    'termination', NEW.termination, 'event', NEW.event, 'site', NEW.site, 'round', NEW.round,
-    'board_no', NEW.board_no, 'start_position', NEW.start_position,
-    'time_control', NEW.time_control));
+BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'game', row FROM outbox_games WHERE id = NEW.id;
 END;
 CREATE TRIGGER outbox_game_update AFTER UPDATE ON games WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'game_update', json_object('id', NEW.id, 'board_id', NEW.board_id, 'kind', NEW.kind,
-    'orientation', NEW.orientation, 'date', NEW.date, 'started_at_ms', NEW.started_at_ms,
-    'ended_at_ms', NEW.ended_at_ms, 'white', NEW.white, 'black', NEW.black, 'result', NEW.result,
-    'termination', NEW.termination, 'event', NEW.event, 'site', NEW.site, 'round', NEW.round,
-    'board_no', NEW.board_no, 'start_position', NEW.start_position,
-    'time_control', NEW.time_control));
+BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'game_update', row FROM outbox_games WHERE id = NEW.id;
 END;
 CREATE TRIGGER outbox_move AFTER INSERT ON moves WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'move', json_object('id', NEW.id, 'game_id', NEW.game_id, 'ply', NEW.ply,
-    'notation', NEW.notation, 'uci', NEW.uci, 'position', NEW.position, 'at_ms', NEW.at_ms,
-    'clock_white_ms', NEW.clock_white_ms, 'clock_black_ms', NEW.clock_black_ms,
-    'time_trouble', NEW.time_trouble, 'retracted_by', NEW.retracted_by));
+BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'move', row FROM outbox_moves WHERE id = NEW.id;
 END;
 CREATE TRIGGER outbox_move_retracted AFTER UPDATE OF retracted_by ON moves
 WHEN EXISTS (SELECT 1 FROM cluster_hall)
@@ -252,14 +261,12 @@ BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1
     'move_retracted', json_object('id', NEW.id, 'retracted_by', NEW.retracted_by));
 END;
 CREATE TRIGGER outbox_event AFTER INSERT ON events WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'event', json_object('id', NEW.id, 'game_id', NEW.game_id, 'board_id', NEW.board_id,
-    'at_ms', NEW.at_ms, 'kind', NEW.kind, 'ply', NEW.ply, 'detail', NEW.detail));
+BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'event', row FROM outbox_events WHERE id = NEW.id;
 END;
 CREATE TRIGGER outbox_link AFTER INSERT ON board_links WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'link', json_object('id', NEW.id, 'board_id', NEW.board_id, 'at_ms', NEW.at_ms,
-    'connected', NEW.connected));
+BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    'link', row FROM outbox_links WHERE id = NEW.id;
 END;
 "#,
 ];
