@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 use tracing::{error, info, warn};
 
-use super::ClusterError;
+use super::{ClusterError, lock};
 use crate::{
     Millis,
     pairings::Pairing,
@@ -307,10 +307,6 @@ async fn decision(
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
-    store.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A hall: takes the event node's commands through `decider` until `stop`.

@@ -26,7 +26,7 @@ use futures_util::{FutureExt as _, StreamExt as _};
 use tokio::{sync::watch, task::JoinSet};
 use tracing::{Instrument as _, error, info, info_span, warn};
 
-use super::hall_stream;
+use super::{hall_stream, lock};
 use crate::{
     config::{ClusterConfig, Config, ConfigOverrides, FileChecks},
     daemon::{self, Publications},
@@ -235,10 +235,6 @@ async fn run(
     store.integrity_check()?;
     info!("store closed");
     Ok(())
-}
-
-fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
-    store.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What the live page shows of every board: its newest game, its link.
@@ -484,11 +480,10 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
             let mut s = lock(&store);
             let applied = s.apply_hall_records(&hall, &incoming, now_ms())?;
             shown.note(&applied);
-            Ok::<_, StoreError>((applied, incoming.len()))
+            Ok::<_, StoreError>(applied)
         })
         .await
         .map_err(|e| FollowError::Consumer(e.to_string()))??;
-        let (applied, _) = applied;
         let taken = applied.applied + applied.skipped;
         if taken > 0 {
             // Acknowledges every message up to the last one taken (AckPolicy::All).

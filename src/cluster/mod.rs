@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use async_nats::{ConnectOptions, ServerAddr, jetstream};
 
-use crate::config::ClusterConfig;
+use crate::{config::ClusterConfig, store::Store};
 
 /// How long the broker keeps message ids to drop a duplicate: longer than a hall's restart
 /// takes, so a record published again after one is dropped by the broker itself (after that,
@@ -39,6 +39,11 @@ pub enum ClusterError {
     Connect(#[from] async_nats::ConnectError),
     #[error("JetStream stream {stream}: {why}")]
     Stream { stream: String, why: String },
+}
+
+/// The event node's store behind its lock (usable after a panic elsewhere).
+pub(crate) fn lock(store: &std::sync::Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
+    store.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The stream a hall publishes to.

@@ -53,6 +53,12 @@ pub enum HallError {
     OtherHall { stored: String, asked: String },
 }
 
+impl From<rusqlite::Error> for HallError {
+    fn from(e: rusqlite::Error) -> HallError {
+        HallError::Store(e.into())
+    }
+}
+
 impl Store {
     /// Marks the database as hall `hall`'s with a new `origin`, or checks that it already is
     /// (keeping its origin); from now on every record is also kept in the outbox. Records
@@ -61,14 +67,12 @@ impl Store {
     pub fn join_hall(&mut self, hall: &str, origin: &str) -> Result<HallIdentity, HallError> {
         let tx = self
             .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(StoreError::from)?;
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let stored: Option<(String, String)> = tx
             .query_row("SELECT hall, origin FROM cluster_hall", [], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })
-            .optional()
-            .map_err(StoreError::from)?;
+            .optional()?;
         let identity = match stored {
             Some((stored, origin)) if stored == hall => HallIdentity {
                 hall: stored,
@@ -84,16 +88,15 @@ impl Store {
                 tx.execute(
                     "INSERT INTO cluster_hall (id, hall, origin) VALUES (1, ?1, ?2)",
                     (hall, origin),
-                )
-                .map_err(StoreError::from)?;
-                tx.execute_batch(BACKFILL).map_err(StoreError::from)?;
+                )?;
+                tx.execute_batch(BACKFILL)?;
                 HallIdentity {
                     hall: hall.to_owned(),
                     origin: origin.to_owned(),
                 }
             }
         };
-        tx.commit().map_err(StoreError::from)?;
+        tx.commit()?;
         Ok(identity)
     }
 

@@ -79,6 +79,12 @@ pub struct Applied {
     pub refused: Option<ReplicaError>,
 }
 
+impl From<rusqlite::Error> for ReplicaError {
+    fn from(e: rusqlite::Error) -> ReplicaError {
+        ReplicaError::Store(e.into())
+    }
+}
+
 /// A board as the event node shows it: its name (`hall/name`), number, kind, whether the hall
 /// has it connected (its last link; `None`: never said) and its newest game.
 #[derive(Clone, Debug, PartialEq)]
@@ -274,18 +280,6 @@ impl Store {
         read_position(&self.conn, hall)
     }
 
-    /// The hall a board of this node belongs to, and the board's id in that hall.
-    pub fn replica_board(&self, board: BoardId) -> Result<Option<(String, i64)>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT hall, remote FROM replica_ids WHERE tbl = 'boards' AND local = ?1",
-                [board],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?)
-    }
-
     /// The hall a game of this node belongs to, and the game's id in that hall.
     pub fn replica_game(&self, game: GameId) -> Result<Option<(String, i64)>, StoreError> {
         Ok(self
@@ -478,14 +472,7 @@ impl Apply<'_, '_> {
             Record::Board(b) => self.board(b),
             Record::BoardNumber(b) => {
                 let local = BoardId(self.local(BOARDS, b.id)?);
-                let number = self.free_number(b.number, local)?;
-                self.tx
-                    .prepare_cached("UPDATE boards SET number = ?1 WHERE id = ?2")
-                    .map_err(StoreError::from)?
-                    .execute((number, local))
-                    .map_err(StoreError::from)?;
-                self.out.boards.push(local);
-                Ok(())
+                self.number(local, b.number)
             }
             Record::Game(g) => {
                 let board = self.local(BOARDS, g.board_id)?;
@@ -496,10 +483,8 @@ impl Apply<'_, '_> {
                          board_no, start_position, time_control) \
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, \
                          ?15, ?16)",
-                    )
-                    .map_err(StoreError::from)?
-                    .execute(g.values(&board).as_slice())
-                    .map_err(StoreError::from)?;
+                    )?
+                    .execute(g.values(&board).as_slice())?;
                 let local = self.tx.last_insert_rowid();
                 self.map(GAMES, g.id, local)?;
                 self.out.new_games.push((BoardId(board), GameId(local)));
@@ -515,14 +500,12 @@ impl Apply<'_, '_> {
                          started_at_ms = ?5, ended_at_ms = ?6, white = ?7, black = ?8, \
                          result = ?9, termination = ?10, event = ?11, site = ?12, round = ?13, \
                          board_no = ?14, start_position = ?15, time_control = ?16 WHERE id = ?17",
-                    )
-                    .map_err(StoreError::from)?
+                    )?
                     .execute(
                         [g.values(&board).as_slice(), &[&local as &dyn ToSql]]
                             .concat()
                             .as_slice(),
-                    )
-                    .map_err(StoreError::from)?;
+                    )?;
                 self.touch(GameId(local));
                 Ok(())
             }
@@ -537,8 +520,7 @@ impl Apply<'_, '_> {
                         "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, \
                          clock_white_ms, clock_black_ms, time_trouble, retracted_by) \
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                    )
-                    .map_err(StoreError::from)?
+                    )?
                     .execute(rusqlite::params![
                         game,
                         m.ply,
@@ -550,8 +532,7 @@ impl Apply<'_, '_> {
                         m.clock_black_ms,
                         m.time_trouble,
                         retracted_by
-                    ])
-                    .map_err(StoreError::from)?;
+                    ])?;
                 let local = self.tx.last_insert_rowid();
                 self.map(MOVES, m.id, local)?;
                 self.touch(GameId(game));
@@ -561,16 +542,12 @@ impl Apply<'_, '_> {
                 let local = self.local(MOVES, m.id)?;
                 let by = self.local(EVENTS, m.retracted_by)?;
                 self.tx
-                    .prepare_cached("UPDATE moves SET retracted_by = ?1 WHERE id = ?2")
-                    .map_err(StoreError::from)?
-                    .execute((by, local))
-                    .map_err(StoreError::from)?;
+                    .prepare_cached("UPDATE moves SET retracted_by = ?1 WHERE id = ?2")?
+                    .execute((by, local))?;
                 let game: i64 = self
                     .tx
-                    .prepare_cached("SELECT game_id FROM moves WHERE id = ?1")
-                    .map_err(StoreError::from)?
-                    .query_row([local], |r| r.get(0))
-                    .map_err(StoreError::from)?;
+                    .prepare_cached("SELECT game_id FROM moves WHERE id = ?1")?
+                    .query_row([local], |r| r.get(0))?;
                 self.touch(GameId(game));
                 Ok(())
             }
@@ -584,12 +561,10 @@ impl Apply<'_, '_> {
                     .prepare_cached(
                         "INSERT INTO events (game_id, board_id, at_ms, kind, ply, detail) \
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    )
-                    .map_err(StoreError::from)?
+                    )?
                     .execute(rusqlite::params![
                         game, board, ev.at_ms, ev.kind, ev.ply, ev.detail
-                    ])
-                    .map_err(StoreError::from)?;
+                    ])?;
                 let local = self.tx.last_insert_rowid();
                 self.map(EVENTS, ev.id, local)?;
                 if let Some(g) = game {
@@ -602,10 +577,8 @@ impl Apply<'_, '_> {
                 self.tx
                     .prepare_cached(
                         "INSERT INTO board_links (board_id, at_ms, connected) VALUES (?1, ?2, ?3)",
-                    )
-                    .map_err(StoreError::from)?
-                    .execute((board, l.at_ms, l.connected))
-                    .map_err(StoreError::from)?;
+                    )?
+                    .execute((board, l.at_ms, l.connected))?;
                 let local = self.tx.last_insert_rowid();
                 self.map(LINKS, l.id, local)?;
                 self.out.links.push((board, l.connected != 0));
@@ -617,21 +590,20 @@ impl Apply<'_, '_> {
     fn board(&mut self, b: BoardRow) -> Result<(), ReplicaError> {
         let name = format!("{}/{}", self.hall, b.name);
         self.tx
-            .prepare_cached("INSERT INTO boards (name, kind) VALUES (?1, ?2)")
-            .map_err(StoreError::from)?
-            .execute((&name, &b.kind))
-            .map_err(StoreError::from)?;
+            .prepare_cached("INSERT INTO boards (name, kind) VALUES (?1, ?2)")?
+            .execute((&name, &b.kind))?;
         let local = BoardId(self.tx.last_insert_rowid());
         self.map(BOARDS, b.id, local.0)?;
-        let number = self.free_number(b.number, local)?;
-        if number.is_some() {
-            self.tx
-                .prepare_cached("UPDATE boards SET number = ?1 WHERE id = ?2")
-                .map_err(StoreError::from)?
-                .execute((number, local))
-                .map_err(StoreError::from)?;
-        }
-        self.out.boards.push(local);
+        self.number(local, b.number)
+    }
+
+    /// Gives `board` the hall's `number` (none if another board of the event has it).
+    fn number(&mut self, board: BoardId, number: Option<i64>) -> Result<(), ReplicaError> {
+        let number = self.free_number(number, board)?;
+        self.tx
+            .prepare_cached("UPDATE boards SET number = ?1 WHERE id = ?2")?
+            .execute((number, board))?;
+        self.out.boards.push(board);
         Ok(())
     }
 
@@ -646,11 +618,9 @@ impl Apply<'_, '_> {
         };
         let holder: Option<String> = self
             .tx
-            .prepare_cached("SELECT name FROM boards WHERE number = ?1 AND id <> ?2")
-            .map_err(StoreError::from)?
+            .prepare_cached("SELECT name FROM boards WHERE number = ?1 AND id <> ?2")?
             .query_row((n, board), |r| r.get(0))
-            .optional()
-            .map_err(StoreError::from)?;
+            .optional()?;
         match holder {
             None => Ok(Some(n)),
             Some(other) => {
@@ -668,11 +638,9 @@ impl Apply<'_, '_> {
         self.tx
             .prepare_cached(
                 "SELECT local FROM replica_ids WHERE hall = ?1 AND tbl = ?2 AND remote = ?3",
-            )
-            .map_err(StoreError::from)?
+            )?
             .query_row((self.hall, table, remote), |r| r.get(0))
-            .optional()
-            .map_err(StoreError::from)?
+            .optional()?
             .ok_or(ReplicaError::UnknownRow {
                 hall: self.hall.to_owned(),
                 seq: self.seq,
@@ -685,10 +653,8 @@ impl Apply<'_, '_> {
         self.tx
             .prepare_cached(
                 "INSERT INTO replica_ids (hall, tbl, remote, local) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .map_err(StoreError::from)?
-            .execute((self.hall, table, remote, local))
-            .map_err(StoreError::from)?;
+            )?
+            .execute((self.hall, table, remote, local))?;
         Ok(())
     }
 
