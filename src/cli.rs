@@ -444,8 +444,35 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 ..PtyOptions::default()
             };
             let rt = tokio::runtime::Runtime::new()?;
-            rt.block_on(emulator::run_pty(&script, &pty, None))?;
-            Ok(())
+            rt.block_on(emulate_until_stopped(&script, &pty))
         }
     }
+}
+
+/// Plays `script` on a pty until it is done, or the process is told to stop (SIGTERM, SIGINT,
+/// SIGHUP): then the board's link goes with it, as a device node goes with its device, so that
+/// no host follows it later to a pty another board has been given since.
+async fn emulate_until_stopped(
+    script: &emulator::BoardScript,
+    pty: &PtyOptions,
+) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    tokio::select! {
+        played = emulator::run_pty(script, pty, None) => Ok(played?),
+        _ = tokio::signal::ctrl_c() => stopped(pty),
+        _ = term.recv() => stopped(pty),
+        _ = hup.recv() => stopped(pty),
+    }
+}
+
+/// The emulated board was told to stop: its link is removed.
+fn stopped(pty: &PtyOptions) -> anyhow::Result<()> {
+    if let Some(link) = &pty.link
+        && std::fs::symlink_metadata(link).is_ok_and(|m| m.file_type().is_symlink())
+    {
+        std::fs::remove_file(link).with_context(|| format!("removing {}", link.display()))?;
+    }
+    Ok(())
 }

@@ -1,8 +1,8 @@
 //! The serial transport of one DGT board: open, start up, read, watch, reconnect.
 //!
-//! Flow: open the port at 9600 8N1 without flow control and exclusively; send the start-up
-//! commands (identify, full dump, update mode, clock); then every read is timestamped and handed,
-//! raw, to the board's pipeline before anything is decoded. A watchdog asks a silent board for
+//! Flow: open the port at 9600 8N1 without flow control and exclusively, dropping what the
+//! kernel held from before; send the start-up commands (identify, full dump, update mode,
+//! clock); then every read is timestamped and handed, raw, to the board's pipeline before anything is decoded. A watchdog asks a silent board for
 //! its serial number and gives up on it when it still says nothing; the session then ends and
 //! the caller reconnects with backoff. A reconnect always begins with a fresh full dump.
 
@@ -12,7 +12,10 @@ use std::{
 };
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
+use tokio_serial::{
+    ClearBuffer, DataBits, FlowControl, Parity, SerialPort, SerialPortBuilderExt, SerialStream,
+    StopBits,
+};
 
 use crate::{Millis, protocol::dgt::cmd};
 
@@ -84,6 +87,13 @@ pub fn open(path: &Path) -> Result<SerialStream, DeviceError> {
             source,
         })?;
     port.set_exclusive(true)
+        .map_err(|source| DeviceError::Open {
+            path: shown.clone(),
+            source,
+        })?;
+    // Bytes the kernel holds from before the open were sent at a moment nobody knows (to a
+    // host that went away): read as new, a clock reading from then would count as a press.
+    port.clear(ClearBuffer::Input)
         .map_err(|source| DeviceError::Open {
             path: shown,
             source,

@@ -472,21 +472,12 @@ async fn checksum_errors_a_board_off_the_chain_and_a_silent_board_lose_no_move()
 /// was down have their missed plies marked as recovered from memory.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_and_restarted_every_bus_board_is_recovered_from_its_log_since_the_start_tag() {
-    use std::os::unix::fs::OpenOptionsExt;
     let seats = seats(corpus_games("tatamast22", 4), 31);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bus.db");
     let link = dir.path().join("bus");
     let start_at = Instant::now() + Duration::from_millis(4000);
     let (chain, mut done, _) = chain_on_pty(&seats, &link, start_at, None).await;
-    // The daemon's TIOCEXCL on the pty outlives it while the master is open: a holder, opened
-    // first, releases it after each kill.
-    let holder = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
-        .open(&link)
-        .unwrap();
     let laws = LawsSetup {
         time_control: Some("15+10".parse().unwrap()),
         ..LawsSetup::default()
@@ -504,7 +495,6 @@ async fn killed_and_restarted_every_bus_board_is_recovered_from_its_log_since_th
         tokio::time::sleep_until(start_at + Duration::from_secs(kill_s)).await;
         run.abort();
         let _ = run.await;
-        rustix::termios::ioctl_tiocnxcl(&holder).unwrap();
         gaps.push((kill_s * 1000, (kill_s + down_s) * 1000));
         tokio::time::sleep(Duration::from_secs(down_s)).await;
     }

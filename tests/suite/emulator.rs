@@ -733,3 +733,82 @@ async fn pty_unplug_mid_move_then_the_dump_is_the_board_now() {
         .collect();
     assert_eq!(to_board, [0x4b, 0x42]);
 }
+
+/// Reads whatever the board sends within `for_ms`, asking nothing.
+async fn read_for(port: &mut tokio_serial::SerialStream, for_ms: u64) -> Vec<u8> {
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(for_ms);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 512];
+    while let Ok(r) = tokio::time::timeout_at(deadline, port.read(&mut buf)).await {
+        match r {
+            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+            _ => break,
+        }
+    }
+    got
+}
+
+/// A USB board's bytes to a host that has gone are lost with it: a pty would keep them for the
+/// next host, who would read a game's moves long after they were made (a restarted daemon took
+/// them for new ones). The host closes its port mid-game, the game plays to its end, and the
+/// next host hears no field update it did not live through. The next host's port is not left
+/// exclusive by the one before (a USB device is released when its holder goes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pty_bytes_sent_while_no_host_has_the_port_are_not_read_by_the_next_host() {
+    let games = corpus();
+    let mut game = games[1].clone();
+    game.moves.truncate(12);
+    game.outcome = None;
+    let opts = EmulatorOptions {
+        speed: 0.05,
+        seed: 3,
+        ..EmulatorOptions::default()
+    };
+    let script = script_pgn(&game, &opts).unwrap();
+    let final_board = script.plies.last().unwrap().board_after.0;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let pty_opts = PtyOptions {
+        linger_ms: Some(5_000),
+        ..PtyOptions::default()
+    };
+    let runner = {
+        let script = script.clone();
+        tokio::spawn(async move { run_pty(&script, &pty_opts, Some(tx)).await })
+    };
+    let PtyEvent::Ready(path) = wait_event(&mut rx).await else {
+        panic!("not ready first")
+    };
+    let mut port = tokio_serial::new(path.to_string_lossy(), 9600)
+        .open_native_async()
+        .unwrap();
+    port.write_all(&[0x4b, 0x42]).await.unwrap();
+    let (mut acc, mut got) = (Vec::new(), Vec::new());
+    read_until(&mut port, &mut acc, &mut got, |fs| {
+        fs.iter().any(|f| f[0] == 0x8e)
+    })
+    .await;
+    // Gone with the first field update heard; exclusive (TIOCEXCL and flock), as the daemon is.
+    drop(port);
+    assert_eq!(wait_event(&mut rx).await, PtyEvent::ScriptDone);
+
+    let mut port = tokio_serial::new(path.to_string_lossy(), 9600)
+        .open_native_async()
+        .expect("the port is free once its last host has gone");
+    let (heard, _) = frames(&read_for(&mut port, 600).await);
+    let stale: Vec<&Vec<u8>> = heard.iter().filter(|f| f[0] == 0x8e).collect();
+    assert!(
+        stale.is_empty(),
+        "field updates from before this host opened the port: {stale:02x?}"
+    );
+    // The board is still there, as it is now.
+    port.write_all(&[0x42]).await.unwrap();
+    let (mut acc, mut got) = (Vec::new(), Vec::new());
+    read_until(&mut port, &mut acc, &mut got, |fs| {
+        fs.iter().any(|f| f[0] == 0x86)
+    })
+    .await;
+    let dump = got.iter().find(|f| f[0] == 0x86).unwrap();
+    assert_eq!(dump[3..], final_board);
+    drop(port);
+    runner.await.unwrap().unwrap();
+}

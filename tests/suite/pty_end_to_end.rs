@@ -5,7 +5,6 @@
 
 use std::{
     fs::File,
-    os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
     process::{Child, Command, ExitStatus, Stdio},
     time::{Duration, Instant},
@@ -15,7 +14,6 @@ use boardscribe::{
     emulator::{self, EmulatorOptions, EventKind, Payload, PgnGame},
     protocol::dgt::Frame,
 };
-use rustix::fs::OFlags;
 use serde_json::Value;
 use shakmaty::CastlingMode;
 
@@ -349,21 +347,10 @@ fn sigkill_mid_game_loses_nothing_and_the_game_goes_on() {
         &["--speed", "0.08", "--seed", "5", "--linger-ms", "1000"],
     );
     let board = link.to_str().unwrap();
-    // A real serial device is released when the process holding it dies; a pseudo-terminal keeps
-    // the daemon's TIOCEXCL for as long as its master is open, so a restarted daemon that is not
-    // root would find it busy. Hold the port open (as the emulator does) to release it as the
-    // kernel releases a real device.
-    let holder = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(OFlags::NOCTTY.bits() as i32)
-        .open(&link)
-        .unwrap();
     let db = d.join("live.db");
     let mut first = run(d, "run-1", &db, &[&link]);
     let seen = wait_for_moves(&db, board, 10);
     first.kill_hard();
-    rustix::termios::ioctl_tiocnxcl(&holder).unwrap();
     assert!(
         seen.len() < expected.len(),
         "killed before the game was over"
@@ -565,7 +552,6 @@ fn killed_three_times_every_game_is_recovered_from_the_boards_memory() {
     let mut emulators = Vec::new();
     let mut links = Vec::new();
     let mut expected = Vec::new();
-    let mut holders = Vec::new();
     for (i, (file, n, speed)) in boards.iter().enumerate() {
         let (emulator, link) = emulate(
             d,
@@ -573,16 +559,6 @@ fn killed_three_times_every_game_is_recovered_from_the_boards_memory() {
             file,
             *n,
             &["--speed", speed, "--seed", "11", "--linger-ms", "400000"],
-        );
-        // The daemon's TIOCEXCL on a pty outlives it while the master is open (see
-        // `sigkill_mid_game_loses_nothing_and_the_game_goes_on`): a holder releases it.
-        holders.push(
-            std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .custom_flags(OFlags::NOCTTY.bits() as i32)
-                .open(&link)
-                .unwrap(),
         );
         emulators.push(emulator);
         expected.push(expected_uci(&corpus_game(file, *n)));
@@ -596,9 +572,6 @@ fn killed_three_times_every_game_is_recovered_from_the_boards_memory() {
         let slowest = links[3].to_str().unwrap();
         wait_for_moves(&db, slowest, 4 + 4 * round);
         daemon.kill_hard();
-        for h in &holders {
-            rustix::termios::ioctl_tiocnxcl(h).unwrap();
-        }
         std::thread::sleep(Duration::from_secs(missed_s));
     }
     let mut daemon = run(d, "run-last", &db, &ports);
@@ -632,4 +605,38 @@ fn killed_three_times_every_game_is_recovered_from_the_boards_memory() {
         "plies recovered from memory on {marked} boards"
     );
     drop(emulators);
+}
+
+/// A board stopped as a service is stopped (SIGTERM) takes its link with it, as udev removes an
+/// unplugged board's /dev/serial/by-id link: a link left behind would point at whatever pty is
+/// given the same number next, another board, which a daemon would then open and lock (and
+/// record a stranger's game), locking out that board's own daemon.
+#[test]
+fn a_stopped_emulator_leaves_no_link_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (i, signal) in ["-TERM", "-INT", "-HUP"].into_iter().enumerate() {
+        let (mut emulator, link) = emulate(
+            d,
+            &format!("board{i}"),
+            "London1851",
+            38,
+            &["--speed", "0.3", "--linger-ms", "60000"],
+        );
+        let status = Command::new("kill")
+            .args([signal, &emulator.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert!(
+            emulator.wait_exit(Duration::from_secs(20)).success(),
+            "{signal}: {}",
+            emulator.log_text()
+        );
+        assert!(
+            std::fs::symlink_metadata(&link).is_err(),
+            "{signal}: the link {} is still there",
+            link.display()
+        );
+    }
 }

@@ -17,9 +17,8 @@
 use std::{collections::VecDeque, path::PathBuf, time::Duration};
 
 use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
     sync::mpsc::{UnboundedReceiver, UnboundedSender},
-    time::{Instant, sleep},
+    time::Instant,
 };
 
 use super::{BoardScript, EmulatorError, EventKind, Payload, PtyEvent, ScriptEvent, pty};
@@ -275,7 +274,7 @@ pub async fn run_bus_pty(
             b
         })
         .collect();
-    let mut pty = pty::open_pty(opts.link.as_deref())?;
+    let mut pty = pty::Pty::open(opts.link.as_deref())?;
     tracing::info!(path = %pty.path.display(), boards = chain.len(), "emulated DGT bus");
     notify(PtyEvent::Ready(pty.path.clone()));
     let mut inbuf: Vec<u8> = Vec::new();
@@ -292,8 +291,8 @@ pub async fn run_bus_pty(
         let next_reply = replies.front().map(|r| r.0);
         let finish = done_at.and_then(|d| opts.linger_ms.map(|l| d + Duration::from_millis(l)));
         tokio::select! {
-            read = pty.master.read(&mut buf) => match read {
-                Ok(n) if n > 0 => {
+            read = pty.read(&mut buf) => match read? {
+                pty::Heard::Bytes(n) => {
                     inbuf.extend_from_slice(&buf[..n]);
                     let now = Instant::now();
                     loop {
@@ -317,11 +316,10 @@ pub async fn run_bus_pty(
                         }
                     }
                 }
-                res => {
-                    if let Err(e) = res {
-                        tracing::debug!(cause = %e, "pty read failed; host gone?");
-                    }
-                    sleep(Duration::from_millis(50)).await;
+                pty::Heard::Moved(path) => {
+                    inbuf.clear();
+                    tracing::info!(path = %path.display(), "emulated DGT bus at a new pty");
+                    notify(PtyEvent::Moved(path));
                 }
             },
             _ = sleep_opt(next_event) => {
@@ -332,11 +330,8 @@ pub async fn run_bus_pty(
             },
             _ = sleep_opt(next_reply) => {
                 if let Some((_, bytes)) = replies.pop_front() {
-                    match tokio::time::timeout(Duration::from_millis(100), pty.master.write_all(&bytes)).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => tracing::debug!(cause = %e, "write to the host failed; dropped"),
-                        Err(_) => tracing::debug!("the host does not read; reply dropped"),
-                    }
+                    // A reply no host reads is lost, as on a real line.
+                    let _sent_or_lost = pty.send(&bytes).await;
                 }
             },
             f = recv_opt(faults.as_mut()) => match f {

@@ -1,7 +1,8 @@
 //! A scripted board (DGT, or a TGZ-1 togyz pit board) on a pseudo-terminal.
 //!
-//! Flow: open a pty pair (keeping the slave open, so a host closing its side never makes the
-//! master fail), publish the slave's path (and a symlink), answer host commands like a board,
+//! Flow: open a pty pair that behaves as a USB serial device (`port`: released when its host
+//! goes, bytes to no host lost), publish the slave's path (and a symlink), answer host commands
+//! like a board,
 //! and once the host asks for updates play the script in real time: FIELD_UPDATEs and BWTIMEs
 //! go out only in update mode; the board state and clock advance regardless. An optional
 //! unplug closes the pty mid-move and opens a new one later (the board comes back idle). Every
@@ -13,18 +14,16 @@
 
 use std::{
     io,
-    os::fd::AsRawFd,
     path::{Path, PathBuf},
     time::Duration,
 };
 
 use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
+    io::AsyncWriteExt,
     sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel},
     task::JoinSet,
-    time::{Instant, sleep, sleep_until, timeout},
+    time::{Instant, sleep, sleep_until},
 };
-use tokio_serial::{ClearBuffer, SerialPort, SerialStream};
 
 use super::{
     BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
@@ -32,6 +31,7 @@ use super::{
 };
 
 mod boards;
+mod port;
 use boardscribe_core::{
     Millis,
     capture::push_line,
@@ -42,6 +42,7 @@ use boardscribe_core::{
         tgz::{self, PitDump},
     },
 };
+pub(super) use port::{Heard, Pty, Sent};
 
 /// How the pty runner behaves.
 #[derive(Clone, Debug)]
@@ -88,6 +89,9 @@ pub enum PtyEvent {
     Unplugged,
     /// Back, at a new path (the symlink, if any, points there).
     Replugged(PathBuf),
+    /// Still plugged in, at a new path (the symlink, if any, points there): the host that went
+    /// away left the old pty exclusive, and the emulator could not release it (not root).
+    Moved(PathBuf),
     /// The last script event has been played.
     ScriptDone,
 }
@@ -152,54 +156,9 @@ trait PtyBoard {
     -> Option<(usize, Host)>;
 }
 
-pub(super) struct Pty {
-    pub(super) master: SerialStream,
-    /// Kept open so the master never sees EIO when the host closes its side.
-    slave: SerialStream,
-    pub(super) path: PathBuf,
-}
-
-fn replace_link(link: &Path, target: &Path) -> io::Result<()> {
-    match std::fs::symlink_metadata(link) {
-        Ok(_) => std::fs::remove_file(link)?,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    std::os::unix::fs::symlink(target, link)
-}
-
-/// Marks `fd` close-on-exec.
-fn close_on_exec(fd: std::os::fd::RawFd) -> io::Result<()> {
-    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
-    fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))
-        .map(drop)
-        .map_err(io::Error::from)
-}
-
-pub(super) fn open_pty(link: Option<&Path>) -> Result<Pty, EmulatorError> {
-    let (master, slave) = SerialStream::pair()?;
-    // serialport opens the pair inheritable: a process the emulator's process starts (a daemon
-    // under test, a browser) would hold the board's side open, and an unplugged board would
-    // never go away for the host.
-    close_on_exec(master.as_raw_fd())?;
-    close_on_exec(slave.as_raw_fd())?;
-    let path = slave
-        .name()
-        .map(PathBuf::from)
-        .ok_or_else(|| io::Error::other("the pseudo-terminal has no name"))?;
-    if let Some(l) = link {
-        replace_link(l, &path)?;
-    }
-    Ok(Pty {
-        master,
-        slave,
-        path,
-    })
-}
-
-async fn read_opt(pty: Option<&mut Pty>, buf: &mut [u8]) -> io::Result<usize> {
+async fn read_opt(pty: Option<&mut Pty>, buf: &mut [u8]) -> Result<Heard, EmulatorError> {
     match pty {
-        Some(p) => p.master.read(buf).await,
+        Some(p) => p.read(buf).await,
         None => std::future::pending().await,
     }
 }
@@ -212,7 +171,7 @@ async fn sleep_opt(at: Option<Instant>) {
 }
 
 enum Action {
-    Read(io::Result<usize>),
+    Read(Result<Heard, EmulatorError>),
     Event,
     Replug,
     Finish,
@@ -251,6 +210,14 @@ impl<S: PtyBoard> Runner<'_, S> {
         });
     }
 
+    fn announce_moved(&self, path: &Path) {
+        tracing::info!(path = %path.display(), "{} at a new pty", S::NAME);
+        if self.opts.print_path {
+            println!("{}", path.display());
+        }
+        self.notify(PtyEvent::Moved(path.to_path_buf()));
+    }
+
     async fn log(&mut self, dir: Direction, bytes: &[u8]) -> Result<(), EmulatorError> {
         if let Some(f) = &mut self.capture {
             let mut line = String::new();
@@ -266,21 +233,9 @@ impl<S: PtyBoard> Runner<'_, S> {
         let Some(p) = &mut self.pty else {
             return Ok(());
         };
-        match timeout(Duration::from_millis(100), p.master.write_all(bytes)).await {
-            Ok(Ok(())) => self.log(Direction::FromBoard, bytes).await,
-            Ok(Err(e)) => {
-                tracing::debug!(cause = %e, "write to the host failed; dropped");
-                Ok(())
-            }
-            Err(_) => {
-                // Nobody reads the slave side: drop what piled up there, as a board
-                // talking to an absent host loses its bytes.
-                tracing::debug!("the host does not read; frame dropped");
-                if let Err(e) = p.slave.clear(ClearBuffer::Input) {
-                    tracing::debug!(cause = %e, "could not flush the pty");
-                }
-                Ok(())
-            }
+        match p.send(bytes).await {
+            Sent::Written => self.log(Direction::FromBoard, bytes).await,
+            Sent::Dropped => Ok(()),
         }
     }
 
@@ -363,7 +318,7 @@ async fn run<S: PtyBoard>(
         }
         None => None,
     };
-    let pty = open_pty(opts.link.as_deref())?;
+    let pty = Pty::open(opts.link.as_deref())?;
     let path = pty.path.clone();
     let mut r = Runner {
         script,
@@ -407,19 +362,18 @@ async fn run<S: PtyBoard>(
             _ = sleep_opt(finish) => Action::Finish,
         };
         match action {
-            Action::Read(Ok(n)) if n > 0 => {
+            Action::Read(Ok(Heard::Bytes(n))) => {
                 let got = buf[..n].to_vec();
                 r.log(Direction::ToBoard, &got).await?;
                 r.inbuf.extend_from_slice(&got);
                 r.commands(&mut start).await?;
             }
-            Action::Read(res) => {
-                // EOF or EIO: the host went away. Keep the board; look again shortly.
-                if let Err(e) = res {
-                    tracing::debug!(cause = %e, "pty read failed; host gone?");
-                }
-                sleep(Duration::from_millis(50)).await;
+            Action::Read(Ok(Heard::Moved(path))) => {
+                // The host went and its pty could not be released: the board is at a new path.
+                r.inbuf.clear();
+                r.announce_moved(&path);
             }
+            Action::Read(Err(e)) => return Err(e),
             Action::Event => {
                 let Some(e) = body.get(next) else { continue };
                 next += 1;
@@ -447,7 +401,7 @@ async fn run<S: PtyBoard>(
             }
             Action::Replug => {
                 replug_at = None;
-                let pty = open_pty(opts.link.as_deref())?;
+                let pty = Pty::open(opts.link.as_deref())?;
                 let path = pty.path.clone();
                 r.pty = Some(pty);
                 r.mode = Mode::Idle;
