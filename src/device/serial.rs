@@ -4,7 +4,8 @@
 //! kernel held from before; send the start-up commands (identify, full dump, update mode,
 //! clock); then every read is timestamped and handed, raw, to the board's pipeline before
 //! anything is decoded. A watchdog asks a silent board for its serial number and gives up on it
-//! when it still says nothing; the session then ends and the caller reconnects with backoff. A reconnect always begins with a fresh full dump.
+//! when it still says nothing; the session then ends and the caller reconnects with backoff. A
+//! reconnect always begins with a fresh full dump.
 
 use std::{
     path::Path,
