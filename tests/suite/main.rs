@@ -42,6 +42,7 @@ mod pty_end_to_end;
 mod real_captures;
 mod record_command;
 mod relay_common;
+mod restart_trials;
 mod run_config;
 mod scoresheet;
 mod store;

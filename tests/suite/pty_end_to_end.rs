@@ -640,3 +640,56 @@ fn a_stopped_emulator_leaves_no_link_behind() {
         );
     }
 }
+
+/// CPU time (user + system, in clock ticks of 10 ms) process `pid` has used so far.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+/// An emulated board behaves as a USB device for the host that opens it: it waits for its
+/// host without taking the CPU (a pty master whose host hung up once stays "readable" for the
+/// runtime, and a read loop on it spun a whole core per board, starving the daemon and the other
+/// boards of a hall), and once the host holding it is killed -9 the next `run` opens it at
+/// once. Real processes only: `emulate`, and `run` killed and started again.
+#[test]
+fn an_emulated_board_idles_without_cpu_and_is_free_once_its_host_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (file, n) = ("tatamast22", 7);
+    let (emulator, link) = emulate(d, "board", file, n, &["--speed", "0.3", "--seed", "4"]);
+    let pid = emulator.child.id();
+    let board = link.to_str().unwrap();
+    let db = d.join("live.db");
+    let busy = |what: &str| {
+        let (t0, c0) = (Instant::now(), cpu_ticks(pid));
+        std::thread::sleep(Duration::from_secs(3));
+        let used = (cpu_ticks(pid) - c0) as f64 * 10.0 / t0.elapsed().as_millis() as f64;
+        assert!(
+            used < 0.15,
+            "{what}: the emulated board used {:.0}% of a core",
+            used * 100.0
+        );
+    };
+    busy("no host yet");
+    let mut first = run(d, "run-1", &db, &[&link]);
+    wait_for_moves(&db, board, 2);
+    busy("a host playing a game");
+    first.kill_hard();
+    busy("its host killed");
+    let mut second = run(d, "run-2", &db, &[&link]);
+    poll("the second run connected", || {
+        second.log_text().contains("board connected").then_some(())
+    });
+    assert!(
+        !second.log_text().contains("board not available"),
+        "the port was not free for the next host:\n{}",
+        second.log_text()
+    );
+    busy("the next host");
+    second.terminate();
+    second.wait_exit(Duration::from_secs(20));
+}

@@ -14,18 +14,26 @@
 //! and bytes a host that does not read leaves piling up.
 
 use std::{
+    ffi::OsString,
     io,
-    os::{fd::AsRawFd, unix::fs::OpenOptionsExt},
+    os::{
+        fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd},
+        unix::{ffi::OsStringExt, fs::OpenOptionsExt},
+    },
     path::{Path, PathBuf},
     time::Duration,
 };
 
 use nix::poll::{PollFd, PollFlags, poll};
+use rustix::{
+    fs::{Mode, OFlags},
+    pty::OpenptFlags,
+    termios::{OptionalActions, QueueSelector},
+};
 use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
+    io::unix::AsyncFd,
     time::{sleep, timeout},
 };
-use tokio_serial::{ClearBuffer, SerialPort, SerialStream};
 
 use crate::EmulatorError;
 
@@ -35,9 +43,27 @@ const HOST_POLL: Duration = Duration::from_millis(20);
 /// How long a write may wait for a host that does not read.
 const WRITE_WAIT: Duration = Duration::from_millis(100);
 
+/// The master side of the pty: watched by the runtime only while a host has the port open.
+/// A master whose slave is closed hangs up, and the runtime keeps a hang-up as final for its
+/// registration: a master still registered when a host comes back would be "readable" at every
+/// poll, and a read loop on it would spin. So the master is registered afresh for each host.
+enum Master {
+    Idle(OwnedFd),
+    Watched(AsyncFd<OwnedFd>),
+}
+
+impl Master {
+    fn fd(&self) -> BorrowedFd<'_> {
+        match self {
+            Master::Idle(fd) => fd.as_fd(),
+            Master::Watched(a) => a.get_ref().as_fd(),
+        }
+    }
+}
+
 /// The board's side of one pseudo-terminal.
 pub(crate) struct Pty {
-    master: SerialStream,
+    master: Option<Master>,
     pub(crate) path: PathBuf,
     link: Option<PathBuf>,
     /// Whether a host had the port open when last looked at.
@@ -72,14 +98,6 @@ fn replace_link(link: &Path, target: &Path) -> io::Result<()> {
     std::fs::rename(&tmp, link)
 }
 
-/// Marks `fd` close-on-exec.
-fn close_on_exec(fd: std::os::fd::RawFd) -> io::Result<()> {
-    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
-    fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))
-        .map(drop)
-        .map_err(io::Error::from)
-}
-
 /// Clears the exclusive flag a host left on the slave at `path`, as the kernel does when a USB
 /// device's last holder closes it. Opening a slave a host left exclusive takes root.
 fn clear_exclusive(path: &Path) -> io::Result<()> {
@@ -96,34 +114,54 @@ fn libc_flags() -> i32 {
     (rustix::fs::OFlags::NOCTTY | rustix::fs::OFlags::NONBLOCK).bits() as i32
 }
 
+/// A new pty pair, made close-on-exec from the start (a process another thread of this one
+/// starts meanwhile, a daemon under test, must not inherit the board's side and hold it open),
+/// its slave set raw once and closed (the host opens it): the master and the slave's path.
+fn open_pair() -> io::Result<(OwnedFd, PathBuf)> {
+    let master =
+        rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)?;
+    rustix::pty::grantpt(&master)?;
+    rustix::pty::unlockpt(&master)?;
+    let name = rustix::pty::ptsname(&master, Vec::new())?;
+    let path = PathBuf::from(OsString::from_vec(name.into_bytes()));
+    let slave = rustix::fs::open(
+        &path,
+        OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        Mode::empty(),
+    )?;
+    let mut termios = rustix::termios::tcgetattr(&slave)?;
+    termios.make_raw();
+    rustix::termios::tcsetattr(&slave, OptionalActions::Now, &termios)?;
+    drop(slave);
+    rustix::io::ioctl_fionbio(&master, true)?;
+    Ok((master, path))
+}
+
 impl Pty {
     /// A new pty pair; the slave's path, and `link` pointing at it.
     pub(crate) fn open(link: Option<&Path>) -> Result<Pty, EmulatorError> {
-        let (master, slave) = SerialStream::pair()?;
-        // serialport opens the pair inheritable: a process the emulator's process starts (a
-        // daemon under test, a browser) would hold the board's side open, and an unplugged
-        // board would never go away for the host.
-        close_on_exec(master.as_raw_fd())?;
-        let path = slave
-            .name()
-            .map(PathBuf::from)
-            .ok_or_else(|| io::Error::other("the pseudo-terminal has no name"))?;
-        // The slave is the host's: with it closed, the master hangs up while no host has it.
-        drop(slave);
+        let (master, path) = open_pair()?;
         if let Some(l) = link {
             replace_link(l, &path)?;
         }
         Ok(Pty {
-            master,
+            master: Some(Master::Idle(master)),
             path,
             link: link.map(Path::to_path_buf),
             held: false,
         })
     }
 
+    fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.master.as_ref().map(Master::fd)
+    }
+
     /// Whether a host has the port open now: the master hangs up while no one has the slave.
     fn host_present(&self) -> bool {
-        let mut fds = [PollFd::new(self.master.as_raw_fd(), PollFlags::empty())];
+        let Some(fd) = self.fd() else {
+            return false;
+        };
+        let mut fds = [PollFd::new(fd.as_raw_fd(), PollFlags::empty())];
         match poll(&mut fds, 0) {
             Ok(_) => !fds[0]
                 .revents()
@@ -133,12 +171,52 @@ impl Pty {
         }
     }
 
+    /// The master, registered with the runtime for the host there now.
+    fn watched(&mut self) -> io::Result<&AsyncFd<OwnedFd>> {
+        if let Some(Master::Idle(_)) = &self.master
+            && let Some(Master::Idle(fd)) = self.master.take()
+        {
+            // Deprecated for I/O safety: an fd registered must stay open while it is. This one
+            // is owned by the AsyncFd until `unwatch` takes it back, so it always does; the
+            // replacement (`register`) is an unsafe fn, which this crate forbids.
+            #[expect(deprecated)]
+            let registered = AsyncFd::try_new(fd);
+            match registered {
+                Ok(a) => self.master = Some(Master::Watched(a)),
+                Err(e) => {
+                    let (fd, err) = e.into_parts();
+                    self.master = Some(Master::Idle(fd));
+                    return Err(err);
+                }
+            }
+        }
+        match &self.master {
+            Some(Master::Watched(a)) => Ok(a),
+            _ => Err(io::Error::other("the pseudo-terminal is gone")),
+        }
+    }
+
+    /// The host went: the master is no longer watched (see [`Master`]).
+    fn unwatch(&mut self) {
+        self.master = match self.master.take() {
+            Some(Master::Watched(a)) => Some(Master::Idle(a.into_inner())),
+            other => other,
+        };
+    }
+
+    /// Drops what was written to the host and not read yet.
+    fn flush_output(&self) {
+        if let Some(fd) = self.fd()
+            && let Err(e) = rustix::termios::tcflush(fd, QueueSelector::OFlush)
+        {
+            tracing::debug!(cause = %e, "could not flush the pty");
+        }
+    }
+
     /// The last host closed the port: it is released for the next one.
     fn release(&mut self) -> Result<Option<PathBuf>, EmulatorError> {
         // What was written since the host went would be read by the next one as new.
-        if let Err(e) = self.master.clear(ClearBuffer::Output) {
-            tracing::debug!(cause = %e, "could not flush the pty");
-        }
+        self.flush_output();
         match clear_exclusive(&self.path) {
             Ok(()) => Ok(None),
             Err(e) => {
@@ -154,6 +232,7 @@ impl Pty {
     pub(crate) async fn read(&mut self, buf: &mut [u8]) -> Result<Heard, EmulatorError> {
         loop {
             if !self.host_present() {
+                self.unwatch();
                 if std::mem::replace(&mut self.held, false)
                     && let Some(path) = self.release()?
                 {
@@ -163,13 +242,26 @@ impl Pty {
                 continue;
             }
             self.held = true;
-            match self.master.read(buf).await {
-                Ok(n) if n > 0 => return Ok(Heard::Bytes(n)),
+            let master = self.watched()?;
+            let mut ready = master.readable().await?;
+            let hung_up = ready.ready().is_read_closed();
+            match ready
+                .try_io(|fd| rustix::io::read(fd.get_ref(), &mut *buf).map_err(io::Error::from))
+            {
+                Ok(Ok(n)) if n > 0 => return Ok(Heard::Bytes(n)),
                 // EOF or EIO: the host went away (looked at again above).
-                Ok(_) => {}
-                Err(e) => {
+                Ok(Ok(_)) => self.unwatch(),
+                Ok(Err(e)) => {
                     tracing::debug!(cause = %e, "pty read failed; host gone?");
+                    self.unwatch();
                     sleep(HOST_POLL).await;
+                }
+                // Nothing to read. A hang-up seen by this registration would make it ready at
+                // every poll: a host that went and came back is watched afresh.
+                Err(_would_block) => {
+                    if hung_up {
+                        self.unwatch();
+                    }
                 }
             }
         }
@@ -180,10 +272,15 @@ impl Pty {
         if !self.host_present() {
             return Sent::Dropped;
         }
-        match timeout(WRITE_WAIT, self.master.write_all(bytes)).await {
+        let written = match self.watched() {
+            Ok(master) => timeout(WRITE_WAIT, write_all(master, bytes)).await,
+            Err(e) => Ok(Err(e)),
+        };
+        match written {
             Ok(Ok(())) => Sent::Written,
             Ok(Err(e)) => {
                 tracing::debug!(cause = %e, "write to the host failed; dropped");
+                self.unwatch();
                 Sent::Dropped
             }
             Err(_) => {
@@ -191,11 +288,23 @@ impl Pty {
                 // host that does not listen loses its bytes (the master's output is the slave's
                 // input).
                 tracing::debug!("the host does not read; frame dropped");
-                if let Err(e) = self.master.clear(ClearBuffer::Output) {
-                    tracing::debug!(cause = %e, "could not flush the pty");
-                }
+                self.flush_output();
                 Sent::Dropped
             }
         }
     }
+}
+
+/// Writes all of `bytes` to the master as it becomes writable.
+async fn write_all(master: &AsyncFd<OwnedFd>, mut bytes: &[u8]) -> io::Result<()> {
+    while !bytes.is_empty() {
+        let mut ready = master.writable().await?;
+        match ready.try_io(|fd| rustix::io::write(fd.get_ref(), bytes).map_err(io::Error::from)) {
+            Ok(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(Ok(n)) => bytes = &bytes[n..],
+            Ok(Err(e)) => return Err(e),
+            Err(_would_block) => {}
+        }
+    }
+    Ok(())
 }
