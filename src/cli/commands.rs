@@ -47,6 +47,7 @@ pub(super) fn devices(
     };
     let ports = discover::list_ports(sysfs)?;
     print!("{}", discover::describe(&ports, &boards));
+    print!("{}", busy_ports(&ports, &boards, &buses));
     if !buses.is_empty() {
         // A quick broadcast ping on every configured bus.
         let rt = tokio::runtime::Runtime::new()?;
@@ -204,4 +205,34 @@ pub(super) fn import_memory(
         written.iter().map(|g| g.0).collect::<Vec<_>>()
     );
     Ok(())
+}
+
+/// One line per port that another process holds (the listed ports, and the configured boards'
+/// and buses' own paths): who holds it, so that it can be freed before the round.
+fn busy_ports(
+    ports: &[discover::PortInfo],
+    boards: &[crate::config::BoardConfig],
+    buses: &[crate::config::BusConfig],
+) -> String {
+    use crate::{config::Locator, device::holders};
+    let configured = boards
+        .iter()
+        .map(|b| &b.locator)
+        .chain(buses.iter().map(|b| &b.locator))
+        .filter_map(|l| match l {
+            Locator::Port(p) | Locator::Symlink(p) => Some(p.clone()),
+            Locator::Serial(_) => None,
+        });
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = String::new();
+    for path in ports.iter().map(|p| p.path.clone()).chain(configured) {
+        let node = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if !seen.insert(node) {
+            continue;
+        }
+        if let Some(held) = holders::describe(&holders::holders_of(&path)) {
+            out.push_str(&format!("{}: busy, {held}\n", path.display()));
+        }
+    }
+    out
 }

@@ -224,6 +224,9 @@ const MEMORY_SILENCE: Duration = Duration::from_secs(2);
 /// The longest a memory read may take (a full log takes about 8 s at 9600 baud).
 const MEMORY_WAIT: Duration = Duration::from_secs(20);
 
+/// How often a port another process holds is tried again.
+const BUSY_RETRY: Duration = Duration::from_millis(250);
+
 /// Keeps one board recorded: reconnects with backoff until `stop`.
 pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
     if let Some(game) = spec.game {
@@ -247,9 +250,12 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
         }
         // Writes the store refused are tried again while the board is away, too.
         persist(&mut recorder, &mut board, &ctx, Attempt::WhenDue).await;
+        // Whether the port is there but held by another process.
+        let busy;
         match open(&board.locator, &ctx.sysfs) {
             Ok((path, port)) => {
                 unavailable = None;
+                busy = false;
                 info!(port = %path.display(), "board connected");
                 recorder.link(now_ms(), true);
                 ctx.metrics.board_connected();
@@ -284,14 +290,26 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                     SessionEnd::Lost(why) => warn!(reason = %why, "board lost; reconnecting"),
                 }
             }
-            Err(why) => {
-                if unavailable.as_ref() != Some(&why) {
-                    warn!(cause = %why, "board not available; looking for it");
+            Err(failed) => {
+                if unavailable.as_ref() != Some(&failed.why) {
+                    warn!(cause = %failed.why, "board not available; looking for it");
+                    // A port someone else holds is for the arbiter to see: only someone at
+                    // the PC can free it.
+                    if failed.busy
+                        && let Some(live) = &board.live
+                    {
+                        live.hub.board_lost(&board.name, &failed.why);
+                    }
                 }
-                unavailable = Some(why);
+                busy = failed.busy;
+                unavailable = Some(failed.why);
             }
         }
-        let delay = retry_delay(&mut backoff, last_seen);
+        let mut delay = retry_delay(&mut backoff, last_seen);
+        if busy {
+            // Taken the moment its holder lets go.
+            delay = delay.min(BUSY_RETRY);
+        }
         let deadline = Instant::now() + delay;
         loop {
             // Decisions reach the record while the board is away, too.

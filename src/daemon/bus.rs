@@ -188,7 +188,16 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                     Some(why) => warn!(bus = %name, reason = %why, "bus port lost; reopening"),
                 }
             }
-            Err(why) => warn!(bus = %name, cause = %why, "bus port not available"),
+            Err(failed) => {
+                warn!(bus = %name, cause = %failed, "bus port not available");
+                if failed.busy {
+                    for b in boards.values_mut() {
+                        if let Some(live) = &b.board.live {
+                            live.hub.board_lost(&b.board.name, &failed.why);
+                        }
+                    }
+                }
+            }
         }
         let delay = port::retry_delay(&mut backoff, last_seen);
         let deadline = Instant::now() + delay;

@@ -50,16 +50,42 @@ pub(super) async fn wait_for_port(locator: &Locator, sysfs: &std::path::Path, de
     }
 }
 
+/// Why a port could not be opened now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Unavailable {
+    /// For the log, and for the arbiter when `busy`.
+    pub(super) why: String,
+    /// The port is there, but another process holds it (named in `why`): the arbiter is told,
+    /// as for a board lost, since only someone at the PC can free it.
+    pub(super) busy: bool,
+}
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+impl From<Unavailable> for String {
+    fn from(u: Unavailable) -> String {
+        u.why
+    }
+}
+
 /// Finds the board's port now and opens it.
 pub(super) fn open(
     locator: &Locator,
     sysfs: &std::path::Path,
-) -> Result<(PathBuf, tokio_serial::SerialStream), String> {
+) -> Result<(PathBuf, tokio_serial::SerialStream), Unavailable> {
+    let plain = |why: String| Unavailable { why, busy: false };
     let path = match discover::path_to_open(locator, sysfs) {
         Ok(Some(path)) => path,
-        Ok(None) => return Err(format!("{locator} is not plugged in")),
-        Err(e) => return Err(e.to_string()),
+        Ok(None) => return Err(plain(format!("{locator} is not plugged in"))),
+        Err(e) => return Err(plain(e.to_string())),
     };
-    let port = serial::open(&path).map_err(|e| e.to_string())?;
+    let port = serial::open(&path).map_err(|e| Unavailable {
+        busy: e.is_busy(),
+        why: e.to_string(),
+    })?;
     Ok((path, port))
 }

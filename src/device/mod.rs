@@ -4,6 +4,7 @@
 //! in `protocol`.
 
 pub mod discover;
+pub mod holders;
 pub mod memory;
 pub mod record;
 pub mod serial;

@@ -18,6 +18,7 @@ use tokio_serial::{
     StopBits,
 };
 
+use super::holders;
 use crate::{Millis, protocol::dgt::cmd};
 
 /// Why a port could not be used.
@@ -27,6 +28,15 @@ pub enum DeviceError {
     Open {
         path: String,
         source: tokio_serial::Error,
+    },
+    /// The port is there but another process has it open (ModemManager, brltty, a second
+    /// boardscribe...): named, so that whoever reads the log or the console can free it.
+    #[error("cannot open {path}: {source}; {held}")]
+    Busy {
+        path: String,
+        source: tokio_serial::Error,
+        /// `held by pid 812 (/usr/sbin/ModemManager)`.
+        held: String,
     },
     #[error("{path}: {source}")]
     Io {
@@ -74,7 +84,30 @@ pub fn now_ms() -> Millis {
         .map_or(0, |d| d.as_millis() as Millis)
 }
 
-/// Opens a DGT board's port: 9600 baud, 8N1, no flow control, exclusive.
+impl DeviceError {
+    /// Whether the port is held by another process.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, DeviceError::Busy { .. })
+    }
+}
+
+/// A port that did not open: busy, with whoever holds it, if anyone else is seen holding it.
+fn open_failed(path: &Path, shown: String, source: tokio_serial::Error) -> DeviceError {
+    match holders::describe(&holders::holders_of(path)) {
+        Some(held) => DeviceError::Busy {
+            path: shown,
+            source,
+            held,
+        },
+        None => DeviceError::Open {
+            path: shown,
+            source,
+        },
+    }
+}
+
+/// Opens a DGT board's port: 9600 baud, 8N1, no flow control, exclusive. A port another
+/// process holds is refused with that process named ([`DeviceError::Busy`]).
 pub fn open(path: &Path) -> Result<SerialStream, DeviceError> {
     let shown = path.display().to_string();
     let mut port = tokio_serial::new(shown.clone(), 9600)
@@ -83,15 +116,9 @@ pub fn open(path: &Path) -> Result<SerialStream, DeviceError> {
         .stop_bits(StopBits::One)
         .flow_control(FlowControl::None)
         .open_native_async()
-        .map_err(|source| DeviceError::Open {
-            path: shown.clone(),
-            source,
-        })?;
+        .map_err(|source| open_failed(path, shown.clone(), source))?;
     port.set_exclusive(true)
-        .map_err(|source| DeviceError::Open {
-            path: shown.clone(),
-            source,
-        })?;
+        .map_err(|source| open_failed(path, shown.clone(), source))?;
     // Bytes the kernel holds from before the open were sent at a moment nobody knows (to a
     // host that went away): read as new, a clock reading from then would count as a press.
     port.clear(ClearBuffer::Input)

@@ -194,6 +194,9 @@ pub fn board_alert(board: &BoardSnapshot, game: Option<i64>) -> Option<Alert> {
     let reason = board.lost_reason.clone().unwrap_or_default();
     let kind = if reason.starts_with("silent") {
         "board_silent"
+    } else if reason.contains("; held by ") {
+        // Its port is there, but another process has it open (named in the detail).
+        "board_port_busy"
     } else {
         "board_unplugged"
     };

@@ -693,3 +693,95 @@ fn an_emulated_board_idles_without_cpu_and_is_free_once_its_host_is_killed() {
     second.terminate();
     second.wait_exit(Duration::from_secs(20));
 }
+
+/// A port another process holds is named: a second `boardscribe run` started on a board the
+/// first one records says who holds the port, in its log, in `boardscribe devices` and in the
+/// arbiter's alerts; once the first is killed -9 the second takes the board within a second or
+/// two of its retries. Real processes only.
+#[test]
+fn a_busy_port_names_its_holder_and_is_taken_as_soon_as_it_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_emulator, link) = emulate(d, "board", "tatamast22", 7, &["--speed", "0.3"]);
+    let board = link.to_str().unwrap();
+    let mut first = run(d, "run-1", &d.join("first.db"), &[&link]);
+    wait_for_moves(&d.join("first.db"), board, 1);
+    let holder = format!("held by pid {} (", first.child.id());
+
+    let token = d.join("admin.token");
+    std::fs::write(&token, "a-token-long-enough-for-the-admin-api").unwrap();
+    let http = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let second_db = d.join("second.db");
+    let mut second = Proc::start(
+        d,
+        "run-2",
+        &[
+            "run",
+            "--db",
+            second_db.to_str().unwrap(),
+            "--port",
+            board,
+            "--http",
+            &http.to_string(),
+            "--admin-token-file",
+            token.to_str().unwrap(),
+        ],
+    );
+    let line = poll("the second run's log naming the holder", || {
+        let log = second.log_text();
+        log.lines()
+            .find(|l| l.contains("board not available") && l.contains(&holder))
+            .map(str::to_owned)
+    });
+    assert!(line.contains("boardscribe run"), "{line}");
+
+    let config = d.join("boardscribe.toml");
+    std::fs::write(
+        &config,
+        format!("[[board]]\nnumber = 1\nkind = \"dgt\"\nport = \"{board}\"\n"),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["devices", "--config", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{listed}");
+    assert!(
+        listed.contains(&format!("{board}: busy, {holder}")),
+        "devices:\n{listed}"
+    );
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let alerts: Value = poll("the busy port among the arbiter's alerts", || {
+        let url = format!("http://{http}/api/admin/alerts");
+        let got = rt.block_on(async {
+            let r = reqwest::Client::new()
+                .get(&url)
+                .bearer_auth("a-token-long-enough-for-the-admin-api")
+                .send()
+                .await
+                .ok()?;
+            r.json::<Value>().await.ok()
+        })?;
+        got.to_string().contains("board_port_busy").then_some(got)
+    });
+    assert!(alerts.to_string().contains(&holder), "{alerts}");
+
+    // The holder goes: the second daemon takes the board at its next retry.
+    first.kill_hard();
+    let freed = Instant::now();
+    poll("the second run connected", || {
+        second.log_text().contains("board connected").then_some(())
+    });
+    assert!(
+        freed.elapsed() < Duration::from_secs(3),
+        "the port was free for {:?} before the second run took it",
+        freed.elapsed()
+    );
+    second.terminate();
+    second.wait_exit(Duration::from_secs(20));
+}

@@ -13,7 +13,8 @@
 //! it being stored) is measured and printed.
 //!
 //! CI runs a short set of trials, side by side (each trial is its own harness: its daemon, its
-//! boards, its database). `BOARDSCRIBE_RESTART_TRIALS=N` runs N trials (the full set: 64),
+//! boards, its database), with blitz hands (0.1 to 0.3) and outages of up to 20 s.
+//! `BOARDSCRIBE_RESTART_TRIALS=N` runs N trials drawn from the full ranges (the full set: 64),
 //! `BOARDSCRIBE_RESTART_PARALLEL=P` P at a time (default 3), `BOARDSCRIBE_SEED_OFFSET` other
 //! seeds, `BOARDSCRIBE_RESTART_SEED=S` only the trial of seed S; `BOARDSCRIBE_SHOW_TRIALS=1`
 //! prints each trial's plan and outcome.
@@ -117,13 +118,38 @@ struct Plan {
     kills: Vec<Kill>,
 }
 
-fn plan(seed: u64, games: &[(String, usize, PgnGame)]) -> Plan {
+/// The ranges trials are drawn from.
+#[derive(Clone, Copy, Debug)]
+struct Ranges {
+    /// Hands' speed, in hundredths.
+    speed: (u32, u32),
+    /// How long the daemon stays down, in ms.
+    down_ms: (u64, u64),
+    /// How long a board stays unplugged, in ms.
+    unplug_ms: (u64, u64),
+}
+
+/// The full set: speeds 0.1 to 1.0, restarts after 1 to 60 s, unplugs of 1 to 30 s.
+const FULL: Ranges = Ranges {
+    speed: (10, 100),
+    down_ms: (1_000, 60_000),
+    unplug_ms: (1_000, 30_000),
+};
+
+/// CI's short set: blitz hands (games of one to two minutes), shorter outages.
+const SHORT: Ranges = Ranges {
+    speed: (10, 30),
+    down_ms: (1_000, 20_000),
+    unplug_ms: (1_000, 15_000),
+};
+
+fn plan(seed: u64, games: &[(String, usize, PgnGame)], r: Ranges) -> Plan {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7265_7374_6172_7473);
     let unplugged = rng.random_range(0..4usize);
     let boards: Vec<BoardPlan> = (0..4)
         .map(|i| {
             let (file, game, pgn) = &games[rng.random_range(0..games.len())];
-            let speed = (rng.random_range(10..=100u32) as f64) / 100.0;
+            let speed = (rng.random_range(r.speed.0..=r.speed.1) as f64) / 100.0;
             let board_seed = rng.random_range(0..1_000_000u64);
             let opts = EmulatorOptions {
                 speed,
@@ -143,7 +169,7 @@ fn plan(seed: u64, games: &[(String, usize, PgnGame)]) -> Plan {
                 .map_or(0, |e| e.at_ms.saturating_sub(start));
             let unplug = (i == unplugged).then(|| Unplug {
                 at_ply: rng.random_range(4..pgn.moves.len() as u32 - 4),
-                for_ms: rng.random_range(1_000..=30_000),
+                for_ms: rng.random_range(r.unplug_ms.0..=r.unplug_ms.1),
                 memory_lost: rng.random_bool(0.5),
             });
             BoardPlan {
@@ -170,7 +196,7 @@ fn plan(seed: u64, games: &[(String, usize, PgnGame)]) -> Plan {
         // Kills while the games are on: spread over their first four fifths.
         let room = (longest * 4 / 5).saturating_sub(at).max(4_000) / u64::from(n);
         let after_ms = rng.random_range(2_000..=room.max(2_001));
-        let down_ms = rng.random_range(1_000..=60_000);
+        let down_ms = rng.random_range(r.down_ms.0..=r.down_ms.1);
         at += after_ms + down_ms;
         kills.push(Kill { after_ms, down_ms });
     }
@@ -430,10 +456,17 @@ impl Trial {
             self.watch_for(Duration::from_millis(k.after_ms), &mut out)
                 .await;
             daemon.kill_hard().await;
+            let stored: Vec<usize> = (0..4)
+                .map(|i| {
+                    games_of(&self.db, &self.board(i))
+                        .last()
+                        .map_or(0, Vec::len)
+                })
+                .collect();
             sleep(Duration::from_millis(k.down_ms)).await;
             let restarted = now_ms();
             daemon = Proc::start(log.clone(), &self.run_args);
-            self.catch_up(restarted, &mut out).await;
+            self.catch_up(restarted, &stored, &mut out).await;
         }
         // Until every game has been played and recorded (or lost, and resumed).
         let starts = self.script_starts();
@@ -493,8 +526,9 @@ impl Trial {
     }
 
     /// After a restart at `restarted`: how long until every board's record holds what it had
-    /// played by then (boards whose memory was lost, or unplugged at the time, are not timed).
-    async fn catch_up(&self, restarted: u64, out: &mut Outcome) {
+    /// played by then, where that is more than `stored` at the kill (boards whose memory was
+    /// lost, or unplugged at the time, are not timed).
+    async fn catch_up(&self, restarted: u64, stored: &[usize], out: &mut Outcome) {
         let starts = self.script_starts();
         let unplugged_now = |i: usize, s: u64| {
             let b = &self.plan.boards[i];
@@ -507,7 +541,7 @@ impl Trial {
             .filter_map(|i| starts[i].map(|s| (i, s)))
             .filter(|&(i, s)| !unplugged_now(i, s))
             .map(|(i, s)| (i, self.played_at(i, s, restarted)))
-            .filter(|&(_, n)| n > 0)
+            .filter(|&(i, n)| n > stored[i])
             .collect();
         let give_up = restarted + 30_000;
         while !pending.is_empty() && now_ms() < give_up {
@@ -676,6 +710,12 @@ async fn restarts_and_unplugs_through_real_processes_lose_no_ply() {
             .collect(),
     };
     let show = std::env::var_os("BOARDSCRIBE_SHOW_TRIALS").is_some();
+    // A number of trials asked for draws them from the full set's ranges.
+    let ranges = if env_u64("BOARDSCRIBE_RESTART_TRIALS").is_some() {
+        FULL
+    } else {
+        SHORT
+    };
     let parallel = env_u64("BOARDSCRIBE_RESTART_PARALLEL").unwrap_or(3) as usize;
     let gate = Arc::new(Semaphore::new(parallel.max(1)));
     let mut tasks = Vec::new();
@@ -683,7 +723,7 @@ async fn restarts_and_unplugs_through_real_processes_lose_no_ply() {
         let (games, gate) = (games.clone(), gate.clone());
         tasks.push(tokio::spawn(async move {
             let _turn = gate.acquire_owned().await.unwrap();
-            let plan = plan(seed, &games);
+            let plan = plan(seed, &games, ranges);
             if show {
                 eprintln!("trial {seed}: {plan:?}");
             }
