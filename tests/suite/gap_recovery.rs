@@ -762,3 +762,214 @@ fn trials_that_failed_at_other_seed_offsets_are_recorded_as_the_others() {
     failures.extend(check_without_memory(&off, run_all(&off)));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// How a game with lagging memory reads came out.
+struct LaggingReads {
+    /// When `thread_lost` was first raised, after the restart.
+    lost_after_ms: Option<Millis>,
+    got: Vec<String>,
+    want: Vec<String>,
+    /// How the irregularities resolved said it.
+    resolved: Vec<String>,
+    thread_lost: usize,
+}
+
+/// Corpus game `n` at blitz speed; the daemon killed for 20 s a third of the way into it and
+/// started again; every memory read it asks for comes `READ_MS` later, as the log stood when it
+/// was asked, while the board plays on (its updates heard once the first read is in, as the
+/// session switches them on). The first `unanswered` reads after the restart get no reply.
+fn lagging_reads(n: usize, game: &PgnGame, laws: &LawsSetup, unanswered: usize) -> LaggingReads {
+    const READ_MS: Millis = 3_000;
+    let opts = EmulatorOptions {
+        seed: n as u64,
+        speed: 0.25,
+        ..EmulatorOptions::default()
+    };
+    let script = emulator::script_pgn(game, &opts).unwrap();
+    let mut store = Store::open_in_memory().unwrap();
+    let id = store.board("board", Kind::Chess).unwrap();
+    let mut pipeline = fresh_pipeline(id, laws);
+    let mut board = EmulatedBoard::new(&script);
+    let kill_at = script.plies[script.plies.len() / 3].end_ms + 300;
+    let back_at = kill_at + 20_000;
+    // A read asked for: when it comes, and the log as it stood then (none: no reply).
+    let mut reply: Option<(Millis, Option<Vec<u8>>)> = None;
+    let mut unanswered = unanswered;
+    // Updates are heard before the kill, and again once the first read after it is over.
+    let mut hearing = true;
+    let mut restarted = false;
+    let mut lost_at = None;
+    let mut clock = 0;
+    let end = script.events.last().map_or(0, |e| e.at_ms) + 5_000;
+    let mut events = script.events.iter().peekable();
+    while clock <= end {
+        if !restarted && clock >= kill_at && hearing {
+            write(&mut store, &mut pipeline);
+            hearing = false;
+        }
+        if !restarted && clock >= back_at {
+            restarted = true;
+            pipeline = resumed_pipeline(&store, id, laws, clock);
+        }
+        while let Some(e) = events.next_if(|e| e.at_ms <= clock) {
+            if let Payload::Frame(f) = &e.payload {
+                board.play(e.at_ms, f);
+            }
+            if hearing {
+                pipeline.feed(e.at_ms, e.dir, &e.payload.to_bytes());
+            }
+        }
+        if restarted && reply.is_none() && pipeline.wants_memory() {
+            pipeline.memory_asked(clock);
+            let log = (unanswered == 0).then(|| board.memory.dump().to_bytes());
+            unanswered = unanswered.saturating_sub(1);
+            reply = Some((clock + READ_MS, log));
+        }
+        if let Some((due, log)) = reply.take_if(|(due, _)| *due <= clock) {
+            match log {
+                Some(bytes) => pipeline.feed(due, Direction::FromBoard, &bytes),
+                None => pipeline.memory_not_read("the board did not answer"),
+            }
+            if !hearing {
+                // The session's start-up after the read: a dump, the clock, updates on.
+                hearing = true;
+                let dump = Frame::BoardDump(BoardDump(board.board)).to_bytes();
+                pipeline.feed(due + 20, Direction::FromBoard, &dump);
+                let bw = Frame::BwTime(board.clock).to_bytes();
+                pipeline.feed(due + 40, Direction::FromBoard, &bw);
+            }
+        }
+        if hearing || restarted {
+            pipeline.tick(clock);
+        }
+        write(&mut store, &mut pipeline);
+        if lost_at.is_none() && pipeline.thread_lost() {
+            lost_at = Some(clock - back_at);
+        }
+        clock += 100;
+    }
+    pipeline.flush(end);
+    write(&mut store, &mut pipeline);
+    let game = store.games().unwrap().remove(0);
+    if std::env::var_os("BOARDSCRIBE_SHOW_TRIALS").is_some() {
+        for e in game.events.iter().filter(|e| e.at_ms + 2_000 >= back_at) {
+            eprintln!(
+                "game {n} event {} {} {:?} {}",
+                e.at_ms - back_at,
+                e.kind,
+                e.ply,
+                e.detail
+            );
+        }
+        for p in script
+            .plies
+            .iter()
+            .filter(|p| p.end_ms + 25_000 >= back_at)
+            .take(12)
+        {
+            eprintln!(
+                "game {n} ply {} {} end {} press {:?}",
+                p.ply,
+                p.uci,
+                p.end_ms as i64 - back_at as i64,
+                p.press_ms.map(|t| t as i64 - back_at as i64)
+            );
+        }
+    }
+    LaggingReads {
+        lost_after_ms: lost_at,
+        got: game.moves.iter().map(|m| m.uci.clone().unwrap()).collect(),
+        want: script.plies.iter().map(|p| p.uci.clone()).collect(),
+        resolved: game
+            .events
+            .iter()
+            .filter(|e| e.kind == "resolved")
+            .filter_map(|e| e.detail.get("how")?.as_str().map(str::to_owned))
+            .collect(),
+        thread_lost: game
+            .events
+            .iter()
+            .filter(|e| e.kind == "thread_lost")
+            .count(),
+    }
+}
+
+/// Games of 40 to 90 plies, spread over the corpus.
+fn lagging_games(games: &[PgnGame]) -> Vec<(usize, &PgnGame)> {
+    games
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| (40..=90).contains(&g.moves.len()))
+        .step_by(61)
+        .take(12)
+        .collect()
+}
+
+/// Memory reads that lag a game played on (a long log takes seconds at 9600 baud, and a
+/// blitz game does not wait) catch up one after the other: no `thread_lost` is raised while
+/// they bring plies, and every game is recorded exactly.
+#[test]
+fn memory_reads_that_lag_a_game_played_on_raise_no_thread_lost() {
+    let games = corpus();
+    let laws = laws();
+    let picked = lagging_games(&games);
+    let mut failures = Vec::new();
+    for &(n, game) in &picked {
+        let o = lagging_reads(n, game, &laws, 0);
+        if let Some(after) = o.lost_after_ms {
+            failures.push(format!(
+                "game {n}: thread_lost {after} ms after the restart; {} of {} plies recorded",
+                o.got.len(),
+                o.want.len()
+            ));
+        } else if o.got != o.want {
+            failures.push(format!("game {n}: {:?} vs {:?}", o.got, o.want));
+        }
+    }
+    eprintln!(
+        "lagging memory reads: {} games, {} failed",
+        picked.len(),
+        failures.len()
+    );
+    assert!(picked.len() >= 8);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A board whose memory does not answer after a restart raises `thread_lost` within 5 s of
+/// being heard again; its memory is then read at every press, and once a read explains the
+/// board recording goes on by itself: the alert is resolved saying which plies came back, and
+/// the game is recorded exactly, without the arbiter.
+#[test]
+fn after_thread_lost_the_memory_read_at_a_press_resumes_recording_by_itself() {
+    let games = corpus();
+    let laws = laws();
+    let picked = lagging_games(&games);
+    let mut failures = Vec::new();
+    for &(n, game) in &picked {
+        let o = lagging_reads(n, game, &laws, 3);
+        let read_back = o
+            .resolved
+            .iter()
+            .any(|how| how.contains("read back from the board's memory"));
+        match o.lost_after_ms {
+            None => failures.push(format!("game {n}: no thread_lost")),
+            // Heard again once the first (unanswered) read is over.
+            Some(after) if after > 3_000 + 5_000 => failures.push(format!(
+                "game {n}: thread_lost {} ms after the board was heard again",
+                after - 3_000
+            )),
+            _ if o.got != o.want => failures.push(format!("game {n}: {:?} vs {:?}", o.got, o.want)),
+            _ if o.thread_lost != 1 || !read_back => failures.push(format!(
+                "game {n}: {} thread_lost, resolved: {:?}",
+                o.thread_lost, o.resolved
+            )),
+            _ => {}
+        }
+    }
+    eprintln!(
+        "thread_lost then memory at a press: {} games, {} failed",
+        picked.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -170,7 +170,8 @@ fn plan(seed: u64, games: &[(String, usize, PgnGame)], r: Ranges) -> Plan {
             let unplug = (i == unplugged).then(|| Unplug {
                 at_ply: rng.random_range(4..pgn.moves.len() as u32 - 4),
                 for_ms: rng.random_range(r.unplug_ms.0..=r.unplug_ms.1),
-                memory_lost: rng.random_bool(0.5),
+                // Every other trial: the unplugged board comes back without its memory.
+                memory_lost: seed % 2 == 1,
             });
             BoardPlan {
                 file: file.clone(),

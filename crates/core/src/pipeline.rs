@@ -274,10 +274,18 @@ pub struct Pipeline<B: Board> {
     /// times it was read since the gap.
     memory: MemoryRead,
     memory_reads: u32,
+    /// After `thread_lost`: a press was heard, so the memory is read again (it may now hold
+    /// the moves that explain the board).
+    press_reread: bool,
+    /// The last read brought plies: if the board still does not fit, the memory is read again
+    /// at once (the game went on while it was read).
+    catching_up: bool,
 }
 
-/// How many times board memory is read after one gap: once when the board is heard again, and
-/// again while the board stays lost (the moves made during a read, or a hand still moving).
+/// How many times board memory is read after one gap without bringing a ply: once when the
+/// board is heard again, and again while the board stays lost (the moves made during a read, or
+/// a hand still moving). A read that brings plies starts the count again (the reads are
+/// catching up with a game played on meanwhile); after `thread_lost`, every press is read for.
 pub const MEMORY_READS_PER_GAP: u32 = 3;
 
 /// A board still lost this long after it was heard again and after the last read has its
@@ -315,6 +323,8 @@ impl<B: Board> Pipeline<B> {
             latest: 0,
             memory: MemoryRead::Due,
             memory_reads: 0,
+            press_reread: false,
+            catching_up: false,
         }
     }
 
@@ -386,8 +396,11 @@ impl<B: Board> Pipeline<B> {
         B::reset(&mut self.sensor);
         self.reader.clear();
         self.tracker.gap(at);
+        self.tracker.reading_memory(false);
         self.memory = MemoryRead::Due;
         self.memory_reads = 0;
+        self.press_reread = false;
+        self.catching_up = false;
     }
 
     /// The arbiter changed the record of the game in progress (resumed it after a ply, corrected
@@ -402,6 +415,9 @@ impl<B: Board> Pipeline<B> {
         self.judge.rebase(start.as_deref(), moves);
         self.memory = MemoryRead::Done(at);
         self.memory_reads = MEMORY_READS_PER_GAP;
+        self.press_reread = false;
+        self.catching_up = false;
+        self.tracker.reading_memory(false);
         // The board as it is now, against the new record (a move finished meanwhile is one
         // move from it; it will not change again before it is pressed).
         if self.sensor.is_known() {
@@ -435,23 +451,31 @@ impl<B: Board> Pipeline<B> {
     pub fn wants_memory(&self) -> bool {
         B::HAS_MEMORY
             && self.tracker.is_lost()
-            && self.memory_reads < MEMORY_READS_PER_GAP
+            && (self.memory_reads < MEMORY_READS_PER_GAP || self.press_reread)
             && match self.memory {
                 MemoryRead::Due => true,
                 // Lost for a second since the board was heard and the last read: read again
-                // before the arbiter is alerted.
-                MemoryRead::Done(done) => self
-                    .tracker
-                    .unexplained_since()
-                    .is_some_and(|t| self.latest >= t.max(done).saturating_add(REREAD_AFTER_MS)),
+                // before the arbiter is alerted; at once after a read that brought plies; after
+                // the alert, at every press.
+                MemoryRead::Done(done) => {
+                    let unexplained = self.tracker.unexplained_since();
+                    self.press_reread
+                        || (self.catching_up && unexplained.is_some())
+                        || unexplained.is_some_and(|t| {
+                            self.latest >= t.max(done).saturating_add(REREAD_AFTER_MS)
+                        })
+                }
                 MemoryRead::Asked(_) => false,
             }
     }
 
-    /// The memory was asked for at `at`.
+    /// The memory was asked for at `at`: `thread_lost` waits for what it brings.
     pub fn memory_asked(&mut self, at: Millis) {
         self.memory = MemoryRead::Asked(at);
         self.memory_reads += 1;
+        self.press_reread = false;
+        self.catching_up = false;
+        self.tracker.reading_memory(true);
     }
 
     /// Whether memory was asked for and has not come yet.
@@ -469,6 +493,7 @@ impl<B: Board> Pipeline<B> {
             });
         }
         self.memory = MemoryRead::Done(self.latest);
+        self.tracker.reading_memory(false);
     }
 
     /// Whether the sensed board fits what the tracker believes (no piece in the hand, nothing
@@ -490,6 +515,7 @@ impl<B: Board> Pipeline<B> {
     /// The board's memory came: the plies it holds after the record go through the tracker.
     fn recover_from_memory(&mut self, at: Millis, log: &[u8]) {
         let asked = std::mem::replace(&mut self.memory, MemoryRead::Done(at));
+        self.tracker.reading_memory(false);
         if !matches!(asked, MemoryRead::Asked(_)) || !self.tracker.is_lost() {
             self.notices.push(Notice::MemoryNotNeeded);
             return;
@@ -513,6 +539,15 @@ impl<B: Board> Pipeline<B> {
                 let n =
                     self.tracker
                         .recover(at, &found.recorded, &found.in_hand, &mut self.observed);
+                if n > 0 {
+                    // Progress: the reads go on while they bring plies, and the board as it is
+                    // now is held against the record it brought (it may fit it again).
+                    self.memory_reads = 0;
+                    self.catching_up = true;
+                    if self.sensor.is_known() {
+                        self.tracker.observe(at, &self.sensor, &mut self.observed);
+                    }
+                }
                 self.notices.push(Notice::MemoryRead {
                     recorded: record.len(),
                     in_memory: found.recorded.len(),
@@ -540,6 +575,13 @@ impl<B: Board> Pipeline<B> {
             Applied::Board => self.tracker.observe(at, &self.sensor, &mut self.observed),
             Applied::Clock(t) => {
                 if let Some(reading) = ClockReading::from_bwtime_in(&t, self.clock_layout) {
+                    // A press while the thread is lost: the memory may now explain the board.
+                    let pressed = self
+                        .last_clock
+                        .is_some_and(|c| c.lever_right_high != reading.lever_right_high);
+                    if pressed && self.tracker.thread_lost() {
+                        self.press_reread = true;
+                    }
                     self.last_clock = Some(reading);
                     self.tracker.clock(at, reading, &mut self.observed);
                     // The judge's board must include what the press just recorded.

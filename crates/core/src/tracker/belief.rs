@@ -143,6 +143,9 @@ pub(super) struct GameState<G: GameKind> {
     /// after it, and the first other board a move or two from these runs is the one chance
     /// they have to tell which run was played (see [`carry_runs`]).
     pub(super) candidates: Option<Candidates<G>>,
+    /// After `thread_lost`: the plies the board's memory brought back since (first, last), said
+    /// when the alert is resolved.
+    pub(super) read_back: Option<(u32, u32)>,
 }
 
 impl<G: GameKind> GameState<G> {
@@ -159,6 +162,7 @@ impl<G: GameKind> GameState<G> {
             searched: None,
             ambiguous: None,
             candidates: None,
+            read_back: None,
             unexplained: None,
             open: Vec::new(),
             irregularities: 0,

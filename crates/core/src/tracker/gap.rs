@@ -48,6 +48,10 @@ pub(super) struct Heard {
     pub(super) presses: u32,
 }
 
+/// How long after the board was heard unexplained `thread_lost` waits for a memory read under
+/// way: within the 5 s an arbiter is promised, and longer than a read of a game's log takes.
+const READ_HOLD_MS: Millis = 4_000;
+
 /// The longest run the search looks for after a decision, however many presses were heard
 /// since (a longer one is cut short by the search's budget anyway).
 const HEARD_PLIES_MAX: usize = 8;
@@ -230,6 +234,13 @@ impl<G: GameKind> Tracker<G> {
         if g.searched.is_some() {
             return;
         }
+        // A memory read under way may bring the moves missed: the alert waits for it, but not
+        // for a read that does not end (a reply lost while the board talks on).
+        let wait = if self.memory_pending {
+            wait.max(READ_HOLD_MS)
+        } else {
+            wait
+        };
         if lost.reported.is_some() || at < heard.saturating_add(wait) {
             return;
         }

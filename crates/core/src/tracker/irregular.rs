@@ -57,12 +57,21 @@ impl<G: GameKind> Tracker<G> {
             return;
         };
         let ply = g.belief_plies() as u32 + 1;
+        let how = match g.read_back.take() {
+            Some((first, last)) if first == last => {
+                format!("{how}; ply {first} was read back from the board's memory")
+            }
+            Some((first, last)) => {
+                format!("{how}; plies {first} to {last} were read back from the board's memory")
+            }
+            None => how.to_string(),
+        };
         for (id, _) in g.open.drain(..) {
             out.push(TrackerEvent::Resolved {
                 at_ms: at,
                 id,
                 ply,
-                how: how.to_string(),
+                how: how.clone(),
             });
         }
     }

@@ -146,6 +146,9 @@ pub struct Tracker<G: GameKind> {
     gap_check: Option<GapCheck>,
     /// Since an arbiter's decision: the presses heard.
     heard: Option<Heard>,
+    /// The board's memory is being read (the I/O edge asked for it): `thread_lost` waits for
+    /// what it brings ([`Tracker::reading_memory`]).
+    memory_pending: bool,
     /// A press judged irregular recorded no move, and no move was recorded since: the
     /// running clock is not the record's side to move.
     lever_ahead: bool,
@@ -201,6 +204,7 @@ impl<G: GameKind> Tracker<G> {
             clock_side_settled: false,
             gap_check: None,
             heard: None,
+            memory_pending: false,
             lever_ahead: false,
             press: None,
             unseen_press: None,
@@ -340,6 +344,12 @@ impl<G: GameKind> Tracker<G> {
             .and_then(|l| l.unexplained_since)
     }
 
+    /// The board's memory is asked for (`true`) or has come, or was given up on (`false`):
+    /// while it is read, `thread_lost` is not raised (the read may bring the moves missed).
+    pub fn reading_memory(&mut self, pending: bool) {
+        self.memory_pending = pending;
+    }
+
     /// Whether the board has been lost long enough for `thread_lost` to be raised.
     pub fn thread_lost(&self) -> bool {
         self.game
@@ -391,6 +401,22 @@ impl<G: GameKind> Tracker<G> {
         let hand = path.split_off(n);
         g.truncate(from, at);
         if n > 0 {
+            // The record moved on: what was searched for from where it stood is stale, and the
+            // wait before `thread_lost` starts again (the reads are making progress). After
+            // `thread_lost`, the plies are kept to say which came back when it is resolved.
+            g.failed_search_key = None;
+            g.ambiguous = None;
+            g.candidates = None;
+            if let Some(lost) = g.lost.as_mut() {
+                lost.unexplained_since = None;
+                lost.found = None;
+                // The clock's presses the board did not show are what memory read back.
+                lost.clock_disagrees = false;
+                if lost.reported.is_some() {
+                    let first = g.read_back.map_or(from as u32 + 1, |(a, _)| a);
+                    g.read_back = Some((first, (from + n) as u32));
+                }
+            }
             out.push(TrackerEvent::Recovered {
                 at_ms: at,
                 since_ms: g.lost.as_ref().map_or(at, |l| l.since),
