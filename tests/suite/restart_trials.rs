@@ -17,7 +17,7 @@
 //! `BOARDSCRIBE_RESTART_TRIALS=N` runs N trials drawn from the full ranges (the full set: 64),
 //! `BOARDSCRIBE_RESTART_PARALLEL=P` P at a time (default 3), `BOARDSCRIBE_SEED_OFFSET` other
 //! seeds, `BOARDSCRIBE_RESTART_SEED=S` only the trial of seed S; `BOARDSCRIBE_SHOW_TRIALS=1`
-//! prints each trial's plan and outcome.
+//! prints each trial's plan and outcome, `BOARDSCRIBE_BIN` runs another build of the binary.
 
 use std::{
     fs::File,
@@ -42,6 +42,12 @@ use tokio::{
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
+
+/// The binary under test: this build's, or `BOARDSCRIBE_BIN` (a copy, so that a long full set
+/// keeps one binary while the tree is rebuilt).
+fn bin() -> String {
+    std::env::var("BOARDSCRIBE_BIN").unwrap_or_else(|_| BIN.to_owned())
+}
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
 const TOKEN: &str = "restart-trials-admin-token-0123456789";
 
@@ -222,7 +228,7 @@ impl Proc {
             .open(&log)
             .unwrap();
         let err = out.try_clone().unwrap();
-        let child = Command::new(BIN)
+        let child = Command::new(bin())
             .args(args)
             .env("BOARDSCRIBE_LOG", "boardscribe=info")
             .stdin(Stdio::null())
@@ -285,7 +291,7 @@ fn games_of(db: &Path, board: &str) -> Vec<Vec<String>> {
 
 /// `export --format json`, as a fresh process.
 async fn export(db: &Path) -> Value {
-    let out = Command::new(BIN)
+    let out = Command::new(bin())
         .args(["export", "--db", db.to_str().unwrap(), "--format", "json"])
         .output()
         .await
