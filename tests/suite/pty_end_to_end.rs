@@ -641,6 +641,48 @@ fn a_stopped_emulator_leaves_no_link_behind() {
     }
 }
 
+/// A board whose emulator is killed -9 (no chance to remove its link) is gone as a USB device
+/// is gone: its link leads nowhere, and never to a later board's pty that the kernel gave the
+/// same number (a daemon following a stale link took another board's port, and that board's
+/// own daemon found it held). Many boards are started and killed so that numbers are reused.
+#[test]
+fn a_killed_emulators_link_never_leads_to_a_later_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut dead: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut alive = Vec::new();
+    for i in 0..6 {
+        let (mut emulator, link) =
+            emulate(d, &format!("b{i}"), "London1851", 38, &["--speed", "0.3"]);
+        let pty = std::fs::canonicalize(&link).unwrap();
+        if i % 2 == 0 {
+            emulator.kill_hard();
+            dead.push((link, pty));
+        } else {
+            alive.push((emulator, link, pty));
+        }
+    }
+    // Every live board's pty is one a killed board had, or not: either way no dead link
+    // reaches it.
+    for (link, pty) in &dead {
+        assert!(
+            std::fs::symlink_metadata(link).is_ok() && !link.exists(),
+            "the link {} of a killed board still leads to {}",
+            link.display(),
+            std::fs::canonicalize(link).map_or_else(|e| e.to_string(), |p| p.display().to_string())
+        );
+        let reused = alive.iter().any(|(_, _, p)| p == pty);
+        eprintln!(
+            "{}: {} (reused by a live board: {reused})",
+            link.display(),
+            pty.display()
+        );
+    }
+    for (_, link, pty) in &alive {
+        assert_eq!(&std::fs::canonicalize(link).unwrap(), pty);
+    }
+}
+
 /// CPU time (user + system, in clock ticks of 10 ms) process `pid` has used so far.
 fn cpu_ticks(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();

@@ -2,7 +2,8 @@
 //! host that opens it.
 //!
 //! Flow: [`Pty::open`] makes a pty pair, keeps only the master (so the master hangs up, POLLHUP,
-//! whenever no host has the slave open) and publishes the slave's path (and a symlink).
+//! whenever no host has the slave open) and publishes the slave's path (and a symlink that
+//! dangles once the emulator's process is gone, see [`link_target`]).
 //! [`Pty::read`] waits for a host and reads its commands; when the last host fd closes (a host
 //! that closed the port, or a process killed with its port open) the port is released as the
 //! kernel releases a USB device: the exclusive flag (TIOCEXCL) the host set is cleared, which a
@@ -86,7 +87,24 @@ pub(crate) enum Sent {
     Dropped,
 }
 
+/// Where a link to this process's pty at `path` points: the pty through this process's own
+/// root (`/proc/PID/root/dev/pts/N`), so that the link dangles once the emulator is gone,
+/// however it ended (killed -9 too), as a USB device's node goes with the device; a host still
+/// following it then finds nothing, never a pty another board was given since under the same
+/// number.
+fn link_target(path: &Path) -> PathBuf {
+    let own_root = Path::new("/proc")
+        .join(std::process::id().to_string())
+        .join("root");
+    match path.strip_prefix("/") {
+        Ok(relative) if own_root.exists() => own_root.join(relative),
+        // No /proc: the pty itself.
+        _ => path.to_path_buf(),
+    }
+}
+
 fn replace_link(link: &Path, target: &Path) -> io::Result<()> {
+    let target = link_target(target);
     // A new link renamed over the old one: a host never finds the link missing.
     let tmp = link.with_extension(format!("new-{}", std::process::id()));
     match std::fs::remove_file(&tmp) {
@@ -94,7 +112,7 @@ fn replace_link(link: &Path, target: &Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    std::os::unix::fs::symlink(target, &tmp)?;
+    std::os::unix::fs::symlink(&target, &tmp)?;
     std::fs::rename(&tmp, link)
 }
 
