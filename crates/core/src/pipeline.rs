@@ -292,6 +292,10 @@ pub const MEMORY_READS_PER_GAP: u32 = 3;
 /// memory read again (before `thread_lost` is raised).
 const REREAD_AFTER_MS: Millis = 1_000;
 
+/// After `thread_lost`, the memory is read at a press at most this often: a read holds the
+/// line (a bus's, shared with other boards) for a second or two.
+const PRESS_REREAD_GAP_MS: Millis = 3_000;
+
 /// Board memory, read after each gap (see [`Pipeline::wants_memory`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MemoryRead {
@@ -459,7 +463,7 @@ impl<B: Board> Pipeline<B> {
                 // the alert, at every press.
                 MemoryRead::Done(done) => {
                     let unexplained = self.tracker.unexplained_since();
-                    self.press_reread
+                    (self.press_reread && self.latest >= done.saturating_add(PRESS_REREAD_GAP_MS))
                         || (self.catching_up && unexplained.is_some())
                         || unexplained.is_some_and(|t| {
                             self.latest >= t.max(done).saturating_add(REREAD_AFTER_MS)
