@@ -156,12 +156,15 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
     let mut backoff = Backoff::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ now_ms());
     let mut stop = ctx.stop.clone();
     let mut last_seen: Option<Instant> = None;
+    // The last reason the port could not be opened (said once, not at every attempt).
+    let mut unavailable: Option<String> = None;
     loop {
         if *stop.borrow() {
             break;
         }
         match port::open(&locator, &ctx.sysfs) {
             Ok((path, port)) => {
+                unavailable = None;
                 info!(bus = %name, port = %path.display(), "bus port open");
                 backoff.reset();
                 let ended = session(
@@ -188,6 +191,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                     Some(why) => warn!(bus = %name, reason = %why, "bus port lost; reopening"),
                 }
             }
+            Err(failed) if unavailable.as_ref() == Some(&failed.why) => {}
             Err(failed) => {
                 warn!(bus = %name, cause = %failed, "bus port not available");
                 if failed.busy {
@@ -197,6 +201,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                         }
                     }
                 }
+                unavailable = Some(failed.why);
             }
         }
         let delay = port::retry_delay(&mut backoff, last_seen);
