@@ -53,8 +53,6 @@ use boardscribe_core::{
 pub enum EmulatorError {
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
-    #[error("serial port: {0}")]
-    Serial(#[from] tokio_serial::Error),
     #[error("PGN game {game}: {message}")]
     Pgn { game: usize, message: String },
     #[error("illegal move {san:?} at ply {ply}")]

@@ -18,15 +18,15 @@ use std::{
     ffi::OsString,
     io,
     os::{
-        fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd},
+        fd::{AsFd, BorrowedFd, OwnedFd},
         unix::{ffi::OsStringExt, fs::OpenOptionsExt},
     },
     path::{Path, PathBuf},
     time::Duration,
 };
 
-use nix::poll::{PollFd, PollFlags, poll};
 use rustix::{
+    event::{PollFd, PollFlags, Timespec, poll},
     fs::{Mode, OFlags},
     pty::OpenptFlags,
     termios::{OptionalActions, QueueSelector},
@@ -179,11 +179,9 @@ impl Pty {
         let Some(fd) = self.fd() else {
             return false;
         };
-        let mut fds = [PollFd::new(fd.as_raw_fd(), PollFlags::empty())];
-        match poll(&mut fds, 0) {
-            Ok(_) => !fds[0]
-                .revents()
-                .is_some_and(|r| r.contains(PollFlags::POLLHUP)),
+        let mut fds = [PollFd::new(&fd, PollFlags::empty())];
+        match poll(&mut fds, Some(&Timespec::default())) {
+            Ok(_) => !fds[0].revents().contains(PollFlags::HUP),
             // A pty that cannot be polled is taken as held: its reads and writes will tell.
             Err(_) => true,
         }
@@ -191,23 +189,24 @@ impl Pty {
 
     /// The master, registered with the runtime for the host there now.
     fn watched(&mut self) -> io::Result<&AsyncFd<OwnedFd>> {
-        if let Some(Master::Idle(_)) = &self.master
-            && let Some(Master::Idle(fd)) = self.master.take()
-        {
-            // Deprecated for I/O safety: an fd registered must stay open while it is. This one
-            // is owned by the AsyncFd until `unwatch` takes it back, so it always does; the
-            // replacement (`register`) is an unsafe fn, which this crate forbids.
-            #[expect(deprecated)]
-            let registered = AsyncFd::try_new(fd);
-            match registered {
-                Ok(a) => self.master = Some(Master::Watched(a)),
-                Err(e) => {
-                    let (fd, err) = e.into_parts();
-                    self.master = Some(Master::Idle(fd));
-                    return Err(err);
+        self.master = match self.master.take() {
+            Some(Master::Idle(fd)) => {
+                // Deprecated for I/O safety: an fd registered must stay open while it is. This
+                // one is owned by the AsyncFd until `unwatch` takes it back, so it always does;
+                // the replacement (`register`) is an unsafe fn, which this crate forbids.
+                #[expect(deprecated)]
+                let registered = AsyncFd::try_new(fd);
+                match registered {
+                    Ok(a) => Some(Master::Watched(a)),
+                    Err(e) => {
+                        let (fd, err) = e.into_parts();
+                        self.master = Some(Master::Idle(fd));
+                        return Err(err);
+                    }
                 }
             }
-        }
+            other => other,
+        };
         match &self.master {
             Some(Master::Watched(a)) => Ok(a),
             _ => Err(io::Error::other("the pseudo-terminal is gone")),
