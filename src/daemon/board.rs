@@ -20,7 +20,7 @@ use tracing::{error, info, warn};
 use super::{
     context::{Attempt, BoardRef, Ctx},
     persist::{persist, take_change},
-    port::{open, retry_delay, wait_for_port},
+    port::{Unavailable, open, retry_delay, wait_for_port},
 };
 use crate::{
     arbiter::{Judge, LawsSetup, TogyzReferee},
@@ -243,19 +243,16 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
     // When the board was last connected, and the last reason it could not be opened (logged
     // once, not at every attempt).
     let mut last_seen: Option<Instant> = None;
-    let mut unavailable: Option<String> = None;
+    let mut unavailable: Option<Unavailable> = None;
     loop {
         if *stop.borrow() {
             break;
         }
         // Writes the store refused are tried again while the board is away, too.
         persist(&mut recorder, &mut board, &ctx, Attempt::WhenDue).await;
-        // Whether the port is there but held by another process.
-        let busy;
         match open(&board.locator, &ctx.sysfs) {
             Ok((path, port)) => {
                 unavailable = None;
-                busy = false;
                 info!(port = %path.display(), "board connected");
                 recorder.link(now_ms(), true);
                 ctx.metrics.board_connected();
@@ -291,8 +288,8 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                 }
             }
             Err(failed) => {
-                if unavailable.as_ref() != Some(&failed.why) {
-                    warn!(cause = %failed.why, "board not available; looking for it");
+                if unavailable.as_ref() != Some(&failed) {
+                    warn!(cause = %failed, "board not available; looking for it");
                     // A port someone else holds is for the arbiter to see: only someone at
                     // the PC can free it.
                     if failed.busy
@@ -301,12 +298,11 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                         live.hub.board_lost(&board.name, &failed.why);
                     }
                 }
-                busy = failed.busy;
-                unavailable = Some(failed.why);
+                unavailable = Some(failed);
             }
         }
         let mut delay = retry_delay(&mut backoff, last_seen);
-        if busy {
+        if unavailable.as_ref().is_some_and(|u| u.busy) {
             // Taken the moment its holder lets go.
             delay = delay.min(BUSY_RETRY);
         }

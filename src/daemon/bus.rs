@@ -157,7 +157,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
     let mut stop = ctx.stop.clone();
     let mut last_seen: Option<Instant> = None;
     // The last reason the port could not be opened (said once, not at every attempt).
-    let mut unavailable: Option<String> = None;
+    let mut unavailable: Option<port::Unavailable> = None;
     loop {
         if *stop.borrow() {
             break;
@@ -191,7 +191,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                     Some(why) => warn!(bus = %name, reason = %why, "bus port lost; reopening"),
                 }
             }
-            Err(failed) if unavailable.as_ref() == Some(&failed.why) => {}
+            Err(failed) if unavailable.as_ref() == Some(&failed) => {}
             Err(failed) => {
                 warn!(bus = %name, cause = %failed, "bus port not available");
                 if failed.busy {
@@ -201,7 +201,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                         }
                     }
                 }
-                unavailable = Some(failed.why);
+                unavailable = Some(failed);
             }
         }
         let delay = port::retry_delay(&mut backoff, last_seen);
