@@ -3,8 +3,6 @@
 //! gives exactly the game's moves, each with the clocks its press showed: at human speed, with
 //! blitz hands (times x0.3) and slow hands (times x3).
 
-use std::path::Path;
-
 use boardscribe::{
     arbiter::{Laws, LawsConfig, LawsSetup},
     emulator::{self, EmulatorOptions, PgnGame},
@@ -14,26 +12,15 @@ use boardscribe::{
 };
 
 fn corpus() -> Vec<(String, PgnGame)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/chess");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
-    let mut games = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
-        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
-        for (i, g) in emulator::games_from_pgn(&text)
-            .unwrap()
-            .into_iter()
-            .enumerate()
-        {
-            games.push((format!("{stem}#{}", i + 1), g));
-        }
-    }
-    games
+    crate::corpus_common::chess_files()
+        .into_iter()
+        .flat_map(|(stem, games)| {
+            games
+                .into_iter()
+                .enumerate()
+                .map(move |(i, g)| (format!("{stem}#{}", i + 1), g))
+        })
+        .collect()
 }
 
 /// Plays every game with `scale` applied to the capture times; returns the mismatches.

@@ -3,15 +3,14 @@
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    path::PathBuf,
     time::Duration,
 };
 
 use boardscribe::{
     device::Direction,
     emulator::{
-        BoardScript, EmulatorOptions, EventKind, PgnGame, PtyEvent, PtyOptions, Style,
-        games_from_pgn, run_pty, script_pgn,
+        BoardScript, EmulatorOptions, EventKind, PgnGame, PtyEvent, PtyOptions, Style, run_pty,
+        script_pgn,
     },
     game::Outcome,
 };
@@ -19,25 +18,13 @@ use shakmaty::{Chess, Color, Move, Position, Role, Square};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_serial::SerialPortBuilderExt;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
 const CAPTURES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../shared/captures/dgt-arnsholt"
 );
 
 fn corpus() -> Vec<PgnGame> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(CORPUS)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
-        .collect();
-    files.sort();
-    let mut games = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
-        games.extend(games_from_pgn(&text).unwrap());
-    }
-    games
+    crate::corpus_common::chess_games()
 }
 
 /// DGT code of a piece, written out independently of the emulator (dgt-notes 1.5).

@@ -2,31 +2,18 @@
 //! board here (no tracker), show each irregularity at the times the script records, the
 //! position before it once resolved, and the game's own moves and final position.
 
-use std::{collections::BTreeMap, path::PathBuf};
+use std::collections::BTreeMap;
 
 use boardscribe::emulator::{
     BoardScript, EmulatorOptions, EventKind, IllegalKind, IrregularityInfo, IrregularityScript,
-    PgnGame, ScriptedIrregularity, WrongStartKind, games_from_pgn, random_irregularities,
-    script_pgn,
+    PgnGame, ScriptedIrregularity, WrongStartKind, random_irregularities, script_pgn,
 };
 use shakmaty::{
     CastlingMode, Chess, Color, Piece, Position, Rank, Role, Square, attacks, uci::UciMove,
 };
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
-
 fn corpus() -> Vec<PgnGame> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(CORPUS)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
-        .collect();
-    files.sort();
-    let mut games = Vec::new();
-    for f in files {
-        games.extend(games_from_pgn(&std::fs::read_to_string(&f).unwrap()).unwrap());
-    }
-    games
+    crate::corpus_common::chess_games()
 }
 
 /// DGT code of a piece (dgt-notes 1.5), written out independently of the emulator.

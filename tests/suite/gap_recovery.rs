@@ -22,8 +22,6 @@
 //! `BOARDSCRIBE_GAP_SEED=S` only the trial of seed S, and `BOARDSCRIBE_SHOW_TRIALS=1` prints
 //! each trial.
 
-use std::path::Path;
-
 use boardscribe::{
     Millis,
     arbiter::{IrregularityKind, Laws, LawsConfig, LawsSetup},
@@ -41,17 +39,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn corpus() -> Vec<PgnGame> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/chess");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .flat_map(|f| emulator::games_from_pgn(&std::fs::read_to_string(f).unwrap()).unwrap())
-        .collect()
+    crate::corpus_common::chess_games()
 }
 
 /// How the stream breaks.

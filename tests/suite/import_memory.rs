@@ -18,21 +18,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_serial::SerialPortBuilderExt;
 
 const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
 
 fn corpus() -> Vec<PgnGame> {
-    let mut files: Vec<_> = std::fs::read_dir(CORPUS)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
-    let mut games = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
-        games.extend(emulator::games_from_pgn(&text).unwrap());
-    }
-    games
+    crate::corpus_common::chess_games()
 }
 
 /// Plays `script`'s board and clock frames into the board's memory (and `board`).

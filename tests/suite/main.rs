@@ -22,6 +22,7 @@ mod config_cli;
 mod console;
 mod console_actions;
 mod console_browser;
+mod corpus_common;
 mod corpus_emulated;
 mod ee_tokens;
 mod emulator;

@@ -69,16 +69,8 @@ fn now_ms() -> u64 {
 
 /// Every corpus game of 30 to 70 plies: (file, 1-based number, game).
 fn corpus() -> Vec<(String, usize, PgnGame)> {
-    let mut files: Vec<_> = std::fs::read_dir(CORPUS)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for f in files {
-        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
-        let games = emulator::games_from_pgn(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    for (stem, games) in crate::corpus_common::chess_files() {
         for (i, g) in games.into_iter().enumerate() {
             if (30..=70).contains(&g.moves.len()) && g.tag("FEN").is_none() {
                 out.push((stem.clone(), i + 1, g));
@@ -275,20 +267,6 @@ fn rfc3339_ms(s: &str) -> Option<u64> {
     u64::try_from(((days * 24 + h) * 60 + mi) * 60_000 + sec * 1000 + ms).ok()
 }
 
-/// The board's games as the daemon stored them (none while the database is not there yet).
-fn games_of(db: &Path, board: &str) -> Vec<Vec<String>> {
-    let Ok(store) = Store::open_read_only(db) else {
-        return Vec::new();
-    };
-    store
-        .games()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|g| g.board_name == board)
-        .map(|g| g.moves.iter().filter_map(|m| m.uci.clone()).collect())
-        .collect()
-}
-
 /// `export --format json`, as a fresh process.
 async fn export(db: &Path) -> Value {
     let out = Command::new(bin())
@@ -427,11 +405,26 @@ impl Trial {
             .count()
     }
 
+    /// Each board's games as the daemon stored them, their moves in UCI (none while the
+    /// database is not there yet): one read of the database.
+    fn stored(&self) -> Vec<Vec<Vec<String>>> {
+        let mut boards = vec![Vec::new(); 4];
+        let Ok(store) = Store::open_read_only(&self.db) else {
+            return boards;
+        };
+        for g in store.games().unwrap_or_default() {
+            if let Some(i) = (0..4).find(|&i| g.board_name == self.board(i)) {
+                boards[i].push(g.moves.iter().filter_map(|m| m.uci.clone()).collect());
+            }
+        }
+        boards
+    }
+
     /// The record must never hold a move that was not played.
-    fn check_prefix(&self, out: &mut Outcome) {
-        for i in 0..4 {
+    fn check_prefix(&self, stored: &[Vec<Vec<String>>], out: &mut Outcome) {
+        for (i, games) in stored.iter().enumerate() {
             let b = &self.plan.boards[i];
-            for g in games_of(&self.db, &self.board(i)) {
+            for g in games {
                 let n = g.len().min(b.expected.len());
                 if g.len() > b.expected.len() || g[..n] != b.expected[..n] {
                     let msg = format!(
@@ -463,12 +456,10 @@ impl Trial {
             self.watch_for(Duration::from_millis(k.after_ms), &mut out)
                 .await;
             daemon.kill_hard().await;
-            let stored: Vec<usize> = (0..4)
-                .map(|i| {
-                    games_of(&self.db, &self.board(i))
-                        .last()
-                        .map_or(0, Vec::len)
-                })
+            let stored: Vec<usize> = self
+                .stored()
+                .iter()
+                .map(|games| games.last().map_or(0, Vec::len))
                 .collect();
             sleep(Duration::from_millis(k.down_ms)).await;
             let restarted = now_ms();
@@ -484,11 +475,11 @@ impl Trial {
         let deadline = end.max(now_ms()) + 60_000;
         let mut resumed = [false; 4];
         loop {
-            self.check_prefix(&mut out);
+            let stored = self.stored();
+            self.check_prefix(&stored, &mut out);
             let mut done = true;
-            for i in 0..4 {
+            for (i, games) in stored.iter().enumerate() {
                 let b = &self.plan.boards[i];
-                let games = games_of(&self.db, &self.board(i));
                 if games.len() == 1 && games[0] == b.expected {
                     continue;
                 }
@@ -527,7 +518,7 @@ impl Trial {
     async fn watch_for(&self, d: Duration, out: &mut Outcome) {
         let until = Instant::now() + d;
         while Instant::now() < until {
-            self.check_prefix(out);
+            self.check_prefix(&self.stored(), out);
             sleep(Duration::from_millis(250).min(until - Instant::now())).await;
         }
     }
@@ -553,18 +544,16 @@ impl Trial {
         let give_up = restarted + 30_000;
         while !pending.is_empty() && now_ms() < give_up {
             let at = now_ms();
+            let now_stored = self.stored();
             pending.retain(|&(i, n)| {
-                let stored = games_of(&self.db, &self.board(i))
-                    .last()
-                    .map_or(0, Vec::len);
-                if stored >= n {
+                if now_stored[i].last().map_or(0, Vec::len) >= n {
                     out.catch_up_ms.push(at - restarted);
                     false
                 } else {
                     true
                 }
             });
-            self.check_prefix(out);
+            self.check_prefix(&now_stored, out);
             sleep(Duration::from_millis(50)).await;
         }
     }
@@ -624,7 +613,7 @@ impl Trial {
     }
 
     async fn verdict(&self, log: &str, out: &mut Outcome) {
-        self.check_prefix(out);
+        self.check_prefix(&self.stored(), out);
         let json = export(&self.db).await;
         for i in 0..4 {
             let b = &self.plan.boards[i];
