@@ -143,6 +143,7 @@ async fn run(
             publication,
             public_hub: None,
             route: Some(route.clone()),
+            token_file: config.admin.as_ref().map(|a| a.token_file.clone()),
             ..RelayExtras::default()
         };
         let url =

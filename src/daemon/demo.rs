@@ -101,6 +101,7 @@ pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
         let extras = RelayExtras {
             metrics: fleet.metrics.clone(),
             changes: Some(fleet.changes.clone()),
+            token_file: args.admin_token_file.clone(),
             ..RelayExtras::default()
         };
         let hub = if args.no_http {

@@ -129,11 +129,12 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     }
     let laws = args.laws.apply(config.laws_setup());
     let round = round_info(&config.tournament)?;
-    let token = match (&args.admin_token_file, &config.admin) {
-        (Some(file), _) => admin_token(Some(file))?,
-        (None, Some(admin)) => Some(Token::from_file(&admin.token_file)?),
-        (None, None) => None,
-    };
+    // The file is read again whenever it changes ([`crate::relay::server::gate::AdminKey`]).
+    let token_file = args
+        .admin_token_file
+        .clone()
+        .or_else(|| config.admin.as_ref().map(|a| a.token_file.clone()));
+    let token = admin_token(token_file.as_deref())?;
     if let Some(addr) = config
         .http
         .filter(|a| !a.ip().is_loopback() && token.is_none())
@@ -181,6 +182,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
                     changes: Some(fleet.changes.clone()),
                     publication: fleet.publication,
                     public_hub: None,
+                    token_file: token_file.clone(),
                     ..RelayExtras::default()
                 };
                 let url =

@@ -6,7 +6,8 @@
 //! before each `accept`, so connections beyond the cap wait in the kernel's backlog and never
 //! take a descriptor a board needs. Each accepted connection is served by hyper with a
 //! header-read timeout: hyper starts it whenever the connection waits for a request head, so it
-//! is also the idle keep-alive timeout. An accept error (`EMFILE` above all) is logged and
+//! is also the idle keep-alive timeout; its read buffer is bounded ([`READ_BUFFER`]), and every
+//! request carries its peer's address. An accept error (`EMFILE` above all) is logged and
 //! backed off ([`accept_backoff`]) instead of spinning. On `shutdown` the loop stops accepting,
 //! ends the hub's event streams, and lets open requests finish (for at most `drain`).
 
@@ -41,6 +42,10 @@ pub struct HttpLimits {
     pub max_connections: Option<usize>,
     /// How long open requests may finish after the stop.
     pub drain: Duration,
+    /// Event streams one spectator's address may hold at once.
+    pub events_per_address: usize,
+    /// How long an event stream lives before the browser is made to come back.
+    pub events_lifetime: Duration,
 }
 
 impl Default for HttpLimits {
@@ -53,9 +58,17 @@ impl Default for HttpLimits {
             fd_reserve: 256,
             max_connections: None,
             drain: Duration::from_secs(10),
+            events_per_address: 16,
+            events_lifetime: Duration::from_secs(30 * 60),
         }
     }
 }
+
+/// The largest buffer a connection reads a request head (and body chunks) into: a head must
+/// fit in it (431 if not). With the bodies read only once the head says who asks
+/// ([`crate::relay::server::gate`]), a connection from anyone holds at most this, a login form
+/// and the answer being written.
+pub const READ_BUFFER: usize = 8 * 1024;
 
 /// The fewest connections served, however low the descriptor limit.
 const MIN_CONNECTIONS: u64 = 16;
@@ -108,8 +121,8 @@ pub async fn serve(
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_read)
+        .max_buf_size(READ_BUFFER)
         .keep_alive(true);
-    let service = TowerToHyperService::new(app);
     tokio::pin!(shutdown);
     let mut failures = 0u32;
     let mut at_cap_logged = false;
@@ -132,10 +145,10 @@ pub async fn serve(
             a = listener.accept() => a,
             () = &mut shutdown => break,
         };
-        let stream = match accepted {
-            Ok((stream, _peer)) => {
+        let (stream, peer) = match accepted {
+            Ok(accepted) => {
                 failures = 0;
-                stream
+                accepted
             }
             Err(e) => {
                 let wait = accept_backoff(failures);
@@ -150,7 +163,13 @@ pub async fn serve(
         if slots.available_permits() > 0 {
             at_cap_logged = false;
         }
-        let conn = http.serve_connection(TokioIo::new(stream), service.clone());
+        // Every request knows its peer: the guard counts failed tokens, and the event streams
+        // their places, by address.
+        let service = TowerToHyperService::new(
+            app.clone()
+                .layer(axum::Extension(crate::relay::server::gate::Peer(peer))),
+        );
+        let conn = http.serve_connection(TokioIo::new(stream), service);
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             if let Err(e) = conn.await {

@@ -32,7 +32,7 @@ use axum::{
     },
     routing::{get, post},
 };
-use futures_util::stream::{self, Stream};
+use futures_util::stream;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::json;
 use tokio::sync::{broadcast::error::RecvError, watch};
@@ -120,6 +120,11 @@ impl Token {
     fn matches(&self, given: &[u8]) -> bool {
         constant_time_eq(given, &self.0)
     }
+
+    /// Whether two tokens are the same secret.
+    fn same_as(&self, other: &Token) -> bool {
+        constant_time_eq(&self.0, &other.0)
+    }
 }
 
 /// Equality whose time depends on the lengths only, not on where the bytes differ.
@@ -165,12 +170,22 @@ struct App {
     /// ([`super::delayed`]).
     public_hub: Hub,
     db: Arc<Db>,
-    token: Option<Token>,
+    /// The admin token, re-read when its file changes ([`gate::AdminKey`]).
+    key: Arc<gate::AdminKey>,
+    /// Failed tokens and logins per address ([`gate::Guesses`]).
+    guesses: Arc<gate::Guesses>,
     metrics: Arc<Metrics>,
     /// The arbiter's console sessions ([`session`]).
     sessions: Arc<session::Sessions>,
+    /// What the console's last actions said, by the id their redirect names ([`session`]).
+    flashes: Arc<session::Flashes>,
+    /// The spectators' event streams, under their caps ([`streams`]).
+    streams: Arc<streams::Streams>,
     /// Takes the decisions, round starts and pairings ([`decider`]).
     decider: Decider,
+    limits: HttpLimits,
+    /// Session cookies are `Secure` whatever the request says ([`RelayExtras::secure_cookies`]).
+    secure_cookies: bool,
 }
 
 impl App {
@@ -179,9 +194,40 @@ impl App {
         self.authorize(headers).is_ok()
     }
 
+    /// Who the request is from ([`gate`]): a bearer header is the admin token or refused (401,
+    /// the failure counted against the address; 429 while the address is slowed down); else a
+    /// live session's cookie; else the public.
+    fn caller(
+        &self,
+        headers: &HeaderMap,
+        ip: std::net::IpAddr,
+    ) -> Result<gate::Caller, gate::Denied> {
+        let token = self.key.current(&self.sessions);
+        let bearer = headers.get(header::AUTHORIZATION).filter(|h| {
+            h.as_bytes()
+                .get(..7)
+                .is_some_and(|s| s.eq_ignore_ascii_case(b"bearer "))
+        });
+        if let Some(given) = bearer {
+            let now = std::time::Instant::now();
+            if let Some(wait) = self.guesses.slowed(ip, now) {
+                return Err(gate::Denied::SlowedDown(wait));
+            }
+            if token.as_ref().is_some_and(|t| t.accepts(Some(given))) {
+                return Ok(gate::Caller::Token);
+            }
+            self.guesses.failed(ip, "a bearer header", now);
+            return Err(gate::Denied::WrongToken);
+        }
+        match (&token, self.sessions.name(headers)) {
+            (Some(_), Some(name)) => Ok(gate::Caller::Session(name)),
+            _ => Ok(gate::Caller::Public),
+        }
+    }
+
     /// 401 unless the request carries the admin token, or the cookie of a console session.
     fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
-        let authorized = self.token.as_ref().is_some_and(|t| {
+        let authorized = self.key.current(&self.sessions).is_some_and(|t| {
             t.accepts(headers.get(header::AUTHORIZATION)) || self.sessions.accepts(headers)
         });
         if authorized {
@@ -210,6 +256,12 @@ pub struct RelayExtras {
     pub limits: HttpLimits,
     /// The event node: decisions go to the hall owning the board ([`Route`]).
     pub route: Option<Route>,
+    /// The file the admin token was read from: read again when it changes, and the sessions
+    /// opened with the old token end.
+    pub token_file: Option<PathBuf>,
+    /// Session cookies are always `Secure` (TLS is terminated in front of the daemon); else
+    /// only when the request says it came over TLS.
+    pub secure_cookies: bool,
 }
 
 /// An error answer: a status and a message, as JSON `{"error": ...}`.
@@ -258,14 +310,20 @@ pub fn router_with(
         extras.changes.clone(),
         extras.route,
     );
+    let limits = extras.limits;
     let app = App {
         public_hub: extras.public_hub.unwrap_or_else(|| hub.clone()),
         hub,
         db,
-        token: admin_token,
+        key: Arc::new(gate::AdminKey::new(admin_token, extras.token_file)),
+        guesses: Arc::default(),
         metrics: extras.metrics,
         sessions: Arc::default(),
+        flashes: Arc::default(),
+        streams: Arc::new(streams::Streams::new(&limits)),
         decider,
+        limits,
+        secure_cookies: extras.secure_cookies,
     };
     Router::new()
         .route("/", get(index))
@@ -303,11 +361,8 @@ pub fn router_with(
         .route("/api/admin/alerts", get(admin_alerts))
         .route("/metrics", get(metrics))
         .fallback(not_found)
-        .with_state(app)
-        .layer(axum::middleware::from_fn_with_state(
-            extras.limits,
-            guard::guard,
-        ))
+        .with_state(app.clone())
+        .layer(axum::middleware::from_fn_with_state(app, guard::guard))
 }
 
 /// Any other path: 404, with the guard's headers like every answer.
@@ -534,31 +589,55 @@ async fn api_boards(State(app): State<App>, headers: HeaderMap) -> Result<Respon
         .into_response())
 }
 
+/// `GET /api/events`: the hub's events as SSE. A spectator's stream takes a place under the
+/// caps ([`streams`]: 503 with `Retry-After` when there is none) and ends after the streams'
+/// lifetime (the browser comes back and reads the boards anew); the arbiter's is not counted.
 async fn api_events(
     State(app): State<App>,
     headers: HeaderMap,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    // Spectators follow the public hub (delayed, if the venue delays); the arbiter the record.
-    let hub = if app.is_arbiter(&headers) {
-        &app.hub
+    caller: Option<axum::Extension<gate::Caller>>,
+    peer: Option<axum::Extension<gate::Peer>>,
+) -> Response {
+    let arbiter = caller.is_some_and(|c| c.0.is_arbiter());
+    let slot = if arbiter {
+        None
     } else {
-        &app.public_hub
+        let ip = peer.map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.0.0.ip());
+        match app.streams.open(ip) {
+            Ok(slot) => Some(slot),
+            Err(refused) => {
+                warn!(peer = %ip, why = %refused, "a spectator's event stream was refused");
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [(header::RETRY_AFTER, "30"), (header::CONNECTION, "close")],
+                    ApiError(StatusCode::SERVICE_UNAVAILABLE, refused.to_string()),
+                )
+                    .into_response();
+            }
+        }
     };
+    // Spectators follow the public hub (delayed, if the venue delays); the arbiter the record.
+    let hub = if arbiter { &app.hub } else { &app.public_hub };
     let rx = hub.subscribe();
     let closed = app.hub.closed();
-    let subscribed = Subscribed::new(app.metrics.clone());
+    let held = Held {
+        _subscribed: Subscribed::new(app.metrics.clone()),
+        _slot: slot,
+        until: tokio::time::Instant::now() + app.streams.lifetime,
+    };
     // A client coming back after a break has missed events: it reads the boards anew.
     let resync = headers.contains_key("last-event-id");
     let events = stream::unfold(
-        (rx, closed, resync, subscribed),
-        |(mut rx, mut closed, resync, subscribed)| async move {
+        (rx, closed, resync, held),
+        |(mut rx, mut closed, resync, held)| async move {
             if resync {
                 let e = Event::default().event("resync").data("{}");
-                return Some((Ok(e), (rx, closed, false, subscribed)));
+                return Some((Ok::<_, Infallible>(e), (rx, closed, false, held)));
             }
             let event = tokio::select! {
                 r = rx.recv() => r,
                 _ = closed.wait_for(|c| *c) => return None,
+                () = tokio::time::sleep_until(held.until) => return None,
             };
             let e = match event {
                 Ok(ev) => Event::default()
@@ -573,10 +652,20 @@ async fn api_events(
                 }
                 Err(RecvError::Closed) => return None,
             };
-            Some((Ok(e), (rx, closed, false, subscribed)))
+            Some((Ok(e), (rx, closed, false, held)))
         },
     );
-    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// What a stream holds while it lives: its count in the metrics, its place under the caps,
+/// and when it ends.
+struct Held {
+    _subscribed: Subscribed,
+    _slot: Option<streams::Slot>,
+    until: tokio::time::Instant,
 }
 
 /// Counts an SSE subscriber in the metrics while its stream lives.
@@ -595,15 +684,31 @@ impl Drop for Subscribed {
     }
 }
 
-async fn metrics(State(app): State<App>) -> Response {
-    (
+/// `GET /metrics`: the operator's. The counters run ahead of the broadcast delay and name
+/// internal kinds, so spectators never read them: with an admin token, only with it (bearer,
+/// or a console session); a server without one (no arbiter, nothing to log in with) answers
+/// a connection from this machine only (loopback), as a scraper on the venue PC makes.
+async fn metrics(
+    State(app): State<App>,
+    headers: HeaderMap,
+    peer: Option<axum::Extension<gate::Peer>>,
+) -> Result<Response, ApiError> {
+    if app.key.current(&app.sessions).is_some() {
+        app.authorize(&headers)?;
+    } else if !peer.is_some_and(|p| p.0.0.ip().is_loopback()) {
+        return Err(ApiError(
+            StatusCode::FORBIDDEN,
+            "/metrics is served on this machine only while no admin token is set".into(),
+        ));
+    }
+    Ok((
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
         app.metrics.render(),
     )
-        .into_response()
+        .into_response())
 }
 
 /// `GET /api/admin/alerts`: every alert of every game (open first, then by time), and the
@@ -653,9 +758,11 @@ type Decided = (Decision, Option<String>, Vec<RecordedMove>, bool);
 mod admin;
 mod console_actions;
 mod decider;
+pub mod gate;
 mod guard;
 mod reader;
 mod session;
+mod streams;
 
 pub use admin::{AdminAction, CorrectBody, NoteBody, ResultBody, ResumeBody, RuleBody};
 use admin::{admin, admin_pairings, admin_round_start};

@@ -459,9 +459,20 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
         .await
         .unwrap();
     let back = sent.headers()["location"].to_str().unwrap().to_owned();
+    assert!(back.starts_with("/arbiter/boards/3?flash="), "{back}");
+    // The page it leads to says what was done (sent to the hall, not refused).
+    let page = console
+        .get(format!("{origin}{back}"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(
-        back.starts_with("/arbiter/boards/3?msg=") && !back.contains("err="),
-        "{back}"
+        page.contains(r#"<p class="flash" role="status">"#),
+        "{page}"
     );
     // A refusal comes back as the hall's: a note must not be empty.
     let (status, body) = post(

@@ -107,9 +107,35 @@ async fn the_console_logs_in_with_the_token_and_shows_the_hall_by_board_number()
         .await
         .unwrap();
     assert_eq!(alerts.status(), StatusCode::OK);
+    // With the cookie, the API acts only for the console's own pages (the browser says
+    // where a request comes from), and takes JSON.
     let start = client
         .post(format!("{url}api/admin/rounds/2/start"))
         .header(header::COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(start.status(), StatusCode::FORBIDDEN);
+    let origin = url.trim_end_matches('/');
+    let start = client
+        .post(format!("{url}api/admin/rounds/2/start"))
+        .header(header::COOKIE, &cookie)
+        .header(header::ORIGIN, origin)
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(start.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_ne!(
+        bench.store().round_info().unwrap().map(|r| r.round),
+        Some(2)
+    );
+    let start = client
+        .post(format!("{url}api/admin/rounds/2/start"))
+        .header(header::COOKIE, &cookie)
+        .header(header::ORIGIN, origin)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body("{}")
         .send()
         .await
         .unwrap();

@@ -85,7 +85,35 @@ impl Console {
             .await
             .unwrap();
         assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{path}");
-        location(&resp)
+        self.told(&resp).await
+    }
+
+    /// Where an action's answer sends back, with what the banner there says.
+    async fn told(&self, resp: &reqwest::Response) -> String {
+        let back = location(resp);
+        // The redirect names the server's message by its id: the banner of the page it
+        // leads to says it. Told here as `PAGE?msg=TEXT`, or `PAGE?err=TEXT` for a refusal.
+        let (page, id) = back
+            .split_once("flash=")
+            .unwrap_or_else(|| panic!("no message in {back}"));
+        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{back}");
+        let page = page.trim_end_matches(['?', '&']);
+        let html = self.get(back.trim_start_matches('/')).await;
+        let at = html
+            .find(r#"<p class="flash"#)
+            .unwrap_or_else(|| panic!("{back} shows no message"));
+        let tag = &html[at..];
+        let error = tag.starts_with(r#"<p class="flash error""#);
+        let text = &tag[tag.find('>').unwrap() + 1..tag.find("</p>").unwrap()];
+        let text = text
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&");
+        let sep = if page.contains('?') { '&' } else { '?' };
+        let key = if error { "err" } else { "msg" };
+        format!("{page}{sep}{key}={text}")
     }
 
     async fn get(&self, path: &str) -> String {
@@ -395,7 +423,7 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         .await
         .unwrap();
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
-    let back = location(&resp);
+    let back = console.told(&resp).await;
     assert!(
         back.contains("round 2: 2 boards paired from round2.csv"),
         "{back}"

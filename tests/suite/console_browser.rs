@@ -189,6 +189,13 @@ fn movetext_sans(game: &str) -> Vec<String> {
 
 /// Logs in through the form; the console comes back with a session cookie that scripts
 /// cannot read.
+/// Submits with `css` and waits for `page` with the server's banner: the banner's text (the
+/// redirect names the message by an id, never by its text).
+async fn flash_after(browser: &Browser, css: &str, page: &str) -> String {
+    browser.submit(css, &format!("{page}?flash=")).await;
+    browser.text("p.flash").await
+}
+
 async fn log_in(browser: &mut Browser, url: &str) {
     browser.goto(&format!("{url}arbiter")).await;
     browser.wait_for("form.login", 20).await;
@@ -320,9 +327,7 @@ async fn rule_no_action(browser: &mut Browser, bench: &Bench, id: &str) -> GameI
         browser.eval("return document.activeElement.name").await,
         "ruling"
     );
-    let back = browser
-        .submit(&format!("{form} button[type=submit]"), "/arbiter?msg=")
-        .await;
+    let back = flash_after(browser, &format!("{form} button[type=submit]"), "/arbiter").await;
     assert!(back.contains("ruled no action"), "{back}");
     assert!(
         browser.text("p.flash").await.contains("ruled no action"),
@@ -466,9 +471,12 @@ async fn the_console_in_chromium_logs_in_rules_an_alert_sets_a_result_corrects_a
         .type_into("form.result input[name=note]", &result_note)
         .await;
     secrets.push(result_note);
-    let back = browser
-        .submit("form.result button[type=submit]", "/arbiter/boards/1?msg=")
-        .await;
+    let back = flash_after(
+        &browser,
+        "form.result button[type=submit]",
+        "/arbiter/boards/1",
+    )
+    .await;
     assert!(back.contains("result 0-1"), "{back}");
     assert!(browser.text(".status .result").await.contains("0-1"));
     assert!(browser.text(".status").await.contains("(final)"));
@@ -513,9 +521,12 @@ async fn the_console_in_chromium_logs_in_rules_an_alert_sets_a_result_corrects_a
         .type_into("form.correct input[name=note]", &correct_note)
         .await;
     secrets.push(correct_note);
-    let back = browser
-        .submit("form.correct button[type=submit]", "/arbiter/boards/1?msg=")
-        .await;
+    let back = flash_after(
+        &browser,
+        "form.correct button[type=submit]",
+        "/arbiter/boards/1",
+    )
+    .await;
     assert!(
         back.contains(&format!("corrected to {san}")),
         "move {number}, {side}: {san}: {back}"
@@ -578,9 +589,7 @@ async fn the_console_in_chromium_logs_in_rules_an_alert_sets_a_result_corrects_a
         .send_keys(&csv.display().to_string())
         .await
         .unwrap();
-    let back = browser
-        .submit("form.pairings button[type=submit]", "/arbiter?msg=")
-        .await;
+    let back = flash_after(&browser, "form.pairings button[type=submit]", "/arbiter").await;
     assert!(
         back.contains("round 2: 2 boards paired from round2.csv"),
         "{back}"
@@ -592,9 +601,7 @@ async fn the_console_in_chromium_logs_in_rules_an_alert_sets_a_result_corrects_a
     browser
         .type_into("form.round-start input[name=round]", "2")
         .await;
-    let back = browser
-        .submit("form.round-start button[type=submit]", "/arbiter?msg=")
-        .await;
+    let back = flash_after(&browser, "form.round-start button[type=submit]", "/arbiter").await;
     assert!(back.contains("round 2 started"), "{back}");
     assert_eq!(browser.text("span.current-round").await, "2");
     let round_text = browser.text("section.round").await;

@@ -329,7 +329,7 @@ async fn connections_over_the_cap_wait_until_one_closes() {
         .map(|_| TcpStream::connect(srv.addr).unwrap())
         .collect();
     let client = reqwest::Client::new();
-    let metrics = format!("{}metrics", srv.url);
+    let metrics = format!("{}live.js", srv.url);
     let waiting = client
         .get(&metrics)
         .timeout(Duration::from_millis(1500))

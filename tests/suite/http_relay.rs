@@ -817,7 +817,15 @@ async fn pairings_over_http_name_the_round_and_metrics_count_the_moves() {
     assert_eq!(served[0].tags["WhiteFideId"], "4100018");
 
     // /metrics: Prometheus text whose moves counter is what SQLite holds.
+    // The operator's: not for spectators (they run ahead of any delay), with the token.
     let resp = client.get(format!("{url}metrics")).send().await.unwrap();
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    let resp = client
+        .get(format!("{url}metrics"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     assert!(
         resp.headers()[header::CONTENT_TYPE]

@@ -1,9 +1,11 @@
 //! The admin API: `POST /api/admin/games/{id}/{action}` (a result, a ruling, a corrected move, a
-//! resumed game, a note) and `POST /api/admin/pairings`, behind the bearer token. Flow: the body
-//! is parsed into an [`AdminAction`], recorded as a decision in the store (the board's task
-//! applies a change to the game in progress), and answered with what was recorded.
+//! resumed game, a note) and `POST /api/admin/pairings`, behind the bearer token (or the
+//! console's cookie, from the console's own pages: [`super::gate`]). Flow: the body is parsed
+//! into an [`AdminAction`] (its author the session's arbiter when the cookie carried it),
+//! recorded as a decision in the store (the board's task applies a change to the game in
+//! progress), and answered with what was recorded.
 
-use super::*;
+use super::{gate::Caller, *};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,6 +128,19 @@ impl AdminAction {
         })
     }
 
+    /// The same action by `who` (a console session's arbiter: never the body's word).
+    pub(super) fn by(mut self, who: String) -> AdminAction {
+        let slot = match &mut self {
+            AdminAction::Result(b) => &mut b.author,
+            AdminAction::Rule(b) => &mut b.author,
+            AdminAction::Correct(b) => &mut b.author,
+            AdminAction::Resume(b) => &mut b.author,
+            AdminAction::Note(b) => &mut b.author,
+        };
+        *slot = Some(who);
+        self
+    }
+
     /// Whether it changes the moves of the record (the board recording the game must follow).
     pub fn changes_record(&self) -> bool {
         matches!(self, AdminAction::Correct(_) | AdminAction::Resume(_))
@@ -142,6 +157,7 @@ pub(super) async fn admin(
     State(app): State<App>,
     UrlPath((id, action)): UrlPath<(String, String)>,
     headers: HeaderMap,
+    caller: Option<axum::Extension<Caller>>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
@@ -158,6 +174,10 @@ pub(super) async fn admin(
             ));
         }
     };
+    let action = match session_arbiter(caller) {
+        Some(name) => action.by(name),
+        None => action,
+    };
     let game = id
         .parse::<i64>()
         .map(GameId)
@@ -172,6 +192,15 @@ pub(super) async fn admin(
         "action": decided.action,
     }))
     .into_response())
+}
+
+/// The console session's arbiter when the request came with the console's cookie (not the
+/// bearer header): the author of what it decides, whatever the body says.
+fn session_arbiter(caller: Option<axum::Extension<Caller>>) -> Option<String> {
+    match caller?.0 {
+        Caller::Session(name) => Some(name),
+        Caller::Token | Caller::Public => None,
+    }
 }
 
 /// Applies `action` to `game` ([`Decider::act`]).
@@ -228,6 +257,7 @@ pub(super) async fn admin_round_start(
     State(app): State<App>,
     UrlPath(n): UrlPath<u32>,
     headers: HeaderMap,
+    caller: Option<axum::Extension<Caller>>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
@@ -236,7 +266,7 @@ pub(super) async fn admin_round_start(
     } else {
         parse_body(&body)?
     };
-    let by = author(body.author);
+    let by = session_arbiter(caller).unwrap_or_else(|| author(body.author));
     let previous = start_round(&app, n, by.clone()).await?;
     Ok(Json(json!({ "round": n, "previous": previous, "by": by })).into_response())
 }

@@ -2,12 +2,12 @@
 //! arbiter (or with the bearer header). Rule on an alert (`POST /arbiter/rule`), set a result,
 //! correct a move by its number and side, add a note (`POST /arbiter/boards/{key}/result`,
 //! `/correct`, `/note`), start a round (`POST /arbiter/rounds/start`) and import a round's
-//! pairings from an uploaded file (`POST /arbiter/pairings`, multipart). Flow: each handler
-//! checks the session (a form from another site is refused: the cookie is `SameSite=Strict`
-//! and the `Origin`, when sent, must be this server), reads the form into the admin API's own
-//! [`AdminAction`] (or round and pairings calls), which records it with the session's name as
-//! the author, and sends the browser back (303) to the page it came from with what was done,
-//! or why nothing was.
+//! pairings from an uploaded file (`POST /arbiter/pairings`, multipart). Flow: the guard has
+//! let through only the arbiter, and the console's cookie only from the console's own pages
+//! ([`super::gate`]); each handler reads the form into the admin API's own [`AdminAction`] (or
+//! round and pairings calls), which records it with the session's name as the author, and
+//! sends the browser back (303) to the page it came from, whose banner shows what was done or
+//! why nothing was (kept by the server, named by its id).
 
 use axum::extract::{Form, Multipart, rejection::FormRejection};
 
@@ -19,81 +19,65 @@ use super::{
     *,
 };
 use crate::{
-    relay::console::{rulings, url_encode},
+    relay::console::{Flash, rulings, url_encode},
     words::moveno::{MoveNo, in_words as move_words},
 };
 
-/// The page to return to: a console page, else the console.
+/// The page to return to: one of the console's own pages (`/arbiter`, its view of the boards
+/// that need attention, a board's page by its encoded name or number), else the console.
 fn back_to(back: Option<&str>) -> &str {
+    let board_page = |b: &str| {
+        b.strip_prefix("/arbiter/boards/").is_some_and(|key| {
+            !key.is_empty()
+                && key.bytes().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, b'%' | b'-' | b'_' | b'.' | b'~')
+                })
+                && key != "."
+                && key != ".."
+        })
+    };
     match back {
-        Some(b) if b.starts_with("/arbiter") && !b.contains("//") && !b.contains('\\') => b,
+        Some(b) if b == "/arbiter" || b == "/arbiter?attention=1" || board_page(b) => b,
         _ => "/arbiter",
     }
 }
 
-/// Back to `back` with what was done (`msg`) or why not (`err`).
-fn back_with(back: &str, outcome: Result<String, ApiError>) -> Response {
+/// Back to `back` with what was done (`Ok`) or why not, kept by the server ([`Flashes`]) and
+/// named by its id in the redirect.
+///
+/// [`Flashes`]: super::session::Flashes
+fn back_with(app: &App, back: &str, outcome: Result<String, ApiError>) -> Response {
     let sep = if back.contains('?') { '&' } else { '?' };
-    let (key, text) = match outcome {
-        Ok(msg) => ("msg", msg),
+    let flash = match outcome {
+        Ok(text) => Flash { text, error: false },
         // Sent to a hall that takes it later (the event node): said, not refused.
-        Err(ApiError(status, why)) if status.is_success() => ("msg", why),
+        Err(ApiError(status, text)) if status.is_success() => Flash { text, error: false },
         Err(ApiError(status, why)) => {
             warn!(%status, why = %why, "arbiter console: an action was refused");
-            ("err", why)
+            Flash {
+                text: why,
+                error: true,
+            }
         }
     };
-    // Long enough for any reason the store gives, short enough for every browser's URL.
-    let text: String = text.chars().take(400).collect();
-    see_other(&format!("{back}{sep}{key}={}", url_encode(&text)))
+    let id = app.flashes.keep(flash);
+    see_other(&format!("{back}{sep}flash={id}"))
 }
 
-/// Whether a request comes from another site: an `Origin` header that is not this server.
-fn cross_site(headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        return false;
-    };
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    let origin_host = origin
-        .to_str()
-        .ok()
-        .and_then(|o| o.split_once("://"))
-        .map(|(_, rest)| rest.trim_end_matches('/'));
-    match (origin_host, host) {
-        (Some(o), Some(h)) => !o.eq_ignore_ascii_case(h),
-        _ => true,
-    }
-}
+/// Not logged in: to the login form.
+struct NotLoggedIn;
 
-/// Why an action is not even tried.
-enum Refusal {
-    /// Not logged in: to the login form.
-    NotLoggedIn,
-    /// A form posted from another site: 403.
-    CrossSite,
-}
-
-impl IntoResponse for Refusal {
+impl IntoResponse for NotLoggedIn {
     fn into_response(self) -> Response {
-        match self {
-            Refusal::NotLoggedIn => see_other("/arbiter"),
-            Refusal::CrossSite => ApiError(
-                StatusCode::FORBIDDEN,
-                "a form from another site: refused".into(),
-            )
-            .into_response(),
-        }
+        see_other("/arbiter")
     }
 }
 
-/// The arbiter acting (their name, for the record), or why the request is refused.
-fn arbiter(app: &App, headers: &HeaderMap) -> Result<String, Refusal> {
-    if cross_site(headers) {
-        warn!("arbiter console: a form posted from another site was refused");
-        return Err(Refusal::CrossSite);
-    }
+/// The arbiter acting (their name, for the record). The guard let only the arbiter's
+/// requests through, and the console's cookie only from the console's own pages.
+fn arbiter(app: &App, headers: &HeaderMap) -> Result<String, NotLoggedIn> {
     if app.authorize(headers).is_err() {
-        return Err(Refusal::NotLoggedIn);
+        return Err(NotLoggedIn);
     }
     Ok(author_of(app, headers))
 }
@@ -133,6 +117,7 @@ pub(super) async fn rule(
     };
     let Ok(Form(f)) = form else {
         return back_with(
+            &app,
             "/arbiter",
             Err(form.err().map_or_else(
                 || ApiError(StatusCode::BAD_REQUEST, "the form did not read".into()),
@@ -179,7 +164,7 @@ pub(super) async fn rule(
         ))
     }
     .await;
-    back_with(&back, outcome)
+    back_with(&app, &back, outcome)
 }
 
 /// `board 12` (or the board's name) and the game.
@@ -229,7 +214,7 @@ async fn board_form<F: BoardForm>(
         Ok(format!("{}: {done}", board_words(&record)))
     }
     .await;
-    back_with(&back, outcome)
+    back_with(&app, &back, outcome)
 }
 
 #[derive(Deserialize)]
@@ -379,7 +364,7 @@ pub(super) async fn round_start(
         })
     }
     .await;
-    back_with("/arbiter", outcome)
+    back_with(&app, "/arbiter", outcome)
 }
 
 /// The largest pairings file the console takes.
@@ -474,7 +459,7 @@ pub(super) async fn pairings_upload(
         ))
     }
     .await;
-    back_with("/arbiter", outcome)
+    back_with(&app, "/arbiter", outcome)
 }
 
 #[cfg(test)]
@@ -492,24 +477,14 @@ mod tests {
         assert_eq!(back_to(Some("/arbiter//evil.example")), "/arbiter");
         assert_eq!(back_to(Some("/")), "/arbiter");
         assert_eq!(back_to(None), "/arbiter");
-    }
-
-    #[test]
-    fn a_form_from_another_site_is_told_apart() {
-        let mut h = HeaderMap::new();
-        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
-        assert!(!cross_site(&h));
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("http://127.0.0.1:8080"),
+        assert_eq!(
+            back_to(Some("/arbiter/boards/b%C3%BC-1")),
+            "/arbiter/boards/b%C3%BC-1"
         );
-        assert!(!cross_site(&h));
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("https://evil.example"),
-        );
-        assert!(cross_site(&h));
-        h.insert(header::ORIGIN, HeaderValue::from_static("null"));
-        assert!(cross_site(&h));
+        assert_eq!(back_to(Some("/arbiter/boards/..")), "/arbiter");
+        assert_eq!(back_to(Some("/arbiter/boards/1\r\nX: y")), "/arbiter");
+        assert_eq!(back_to(Some("/arbiter/boards/ü")), "/arbiter");
+        assert_eq!(back_to(Some("/arbiter/boards/1/../../x")), "/arbiter");
+        assert_eq!(back_to(Some("/arbiterx")), "/arbiter");
     }
 }

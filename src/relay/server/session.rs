@@ -74,7 +74,7 @@ impl Sessions {
     }
 
     /// The name of the live session the request's cookie names, if any.
-    fn name(&self, headers: &HeaderMap) -> Option<String> {
+    pub(super) fn name(&self, headers: &HeaderMap) -> Option<String> {
         let id = session_id(headers)?;
         let now = Instant::now();
         let all = lock(&self.0);
@@ -86,6 +86,42 @@ impl Sessions {
     /// Whether the request's cookie names a live session.
     pub(super) fn accepts(&self, headers: &HeaderMap) -> bool {
         self.name(headers).is_some()
+    }
+
+    /// Ends every session (the admin token changed).
+    pub(super) fn end_all(&self) {
+        lock(&self.0).clear();
+    }
+}
+
+/// Messages kept at most: older ones are forgotten (their page then shows none).
+const MAX_FLASHES: usize = 256;
+
+/// What the console's actions said, each under a random id that the redirect after the action
+/// names (`?flash=ID`): the banner shows only what the server itself wrote here, never text a
+/// link carries.
+#[derive(Default)]
+pub(super) struct Flashes(Mutex<std::collections::VecDeque<(String, Flash)>>);
+
+impl Flashes {
+    /// Keeps `flash`; the id to name it by.
+    pub(super) fn keep(&self, flash: Flash) -> String {
+        let mut bytes = [0u8; 12];
+        rand::rng().fill_bytes(&mut bytes);
+        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut all = lock(&self.0);
+        while all.len() >= MAX_FLASHES {
+            all.pop_front();
+        }
+        all.push_back((id.clone(), flash));
+        id
+    }
+
+    fn get(&self, id: &str) -> Option<Flash> {
+        lock(&self.0)
+            .iter()
+            .find(|(k, _)| k == id)
+            .map(|(_, f)| f.clone())
     }
 }
 
@@ -136,24 +172,14 @@ pub(super) struct Query {
     attention: Option<u8>,
     /// The `#live` part only (the console's script refreshes it).
     fragment: Option<u8>,
-    /// What the last action did, or why it was refused.
-    msg: Option<String>,
-    err: Option<String>,
+    /// What the last action did, or why it was refused: the id of the server's message
+    /// ([`Flashes`]).
+    flash: Option<String>,
 }
 
 impl Query {
-    fn flash(&self) -> Option<Flash> {
-        match (&self.err, &self.msg) {
-            (Some(e), _) => Some(Flash {
-                text: e.clone(),
-                error: true,
-            }),
-            (None, Some(m)) => Some(Flash {
-                text: m.clone(),
-                error: false,
-            }),
-            (None, None) => None,
-        }
+    fn flash(&self, app: &App) -> Option<Flash> {
+        app.flashes.get(self.flash.as_deref()?)
     }
 
     fn fragment(&self) -> bool {
@@ -218,7 +244,7 @@ pub(super) async fn arbiter_page(
         views: &views,
         attention_only,
         round: round_line(&app).await?,
-        flash: q.flash(),
+        flash: q.flash(&app),
     });
     Ok(html(StatusCode::OK, body))
 }
@@ -272,7 +298,7 @@ pub(super) async fn arbiter_board_page(
         view,
         game: game.as_ref(),
         history: &lines,
-        flash: q.flash(),
+        flash: q.flash(&app),
     };
     let body = if q.fragment() {
         console::board::board_live_html(&page)
@@ -321,16 +347,20 @@ fn login_name(given: Option<&str>) -> String {
 /// console, or the form again with why.
 pub(super) async fn arbiter_login(
     State(app): State<App>,
+    peer: Option<axum::Extension<gate::Peer>>,
+    headers: HeaderMap,
     axum::extract::Form(form): axum::extract::Form<LoginForm>,
 ) -> Response {
-    let Some(token) = &app.token else {
+    let Some(token) = app.key.current(&app.sessions) else {
         return html(
             StatusCode::FORBIDDEN,
             console::login_html(Some("this server has no admin token: the console is off")),
         );
     };
     if !token.matches(form.token.trim().as_bytes()) {
-        warn!("arbiter console: a login with a wrong token");
+        let ip = peer.map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.0.0.ip());
+        app.guesses
+            .failed(ip, "arbiter console login", std::time::Instant::now());
         return html(
             StatusCode::UNAUTHORIZED,
             console::login_html(Some("wrong token")),
@@ -339,8 +369,13 @@ pub(super) async fn arbiter_login(
     let name = login_name(form.name.as_deref());
     tracing::info!(arbiter = %name, "arbiter console: logged in");
     let id = app.sessions.open(name);
+    let secure = if app.secure_cookies || gate::over_tls(&headers) {
+        "; Secure"
+    } else {
+        ""
+    };
     let cookie = format!(
-        "{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
+        "{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}{secure}",
         LIFETIME.as_secs()
     );
     (
