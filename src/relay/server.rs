@@ -171,6 +171,9 @@ struct App {
     sessions: Arc<session::Sessions>,
     /// Takes the decisions, round starts and pairings ([`decider`]).
     decider: Decider,
+    /// Whether public outputs are delayed (`public_hub` then names the games spectators may
+    /// see: [`BoardSnapshot::game`]).
+    delayed: bool,
 }
 
 impl App {
@@ -259,6 +262,7 @@ pub fn router_with(
         extras.route,
     );
     let app = App {
+        delayed: extras.publication.delay_ms > 0,
         public_hub: extras.public_hub.unwrap_or_else(|| hub.clone()),
         hub,
         db,
@@ -473,13 +477,26 @@ enum Audience {
 }
 
 /// Every board with its players, and the id of the last event the snapshots include; for the
-/// arbiter with its alerts and open irregularities, for spectators without.
+/// arbiter with its alerts and open irregularities, for spectators without. With a delay,
+/// spectators see each board's game named as the delayed view names it: a game is not named
+/// before it began the delay ago, as that would tell that the game before it is over.
 async fn views(app: &App, audience: Audience) -> Result<(Vec<BoardView>, u64), ApiError> {
     let (boards, last_id) = match audience {
         Audience::Arbiter => app.hub.snapshot(),
         Audience::Public => app.public_hub.snapshot(),
     };
-    let games = app.db.read(|r, db| r.boards(db)).await?;
+    let games = match audience {
+        Audience::Public if app.delayed => {
+            let named: HashMap<String, i64> = boards
+                .iter()
+                .filter_map(|b| Some((b.name.clone(), b.game?)))
+                .collect();
+            app.db
+                .read(move |r, db| r.delayed_boards(db, &named))
+                .await?
+        }
+        _ => app.db.read(|r, db| r.boards(db)).await?,
+    };
     Ok((
         boards
             .into_iter()

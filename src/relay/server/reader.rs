@@ -278,6 +278,41 @@ impl ReaderState {
         Ok(boards)
     }
 
+    /// Who sits where as spectators see a delayed broadcast: each board's game the delayed view
+    /// names (`named`, by board name: [`crate::relay::delayed`] names a game once it began the
+    /// delay ago, which is when it shows the game before it over), else the current round's
+    /// pairing. No alerts (spectators see none).
+    pub(super) fn delayed_boards(
+        &mut self,
+        db: &Path,
+        named: &HashMap<String, i64>,
+    ) -> Result<Arc<Seating>, RelayError> {
+        let all = self.boards(db)?;
+        let games = self.games(db)?;
+        let mut seating = Seating {
+            games: HashMap::new(),
+            round: all.round,
+            paired: all.paired.clone(),
+        };
+        for g in games.iter() {
+            if named.get(&g.board_name) == Some(&g.id.0) {
+                seating.games.insert(
+                    g.board_name.clone(),
+                    BoardGame {
+                        id: g.id.0,
+                        seats: Seats {
+                            round: g.round,
+                            white: g.player(Side::White),
+                            black: g.player(Side::Black),
+                        },
+                        alerts: Vec::new(),
+                    },
+                );
+            }
+        }
+        Ok(Arc::new(seating))
+    }
+
     /// The board whose latest game is `game` (its board's task may be recording it).
     pub(super) fn board_playing(
         &mut self,
