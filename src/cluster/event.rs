@@ -283,7 +283,7 @@ impl Shown {
             if let Some(id) = b.latest_game {
                 self.state().latest.insert(b.id, id);
                 if let Some(g) = store.game_shown(id)? {
-                    self.hub.show_game(&g, clock_at(&g, now_ms()), true);
+                    self.hub.show_game(&g, true, clock_at(&g, now_ms()), true);
                 }
             }
             self.link(&b.name, b.connected);
@@ -371,7 +371,8 @@ impl Shown {
                 continue;
             }
             let new_game = t.new_game.contains(&g.board);
-            self.hub.show_game(&g, clock_at(&g, now_ms()), new_game);
+            self.hub
+                .show_game(&g, true, clock_at(&g, now_ms()), new_game);
         }
         for &(board, connected) in &t.links {
             if let Some(b) = store.boards_shown(Some(board))?.first() {

@@ -7,6 +7,12 @@
 //! ([`Hub::show_game`]), which broadcasts only what changed. The clocks are the ones
 //! [`clocks_at`] gives for that moment. Boards the record's hub knows and the store has no game
 //! for yet are shown waiting. The arbiter's hub is never delayed.
+//!
+//! A game's boundary: the board's next game replaces its game here (a `game_started` event)
+//! once the next one began the delay ago in stored time; until then the game before it is
+//! shown as it stood, over only if it ended by then. That moment ([`crate::store::begun_by`]
+//! at the cutoff) is the one every public output first names the next game at: its id in
+//! `/api/boards` and the page, `/games/ID.pgn`, the round PGNs.
 
 use std::{collections::HashMap, path::PathBuf, time::Duration};
 
@@ -16,7 +22,7 @@ use super::{Hub, live::LiveClock};
 use crate::{
     device::serial::now_ms,
     export::publish::{Publication, clocks_at},
-    store::{GameRecord, Store, StoreError},
+    store::{GameRecord, Store, StoreError, begun_by},
     tracker::Side,
 };
 
@@ -102,7 +108,10 @@ fn show(
         let new_game = shown
             .insert(g.board_name.clone(), g.id.0)
             .is_some_and(|before| before != g.id.0);
-        public.show_game(g, clock_at(g, cutoff), new_game);
+        // A board's first game is there before it began (the board is shown set up for it),
+        // but not named until it began the delay ago.
+        let named = begun_by(g, cutoff);
+        public.show_game(g, named, clock_at(g, cutoff), new_game);
     }
 }
 

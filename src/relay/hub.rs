@@ -165,10 +165,18 @@ impl Hub {
     /// Board `name` shows `game` as a delayed broadcast shows it ([`super::delayed`]): its
     /// moves, its result (final once the game ended), `clock`, connected. Broadcast only on a
     /// change: `game_started` when `new_game`, `record` with the snapshot when the game changed,
-    /// `clock` when only the clock did.
-    pub fn show_game(&self, game: &GameRecord, clock: Option<LiveClock>, new_game: bool) {
+    /// `clock` when only the clock did. `named`: whether views may name the game by its id
+    /// ([`BoardSnapshot::game`]; not while a delayed view shows a game not yet begun).
+    pub fn show_game(
+        &self,
+        game: &GameRecord,
+        named: bool,
+        clock: Option<LiveClock>,
+        new_game: bool,
+    ) {
         let name = game.board_name.as_str();
         let mut shown = BoardLive::with_kind(name, game.board_no, game.kind, &[]);
+        shown.game = named.then_some(game.id.0);
         if game.kind == Kind::Chess {
             shown.start_fen = game.start_position.clone();
         }
@@ -196,7 +204,7 @@ impl Hub {
                 shown.lost_since_ms = b.lost_since_ms;
                 shown.losses = b.losses;
             }
-            if !new_game && without_clock(b) == without_clock(&shown) {
+            if !new_game && b.game == shown.game && without_clock(b) == without_clock(&shown) {
                 return None;
             }
             *b = shown;

@@ -161,6 +161,10 @@ pub struct BoardSnapshot {
     /// How often the board was lost since the daemon started; not sent.
     #[serde(skip)]
     pub losses: u32,
+    /// The stored game shown, when the hub was told which it may name ([`super::Hub::show_game`]:
+    /// the delayed feed, once the game began the delay ago); not sent (views name it).
+    #[serde(skip)]
+    pub game: Option<i64>,
 }
 
 impl BoardSnapshot {
@@ -202,6 +206,8 @@ pub struct BoardLive {
     pub(super) start_fen: Option<String>,
     pub(super) lost_since_ms: Option<u64>,
     pub(super) losses: u32,
+    /// The stored game shown, if it may be named ([`BoardSnapshot::game`]).
+    pub(super) game: Option<i64>,
 }
 
 impl BoardLive {
@@ -234,6 +240,7 @@ impl BoardLive {
             start_fen: None,
             lost_since_ms: None,
             losses: 0,
+            game: None,
         };
         for mv in moves {
             board.push_move(mv);
@@ -498,6 +505,7 @@ impl BoardLive {
             termination: self.termination.clone(),
             lost_since_ms: self.lost_since_ms,
             losses: self.losses,
+            game: self.game,
         }
     }
 }

@@ -186,6 +186,9 @@ struct App {
     limits: HttpLimits,
     /// Session cookies are `Secure` whatever the request says ([`RelayExtras::secure_cookies`]).
     secure_cookies: bool,
+    /// Whether public outputs are delayed (`public_hub` then names the games spectators may
+    /// see: [`BoardSnapshot::game`]).
+    delayed: bool,
 }
 
 impl App {
@@ -312,6 +315,7 @@ pub fn router_with(
     );
     let limits = extras.limits;
     let app = App {
+        delayed: extras.publication.delay_ms > 0,
         public_hub: extras.public_hub.unwrap_or_else(|| hub.clone()),
         hub,
         db,
@@ -528,13 +532,26 @@ enum Audience {
 }
 
 /// Every board with its players, and the id of the last event the snapshots include; for the
-/// arbiter with its alerts and open irregularities, for spectators without.
+/// arbiter with its alerts and open irregularities, for spectators without. With a delay,
+/// spectators see each board's game named as the delayed view names it: a game is not named
+/// before it began the delay ago, as that would tell that the game before it is over.
 async fn views(app: &App, audience: Audience) -> Result<(Vec<BoardView>, u64), ApiError> {
     let (boards, last_id) = match audience {
         Audience::Arbiter => app.hub.snapshot(),
         Audience::Public => app.public_hub.snapshot(),
     };
-    let games = app.db.read(|r, db| r.boards(db)).await?;
+    let games = match audience {
+        Audience::Public if app.delayed => {
+            let named: HashMap<String, i64> = boards
+                .iter()
+                .filter_map(|b| Some((b.name.clone(), b.game?)))
+                .collect();
+            app.db
+                .read(move |r, db| r.delayed_boards(db, &named))
+                .await?
+        }
+        _ => app.db.read(|r, db| r.boards(db)).await?,
+    };
     Ok((
         boards
             .into_iter()

@@ -4,8 +4,10 @@
 //! live at `at_ms` (made by then and not yet retracted by then: a move row keeps the time it was
 //! made, and its retraction is an event with its own time); the events are those recorded by
 //! then; the result is the one standing at `at_ms` ([`result_at`]) and the game counts as ended
-//! only if it ended by then. Nothing here reads the clock: `at_ms` is the caller's, so a restart
-//! changes nothing about what a moment shows.
+//! only if it ended by then. A game begun after `at_ms` did not exist then and is left out
+//! ([`begun_by`]): its existence would tell that the board's game before it is over. Nothing
+//! here reads the clock: `at_ms` is the caller's, so a restart changes nothing about what a
+//! moment shows.
 
 use std::collections::BTreeMap;
 
@@ -16,15 +18,16 @@ use super::{
 use crate::{Millis, tracker::event::RecordedMove};
 
 impl Store {
-    /// Game `id` as it stood at `at_ms`.
+    /// Game `id` as it stood at `at_ms`; `None` if it had not begun by then.
     pub fn game_as_of(&self, id: GameId, at_ms: Millis) -> Result<Option<GameRecord>, StoreError> {
         self.game_header(id)?
+            .filter(|h| begun_by(h, at_ms))
             .map(|h| self.complete_as_of(h, at_ms))
             .transpose()
     }
 
-    /// The games of `round` as they stood at `at_ms` (a game begun later is there with no moves),
-    /// in the order of [`Store::round_games`].
+    /// The games of `round` begun by `at_ms`, as they stood then, in the order of
+    /// [`Store::round_games`].
     pub fn round_games_as_of(
         &self,
         round: u32,
@@ -32,14 +35,16 @@ impl Store {
     ) -> Result<Vec<GameRecord>, StoreError> {
         self.round_headers(round)?
             .into_iter()
+            .filter(|h| begun_by(h, at_ms))
             .map(|h| self.complete_as_of(h, at_ms))
             .collect()
     }
 
-    /// Every game as it stood at `at_ms` (a game begun later is there with no moves), by id.
+    /// Every game begun by `at_ms`, as it stood then, by id.
     pub fn games_as_of(&self, at_ms: Millis) -> Result<Vec<GameRecord>, StoreError> {
         self.all_headers()?
             .into_iter()
+            .filter(|h| begun_by(h, at_ms))
             .map(|h| self.complete_as_of(h, at_ms))
             .collect()
     }
@@ -115,6 +120,13 @@ impl Store {
         }
         Ok(game)
     }
+}
+
+/// Whether `game` had begun by `at_ms` (stored time), so that a view of that moment may show
+/// it. The board's game before it was closed when it began (`GameStarted`), so this is also the
+/// moment a delayed view shows that one over.
+pub fn begun_by(game: &GameRecord, at_ms: Millis) -> bool {
+    game.started_at_ms <= at_ms
 }
 
 /// True for an event that can change a game's result: the kings' gesture, the game's end on
@@ -215,8 +227,10 @@ mod tests {
         let store = played();
         let id = store.games().unwrap()[0].id;
         let at = |t| store.game_as_of(id, t).unwrap().unwrap();
-        assert_eq!(line(&at(400)), Vec::<&str>::new());
-        assert_eq!(at(400).result, "*");
+        // Begun at 500 ms: not there before, there with no moves from then on.
+        assert!(store.game_as_of(id, 499).unwrap().is_none());
+        assert_eq!(line(&at(500)), Vec::<&str>::new());
+        assert_eq!(at(500).result, "*");
         assert_eq!(line(&at(2500)), ["e4", "e5"]);
         assert_eq!(line(&at(4500)), ["e4", "e5", "Nf3", "Nc6"]);
         // Taken back at 5 s: the position before it, until the new move at 6 s.
@@ -233,6 +247,47 @@ mod tests {
         assert!(at(2500).events.iter().all(|e| e.at_ms <= 2500));
         // The board's game at a moment, and every game.
         assert_eq!(line(&store.boards_as_of(2500).unwrap()[0]), ["e4", "e5"]);
-        assert_eq!(store.games_as_of(400).unwrap().len(), 1);
+        assert_eq!(store.games_as_of(499).unwrap().len(), 0);
+        assert_eq!(store.games_as_of(500).unwrap().len(), 1);
+    }
+
+    /// Two games on one board, the second set up at 10 s: no view before 10 s has the second
+    /// game, by id, in the round or among all games; the board's game then is the first.
+    #[test]
+    fn a_game_begun_later_is_not_there_before() {
+        let mut store = played();
+        let board = store.board("b1", Kind::Chess).unwrap();
+        store
+            .write_batch(&[
+                Write::Event {
+                    board,
+                    event: TrackerEvent::GameStarted {
+                        at_ms: 10_000,
+                        orientation: Orientation::Normal,
+                        start: None,
+                    },
+                },
+                Write::Event {
+                    board,
+                    event: TrackerEvent::Move(mv(1, "d4", 11_000)),
+                },
+            ])
+            .unwrap();
+        let games = store.games().unwrap();
+        let (first, second) = (games[0].id, games[1].id);
+        for t in [7000, 9999] {
+            assert!(store.game_as_of(second, t).unwrap().is_none(), "at {t}");
+            let ids = |gs: Vec<GameRecord>| gs.iter().map(|g| g.id).collect::<Vec<_>>();
+            assert_eq!(ids(store.games_as_of(t).unwrap()), [first], "at {t}");
+            assert_eq!(ids(store.boards_as_of(t).unwrap()), [first], "at {t}");
+            assert_eq!(store.boards_as_of(t).unwrap()[0].result, "1-0");
+        }
+        assert_eq!(
+            line(&store.game_as_of(second, 10_000).unwrap().unwrap()),
+            Vec::<&str>::new()
+        );
+        assert_eq!(store.games_as_of(10_000).unwrap().len(), 2);
+        assert_eq!(store.boards_as_of(10_000).unwrap()[0].id, second);
+        assert_eq!(line(&store.boards_as_of(11_000).unwrap()[0]), ["d4"]);
     }
 }

@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 pub use self::{
-    as_of::result_at,
+    as_of::{begun_by, result_at},
     closing::ClosedGame,
     decisions::{Action, DECISION_KIND, Decision, DecisionError, RESULTS, ResultReason, Ruling},
     event::{EventOpened, EventSettings, RoundRecord, StoredEvent},

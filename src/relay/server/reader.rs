@@ -2,7 +2,8 @@
 //! last changed (round PGNs, each game's PGN, who sits at each board). Flow: every request
 //! refreshes the cache against SQLite's `data_version` (another connection's write — the daemon's
 //! writer, the admin API, a command run from another process — drops it) and renders what it
-//! asks for once.
+//! asks for once (public renders: the [`PUBLIC_RENDERS`] most recently asked for, as anyone may
+//! ask for any slice).
 
 use super::*;
 
@@ -79,8 +80,74 @@ pub(super) struct ReaderState {
     /// writes `[%clk]`.
     pub(super) publication: Publication,
     /// Public renders, by what was asked, with the second they show (they change as time passes:
-    /// the delay's window slides, the running clock runs).
-    pub(super) public: HashMap<String, (Millis, Rendered)>,
+    /// the delay's window slides, the running clock runs); the most recently used only, as
+    /// anyone may ask for any slice.
+    pub(super) public: Recent<(Millis, Rendered)>,
+}
+
+/// How many public renders are kept: a broadcast asks for a few slices, a crawler for any.
+const PUBLIC_RENDERS: usize = 64;
+
+/// A map of at most `bound` entries by text key; inserting into a full one drops the least
+/// recently used (read or written).
+pub(super) struct Recent<V> {
+    entries: HashMap<String, (u64, V)>,
+    /// Counts every use; an entry keeps the count of its last.
+    uses: u64,
+    bound: usize,
+}
+
+impl<V> Default for Recent<V> {
+    fn default() -> Self {
+        Recent::with_bound(PUBLIC_RENDERS)
+    }
+}
+
+impl<V> Recent<V> {
+    /// An empty map that keeps at most `bound` entries (at least one).
+    pub(super) fn with_bound(bound: usize) -> Self {
+        Recent {
+            entries: HashMap::new(),
+            uses: 0,
+            bound: bound.max(1),
+        }
+    }
+
+    /// The entry for `key`, now the most recently used.
+    pub(super) fn get(&mut self, key: &str) -> Option<&V> {
+        self.uses += 1;
+        let uses = self.uses;
+        self.entries.get_mut(key).map(|(used, v)| {
+            *used = uses;
+            &*v
+        })
+    }
+
+    /// Keeps `value` for `key`, dropping the least recently used entry if the map is full.
+    pub(super) fn insert(&mut self, key: String, value: V) {
+        self.uses += 1;
+        if self.entries.len() >= self.bound && !self.entries.contains_key(&key) {
+            // A scan: the bound is small, and an insert follows a render, which costs far more.
+            let oldest = self
+                .entries
+                .iter()
+                .min_by_key(|(_, (used, _))| *used)
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                self.entries.remove(&oldest);
+            }
+        }
+        self.entries.insert(key, (self.uses, value));
+    }
+
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.entries.clear();
+    }
 }
 
 /// What a PGN request asks for.
@@ -278,6 +345,41 @@ impl ReaderState {
         Ok(boards)
     }
 
+    /// Who sits where as spectators see a delayed broadcast: each board's game the delayed view
+    /// names (`named`, by board name: [`crate::relay::delayed`] names a game once it began the
+    /// delay ago, which is when it shows the game before it over), else the current round's
+    /// pairing. No alerts (spectators see none).
+    pub(super) fn delayed_boards(
+        &mut self,
+        db: &Path,
+        named: &HashMap<String, i64>,
+    ) -> Result<Arc<Seating>, RelayError> {
+        let all = self.boards(db)?;
+        let games = self.games(db)?;
+        let mut seating = Seating {
+            games: HashMap::new(),
+            round: all.round,
+            paired: all.paired.clone(),
+        };
+        for g in games.iter() {
+            if named.get(&g.board_name) == Some(&g.id.0) {
+                seating.games.insert(
+                    g.board_name.clone(),
+                    BoardGame {
+                        id: g.id.0,
+                        seats: Seats {
+                            round: g.round,
+                            white: g.player(Side::White),
+                            black: g.player(Side::Black),
+                        },
+                        alerts: Vec::new(),
+                    },
+                );
+            }
+        }
+        Ok(Arc::new(seating))
+    }
+
     /// The board whose latest game is `game` (its board's task may be recording it).
     pub(super) fn board_playing(
         &mut self,
@@ -290,5 +392,43 @@ impl ReaderState {
             .iter()
             .find(|(_, g)| g.id == game.0)
             .map(|(name, _)| name.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_keeps_its_bound_and_the_most_recently_used() {
+        let mut recent = Recent::with_bound(3);
+        for k in ["a", "b", "c"] {
+            recent.insert(k.to_owned(), k.to_uppercase());
+        }
+        // "a" read: "b" is now the least recently used, and goes when "d" comes.
+        assert_eq!(recent.get("a").map(String::as_str), Some("A"));
+        recent.insert("d".into(), "D".into());
+        assert_eq!(recent.len(), 3);
+        assert!(recent.get("b").is_none());
+        for k in ["a", "c", "d"] {
+            assert!(recent.get(k).is_some(), "{k} was dropped");
+        }
+        // Writing a key again replaces it in place, dropping nothing.
+        recent.insert("c".into(), "C2".into());
+        assert_eq!(recent.len(), 3);
+        assert_eq!(recent.get("c").map(String::as_str), Some("C2"));
+        // Many distinct keys (a crawler's slices): never more than the bound, the last ones kept.
+        let mut recent = Recent::default();
+        for i in 0..2000 {
+            recent.insert(format!("/round.pgn?boards={i}"), i);
+            assert!(recent.len() <= PUBLIC_RENDERS);
+        }
+        assert_eq!(recent.len(), PUBLIC_RENDERS);
+        for i in 2000 - PUBLIC_RENDERS..2000 {
+            assert_eq!(recent.get(&format!("/round.pgn?boards={i}")), Some(&i));
+        }
+        assert!(recent.get("/round.pgn?boards=0").is_none());
+        recent.clear();
+        assert_eq!(recent.len(), 0);
     }
 }
