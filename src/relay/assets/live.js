@@ -124,30 +124,48 @@
       .catch(function () { setTimeout(reload, 2000); });
   }
   const status = document.getElementById("status");
-  const source = new EventSource("/api/events");
-  source.onopen = function () { status.textContent = "live"; status.className = ""; reload(); };
-  source.onerror = function () { status.textContent = "reconnecting"; status.className = "down"; };
-  source.addEventListener("resync", reload);
-  source.addEventListener("clock", function (e) {
-    const d = JSON.parse(e.data);
-    if (only !== undefined && d.board !== only) return;
-    const b = info(d.board);
-    if (d.id <= b.seen) return;
-    b.seen = d.id;
-    setClock(d.board, d);
-  });
-  for (const kind of ["move", "revision", "takeback", "result", "flag_fall", "claimable",
-                      "game_end", "game_started", "board_connected", "board_lost", "decision",
-                      "store", "recovered", "record"]) {
-    source.addEventListener(kind, function (e) {
+  // A server at its cap of event streams answers 503 and the browser gives the stream up: the
+  // page then reads the boards every 10 s and asks for a stream again after 30 s.
+  let polling = null;
+  function connect() {
+    const source = new EventSource("/api/events");
+    source.onopen = function () {
+      status.textContent = "live"; status.className = "";
+      if (polling) { clearInterval(polling); polling = null; }
+      reload();
+    };
+    source.onerror = function () {
+      if (source.readyState === EventSource.CLOSED) {
+        status.textContent = "busy: refreshed every 10 s"; status.className = "down";
+        if (!polling) polling = setInterval(reload, 10000);
+        setTimeout(connect, 30000);
+      } else {
+        status.textContent = "reconnecting"; status.className = "down";
+      }
+    };
+    source.addEventListener("resync", reload);
+    source.addEventListener("clock", function (e) {
       const d = JSON.parse(e.data);
+      if (only !== undefined && d.board !== only) return;
       const b = info(d.board);
-      if (d.id <= b.seen) return; // already in a snapshot read since
+      if (d.id <= b.seen) return;
       b.seen = d.id;
-      if (d.snapshot) render(d.snapshot, null);
-      if (kind === "game_started") reload(); // new players
+      setClock(d.board, d);
     });
+    for (const kind of ["move", "revision", "takeback", "result", "flag_fall", "claimable",
+                        "game_end", "game_started", "board_connected", "board_lost", "decision",
+                        "store", "recovered", "record"]) {
+      source.addEventListener(kind, function (e) {
+        const d = JSON.parse(e.data);
+        const b = info(d.board);
+        if (d.id <= b.seen) return; // already in a snapshot read since
+        b.seen = d.id;
+        if (d.snapshot) render(d.snapshot, null);
+        if (kind === "game_started") reload(); // new players
+      });
+    }
   }
+  connect();
   setInterval(function () { for (const name of boards.keys()) paintClocks(name); }, 250);
   window.boardscribeLive = { boards: boards };
 })();
