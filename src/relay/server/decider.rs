@@ -315,9 +315,12 @@ impl Decider {
         let who = by.clone();
         let previous = tokio::task::spawn_blocking(move || {
             with_admin(&db, |store| {
-                store
-                    .start_round(n, &who, at)
-                    .map_err(|e| ApiError::from(RelayError::from(e)))
+                store.start_round(n, &who, at).map_err(|e| match e {
+                    StoreError::ControlCharacter { .. } => {
+                        ApiError(StatusCode::BAD_REQUEST, e.to_string())
+                    }
+                    e => ApiError::from(RelayError::from(e)),
+                })
             })
         })
         .await
