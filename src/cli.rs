@@ -32,7 +32,7 @@ pub use args::{AdminArgs, DemoArgs, LawsArgs, RunArgs};
 
 use arbiter::arbiter;
 pub use arbiter::{ArbiterCommand, RulingArg, Who};
-use commands::{config_command, devices, import_memory, open_existing, replay};
+use commands::{config_command, devices, import_memory, open_to_read, replay};
 use round::round_command;
 
 #[derive(Parser, Debug)]
@@ -295,7 +295,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             history,
             clk_format,
         } => {
-            let store = open_existing(&db)?;
+            let store = open_to_read(&db)?;
             let format = match format {
                 ExportFormat::Pgn => Format::Pgn,
                 ExportFormat::Json => Format::Json,

@@ -46,6 +46,8 @@ pub struct Config {
     pub database: PathBuf,
     /// Where the HTTP server listens; `None`: no HTTP server.
     pub http: Option<SocketAddr>,
+    /// `[http] tls`: how the HTTP server is reached from other machines, as the file says.
+    pub http_tls: Option<HttpTls>,
     pub tournament: Tournament,
     /// The laws edition with the `[laws]` overrides and the supervision applied.
     pub laws: LawsConfig,
@@ -60,6 +62,29 @@ pub struct Config {
     /// What the file sets up that works but may not be meant (an HTTP address open to the
     /// network with no admin token): `config check` prints them, nothing refuses them.
     pub warnings: Vec<Diagnostic>,
+}
+
+/// `[http] tls`: how other machines reach an HTTP server bound to an address they can reach
+/// (the daemon itself speaks plain HTTP). Required with such an address; see docs/operations.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HttpTls {
+    /// `"proxy"`: a reverse proxy in front terminates TLS; clients reach the daemon through it.
+    Proxy,
+    /// `"none"`: plain HTTP on this network, known and accepted (tokens and cookies cross it
+    /// readable).
+    None,
+}
+
+impl HttpTls {
+    pub const ALL: [HttpTls; 2] = [HttpTls::Proxy, HttpTls::None];
+
+    /// The config's name: `"proxy"` or `"none"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpTls::Proxy => "proxy",
+            HttpTls::None => "none",
+        }
+    }
 }
 
 /// Which files a config names are read while it is checked.
@@ -489,7 +514,13 @@ impl Config {
         let t = &self.tournament;
         out.push_str(&format!("database: {}\n", self.database.display()));
         match self.http {
-            Some(a) => out.push_str(&format!("http: {a}\n")),
+            Some(a) => match self.http_tls {
+                Some(HttpTls::Proxy) => {
+                    out.push_str(&format!("http: {a} (TLS at a reverse proxy in front)\n"))
+                }
+                Some(HttpTls::None) => out.push_str(&format!("http: {a} (plain HTTP, as said)\n")),
+                None => out.push_str(&format!("http: {a}\n")),
+            },
             None => out.push_str("http: off\n"),
         }
         let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".to_owned());
@@ -582,6 +613,7 @@ impl Default for Config {
             source: None,
             database: PathBuf::from(DEFAULT_DATABASE),
             http: None,
+            http_tls: None,
             tournament: Tournament::default(),
             laws: LawsConfig::for_edition(Laws::default()),
             boards: Vec::new(),
@@ -602,8 +634,8 @@ mod raw;
 mod relay;
 
 use boards::{boards, buses};
-pub use check::open_bind_warning;
 use check::{Checker, KINDS, LAYOUTS, line_column, list, serde_message, validate};
+pub use check::{open_bind_warning, plain_http_refusal};
 use cluster::cluster_config;
 pub use cluster::is_hall_name;
 use raw::{

@@ -10,8 +10,8 @@
 //! into one pipeline per board.
 //! Everything up to the tracker is pure: time is an argument ([`Millis`]), never read here.
 //! Around it: `config` (the venue's `boardscribe.toml` → a validated `Config`),
-//! `device::discover` (serial ports from sysfs, matched to configured boards) and `notify`
-//! (systemd readiness, status and watchdog).
+//! `device::discover` (serial ports from sysfs, matched to configured boards), `notify`
+//! (systemd readiness, status and watchdog) and `text` (no control character into the record).
 #![forbid(unsafe_code)]
 
 pub mod cli;
@@ -27,6 +27,7 @@ pub mod recorder;
 pub mod relay;
 pub mod replay;
 pub mod store;
+pub mod text;
 pub mod words;
 
 /// The pure floors, from `boardscribe-core`, under the names the daemon has always used.

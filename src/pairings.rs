@@ -178,12 +178,12 @@ pub const MAX_NAME_CHARS: usize = 200;
 /// A name or other text field of line `line` as a pairing may carry it: at most
 /// [`MAX_NAME_CHARS`] characters, no control character (a NUL, a line break, a tab).
 fn check_text(line: usize, field: &'static str, value: &str) -> Result<(), PairingsError> {
-    if let Some((at, c)) = value.chars().enumerate().find(|(_, c)| c.is_control()) {
+    if let Some((at, c)) = crate::text::first_control(value) {
         return Err(PairingsError::ControlCharacter {
             line,
             field,
             code: u32::from(c),
-            at: at + 1,
+            at,
         });
     }
     let chars = value.chars().count();

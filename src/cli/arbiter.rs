@@ -9,7 +9,7 @@
 use anyhow::{Context, bail};
 use clap::{Subcommand, ValueEnum};
 
-use super::commands::{author, now_ms, open_existing};
+use super::commands::{author, now_ms, open_existing, open_to_read};
 use crate::{
     arbiter::Laws,
     store::{Action, Decision, GameId, HistoryEntry, ResultReason, Ruling, Store},
@@ -226,7 +226,10 @@ fn ply_of(
 }
 
 pub(super) fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::Result<()> {
-    let mut store = open_existing(db)?;
+    let mut store = match command {
+        ArbiterCommand::History { .. } => open_to_read(db)?,
+        _ => open_existing(db)?,
+    };
     let decision = match command {
         ArbiterCommand::Result {
             who,

@@ -67,6 +67,25 @@ pub(super) fn open_existing(db: &std::path::Path) -> anyhow::Result<Store> {
     Store::open(db).with_context(|| format!("opening {}", db.display()))
 }
 
+/// An existing database to read from: as [`open_existing`], but a damaged one (which no
+/// command may write to) is still read, as far as it reads, with a warning, so that what is
+/// left can be exported or looked at.
+pub(super) fn open_to_read(db: &std::path::Path) -> anyhow::Result<Store> {
+    match open_existing(db) {
+        Err(e)
+            if matches!(
+                e.downcast_ref(),
+                Some(crate::store::StoreError::Damaged { .. })
+            ) =>
+        {
+            eprintln!("boardscribe: warning: {e:#}");
+            eprintln!("boardscribe: warning: reading what still reads; nothing is written");
+            Store::open_read_only(db).with_context(|| format!("opening {}", db.display()))
+        }
+        other => other,
+    }
+}
+
 /// The author of a decision: the one given, else `$USER`, else "arbiter".
 pub(super) fn author(given: Option<String>) -> String {
     given

@@ -23,7 +23,7 @@ pub(super) fn round_command(command: RoundCommand) -> anyhow::Result<()> {
             Ok(())
         }
         RoundCommand::List { db, json } => {
-            let store = open_existing(&db)?;
+            let store = commands::open_to_read(&db)?;
             let event = store.event()?;
             let rounds = store.rounds()?;
             if json {

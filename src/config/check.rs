@@ -1,6 +1,8 @@
 //! Checking a read file: every problem becomes a [`Diagnostic`] with its line, column and a fix,
 //! and all of them are reported at once. Flow: [`validate`] checks the tables in turn (the HTTP
 //! bind, the tournament and its Laws; boards and relays in their own modules) into a `Config`.
+//! Two guards against guessing and listening: the admin token must hold 128 bits
+//! ([`token_bits`]), and an address other machines reach must say how TLS is done (`[http] tls`).
 
 use super::*;
 
@@ -53,19 +55,54 @@ impl Checker<'_> {
 
     /// A token file the config names: readable, its first line not empty (as `run` reads it).
     pub(super) fn token_file(&mut self, span: Range<usize>, what: &str, path: &str) {
-        match std::fs::read_to_string(path) {
-            Ok(text) if text.lines().next().is_some_and(|l| !l.trim().is_empty()) => {}
-            Ok(_) => self.at(
-                span,
-                format!("{what} {path:?} is empty; write the token on its first line"),
-            ),
-            Err(e) => self.at(
+        self.read_token(span, what, path);
+    }
+
+    /// The admin token file: as [`Checker::token_file`], and the token must be hard to guess:
+    /// at least [`MIN_TOKEN_BITS`] as [`token_bits`] estimates them.
+    pub(super) fn admin_token_file(&mut self, span: Range<usize>, path: &str) {
+        let Some(token) = self.read_token(span.clone(), "the admin token file", path) else {
+            return;
+        };
+        let bits = token_bits(&token);
+        if bits < MIN_TOKEN_BITS {
+            self.at(
                 span,
                 format!(
-                    "{what} {path:?} cannot be read: {e}; create it, readable by the service \
-                     user only (see docs/operations.md), or fix the path"
+                    "the admin token in {path:?} is too easy to guess: about {bits:.0} bits \
+                     ({} characters of {}), under the {MIN_TOKEN_BITS:.0} needed; write a \
+                     random one: openssl rand -hex 32 > {path}",
+                    token.chars().count(),
+                    alphabet(&token).1
                 ),
-            ),
+            );
+        }
+    }
+
+    /// The first line of a token file, trimmed; a mistake said (and `None`) when it cannot be
+    /// read or is empty.
+    fn read_token(&mut self, span: Range<usize>, what: &str, path: &str) -> Option<String> {
+        match std::fs::read_to_string(path) {
+            Ok(text) if text.lines().next().is_some_and(|l| !l.trim().is_empty()) => {
+                text.lines().next().map(|l| l.trim().to_owned())
+            }
+            Ok(_) => {
+                self.at(
+                    span,
+                    format!("{what} {path:?} is empty; write the token on its first line"),
+                );
+                None
+            }
+            Err(e) => {
+                self.at(
+                    span,
+                    format!(
+                        "{what} {path:?} cannot be read: {e}; create it, readable by the service \
+                         user only (see docs/operations.md), or fix the path"
+                    ),
+                );
+                None
+            }
         }
     }
 
@@ -177,6 +214,7 @@ pub(super) fn validate(raw: RawConfig, ck: &mut Checker<'_>) -> Config {
     }
     if let Some(http) = &raw.http {
         config.http = http_bind(http, ck);
+        config.http_tls = http_tls(http, ck);
     }
     if let Some(t) = &raw.tournament {
         config.tournament = tournament(t, ck);
@@ -205,7 +243,7 @@ pub(super) fn validate(raw: RawConfig, ck: &mut Checker<'_>) -> Config {
             && let Some(file) = &admin.get_ref().token_file
             && config.admin.is_some()
         {
-            ck.token_file(file.span(), "the admin token file", file.get_ref().trim());
+            ck.admin_token_file(file.span(), file.get_ref().trim());
         }
     }
     if let Some(cluster) = &raw.cluster {
@@ -217,7 +255,73 @@ pub(super) fn validate(raw: RawConfig, ck: &mut Checker<'_>) -> Config {
     {
         ck.warn(bind.span(), open_bind_warning(addr));
     }
+    // An unknown `tls` value is its own mistake, not a missing one.
+    if let Some(addr) = config.http
+        && let Some(http) = raw.http.as_ref().map(Spanned::get_ref)
+        && let (Some(bind), None) = (&http.bind, &http.tls)
+        && !addr.ip().is_loopback()
+    {
+        ck.at(bind.span(), plain_http_refusal(addr));
+    }
     config
+}
+
+/// The fewest bits an admin token may hold: guessing it is then out of reach, whatever the
+/// rate.
+pub(super) const MIN_TOKEN_BITS: f64 = 128.0;
+
+/// The size of the alphabet `token` draws from, as the classes of characters it uses tell, and
+/// their names: hex digits alone 16, digits 10, lowercase 26 (with digits 36), uppercase 26,
+/// anything else 33 (the printable ASCII symbols; other characters count as such).
+fn alphabet(token: &str) -> (u32, String) {
+    let has = |f: fn(&char) -> bool| token.chars().any(|c| f(&c));
+    let digits = has(char::is_ascii_digit);
+    let lower = has(char::is_ascii_lowercase);
+    let upper = has(char::is_ascii_uppercase);
+    let other = has(|c| !c.is_ascii_alphanumeric());
+    let hex_letters = |c: &char| matches!(c, 'a'..='f' | 'A'..='F');
+    let letters_hex = token
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .all(|c| hex_letters(&c));
+    if !other && letters_hex && !(lower && upper) && (lower || upper) {
+        return (16, "hex digits".to_owned());
+    }
+    let mut size = 0;
+    let mut names = Vec::new();
+    for (used, n, name) in [
+        (digits, 10, "digits"),
+        (lower, 26, "lowercase letters"),
+        (upper, 26, "uppercase letters"),
+        (other, 33, "symbols"),
+    ] {
+        if used {
+            size += n;
+            names.push(name);
+        }
+    }
+    (size.max(1), names.join(", "))
+}
+
+/// An estimate of the bits of a token as if each character were drawn at random from the
+/// classes it uses ([`alphabet`]): length × log2(alphabet). A 32-character hex token
+/// (`openssl rand -hex 16`) holds 128, a 4-digit one 13. It cannot see that a long word is
+/// not random: it is an upper bound, enough to refuse what is plainly too short.
+pub(super) fn token_bits(token: &str) -> f64 {
+    let (size, _) = alphabet(token);
+    token.chars().count() as f64 * f64::from(size).log2()
+}
+
+/// Why `config check` and `run` refuse an HTTP address other machines reach without
+/// `[http] tls`.
+pub fn plain_http_refusal(addr: SocketAddr) -> String {
+    format!(
+        "the HTTP server listens on {addr}, reachable from other machines, in plain HTTP (the \
+         daemon has no TLS): the admin token and the console's session cross the network \
+         readable; bind 127.0.0.1 behind a reverse proxy that terminates TLS, or say how other \
+         machines reach it: tls = \"proxy\" (a reverse proxy in front terminates TLS) or \
+         tls = \"none\" (plain HTTP on this network, knowingly) in [http]"
+    )
 }
 
 /// What `config check` and `run` say of an HTTP address other machines reach with no admin
@@ -248,6 +352,25 @@ pub(super) fn http_bind(http: &Spanned<RawHttp>, ck: &mut Checker<'_>) -> Option
             None
         }
     }
+}
+
+/// `[http] tls`, when given: `proxy` or `none`.
+fn http_tls(http: &Spanned<RawHttp>, ck: &mut Checker<'_>) -> Option<HttpTls> {
+    let tls = http.get_ref().tls.as_ref()?;
+    let found = HttpTls::ALL
+        .into_iter()
+        .find(|t| t.as_str() == tls.get_ref().trim());
+    if found.is_none() {
+        ck.at(
+            tls.span(),
+            format!(
+                "unknown value {:?} for tls; valid: proxy (a reverse proxy in front terminates \
+                 TLS), none (plain HTTP on this network, knowingly)",
+                tls.get_ref()
+            ),
+        );
+    }
+    found
 }
 
 /// A date key: a TOML date (`2026-12-02`) or a string of one, as `YYYY-MM-DD`.

@@ -23,6 +23,7 @@ pub(super) struct RawConfig {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawHttp {
     pub(super) bind: Option<Spanned<String>>,
+    pub(super) tls: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

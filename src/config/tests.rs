@@ -88,7 +88,7 @@ fn an_empty_file_gives_the_defaults_and_no_http() {
     assert_eq!(c.http, None);
     assert_eq!(ok("[http]\n").http, Some("127.0.0.1:8080".parse().unwrap()));
     assert_eq!(
-        ok("[http]\nbind = \"[::]:80\"\n").http,
+        ok("[http]\nbind = \"[::]:80\"\ntls = \"proxy\"\n").http,
         Some("[::]:80".parse().unwrap())
     );
 }
@@ -187,7 +187,7 @@ fn token_files_are_read_when_asked() {
     let empty = dir.path().join("empty.token");
     std::fs::write(&empty, "\n").unwrap();
     let good = dir.path().join("admin.token");
-    std::fs::write(&good, "s3cret\n").unwrap();
+    std::fs::write(&good, "0123456789abcdef0123456789ABCDEF\n").unwrap();
     let missing = dir.path().join("missing.token");
     let text = |admin: &std::path::Path, lichess: &std::path::Path| {
         format!(
@@ -228,7 +228,7 @@ fn token_files_are_read_when_asked() {
 /// Issue 16: an HTTP address other machines reach, with no admin token, is warned of.
 #[test]
 fn an_open_bind_without_a_token_warns() {
-    let c = ok("[http]\nbind = \"0.0.0.0:8080\"\n");
+    let c = ok("[http]\nbind = \"0.0.0.0:8080\"\ntls = \"none\"\n");
     assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
     let w = c.warnings[0].to_string();
     assert!(
@@ -239,10 +239,50 @@ fn an_open_bind_without_a_token_warns() {
         "[http]\nbind = \"127.0.0.1:8080\"\n",
         "[http]\nbind = \"[::1]:8080\"\n",
         "[http]\n",
-        "[http]\nbind = \"0.0.0.0:8080\"\n[admin]\ntoken_file = \"/etc/boardscribe/admin.token\"\n",
+        "[http]\nbind = \"0.0.0.0:8080\"\ntls = \"proxy\"\n[admin]\ntoken_file = \"/etc/boardscribe/admin.token\"\n",
     ] {
         assert_eq!(ok(quiet).warnings, [], "{quiet}");
     }
+}
+
+/// Issue 31: an address other machines reach must say how TLS is done (the daemon has none);
+/// loopback needs nothing, and the value is one of two.
+#[test]
+fn an_open_bind_must_say_how_tls_is_done() {
+    assert_eq!(
+        one_error("[http]\nbind = \"0.0.0.0:8080\"\n"),
+        format!(
+            "venue.toml:2:8: {}",
+            plain_http_refusal("0.0.0.0:8080".parse().unwrap())
+        )
+    );
+    assert!(one_error("[http]\nbind = \"[::]:80\"\n").contains("tls = \"proxy\""));
+    for (tls, want) in [("proxy", HttpTls::Proxy), ("none", HttpTls::None)] {
+        let c = ok(&format!(
+            "[http]\nbind = \"192.168.1.5:80\"\ntls = \"{tls}\"\n"
+        ));
+        assert_eq!(c.http_tls, Some(want));
+    }
+    assert_eq!(ok("[http]\nbind = \"127.0.0.1:8080\"\n").http_tls, None);
+    assert!(
+        one_error("[http]\nbind = \"127.0.0.1:8080\"\ntls = \"yes\"\n")
+            .starts_with("venue.toml:3:7: unknown value \"yes\" for tls; valid: proxy ")
+    );
+}
+
+/// Issue 31: the admin token's bits, estimated from its length and the classes it uses.
+#[test]
+fn token_bits_follow_length_and_character_classes() {
+    let bits = |t: &str| check::token_bits(t).round() as u32;
+    assert_eq!(bits("1234"), 13);
+    assert_eq!(bits("0123456789abcdef0123456789abcdef"), 128);
+    assert_eq!(bits("0123456789ABCDEF0123456789ABCDEF"), 128);
+    assert_eq!(bits("event-secret"), 71);
+    assert_eq!(bits("s3cret"), 31);
+    assert_eq!(bits("abcdefghijklmnopqrstuvwxyz"), 122);
+    // base64 of 32 random bytes (openssl rand -base64 32): 44 characters of every class.
+    assert!(check::token_bits("q8Jx2bPz0vN+Yk3sWm9aTf1Lr4uE7cHgQoD5iVnZ6yA=") > 250.0);
+    assert!(check::token_bits("0123456789abcdef0123456789abcde") < check::MIN_TOKEN_BITS);
 }
 
 #[test]

@@ -127,6 +127,17 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
              (see `boardscribe config example`)"
         );
     }
+    // The file's own bind was checked with it; an address given with --http is held to the
+    // same rule, said in the file given with --config.
+    if let Some(addr) = config.http.filter(|a| !a.ip().is_loopback())
+        && config.http_tls.is_none()
+    {
+        bail!(
+            "{}; --http {addr} is given on the command line: say it in the file given with \
+             --config",
+            crate::config::plain_http_refusal(addr)
+        );
+    }
     let laws = args.laws.apply(config.laws_setup());
     let round = round_info(&config.tournament)?;
     // The file is read again whenever it changes ([`crate::relay::server::gate::AdminKey`]).

@@ -1,6 +1,8 @@
 //! Arbiter decisions: results, rulings on irregularities, corrected moves and notes.
 //!
-//! Flow: each operation validates against the stored game (the rules of a correction, a resumed
+//! Flow: each operation refuses an author, a note or a ruling's description holding a control
+//! character ([`crate::text`]: no line of a terminal or a PGN can be forged with one), validates
+//! against the stored game (the rules of a correction, a resumed
 //! game and a result's reason are the arbiter's: `arbiter::correction`; this module persists what
 //! they give), then in one transaction appends one
 //! event of kind `decision` (detail `{action, author, note, ...fields}`) and applies it: a result
@@ -92,6 +94,17 @@ pub enum DecisionError {
     EmptyAuthor,
     #[error("a note must not be empty")]
     EmptyNote,
+    /// A line break, a tab or an escape in what the record would show (as in a pairing's
+    /// names: [`crate::text`]).
+    #[error(
+        "the {field} holds a control character (U+{code:04X}) at character {at}; write it on one \
+         line, without tabs or escape sequences"
+    )]
+    ControlCharacter {
+        field: &'static str,
+        code: u32,
+        at: usize,
+    },
     #[error("decision event {id} is unreadable: {source}")]
     Unreadable { id: i64, source: serde_json::Error },
 }
@@ -466,6 +479,7 @@ impl Store {
         if text.trim().is_empty() {
             return Err(DecisionError::EmptyNote);
         }
+        clean("note", text)?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -564,10 +578,39 @@ impl Store {
 fn check_author(author: &str) -> Result<&str, DecisionError> {
     let author = author.trim();
     if author.is_empty() {
-        Err(DecisionError::EmptyAuthor)
-    } else {
-        Ok(author)
+        return Err(DecisionError::EmptyAuthor);
     }
+    clean("author", author)?;
+    Ok(author)
+}
+
+/// Refuses `text` (the decision's `field`) when it holds a control character.
+fn clean(field: &'static str, text: &str) -> Result<(), DecisionError> {
+    match crate::text::first_control(text) {
+        Some((at, c)) => Err(DecisionError::ControlCharacter {
+            field,
+            code: u32::from(c),
+            at,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a decision whose author, note or ruling's description holds a control character:
+/// every decision is written through [`insert`], which asks this first.
+fn check_text(author: &str, note: Option<&str>, action: &Action) -> Result<(), DecisionError> {
+    clean("author", author)?;
+    if let Some(note) = note {
+        clean("note", note)?;
+    }
+    if let Action::Rule {
+        ruling: Ruling::PenaltyApplied { description },
+        ..
+    } = action
+    {
+        clean("ruling's description", description)?;
+    }
+    Ok(())
 }
 
 /// Board, result and termination of `game`.
@@ -624,6 +667,7 @@ pub(super) fn insert(
     note: Option<&str>,
     at_ms: Millis,
 ) -> Result<Decision, DecisionError> {
+    check_text(author, note, &action)?;
     let note = note
         .map(str::trim)
         .filter(|n| !n.is_empty())

@@ -126,6 +126,13 @@ impl Store {
         if round == 0 {
             return Err(StoreError::InvalidNumber("round", 0));
         }
+        if let Some((at, c)) = crate::text::first_control(by) {
+            return Err(StoreError::ControlCharacter {
+                field: "name of who started the round",
+                code: u32::from(c),
+                at,
+            });
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -286,5 +293,19 @@ mod tests {
             (10, "arbiter")
         );
         assert_eq!(store.round_info().unwrap().unwrap().event, "?");
+    }
+
+    #[test]
+    fn a_round_started_by_a_name_with_a_control_character_is_refused_and_not_recorded() {
+        let mut store = Store::open_in_memory().unwrap();
+        for by in ["Chief\u{1b}[2J", "Chief\nround 9 started by X"] {
+            let err = store.start_round(2, by, 10).unwrap_err();
+            assert!(
+                matches!(err, StoreError::ControlCharacter { at: 6, .. }),
+                "{err}"
+            );
+        }
+        assert!(store.rounds().unwrap().is_empty());
+        assert_eq!(store.round_info().unwrap(), None);
     }
 }

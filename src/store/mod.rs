@@ -120,12 +120,30 @@ pub enum StoreError {
     Raw { row: i64, source: RawError },
     #[error("integrity check failed: {0}")]
     Integrity(String),
+    /// `PRAGMA quick_check` found damage when the database was opened for writing, or SQLite
+    /// found its file malformed: nothing is written to it ([`Store::open`]).
+    #[error(
+        "{db} is damaged: stored data is unreadable ({problems}); nothing is written to it. Keep \
+         a copy of the file, then restore the last backup, or recover what still reads into a \
+         new file (sqlite3 DAMAGED.db .recover | sqlite3 NEW.db) and use that"
+    )]
+    Damaged { db: String, problems: String },
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
     #[error("{0} {1} is out of range (counts from 1)")]
     InvalidNumber(&'static str, u32),
     #[error("round {round}: board {board} is paired twice")]
     DuplicateBoard { round: u32, board: u32 },
+    /// A line break, a tab or an escape in a name the record would show ([`crate::text`]).
+    #[error(
+        "the {field} holds a control character (U+{code:04X}) at character {at}; write it on one \
+         line, without tabs or escape sequences"
+    )]
+    ControlCharacter {
+        field: &'static str,
+        code: u32,
+        at: usize,
+    },
 }
 
 /// What a [`StoreError`] names the database by before the store knows its path.
@@ -137,6 +155,12 @@ impl From<rusqlite::Error> for StoreError {
             Some(ErrorCode::DiskFull) => StoreError::Full {
                 db: UNNAMED.to_owned(),
             },
+            Some(code @ (ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)) => {
+                StoreError::Damaged {
+                    db: UNNAMED.to_owned(),
+                    problems: open::damage_words(code).to_owned(),
+                }
+            }
             _ => StoreError::Sqlite(err),
         }
     }

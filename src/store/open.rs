@@ -1,6 +1,12 @@
 //! Opening the database: a file (created with its schema, WAL, a busy timeout), in memory, or
 //! read-only; and what an open or a write that failed says about the disk (a missing or read-only
 //! directory, a full disk, with the fix), the size cap and the integrity check.
+//!
+//! Flow: [`Store::open`] (every writer: the daemon, the relay's admin connection, the CLI's
+//! commands) runs `PRAGMA quick_check` before anything is written, once per open and never per
+//! write, and refuses a damaged file with [`StoreError::Damaged`] (the same "unreadable" as a
+//! read that meets bad data); a file SQLite calls malformed or not a database is refused so too.
+//! The read-only opens skip it, so what still reads can be exported from a damaged file.
 
 use super::*;
 
@@ -32,6 +38,9 @@ pub(super) fn diagnose_open(db: &Path, err: StoreError) -> StoreError {
     let dir = parent_dir(db);
     match err {
         StoreError::Full { .. } => return StoreError::Full { db: name },
+        StoreError::Damaged { problems, .. } => {
+            return StoreError::Damaged { db: name, problems };
+        }
         StoreError::Sqlite(_) => {}
         // A schema or WAL problem: its own message says it.
         other => return other,
@@ -58,8 +67,59 @@ pub(super) fn diagnose_open(db: &Path, err: StoreError) -> StoreError {
     StoreError::CannotOpen { db: name, why }
 }
 
+/// What SQLite's error `code` (of a file it found damaged) says, in a few words.
+pub(super) fn damage_words(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::NotADatabase => "SQLite says the file is not a database",
+        _ => "SQLite says the file is malformed",
+    }
+}
+
+/// The most of quick_check's findings a refusal quotes (the first says where; the rest are more
+/// of the same).
+const PROBLEMS_QUOTED: usize = 3;
+
+/// `PRAGMA quick_check` on `conn`: the damage found, if any. It reads every page once (about a
+/// millisecond per MiB, warm: docs/operations.md), without the index cross-checks of
+/// `integrity_check`.
+fn quick_check(conn: &Connection) -> Result<(), StoreError> {
+    let found: Result<Vec<String>, StoreError> = conn
+        .prepare(&format!("PRAGMA quick_check({})", PROBLEMS_QUOTED + 1))
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(StoreError::from);
+    let rows = match found {
+        Ok(rows) if rows.len() == 1 && rows[0] == "ok" => return Ok(()),
+        Ok(rows) => rows,
+        Err(e) => return Err(e),
+    };
+    // A row may hold several lines, under a `*** in database main ***` heading.
+    let problems: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| r.lines())
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("***"))
+        .collect();
+    let mut quoted = problems
+        .iter()
+        .take(PROBLEMS_QUOTED)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if problems.len() > PROBLEMS_QUOTED {
+        quoted.push_str("; and more");
+    }
+    Err(StoreError::Damaged {
+        db: UNNAMED.to_owned(),
+        problems: quoted,
+    })
+}
+
 impl Store {
-    /// Opens (creating if needed) and migrates the database at `path`.
+    /// Opens (creating if needed) and migrates the database at `path`; a damaged file is
+    /// refused before anything is written to it (see the module).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let opened = Connection::open(path)
             .map_err(StoreError::from)
@@ -116,6 +176,7 @@ impl Store {
     pub(super) fn setup(mut conn: Connection, file: bool) -> Result<Store, StoreError> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         if file {
+            quick_check(&conn)?;
             let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
             if !mode.eq_ignore_ascii_case("wal") {
                 return Err(StoreError::NoWal(mode));

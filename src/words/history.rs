@@ -6,7 +6,8 @@
 //! was *) by Chief: "resigned"`: the local time (the stream's own clock for a replayed
 //! capture, whose times start at 0), the board and game, the move it happened at (the move
 //! a ply is, or the move to be played next), what happened and by whom. Moves the event
-//! withdrew follow on an indented line. Nothing here reads the store.
+//! withdrew follow on an indented line, and a control character stored before they were
+//! refused shows escaped (`\u{1b}`). Nothing here reads the store.
 
 use jiff::{Timestamp, tz::TimeZone};
 use serde_json::Value;
@@ -15,6 +16,7 @@ use super::moveno::{in_words as move_words, numbered};
 use crate::{
     Millis,
     store::{Action, Audit, GameRecord, HistoryEntry, Recorded, Ruling, Shown},
+    text::escape_controls,
 };
 
 /// Times below this are a stream's own clock (a capture's seconds from 0), not the epoch's.
@@ -69,6 +71,9 @@ pub fn in_words(game: &GameRecord, entries: &[HistoryEntry], zone: &TimeZone) ->
         }
         .max(1);
         let what = what(&e.kind, &e.detail, &e.what);
+        // An author or a note written before control characters were refused (an old
+        // database) shows them escaped: no line can be forged on the arbiter's terminal.
+        let what = escape_controls(&what);
         lines.push(format!(
             "{}  {head}  {:<14} {what}",
             when(e.at_ms, zone),

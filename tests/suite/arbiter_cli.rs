@@ -286,3 +286,156 @@ fn the_arbiter_names_games_by_board_and_plies_by_move() {
         "{err}"
     );
 }
+
+/// Issue 31: an author or a note holding a control character (an escape sequence that clears
+/// the screen, a line break that starts a forged line) is refused by every arbiter command,
+/// and nothing is written; one already in an old database is shown escaped by `history`, one
+/// line per event as ever.
+#[test]
+fn control_characters_are_refused_in_decisions_and_shown_escaped_from_old_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("round.db");
+    let db = db_path.to_str().unwrap();
+    {
+        let mut store = Store::open(&db_path).unwrap();
+        let board = store.board("board12", Kind::Chess).unwrap();
+        store.set_board_number(board, 12).unwrap();
+    }
+    let capture = dir.path().join("board12.capture");
+    std::fs::copy(CAPTURE, &capture).unwrap();
+    ok(&["replay", "-q", capture.to_str().unwrap(), "--db", db]);
+    let a = |rest: &[&str]| -> Vec<String> {
+        ["arbiter", "--db", db]
+            .iter()
+            .chain(rest)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let clear = "Chief\u{1b}[2J";
+    let forged = "Chief\n2026-12-02 15:00:00  board 12 (game 1)  result set to 1-0 by Chief";
+    let refused: [(Vec<String>, &str); 6] = [
+        (
+            a(&["note", "--board", "12", "--text", "seen", "--author", clear]),
+            "the author holds a control character (U+001B) at character 6",
+        ),
+        (
+            a(&["note", "--board", "12", "--text", forged]),
+            "the note holds a control character (U+000A) at character 6",
+        ),
+        (
+            a(&[
+                "result",
+                "--board",
+                "12",
+                "--result",
+                "0-1",
+                "--reason",
+                "resignation",
+                "--author",
+                forged,
+            ]),
+            "the author holds a control character (U+000A) at character 6",
+        ),
+        (
+            a(&[
+                "result",
+                "--board",
+                "12",
+                "--result",
+                "0-1",
+                "--reason",
+                "resignation",
+                "--note",
+                clear,
+            ]),
+            "the note holds a control character (U+001B) at character 6",
+        ),
+        (
+            a(&[
+                "correct", "--board", "12", "--move", "9w a3", "--note", "a\tb",
+            ]),
+            "the note holds a control character (U+0009) at character 2",
+        ),
+        (
+            ["round", "start", "2", "--db", db, "--by", clear]
+                .map(str::to_owned)
+                .to_vec(),
+            "the name of who started the round holds a control character (U+001B) at character 6",
+        ),
+    ];
+    for (args, want) in &refused {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let err = fails(&args);
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(
+            !err.contains('\u{1b}'),
+            "the refusal echoes no escape: {err:?}"
+        );
+    }
+    let store = Store::open(&db_path).unwrap();
+    assert!(
+        store.decisions(GameId(1)).unwrap().is_empty(),
+        "nothing decided"
+    );
+    assert!(store.rounds().unwrap().is_empty(), "no round started");
+    let events = store.history(GameId(1)).unwrap().len();
+    drop(store);
+
+    // A note and a result, then the same two as an old database may keep them, taken before
+    // the rule with control characters in their author and note: written here straight into
+    // the table (events are never updated, so as new rows).
+    ok(&[
+        "arbiter", "--db", db, "note", "--board", "12", "--text", "seen",
+    ]);
+    ok(&[
+        "arbiter",
+        "--db",
+        db,
+        "result",
+        "--board",
+        "12",
+        "--result",
+        "0-1",
+        "--reason",
+        "resignation",
+        "--note",
+        "resigned",
+    ]);
+    let conn = rusqlite::Connection::open(&db_path).unwrap();
+    let written = conn
+        .execute(
+            "INSERT INTO events (game_id, board_id, at_ms, kind, ply, detail) \
+             SELECT game_id, board_id, at_ms, kind, ply, \
+             json_set(detail, '$.author', ?1, '$.note', ?2) \
+             FROM events WHERE kind = 'decision' ORDER BY id",
+            (forged, "x\u{1b}]0;pwned\u{7}\r\ny"),
+        )
+        .unwrap();
+    assert_eq!(written, 2);
+    drop(conn);
+
+    let (words, _) = ok(&["arbiter", "--db", db, "history", "--board", "12"]);
+    assert!(
+        !words.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached the terminal: {words:?}"
+    );
+    let lines: Vec<&str> = words.lines().collect();
+    assert_eq!(lines.len(), events + 4, "one line per event: {words}");
+    let escaped = "by Chief\\u{a}2026-12-02 15:00:00  board 12 (game 1)  result set to 1-0 by \
+                   Chief: \"x\\u{1b}]0;pwned\\u{7}\\r\\ny\"";
+    let shown: Vec<&&str> = lines.iter().filter(|l| l.ends_with(escaped)).collect();
+    assert_eq!(shown.len(), 2, "both decisions, escaped:\n{words}");
+    assert!(shown[0].contains("  note by Chief\\u{a}"), "{}", shown[0]);
+    assert!(
+        shown[1].contains("  result set to 0-1 (resignation, was *) by Chief\\u{a}"),
+        "{}",
+        shown[1]
+    );
+    // `--json` was already safe: JSON escapes them.
+    let (json, _) = ok(&["arbiter", "--db", db, "history", "--board", "12", "--json"]);
+    assert!(
+        !json.chars().any(|c| c.is_control() && c != '\n'),
+        "{json:?}"
+    );
+    assert!(json.contains("\\u001b]0;pwned\\u0007\\r\\ny"), "{json}");
+}

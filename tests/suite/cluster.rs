@@ -380,7 +380,9 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
     let dir = tempfile::tempdir().unwrap();
     let nats = Nats::start(dir.path());
     let token_file = dir.path().join("admin.token");
-    std::fs::write(&token_file, "event-secret\n").unwrap();
+    // 128 random bits: `config check` and `event` refuse a guessable admin token.
+    let admin_token = "9b1e6f04c2d87a35e0f4b6c19d2a7e83";
+    std::fs::write(&token_file, format!("{admin_token}\n")).unwrap();
     let boards = fleet_common::hall(3, 0, SPEED, 45_000);
     let mut a = Hall::new(dir.path(), "A", &nats.url(), boards.to_vec(), 1, "");
     let mut event = EventNode::new(
@@ -400,7 +402,7 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
         async move {
             let r = http
                 .post(url)
-                .bearer_auth("event-secret")
+                .bearer_auth(admin_token)
                 .json(&body)
                 .send()
                 .await
@@ -435,7 +437,7 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
     let origin = format!("http://127.0.0.1:{}", event.http);
     let login = console
         .post(format!("{origin}/arbiter/login"))
-        .form(&[("token", "event-secret"), ("name", "Console Arbiter")])
+        .form(&[("token", admin_token), ("name", "Console Arbiter")])
         .send()
         .await
         .unwrap();

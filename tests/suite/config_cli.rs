@@ -52,12 +52,11 @@ fn config_example_prints_the_shipped_file_and_check_accepts_it() {
         "{stderr}"
     );
     assert_eq!(lines[2], format!("boardscribe: {p}: 2 error(s)"));
-    // With the token files in place, it passes.
+    // With the token files in place (the admin one as docs/operations.md makes it), it passes.
     let tokens = dir.path().join("tokens");
     std::fs::create_dir(&tokens).unwrap();
-    for name in ["lichess.token", "admin.token"] {
-        std::fs::write(tokens.join(name), "t0ken\n").unwrap();
-    }
+    std::fs::write(tokens.join("lichess.token"), "t0ken\n").unwrap();
+    std::fs::write(tokens.join("admin.token"), format!("{STRONG_TOKEN}\n")).unwrap();
     let local = EXAMPLE.replace("/etc/boardscribe/", &format!("{}/", tokens.display()));
     std::fs::write(&path, local).unwrap();
     let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
@@ -132,7 +131,7 @@ fn config_check_reports_a_missing_token_file_and_warns_of_an_open_bind() {
     std::fs::write(
         &path,
         format!(
-            "[http]\nbind = \"0.0.0.0:8080\"\n\n[admin]\ntoken_file = {:?}\n\n\
+            "[http]\nbind = \"0.0.0.0:8080\"\ntls = \"proxy\"\n\n[admin]\ntoken_file = {:?}\n\n\
              [[board]]\nnumber = 1\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n",
             token.display().to_string()
         ),
@@ -144,7 +143,7 @@ fn config_check_reports_a_missing_token_file_and_warns_of_an_open_bind() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.starts_with(&format!(
-            "{p}:5:14: the admin token file {:?} cannot be read: ",
+            "{p}:6:14: the admin token file {:?} cannot be read: ",
             token.display().to_string()
         )),
         "{stderr}"
@@ -174,13 +173,13 @@ fn config_check_reports_a_missing_token_file_and_warns_of_an_open_bind() {
         text(&out.stderr)
     );
     // With a token the open address is fine; without [admin] it is a warning, not an error.
-    std::fs::write(&token, "s3cret\n").unwrap();
+    std::fs::write(&token, format!("{STRONG_TOKEN}\n")).unwrap();
     let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "");
     std::fs::write(
         &path,
-        "[http]\nbind = \"0.0.0.0:8080\"\n\n[[board]]\nnumber = 1\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n",
+        "[http]\nbind = \"0.0.0.0:8080\"\ntls = \"none\"\n\n[[board]]\nnumber = 1\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n",
     )
     .unwrap();
     let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
@@ -193,7 +192,124 @@ fn config_check_reports_a_missing_token_file_and_warns_of_an_open_bind() {
         "{}",
         text(&out.stderr)
     );
-    assert!(text(&out.stdout).contains("http: 0.0.0.0:8080\n"));
+    assert!(text(&out.stdout).contains("http: 0.0.0.0:8080 (plain HTTP, as said)\n"));
+}
+
+/// 128 random bits, as `openssl rand -hex 16` writes them.
+const STRONG_TOKEN: &str = "3f9c2a7be01d4c58a6e2f0b9d3c71e46";
+
+/// Issue 31: `config check` took a 4-digit admin token on 0.0.0.0 without a word. A token
+/// under 128 bits is refused with its estimate and how to make one; an address other machines
+/// reach is refused unless `[http] tls` says how they reach it (the daemon has no TLS). `run`
+/// refuses both the same way, and an open `--http` too.
+#[test]
+fn config_check_refuses_a_guessable_admin_token_and_plain_http_on_an_open_bind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hall.toml");
+    let token = dir.path().join("admin.token");
+    let write = |bind: &str, tls: &str| {
+        std::fs::write(
+            &path,
+            format!(
+                "[http]\nbind = \"{bind}\"\n{tls}\n[admin]\ntoken_file = {:?}\n\n\
+                 [[board]]\nnumber = 1\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n",
+                token.display().to_string()
+            ),
+        )
+        .unwrap()
+    };
+    let p = path.display();
+    let t = token.display().to_string();
+    let check = || boardscribe(&["config", "check", path.to_str().unwrap()]);
+
+    write("0.0.0.0:8080", "");
+    std::fs::write(&token, "1234\n").unwrap();
+    let out = check();
+    assert_eq!(out.status.code(), Some(1));
+    let plain = format!(
+        "{p}:2:8: the HTTP server listens on 0.0.0.0:8080, reachable from other machines, in \
+         plain HTTP (the daemon has no TLS): the admin token and the console's session cross \
+         the network readable; bind 127.0.0.1 behind a reverse proxy that terminates TLS, or \
+         say how other machines reach it: tls = \"proxy\" (a reverse proxy in front terminates \
+         TLS) or tls = \"none\" (plain HTTP on this network, knowingly) in [http]\n"
+    );
+    let weak = format!(
+        "{p}:5:14: the admin token in {t:?} is too easy to guess: about 13 bits (4 characters \
+         of digits), under the 128 needed; write a random one: openssl rand -hex 32 > {t}\n"
+    );
+    assert_eq!(
+        text(&out.stderr),
+        format!("{plain}{weak}boardscribe: {p}: 2 error(s)\n")
+    );
+    assert_eq!(text(&out.stdout), "");
+    // `run` reads it through the same check: the same words, nothing started.
+    let db = dir.path().join("never.db");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--db", db.to_str().unwrap()];
+        args.extend(extra);
+        boardscribe(&args)
+    };
+    let out = run(&["--config", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!("boardscribe: {plain}{weak}").trim_end().to_owned() + "\n"
+    );
+    assert!(!db.exists());
+
+    // Loopback needs no word on TLS; a word token of letters is still short.
+    write("127.0.0.1:8080", "");
+    std::fs::write(&token, "correcthorsebattery\n").unwrap();
+    let out = check();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "{p}:5:14: the admin token in {t:?} is too easy to guess: about 89 bits (19 \
+             characters of lowercase letters)"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // 32 hex characters pass; so does the open bind once the file says how TLS is done.
+    std::fs::write(&token, format!("{STRONG_TOKEN}\n")).unwrap();
+    let out = check();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for (tls, shown) in [
+        (
+            "proxy",
+            "http: 0.0.0.0:8080 (TLS at a reverse proxy in front)\n",
+        ),
+        ("none", "http: 0.0.0.0:8080 (plain HTTP, as said)\n"),
+    ] {
+        write("0.0.0.0:8080", &format!("tls = \"{tls}\""));
+        let out = check();
+        assert!(out.status.success(), "{tls}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stderr), "", "{tls}");
+        assert!(text(&out.stdout).contains(shown), "{}", text(&out.stdout));
+    }
+    write("0.0.0.0:8080", "tls = \"yes\"");
+    let out = check();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "{p}:3:7: unknown value \"yes\" for tls; valid: proxy"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // An open address given with --http is held to the same rule.
+    write("127.0.0.1:8080", "");
+    let out = run(&["--config", path.to_str().unwrap(), "--http", "0.0.0.0:0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("the HTTP server listens on 0.0.0.0:0, reachable from other machines")
+            && err.contains("--http 0.0.0.0:0 is given on the command line"),
+        "{err}"
+    );
+    assert!(!db.exists());
 }
 
 #[test]

@@ -998,6 +998,127 @@ fn pairings_files_import_through_the_command_line() {
     assert_eq!(Store::open(&path).unwrap().pairings(3).unwrap().len(), 2);
 }
 
+/// Issue 31: a partly damaged database (one page of the moves table overwritten, as a failing
+/// disk leaves it) took a round's pairings and a round start. Every command that writes opens
+/// it with `PRAGMA quick_check` and refuses it in the words of a damaged read, and the file is
+/// left exactly as it was; `round list` still reads what reads, with a warning.
+#[test]
+fn a_damaged_database_is_refused_for_writes_and_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let bin = env!("CARGO_BIN_EXE_boardscribe");
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .env("BOARDSCRIBE_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let db_arg = path.to_str().unwrap();
+    let captures: Vec<String> = ["1", "2", "johan"]
+        .iter()
+        .map(|n| format!("{CAPTURES}/{n}.capture"))
+        .collect();
+    let mut replay = vec!["replay", "-q", "--db", db_arg];
+    replay.extend(captures.iter().map(String::as_str));
+    let out = run(&replay);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["round", "start", "1", "--db", db_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Damage the moves table's first page: its cell pointers now point past the page.
+    let (page_size, root): (i64, i64) = {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let page_size = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap();
+        let root = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'moves'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (page_size, root)
+    };
+    assert!(
+        !path.with_extension("db-wal").exists(),
+        "the WAL was checkpointed at exit"
+    );
+    let mut bytes = fs::read(&path).unwrap();
+    let page = usize::try_from((root - 1) * page_size).unwrap();
+    for b in &mut bytes[page + 12..page + 140] {
+        *b = 0xff;
+    }
+    fs::write(&path, &bytes).unwrap();
+
+    let csv = dir.path().join("round2.csv");
+    fs::write(&csv, PAIRINGS_CSV).unwrap();
+    let damaged = format!("{db_arg} is damaged: stored data is unreadable (");
+    for args in [
+        vec![
+            "pairings",
+            "--db",
+            db_arg,
+            "--round",
+            "2",
+            csv.to_str().unwrap(),
+        ],
+        vec!["round", "start", "2", "--db", db_arg],
+        vec![
+            "arbiter", "--db", db_arg, "note", "--game", "1", "--text", "x",
+        ],
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&damaged), "{args:?}: {err}");
+        assert!(
+            err.contains("restore the last backup, or recover what still reads"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            bytes,
+            "{args:?} wrote to the file"
+        );
+    }
+    // Reading goes on as far as the file reads (the rounds are on undamaged pages).
+    let out = run(&["round", "list", "--db", db_arg]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&damaged) && err.contains("nothing is written"),
+        "{err}"
+    );
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with("*     1  ") && l.contains("arbiter")),
+        "round 1, current: {listed}"
+    );
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        bytes,
+        "round list wrote to the file"
+    );
+    // The library's writers refuse it the same way.
+    assert!(matches!(
+        Store::open(&path),
+        Err(StoreError::Damaged { .. })
+    ));
+}
+
 /// Every file of a folder, by name.
 fn folder_files(dir: &Path) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = fs::read_dir(dir)

@@ -315,9 +315,12 @@ impl Decider {
         let who = by.clone();
         let previous = tokio::task::spawn_blocking(move || {
             with_admin(&db, |store| {
-                store
-                    .start_round(n, &who, at)
-                    .map_err(|e| ApiError::from(RelayError::from(e)))
+                store.start_round(n, &who, at).map_err(|e| match e {
+                    StoreError::ControlCharacter { .. } => {
+                        ApiError(StatusCode::BAD_REQUEST, e.to_string())
+                    }
+                    e => ApiError::from(RelayError::from(e)),
+                })
             })
         })
         .await
@@ -333,12 +336,22 @@ fn with_admin<T>(db: &Db, f: impl FnOnce(&mut Store) -> Result<T, ApiError>) -> 
     let mut admin = lock(&db.admin);
     let store = match admin.take() {
         Some(store) => store,
-        None => Store::open(&db.path)
-            .map_err(RelayError::from)
-            .map_err(ApiError::from)?,
+        None => open_admin(&db.path)?,
     };
     let store = admin.insert(store);
     f(store).map_err(Refusal::from)
+}
+
+/// The relay's writing connection to `path`: a damaged database (quick_check at open) is
+/// refused with its own words, a 503 (nothing can be decided until it is restored).
+fn open_admin(path: &Path) -> Result<Store, ApiError> {
+    Store::open(path).map_err(|e| match e {
+        StoreError::Damaged { .. } => {
+            error!(cause = %e, "admin decision refused");
+            ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+        }
+        e => ApiError::from(RelayError::from(e)),
+    })
 }
 
 /// Applies `action` to `game` at `at` through the relay's writing connection (blocking).
@@ -346,7 +359,7 @@ fn decide(db: &Db, action: AdminAction, game: GameId, at: Millis) -> Result<Deci
     let mut admin = lock(&db.admin);
     let store = match admin.take() {
         Some(store) => store,
-        None => Store::open(&db.path).map_err(RelayError::from)?,
+        None => open_admin(&db.path)?,
     };
     let store = admin.insert(store);
     let decided = action.apply(store, game, at).map_err(decision_error)?;
