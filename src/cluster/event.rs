@@ -144,6 +144,7 @@ async fn run(
             public_hub: None,
             route: Some(route.clone()),
             token_file: config.admin.as_ref().map(|a| a.token_file.clone()),
+            secure_cookies: config.http_tls == Some(crate::config::HttpTls::Proxy),
             ..RelayExtras::default()
         };
         let url =

@@ -329,8 +329,9 @@ pub fn plain_http_refusal(addr: SocketAddr) -> String {
 pub fn open_bind_warning(addr: SocketAddr) -> String {
     format!(
         "the HTTP server listens on {addr}, reachable from other machines, and no admin token \
-         is set ([admin] token_file): the live page, feeds and /metrics are open to the \
-         network and the admin API is off; bind 127.0.0.1 behind a reverse proxy, or set a token"
+         is set ([admin] token_file): the live page and feeds are open to the network (/metrics \
+         to this machine only) and the admin API is off; bind 127.0.0.1 behind a reverse \
+         proxy, or set a token"
     )
 }
 

@@ -194,6 +194,8 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
                     publication: fleet.publication,
                     public_hub: None,
                     token_file: token_file.clone(),
+                    // TLS terminated in front: the console's cookie is never sent in clear.
+                    secure_cookies: config.http_tls == Some(crate::config::HttpTls::Proxy),
                     ..RelayExtras::default()
                 };
                 let url =

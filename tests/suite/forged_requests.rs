@@ -316,9 +316,9 @@ async fn a_page_of_another_origin_cannot_act_with_the_arbiters_cookie() {
     // The session outlived the forged logout, and the console's own form still acts, as the
     // session's arbiter.
     browser.goto(&format!("{url}arbiter/boards/1")).await;
-    browser.wait_for("form.note textarea", 20).await;
+    browser.wait_for("form.note input[name=text]", 20).await;
     browser
-        .type_into("form.note textarea", "seen from the console")
+        .type_into("form.note input[name=text]", "seen from the console")
         .await;
     browser
         .submit("form.note button[type=submit]", "/arbiter/boards/1?flash=")

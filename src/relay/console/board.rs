@@ -135,7 +135,7 @@ pub fn board_html(p: &BoardPage<'_>) -> String {
             main,
             r#"<section class="actions"><h2>Result</h2><form class="result" method="post" action="{href}/result"><input type="hidden" name="game" value="{game}"><select name="result" aria-label="result">{results}</select><input type="text" name="reason" list="reasons" placeholder="reason (resignation…)" maxlength="80" aria-label="reason"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Set result</button></form>
 <h2>Correct a move</h2><form class="correct" method="post" action="{href}/correct"><input type="hidden" name="game" value="{game}"><label>move <input type="number" name="move" min="1" required inputmode="numeric" size="4"></label><select name="side" aria-label="side"><option value="white">white</option><option value="black">black</option></select><input type="text" name="san" placeholder="Nf6" required maxlength="10" aria-label="move played" autocapitalize="off" autocomplete="off"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Correct</button></form>
-<h2>Note</h2><form class="note" method="post" action="{href}/note"><input type="hidden" name="game" value="{game}"><textarea name="text" rows="2" required maxlength="2000" aria-label="note"></textarea><button type="submit">Add note</button></form>
+<h2>Note</h2><form class="note" method="post" action="{href}/note"><input type="hidden" name="game" value="{game}"><input type="text" name="text" required maxlength="2000" aria-label="note" class="note-text"><button type="submit">Add note</button></form>
 <datalist id="reasons">"#
         );
         for r in REASONS {

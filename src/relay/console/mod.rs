@@ -122,7 +122,7 @@ tr.state-finished{color:#2e7d32}.alerts ul{padding-left:1.2em}.alerts li{margin:
 form.rule,form.inline{display:inline-flex;flex-wrap:wrap;gap:.3em;align-items:center;margin:.2em 0}\
 section.round form,section.actions form{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.5em 0}\
 section{margin:.5em 0 1em}h2{font-size:1.05em;margin:.6em 0 .3em}\
-input,select,button,textarea{font:inherit;max-width:100%}textarea{width:100%;box-sizing:border-box}\
+input,select,button,textarea{font:inherit;max-width:100%}textarea,input.note-text{width:100%;box-sizing:border-box}\
 ol.moves{columns:12em;padding-left:2.5em}ol.history{padding-left:1.2em}ol.history li{margin:.2em 0}\
 .flash{padding:.5em 1em;margin:0;background:#e8f5e9}.flash.error{background:#ffebee;color:#b71c1c}\
 form.login{max-width:22em;margin:3em auto;display:flex;flex-direction:column;gap:.6em;padding:0 1em}\
