@@ -635,7 +635,7 @@ mod relay;
 
 use boards::{boards, buses};
 use check::{Checker, KINDS, LAYOUTS, line_column, list, serde_message, validate};
-pub use check::{open_bind_warning, plain_http_refusal};
+pub use check::{open_bind_warning, plain_http_refusal, weak_admin_token};
 use cluster::cluster_config;
 pub use cluster::is_hall_name;
 use raw::{

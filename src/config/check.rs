@@ -64,18 +64,8 @@ impl Checker<'_> {
         let Some(token) = self.read_token(span.clone(), "the admin token file", path) else {
             return;
         };
-        let bits = token_bits(&token);
-        if bits < MIN_TOKEN_BITS {
-            self.at(
-                span,
-                format!(
-                    "the admin token in {path:?} is too easy to guess: about {bits:.0} bits \
-                     ({} characters of {}), under the {MIN_TOKEN_BITS:.0} needed; write a \
-                     random one: openssl rand -hex 32 > {path}",
-                    token.chars().count(),
-                    alphabet(&token).1
-                ),
-            );
+        if let Some(why) = weak_admin_token(path, &token) {
+            self.at(span, why);
         }
     }
 
@@ -264,6 +254,21 @@ pub(super) fn validate(raw: RawConfig, ck: &mut Checker<'_>) -> Config {
         ck.at(bind.span(), plain_http_refusal(addr));
     }
     config
+}
+
+/// Why the admin token read from `path` is refused, if it is: under [`MIN_TOKEN_BITS`] as
+/// [`token_bits`] estimates them (`config check`, `run` and `demo` given the file by a flag).
+pub fn weak_admin_token(path: &str, token: &str) -> Option<String> {
+    let bits = token_bits(token);
+    (bits < MIN_TOKEN_BITS).then(|| {
+        format!(
+            "the admin token in {path:?} is too easy to guess: about {bits:.0} bits \
+             ({} characters of {}), under the {MIN_TOKEN_BITS:.0} needed; write a random one: \
+             openssl rand -hex 32 > {path}",
+            token.chars().count(),
+            alphabet(token).1
+        )
+    })
 }
 
 /// The fewest bits an admin token may hold: guessing it is then out of reach, whatever the

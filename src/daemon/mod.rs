@@ -73,8 +73,17 @@ pub struct RunOptions {
 }
 
 /// The admin API's token, read from `file` if one is given.
+/// A token too easy to guess is refused, as `config check` refuses it.
 pub fn admin_token(file: Option<&Path>) -> anyhow::Result<Option<Token>> {
-    file.map(Token::from_file).transpose().map_err(Into::into)
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    let token = Token::from_file(file)?;
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    if let Some(why) = crate::config::weak_admin_token(&file.display().to_string(), text.trim()) {
+        bail!("{why}");
+    }
+    Ok(Some(token))
 }
 
 /// The store's round from `[tournament]`: `round` must be a positive integer when given.

@@ -353,3 +353,27 @@ fn devices_lists_this_machines_ports_and_the_configured_boards() {
         "{stdout}"
     );
 }
+
+#[test]
+fn run_refuses_a_guessable_admin_token_given_by_its_flag_as_config_check_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let weak = dir.path().join("weak.token");
+    std::fs::write(&weak, "1234\n").unwrap();
+    let db = dir.path().join("x.db");
+    let out = boardscribe(&[
+        "run",
+        "--port",
+        "/dev/null",
+        "--db",
+        db.to_str().unwrap(),
+        "--admin-token-file",
+        weak.to_str().unwrap(),
+    ]);
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("too easy to guess: about 13 bits (4 characters of digits)"),
+        "{err}"
+    );
+    assert!(!db.exists(), "nothing was started");
+}
