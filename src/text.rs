@@ -8,6 +8,32 @@
 
 use std::borrow::Cow;
 
+/// A control character where the record takes one line of text: which field, the character
+/// and its position (1-based, in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {field} holds a control character (U+{code:04X}) at character {at}; write it on one \
+     line, without tabs or escape sequences"
+)]
+pub struct ControlCharacter {
+    pub field: &'static str,
+    pub code: u32,
+    pub at: usize,
+}
+
+/// `text`, the `field` of something the record keeps, refused when it holds a control
+/// character.
+pub fn one_line(field: &'static str, text: &str) -> Result<(), ControlCharacter> {
+    match first_control(text) {
+        Some((at, c)) => Err(ControlCharacter {
+            field,
+            code: u32::from(c),
+            at,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The first control character of `text`: its position (1-based, in characters) and itself.
 pub fn first_control(text: &str) -> Option<(usize, char)> {
     text.chars()

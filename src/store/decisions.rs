@@ -96,15 +96,8 @@ pub enum DecisionError {
     EmptyNote,
     /// A line break, a tab or an escape in what the record would show (as in a pairing's
     /// names: [`crate::text`]).
-    #[error(
-        "the {field} holds a control character (U+{code:04X}) at character {at}; write it on one \
-         line, without tabs or escape sequences"
-    )]
-    ControlCharacter {
-        field: &'static str,
-        code: u32,
-        at: usize,
-    },
+    #[error(transparent)]
+    ControlCharacter(#[from] crate::text::ControlCharacter),
     #[error("decision event {id} is unreadable: {source}")]
     Unreadable { id: i64, source: serde_json::Error },
 }
@@ -586,14 +579,7 @@ fn check_author(author: &str) -> Result<&str, DecisionError> {
 
 /// Refuses `text` (the decision's `field`) when it holds a control character.
 fn clean(field: &'static str, text: &str) -> Result<(), DecisionError> {
-    match crate::text::first_control(text) {
-        Some((at, c)) => Err(DecisionError::ControlCharacter {
-            field,
-            code: u32::from(c),
-            at,
-        }),
-        None => Ok(()),
-    }
+    Ok(crate::text::one_line(field, text)?)
 }
 
 /// Refuses a decision whose author, note or ruling's description holds a control character:

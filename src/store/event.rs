@@ -126,13 +126,7 @@ impl Store {
         if round == 0 {
             return Err(StoreError::InvalidNumber("round", 0));
         }
-        if let Some((at, c)) = crate::text::first_control(by) {
-            return Err(StoreError::ControlCharacter {
-                field: "name of who started the round",
-                code: u32::from(c),
-                at,
-            });
-        }
+        crate::text::one_line("name of who started the round", by)?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -301,7 +295,7 @@ mod tests {
         for by in ["Chief\u{1b}[2J", "Chief\nround 9 started by X"] {
             let err = store.start_round(2, by, 10).unwrap_err();
             assert!(
-                matches!(err, StoreError::ControlCharacter { at: 6, .. }),
+                matches!(err, StoreError::ControlCharacter(c) if c.at == 6),
                 "{err}"
             );
         }

@@ -135,15 +135,8 @@ pub enum StoreError {
     #[error("round {round}: board {board} is paired twice")]
     DuplicateBoard { round: u32, board: u32 },
     /// A line break, a tab or an escape in a name the record would show ([`crate::text`]).
-    #[error(
-        "the {field} holds a control character (U+{code:04X}) at character {at}; write it on one \
-         line, without tabs or escape sequences"
-    )]
-    ControlCharacter {
-        field: &'static str,
-        code: u32,
-        at: usize,
-    },
+    #[error(transparent)]
+    ControlCharacter(#[from] crate::text::ControlCharacter),
 }
 
 /// What a [`StoreError`] names the database by before the store knows its path.

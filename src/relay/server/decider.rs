@@ -316,7 +316,7 @@ impl Decider {
         let previous = tokio::task::spawn_blocking(move || {
             with_admin(&db, |store| {
                 store.start_round(n, &who, at).map_err(|e| match e {
-                    StoreError::ControlCharacter { .. } => {
+                    StoreError::ControlCharacter(_) => {
                         ApiError(StatusCode::BAD_REQUEST, e.to_string())
                     }
                     e => ApiError::from(RelayError::from(e)),

@@ -39,6 +39,21 @@ pub(super) struct BoardGame {
     pub(super) alerts: Vec<Alert>,
 }
 
+impl BoardGame {
+    /// `g` with its players, and `alerts`.
+    fn of(g: &GameRecord, alerts: Vec<Alert>) -> BoardGame {
+        BoardGame {
+            id: g.id.0,
+            seats: Seats {
+                round: g.round,
+                white: g.player(Side::White),
+                black: g.player(Side::Black),
+            },
+            alerts,
+        }
+    }
+}
+
 /// Who sits where: each board's latest game and its players, and the current round's pairings
 /// for boards that have no game yet.
 #[derive(Debug, Default)]
@@ -323,15 +338,7 @@ impl ReaderState {
         for g in games.iter() {
             seating.games.insert(
                 g.board_name.clone(),
-                BoardGame {
-                    id: g.id.0,
-                    seats: Seats {
-                        round: g.round,
-                        white: g.player(Side::White),
-                        black: g.player(Side::Black),
-                    },
-                    alerts: alerts::game_alerts(g),
-                },
+                BoardGame::of(g, alerts::game_alerts(g)),
             );
         }
         if let Some(info) = self.store()?.round_info()? {
@@ -363,18 +370,9 @@ impl ReaderState {
         };
         for g in games.iter() {
             if named.get(&g.board_name) == Some(&g.id.0) {
-                seating.games.insert(
-                    g.board_name.clone(),
-                    BoardGame {
-                        id: g.id.0,
-                        seats: Seats {
-                            round: g.round,
-                            white: g.player(Side::White),
-                            black: g.player(Side::Black),
-                        },
-                        alerts: Vec::new(),
-                    },
-                );
+                seating
+                    .games
+                    .insert(g.board_name.clone(), BoardGame::of(g, Vec::new()));
             }
         }
         Ok(Arc::new(seating))
