@@ -169,9 +169,17 @@ pub struct BoardSnapshot {
 
 impl BoardSnapshot {
     /// What spectators are sent: no irregularities (they are the arbiter's, through the admin
-    /// API).
+    /// API), no lost thread and no reason a board is not heard.
     pub fn public(mut self) -> BoardSnapshot {
         self.irregularities.clear();
+        // A lost thread is the arbiter's alert (`thread_lost`): spectators see the board as it
+        // is recorded, not that the recorder lost it.
+        if self.recording == Recording::Lost {
+            self.recording = Recording::Ok;
+        }
+        // Why the daemon does not hear a board (a port held by a process, its path) is the
+        // arbiter's and the operator's; spectators see the board disconnected.
+        self.lost_reason = None;
         self
     }
 }
@@ -532,4 +540,32 @@ pub(super) fn togyz_live(fen: &str) -> Option<TogyzLive> {
         white_tuz: b.tuz[0],
         black_tuz: b.tuz[1],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spectators_are_not_told_why_a_board_is_lost_or_that_its_thread_is() {
+        let mut s = BoardLive::new("b1", Some(1), &[]).snapshot();
+        s.connection = Connection::Lost;
+        s.lost_reason = Some("board not available: /dev/eboard/1; held by pid 812".into());
+        s.recording = Recording::Lost;
+        let arbiter = s.clone();
+        let public = s.public();
+        assert_eq!(
+            public.connection,
+            Connection::Lost,
+            "the board is still shown lost"
+        );
+        assert_eq!(public.lost_reason, None);
+        assert_eq!(public.recording, Recording::Ok);
+        assert_eq!(arbiter.recording, Recording::Lost);
+        let json = serde_json::to_string(&public).unwrap();
+        assert!(
+            !json.contains("held by") && !json.contains("\"lost\",\"recording\""),
+            "{json}"
+        );
+    }
 }
