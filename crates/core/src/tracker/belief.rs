@@ -28,6 +28,9 @@ pub(super) struct Lost {
     pub(super) reported: Option<u32>,
     /// What the search last found on a board that fitted nothing.
     pub(super) found: Option<GapSearch>,
+    /// How deep that search looked, and whether the presses heard since an arbiter's decision
+    /// set the depth (else the settings' `gap_plies`).
+    pub(super) depth: Option<(usize, bool)>,
     /// The clock showed presses the board does not explain: only the arbiter ends the gap.
     pub(super) clock_disagrees: bool,
 }

@@ -245,6 +245,7 @@ impl<G: GameKind> Tracker<G> {
             return;
         }
         let (since, found) = (lost.since, lost.found.unwrap_or(GapSearch::Nothing));
+        let (plies, by_presses) = lost.depth.unwrap_or((plies, false));
         let n = g.moves.len();
         let last = match (g.moves.last(), n.checked_sub(1)) {
             (Some(mv), Some(i)) => {
@@ -262,7 +263,7 @@ impl<G: GameKind> Tracker<G> {
             "the board was not heard from {since} ms; heard again from {heard} ms it shows{board}, \
              which the record does not reach: it stops after {last}, and {}; \
              recording waits for the board to fit the record again, or for the arbiter",
-            found.describe(plies)
+            found.describe(plies, by_presses)
         );
         report(
             g,
@@ -293,13 +294,13 @@ impl<G: GameKind> Tracker<G> {
         let (mut plies, nodes) = (self.settings.gap_plies, self.settings.gap_nodes);
         // After a decision, the presses heard since tell how long the run is: it is looked
         // for as deep as they allow, and no run of another length is.
-        let lengths = match (self.heard, self.clock) {
+        let (lengths, by_presses) = match (self.heard, self.clock) {
             (Some(heard), Some(clock)) => {
                 let lengths = heard.lengths(&clock, self.clock_side());
                 plies = lengths.longest(usize::MAX);
-                lengths
+                (lengths, true)
             }
-            _ => Lengths::ANY,
+            _ => (Lengths::ANY, false),
         };
         let Some(g) = self.game.as_mut() else {
             return false;
@@ -384,6 +385,7 @@ impl<G: GameKind> Tracker<G> {
             Ok(path) => g.searched = Some((at, path)),
             Err(found) => {
                 lost.found = Some(found);
+                lost.depth = Some((plies, by_presses));
                 g.failed_search_key = Some(key);
             }
         }
@@ -593,6 +595,7 @@ impl<G: GameKind> Tracker<G> {
             unexplained_since: Some(at),
             reported,
             found: Some(GapSearch::ClockDisagrees),
+            depth: None,
             clock_disagrees: true,
         });
     }

@@ -286,6 +286,7 @@ impl<G: GameKind> Tracker<G> {
                 unexplained_since: None,
                 reported: None,
                 found: None,
+                depth: None,
                 clock_disagrees: false,
             });
         }

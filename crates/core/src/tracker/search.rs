@@ -19,8 +19,14 @@ pub enum GapSearch {
 }
 
 impl GapSearch {
-    pub(super) fn describe(self, plies: usize) -> String {
+    /// In words, for a search `plies` deep; `by_presses`: the depth is what the clock's presses
+    /// since the arbiter's decision allow, not the settings' bound.
+    pub(super) fn describe(self, plies: usize, by_presses: bool) -> String {
         match self {
+            GapSearch::Nothing if by_presses => format!(
+                "no run of legal moves from it as long as the clock's presses since the \
+                 arbiter's decision allow (at most {plies}) leads to the board"
+            ),
             GapSearch::Nothing => {
                 format!("no run of up to {plies} legal moves from it leads to the board")
             }

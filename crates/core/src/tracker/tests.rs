@@ -1422,3 +1422,45 @@ fn after_the_arbiters_decision_the_presses_heard_tell_runs_of_other_lengths_apar
     assert!(!t.tracker.is_lost());
     assert!(t.irregularities().is_empty(), "{:?}", t.events);
 }
+
+#[test]
+fn after_the_arbiters_decision_the_thread_lost_text_says_how_deep_the_presses_let_it_look() {
+    let mut t = Table::new(false);
+    let (left, mut right) = t.play_pressed(&E4_E5_NF3[..1]);
+    // The decision (the game goes on after 1. e4) is entered with 1... e5 on the board, not
+    // yet pressed; then White's rook turns up on a5, where no run of moves from the record can
+    // take it (its pawn is still on a2).
+    t.set(300, "e7", 0).set(300, "e5", piece::BPAWN);
+    let record = t.recorded();
+    assert!(
+        t.tracker
+            .rebase(t.t, &record, "the arbiter resumed the game", &mut t.events)
+    );
+    right -= 2_000;
+    t.t += 50;
+    t.tracker
+        .clock(t.t, clock(left, right, false), &mut t.events);
+    t.set(150, "a1", 0).set(150, "a5", piece::WROOK);
+    t.t += 50;
+    t.tracker
+        .clock(t.t, clock(left - 2_000, right, true), &mut t.events);
+    t.wait(3_000).wait(3_000).wait(3_000);
+    assert_eq!(t.moves(), ["e4"]);
+    let detail = t
+        .events
+        .iter()
+        .find_map(|e| match e {
+            TrackerEvent::Irregularity {
+                kind: IrregularityKind::ThreadLost,
+                detail,
+                ..
+            } => Some(detail.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no thread_lost: {:?}", t.events));
+    assert!(
+        detail.contains("as long as the clock's presses since the arbiter's decision allow"),
+        "{detail}"
+    );
+    assert!(!detail.contains("up to 2 legal moves"), "{detail}");
+}
