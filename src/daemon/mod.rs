@@ -79,8 +79,7 @@ pub fn admin_token(file: Option<&Path>) -> anyhow::Result<Option<Token>> {
         return Ok(None);
     };
     let token = Token::from_file(file)?;
-    let text = std::fs::read_to_string(file).unwrap_or_default();
-    if let Some(why) = crate::config::weak_admin_token(&file.display().to_string(), text.trim()) {
+    if let Some(why) = crate::config::weak_admin_token(&file.display().to_string(), token.text()) {
         bail!("{why}");
     }
     Ok(Some(token))

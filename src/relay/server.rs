@@ -110,10 +110,9 @@ impl Token {
     /// Whether an `Authorization` header carries this token as `Bearer` (the scheme in any
     /// case: RFC 9110, section 11.1).
     fn accepts(&self, header: Option<&HeaderValue>) -> bool {
-        let Some((scheme, given)) = header.and_then(|h| h.as_bytes().split_at_checked(7)) else {
-            return false;
-        };
-        scheme.eq_ignore_ascii_case(b"Bearer ") && self.matches(given)
+        header
+            .and_then(bearer)
+            .is_some_and(|given| self.matches(given))
     }
 
     /// Whether `given` is this token (the console's login form).
@@ -121,10 +120,22 @@ impl Token {
         constant_time_eq(given, &self.0)
     }
 
+    /// The token's text (as read: a token is made from text), for a strength check.
+    pub(crate) fn text(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+
     /// Whether two tokens are the same secret.
     fn same_as(&self, other: &Token) -> bool {
         constant_time_eq(&self.0, &other.0)
     }
+}
+
+/// The secret an `Authorization` header gives as `Bearer` (the scheme in any case: RFC 9110,
+/// section 11.1); `None` for another scheme.
+fn bearer(header: &HeaderValue) -> Option<&[u8]> {
+    let (scheme, given) = header.as_bytes().split_at_checked(7)?;
+    scheme.eq_ignore_ascii_case(b"Bearer ").then_some(given)
 }
 
 /// Equality whose time depends on the lengths only, not on where the bytes differ.
@@ -206,17 +217,12 @@ impl App {
         ip: std::net::IpAddr,
     ) -> Result<gate::Caller, gate::Denied> {
         let token = self.key.current(&self.sessions);
-        let bearer = headers.get(header::AUTHORIZATION).filter(|h| {
-            h.as_bytes()
-                .get(..7)
-                .is_some_and(|s| s.eq_ignore_ascii_case(b"bearer "))
-        });
-        if let Some(given) = bearer {
+        if let Some(given) = headers.get(header::AUTHORIZATION).and_then(bearer) {
             let now = std::time::Instant::now();
             if let Some(wait) = self.guesses.slowed(ip, now) {
                 return Err(gate::Denied::SlowedDown(wait));
             }
-            if token.as_ref().is_some_and(|t| t.accepts(Some(given))) {
+            if token.as_ref().is_some_and(|t| t.matches(given)) {
                 return Ok(gate::Caller::Token);
             }
             self.guesses.failed(ip, "a bearer header", now);
@@ -619,7 +625,7 @@ async fn api_events(
     let slot = if arbiter {
         None
     } else {
-        let ip = peer.map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.0.0.ip());
+        let ip = gate::Peer::ip_of(peer.as_deref());
         match app.streams.open(ip) {
             Ok(slot) => Some(slot),
             Err(refused) => {
@@ -712,7 +718,7 @@ async fn metrics(
 ) -> Result<Response, ApiError> {
     if app.key.current(&app.sessions).is_some() {
         app.authorize(&headers)?;
-    } else if !peer.is_some_and(|p| p.0.0.ip().is_loopback()) {
+    } else if !gate::Peer::ip_of(peer.as_deref()).is_loopback() {
         return Err(ApiError(
             StatusCode::FORBIDDEN,
             "/metrics is served on this machine only while no admin token is set".into(),

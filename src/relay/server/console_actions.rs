@@ -9,13 +9,17 @@
 //! sends the browser back (303) to the page it came from, whose banner shows what was done or
 //! why nothing was (kept by the server, named by its id).
 
-use axum::extract::{Form, Multipart, rejection::FormRejection};
+use axum::{
+    Extension,
+    extract::{Form, Multipart, rejection::FormRejection},
+};
 
 use super::{
     admin::{
         AdminAction, CorrectBody, NoteBody, ResultBody, RuleBody, act, import_pairings, start_round,
     },
-    session::{author_of, see_other},
+    gate::Caller,
+    session::see_other,
     *,
 };
 use crate::{
@@ -73,13 +77,11 @@ impl IntoResponse for NotLoggedIn {
     }
 }
 
-/// The arbiter acting (their name, for the record). The guard let only the arbiter's
-/// requests through, and the console's cookie only from the console's own pages.
-fn arbiter(app: &App, headers: &HeaderMap) -> Result<String, NotLoggedIn> {
-    if app.authorize(headers).is_err() {
-        return Err(NotLoggedIn);
-    }
-    Ok(author_of(app, headers))
+/// The arbiter acting (their name, for the record), as the guard found them
+/// ([`super::gate`]): it let only the arbiter's requests through, and the console's cookie
+/// only from the console's own pages.
+fn arbiter(caller: Option<Extension<Caller>>) -> Result<String, NotLoggedIn> {
+    caller.and_then(|c| c.0.author()).ok_or(NotLoggedIn)
 }
 
 /// A form that did not read: what was wrong, in the arbiter's words.
@@ -108,10 +110,10 @@ pub(super) struct RuleForm {
 /// `POST /arbiter/rule`: a ruling on an alert (its first irregularity).
 pub(super) async fn rule(
     State(app): State<App>,
-    headers: HeaderMap,
+    caller: Option<Extension<Caller>>,
     form: Result<Form<RuleForm>, FormRejection>,
 ) -> Response {
-    let author = match arbiter(&app, &headers) {
+    let author = match arbiter(caller) {
         Ok(a) => a,
         Err(refused) => return refused.into_response(),
     };
@@ -197,10 +199,10 @@ pub(super) trait BoardForm: DeserializeOwned + Send {
 async fn board_form<F: BoardForm>(
     app: App,
     key: String,
-    headers: HeaderMap,
+    caller: Option<Extension<Caller>>,
     form: Result<Form<F>, FormRejection>,
 ) -> Response {
-    let author = match arbiter(&app, &headers) {
+    let author = match arbiter(caller) {
         Ok(a) => a,
         Err(refused) => return refused.into_response(),
     };
@@ -251,10 +253,10 @@ impl BoardForm for ResultForm {
 pub(super) async fn result(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
-    headers: HeaderMap,
+    caller: Option<Extension<Caller>>,
     form: Result<Form<ResultForm>, FormRejection>,
 ) -> Response {
-    board_form(app, key, headers, form).await
+    board_form(app, key, caller, form).await
 }
 
 #[derive(Deserialize)]
@@ -299,10 +301,10 @@ impl BoardForm for CorrectForm {
 pub(super) async fn correct(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
-    headers: HeaderMap,
+    caller: Option<Extension<Caller>>,
     form: Result<Form<CorrectForm>, FormRejection>,
 ) -> Response {
-    board_form(app, key, headers, form).await
+    board_form(app, key, caller, form).await
 }
 
 #[derive(Deserialize)]
@@ -330,10 +332,10 @@ impl BoardForm for NoteForm {
 pub(super) async fn add_note(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
-    headers: HeaderMap,
+    caller: Option<Extension<Caller>>,
     form: Result<Form<NoteForm>, FormRejection>,
 ) -> Response {
-    board_form(app, key, headers, form).await
+    board_form(app, key, caller, form).await
 }
 
 #[derive(Deserialize)]
@@ -344,10 +346,10 @@ pub(super) struct RoundForm {
 /// `POST /arbiter/rounds/start`: round N becomes the current one.
 pub(super) async fn round_start(
     State(app): State<App>,
-    headers: HeaderMap,
+    caller: Option<Extension<Caller>>,
     form: Result<Form<RoundForm>, FormRejection>,
 ) -> Response {
-    let author = match arbiter(&app, &headers) {
+    let author = match arbiter(caller) {
         Ok(a) => a,
         Err(refused) => return refused.into_response(),
     };
@@ -427,10 +429,10 @@ async fn read_upload(mut parts: Multipart) -> Result<Upload, ApiError> {
 /// CSV or TRF file, replacing the round's earlier ones.
 pub(super) async fn pairings_upload(
     State(app): State<App>,
-    headers: HeaderMap,
+    caller: Option<Extension<Caller>>,
     parts: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Response {
-    if let Err(refused) = arbiter(&app, &headers) {
+    if let Err(refused) = arbiter(caller) {
         return refused.into_response();
     }
     let outcome = async {

@@ -29,6 +29,14 @@ use super::{Token, lock, session::Sessions};
 #[derive(Clone, Copy, Debug)]
 pub struct Peer(pub SocketAddr);
 
+impl Peer {
+    /// The address of the request's peer (unspecified when the server was not started by
+    /// the accept loop, as in a test serving the router itself).
+    pub fn ip_of(peer: Option<&Peer>) -> IpAddr {
+        peer.map_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |p| p.0.ip())
+    }
+}
+
 /// Who a request is from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Caller {
@@ -52,6 +60,16 @@ pub enum Denied {
 impl Caller {
     pub fn is_arbiter(&self) -> bool {
         !matches!(self, Caller::Public)
+    }
+
+    /// Who decides, for the record: the session's arbiter, "arbiter" for the token; none for
+    /// the public.
+    pub fn author(self) -> Option<String> {
+        match self {
+            Caller::Session(name) => Some(name),
+            Caller::Token => Some("arbiter".into()),
+            Caller::Public => None,
+        }
     }
 }
 
@@ -227,25 +245,10 @@ impl Guesses {
 /// this server as the request names it (`Host`, or `X-Forwarded-Host` behind a proxy). A
 /// request that says neither is refused: every browser sends one of them on a `POST`.
 pub fn same_origin(headers: &HeaderMap) -> bool {
-    if let Some(site) = headers.get("sec-fetch-site") {
-        return site.as_bytes() == b"same-origin";
+    match headers.get("sec-fetch-site") {
+        Some(site) => site.as_bytes() == b"same-origin",
+        None => origin_is_this_server(headers) == Some(true),
     }
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
-        return false;
-    };
-    let Some(authority) = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let named = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|h| h.to_str().ok())
-            .is_some_and(|h| h.trim().eq_ignore_ascii_case(authority))
-    };
-    !authority.is_empty() && (named("host") || named("x-forwarded-host"))
 }
 
 /// Whether a request says it comes from another site (the login and the logout, which need no
@@ -254,13 +257,26 @@ pub fn says_cross_site(headers: &HeaderMap) -> bool {
     let site_other = headers
         .get("sec-fetch-site")
         .is_some_and(|s| s.as_bytes() != b"same-origin" && s.as_bytes() != b"none");
-    site_other || (headers.contains_key(header::ORIGIN) && !same_origin_by_origin(headers))
+    site_other || origin_is_this_server(headers) == Some(false)
 }
 
-fn same_origin_by_origin(headers: &HeaderMap) -> bool {
-    let mut only_origin = headers.clone();
-    only_origin.remove("sec-fetch-site");
-    same_origin(&only_origin)
+/// Whether the `Origin` header names this server as the request names it (`Host`, or
+/// `X-Forwarded-Host` behind a proxy); `None` without an `Origin`.
+fn origin_is_this_server(headers: &HeaderMap) -> Option<bool> {
+    let origin = headers.get(header::ORIGIN)?;
+    let Some(authority) = origin.to_str().ok().and_then(|o| {
+        o.strip_prefix("http://")
+            .or_else(|| o.strip_prefix("https://"))
+    }) else {
+        return Some(false);
+    };
+    let named = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|h| h.to_str().ok())
+            .is_some_and(|h| h.trim().eq_ignore_ascii_case(authority))
+    };
+    Some(!authority.is_empty() && (named("host") || named("x-forwarded-host")))
 }
 
 /// Whether the body is declared JSON (`application/json`, any parameters).

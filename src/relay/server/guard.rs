@@ -15,7 +15,7 @@
 //! the console `/arbiter/console.js`), inline styles only.
 
 use std::{
-    net::{IpAddr, Ipv4Addr},
+    net::IpAddr,
     time::{Duration, Instant},
 };
 
@@ -250,10 +250,7 @@ fn slow_down(wait: Duration) -> Response {
 /// request may have one; then the route; then the security headers, and `no-store` on what
 /// the arbiter is answered.
 pub async fn guard(State(app): State<App>, req: Request, next: Next) -> Response {
-    let ip = req
-        .extensions()
-        .get::<Peer>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |p| p.0.ip());
+    let ip = Peer::ip_of(req.extensions().get::<Peer>());
     let (mut response, arbiter) = match admit(&app, req, ip).await {
         Ok((mut req, caller)) => {
             let arbiter = caller.is_arbiter();

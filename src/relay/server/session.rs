@@ -36,6 +36,13 @@ struct Session {
     name: String,
 }
 
+/// `N` random bytes, in hex: a session's id, a message's.
+fn random_id<const N: usize>() -> String {
+    let mut bytes = [0u8; N];
+    rand::rng().fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The logged-in sessions: random ids, when each expires and who it is.
 #[derive(Default)]
 pub(super) struct Sessions(Mutex<HashMap<String, Session>>);
@@ -43,9 +50,7 @@ pub(super) struct Sessions(Mutex<HashMap<String, Session>>);
 impl Sessions {
     /// A new session id for `name`, valid for [`LIFETIME`].
     fn open(&self, name: String) -> String {
-        let mut bytes = [0u8; 32];
-        rand::rng().fill_bytes(&mut bytes);
-        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let id = random_id::<32>();
         let now = Instant::now();
         let mut all = lock(&self.0);
         all.retain(|_, s| s.expires > now);
@@ -106,9 +111,7 @@ pub(super) struct Flashes(Mutex<std::collections::VecDeque<(String, Flash)>>);
 impl Flashes {
     /// Keeps `flash`; the id to name it by.
     pub(super) fn keep(&self, flash: Flash) -> String {
-        let mut bytes = [0u8; 12];
-        rand::rng().fill_bytes(&mut bytes);
-        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let id = random_id::<12>();
         let mut all = lock(&self.0);
         while all.len() >= MAX_FLASHES {
             all.pop_front();
@@ -137,13 +140,6 @@ fn session_id(headers: &HeaderMap) -> Option<String> {
                 .strip_prefix(&format!("{COOKIE}="))
                 .map(str::to_owned)
         })
-}
-
-/// Who acts: the session's arbiter, else (the bearer header) "arbiter".
-pub(super) fn author_of(app: &App, headers: &HeaderMap) -> String {
-    app.sessions
-        .name(headers)
-        .unwrap_or_else(|| "arbiter".into())
 }
 
 pub(super) fn html(status: StatusCode, body: String) -> Response {
@@ -358,7 +354,7 @@ pub(super) async fn arbiter_login(
         );
     };
     if !token.matches(form.token.trim().as_bytes()) {
-        let ip = peer.map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.0.0.ip());
+        let ip = gate::Peer::ip_of(peer.as_deref());
         app.guesses
             .failed(ip, "arbiter console login", std::time::Instant::now());
         return html(
