@@ -260,8 +260,9 @@ pub struct FolderRelay {
 /// `[relay.lichess]`: push to a Lichess broadcast round.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LichessRelay {
-    /// The broadcast round id.
-    pub round: String,
+    /// The Lichess round of each event round (`rounds = { 1 = "…" }`), or of the round current
+    /// when the daemon starts pushing (`round = "…"`).
+    pub rounds: crate::relay::lichess::plan::LichessRounds,
     /// The boards pushed to this round (`boards = "1-64"`); all boards when not given.
     pub boards: Option<crate::export::publish::BoardRange>,
     /// A file holding the API token (kept out of the config file).
@@ -572,8 +573,8 @@ impl Config {
         }
         for l in &self.relay.lichess {
             out.push_str(&format!(
-                "relay lichess: round {} at {}{}\n",
-                l.round,
+                "relay lichess: {} at {}{}\n",
+                l.rounds,
                 l.base_url,
                 l.boards
                     .as_ref()

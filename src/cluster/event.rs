@@ -154,19 +154,7 @@ async fn run(
     }
     drop(route);
     let mut relays = JoinSet::new();
-    let lichess = config
-        .relay
-        .lichess
-        .iter()
-        .map(|l| {
-            crate::relay::lichess::LichessPush::from_token_file(
-                &l.base_url,
-                &l.round,
-                &l.token_file,
-            )
-            .map(|push| (push, l.boards.clone()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let lichess = crate::relay::lichess::LichessQueue::from_config(&config.relay.lichess)?;
     Publications {
         db: config.database.clone(),
         folder: config.relay.folder.as_ref().map(|f| {
@@ -177,7 +165,7 @@ async fn run(
         publication,
         slice: config.relay.slice,
     }
-    .spawn(&mut relays, &changes, Some(hub.clone()));
+    .spawn(&mut relays, &changes);
     let js = jetstream::new(client.clone());
     let mut halls = JoinSet::new();
     halls.spawn(

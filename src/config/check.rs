@@ -36,7 +36,7 @@ impl Checker<'_> {
     }
 
     /// Whether `key` of the table at `table` was left out for a mistake already reported.
-    fn was_dropped(&self, table: &Range<usize>, key: &str) -> bool {
+    pub(super) fn was_dropped(&self, table: &Range<usize>, key: &str) -> bool {
         self.dropped.iter().any(|(t, k)| t == table && k == key)
     }
 

@@ -134,6 +134,8 @@ pub(super) struct RawFolder {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLichess {
     pub(super) round: Option<Spanned<String>>,
+    /// Event round number → Lichess round id.
+    pub(super) rounds: Option<Spanned<std::collections::BTreeMap<String, Spanned<String>>>>,
     /// The boards this round takes: `"1-64"`.
     pub(super) boards: Option<Spanned<String>>,
     pub(super) token_file: Option<Spanned<String>>,

@@ -1,6 +1,9 @@
 //! The `[relay]` table: folders and Lichess broadcast rounds, checked.
 
+use std::collections::BTreeMap;
+
 use super::*;
+use crate::relay::lichess::plan::{LichessRounds, is_round_id};
 
 pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfig {
     let mut out = RelayConfig::default();
@@ -73,15 +76,7 @@ pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfi
                 }
             },
         };
-        let round = ck
-            .required(
-                &raw.round,
-                span.clone(),
-                "[relay.lichess]",
-                "round",
-                "\"AbCdEfGh\"",
-            )
-            .and_then(|r| ck.non_empty(r, "round", "\"AbCdEfGh\""));
+        let rounds = lichess_rounds(raw, span.clone(), ck);
         let token = ck
             .required(
                 &raw.token_file,
@@ -114,11 +109,11 @@ pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfi
             }
             None => Some(DEFAULT_LICHESS_URL.to_owned()),
         };
-        if let (Some(round), Some(token), Some(base_url), Some(boards)) =
-            (round, token, base_url, boards)
+        if let (Some(rounds), Some(token), Some(base_url), Some(boards)) =
+            (rounds, token, base_url, boards)
         {
             out.lichess.push(LichessRelay {
-                round,
+                rounds,
                 boards,
                 token_file: PathBuf::from(token),
                 base_url,
@@ -126,4 +121,87 @@ pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfi
         }
     }
     out
+}
+
+/// The Lichess round ids of one entry: `round = "…"` or `rounds = { 1 = "…", 2 = "…" }`, one of
+/// them, each id 8 letters and digits, each round a number from 1.
+fn lichess_rounds(
+    raw: &RawLichess,
+    table: Range<usize>,
+    ck: &mut Checker<'_>,
+) -> Option<LichessRounds> {
+    const EXAMPLE: &str = "rounds = { 1 = \"AbCdEfGh\", 2 = \"IjKlMnOp\" }";
+    let id = |ck: &mut Checker<'_>, v: &Spanned<String>| {
+        let text = v.get_ref().trim();
+        if is_round_id(text) {
+            Some(text.to_owned())
+        } else {
+            ck.at(
+                v.span(),
+                format!(
+                    "{:?} is not a Lichess round id: 8 letters and digits, the last part of the \
+                     round's URL (lichess.org/broadcast/…/round-1/AbCdEfGh)",
+                    v.get_ref()
+                ),
+            );
+            None
+        }
+    };
+    match (&raw.round, &raw.rounds) {
+        (Some(_), Some(map)) => {
+            ck.at(
+                map.span(),
+                "give `round` or `rounds`, not both: rounds maps each event round to its \
+                 Lichess round"
+                    .to_owned(),
+            );
+            None
+        }
+        (Some(one), None) => {
+            let one = id(ck, one)?;
+            ck.warn(
+                raw.round.as_ref().map_or(table, Spanned::span),
+                format!(
+                    "round = {one:?} takes the event round current when the daemon starts, and \
+                     no later one; map each round to its own Lichess round: {EXAMPLE}"
+                ),
+            );
+            Some(LichessRounds::Current(one))
+        }
+        (None, Some(map)) => {
+            let mut out = BTreeMap::new();
+            let mut ok = true;
+            for (key, value) in map.get_ref() {
+                match key.trim().parse::<u32>() {
+                    Ok(n) if n > 0 => match id(ck, value) {
+                        Some(v) => {
+                            out.insert(n, v);
+                        }
+                        None => ok = false,
+                    },
+                    _ => {
+                        ck.at(
+                            map.span(),
+                            format!("rounds: {key:?} is not a round number from 1; e.g. {EXAMPLE}"),
+                        );
+                        ok = false;
+                    }
+                }
+            }
+            if out.is_empty() && ok {
+                ck.at(map.span(), format!("rounds is empty; e.g. {EXAMPLE}"));
+                ok = false;
+            }
+            ok.then_some(LichessRounds::Map(out))
+        }
+        (None, None) => {
+            if !ck.was_dropped(&table, "round") {
+                ck.at(
+                    table,
+                    format!("[relay.lichess] needs `rounds`; add e.g. {EXAMPLE}"),
+                );
+            }
+            None
+        }
+    }
 }

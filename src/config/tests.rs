@@ -191,7 +191,7 @@ fn token_files_are_read_when_asked() {
     let missing = dir.path().join("missing.token");
     let text = |admin: &std::path::Path, lichess: &std::path::Path| {
         format!(
-            "[relay.lichess]\nround = \"AbCd\"\ntoken_file = {:?}\n\n[admin]\ntoken_file = {:?}\n",
+            "[relay.lichess]\nround = \"AbCd1234\"\ntoken_file = {:?}\n\n[admin]\ntoken_file = {:?}\n",
             lichess.display().to_string(),
             admin.display().to_string()
         )
@@ -478,13 +478,13 @@ fn exactly_one_way_to_find_a_board() {
 #[test]
 fn relay_and_admin_tables() {
     assert_eq!(
-        one_error("[relay.lichess]\nround = \"AbCd\"\n"),
+        one_error("[relay.lichess]\nround = \"AbCd1234\"\n"),
         "venue.toml:1:1: [relay.lichess] needs `token_file`; add e.g. token_file = \
          \"/etc/boardscribe/lichess.token\""
     );
     assert_eq!(
         one_error(
-            "[relay.lichess]\nround = \"AbCd\"\ntoken_file = \"/t\"\nbase_url = \"lichess.org\"\n"
+            "[relay.lichess]\nround = \"AbCd1234\"\ntoken_file = \"/t\"\nbase_url = \"lichess.org\"\n"
         ),
         "venue.toml:4:12: base_url \"lichess.org\" is not an http(s) URL; valid: e.g. \
          \"https://lichess.org\""
@@ -499,7 +499,7 @@ fn relay_and_admin_tables() {
          \"/etc/boardscribe/admin.token\""
     );
     let c = ok(
-        "[relay.lichess]\nround = \"AbCd\"\ntoken_file = \"/t\"\nbase_url = \"http://localhost:9663/\"\n",
+        "[relay.lichess]\nround = \"AbCd1234\"\ntoken_file = \"/t\"\nbase_url = \"http://localhost:9663/\"\n",
     );
     assert_eq!(c.relay.lichess[0].base_url, "http://localhost:9663");
 }
@@ -692,8 +692,8 @@ fn bus_mistakes_are_reported_where_they_are() {
 fn relay_delay_slices_and_several_lichess_rounds() {
     let c = ok(
         "[relay]\ndelay = \"15m\"\npublic_comments = true\nslice = 100\n\n\
-         [[relay.lichess]]\nround = \"AAAA\"\ntoken_file = \"/t\"\nboards = \"1-100\"\n\n\
-         [[relay.lichess]]\nround = \"BBBB\"\ntoken_file = \"/t\"\nboards = \"101-150\"\n",
+         [[relay.lichess]]\nrounds = { 1 = \"AAAAaaaa\", 2 = \"AAAAbbbb\" }\ntoken_file = \"/t\"\nboards = \"1-100\"\n\n\
+         [[relay.lichess]]\nrounds = { 1 = \"BBBBaaaa\" }\ntoken_file = \"/t\"\nboards = \"101-150\"\n",
     );
     assert_eq!(c.relay.delay_ms, 15 * 60_000);
     assert!(c.relay.public_comments);
@@ -702,18 +702,18 @@ fn relay_delay_slices_and_several_lichess_rounds() {
         .relay
         .lichess
         .iter()
-        .map(|l| (l.round.clone(), l.boards.as_ref().unwrap().to_string()))
+        .map(|l| (l.rounds.to_string(), l.boards.as_ref().unwrap().to_string()))
         .collect();
     assert_eq!(
         rounds,
         [
-            ("AAAA".into(), "1-100".into()),
-            ("BBBB".into(), "101-150".into())
+            ("rounds 1 = AAAAaaaa, 2 = AAAAbbbb".into(), "1-100".into()),
+            ("rounds 1 = BBBBaaaa".into(), "101-150".into())
         ]
     );
     // Every mistake of the table in one pass, each at its place.
     let e = errors(
-        "[relay]\ndelay = \"2h\"\nslice = 500\n\n[[relay.lichess]]\nround = \"A\"\n\
+        "[relay]\ndelay = \"2h\"\nslice = 500\n\n[[relay.lichess]]\nround = \"AbCd1234\"\n\
          token_file = \"/t\"\nboards = \"9-3\"\n",
     );
     assert_eq!(e.len(), 3, "{e:?}");
@@ -787,4 +787,36 @@ fn cluster_mistakes_are_named_where_they_are() {
     assert!(e.contains("tls_cert_file and tls_key_file together"), "{e}");
     let e = one_error("[cluster]\nurl = \"nats://h:4222\"\nhal = \"A\"\n");
     assert!(e.contains("hal"), "{e}");
+}
+
+#[test]
+fn lichess_rounds_map_event_rounds_to_eight_character_ids() {
+    let c = ok(
+        "[[relay.lichess]]\nrounds = { 2 = \"RoundTwo\", 1 = \"RoundOne\" }\ntoken_file = \"/t\"\n",
+    );
+    assert_eq!(
+        c.relay.lichess[0].rounds,
+        crate::relay::lichess::plan::LichessRounds::Map(
+            [(1, "RoundOne".to_owned()), (2, "RoundTwo".to_owned())].into()
+        )
+    );
+    for (text, line, what) in [
+        ("rounds = { 1 = \"short\" }", 2, "not a Lichess round id"),
+        ("round = \"AbCd-234\"", 2, "not a Lichess round id"),
+        ("rounds = { first = \"RoundOne\" }", 2, "not a round number"),
+        ("rounds = { 0 = \"RoundOne\" }", 2, "not a round number"),
+        ("rounds = {}", 2, "rounds is empty"),
+        (
+            "round = \"RoundOne\"\nrounds = { 1 = \"RoundOne\" }",
+            3,
+            "not both",
+        ),
+        ("boards = \"1-4\"", 1, "needs `rounds`"),
+    ] {
+        let e = one_error(&format!("[[relay.lichess]]\n{text}\ntoken_file = \"/t\"\n"));
+        assert!(
+            e.starts_with(&format!("venue.toml:{line}:")) && e.contains(what),
+            "{text}: {e}"
+        );
+    }
 }

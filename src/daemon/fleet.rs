@@ -3,6 +3,8 @@
 //! a signal stops them. Flow: [`record_boards`] → [`record_fleet`]: prepare, start the writer,
 //! start the relays, start the boards, wait, shut down in order (boards, relays, writer).
 
+use std::collections::{HashMap, HashSet};
+
 use super::*;
 
 /// Everything [`record_fleet`] records, and what it tells.
@@ -27,8 +29,8 @@ pub struct Fleet {
     pub changes: Arc<watch::Sender<u64>>,
     /// `[relay.folder]`: kept up to date after every change.
     pub folder: Option<FolderRelay>,
-    /// `[relay.lichess]`: each round pushed after every change, with the boards it takes.
-    pub lichess: Vec<(LichessPush, Option<BoardRange>)>,
+    /// `[relay.lichess]`: one push queue per token, with the rounds and boards it takes.
+    pub lichess: Vec<LichessQueue>,
     /// How the folder and Lichess relays publish: delay, comments, clocks.
     pub publication: Publication,
     /// The most games one push holds (`[relay] slice`).
@@ -178,15 +180,15 @@ impl Reader {
 pub struct Publications {
     pub db: PathBuf,
     pub folder: Option<FolderRelay>,
-    pub lichess: Vec<(LichessPush, Option<BoardRange>)>,
+    pub lichess: Vec<LichessQueue>,
     pub publication: Publication,
     pub slice: usize,
 }
 
 impl Publications {
     /// Starts each relay on `relays`: each follows `changes` (and a tick while the broadcast
-    /// is delayed) through a read-only connection of its own; `hub` gives the live clocks.
-    pub fn spawn(self, relays: &mut JoinSet<()>, changes: &watch::Sender<u64>, hub: Option<Hub>) {
+    /// is delayed) through a read-only connection of its own.
+    pub fn spawn(self, relays: &mut JoinSet<()>, changes: &watch::Sender<u64>) {
         let Publications {
             db,
             folder,
@@ -204,37 +206,93 @@ impl Publications {
                 move || reader.folder_round(&publication, crate::device::serial::now_ms()),
             ));
         }
-        for (push, boards) in lichess {
+        for queue in lichess {
             let reader = Reader::new(&db);
-            let warned = std::sync::atomic::AtomicBool::new(false);
-            // Clocks run between moves: the push is rebuilt every few seconds too.
-            let every = tick.unwrap_or(Duration::from_secs(5));
-            let hub = hub.clone();
-            relays.spawn(push.run_every(changes.subscribe(), Some(every), move || {
-                let now = crate::device::serial::now_ms();
-                let live = hub
-                    .as_ref()
-                    .map(crate::relay::server::live_clocks)
-                    .unwrap_or_default();
-                reader.round_public(&publication, now).map(|r| {
-                    r.map_or_else(String::new, |(round, games)| {
-                        let style = publication.style(now, &live);
-                        let (body, left_out) =
-                            round::round_slice_pgn(&games, round, boards.as_ref(), slice, &style);
-                        if left_out > 0 && !warned.swap(true, std::sync::atomic::Ordering::Relaxed)
-                        {
-                            warn!(
-                                left_out,
-                                slice,
-                                "a Lichess round takes at most `slice` games: the rest are not \
-                             pushed; give each [[relay.lichess]] its boards (boards = \"1-64\")"
-                            );
-                        }
-                        body
-                    })
-                })
-            }));
+            relays.spawn(crate::relay::lichess::run_queue(
+                queue.client,
+                changes.subscribe(),
+                tick,
+                lichess_bodies(reader, queue.targets, publication, slice),
+            ));
         }
+    }
+}
+
+/// What a push queue's `targets` push at each turn: each due round's body as the public sees
+/// it (as it stood the delay ago), by [`plan::round_body`]; the games once pushed to a round
+/// stay in its body while this process runs.
+fn lichess_bodies(
+    reader: Reader,
+    targets: Vec<LichessTarget>,
+    publication: Publication,
+    slice: usize,
+) -> impl Fn() -> Result<Vec<QueuedBody>, crate::store::StoreError> + Send + Sync + 'static {
+    #[derive(Default)]
+    struct State {
+        /// Per target: the event round `round = "…"` took first.
+        pinned: Vec<Option<u32>>,
+        /// Per (target, event round): the games pushed.
+        pushed: HashMap<(usize, u32), plan::Pushed>,
+        /// Warned of: (target, event round) left out by `slice` or by a `round = "…"`.
+        warned: HashSet<(usize, u32)>,
+    }
+    let state = Mutex::new(State {
+        pinned: vec![None; targets.len()],
+        ..State::default()
+    });
+    move || {
+        let now = crate::device::serial::now_ms();
+        let cutoff = publication.cutoff(now);
+        let style = publication.lichess_style();
+        let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+        let State {
+            pinned,
+            pushed,
+            warned,
+        } = &mut *state;
+        reader.with(|s| {
+            let Some(current) = s.round_info()?.map(|i| i.round) else {
+                return Ok(Vec::new());
+            };
+            let mut out = Vec::new();
+            for (i, target) in targets.iter().enumerate() {
+                let due = target.rounds.due(current, &mut pinned[i]);
+                if let (LichessRounds::Current(id), [(taken, _)]) = (&target.rounds, due.as_slice())
+                    && *taken != current
+                    && warned.insert((i, current))
+                {
+                    warn!(lichess_round = %id, taken, current,
+                        "round {current} started: it is not pushed, as `round = \"{id}\"` is \
+                         round {taken}'s; map each event round to its Lichess round: \
+                         rounds = {{ {taken} = \"{id}\", {current} = \"…\" }}");
+                }
+                for (round, id) in due {
+                    let games = match cutoff {
+                        Some(c) => s.round_games_as_of(round, c)?,
+                        None => s.round_games(round)?,
+                    };
+                    let body = plan::round_body(
+                        &games,
+                        round,
+                        target.boards.as_ref(),
+                        slice,
+                        &style,
+                        pushed.entry((i, round)).or_default(),
+                    );
+                    if body.left_out > 0 && warned.insert((i, round)) {
+                        warn!(lichess_round = %id, round, left_out = body.left_out, slice,
+                            "a Lichess round takes at most `slice` games: the rest are not \
+                             pushed; give each [[relay.lichess]] its boards (boards = \"1-64\")");
+                    }
+                    out.push(QueuedBody {
+                        round_id: id.to_owned(),
+                        pgn: body.pgn,
+                        finished: body.finished,
+                    });
+                }
+            }
+            Ok(out)
+        })
     }
 }
 
@@ -366,7 +424,7 @@ pub async fn record_fleet(
         publication,
         slice,
     }
-    .spawn(&mut relays, &changes, hub.clone());
+    .spawn(&mut relays, &changes);
     if let Some((client, identity, replicas)) = cluster {
         // The event node's decisions, rounds and pairings, taken as the hall's own.
         let decider = crate::relay::server::Decider::new(

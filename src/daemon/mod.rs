@@ -44,16 +44,19 @@ use crate::{
     arbiter::LawsSetup,
     config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, LawsFlags, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
-    export::{
-        livechess::FolderRound,
-        publish::{BoardRange, Publication},
-        round,
-    },
+    export::{livechess::FolderRound, publish::Publication},
     game::Variant,
     metrics::Metrics,
     notify::{Notifier, status_line},
     pipeline::{Dgt, Tgz},
-    relay::{self, Hub, RelayExtras, Token, folder::FolderRelay, lichess::LichessPush},
+    relay::{
+        self, Hub, RelayExtras, Token,
+        folder::FolderRelay,
+        lichess::{
+            LichessQueue, LichessTarget, QueuedBody,
+            plan::{self, LichessRounds},
+        },
+    },
     sensor::dgt::ClockLayout,
     store::{EventOpened, EventSettings, RoundInfo, Store},
     tracker::TrackerEvent,
@@ -160,15 +163,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     {
         warn!("{}", crate::config::open_bind_warning(addr));
     }
-    let lichess = config
-        .relay
-        .lichess
-        .iter()
-        .map(|l| {
-            LichessPush::from_token_file(&l.base_url, &l.round, &l.token_file)
-                .map(|push| (push, l.boards.clone()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let lichess = LichessQueue::from_config(&config.relay.lichess)?;
     let folder = config
         .relay
         .folder

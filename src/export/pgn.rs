@@ -25,7 +25,7 @@
 
 use std::fmt::Write as _;
 
-use super::publish::{PgnStyle, game_identity, utc_date_time};
+use super::publish::{PgnStyle, TimeControlTag, game_identity, utc_date_time};
 use crate::{
     arbiter::TimeControl,
     game::Kind,
@@ -145,8 +145,12 @@ fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, style: &PgnStyl
         .time_control
         .as_deref()
         .and_then(|t| t.parse::<TimeControl>().ok())
+        .and_then(|tc| match style.time_control {
+            TimeControlTag::Standard => Some(tc.pgn_tag()),
+            TimeControlTag::Lichess => tc.lichess_tag(),
+        })
     {
-        tag(&mut out, "TimeControl", &tc.pgn_tag());
+        tag(&mut out, "TimeControl", &tc);
     }
     // A game recorded live has its date; its start is then a real instant.
     if game.date.is_some() {

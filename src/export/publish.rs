@@ -76,6 +76,18 @@ impl Publication {
                 Some(at) => Clocks::At(at),
                 None => Clocks::Live(live),
             },
+            time_control: TimeControlTag::Standard,
+        }
+    }
+
+    /// The PGN style of the Lichess push: the public comments, clocks fixed at the last move
+    /// shown, the time control as Lichess reads it.
+    pub fn lichess_style(&self) -> PgnStyle<'static> {
+        PgnStyle {
+            clk: self.clk,
+            internal: self.comments,
+            clocks: Clocks::LastMove,
+            time_control: TimeControlTag::Lichess,
         }
     }
 }
@@ -89,6 +101,20 @@ pub enum Clocks<'a> {
     At(Millis),
     /// The clocks the boards show now, by board name; else the last move's.
     Live(&'a HashMap<String, (u64, u64)>),
+    /// The clocks as they stood after the last move shown, not running: a body that changes
+    /// with the moves only (the Lichess push; Lichess runs the clock itself from `[%clk]`).
+    LastMove,
+}
+
+/// Which reader the `TimeControl` tag is written for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeControlTag {
+    /// The PGN standard: seconds (`180+2`, `40/5400+30:1800+30`).
+    #[default]
+    Standard,
+    /// Lichess, which reads a base of 180 or less as minutes and one period only
+    /// ([`TimeControl::lichess_tag`](crate::arbiter::TimeControl::lichess_tag)).
+    Lichess,
 }
 
 /// How a game is written as PGN.
@@ -99,6 +125,8 @@ pub struct PgnStyle<'a> {
     pub internal: bool,
     /// `WhiteClock`/`BlackClock` tags.
     pub clocks: Clocks<'a>,
+    /// The `TimeControl` tag's form.
+    pub time_control: TimeControlTag,
 }
 
 impl PgnStyle<'_> {
@@ -108,6 +136,7 @@ impl PgnStyle<'_> {
             clk,
             internal: true,
             clocks: Clocks::Off,
+            time_control: TimeControlTag::Standard,
         }
     }
 
@@ -121,6 +150,7 @@ impl PgnStyle<'_> {
                 .copied()
                 .filter(|_| game.ended_at_ms.is_none())
                 .or_else(|| clocks_at(game, game.moves.last()?.at_ms)),
+            Clocks::LastMove => clocks_at(game, game.moves.last()?.at_ms),
         }
     }
 }

@@ -32,7 +32,7 @@ use crate::{
     export::{
         livechess::{FolderRound, round_index_json, tournament_json},
         pgn::{ClockFormat, pgn_styled},
-        publish::{Clocks, PgnStyle, Publication},
+        publish::{Clocks, PgnStyle, Publication, TimeControlTag},
         round::{broadcast_games, games_pgn_styled},
     },
     store::GameRecord,
@@ -137,6 +137,7 @@ impl FolderRelay {
             clk: self.publication.clk,
             internal: self.publication.comments,
             clocks: Clocks::Off,
+            time_control: TimeControlTag::Standard,
         };
         let mut changed = 0;
         let mut numbers = Vec::new();

@@ -39,6 +39,7 @@ mod http_relay;
 mod import_memory;
 mod journal_priorities;
 mod lichess_push;
+mod lichess_rounds;
 mod live_page;
 mod protocol_vectors;
 mod pty_end_to_end;

@@ -18,7 +18,7 @@ use boardscribe::{
     relay::{
         Hub, RelayExtras, Token,
         folder::FolderRelay,
-        lichess::{Backoff, LichessPush},
+        lichess::{Backoff, LichessClient, LichessQueue, LichessTarget, plan::LichessRounds},
     },
     store::{RoundInfo, Store},
 };
@@ -201,15 +201,17 @@ impl Bench {
                 .outputs
                 .lichess
                 .iter()
-                .map(|(base, round, boards)| {
-                    let push =
-                        LichessPush::new(base, round, &token)
-                            .unwrap()
-                            .with_backoff(Backoff {
-                                initial: Duration::from_millis(50),
-                                max: Duration::from_millis(500),
-                            });
-                    (push, boards.clone())
+                .map(|(base, round, boards)| LichessQueue {
+                    client: LichessClient::new(base, &token)
+                        .unwrap()
+                        .with_backoff(Backoff {
+                            initial: Duration::from_millis(50),
+                            max: Duration::from_millis(500),
+                        }),
+                    targets: vec![LichessTarget {
+                        rounds: LichessRounds::Current(round.clone()),
+                        boards: boards.clone(),
+                    }],
                 })
                 .collect();
         }

@@ -204,6 +204,30 @@ impl TimeControl {
         self.render(|p| p.base_secs.to_string())
     }
 
+    /// The `TimeControl` tag as Lichess reads it (scalachess `TournamentClock.parse`, which is
+    /// not the PGN standard): a base of 180 or less is minutes, above is seconds, `+S` the
+    /// increment, and nothing else reads. So: the first period only (a multi-period control
+    /// gives Lichess its start clock and increment), in minutes when they are whole and at most
+    /// 180, else in seconds when that is above 180; `None` when no form reads right (a delay, or
+    /// a base under 3 minutes that is not whole minutes): without the tag, Lichess uses the
+    /// broadcast's own time control.
+    pub fn lichess_tag(&self) -> Option<String> {
+        let first = self.periods.first()?;
+        let increment = match first.bonus {
+            Bonus::None => 0,
+            Bonus::Increment(s) => s,
+            Bonus::Delay(_) => return None,
+        };
+        let base = first.base_secs;
+        if base % 60 == 0 && base / 60 <= 180 {
+            Some(format!("{}+{increment}", base / 60))
+        } else if base > 180 {
+            Some(format!("{base}+{increment}"))
+        } else {
+            None
+        }
+    }
+
     fn render(&self, base: impl Fn(&Period) -> String) -> String {
         let mut out = String::new();
         for (i, p) in self.periods.iter().enumerate() {
@@ -325,6 +349,40 @@ mod tests {
 
     fn tc(s: &str) -> TimeControl {
         s.parse().unwrap()
+    }
+
+    /// What scalachess's non-strict `TournamentClock.parse` makes of a tag: seconds of base
+    /// and increment (written from its documented rule, to check ours against).
+    fn lichess_reads(tag: &str) -> Option<(u32, u32)> {
+        let (a, b) = tag.split_once('+').unwrap_or((tag, "0"));
+        let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+        Some((if a > 180 { a } else { a * 60 }, b))
+    }
+
+    #[test]
+    fn lichess_reads_the_first_period_right_or_gets_no_tag() {
+        for (text, want) in [
+            ("3+2", Some((180, 2))),
+            ("1+0", Some((60, 0))),
+            ("90+30", Some((5400, 30))),
+            ("180+0", Some((10_800, 0))),
+            ("240+30", Some((14_400, 30))),
+            ("40/90+30:30+30", Some((5400, 30))),
+            ("40/120:60", Some((7200, 0))),
+            ("5d3", None),
+        ] {
+            let t = tc(text);
+            let tag = t.lichess_tag();
+            assert_eq!(
+                tag.as_deref().and_then(lichess_reads),
+                want,
+                "{text}: {tag:?}"
+            );
+            // The standard tag is what Lichess misreads for a blitz base.
+            if text == "3+2" {
+                assert_eq!(lichess_reads(&t.pgn_tag()), Some((10_800, 2)));
+            }
+        }
     }
 
     #[test]
