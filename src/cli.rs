@@ -137,12 +137,21 @@ pub enum Command {
     },
     /// Serve a database read-only, with no boards (a finished event): the live page with each
     /// board's latest game, /round.pgn, /rounds/N.pgn, /games/ID.pgn, /api/boards.
+    /// Pointed at a database still being written (a `run` beside it), give the broadcast's
+    /// delay: `--delay`, or `--config` with the venue's `[relay]`.
     Serve {
         #[arg(long)]
         db: PathBuf,
         /// The address to serve on.
         #[arg(long, default_value = "127.0.0.1:8080")]
         http: std::net::SocketAddr,
+        /// Delay every public output by this much: `15m`, `90s`, `0` (default: the config's
+        /// `[relay] delay`, else none).
+        #[arg(long, value_name = "DELAY", value_parser = crate::export::publish::parse_delay)]
+        delay: Option<u64>,
+        /// The venue configuration: its `[relay]` (delay, public comments, clock format).
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
     /// The venue configuration file: print an example, or check one.
     Config {
@@ -352,7 +361,23 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Round { command } => round_command(command),
-        Command::Serve { db, http } => daemon::serve(&db, http),
+        Command::Serve {
+            db,
+            http,
+            delay,
+            config,
+        } => {
+            let mut publication = match &config {
+                Some(path) => Config::load(Some(path), ConfigOverrides::default())?
+                    .relay
+                    .publication(),
+                None => crate::export::publish::Publication::default(),
+            };
+            if let Some(ms) = delay {
+                publication.delay_ms = ms;
+            }
+            daemon::serve(&db, http, publication)
+        }
         Command::Event {
             config,
             db,

@@ -220,7 +220,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
 /// `boardscribe serve`: the relay over a database, read-only, with no boards (a finished event,
 /// or a copy of a hall's database): each board shows its latest game; the round PGNs, game PGNs,
 /// exports of `/rounds/N.pgn` and the page are served until SIGINT/SIGTERM.
-pub fn serve(db: &Path, addr: SocketAddr) -> anyhow::Result<()> {
+pub fn serve(db: &Path, addr: SocketAddr, publication: Publication) -> anyhow::Result<()> {
     if !db.exists() {
         bail!("{}: no such database", db.display());
     }
@@ -242,18 +242,46 @@ pub fn serve(db: &Path, addr: SocketAddr) -> anyhow::Result<()> {
         hub.add_stored_game(&g.board_name, g.board_no, g.kind, &g.moves, ended);
     }
     drop(store);
+    let unfinished = latest.iter().filter(|g| g.result == "*").count();
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async {
         let (stop_tx, stop_rx) = watch::channel(false);
-        let url = start_relay(addr, &hub, db, None, stop_rx).await?;
-        info!(%url, boards = latest.len(), "serving (read-only)");
-        println!("serving {} read-only at {url}", db.display());
+        let extras = RelayExtras {
+            publication,
+            ..RelayExtras::default()
+        };
+        let url = start_relay_with(addr, &hub, db, None, stop_rx, extras).await?;
+        let shown = serve_says(&publication, unfinished);
+        info!(%url, boards = latest.len(), delay_ms = publication.delay_ms, "serving (read-only)");
+        if publication.delay_ms == 0 && unfinished > 0 {
+            warn!(unfinished, "{shown}");
+        }
+        println!("serving {} read-only at {url}; {shown}", db.display());
         wait_for_signal().await;
         info!("stopping");
         let _ignored_if_gone = stop_tx.send(true);
         hub.close();
         Ok(())
     })
+}
+
+/// What `serve` says at start about what spectators see: the delay it applies, or none, and
+/// then whether games still in play would be shown as recorded.
+fn serve_says(publication: &Publication, unfinished: usize) -> String {
+    if publication.delay_ms > 0 {
+        format!(
+            "public outputs show each game as it stood {} s ago",
+            publication.delay_ms / 1000
+        )
+    } else if unfinished > 0 {
+        format!(
+            "no delay: {unfinished} game(s) without a result are shown as recorded; if a \
+             daemon is still recording into this database, give the broadcast's delay \
+             (--delay 15m, or --config with [relay] delay)"
+        )
+    } else {
+        "no delay: every game is over".to_owned()
+    }
 }
 
 /// Binds `addr` and serves the relay until `stop` turns true; returns the page's URL.

@@ -18,6 +18,9 @@
 //! answers 404. A relay started afresh just after the second game began (a restart inside the
 //! window) is held to the same. `/metrics`, which counts every move at once, is polled at every
 //! step too: spectators are never answered (the operator's, with the token).
+//!
+//! `boardscribe serve --db` on the same live database, started with the delay as soon as the
+//! database has a game (issue 32, item 1), is polled with the relays: it is held to the same.
 
 use crate::relay_common;
 
@@ -387,13 +390,22 @@ async fn no_public_output_shows_a_move_younger_than_the_delay() {
     let (mut held, mut crossed) = (0, 0);
     let start = Instant::now();
     let mut done_at: Option<Instant> = None;
+    // `boardscribe serve --db` on the live database, beside the recording daemon, with the
+    // broadcast's delay: held to the same rule as the daemon's own relays.
+    let mut served: Option<(Served, Seen)> = None;
     loop {
         polls += 1;
         let all_before = stored_all(&bench);
         let stored_before = stored(&bench);
+        if served.is_none() && !all_before.is_empty() {
+            let s = Served::start(&bench.db, DELAY_MS).await;
+            let events = follow_events(s.url.clone());
+            served = Some((s, events));
+        }
         // The public PGNs and board views, from each relay.
         let mut relays = vec![url.clone()];
         relays.extend(restarted.iter().map(|(u, _)| u.clone()));
+        relays.extend(served.iter().map(|(s, _)| s.url.clone()));
         for relay in &relays {
             let answer = client
                 .get(format!("{relay}round.pgn"))
@@ -454,8 +466,10 @@ async fn no_public_output_shows_a_move_younger_than_the_delay() {
             assert_old_enough("/api/boards", &shown, &bench, at, &mut leaks);
             // `/metrics` runs ahead of the delay (every move counted at once, internal kinds):
             // the operator's, never answered to spectators.
+            // (`serve` has no token and counts nothing: its /metrics is the loopback's.)
             let metrics = client.get(format!("{relay}metrics")).send().await.unwrap();
-            if metrics.status() != reqwest::StatusCode::UNAUTHORIZED {
+            let serve = served.as_ref().is_some_and(|(s, _)| &s.url == relay);
+            if !serve && metrics.status() != reqwest::StatusCode::UNAUTHORIZED {
                 leaks.push(format!("{relay}metrics answered {}", metrics.status()));
             }
             // Board 1's boundary, as the first relay names it.
@@ -547,6 +561,7 @@ async fn no_public_output_shows_a_move_younger_than_the_delay() {
         }
         let mut streams = vec![events.clone()];
         streams.extend(restarted.iter().map(|(_, e)| e.clone()));
+        streams.extend(served.iter().map(|(_, e)| e.clone()));
         let all_now = stored_all(&bench);
         for stream in streams {
             for (at, ev) in stream.lock().unwrap().clone() {
@@ -715,4 +730,51 @@ async fn no_public_output_shows_a_move_younger_than_the_delay() {
         "the last push has every move"
     );
     bench.stop().await;
+}
+
+/// A `boardscribe serve --db DB --delay …` process; killed when dropped.
+struct Served {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Served {
+    /// Starts it on a free port, and waits until it answers; checks that it said its delay.
+    async fn start(db: &Path, delay_ms: u64) -> Served {
+        use std::io::BufRead as _;
+        let port = crate::fleet_common::free_port();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_boardscribe"))
+            .args(["serve", "--db", db.to_str().unwrap(), "--http"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["--delay", &format!("{}s", delay_ms / 1000)])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut said = String::new();
+        let stdout = child.stdout.take().unwrap();
+        tokio::task::block_in_place(|| std::io::BufReader::new(stdout).read_line(&mut said))
+            .unwrap();
+        assert!(
+            said.contains(&format!("as it stood {} s ago", delay_ms / 1000)),
+            "serve said: {said}"
+        );
+        for _ in 0..100 {
+            if crate::fleet_common::http_get(port, "/api/boards").is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Served {
+            child,
+            url: format!("http://127.0.0.1:{port}/"),
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
