@@ -41,7 +41,20 @@ pub struct LiveEvent {
     /// `game_started`, `clock`, `board_connected`, `board_lost`, `decision`, `store`, `record`
     /// (spectators' events: an irregularity and its resolution are folded in, not sent).
     pub kind: &'static str,
-    pub json: String,
+    /// What spectators read; `None`: an event for the arbiter only.
+    pub json: Option<String>,
+    /// What the arbiter reads when it says more than `json` (a decision's author and note).
+    pub arbiter_json: Option<String>,
+}
+
+impl LiveEvent {
+    /// The event's data as `arbiter` or a spectator reads it; `None`: not theirs.
+    pub fn data_for(&self, arbiter: bool) -> Option<&str> {
+        match (arbiter, &self.arbiter_json) {
+            (true, Some(a)) => Some(a),
+            _ => self.json.as_deref(),
+        }
+    }
 }
 
 struct State {
@@ -232,6 +245,19 @@ impl Hub {
         with_snapshot: bool,
         change: impl FnOnce(&mut BoardLive) -> Option<(&'static str, Value)>,
     ) {
+        self.update_for(name, with_snapshot, |b| {
+            change(b).map(|(kind, value)| (kind, Some(value), None))
+        });
+    }
+
+    /// [`Hub::update`] with what spectators read (`None`: nothing) and, when it says more, what
+    /// the arbiter reads, apart.
+    fn update_for(
+        &self,
+        name: &str,
+        with_snapshot: bool,
+        change: impl FnOnce(&mut BoardLive) -> Option<(&'static str, Option<Value>, Option<Value>)>,
+    ) {
         let mut state = self.lock();
         let i = match state.boards.iter().position(|b| b.name == name) {
             Some(i) => i,
@@ -241,21 +267,26 @@ impl Hub {
             }
         };
         let board = &mut state.boards[i];
-        let Some((kind, mut value)) = change(board) else {
+        let Some((kind, public, arbiter)) = change(board) else {
             return;
         };
-        if with_snapshot {
-            value["snapshot"] = view::snapshot_json(&board.snapshot().public());
-        }
+        let snapshot = with_snapshot.then(|| view::snapshot_json(&board.snapshot().public()));
         state.last_id += 1;
         let id = state.last_id;
-        value["id"] = json!(id);
-        value["type"] = json!(kind);
-        value["board"] = json!(name);
+        let finish = |mut value: Value| {
+            if let Some(s) = &snapshot {
+                value["snapshot"] = s.clone();
+            }
+            value["id"] = json!(id);
+            value["type"] = json!(kind);
+            value["board"] = json!(name);
+            value.to_string()
+        };
         let event = LiveEvent {
             id,
             kind,
-            json: value.to_string(),
+            json: public.map(finish),
+            arbiter_json: arbiter.map(finish),
         };
         // Sent under the lock, so ids reach every subscriber in order; no subscriber: dropped.
         let _ignored_if_nobody_listens = self.inner.tx.send(Arc::new(event));
@@ -330,15 +361,16 @@ impl Hub {
     }
 
     /// An arbiter's decision on the game board `name` has now (made through the admin API): a
-    /// result set is final from now on (`*` is none); a ruling closes its irregularity. Sent
-    /// without its author or note, and a ruling not at all (spectators see results, not
-    /// rulings).
+    /// result set is final from now on (`*` is none); a ruling closes its irregularity.
+    /// Spectators read a result or a correction without its author or note, and a ruling or a
+    /// note not at all (they see results, not rulings); the arbiter reads each whole.
     pub fn decision(&self, name: &str, decision: &Decision) {
-        self.update(name, true, |b| {
-            let mut value = json!({
+        self.update_for(name, true, |b| {
+            let value = json!({
                 "game": decision.game.0, "decision": decision.id,
                 "action": decision.action.as_str(),
             });
+            let mut public = Some(value);
             match &decision.action {
                 Action::SetResult { result, reason, .. } => {
                     let set = result != "*";
@@ -348,16 +380,29 @@ impl Hub {
                     if set {
                         stop_clock(b);
                     }
-                    value["result"] = json!(result);
+                    if let Some(v) = public.as_mut() {
+                        v["result"] = json!(result);
+                    }
                 }
                 Action::Rule { irregularity, .. } => {
                     b.irregularities.retain(|i| i.id != *irregularity);
-                    return None;
+                    public = None;
                 }
-                Action::Note { .. } => return None,
+                Action::Note { .. } => public = None,
                 Action::CorrectMove { .. } | Action::Resume { .. } => {}
             }
-            Some(("decision", value))
+            let mut arbiter = public.clone().unwrap_or_else(|| {
+                json!({
+                    "game": decision.game.0, "decision": decision.id,
+                    "action": decision.action.as_str(),
+                })
+            });
+            arbiter["author"] = json!(decision.author);
+            arbiter["note"] = json!(decision.note);
+            if let Action::Rule { irregularity, .. } = &decision.action {
+                arbiter["irregularity"] = json!(irregularity);
+            }
+            Some(("decision", public, Some(arbiter)))
         });
     }
 

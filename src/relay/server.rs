@@ -652,28 +652,35 @@ async fn api_events(
     let resync = headers.contains_key("last-event-id");
     let events = stream::unfold(
         (rx, closed, resync, held),
-        |(mut rx, mut closed, resync, held)| async move {
+        move |(mut rx, mut closed, resync, held)| async move {
             if resync {
                 let e = Event::default().event("resync").data("{}");
                 return Some((Ok::<_, Infallible>(e), (rx, closed, false, held)));
             }
-            let event = tokio::select! {
-                r = rx.recv() => r,
-                _ = closed.wait_for(|c| *c) => return None,
-                () = tokio::time::sleep_until(held.until) => return None,
-            };
-            let e = match event {
-                Ok(ev) => Event::default()
-                    .id(ev.id.to_string())
-                    .event(ev.kind)
-                    .data(ev.json.as_str()),
-                Err(RecvError::Lagged(missed)) => {
-                    warn!(missed, "an event subscriber lagged; it resyncs");
-                    Event::default()
-                        .event("resync")
-                        .data(json!({ "missed": missed }).to_string())
+            // Events not theirs (an arbiter's note or ruling, to a spectator) are skipped.
+            let e = loop {
+                let event = tokio::select! {
+                    r = rx.recv() => r,
+                    _ = closed.wait_for(|c| *c) => return None,
+                    () = tokio::time::sleep_until(held.until) => return None,
+                };
+                match event {
+                    Ok(ev) => {
+                        if let Some(data) = ev.data_for(arbiter) {
+                            break Event::default()
+                                .id(ev.id.to_string())
+                                .event(ev.kind)
+                                .data(data);
+                        }
+                    }
+                    Err(RecvError::Lagged(missed)) => {
+                        warn!(missed, "an event subscriber lagged; it resyncs");
+                        break Event::default()
+                            .event("resync")
+                            .data(json!({ "missed": missed }).to_string());
+                    }
+                    Err(RecvError::Closed) => return None,
                 }
-                Err(RecvError::Closed) => return None,
             };
             Some((Ok(e), (rx, closed, false, held)))
         },

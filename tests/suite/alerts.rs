@@ -56,7 +56,16 @@ async fn admin_alerts(client: &reqwest::Client, url: &str) -> Vec<Value> {
 
 /// Every server-sent event of `/api/events` as its raw text, from now on.
 async fn sse_text(url: &str) -> Arc<Mutex<String>> {
-    let resp = reqwest::get(format!("{url}api/events")).await.unwrap();
+    sse_text_as(url, None).await
+}
+
+/// [`sse_text`], asked with the admin token if given (the arbiter's stream).
+async fn sse_text_as(url: &str, token: Option<&str>) -> Arc<Mutex<String>> {
+    let mut request = reqwest::Client::new().get(format!("{url}api/events"));
+    if let Some(t) = token {
+        request = request.bearer_auth(t);
+    }
+    let resp = request.send().await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     let text = Arc::new(Mutex::new(String::new()));
     let out = text.clone();
@@ -313,6 +322,7 @@ async fn spectators_see_no_irregularity_alert_or_note() {
     let url = bench.url.clone();
     let client = reqwest::Client::new();
     let events = sse_text(&url).await;
+    let arbiter_events = sse_text_as(&url, Some(TOKEN)).await;
     let games = [
         (corpus_game("tatamast22", 5), 31, 0.12),
         (corpus_game("tatamast22", 9), 32, 0.12),
@@ -346,6 +356,27 @@ async fn spectators_see_no_irregularity_alert_or_note() {
         assert_eq!(resp.status(), StatusCode::OK);
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
+    // The arbiter's stream has each decision whole: its author and note (issue 32, item 4).
+    let arbiter_seen = arbiter_events.lock().unwrap().clone();
+    let decisions: Vec<Value> = arbiter_seen
+        .split("\n\n")
+        .filter(|e| e.contains("event: decision"))
+        .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data: ")))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    let noted = decisions
+        .iter()
+        .find(|d| d["action"] == "note")
+        .unwrap_or_else(|| panic!("no note in the arbiter's stream: {decisions:?}"));
+    assert_eq!(noted["author"], "Chief");
+    assert_eq!(noted["note"], note);
+    if first.is_some() {
+        let ruled = decisions
+            .iter()
+            .find(|d| d["action"] == "rule")
+            .unwrap_or_else(|| panic!("no ruling in the arbiter's stream: {decisions:?}"));
+        assert_eq!(ruled["note"], note);
+    }
 
     let mut shown = vec![
         (
