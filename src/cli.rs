@@ -262,9 +262,13 @@ pub enum RoundCommand {
 pub enum ConfigCommand {
     /// Print a documented example boardscribe.toml.
     Example,
-    /// Validate a config file: print a summary, or every mistake with its line and column
-    /// (exit code 1).
-    Check { file: PathBuf },
+    /// Validate config files: print a summary of each, or every mistake with its line and
+    /// column (exit code 1). Given the event node's file and the halls' files together, also
+    /// a board number two halls both use, and a hall the event node does not follow.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -647,3 +647,67 @@ use relay::relay_config;
 
 #[cfg(test)]
 mod tests;
+
+/// What `config check` finds across the files of one event (`config check event.toml
+/// hall-a.toml …`): a board number two halls both use (the event node keeps the first hall's
+/// games of that number and drops the other's), a hall file whose hall the event node does not
+/// follow, and two files for one hall. Each named by its file; pure: the configs are read.
+pub fn event_mistakes(files: &[(&Path, &Config)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let hall_of = |c: &Config| c.cluster.as_ref().and_then(|k| k.hall.clone());
+    let followed: Vec<(&Path, Vec<String>)> = files
+        .iter()
+        .filter_map(|(p, c)| {
+            let k = c.cluster.as_ref()?;
+            (!k.halls.is_empty()).then(|| (*p, k.halls.clone()))
+        })
+        .collect();
+    // (number, hall, file) of every board of every hall.
+    let mut numbers: Vec<(u32, String, &Path)> = Vec::new();
+    let mut halls: Vec<(String, &Path)> = Vec::new();
+    for (path, config) in files {
+        let Some(hall) = hall_of(config) else {
+            continue;
+        };
+        if let Some((_, first)) = halls.iter().find(|(h, _)| *h == hall) {
+            out.push(format!(
+                "{} and {}: both record for hall {hall:?}; give each hall PC its own hall name",
+                first.display(),
+                path.display()
+            ));
+        }
+        halls.push((hall.clone(), path));
+        for (event, names) in &followed {
+            if !names.contains(&hall) {
+                out.push(format!(
+                    "{}: hall {hall:?} is not in {}'s [cluster] halls ({}); the event node would \
+                     not follow it",
+                    path.display(),
+                    event.display(),
+                    names.join(", ")
+                ));
+            }
+        }
+        let bus_boards = config
+            .buses
+            .iter()
+            .flat_map(|b| b.boards.iter().map(|m| &m.board));
+        for board in config.boards.iter().chain(bus_boards) {
+            numbers.push((board.number, hall.clone(), path));
+        }
+    }
+    numbers.sort_by_key(|(n, _, _)| *n);
+    for pair in numbers.windows(2) {
+        let ((n, hall_a, file_a), (m, hall_b, file_b)) = (&pair[0], &pair[1]);
+        if n == m && hall_a != hall_b {
+            out.push(format!(
+                "board {n} is in hall {hall_a:?} ({}) and in hall {hall_b:?} ({}): the event node \
+                 keeps one hall's games of board {n} and drops the other's; give each hall its \
+                 own board numbers (e.g. 1-50 and 51-100)",
+                file_a.display(),
+                file_b.display()
+            ));
+        }
+    }
+    out
+}

@@ -10,25 +10,44 @@ pub(super) fn config_command(command: ConfigCommand) -> anyhow::Result<()> {
             print!("{}", config::EXAMPLE);
             Ok(())
         }
-        ConfigCommand::Check { file } => {
+        ConfigCommand::Check { files } => {
             // The same reading as `run`'s, token files included: what one refuses, so does
             // the other.
-            match Config::load_with(Some(&file), ConfigOverrides::default(), FileChecks::ALL) {
-                Ok(c) => {
-                    for w in &c.warnings {
-                        eprintln!("{w}");
+            let mut errors = 0;
+            let mut read = Vec::new();
+            for file in &files {
+                match Config::load_with(Some(file), ConfigOverrides::default(), FileChecks::ALL) {
+                    Ok(c) => {
+                        for w in &c.warnings {
+                            eprintln!("{w}");
+                        }
+                        println!("{}: ok", file.display());
+                        print!("{}", c.summary());
+                        read.push((file.as_path(), c));
                     }
-                    println!("{}: ok", file.display());
-                    print!("{}", c.summary());
-                    Ok(())
-                }
-                Err(ConfigError::Invalid(found)) => {
-                    for d in &found {
-                        eprintln!("{d}");
+                    Err(ConfigError::Invalid(found)) => {
+                        for d in &found {
+                            eprintln!("{d}");
+                        }
+                        if files.len() > 1 {
+                            eprintln!("{}: {} error(s)", file.display(), found.len());
+                        }
+                        errors += found.len();
                     }
-                    bail!("{}: {} error(s)", file.display(), found.len())
+                    Err(e) => return Err(e.into()),
                 }
-                Err(e) => Err(e.into()),
+            }
+            let together: Vec<(&std::path::Path, &Config)> =
+                read.iter().map(|(p, c)| (*p, c)).collect();
+            let across = config::event_mistakes(&together);
+            for m in &across {
+                eprintln!("{m}");
+            }
+            errors += across.len();
+            match (errors, files.as_slice()) {
+                (0, _) => Ok(()),
+                (n, [one]) if across.is_empty() => bail!("{}: {n} error(s)", one.display()),
+                (n, _) => bail!("{n} error(s) in {} files", files.len()),
             }
         }
     }

@@ -377,3 +377,65 @@ fn run_refuses_a_guessable_admin_token_given_by_its_flag_as_config_check_does() 
     );
     assert!(!db.exists(), "nothing was started");
 }
+
+/// `config check event.toml hall-a.toml …` (issue 32, item 2): each file checked as alone, and
+/// across them a board number two halls both use, a hall the event node does not follow, and
+/// two files for one hall; named by file, exit code 1. Halls with their own numbers pass.
+#[test]
+fn config_check_of_an_event_and_its_halls_finds_a_board_number_used_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let board =
+        |n: u32| format!("[[board]]\nnumber = {n}\nkind = \"dgt\"\nport = \"/dev/ttyACM{n}\"\n\n");
+    let hall = |name: &str, numbers: &[u32]| {
+        let boards: String = numbers.iter().map(|n| board(*n)).collect();
+        format!("[cluster]\nurl = \"nats://127.0.0.1:4222\"\nhall = \"{name}\"\n\n{boards}")
+    };
+    let event = write(
+        "event.toml",
+        "[cluster]\nurl = \"nats://127.0.0.1:4222\"\nhalls = [\"A\", \"B\"]\n",
+    );
+    let a = write("hall-a.toml", &hall("A", &[1, 2, 3]));
+    let b = write("hall-b.toml", &hall("B", &[3, 4]));
+    let c = write("hall-c.toml", &hall("C", &[9]));
+    let b_clean = write("hall-b2.toml", &hall("B", &[4, 5]));
+
+    let out = boardscribe(&["config", "check", &event, &a, &b, &c]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("board 3 is in hall \"A\"") && l.contains(&a) && l.contains(&b)),
+        "{stderr}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&c) && l.contains("not in") && l.contains(&event)),
+        "{stderr}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("board ")).count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 error(s) in 4 files"), "{stderr}");
+    // Every file's own summary is still printed.
+    let stdout = text(&out.stdout);
+    for f in [&event, &a, &b, &c] {
+        assert!(stdout.contains(&format!("{f}: ok")), "{stdout}");
+    }
+
+    // The same hall in two files.
+    let out = boardscribe(&["config", "check", &event, &b, &b_clean]);
+    assert!(text(&out.stderr).contains("both record for hall \"B\""));
+    // Each hall its own numbers: ok.
+    let out = boardscribe(&["config", "check", &event, &a, &b_clean]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
