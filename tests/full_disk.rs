@@ -263,14 +263,27 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
         ..RelayExtras::default()
     };
     let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let base = daemon::start_relay_with(any, &hub, &db, None, stop_rx.clone(), extras)
+    // The arbiter's token: this test reads what the arbiter reads.
+    const TOKEN: &str = "full-disk-test-token-0123456789abcdef0123456789abcdef";
+    let token = boardscribe::relay::Token::new(TOKEN);
+    let base = daemon::start_relay_with(any, &hub, &db, token, stop_rx.clone(), extras)
         .await
         .unwrap();
     let daemon = tokio::spawn({
         let hub = hub.clone();
         async move { daemon::record_fleet(fleet, stop_rx, Some(hub), |_, _| {}).await }
     });
-    let client = reqwest::Client::new();
+    let client = {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {TOKEN}").parse().unwrap(),
+        );
+        reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .unwrap()
+    };
     let metrics_url = format!("{base}metrics");
 
     // A few moves recorded, then the disk is full.
@@ -308,6 +321,32 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
         "one error line, not one per batch or frame:\n{logged}"
     );
     assert!(errors[0].contains("the store refuses writes"));
+
+    // The arbiter's console says so above everything, with the store's reason (issue 32,
+    // item 5); a decision is refused whole with the same reason, nothing kept half-done.
+    let console = get_text(&client, &format!("{base}arbiter")).await;
+    let banner = console
+        .split("store-refuses")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no banner on the console:\n{console}"));
+    assert!(banner.contains(&full_text), "{banner}");
+    assert!(
+        banner.contains("Decisions are refused until then"),
+        "{banner}"
+    );
+    let game = suspended[0]["game_id"].as_i64().unwrap();
+    let refused = client
+        .post(format!("{base}api/admin/games/{game}/result"))
+        .json(&serde_json::json!({"result": "1-0", "reason": "resignation", "author": "Chief"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
+    let why = refused.text().await.unwrap();
+    assert!(
+        why.contains("the store refuses writes") && why.contains(&full_text),
+        "{why}"
+    );
 
     // The boards play on while the store refuses; nothing more is recorded meanwhile.
     tokio::time::sleep(Duration::from_secs(6)).await;

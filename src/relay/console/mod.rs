@@ -260,6 +260,7 @@ pub fn hall_live_html(views: &[BoardView], attention_only: bool) -> String {
         "/arbiter"
     };
     let mut out = String::new();
+    store_banner(&mut out, &boards);
     let _ = write!(
         out,
         r#"<section class="alerts" data-open="{}"><h2>Alerts ({})</h2><ul>"#,
@@ -334,6 +335,27 @@ fn round_section(out: &mut String, round: &RoundLine) {
     );
 }
 
+/// While the store refuses a board's writes (a full disk, a read-only or damaged database):
+/// a banner above everything, with the store's reason, the boards whose recording is
+/// suspended, and what it means for the arbiter's decisions.
+fn store_banner(out: &mut String, boards: &[&BoardView]) {
+    let refused: Vec<&BoardView> = boards
+        .iter()
+        .copied()
+        .filter(|v| v.live.store_error.is_some())
+        .collect();
+    let Some(first) = refused.first() else {
+        return;
+    };
+    let names: Vec<String> = refused.iter().map(|v| escape(&v.live.name)).collect();
+    let _ = write!(
+        out,
+        r#"<p class="flash error store-refuses" role="alert"><strong>The record cannot be written:</strong> {}. Recording is suspended on {}; the boards' moves are kept and written when the store takes writes again. Decisions are refused until then (nothing is kept half-done): free disk space, or restore the database, then take them again.</p>"#,
+        escape(first.live.store_error.as_deref().unwrap_or_default()),
+        names.join(", ")
+    );
+}
+
 /// The console: the open alerts, then every board, sorted by number (unnumbered by name);
 /// `attention_only` keeps the boards that need the arbiter; then the round's forms.
 pub fn console_html(p: &HallPage<'_>) -> String {
@@ -358,6 +380,20 @@ mod tests {
             live.connection = Connection::Lost;
         }
         BoardView::new(live, None, Seats::default())
+    }
+
+    #[test]
+    fn a_store_that_refuses_writes_is_a_banner_with_its_reason() {
+        let mut views = [view("b1", 1, false), view("b2", 2, false)];
+        let calm = hall_live_html(&views, false);
+        assert!(!calm.contains("store-refuses"), "{calm}");
+        views[1].live.store_error = Some("database or disk is full <disk>".into());
+        let html = hall_live_html(&views, false);
+        let banner = html.find("store-refuses").expect("a banner");
+        assert!(banner < html.find("Alerts").unwrap());
+        assert!(
+            html.contains("database or disk is full &lt;disk&gt;. Recording is suspended on b2;")
+        );
     }
 
     #[test]

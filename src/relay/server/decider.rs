@@ -224,11 +224,25 @@ impl Decider {
                     .map_err(RelayError::from)?;
                 }
                 answered.await.map_err(|_| {
+                    // The board's task dropped it: its store refuses writes (say why), or it
+                    // is stopping. The decision is refused whole, not kept to be written later:
+                    // the arbiter takes it again once the record can hold it.
+                    let why = self
+                        .hub
+                        .snapshot()
+                        .0
+                        .into_iter()
+                        .find(|b| b.name == board)
+                        .and_then(|b| b.store_error);
+                    let why = why.map_or_else(
+                        || "its store refuses writes, or it is stopping".to_owned(),
+                        |e| format!("the store refuses writes: {e}"),
+                    );
                     ApiError(
                         StatusCode::SERVICE_UNAVAILABLE,
                         format!(
-                            "board {board} could not take the decision now (its store refuses \
-                             writes, or it is stopping); nothing changed: try again"
+                            "board {board} could not take the decision now ({why}); nothing \
+                             changed: take it again once the store takes writes"
                         ),
                     )
                 })??
