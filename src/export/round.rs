@@ -38,25 +38,6 @@ pub fn round_pgn_styled(
     games_pgn_styled(&picked, style)
 }
 
-/// One push of a big round: round `round`'s games on the boards in `range` (all if `None`), at
-/// most `slice` of them, in `style`; with how many were left out (more than `slice`).
-pub fn round_slice_pgn(
-    games: &[GameRecord],
-    round: u32,
-    range: Option<&BoardRange>,
-    slice: usize,
-    style: &PgnStyle,
-) -> (String, usize) {
-    let picked = broadcast_games(games, round);
-    let mut picked = match range {
-        Some(r) => r.select(&picked),
-        None => picked,
-    };
-    let left_out = picked.len().saturating_sub(slice);
-    picked.truncate(slice);
-    (games_pgn_styled(&picked, style), left_out)
-}
-
 /// `games` as PGN in `style`, a blank line between them.
 pub fn games_pgn_styled(games: &[&GameRecord], style: &PgnStyle) -> String {
     games

@@ -366,11 +366,11 @@ impl Hub {
     /// note not at all (they see results, not rulings); the arbiter reads each whole.
     pub fn decision(&self, name: &str, decision: &Decision) {
         self.update_for(name, true, |b| {
-            let value = json!({
+            let mut value = json!({
                 "game": decision.game.0, "decision": decision.id,
                 "action": decision.action.as_str(),
             });
-            let mut public = Some(value);
+            let mut public = true;
             match &decision.action {
                 Action::SetResult { result, reason, .. } => {
                     let set = result != "*";
@@ -380,23 +380,17 @@ impl Hub {
                     if set {
                         stop_clock(b);
                     }
-                    if let Some(v) = public.as_mut() {
-                        v["result"] = json!(result);
-                    }
+                    value["result"] = json!(result);
                 }
                 Action::Rule { irregularity, .. } => {
                     b.irregularities.retain(|i| i.id != *irregularity);
-                    public = None;
+                    public = false;
                 }
-                Action::Note { .. } => public = None,
+                Action::Note { .. } => public = false,
                 Action::CorrectMove { .. } | Action::Resume { .. } => {}
             }
-            let mut arbiter = public.clone().unwrap_or_else(|| {
-                json!({
-                    "game": decision.game.0, "decision": decision.id,
-                    "action": decision.action.as_str(),
-                })
-            });
+            let public = public.then(|| value.clone());
+            let mut arbiter = value;
             arbiter["author"] = json!(decision.author);
             arbiter["note"] = json!(decision.note);
             if let Action::Rule { irregularity, .. } = &decision.action {

@@ -459,7 +459,7 @@ async fn pgn_answer(
 
 /// The clocks each board shows now (whole seconds, white and black), by board name: the
 /// `WhiteClock`/`BlackClock` of a live broadcast.
-pub fn live_clocks(hub: &Hub) -> HashMap<String, (u64, u64)> {
+fn live_clocks(hub: &Hub) -> HashMap<String, (u64, u64)> {
     hub.snapshot()
         .0
         .into_iter()

@@ -139,7 +139,7 @@ fn capture_logs(buf: &LogBuffer) -> tracing::subscriber::DefaultGuard {
     tracing::subscriber::set_default(subscriber)
 }
 
-fn corpus_moves(file: &str, game: usize) -> Vec<Move> {
+pub(crate) fn corpus_moves(file: &str, game: usize) -> Vec<Move> {
     let text = fs::read_to_string(Path::new(CORPUS).join(file)).unwrap();
     games_from_pgn(&text).unwrap().swap_remove(game).moves
 }
@@ -452,11 +452,11 @@ async fn no_endpoint_is_retried_until_one_answers() {
 async fn a_round_of_150_boards_goes_in_slices_of_at_most_100() {
     use boardscribe::{
         daemon,
-        export::{
-            publish::{BoardRange, Publication},
-            round::round_slice_pgn,
+        export::publish::{BoardRange, Publication},
+        relay::{
+            Hub, RelayExtras,
+            lichess::plan::{Pushed, round_body},
         },
-        relay::{Hub, RelayExtras},
     };
     const BOARDS: u32 = 150;
     let dir = tempfile::tempdir().unwrap();
@@ -567,9 +567,9 @@ async fn a_round_of_150_boards_goes_in_slices_of_at_most_100() {
         tokio::spawn(push.run(changes.subscribe(), move || {
             let store = Store::open_read_only(&db).map_err(|e| e.to_string())?;
             let games = store.round_games(1).map_err(|e| e.to_string())?;
-            let no_boards = std::collections::HashMap::new();
-            let style = publication.style(boardscribe::device::serial::now_ms(), &no_boards);
-            Ok::<_, String>(round_slice_pgn(&games, 1, range.as_ref(), slice, &style).0)
+            let style = publication.lichess_style();
+            let body = round_body(&games, 1, range.as_ref(), slice, &style, &mut Pushed::new());
+            Ok::<_, String>(body.pgn)
         }));
     }
     for _ in 0..2000 {

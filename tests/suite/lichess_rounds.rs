@@ -37,7 +37,8 @@ use boardscribe::{
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position as _, fen::Fen, san::SanPlus};
 use tokio::{sync::watch, task::JoinSet};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
+use crate::lichess_push::corpus_moves;
+
 const ROUND_IDS: [&str; 3] = ["RoundOne", "RoundTwo", "RoundThr"];
 
 /// A chapter of the stand-in's study.
@@ -206,11 +207,6 @@ async fn take(
         StatusCode::OK,
         serde_json::json!({ "games": games }).to_string(),
     )
-}
-
-fn corpus_moves(file: &str, game: usize) -> Vec<Move> {
-    let text = std::fs::read_to_string(std::path::Path::new(CORPUS).join(file)).unwrap();
-    games_from_pgn(&text).unwrap().swap_remove(game).moves
 }
 
 /// The moves as the tracker records them, a 3+2 clock on each, from `t0` ms.

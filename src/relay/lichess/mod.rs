@@ -398,10 +398,10 @@ impl LichessQueue {
                 rounds: e.rounds.clone(),
                 boards: e.boards.clone(),
             };
-            let same = |(base, file, _): &&mut (String, PathBuf, LichessQueue)| {
-                *base == e.base_url && *file == e.token_file
-            };
-            match queues.iter_mut().find(|q| same(q)) {
+            match queues
+                .iter_mut()
+                .find(|(base, file, _)| *base == e.base_url && *file == e.token_file)
+            {
                 Some((_, _, q)) => q.targets.push(target),
                 None => {
                     let client =
