@@ -288,6 +288,9 @@ pub struct ClusterConfig {
     /// A client certificate and its key, if the servers ask for one.
     pub tls_cert_file: Option<PathBuf>,
     pub tls_key_file: Option<PathBuf>,
+    /// `event`: how long a hall may go unheard (no status, no record) before the event node
+    /// alerts the arbiter (`hall_silent_after`, default 15 s).
+    pub hall_silent_after_ms: u64,
 }
 
 /// `[admin]`: the admin API.

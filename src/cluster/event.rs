@@ -8,7 +8,9 @@
 //! ([`Store::apply_hall_records`]: exactly once, in order), acknowledges it, then shows the
 //! games it touched and bumps the change signal the folder and Lichess follow. Any failure
 //! drops the consumer and starts it again from the database's position: the database, not the
-//! broker, says what was applied.
+//! broker, says what was applied. Beside them it hears the halls' statuses and keeps the
+//! halls' faults as alerts on the arbiter's console ([`super::health`]: a hall silent or
+//! stalled, an outbox growing, a board number two halls use).
 
 use std::{
     collections::HashMap,
@@ -26,16 +28,20 @@ use futures_util::{FutureExt as _, StreamExt as _};
 use tokio::{sync::watch, task::JoinSet};
 use tracing::{Instrument as _, error, info, info_span, warn};
 
-use super::{hall_stream, lock};
+use super::{
+    hall_stream,
+    health::{self, HallStatus, HallWatch, STATUS_SUBJECTS},
+    lock,
+};
 use crate::{
     config::{ClusterConfig, Config, ConfigOverrides, FileChecks},
     daemon::{self, Publications},
     device::serial::now_ms,
     metrics::Metrics,
-    relay::{Hub, RelayExtras, Token, delayed::clock_at},
+    relay::{Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at},
     store::{
         BoardId, GameId, Store, StoreError,
-        replica::{Applied, Envelope, Incoming},
+        replica::{Applied, Envelope, Incoming, NumberRefused},
     },
 };
 
@@ -127,6 +133,21 @@ async fn run(
     }
     let publication = config.relay.publication();
     let client = super::connect(&cluster, "boardscribe event node").await?;
+    // The halls' faults, for the arbiter (the console's alerts).
+    let health = Health {
+        watch: Arc::new(Mutex::new(HallWatch::new(
+            &cluster.halls,
+            now_ms(),
+            cluster.hall_silent_after_ms,
+        ))),
+        numbers: Arc::new(Mutex::new(lock(&store).numbers_refused()?)),
+    };
+    let (alerts_tx, alerts_rx) = watch::channel(Arc::new(Vec::new()));
+    tokio::spawn(
+        health
+            .clone()
+            .follow(client.clone(), alerts_tx, stop_rx.clone()),
+    );
     // Decisions taken here go to the hall owning the board; rounds and pairings to every hall.
     let (route, routed) = tokio::sync::mpsc::channel(64);
     tokio::spawn(super::commands::route(
@@ -145,6 +166,7 @@ async fn run(
             route: Some(route.clone()),
             token_file: config.admin.as_ref().map(|a| a.token_file.clone()),
             secure_cookies: config.http_tls == Some(crate::config::HttpTls::Proxy),
+            event_alerts: Some(alerts_rx),
             ..RelayExtras::default()
         };
         let url =
@@ -182,6 +204,7 @@ async fn run(
             shown: shown.clone(),
             metrics: metrics.clone(),
             changes: changes.clone(),
+            health: health.clone(),
         };
         let span = info_span!("hall", hall = %hall);
         halls.spawn(follow(follower, stop_rx.clone()).instrument(span));
@@ -381,6 +404,75 @@ struct Follower {
     shown: Shown,
     metrics: Arc<Metrics>,
     changes: Arc<watch::Sender<u64>>,
+    health: Health,
+}
+
+/// The halls' health: what the followers and the halls' statuses say, as alerts for the
+/// arbiter ([`HallWatch`]).
+#[derive(Clone)]
+struct Health {
+    watch: Arc<Mutex<HallWatch>>,
+    /// The boards kept without their hall's number (read again when boards change).
+    numbers: Arc<Mutex<Vec<NumberRefused>>>,
+}
+
+/// How often the halls' alerts are made again.
+const HEALTH_EVERY: Duration = Duration::from_secs(1);
+
+impl Health {
+    fn watch(&self) -> std::sync::MutexGuard<'_, HallWatch> {
+        self.watch.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hears the halls' statuses and makes the alerts every [`HEALTH_EVERY`] into `alerts`,
+    /// logging each alert as it opens and closes, until `stop`.
+    async fn follow(
+        self,
+        client: async_nats::Client,
+        alerts: watch::Sender<Arc<Vec<EventAlert>>>,
+        mut stop: watch::Receiver<bool>,
+    ) {
+        let mut statuses = loop {
+            match client.subscribe(STATUS_SUBJECTS).await {
+                Ok(s) => break s,
+                Err(e) => {
+                    warn!(cause = %e, "cannot hear the halls' statuses; trying again");
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                        _ = stop.wait_for(|s| *s) => return,
+                    }
+                }
+            }
+        };
+        let mut tick = tokio::time::interval(HEALTH_EVERY);
+        loop {
+            tokio::select! {
+                m = statuses.next() => {
+                    let Some(m) = m else { return };
+                    let Some(hall) = health::status_hall(&m.subject) else { continue };
+                    match serde_json::from_slice::<HallStatus>(&m.payload) {
+                        Ok(s) => self.watch().heard(hall, s, now_ms()),
+                        Err(e) => warn!(hall, cause = %e, "a hall's status is not readable"),
+                    }
+                }
+                _ = tick.tick() => {
+                    let numbers = self.numbers.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    let now = self.watch().alerts(&numbers, now_ms());
+                    let before = alerts.borrow().clone();
+                    if *before != now {
+                        for a in now.iter().filter(|a| !before.iter().any(|b| b.id == a.id)) {
+                            warn!(hall = %a.hall, kind = %a.kind, "{}; {}", a.detail, a.advice);
+                        }
+                        for a in before.iter().filter(|b| !now.iter().any(|a| a.id == b.id)) {
+                            info!(hall = %a.hall, kind = %a.kind, "over: {}", a.detail);
+                        }
+                        alerts.send_replace(Arc::new(now));
+                    }
+                }
+                _ = stop.wait_for(|s| *s) => return,
+            }
+        }
+    }
 }
 
 /// Follows `f.hall` until `stop`; every failure starts the consumer again from the database's
@@ -467,10 +559,15 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
         let store = f.store.clone();
         let hall = f.hall.clone();
         let shown = f.shown.clone();
+        let numbers = f.health.numbers.clone();
         let applied = tokio::task::spawn_blocking(move || {
             let mut s = lock(&store);
             let applied = s.apply_hall_records(&hall, &incoming, now_ms())?;
             shown.note(&applied);
+            if !applied.boards.is_empty() {
+                let refused = s.numbers_refused()?;
+                *numbers.lock().unwrap_or_else(|p| p.into_inner()) = refused;
+            }
             Ok::<_, StoreError>(applied)
         })
         .await
@@ -507,6 +604,14 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
             }
             g.stalled = applied.refused.as_ref().map(ToString::to_string);
         });
+        match &applied.refused {
+            Some(refused) => f
+                .health
+                .watch()
+                .refused(&f.hall, refused.to_string(), now_ms()),
+            None if applied.applied > 0 => f.health.watch().applied(&f.hall),
+            None => {}
+        }
         if let Some(refused) = applied.refused {
             error!(hall = %f.hall, cause = %refused, "the hall's records stop here");
             return Err(FollowError::Refused(refused.to_string()));

@@ -9,7 +9,9 @@
 //! What the broker acknowledged leaves the outbox. On any failure it learns the stream's state
 //! again and goes on from there. Recording never waits for it: the writer commits to SQLite
 //! and the outbox keeps what the broker has not taken, for as long as it takes. It ends when
-//! the writer is gone (the change signal closes), after one last try at what remains.
+//! the writer is gone (the change signal closes), after one last try at what remains. Every
+//! [`STATUS_EVERY`] it tells the event node how the hall stands (its outbox, why it cannot
+//! publish: [`super::health::HallStatus`]).
 
 use std::{
     path::PathBuf,
@@ -22,11 +24,15 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use super::{ClusterError, hall_stream, message_id, parse_message_id, records_subject};
+use super::{
+    ClusterError, hall_stream,
+    health::{HallStatus, STATUS_EVERY, status_subject},
+    message_id, parse_message_id, records_subject,
+};
 use crate::{
     device::serial::now_ms,
     metrics::Metrics,
-    store::{HallIdentity, OutboxRecord, Store, StoreError, replica::Envelope},
+    store::{HallIdentity, OutboxRecord, OutboxState, Store, StoreError, replica::Envelope},
 };
 
 /// The most records sent before their acknowledgements are awaited.
@@ -110,10 +116,26 @@ pub async fn publish(
     // learnt (at start, after a failure).
     let mut synced: Option<Synced> = None;
     let mut said: Option<String> = None;
+    let mut stalled = false;
+    let mut status_sent: Option<tokio::time::Instant> = None;
     let mut writer_gone = false;
     let mut deadline: Option<tokio::time::Instant> = None;
     loop {
-        refresh(&outbox, &metrics, &hall, &client).await;
+        let state = refresh(&outbox, &metrics, &hall, &client).await;
+        if status_sent.is_none_or(|at| at.elapsed() >= STATUS_EVERY) {
+            if let Some(state) = state {
+                let status = HallStatus {
+                    origin: identity.origin.clone(),
+                    at_ms: now_ms(),
+                    outbox_depth: state.depth,
+                    outbox_oldest_ms: state.oldest_at_ms,
+                    failure: said.clone(),
+                    stalled,
+                };
+                send_status(&client, &hall, &status).await;
+            }
+            status_sent = Some(tokio::time::Instant::now());
+        }
         let connected = client.connection_state() == async_nats::connection::State::Connected;
         let step = if connected {
             step(&js, &outbox, &identity, replicas, &mut synced, &metrics).await
@@ -127,6 +149,7 @@ pub async fn publish(
                     info!(hall, was = %why, "publishing again");
                     metrics.hall(&hall, |g| g.stalled = None);
                 }
+                stalled = false;
                 n
             }
             Err(e) => {
@@ -135,10 +158,11 @@ pub async fn publish(
                 if said.as_ref() != Some(&why) {
                     warn!(hall, cause = %why, "the hall's records wait in its outbox");
                 }
-                if matches!(
+                stalled = matches!(
                     e,
                     PublishFailure::OtherOrigin { .. } | PublishFailure::Gap { .. }
-                ) {
+                );
+                if stalled {
                     metrics.hall(&hall, |g| g.stalled = Some(why.clone()));
                 }
                 said = Some(why);
@@ -182,16 +206,35 @@ pub async fn publish(
     }
 }
 
-/// The outbox's figures.
-async fn refresh(outbox: &Outbox, metrics: &Metrics, hall: &str, client: &async_nats::Client) {
+/// The outbox's figures, into the metrics and back.
+async fn refresh(
+    outbox: &Outbox,
+    metrics: &Metrics,
+    hall: &str,
+    client: &async_nats::Client,
+) -> Option<OutboxState> {
     let connected = client.connection_state() == async_nats::connection::State::Connected;
-    if let Ok(state) = outbox.run(|s| s.outbox_state()).await {
-        let now = now_ms();
-        metrics.hall(hall, |g| {
-            g.outbox_depth = Some(state.depth);
-            g.outbox_oldest_ms = Some(state.oldest_at_ms.map_or(0, |t| now.saturating_sub(t)));
-            g.connected = Some(connected);
-        });
+    let state = outbox.run(|s| s.outbox_state()).await.ok()?;
+    let now = now_ms();
+    metrics.hall(hall, |g| {
+        g.outbox_depth = Some(state.depth);
+        g.outbox_oldest_ms = Some(state.oldest_at_ms.map_or(0, |t| now.saturating_sub(t)));
+        g.connected = Some(connected);
+    });
+    Some(state)
+}
+
+/// Tells the event node how the hall stands ([`super::health`]); a status that cannot go
+/// (the broker away) is simply not sent: the event node counts the hall silent.
+async fn send_status(client: &async_nats::Client, hall: &str, status: &HallStatus) {
+    if client.connection_state() != async_nats::connection::State::Connected {
+        return;
+    }
+    let Ok(payload) = serde_json::to_vec(status) else {
+        return;
+    };
+    if let Err(e) = client.publish(status_subject(hall), payload.into()).await {
+        tracing::debug!(cause = %e, "the hall's status was not sent");
     }
 }
 

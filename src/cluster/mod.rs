@@ -13,6 +13,7 @@
 pub mod commands;
 pub mod event;
 pub mod hall;
+pub mod health;
 
 use std::time::Duration;
 

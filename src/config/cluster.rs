@@ -16,6 +16,13 @@ pub fn is_hall_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
+/// How long a hall may go unheard before the event node alerts the arbiter, unless configured.
+pub const DEFAULT_HALL_SILENT_AFTER_MS: u64 = 15_000;
+
+/// The shortest `hall_silent_after`: three of a hall's status messages
+/// ([`crate::cluster::health::STATUS_EVERY`]).
+pub const MIN_HALL_SILENT_AFTER_MS: u64 = 6_000;
+
 const HALL_RULE: &str = "1 to 32 letters, digits, `_` or `-`, e.g. \"A\" or \"hall-2\"";
 
 pub(super) fn cluster_config(
@@ -126,6 +133,28 @@ pub(super) fn cluster_config(
                 .to_owned(),
         );
     }
+    let hall_silent_after_ms = match &c.hall_silent_after {
+        None => DEFAULT_HALL_SILENT_AFTER_MS,
+        Some(d) => match crate::export::publish::parse_delay(d.get_ref()) {
+            Ok(ms) if ms >= MIN_HALL_SILENT_AFTER_MS => ms,
+            Ok(_) => {
+                ck.at(
+                    d.span(),
+                    format!(
+                        "hall_silent_after = {:?} is shorter than three of a hall's status \
+                         messages ({} s): give \"6s\" or more",
+                        d.get_ref(),
+                        MIN_HALL_SILENT_AFTER_MS / 1000
+                    ),
+                );
+                DEFAULT_HALL_SILENT_AFTER_MS
+            }
+            Err(e) => {
+                ck.at(d.span(), e);
+                DEFAULT_HALL_SILENT_AFTER_MS
+            }
+        },
+    };
     Some(ClusterConfig {
         urls: urls?,
         hall,
@@ -135,5 +164,6 @@ pub(super) fn cluster_config(
         tls_ca_file,
         tls_cert_file,
         tls_key_file,
+        hall_silent_after_ms,
     })
 }

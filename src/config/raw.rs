@@ -162,4 +162,6 @@ pub(super) struct RawCluster {
     pub(super) tls_ca_file: Option<Spanned<String>>,
     pub(super) tls_cert_file: Option<Spanned<String>>,
     pub(super) tls_key_file: Option<Spanned<String>>,
+    /// The event node: how long a hall may go unheard before the arbiter is alerted.
+    pub(super) hall_silent_after: Option<Spanned<String>>,
 }

@@ -748,6 +748,13 @@ fn a_cluster_table_makes_a_hall_or_the_event_node() {
     let c = event.cluster.clone().expect("[cluster]");
     assert_eq!(c.halls, ["A", "hall-2"]);
     assert_eq!(c.replicas, 3);
+    assert_eq!(c.hall_silent_after_ms, 15_000);
+    let patient =
+        ok("[cluster]\nurl = \"nats://h:4222\"\nhalls = [\"A\"]\nhall_silent_after = \"1m\"\n");
+    assert_eq!(
+        patient.cluster.expect("[cluster]").hall_silent_after_ms,
+        60_000
+    );
     assert_eq!(
         c.creds_file,
         Some(PathBuf::from("/etc/boardscribe/event.creds"))
@@ -781,6 +788,13 @@ fn cluster_mistakes_are_named_where_they_are() {
     assert!(e.contains("a process is one or the other"), "{e}");
     let e = one_error("[cluster]\nurl = \"nats://h:4222\"\nhall = \"A\"\nreplicas = 7\n");
     assert!(e.contains("replicas = 7"), "{e}");
+    let e = one_error(
+        "[cluster]\nurl = \"nats://h:4222\"\nhalls = [\"A\"]\nhall_silent_after = \"2s\"\n",
+    );
+    assert!(
+        e.starts_with("venue.toml:4:21:") && e.contains("6s\" or more"),
+        "{e}"
+    );
     let e = one_error(
         "[cluster]\nurl = \"nats://h:4222\"\nhall = \"A\"\ntls_cert_file = \"/etc/c.pem\"\n",
     );

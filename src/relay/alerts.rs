@@ -1,12 +1,13 @@
-//! Alerts: what needs the arbiter, one per irregularity with its life cycle, and a board that is
-//! not heard. Flow: [`game_alerts`] walks a stored game's events in order: an irregularity opens
-//! an alert, or counts as a repeat of the open alert of its kind; a resolution on the board
-//! resolves it, unless the Laws leave something to the arbiter (a penalty due, a decision to
-//! make: then only a ruling closes it); a ruling closes it; an irregularity that the board never
-//! holds open (a press without a move, a clock mis-set) is over once play went on; the game's
-//! end resolves what needs no ruling. [`board_alert`] makes an alert of a board that is lost
-//! (unplugged, or silent: the watchdog), from the live state. Alerts are the arbiter's: the
-//! admin API shows them, spectators never. Pure.
+//! Alerts: what needs the arbiter, one per irregularity with its life cycle, a board that is
+//! not heard, and the event's own ([`EventAlert`]: a hall's faults, made by the event node).
+//! Flow: [`game_alerts`] walks a stored game's events in order: an irregularity opens an alert,
+//! or counts as a repeat of the open alert of its kind; a resolution on the board resolves it,
+//! unless the Laws leave something to the arbiter (a penalty due, a decision to make: then only
+//! a ruling closes it); a ruling closes it; an irregularity that the board never holds open (a
+//! press without a move, a clock mis-set) is over once play went on; the game's end resolves
+//! what needs no ruling. [`board_alert`] makes an alert of a board that is lost (unplugged, or
+//! silent: the watchdog), from the live state. Alerts are the arbiter's: the admin API shows
+//! them, spectators never. Pure.
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -62,6 +63,26 @@ pub struct Alert {
     pub ruling: Option<Ruling>,
     /// How it was resolved on the board.
     pub resolved: Option<String>,
+}
+
+/// An alert about the event rather than a game: a hall the event node does not hear, a hall
+/// whose records cannot go on, a hall whose outbox grows, a board number two halls use (the
+/// event node's, [`crate::cluster::health`]). Open while it lasts; gone when it is over.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EventAlert {
+    /// Unique while open: `hall-A-silent`, `board-B/B7-number`.
+    pub id: String,
+    /// `hall_silent`, `hall_stalled`, `hall_outbox_growing`, `hall_not_followed`,
+    /// `board_number_taken`.
+    pub kind: String,
+    /// The hall it is about.
+    pub hall: String,
+    /// Since when (wall-clock ms).
+    pub since_ms: Millis,
+    /// What is wrong, in words.
+    pub detail: String,
+    /// What to do about it.
+    pub advice: String,
 }
 
 /// Kinds the tracker never holds open: over once play goes on.

@@ -49,7 +49,7 @@ use crate::{
     metrics::Metrics,
     pairings::{self, Pairing, PairingsFormat},
     relay::{
-        alerts::{self, Alert, AlertState},
+        alerts::{self, Alert, AlertState, EventAlert},
         desk::{Applied, RecordChange},
         hub::Hub,
         listen::HttpLimits,
@@ -200,9 +200,19 @@ struct App {
     /// Whether public outputs are delayed (`public_hub` then names the games spectators may
     /// see: [`BoardSnapshot::game`]).
     delayed: bool,
+    /// The event's own alerts ([`RelayExtras::event_alerts`]).
+    event_alerts: Option<watch::Receiver<Arc<Vec<EventAlert>>>>,
 }
 
 impl App {
+    /// The event's own alerts as they stand (none outside the event node).
+    fn event_alerts(&self) -> Arc<Vec<EventAlert>> {
+        self.event_alerts
+            .as_ref()
+            .map(|rx| rx.borrow().clone())
+            .unwrap_or_default()
+    }
+
     /// True when the request comes from the arbiter (the admin token or a console session).
     fn is_arbiter(&self, headers: &HeaderMap) -> bool {
         self.authorize(headers).is_ok()
@@ -271,6 +281,8 @@ pub struct RelayExtras {
     /// Session cookies are always `Secure` (TLS is terminated in front of the daemon); else
     /// only when the request says it came over TLS.
     pub secure_cookies: bool,
+    /// The event node: the event's own alerts (the halls' faults), kept current.
+    pub event_alerts: Option<watch::Receiver<Arc<Vec<EventAlert>>>>,
 }
 
 /// An error answer: a status and a message, as JSON `{"error": ...}`.
@@ -334,6 +346,7 @@ pub fn router_with(
         decider,
         limits,
         secure_cookies: extras.secure_cookies,
+        event_alerts: extras.event_alerts,
     };
     Router::new()
         .route("/", get(index))
@@ -742,7 +755,8 @@ async fn metrics(
 }
 
 /// `GET /api/admin/alerts`: every alert of every game (open first, then by time), and the
-/// boards not heard; the arbiter's console reads them.
+/// boards not heard; the arbiter's console reads them. At the event node `event` holds the
+/// event's own alerts (the halls' faults), each open while it lasts, and `open` counts them.
 async fn admin_alerts(State(app): State<App>, headers: HeaderMap) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
     let (boards, last_event_id) = app.hub.snapshot();
@@ -754,10 +768,16 @@ async fn admin_alerts(State(app): State<App>, headers: HeaderMap) -> Result<Resp
         .collect();
     all.extend(games.iter().flat_map(alerts::game_alerts));
     all.sort_by_key(|a| (a.state != AlertState::Open, a.since_ms));
-    let open = all.iter().filter(|a| a.state == AlertState::Open).count();
+    let event = app.event_alerts();
+    let open = all.iter().filter(|a| a.state == AlertState::Open).count() + event.len();
     Ok((
         [(header::CACHE_CONTROL, "no-cache")],
-        Json(json!({ "last_event_id": last_event_id, "open": open, "alerts": all })),
+        Json(json!({
+            "last_event_id": last_event_id,
+            "open": open,
+            "alerts": all,
+            "event": *event,
+        })),
     )
         .into_response())
 }

@@ -55,6 +55,18 @@ pub struct ReplicaPosition {
     pub applied_at_ms: u64,
 }
 
+/// A board the event node keeps without the number its hall gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumberRefused {
+    /// The board's name at the event node (`hall/name`).
+    pub board: String,
+    /// The number its hall gave it.
+    pub number: i64,
+    /// The board that has the number (none: the number is free again, the board takes it at
+    /// its hall's next renumbering).
+    pub holder: Option<String>,
+}
+
 /// What one batch did.
 #[derive(Debug, Default)]
 pub struct Applied {
@@ -334,6 +346,24 @@ impl Store {
         Ok(out)
     }
 
+    /// Every board kept without the number its hall gave it, because another board of the
+    /// event has that number: by board name.
+    pub fn numbers_refused(&self) -> Result<Vec<NumberRefused>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT b.name, b.number_refused, \
+               (SELECT h.name FROM boards h WHERE h.number = b.number_refused AND h.id <> b.id) \
+             FROM boards b WHERE b.number_refused IS NOT NULL ORDER BY b.name",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(NumberRefused {
+                board: r.get(0)?,
+                number: r.get(1)?,
+                holder: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Applies `records` of hall `hall`, in order, in one transaction, at `now_ms` (wall clock).
     pub fn apply_hall_records(
         &mut self,
@@ -599,10 +629,11 @@ impl Apply<'_, '_> {
 
     /// Gives `board` the hall's `number` (none if another board of the event has it).
     fn number(&mut self, board: BoardId, number: Option<i64>) -> Result<(), ReplicaError> {
-        let number = self.free_number(number, board)?;
+        let given = self.free_number(number, board)?;
+        let refused = if given.is_none() { number } else { None };
         self.tx
-            .prepare_cached("UPDATE boards SET number = ?1 WHERE id = ?2")?
-            .execute((number, board))?;
+            .prepare_cached("UPDATE boards SET number = ?1, number_refused = ?2 WHERE id = ?3")?
+            .execute((given, refused, board))?;
         self.out.boards.push(board);
         Ok(())
     }
@@ -776,6 +807,46 @@ mod tests {
             event.replica_game(at_event[0].id).unwrap(),
             Some(("A".to_owned(), at_hall[0].id.0))
         );
+    }
+
+    #[test]
+    fn a_board_number_two_halls_use_is_kept_by_the_first_and_remembered_for_the_second() {
+        let numbered = |hall: &str, origin: &str, number: u32| {
+            let mut s = Store::open_in_memory().unwrap();
+            s.join_hall(hall, origin).unwrap();
+            let board = s.board("board", Kind::Chess).unwrap();
+            s.set_board_number(board, number).unwrap();
+            (s, board)
+        };
+        let (a, _) = numbered("A", "aaaaaaaaaaaaaaaa", 7);
+        let (mut b, b_board) = numbered("B", "bbbbbbbbbbbbbbbb", 7);
+        let mut event = Store::open_in_memory().unwrap();
+        let from_a = envelopes("aaaaaaaaaaaaaaaa", &a.outbox_after(0, 100).unwrap());
+        event.apply_hall_records("A", &from_a, 1).unwrap();
+        let from_b = envelopes("bbbbbbbbbbbbbbbb", &b.outbox_after(0, 100).unwrap());
+        let applied = event.apply_hall_records("B", &from_b, 2).unwrap();
+        assert!(applied.warnings.iter().any(|w| w.contains("number 7")));
+        assert_eq!(
+            event.numbers_refused().unwrap(),
+            vec![NumberRefused {
+                board: "B/board".into(),
+                number: 7,
+                holder: Some("A/board".into()),
+            }]
+        );
+        // Hall B renumbers its board: it takes the new number, and nothing is refused any more.
+        let last = from_b.len() as u64;
+        b.set_board_number(b_board, 8).unwrap();
+        let renumbered = envelopes("bbbbbbbbbbbbbbbb", &b.outbox_after(last, 100).unwrap());
+        event.apply_hall_records("B", &renumbered, 3).unwrap();
+        assert_eq!(event.numbers_refused().unwrap(), vec![]);
+        let numbers: Vec<Option<u32>> = event
+            .boards_shown(None)
+            .unwrap()
+            .iter()
+            .map(|b| b.number)
+            .collect();
+        assert_eq!(numbers, vec![Some(7), Some(8)]);
     }
 
     #[test]

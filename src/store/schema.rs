@@ -269,6 +269,12 @@ BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 10
     'link', row FROM outbox_links WHERE id = NEW.id;
 END;
 "#,
+    // 7: the event node's record of a board whose hall gave it a number another board of the
+    // event already has: the number it asked for (the board is kept without one meanwhile), so
+    // that the arbiter's alert about it outlives the event node's restarts.
+    r#"
+ALTER TABLE boards ADD COLUMN number_refused INTEGER;
+"#,
 ];
 
 /// Current schema version of a connection's database.

@@ -33,6 +33,7 @@ mod fleet_common;
 mod flood;
 mod forged_requests;
 mod gap_recovery;
+mod hall_faults;
 mod http_gate;
 mod http_hardening;
 mod http_relay;

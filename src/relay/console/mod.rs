@@ -17,7 +17,7 @@ pub mod rulings;
 use std::fmt::Write as _;
 
 use super::{
-    alerts::{Alert, AlertState},
+    alerts::{Alert, AlertState, EventAlert},
     live::Connection,
     page::{board_title, clock_text, escape, last_move_text},
     view::BoardView,
@@ -103,6 +103,8 @@ pub struct RoundLine {
 /// The console's main page.
 pub struct HallPage<'a> {
     pub views: &'a [BoardView],
+    /// The event's own alerts (the halls' faults, at the event node).
+    pub event_alerts: &'a [EventAlert],
     pub attention_only: bool,
     pub round: RoundLine,
     pub flash: Option<Flash>,
@@ -242,8 +244,23 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str)
     out.push_str("</li>");
 }
 
-/// The part of the console the script refreshes: the open alerts, then the hall.
-pub fn hall_live_html(views: &[BoardView], attention_only: bool) -> String {
+/// One of the event's own alerts: the hall, what is wrong and what to do (the console's script
+/// signals it as any other alert).
+fn event_alert_item(out: &mut String, a: &EventAlert) {
+    let _ = write!(
+        out,
+        r#"<li class="alert event-alert" data-alert="{id}" data-kind="{kind}" data-board-title="hall {hall}"><strong>Hall {hall}</strong>: {detail}. <span class="advice">What to do: {advice}.</span></li>"#,
+        id = escape(&a.id),
+        kind = escape(&a.kind),
+        hall = escape(&a.hall),
+        detail = escape(&a.detail),
+        advice = escape(&a.advice),
+    );
+}
+
+/// The part of the console the script refreshes: the event's own alerts (a hall's faults, at
+/// the event node), the open alerts, then the hall.
+pub fn hall_live_html(views: &[BoardView], event: &[EventAlert], attention_only: bool) -> String {
     let boards = sorted(views);
     let open: Vec<(&BoardView, &Alert)> = boards
         .iter()
@@ -261,12 +278,14 @@ pub fn hall_live_html(views: &[BoardView], attention_only: bool) -> String {
     };
     let mut out = String::new();
     store_banner(&mut out, &boards);
+    let count = open.len() + event.len();
     let _ = write!(
         out,
-        r#"<section class="alerts" data-open="{}"><h2>Alerts ({})</h2><ul>"#,
-        open.len(),
-        open.len()
+        r#"<section class="alerts" data-open="{count}"><h2>Alerts ({count})</h2><ul>"#,
     );
+    for a in event {
+        event_alert_item(&mut out, a);
+    }
     for (v, a) in &open {
         alert_item(&mut out, v, a, back);
     }
@@ -362,7 +381,7 @@ pub fn console_html(p: &HallPage<'_>) -> String {
     let mut main = String::new();
     header(&mut main, p.flash.as_ref());
     main.push_str(r#"<main><div id="live">"#);
-    main.push_str(&hall_live_html(p.views, p.attention_only));
+    main.push_str(&hall_live_html(p.views, p.event_alerts, p.attention_only));
     main.push_str("</div>");
     round_section(&mut main, &p.round);
     main.push_str("</main>");
@@ -385,15 +404,36 @@ mod tests {
     #[test]
     fn a_store_that_refuses_writes_is_a_banner_with_its_reason() {
         let mut views = [view("b1", 1, false), view("b2", 2, false)];
-        let calm = hall_live_html(&views, false);
+        let calm = hall_live_html(&views, &[], false);
         assert!(!calm.contains("store-refuses"), "{calm}");
         views[1].live.store_error = Some("database or disk is full <disk>".into());
-        let html = hall_live_html(&views, false);
+        let html = hall_live_html(&views, &[], false);
         let banner = html.find("store-refuses").expect("a banner");
         assert!(banner < html.find("Alerts").unwrap());
         assert!(
             html.contains("database or disk is full &lt;disk&gt;. Recording is suspended on b2;")
         );
+    }
+
+    #[test]
+    fn the_events_own_alerts_come_first_counted_and_signalled_as_alerts() {
+        let views = [view("b1", 1, false)];
+        let fault = EventAlert {
+            id: "hall-B-silent".into(),
+            kind: "hall_silent".into(),
+            hall: "B".into(),
+            since_ms: 1,
+            detail: "hall B has not been heard since 10:00:00 UTC".into(),
+            advice: "check <the> PC".into(),
+        };
+        let html = hall_live_html(&views, std::slice::from_ref(&fault), false);
+        assert!(
+            html.contains(r#"data-open="1"><h2>Alerts (1)</h2>"#),
+            "{html}"
+        );
+        assert!(html.contains(
+            r#"<li class="alert event-alert" data-alert="hall-B-silent" data-kind="hall_silent" data-board-title="hall B"><strong>Hall B</strong>: hall B has not been heard since 10:00:00 UTC. <span class="advice">What to do: check &lt;the&gt; PC.</span></li>"#
+        ));
     }
 
     #[test]
@@ -405,6 +445,7 @@ mod tests {
         ];
         let html = console_html(&HallPage {
             views: &views,
+            event_alerts: &[],
             attention_only: false,
             round: RoundLine::default(),
             flash: None,
@@ -415,7 +456,7 @@ mod tests {
         assert!(html.contains(r#"<tr class="state-unplugged" data-board="b3" data-number="3">"#));
         assert!(html.contains(r#"<tr class="state-waiting" data-board="b7" data-number="7">"#));
         assert!(html.contains(r#"href="/arbiter/boards/12""#));
-        let attention = hall_live_html(&views, true);
+        let attention = hall_live_html(&views, &[], true);
         assert!(attention.contains(r#"data-board="b3""#));
         assert!(!attention.contains(r#"data-board="b7""#));
     }
@@ -425,6 +466,7 @@ mod tests {
         let views = [view("b1", 1, false)];
         let html = console_html(&HallPage {
             views: &views,
+            event_alerts: &[],
             attention_only: false,
             round: RoundLine {
                 current: Some(2),

@@ -230,14 +230,16 @@ pub(super) async fn arbiter_page(
     }
     let (views, _) = views(&app, Audience::Arbiter).await?;
     let attention_only = q.attention.unwrap_or(0) != 0;
+    let event_alerts = app.event_alerts();
     if q.fragment() {
         return Ok(html(
             StatusCode::OK,
-            console::hall_live_html(&views, attention_only),
+            console::hall_live_html(&views, &event_alerts, attention_only),
         ));
     }
     let body = console::console_html(&HallPage {
         views: &views,
+        event_alerts: &event_alerts,
         attention_only,
         round: round_line(&app).await?,
         flash: q.flash(&app),
