@@ -737,7 +737,7 @@ mod tests {
         hub.store_status("b1", Some(why));
         hub.store_status("b1", Some(why));
         let (boards, _) = hub.snapshot();
-        assert_eq!(boards[0].recording, Recording::Suspended);
+        assert_eq!(boards[0].recording, Some(Recording::Suspended));
         assert_eq!(boards[0].store_error.as_deref(), Some(why));
         // A new game keeps the suspension: only the store lifts it.
         hub.committed(
@@ -748,12 +748,12 @@ mod tests {
                 start: None,
             },
         );
-        assert_eq!(hub.snapshot().0[0].recording, Recording::Suspended);
+        assert_eq!(hub.snapshot().0[0].recording, Some(Recording::Suspended));
         hub.store_status("b1", None);
         let s = &hub.snapshot().0[0];
         assert_eq!(
             (s.recording, s.store_error.as_deref()),
-            (Recording::Ok, None)
+            (Some(Recording::Ok), None)
         );
         let kinds: Vec<&str> = std::iter::from_fn(|| rx.try_recv().ok().map(|e| e.kind)).collect();
         assert_eq!(

@@ -134,9 +134,14 @@ pub struct BoardSnapshot {
     /// Which game the board plays.
     pub kind: Kind,
     pub connection: Connection,
+    /// Why the daemon does not hear the board (the arbiter's; never public).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_reason: Option<String>,
-    pub recording: Recording,
-    /// Why recording is suspended (the store's error), while it is.
+    /// Whether the store takes the board's record (the arbiter's; none in the public view).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording: Option<Recording>,
+    /// Why recording is suspended (the store's error), while it is (the arbiter's).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub store_error: Option<String>,
     /// FEN of the recorded position (PlayStrategy's FEN for togyz).
     pub fen: String,
@@ -169,14 +174,14 @@ pub struct BoardSnapshot {
 
 impl BoardSnapshot {
     /// What spectators are sent: no irregularities (they are the arbiter's, through the admin
-    /// API), no lost thread and no reason a board is not heard.
+    /// API), nothing of the recorder's state and no reason a board is not heard.
     pub fn public(mut self) -> BoardSnapshot {
         self.irregularities.clear();
-        // A lost thread is the arbiter's alert (`thread_lost`): spectators see the board as it
-        // is recorded, not that the recorder lost it.
-        if self.recording == Recording::Lost {
-            self.recording = Recording::Ok;
-        }
+        // A lost thread is the arbiter's alert (`thread_lost`), a store refusing writes the
+        // arbiter's banner: spectators see the board as it is recorded, not how the recorder
+        // stands.
+        self.recording = None;
+        self.store_error = None;
         // Why the daemon does not hear a board (a port held by a process, its path) is the
         // arbiter's and the operator's; spectators see the board disconnected.
         self.lost_reason = None;
@@ -487,7 +492,7 @@ impl BoardLive {
             kind: self.kind,
             connection: self.connection,
             lost_reason: self.lost_reason.clone(),
-            recording: match self.store_error {
+            recording: Some(match self.store_error {
                 Some(_) => Recording::Suspended,
                 None if self
                     .irregularities
@@ -497,7 +502,7 @@ impl BoardLive {
                     Recording::Lost
                 }
                 None => Recording::Ok,
-            },
+            }),
             store_error: self.store_error.clone(),
             side_to_move: Side::of_ply(ply + 1),
             fen,
@@ -551,7 +556,8 @@ mod tests {
         let mut s = BoardLive::new("b1", Some(1), &[]).snapshot();
         s.connection = Connection::Lost;
         s.lost_reason = Some("board not available: /dev/eboard/1; held by pid 812".into());
-        s.recording = Recording::Lost;
+        s.recording = Some(Recording::Lost);
+        s.store_error = Some("the disk holding /x.db is full".into());
         let arbiter = s.clone();
         let public = s.public();
         assert_eq!(
@@ -560,10 +566,13 @@ mod tests {
             "the board is still shown lost"
         );
         assert_eq!(public.lost_reason, None);
-        assert_eq!(public.recording, Recording::Ok);
-        assert_eq!(arbiter.recording, Recording::Lost);
+        assert_eq!(public.recording, None);
+        assert_eq!(arbiter.recording, Some(Recording::Lost));
         let json = serde_json::to_string(&public).unwrap();
-        assert!(!json.contains("held by"), "{json}");
-        assert!(json.contains(r#""recording":"ok""#), "{json}");
+        for internal in ["held by", "recording", "lost_reason", "store_error", "disk"] {
+            assert!(!json.contains(internal), "{internal}: {json}");
+        }
+        let json = serde_json::to_string(&arbiter).unwrap();
+        assert!(json.contains(r#""recording":"lost""#), "{json}");
     }
 }

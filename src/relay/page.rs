@@ -182,7 +182,6 @@ fn page(title: &str, body_attrs: &str, main: &str) -> String {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{}</title><style>{STYLE}</style><script src="{}" defer></script></head>
 <body {body_attrs}><header><h1>{}</h1> <span id="status">connecting</span></header>
-<div id="hall-status" role="status"></div>
 {main}
 </body></html>
 "#,

@@ -348,44 +348,159 @@ pub fn router_with(
         secure_cookies: extras.secure_cookies,
         event_alerts: extras.event_alerts,
     };
-    Router::new()
-        .route("/", get(index))
-        .route("/live.js", get(live_script))
-        .route("/boards/{key}", get(board_page))
-        .route("/arbiter", get(session::arbiter_page))
-        .route("/arbiter/login", post(session::arbiter_login))
-        .route("/arbiter/logout", post(session::arbiter_logout))
-        .route("/arbiter/console.js", get(session::console_script))
-        .route("/arbiter/boards/{key}", get(session::arbiter_board_page))
-        .route(
-            "/arbiter/boards/{key}/result",
-            post(console_actions::result),
-        )
-        .route(
-            "/arbiter/boards/{key}/correct",
-            post(console_actions::correct),
-        )
-        .route(
-            "/arbiter/boards/{key}/note",
-            post(console_actions::add_note),
-        )
-        .route("/arbiter/rule", post(console_actions::rule))
-        .route("/arbiter/rounds/start", post(console_actions::round_start))
-        .route("/arbiter/pairings", post(console_actions::pairings_upload))
-        .route("/round.pgn", get(round_pgn))
-        .route("/rounds/{file}", get(rounds_pgn))
-        .route("/api/rounds", get(api_rounds))
-        .route("/api/admin/rounds/{n}/start", post(admin_round_start))
-        .route("/games/{file}", get(game_pgn))
-        .route("/api/boards", get(api_boards))
-        .route("/api/events", get(api_events))
-        .route("/api/admin/games/{id}/{action}", post(admin))
-        .route("/api/admin/pairings", post(admin_pairings))
-        .route("/api/admin/alerts", get(admin_alerts))
-        .route("/metrics", get(metrics))
+    routes()
+        .into_iter()
+        .fold(Router::new(), |router, (spec, handler)| {
+            router.route(spec.path, handler)
+        })
         .fallback(not_found)
         .with_state(app.clone())
         .layer(axum::middleware::from_fn_with_state(app, guard::guard))
+}
+
+/// Who may reach a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Everyone: what it answers a spectator is the public view (the delay, no irregularity,
+    /// alert, note, ruling, arbiter's name or recorder's state).
+    Public,
+    /// Everyone; the arbiter (the admin token or a console session) reads more.
+    PublicOrArbiter,
+    /// The arbiter only: 401, or the console's login form.
+    Arbiter,
+    /// The operator: the admin token (or this machine while no token is set).
+    Operator,
+}
+
+/// One route: its path, its method, who may reach it, and the query parameters it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouteSpec {
+    pub path: &'static str,
+    pub method: &'static str,
+    pub access: Access,
+    pub queries: &'static [&'static str],
+}
+
+const fn spec(
+    method: &'static str,
+    path: &'static str,
+    access: Access,
+    queries: &'static [&'static str],
+) -> RouteSpec {
+    RouteSpec {
+        path,
+        method,
+        access,
+        queries,
+    }
+}
+
+/// Every route the router answers, with its handler: the router is made of this list and
+/// nothing else, so [`route_table`] is the router's own description (a test walks it).
+fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
+    use Access::*;
+    vec![
+        (spec("GET", "/", Public, &[]), get(index)),
+        (spec("GET", "/live.js", Public, &["v"]), get(live_script)),
+        (spec("GET", "/boards/{key}", Public, &[]), get(board_page)),
+        (
+            spec(
+                "GET",
+                "/arbiter",
+                Arbiter,
+                &["fragment", "attention", "flash"],
+            ),
+            get(session::arbiter_page),
+        ),
+        (
+            spec("POST", "/arbiter/login", Public, &[]),
+            post(session::arbiter_login),
+        ),
+        (
+            spec("POST", "/arbiter/logout", Arbiter, &[]),
+            post(session::arbiter_logout),
+        ),
+        (
+            spec("GET", "/arbiter/console.js", Public, &[]),
+            get(session::console_script),
+        ),
+        (
+            spec(
+                "GET",
+                "/arbiter/boards/{key}",
+                Arbiter,
+                &["fragment", "flash"],
+            ),
+            get(session::arbiter_board_page),
+        ),
+        (
+            spec("POST", "/arbiter/boards/{key}/result", Arbiter, &[]),
+            post(console_actions::result),
+        ),
+        (
+            spec("POST", "/arbiter/boards/{key}/correct", Arbiter, &[]),
+            post(console_actions::correct),
+        ),
+        (
+            spec("POST", "/arbiter/boards/{key}/note", Arbiter, &[]),
+            post(console_actions::add_note),
+        ),
+        (
+            spec("POST", "/arbiter/rule", Arbiter, &[]),
+            post(console_actions::rule),
+        ),
+        (
+            spec("POST", "/arbiter/rounds/start", Arbiter, &[]),
+            post(console_actions::round_start),
+        ),
+        (
+            spec("POST", "/arbiter/pairings", Arbiter, &[]),
+            post(console_actions::pairings_upload),
+        ),
+        (
+            spec("GET", "/round.pgn", PublicOrArbiter, &["boards"]),
+            get(round_pgn),
+        ),
+        (
+            spec("GET", "/rounds/{file}", PublicOrArbiter, &["boards"]),
+            get(rounds_pgn),
+        ),
+        (spec("GET", "/api/rounds", Public, &[]), get(api_rounds)),
+        (
+            spec("POST", "/api/admin/rounds/{n}/start", Arbiter, &[]),
+            post(admin_round_start),
+        ),
+        (
+            spec("GET", "/games/{file}", PublicOrArbiter, &[]),
+            get(game_pgn),
+        ),
+        (
+            spec("GET", "/api/boards", PublicOrArbiter, &[]),
+            get(api_boards),
+        ),
+        (
+            spec("GET", "/api/events", PublicOrArbiter, &[]),
+            get(api_events),
+        ),
+        (
+            spec("POST", "/api/admin/games/{id}/{action}", Arbiter, &[]),
+            post(admin),
+        ),
+        (
+            spec("POST", "/api/admin/pairings", Arbiter, &[]),
+            post(admin_pairings),
+        ),
+        (
+            spec("GET", "/api/admin/alerts", Arbiter, &[]),
+            get(admin_alerts),
+        ),
+        (spec("GET", "/metrics", Operator, &[]), get(metrics)),
+    ]
+}
+
+/// Every route the router answers: path, method, who may reach it, the queries it reads.
+pub fn route_table() -> Vec<RouteSpec> {
+    routes().into_iter().map(|(spec, _)| spec).collect()
 }
 
 /// Any other path: 404, with the guard's headers like every answer.

@@ -40,7 +40,7 @@ use boardscribe::{
     store::{GameRecord, result_at},
 };
 use futures_util::StreamExt as _;
-use relay_common::{Bench, Outputs, corpus_game};
+use relay_common::{Bench, Outputs, Served, corpus_game};
 use serde_json::Value;
 
 const TOKEN: &str = "delay-test-token";
@@ -730,51 +730,4 @@ async fn no_public_output_shows_a_move_younger_than_the_delay() {
         "the last push has every move"
     );
     bench.stop().await;
-}
-
-/// A `boardscribe serve --db DB --delay …` process; killed when dropped.
-struct Served {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Served {
-    /// Starts it on a free port, and waits until it answers; checks that it said its delay.
-    async fn start(db: &Path, delay_ms: u64) -> Served {
-        use std::io::BufRead as _;
-        let port = crate::fleet_common::free_port();
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_boardscribe"))
-            .args(["serve", "--db", db.to_str().unwrap(), "--http"])
-            .arg(format!("127.0.0.1:{port}"))
-            .args(["--delay", &format!("{}s", delay_ms / 1000)])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut said = String::new();
-        let stdout = child.stdout.take().unwrap();
-        tokio::task::block_in_place(|| std::io::BufReader::new(stdout).read_line(&mut said))
-            .unwrap();
-        assert!(
-            said.contains(&format!("as it stood {} s ago", delay_ms / 1000)),
-            "serve said: {said}"
-        );
-        for _ in 0..100 {
-            if crate::fleet_common::http_get(port, "/api/boards").is_some() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Served {
-            child,
-            url: format!("http://127.0.0.1:{port}/"),
-        }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }

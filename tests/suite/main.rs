@@ -50,6 +50,7 @@ mod relay_common;
 mod restart_trials;
 mod run_config;
 mod scoresheet;
+mod spectator_crawl;
 mod store;
 mod systemd_units;
 mod togyz_bad_input;

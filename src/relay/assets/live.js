@@ -3,11 +3,11 @@
 // carries; ticks running clocks down between events; re-reads /api/boards after a resync.
 (function () {
   const only = document.body.dataset.only; // the board page shows one board
-  const boards = new Map(); // name -> { clock, t0, seen, storeError }
+  const boards = new Map(); // name -> { clock, t0, seen }
 
   function info(name) {
     let b = boards.get(name);
-    if (!b) { b = { clock: null, t0: 0, seen: 0, storeError: null }; boards.set(name, b); }
+    if (!b) { b = { clock: null, t0: 0, seen: 0 }; boards.set(name, b); }
     return b;
   }
   function section(name) {
@@ -47,21 +47,6 @@
     const b = info(name);
     b.clock = c; b.t0 = performance.now();
     paintClocks(name);
-  }
-  function paintHallStatus() {
-    const hall = document.getElementById("hall-status");
-    hall.textContent = "";
-    // A store refusing writes (a full disk) concerns every board: one line per reason.
-    const refused = new Set();
-    for (const [name, b] of boards) {
-      if (only !== undefined && name !== only) continue;
-      if (b.storeError) refused.add(b.storeError);
-    }
-    for (const why of refused) {
-      const d = document.createElement("div");
-      d.textContent = "Recording suspended: " + why;
-      hall.appendChild(d);
-    }
   }
   function render(s, view) {
     if (only !== undefined && s.name !== only) return;
@@ -105,9 +90,7 @@
       const span = el.querySelector('.clock[data-side="' + side + '"]');
       if (span) span.classList.toggle("tt", !!s.time_trouble[side]);
     }
-    b.storeError = s.store_error || null;
     if (s.clock) setClock(s.name, s.clock);
-    paintHallStatus();
   }
   function reload() {
     fetch("/api/boards", { cache: "no-store" })

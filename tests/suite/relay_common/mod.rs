@@ -291,3 +291,57 @@ pub async fn api_boards_as_arbiter(
         .await
         .unwrap()
 }
+
+/// A `boardscribe serve --db DB --delay …` process; killed when dropped.
+pub struct Served {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl Served {
+    /// Starts it on a free port, and waits until it answers; checks that it said its delay.
+    pub async fn start(db: &Path, delay_ms: u64) -> Served {
+        use std::io::BufRead as _;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_boardscribe"))
+            .args(["serve", "--db", db.to_str().unwrap(), "--http"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["--delay", &format!("{}s", delay_ms / 1000)])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut said = String::new();
+        let stdout = child.stdout.take().unwrap();
+        tokio::task::block_in_place(|| std::io::BufReader::new(stdout).read_line(&mut said))
+            .unwrap();
+        assert!(
+            delay_ms == 0 || said.contains(&format!("as it stood {} s ago", delay_ms / 1000)),
+            "serve said: {said}"
+        );
+        for _ in 0..100 {
+            let answered = reqwest::get(format!("http://127.0.0.1:{port}/api/boards"))
+                .await
+                .is_ok_and(|r| r.status().is_success());
+            if answered {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Served {
+            child,
+            url: format!("http://127.0.0.1:{port}/"),
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
