@@ -99,7 +99,7 @@ pub fn republish(options: RepublishOptions) -> anyhow::Result<()> {
         .into());
     };
     let db = options.db.display().to_string();
-    let store = Store::open_read_only(&options.db)?;
+    let store = Store::open_hall_copy(&options.db)?;
     let snapshot = store
         .hall_snapshot(now_ms())?
         .ok_or_else(|| RepublishError::NotAHall { db: db.clone() })?;

@@ -133,6 +133,13 @@ impl Store {
             .optional()?)
     }
 
+    /// Hall database `path`, opened to read its [`Store::hall_snapshot`]: read-only, and taken
+    /// from any release since the outbox came (schema 6), as a replaced hall's old database
+    /// may be older than this program.
+    pub fn open_hall_copy(path: &std::path::Path) -> Result<Store, StoreError> {
+        Store::open_read_only_since(path, HALL_SCHEMA)
+    }
+
     /// The database's whole record as [`HallSnapshot`] records stamped `at_ms` (wall clock), if
     /// the database joined a hall.
     pub fn hall_snapshot(&self, at_ms: u64) -> Result<Option<HallSnapshot>, StoreError> {
@@ -218,6 +225,9 @@ impl Store {
         Ok(())
     }
 }
+
+/// The schema a hall database has had its outbox and views since.
+const HALL_SCHEMA: usize = 6;
 
 /// A snapshot's kinds and the views that give their rows, in the backfill's order.
 const SNAPSHOT: &[(&str, &str)] = &[

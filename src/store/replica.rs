@@ -1246,6 +1246,41 @@ mod tests {
     }
 
     #[test]
+    fn an_old_halls_database_of_an_earlier_release_is_read_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.db");
+        {
+            let mut hall = Store::open(&path).unwrap();
+            hall.join_hall("A", "0123456789abcdef").unwrap();
+            let board = hall.board("board 1", Kind::Chess).unwrap();
+            hall.board_link(board, 10, true).unwrap();
+            hall.outbox_release(1).unwrap();
+            // As the release before replica_origins left it.
+            hall.conn
+                .execute_batch("DROP TABLE replica_origins; PRAGMA user_version = 6;")
+                .unwrap();
+        }
+        assert!(Store::open_read_only(&path).is_err());
+        let old = Store::open_hall_copy(&path).unwrap();
+        let copy = old.hall_snapshot(5).unwrap().unwrap();
+        assert_eq!(copy.identity.origin, "0123456789abcdef");
+        // The outbox gave record 1 to the broker; the copy has every row, and the last record.
+        assert_eq!(copy.last_seq, 2);
+        let kinds: Vec<&str> = copy.records.iter().map(|r| r.kind.as_str()).collect();
+        assert_eq!(kinds, ["board", "link"]);
+        assert_eq!(
+            copy.records.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        // Never written.
+        assert_eq!(
+            crate::store::schema::version(&old.conn).unwrap(),
+            6,
+            "the copy was migrated"
+        );
+    }
+
+    #[test]
     fn a_database_joins_one_hall_and_keeps_its_origin() {
         let mut s = Store::open_in_memory().unwrap();
         let board = s.board("b", Kind::Chess).unwrap();
