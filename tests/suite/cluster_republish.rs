@@ -194,7 +194,14 @@ async fn a_dead_halls_database_republished_as_a2_gives_every_game_once_with_ever
             "{}",
             text(&again.stdout)
         );
-        std::thread::sleep(Duration::from_secs(1));
+
+        // The link comes back: what the dead hall had sent into it reaches hall A's stream
+        // late. The copy brought it already: passed over, nothing twice.
+        let a_before = event.seq("A");
+        cut.restore();
+        std::thread::sleep(Duration::from_secs(4));
+        let a_after = event.seq("A");
+        println!("hall A's stream after the link came back: record {a_before} → {a_after}");
         assert_eq!(event.seq("A2"), records as u64);
         assert_eq!(game_rows(&event.db, &numbers), at_event);
         let log = event.log();
@@ -202,6 +209,9 @@ async fn a_dead_halls_database_republished_as_a2_gives_every_game_once_with_ever
             !log.contains("stop here") && !log.contains("differs"),
             "{log}"
         );
+        if a_after > a_before {
+            assert!(log.contains("passed over"), "{log}");
+        }
         event.terminate();
     });
 }
