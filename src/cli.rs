@@ -135,6 +135,12 @@ pub enum Command {
         #[arg(long, value_name = "DELAY", value_parser = crate::export::publish::parse_delay)]
         delay: Option<u64>,
     },
+    /// An event played in several halls: what the operator does beside the halls and the event
+    /// node.
+    Cluster {
+        #[command(subcommand)]
+        command: ClusterCommand,
+    },
     /// Serve a database read-only, with no boards (a finished event): the live page with each
     /// board's latest game, /round.pgn, /rounds/N.pgn, /games/ID.pgn, /api/boards.
     /// Pointed at a database still being written (a `run` beside it), give the broadcast's
@@ -255,6 +261,24 @@ pub enum RoundCommand {
         /// JSON for machines.
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ClusterCommand {
+    /// Publish a replaced hall's old database again under a new hall name (its PC died, its
+    /// disk was swapped, its stream was lost): the event node adds what it never got and maps
+    /// the rest onto the games it holds, no game twice. Exits once the broker has every record.
+    Republish {
+        /// The old hall database (read, never written).
+        #[arg(long)]
+        db: PathBuf,
+        /// The new hall name (not the database's own; add it to the event node's halls).
+        #[arg(long)]
+        hall: String,
+        /// A file with the `[cluster]` table: the event node's or a hall's.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
     },
 }
 
@@ -395,6 +419,13 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 ports: Vec::new(),
                 delay_ms: delay,
             },
+        }),
+        Command::Cluster {
+            command: ClusterCommand::Republish { db, hall, config },
+        } => crate::cluster::republish::republish(crate::cluster::republish::RepublishOptions {
+            db,
+            hall,
+            config,
         }),
         Command::Config { command } => config_command(command),
         Command::Devices { config, sysfs } => devices(config.as_deref(), &sysfs),

@@ -572,7 +572,7 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
         })
         .await
         .map_err(|e| FollowError::Consumer(e.to_string()))??;
-        let taken = applied.applied + applied.skipped;
+        let taken = applied.applied + applied.skipped + applied.superseded;
         if taken > 0 {
             // Acknowledges every message up to the last one taken (AckPolicy::All).
             batch[taken - 1]
@@ -582,6 +582,13 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
         }
         for w in &applied.warnings {
             warn!(hall = %f.hall, "{w}");
+        }
+        if applied.superseded > 0 {
+            info!(
+                hall = %f.hall,
+                records = applied.superseded,
+                "passed over: a republished copy of the hall's database brought them already"
+            );
         }
         if applied.applied > 0 {
             f.changes.send_modify(|v| *v += 1);

@@ -47,7 +47,7 @@ const LAST_TRY: Duration = Duration::from_secs(5);
 
 /// Why a batch stopped.
 #[derive(Debug, thiserror::Error)]
-enum PublishFailure {
+pub(crate) enum PublishFailure {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -241,9 +241,9 @@ async fn send_status(client: &async_nats::Client, hall: &str, status: &HallStatu
 /// What the stream is known to hold of this hall: its last record's seq and stream sequence
 /// (both 0: nothing).
 #[derive(Clone, Copy, Debug)]
-struct Synced {
-    seq: u64,
-    stream_seq: u64,
+pub(crate) struct Synced {
+    pub(crate) seq: u64,
+    pub(crate) stream_seq: u64,
 }
 
 /// One round: learn the stream's state if needed, send one batch; how many records went.
@@ -335,15 +335,26 @@ fn message(
     record: &OutboxRecord,
     after: Option<u64>,
 ) -> Result<PublishMessage, PublishFailure> {
-    let row = RawValue::from_string(record.row.clone()).map_err(StoreError::from)?;
+    message_of(identity, record, after, None).map_err(PublishFailure::Store)
+}
+
+/// [`message`], also for a republished copy (`snapshot_of`: the database's last record).
+pub(crate) fn message_of(
+    identity: &HallIdentity,
+    record: &OutboxRecord,
+    after: Option<u64>,
+    snapshot_of: Option<u64>,
+) -> Result<PublishMessage, StoreError> {
+    let row = RawValue::from_string(record.row.clone())?;
     let envelope = Envelope {
         origin: identity.origin.clone(),
         seq: record.seq,
         at_ms: record.at_ms,
         kind: record.kind.clone(),
         row,
+        snapshot_of,
     };
-    let payload = serde_json::to_vec(&envelope).map_err(StoreError::from)?;
+    let payload = serde_json::to_vec(&envelope)?;
     let mut message = PublishMessage::build()
         .payload(payload.into())
         .message_id(message_id(&identity.origin, record.seq));
@@ -355,7 +366,7 @@ fn message(
 
 /// This hall's last record in its stream (0, 0: the stream is empty), creating the stream if
 /// needed.
-async fn stream_last(
+pub(crate) async fn stream_last(
     js: &jetstream::Context,
     identity: &HallIdentity,
     replicas: usize,

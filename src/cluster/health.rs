@@ -267,8 +267,8 @@ impl HallWatch {
                 advice: "the hall keeps recording into its own database. Give each hall PC \
                          its own name ([cluster] hall); a hall whose database was replaced \
                          records under a new name, and its old database is published again \
-                         with `boardscribe cluster republish` (docs/operations.md, \"A replaced \
-                         hall database\")"
+                         under a name of its own with `boardscribe cluster republish` (docs/operations.md, \
+                         \"A hall's PC replaced\")"
                     .into(),
             });
             return;

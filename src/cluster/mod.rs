@@ -8,12 +8,14 @@
 //! (`boardscribe event`, [`event`]) follows each hall's stream through a durable consumer into
 //! its own database ([`crate::store::replica`]) and serves the relay from it. This module holds
 //! what both sides share: the names, the connection (credentials, TLS, reconnecting forever)
-//! and the stream's settings.
+//! and the stream's settings. [`republish`] publishes a replaced hall's old database again under
+//! a new hall name (`boardscribe cluster republish`).
 
 pub mod commands;
 pub mod event;
 pub mod hall;
 pub mod health;
+pub mod republish;
 
 use std::time::Duration;
 

@@ -7,8 +7,9 @@
 //! row, in commit order (`seq`). The publisher ([`crate::cluster::hall`]) reads them
 //! ([`Store::outbox_after`]), and deletes what the broker acknowledged
 //! ([`Store::outbox_release`]); [`Store::outbox_state`] gives the depth and the oldest record's
-//! age for `/metrics`. No clock is read here: the triggers stamp the wall-clock time of the
-//! transaction.
+//! age for `/metrics`. [`Store::hall_snapshot`] gives a hall database's whole record as records
+//! again (`cluster republish`: a replaced hall's old database published under a new name). No
+//! clock is read here: the triggers stamp the wall-clock time of the transaction.
 
 use rusqlite::OptionalExtension;
 
@@ -39,6 +40,25 @@ pub struct OutboxState {
     pub depth: u64,
     /// When the oldest of them was committed (wall-clock ms), if any waits.
     pub oldest_at_ms: Option<u64>,
+}
+
+/// A hall database's whole record, as records to publish again under another hall name: every
+/// board, game, event, move and link as it stands, in the order of their tables' dependencies
+/// (as [`Store::join_hall`] backfills them), numbered 1, 2, 3, ….
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HallSnapshot {
+    pub identity: HallIdentity,
+    /// The last record the database ever committed to its outbox: the copy stands for every
+    /// record up to it (0: none).
+    pub last_seq: u64,
+    pub records: Vec<OutboxRecord>,
+}
+
+impl HallSnapshot {
+    /// How many records of `kind` it holds.
+    pub fn count(&self, kind: &str) -> usize {
+        self.records.iter().filter(|r| r.kind == kind).count()
+    }
 }
 
 /// Why a database cannot record for a hall.
@@ -113,6 +133,46 @@ impl Store {
             .optional()?)
     }
 
+    /// Hall database `path`, opened to read its [`Store::hall_snapshot`]: read-only, and taken
+    /// from any release since the outbox came (schema 6), as a replaced hall's old database
+    /// may be older than this program.
+    pub fn open_hall_copy(path: &std::path::Path) -> Result<Store, StoreError> {
+        Store::open_read_only_since(path, HALL_SCHEMA)
+    }
+
+    /// The database's whole record as [`HallSnapshot`] records stamped `at_ms` (wall clock), if
+    /// the database joined a hall.
+    pub fn hall_snapshot(&self, at_ms: u64) -> Result<Option<HallSnapshot>, StoreError> {
+        let Some(identity) = self.hall()? else {
+            return Ok(None);
+        };
+        let last_seq: i64 = self.conn.query_row(
+            "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'outbox'), 0)",
+            [],
+            |r| r.get(0),
+        )?;
+        let mut records = Vec::new();
+        for (kind, view) in SNAPSHOT {
+            let mut stmt = self
+                .conn
+                .prepare(&format!("SELECT row FROM {view} ORDER BY id"))?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            for row in rows {
+                records.push(OutboxRecord {
+                    seq: records.len() as u64 + 1,
+                    at_ms,
+                    kind: (*kind).to_owned(),
+                    row: row?,
+                });
+            }
+        }
+        Ok(Some(HallSnapshot {
+            identity,
+            last_seq: last_seq.max(0) as u64,
+            records,
+        }))
+    }
+
     /// Up to `limit` records after `seq`, in order.
     pub fn outbox_after(&self, seq: u64, limit: usize) -> Result<Vec<OutboxRecord>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
@@ -165,6 +225,18 @@ impl Store {
         Ok(())
     }
 }
+
+/// The schema a hall database has had its outbox and views since.
+const HALL_SCHEMA: usize = 6;
+
+/// A snapshot's kinds and the views that give their rows, in the backfill's order.
+const SNAPSHOT: &[(&str, &str)] = &[
+    ("board", "outbox_boards"),
+    ("game", "outbox_games"),
+    ("event", "outbox_events"),
+    ("move", "outbox_moves"),
+    ("link", "outbox_links"),
+];
 
 /// The record as it stood when the database joined a hall, as the triggers would have written
 /// it: boards, then games, then events, then moves (each with its retraction: the events they

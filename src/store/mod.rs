@@ -47,7 +47,7 @@ pub use self::{
     closing::ClosedGame,
     decisions::{Action, DECISION_KIND, Decision, DecisionError, RESULTS, ResultReason, Ruling},
     event::{EventOpened, EventSettings, RoundRecord, StoredEvent},
-    hall_outbox::{HallError, HallIdentity, OutboxRecord, OutboxState},
+    hall_outbox::{HallError, HallIdentity, HallSnapshot, OutboxRecord, OutboxState},
     history::{HistoryEntry, RetractedMove},
     import::{IMPORT_NOTE, ImportedGame, import_note},
     lookup::{BoardGame, BoardGames},

@@ -141,6 +141,13 @@ impl Store {
     /// Opens an existing database for reading only (the relay's readers): no migration, no
     /// writes; it refuses a schema other than this program's.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        Store::open_read_only_since(path, schema::MIGRATIONS.len())
+    }
+
+    /// [`Store::open_read_only`], also taking a database of schema `oldest` or newer that this
+    /// program has not migrated (a database another release wrote, read by a caller that reads
+    /// only what `oldest` has).
+    pub(crate) fn open_read_only_since(path: &Path, oldest: usize) -> Result<Store, StoreError> {
         use rusqlite::OpenFlags;
         let conn = Connection::open_with_flags(
             path,
@@ -154,7 +161,7 @@ impl Store {
         if found > known {
             return Err(StoreError::NewerSchema { found, known });
         }
-        if found < known {
+        if found < oldest.min(known) {
             return Err(StoreError::Corrupt(format!(
                 "schema version {found}, not yet migrated to {known}"
             )));

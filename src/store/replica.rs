@@ -10,6 +10,17 @@
 //! on. A record from another origin (another database calling itself this hall) or after a gap
 //! (a record missing before it) is refused, with what was applied before it kept: nothing is
 //! ever guessed. [`Store::replica_position`] says where a hall stands. Times are the caller's.
+//!
+//! A hall database published again under another hall name (`cluster republish`: the hall's
+//! PC replaced, its old database copied off) comes as a copy of its whole record, each record
+//! marked with the last record of the database it stands for ([`Envelope::snapshot_of`]). The
+//! ids of a database's rows are mapped under the first hall name its records came under
+//! (`replica_origins`), whatever name they come under later: a row of the copy the event node
+//! already holds is compared with it and kept (a game takes the copy's state, a move its
+//! retraction), one it lacks is added, under the first name (`A/board 1` stays `A/board 1`).
+//! A row that differs is refused ([`ReplicaError::Conflict`]), and so is a copy older than
+//! what was applied ([`ReplicaError::StaleCopy`]). What the first name delivers later up to the
+//! copy's last record is already there: it is passed over (`superseded`).
 
 use rusqlite::{OptionalExtension, ToSql, Transaction, TransactionBehavior};
 use serde::{Deserialize, Serialize};
@@ -32,6 +43,10 @@ pub struct Envelope {
     pub kind: String,
     /// The row as the hall wrote it.
     pub row: Box<RawValue>,
+    /// Set on a copy of the whole database published again under another hall name
+    /// (`cluster republish`): the database's last record, which the copy stands for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_of: Option<u64>,
 }
 
 /// An envelope with its place in the broker's stream.
@@ -73,6 +88,9 @@ pub struct Applied {
     /// Records applied, and duplicates skipped.
     pub applied: usize,
     pub skipped: usize,
+    /// Records passed over because a republished copy of their database already brought
+    /// them: the position moves on past them.
+    pub superseded: usize,
     /// The event node's games the batch touched, in first-touch order.
     pub games: Vec<GameId>,
     /// Boards added or renumbered.
@@ -129,6 +147,29 @@ pub enum ReplicaError {
         hall: String,
         expected: u64,
         got: u64,
+    },
+    #[error(
+        "hall {hall}: record {seq} (database {origin}) differs from what the event node holds \
+         of it under hall {owner}: {what}; nothing is guessed: it and what follows wait"
+    )]
+    Conflict {
+        hall: String,
+        origin: String,
+        seq: u64,
+        owner: String,
+        what: String,
+    },
+    #[error(
+        "hall {hall}: record {seq} is part of a copy of database {origin} as of its record \
+         {copy}, but the event node already applied its record {applied}: the copy is older \
+         than what the event node holds; republish a newer copy of the database"
+    )]
+    StaleCopy {
+        hall: String,
+        origin: String,
+        seq: u64,
+        copy: u64,
+        applied: u64,
     },
     #[error("hall {hall}: record {seq} ({kind}) is unreadable: {why}")]
     Unreadable {
@@ -414,27 +455,69 @@ impl Store {
                     break;
                 }
             };
-            let mut apply = Apply {
-                tx: &tx,
-                hall,
-                seq: e.seq,
-                out: &mut out,
-            };
-            match apply.record(record) {
-                Ok(()) => {}
-                Err(ReplicaError::Store(err)) => return Err(err),
-                Err(refused) => {
-                    out.refused = Some(refused);
-                    break;
+            // The database's rows are mapped under the first hall name they came under.
+            let origin = read_origin(&tx, &e.origin)?.unwrap_or_else(|| OriginState {
+                owner: hall.to_owned(),
+                seq: 0,
+                covered: 0,
+            });
+            if let Some(copy) = e.snapshot_of
+                && origin.seq > copy
+            {
+                out.refused = Some(ReplicaError::StaleCopy {
+                    hall: hall.to_owned(),
+                    origin: e.origin.clone(),
+                    seq: e.seq,
+                    copy,
+                    applied: origin.seq,
+                });
+                break;
+            }
+            let superseded = e.snapshot_of.is_none() && e.seq <= origin.covered;
+            if !superseded {
+                let mut apply = Apply {
+                    tx: &tx,
+                    hall,
+                    ids: &origin.owner,
+                    origin: &e.origin,
+                    merge: e.snapshot_of.is_some(),
+                    seq: e.seq,
+                    out: &mut out,
+                };
+                match apply.record(record) {
+                    Ok(()) => {}
+                    Err(ReplicaError::Store(err)) => return Err(err),
+                    Err(refused) => {
+                        out.refused = Some(refused);
+                        break;
+                    }
                 }
             }
+            tx.prepare_cached(
+                "INSERT INTO replica_origins (origin, hall, seq, covered) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (origin) DO UPDATE SET seq = max(seq, ?3), covered = max(covered, ?4)",
+            )?
+            .execute((
+                &e.origin,
+                &origin.owner,
+                if e.snapshot_of.is_some() {
+                    0
+                } else {
+                    e.seq as i64
+                },
+                e.snapshot_of.unwrap_or(0) as i64,
+            ))?;
             tx.prepare_cached(
                 "INSERT INTO replica_log (hall, seq, kind, at_ms, applied_at_ms) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
             .execute((hall, e.seq as i64, &e.kind, e.at_ms as i64, now_ms as i64))?;
-            out.applied += 1;
-            out.committed_at.push(e.at_ms);
+            if superseded {
+                out.superseded += 1;
+            } else {
+                out.applied += 1;
+                out.committed_at.push(e.at_ms);
+            }
             position = Some(ReplicaPosition {
                 origin: e.origin.clone(),
                 seq: e.seq,
@@ -443,7 +526,7 @@ impl Store {
                 applied_at_ms: now_ms,
             });
         }
-        if out.applied > 0
+        if out.applied + out.superseded > 0
             && let Some(p) = &position
         {
             tx.prepare_cached(
@@ -488,10 +571,43 @@ fn read_position(
         .optional()?)
 }
 
+/// What the event node holds of a hall database (`replica_origins`).
+struct OriginState {
+    /// The hall name its rows are mapped under.
+    owner: String,
+    /// The last of its records applied as the hall delivered it.
+    seq: u64,
+    /// The last record a republished copy of it stood for.
+    covered: u64,
+}
+
+fn read_origin(
+    conn: &rusqlite::Connection,
+    origin: &str,
+) -> Result<Option<OriginState>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT hall, seq, covered FROM replica_origins WHERE origin = ?1")?
+        .query_row([origin], |r| {
+            Ok(OriginState {
+                owner: r.get(0)?,
+                seq: r.get::<_, i64>(1)?.max(0) as u64,
+                covered: r.get::<_, i64>(2)?.max(0) as u64,
+            })
+        })
+        .optional()?)
+}
+
 /// One record being applied inside the batch's transaction.
 struct Apply<'a, 'c> {
     tx: &'a Transaction<'c>,
+    /// The hall whose stream delivered it.
     hall: &'a str,
+    /// The hall name the database's ids are mapped under (its boards are `ids/name`).
+    ids: &'a str,
+    /// The database it comes from.
+    origin: &'a str,
+    /// A republished copy: a row already here is compared and kept, not added again.
+    merge: bool,
     seq: u64,
     out: &'a mut Applied,
 }
@@ -506,6 +622,9 @@ impl Apply<'_, '_> {
             }
             Record::Game(g) => {
                 let board = self.local(BOARDS, g.board_id)?;
+                if let Some(local) = self.held(GAMES, g.id)? {
+                    return self.merge_game(local, board, &g);
+                }
                 self.tx
                     .prepare_cached(
                         "INSERT INTO games (board_id, kind, orientation, date, started_at_ms, \
@@ -524,20 +643,7 @@ impl Apply<'_, '_> {
             Record::GameUpdate(g) => {
                 let local = self.local(GAMES, g.id)?;
                 let board = self.local(BOARDS, g.board_id)?;
-                self.tx
-                    .prepare_cached(
-                        "UPDATE games SET board_id = ?1, kind = ?2, orientation = ?3, date = ?4, \
-                         started_at_ms = ?5, ended_at_ms = ?6, white = ?7, black = ?8, \
-                         result = ?9, termination = ?10, event = ?11, site = ?12, round = ?13, \
-                         board_no = ?14, start_position = ?15, time_control = ?16 WHERE id = ?17",
-                    )?
-                    .execute(
-                        [g.values(&board).as_slice(), &[&local as &dyn ToSql]]
-                            .concat()
-                            .as_slice(),
-                    )?;
-                self.touch(GameId(local));
-                Ok(())
+                self.update_game(local, board, &g)
             }
             Record::Move(m) => {
                 let game = self.local(GAMES, m.game_id)?;
@@ -545,6 +651,9 @@ impl Apply<'_, '_> {
                     Some(e) => Some(self.local(EVENTS, e)?),
                     None => None,
                 };
+                if let Some(local) = self.held(MOVES, m.id)? {
+                    return self.merge_move(local, game, retracted_by, &m);
+                }
                 self.tx
                     .prepare_cached(
                         "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, \
@@ -587,6 +696,32 @@ impl Apply<'_, '_> {
                     None => None,
                 };
                 let board = self.local(BOARDS, ev.board_id)?;
+                if let Some(local) = self.held(EVENTS, ev.id)? {
+                    let have: (Option<i64>, i64, i64, String, Option<i64>, String) = self
+                        .tx
+                        .prepare_cached(
+                            "SELECT game_id, board_id, at_ms, kind, ply, detail FROM events \
+                             WHERE id = ?1",
+                        )?
+                        .query_row([local], |r| {
+                            Ok((
+                                r.get(0)?,
+                                r.get(1)?,
+                                r.get(2)?,
+                                r.get(3)?,
+                                r.get(4)?,
+                                r.get(5)?,
+                            ))
+                        })?;
+                    let copy = (game, board, ev.at_ms, ev.kind, ev.ply, ev.detail);
+                    if have != copy {
+                        return Err(self.conflict(format!(
+                            "its event {} is {have:?} here, {copy:?} in the copy",
+                            ev.id
+                        )));
+                    }
+                    return Ok(());
+                }
                 self.tx
                     .prepare_cached(
                         "INSERT INTO events (game_id, board_id, at_ms, kind, ply, detail) \
@@ -604,6 +739,22 @@ impl Apply<'_, '_> {
             }
             Record::Link(l) => {
                 let board = BoardId(self.local(BOARDS, l.board_id)?);
+                if let Some(local) = self.held(LINKS, l.id)? {
+                    let have: (BoardId, i64, i64) = self
+                        .tx
+                        .prepare_cached(
+                            "SELECT board_id, at_ms, connected FROM board_links WHERE id = ?1",
+                        )?
+                        .query_row([local], |r| Ok((BoardId(r.get(0)?), r.get(1)?, r.get(2)?)))?;
+                    let copy = (board, l.at_ms, l.connected);
+                    if have != copy {
+                        return Err(self.conflict(format!(
+                            "its board link {} is {have:?} here, {copy:?} in the copy",
+                            l.id
+                        )));
+                    }
+                    return Ok(());
+                }
                 self.tx
                     .prepare_cached(
                         "INSERT INTO board_links (board_id, at_ms, connected) VALUES (?1, ?2, ?3)",
@@ -618,7 +769,36 @@ impl Apply<'_, '_> {
     }
 
     fn board(&mut self, b: BoardRow) -> Result<(), ReplicaError> {
-        let name = format!("{}/{}", self.hall, b.name);
+        let name = format!("{}/{}", self.ids, b.name);
+        if let Some(local) = self.held(BOARDS, b.id)? {
+            let (have_name, have_kind, have_number): (String, String, Option<i64>) = self
+                .tx
+                .prepare_cached("SELECT name, kind, number FROM boards WHERE id = ?1")?
+                .query_row([local], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            if have_name != name || have_kind != b.kind {
+                return Err(self.conflict(format!(
+                    "its board {} is {have_name} ({have_kind}) here, {name} ({}) in the copy",
+                    b.id, b.kind
+                )));
+            }
+            if have_number != b.number {
+                self.number(BoardId(local), b.number)?;
+            }
+            return Ok(());
+        }
+        if self.merge {
+            let taken: Option<i64> = self
+                .tx
+                .prepare_cached("SELECT id FROM boards WHERE name = ?1")?
+                .query_row([&name], |r| r.get(0))
+                .optional()?;
+            if taken.is_some() {
+                return Err(self.conflict(format!(
+                    "a board {name} is here already, but not as the copy's board {}",
+                    b.id
+                )));
+            }
+        }
         self.tx
             .prepare_cached("INSERT INTO boards (name, kind) VALUES (?1, ?2)")?
             .execute((&name, &b.kind))?;
@@ -665,12 +845,147 @@ impl Apply<'_, '_> {
         }
     }
 
+    /// Sets game `local` (on the event node's `board`) to the hall's row `g`.
+    fn update_game(&mut self, local: i64, board: i64, g: &GameRow) -> Result<(), ReplicaError> {
+        self.tx
+            .prepare_cached(
+                "UPDATE games SET board_id = ?1, kind = ?2, orientation = ?3, date = ?4, \
+                 started_at_ms = ?5, ended_at_ms = ?6, white = ?7, black = ?8, \
+                 result = ?9, termination = ?10, event = ?11, site = ?12, round = ?13, \
+                 board_no = ?14, start_position = ?15, time_control = ?16 WHERE id = ?17",
+            )?
+            .execute(
+                [g.values(&board).as_slice(), &[&local as &dyn ToSql]]
+                    .concat()
+                    .as_slice(),
+            )?;
+        self.touch(GameId(local));
+        Ok(())
+    }
+
+    /// A copy's game the event node holds: the same board, kind and start, or refused; then
+    /// it takes the copy's state (its result, its end: the copy is at least as new).
+    fn merge_game(&mut self, local: i64, board: i64, g: &GameRow) -> Result<(), ReplicaError> {
+        let have: (i64, String, i64) = self
+            .tx
+            .prepare_cached("SELECT board_id, kind, started_at_ms FROM games WHERE id = ?1")?
+            .query_row([local], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        let copy = (board, g.kind.clone(), g.started_at_ms);
+        if have != copy {
+            return Err(self.conflict(format!(
+                "its game {} is (board, kind, start) {have:?} here, {copy:?} in the copy",
+                g.id
+            )));
+        }
+        self.update_game(local, board, g)
+    }
+
+    /// A copy's move the event node holds: the same in every column, or refused; a retraction
+    /// the event node did not have yet is taken.
+    fn merge_move(
+        &mut self,
+        local: i64,
+        game: i64,
+        retracted_by: Option<i64>,
+        m: &MoveRow,
+    ) -> Result<(), ReplicaError> {
+        type Columns = (
+            i64,
+            i64,
+            String,
+            Option<String>,
+            String,
+            i64,
+            Option<i64>,
+            Option<i64>,
+            i64,
+        );
+        let (have, have_retracted): (Columns, Option<i64>) = self
+            .tx
+            .prepare_cached(
+                "SELECT game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
+                 clock_black_ms, time_trouble, retracted_by FROM moves WHERE id = ?1",
+            )?
+            .query_row([local], |r| {
+                Ok((
+                    (
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                        r.get(8)?,
+                    ),
+                    r.get(9)?,
+                ))
+            })?;
+        let copy: Columns = (
+            game,
+            m.ply,
+            m.notation.clone(),
+            m.uci.clone(),
+            m.position.clone(),
+            m.at_ms,
+            m.clock_white_ms,
+            m.clock_black_ms,
+            m.time_trouble,
+        );
+        if have != copy {
+            return Err(self.conflict(format!(
+                "its move {} is {have:?} here, {copy:?} in the copy",
+                m.id
+            )));
+        }
+        match (have_retracted, retracted_by) {
+            (a, b) if a == b => Ok(()),
+            (None, Some(by)) => {
+                self.tx
+                    .prepare_cached("UPDATE moves SET retracted_by = ?1 WHERE id = ?2")?
+                    .execute((by, local))?;
+                self.touch(GameId(game));
+                Ok(())
+            }
+            (have, copy) => Err(self.conflict(format!(
+                "its move {} is retracted by event {have:?} here, {copy:?} in the copy",
+                m.id
+            ))),
+        }
+    }
+
+    /// The event node's row for the hall's row `remote`, when a republished copy brings a row
+    /// it may already hold (never asked otherwise: a hall sends each row once).
+    fn held(&self, table: &'static str, remote: i64) -> Result<Option<i64>, ReplicaError> {
+        if !self.merge {
+            return Ok(None);
+        }
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT local FROM replica_ids WHERE hall = ?1 AND tbl = ?2 AND remote = ?3",
+            )?
+            .query_row((self.ids, table, remote), |r| r.get(0))
+            .optional()?)
+    }
+
+    fn conflict(&self, what: String) -> ReplicaError {
+        ReplicaError::Conflict {
+            hall: self.hall.to_owned(),
+            origin: self.origin.to_owned(),
+            seq: self.seq,
+            owner: self.ids.to_owned(),
+            what,
+        }
+    }
+
     fn local(&self, table: &'static str, remote: i64) -> Result<i64, ReplicaError> {
         self.tx
             .prepare_cached(
                 "SELECT local FROM replica_ids WHERE hall = ?1 AND tbl = ?2 AND remote = ?3",
             )?
-            .query_row((self.hall, table, remote), |r| r.get(0))
+            .query_row((self.ids, table, remote), |r| r.get(0))
             .optional()?
             .ok_or(ReplicaError::UnknownRow {
                 hall: self.hall.to_owned(),
@@ -685,7 +1000,7 @@ impl Apply<'_, '_> {
             .prepare_cached(
                 "INSERT INTO replica_ids (hall, tbl, remote, local) VALUES (?1, ?2, ?3, ?4)",
             )?
-            .execute((self.hall, table, remote, local))?;
+            .execute((self.ids, table, remote, local))?;
         Ok(())
     }
 
@@ -728,6 +1043,7 @@ mod tests {
                     at_ms: r.at_ms,
                     kind: r.kind.clone(),
                     row: RawValue::from_string(r.row.clone()).unwrap(),
+                    snapshot_of: None,
                 },
                 stream_seq: r.seq + 100,
             })
@@ -884,6 +1200,155 @@ mod tests {
         let applied = event.apply_hall_records("A", &incoming[2..], 3).unwrap();
         assert!(applied.refused.is_none());
         assert_eq!(applied.applied, records.len() - 2);
+    }
+
+    /// Hall `hall`'s whole database as a republished copy.
+    fn copy_of(hall: &Store) -> Vec<Incoming> {
+        let snapshot = hall.hall_snapshot(9_000).unwrap().unwrap();
+        let mut incoming = envelopes(&snapshot.identity.origin, &snapshot.records);
+        for i in &mut incoming {
+            i.envelope.snapshot_of = Some(snapshot.last_seq);
+        }
+        incoming
+    }
+
+    #[test]
+    fn a_republished_copy_adds_what_was_missing_and_no_game_twice() {
+        let (hall, records) = hall();
+        let incoming = envelopes("0123456789abcdef", &records);
+        let mut event = Store::open_in_memory().unwrap();
+        // The event node got hall A's first records, then the hall's PC died.
+        let first = event.apply_hall_records("A", &incoming[..5], 1).unwrap();
+        assert_eq!(first.applied, 5);
+        let got = event.games().unwrap()[0].moves.len();
+        assert!(
+            (1..hall.games().unwrap()[0].moves.len()).contains(&got),
+            "{got}"
+        );
+        // Its database, published again as hall A2, in two batches.
+        let copy = copy_of(&hall);
+        let a = event.apply_hall_records("A2", &copy[..3], 2).unwrap();
+        let b = event.apply_hall_records("A2", &copy, 3).unwrap();
+        assert!(
+            a.refused.is_none() && b.refused.is_none(),
+            "{:?}",
+            b.refused
+        );
+        assert_eq!((a.applied + b.applied, b.skipped), (copy.len(), 3));
+        let at_hall = hall.games().unwrap();
+        let at_event = event.games().unwrap();
+        assert_eq!(at_event.len(), 1, "one game, not one per hall name");
+        assert_eq!(at_event[0].board_name, "A/board 1");
+        assert_eq!(at_event[0].moves, at_hall[0].moves);
+        assert_eq!(at_event[0].moves[2].notation, "Nc3");
+        assert_eq!(at_event[0].events.len(), at_hall[0].events.len());
+        assert_eq!(event.boards_shown(None).unwrap().len(), 1);
+        // The copy once more: nothing new.
+        let again = event.apply_hall_records("A2", &copy, 4).unwrap();
+        assert_eq!((again.applied, again.skipped), (0, copy.len()));
+        // Hall A's stream delivers the rest late: the copy brought it already.
+        let late = event.apply_hall_records("A", &incoming[5..], 5).unwrap();
+        assert!(late.refused.is_none(), "{:?}", late.refused);
+        assert_eq!((late.applied, late.superseded), (0, records.len() - 5));
+        assert_eq!(
+            event.replica_position("A").unwrap().unwrap().seq,
+            records.len() as u64
+        );
+        let at_event = event.games().unwrap();
+        assert_eq!(at_event.len(), 1);
+        assert_eq!(at_event[0].moves, at_hall[0].moves);
+        assert_eq!(at_event[0].events.len(), at_hall[0].events.len());
+        // A copy of a database the event node never saw goes under the new name.
+        let mut fresh = Store::open_in_memory().unwrap();
+        let applied = fresh.apply_hall_records("A2", &copy, 1).unwrap();
+        assert!(applied.refused.is_none(), "{:?}", applied.refused);
+        assert_eq!(fresh.games().unwrap()[0].board_name, "A2/board 1");
+        assert_eq!(fresh.games().unwrap()[0].moves, at_hall[0].moves);
+    }
+
+    #[test]
+    fn a_copy_that_differs_or_is_older_than_the_event_is_refused() {
+        let (hall, records) = hall();
+        let incoming = envelopes("0123456789abcdef", &records);
+        let mut event = Store::open_in_memory().unwrap();
+        event.apply_hall_records("A", &incoming, 1).unwrap();
+        // A move that differs from the one the event node holds.
+        let mut copy = copy_of(&hall);
+        let at = copy.iter().position(|i| i.envelope.kind == "move").unwrap();
+        let row = copy[at].envelope.row.get().replace("\"e4\"", "\"d4\"");
+        copy[at].envelope.row = RawValue::from_string(row).unwrap();
+        let applied = event.apply_hall_records("A2", &copy, 2).unwrap();
+        assert_eq!(applied.applied, at);
+        let refused = applied.refused.expect("the differing move is refused");
+        assert!(
+            matches!(&refused, ReplicaError::Conflict { hall, origin, seq, owner, .. }
+                if hall == "A2" && origin == "0123456789abcdef" && *seq == at as u64 + 1
+                    && owner == "A"),
+            "{refused:?}"
+        );
+        let said = refused.to_string();
+        assert!(
+            said.contains("hall A2") && said.contains("0123456789abcdef") && said.contains("e4"),
+            "{said}"
+        );
+        assert_eq!(event.games().unwrap()[0].moves[0].notation, "e4");
+        // A copy older than what the event node applied (taken before the last record).
+        let mut old = copy_of(&hall);
+        for i in &mut old {
+            i.envelope.snapshot_of = Some(records.len() as u64 - 1);
+        }
+        let applied = event.apply_hall_records("A3", &old, 3).unwrap();
+        assert_eq!(applied.applied, 0);
+        assert!(
+            matches!(applied.refused, Some(ReplicaError::StaleCopy { copy, applied, .. })
+                if copy + 1 == applied),
+            "{:?}",
+            applied.refused
+        );
+        // The new name holds one database only.
+        let mut event = Store::open_in_memory().unwrap();
+        event.apply_hall_records("A2", &copy_of(&hall), 1).unwrap();
+        let other = envelopes("fedcba9876543210", &records[..1]);
+        let applied = event.apply_hall_records("A2", &other, 2).unwrap();
+        assert!(matches!(
+            applied.refused,
+            Some(ReplicaError::OtherOrigin { .. })
+        ));
+    }
+
+    #[test]
+    fn an_old_halls_database_of_an_earlier_release_is_read_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.db");
+        {
+            let mut hall = Store::open(&path).unwrap();
+            hall.join_hall("A", "0123456789abcdef").unwrap();
+            let board = hall.board("board 1", Kind::Chess).unwrap();
+            hall.board_link(board, 10, true).unwrap();
+            hall.outbox_release(1).unwrap();
+            // As the release before replica_origins left it.
+            hall.conn
+                .execute_batch("DROP TABLE replica_origins; PRAGMA user_version = 6;")
+                .unwrap();
+        }
+        assert!(Store::open_read_only(&path).is_err());
+        let old = Store::open_hall_copy(&path).unwrap();
+        let copy = old.hall_snapshot(5).unwrap().unwrap();
+        assert_eq!(copy.identity.origin, "0123456789abcdef");
+        // The outbox gave record 1 to the broker; the copy has every row, and the last record.
+        assert_eq!(copy.last_seq, 2);
+        let kinds: Vec<&str> = copy.records.iter().map(|r| r.kind.as_str()).collect();
+        assert_eq!(kinds, ["board", "link"]);
+        assert_eq!(
+            copy.records.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        // Never written.
+        assert_eq!(
+            crate::store::schema::version(&old.conn).unwrap(),
+            6,
+            "the copy was migrated"
+        );
     }
 
     #[test]

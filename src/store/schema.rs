@@ -275,6 +275,21 @@ END;
     r#"
 ALTER TABLE boards ADD COLUMN number_refused INTEGER;
 "#,
+    // 8: a hall database published again under another hall name (`cluster republish`, issue
+    // 32). The event node keeps, per hall database (`origin`), the hall name whose ids its rows
+    // are mapped under (`hall`: the first name its records came under), the last of its records
+    // applied from the hall itself (`seq`) and the last record a republished copy of the whole
+    // database stood for (`covered`: that hall's later deliveries up to it are already there).
+    r#"
+CREATE TABLE replica_origins (
+    origin  TEXT PRIMARY KEY,
+    hall    TEXT NOT NULL,
+    seq     INTEGER NOT NULL DEFAULT 0,
+    covered INTEGER NOT NULL DEFAULT 0
+) STRICT;
+INSERT OR IGNORE INTO replica_origins (origin, hall, seq)
+    SELECT origin, hall, seq FROM replica_halls ORDER BY rowid;
+"#,
 ];
 
 /// Current schema version of a connection's database.

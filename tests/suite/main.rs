@@ -18,6 +18,7 @@ mod bus_mode;
 mod chess960;
 mod cluster;
 mod cluster_common;
+mod cluster_republish;
 mod config_cli;
 mod console;
 mod console_actions;
