@@ -26,7 +26,12 @@ const SPEED: f64 = 0.1;
 
 /// Move rows of every game of `db` on boards `numbers` (0 while the database is not there).
 fn moves(db: &Path, numbers: &[u32]) -> usize {
-    if !db.exists() {
+    // The database is there once its process made it whole (its schema's version set).
+    let ready = db.exists()
+        && crate::cluster_common::read_only(db)
+            .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+            .is_ok_and(|v| v == boardscribe::store::schema::MIGRATIONS.len() as i64);
+    if !ready {
         return 0;
     }
     game_rows(db, numbers).iter().map(|g| g.moves.len()).sum()
