@@ -126,7 +126,10 @@ async fn run(
         shown.everything(&s)?;
     }
     let publication = config.relay.publication();
-    let client = super::connect(&cluster, "boardscribe event node").await?;
+    let connection = super::connect(&cluster, "boardscribe event node").await?;
+    let client = connection.client;
+    // Read by no one here, kept so that why the servers cannot be reached is still logged.
+    let _failure = connection.failure;
     // Decisions taken here go to the hall owning the board; rounds and pairings to every hall.
     let (route, routed) = tokio::sync::mpsc::channel(64);
     tokio::spawn(super::commands::route(

@@ -22,7 +22,9 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use super::{ClusterError, hall_stream, message_id, parse_message_id, records_subject};
+use super::{
+    ClusterError, ConnectFailure, hall_stream, message_id, parse_message_id, records_subject,
+};
 use crate::{
     device::serial::now_ms,
     metrics::Metrics,
@@ -83,7 +85,8 @@ impl Outbox {
 }
 
 /// Publishes hall `identity`'s outbox from the database at `db` through `client` until
-/// `changes` closes (the store writer is gone), then tries once more for [`LAST_TRY`].
+/// `changes` closes (the store writer is gone), then tries once more for [`LAST_TRY`];
+/// `failure` (why the client cannot connect) goes to the metrics.
 pub async fn publish(
     client: async_nats::Client,
     identity: HallIdentity,
@@ -91,6 +94,7 @@ pub async fn publish(
     replicas: usize,
     metrics: Arc<Metrics>,
     mut changes: watch::Receiver<u64>,
+    failure: watch::Receiver<Option<ConnectFailure>>,
 ) {
     let store = loop {
         match Store::open(&db) {
@@ -113,7 +117,7 @@ pub async fn publish(
     let mut writer_gone = false;
     let mut deadline: Option<tokio::time::Instant> = None;
     loop {
-        refresh(&outbox, &metrics, &hall, &client).await;
+        refresh(&outbox, &metrics, &hall, &client, &failure).await;
         let connected = client.connection_state() == async_nats::connection::State::Connected;
         let step = if connected {
             step(&js, &outbox, &identity, replicas, &mut synced, &metrics).await
@@ -182,9 +186,21 @@ pub async fn publish(
     }
 }
 
-/// The outbox's figures.
-async fn refresh(outbox: &Outbox, metrics: &Metrics, hall: &str, client: &async_nats::Client) {
+/// The outbox's figures, and why the servers refuse the hall if they do.
+async fn refresh(
+    outbox: &Outbox,
+    metrics: &Metrics,
+    hall: &str,
+    client: &async_nats::Client,
+    failure: &watch::Receiver<Option<ConnectFailure>>,
+) {
     let connected = client.connection_state() == async_nats::connection::State::Connected;
+    let refused = failure
+        .borrow()
+        .as_ref()
+        .filter(|f| f.is_refusal())
+        .map(|f| (f.cause().to_owned(), f.to_string()));
+    metrics.hall(hall, |g| g.refused = refused);
     if let Ok(state) = outbox.run(|s| s.outbox_state()).await {
         let now = now_ms();
         metrics.hall(hall, |g| {
