@@ -694,6 +694,95 @@ mod tests {
         assert!(text[1].starts_with("creds_file /nonexistent/hall.creds: cannot be read"));
     }
 
+    /// A `.creds` file for a JWT naming user `sub` (expiring at `exp`) and `seed`; the JWT's
+    /// signature is not checked here (the server checks it).
+    fn creds_file(dir: &Path, sub: &str, seed: &str, exp: Option<i64>) -> PathBuf {
+        let mut claims = serde_json::json!({ "sub": sub, "nats": { "type": "user" } });
+        if let Some(exp) = exp {
+            claims["exp"] = exp.into();
+        }
+        let jwt = format!(
+            "{}.{}.{}",
+            BASE64URL_NOPAD.encode(br#"{"typ":"JWT","alg":"ed25519-nkey"}"#),
+            BASE64URL_NOPAD.encode(claims.to_string().as_bytes()),
+            BASE64URL_NOPAD.encode(b"signature")
+        );
+        let path = dir.join("user.creds");
+        std::fs::write(
+            &path,
+            format!(
+                "-----BEGIN NATS USER JWT-----\n{jwt}\n------END NATS USER JWT------\n\n\
+                 -----BEGIN USER NKEY SEED-----\n{seed}\n------END USER NKEY SEED------\n"
+            ),
+        )
+        .unwrap();
+        path
+    }
+
+    #[test]
+    fn a_creds_file_is_its_jwts_user_and_not_expired() {
+        let dir = tempfile::tempdir().unwrap();
+        let (user, other) = (nkeys::KeyPair::new_user(), nkeys::KeyPair::new_user());
+        let seed = user.seed().unwrap();
+        let now = SystemTime::now();
+        let good = creds_file(dir.path(), &user.public_key(), &seed, None);
+        assert_eq!(check_creds(&good, now), Ok(()));
+        let mismatch = creds_file(dir.path(), &other.public_key(), &seed, None);
+        assert!(matches!(
+            check_creds(&mismatch, now),
+            Err(FileProblem::CredsMismatch { .. })
+        ));
+        let expired = creds_file(dir.path(), &user.public_key(), &seed, Some(1_600_000_000));
+        let err = check_creds(&expired, now).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "creds_file {}: the user JWT expired at 2020-09-13T12:26:40Z; have the account \
+                 issue a new one",
+                expired.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_key_not_the_certificates_and_a_certificate_soon_to_expire_are_said() {
+        use rcgen::{CertificateParams, KeyPair, date_time_ymd};
+        let dir = tempfile::tempdir().unwrap();
+        let soon = jiff::tz::Offset::UTC
+            .to_datetime(
+                Timestamp::now()
+                    .checked_add(jiff::SignedDuration::from_hours(3 * 24))
+                    .unwrap(),
+            )
+            .date();
+        let mut params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+        params.not_before = date_time_ymd(2020, 1, 1);
+        params.not_after =
+            date_time_ymd(i32::from(soon.year()), soon.month() as u8, soon.day() as u8);
+        let key = KeyPair::generate().unwrap();
+        let cert = params.self_signed(&key).unwrap();
+        let (cert_path, key_path) = (dir.path().join("hall.pem"), dir.path().join("key.pem"));
+        std::fs::write(&cert_path, cert.pem()).unwrap();
+        std::fs::write(&key_path, KeyPair::generate().unwrap().serialize_pem()).unwrap();
+        let cfg = ClusterConfig {
+            tls_cert_file: Some(cert_path.clone()),
+            tls_key_file: Some(key_path),
+            ..ClusterConfig::default()
+        };
+        let found = check_files(&cfg, SystemTime::now());
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].is_warning(), "{}", found[0]);
+        assert!(
+            matches!(found[1], FileProblem::KeyMismatch { .. }),
+            "{}",
+            found[1]
+        );
+        // The right key: only the warning.
+        std::fs::write(dir.path().join("key.pem"), key.serialize_pem()).unwrap();
+        let found = check_files(&cfg, SystemTime::now());
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
+
     #[test]
     fn a_creds_file_without_a_jwt_is_unparsable() {
         let dir = tempfile::tempdir().unwrap();
