@@ -288,7 +288,8 @@ pub enum ConfigCommand {
     Example,
     /// Validate config files: print a summary of each, or every mistake with its line and
     /// column (exit code 1). Given the event node's file and the halls' files together, also
-    /// a board number two halls both use, and a hall the event node does not follow.
+    /// a board number two halls both use, and a hall the event node does not follow. The
+    /// `[cluster]` TLS and credentials files are read too: unreadable, not parsing, expired.
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,

@@ -271,7 +271,7 @@ pub struct LichessRelay {
 }
 
 /// `[cluster]`: the event's NATS JetStream, and this process's part in it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClusterConfig {
     /// The NATS servers (`nats://` or `tls://`), tried in turn.
     pub urls: Vec<String>,

@@ -69,6 +69,8 @@ pub struct HallGauges {
     /// Why the hall's records stopped (another database under its name, records missing), if
     /// they did.
     pub stalled: Option<String>,
+    /// A hall: why the NATS servers refuse it (a short cause and the whole reason), if they do.
+    pub refused: Option<(String, String)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -414,6 +416,30 @@ fn render_cluster(out: &mut String, halls: &BTreeMap<String, HallGauges>) {
                 "boardscribe_cluster_stalled{{hall=\"{}\"}} {}",
                 escape_label(hall),
                 u64::from(on)
+            );
+        }
+    }
+    // At a hall: 1 while the NATS servers refuse it, the cause a label (the reason is logged).
+    let at_halls: Vec<(&String, &HallGauges)> = halls
+        .iter()
+        .filter(|(_, g)| g.outbox_depth.is_some())
+        .collect();
+    if !at_halls.is_empty() {
+        out.push_str(
+            "# HELP boardscribe_cluster_refused 1 while the NATS servers refuse this hall (a \
+             certificate, a CA or credentials file; the reason is logged, naming the file), \
+             else 0.\n# TYPE boardscribe_cluster_refused gauge\n",
+        );
+        for (hall, g) in at_halls {
+            let (cause, on) = g
+                .refused
+                .as_ref()
+                .map_or(("", 0), |(cause, _)| (cause.as_str(), 1));
+            let _ = writeln!(
+                out,
+                "boardscribe_cluster_refused{{hall=\"{}\",cause=\"{}\"}} {on}",
+                escape_label(hall),
+                escape_label(cause)
             );
         }
     }

@@ -21,8 +21,26 @@ pub(super) fn config_command(command: ConfigCommand) -> anyhow::Result<()> {
                         for w in &c.warnings {
                             eprintln!("{w}");
                         }
-                        println!("{}: ok", file.display());
-                        print!("{}", c.summary());
+                        // The NATS TLS and credentials files, read as the client reads them.
+                        // `run` logs these and records all the same; here they are mistakes.
+                        let nats = c.cluster.as_ref().map_or_else(Vec::new, |cluster| {
+                            crate::cluster::security::check_files(
+                                cluster,
+                                std::time::SystemTime::now(),
+                            )
+                        });
+                        for p in &nats {
+                            let level = if p.is_warning() { "warning: " } else { "" };
+                            eprintln!("{}: [cluster] {level}{p}", file.display());
+                        }
+                        let bad = nats.iter().filter(|p| !p.is_warning()).count();
+                        errors += bad;
+                        if bad == 0 {
+                            println!("{}: ok", file.display());
+                            print!("{}", c.summary());
+                        } else if files.len() > 1 {
+                            eprintln!("{}: {bad} error(s)", file.display());
+                        }
                         read.push((file.as_path(), c));
                     }
                     Err(ConfigError::Invalid(found)) => {

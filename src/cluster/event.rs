@@ -132,7 +132,10 @@ async fn run(
         shown.everything(&s)?;
     }
     let publication = config.relay.publication();
-    let client = super::connect(&cluster, "boardscribe event node").await?;
+    let connection = super::connect(&cluster, "boardscribe event node").await?;
+    let client = connection.client;
+    // Read by no one here, kept so that why the servers cannot be reached is still logged.
+    let _failure = connection.failure;
     // The halls' faults, for the arbiter (the console's alerts).
     let health = Health {
         watch: Arc::new(Mutex::new(HallWatch::new(

@@ -25,7 +25,7 @@ use tokio::sync::watch;
 use tracing::{info, warn};
 
 use super::{
-    ClusterError, hall_stream,
+    ClusterError, ConnectFailure, hall_stream,
     health::{HallStatus, STATUS_EVERY, status_subject},
     message_id, parse_message_id, records_subject,
 };
@@ -89,7 +89,8 @@ impl Outbox {
 }
 
 /// Publishes hall `identity`'s outbox from the database at `db` through `client` until
-/// `changes` closes (the store writer is gone), then tries once more for [`LAST_TRY`].
+/// `changes` closes (the store writer is gone), then tries once more for [`LAST_TRY`];
+/// `failure` (why the client cannot connect) goes to the metrics.
 pub async fn publish(
     client: async_nats::Client,
     identity: HallIdentity,
@@ -97,6 +98,7 @@ pub async fn publish(
     replicas: usize,
     metrics: Arc<Metrics>,
     mut changes: watch::Receiver<u64>,
+    failure: watch::Receiver<Option<ConnectFailure>>,
 ) {
     let store = loop {
         match Store::open(&db) {
@@ -121,7 +123,7 @@ pub async fn publish(
     let mut writer_gone = false;
     let mut deadline: Option<tokio::time::Instant> = None;
     loop {
-        let state = refresh(&outbox, &metrics, &hall, &client).await;
+        let state = refresh(&outbox, &metrics, &hall, &client, &failure).await;
         if status_sent.is_none_or(|at| at.elapsed() >= STATUS_EVERY) {
             if let Some(state) = state {
                 let status = HallStatus {
@@ -206,14 +208,21 @@ pub async fn publish(
     }
 }
 
-/// The outbox's figures, into the metrics and back.
+/// The outbox's figures, and why the servers refuse the hall if they do; the outbox's state.
 async fn refresh(
     outbox: &Outbox,
     metrics: &Metrics,
     hall: &str,
     client: &async_nats::Client,
+    failure: &watch::Receiver<Option<ConnectFailure>>,
 ) -> Option<OutboxState> {
     let connected = client.connection_state() == async_nats::connection::State::Connected;
+    let refused = failure
+        .borrow()
+        .as_ref()
+        .filter(|f| f.is_refusal())
+        .map(|f| (f.cause().to_owned(), f.to_string()));
+    metrics.hall(hall, |g| g.refused = refused);
     let state = outbox.run(|s| s.outbox_state()).await.ok()?;
     let now = now_ms();
     metrics.hall(hall, |g| {

@@ -7,19 +7,23 @@
 //! the hall's records once each, in the hall's order, whatever the restarts. The event node
 //! (`boardscribe event`, [`event`]) follows each hall's stream through a durable consumer into
 //! its own database ([`crate::store::replica`]) and serves the relay from it. This module holds
-//! what both sides share: the names, the connection (credentials, TLS, reconnecting forever)
-//! and the stream's settings. [`republish`] publishes a replaced hall's old database again under
-//! a new hall name (`boardscribe cluster republish`).
+//! what both sides share: the names, the connection (credentials, TLS, reconnecting forever,
+//! why it cannot connect: [`security`]) and the stream's settings. [`republish`] publishes a
+//! replaced hall's old database again under a new hall name (`boardscribe cluster republish`).
 
 pub mod commands;
 pub mod event;
 pub mod hall;
 pub mod health;
 pub mod republish;
+pub mod security;
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use async_nats::{ConnectOptions, ServerAddr, jetstream};
+use tokio::sync::watch;
+
+pub use security::ConnectFailure;
 
 use crate::{config::ClusterConfig, store::Store};
 
@@ -33,11 +37,6 @@ pub const DUPLICATE_WINDOW: Duration = Duration::from_secs(15 * 60);
 pub enum ClusterError {
     #[error("NATS server address {url:?}: {why}")]
     Address { url: String, why: String },
-    #[error("reading the NATS credentials {path}: {source}")]
-    Credentials {
-        path: String,
-        source: std::io::Error,
-    },
     #[error("connecting to NATS: {0}")]
     Connect(#[from] async_nats::ConnectError),
     #[error("JetStream stream {stream}: {why}")]
@@ -75,21 +74,38 @@ pub fn new_origin() -> String {
     format!("{:016x}", rand::random::<u64>())
 }
 
+/// A client of the event's NATS servers and why it cannot connect, if it cannot.
+pub struct Connection {
+    pub client: async_nats::Client,
+    /// Why the last attempts failed (the servers refuse a file, or are out of reach); `None`
+    /// while connected or not yet known.
+    pub failure: watch::Receiver<Option<ConnectFailure>>,
+}
+
 /// A client of the event's NATS servers, named `name` (shown by the servers' monitoring). It
 /// comes back at once and connects in the background, reconnecting forever: a hall records
-/// whether the broker is there or not.
-pub async fn connect(cfg: &ClusterConfig, name: &str) -> Result<async_nats::Client, ClusterError> {
-    let mut addrs = Vec::new();
-    for url in &cfg.urls {
-        let addr: ServerAddr = url
-            .parse()
-            .map_err(|e: std::io::Error| ClusterError::Address {
-                url: url.clone(),
-                why: e.to_string(),
-            })?;
-        addrs.push(addr);
+/// whether the broker is there or not. The TLS and credentials files are checked first (each
+/// problem logged, naming its file), and while it cannot connect [`security::watch`] finds out
+/// why.
+pub async fn connect(cfg: &ClusterConfig, name: &str) -> Result<Connection, ClusterError> {
+    let addrs = addresses(cfg)?;
+    for problem in security::check_files(cfg, std::time::SystemTime::now()) {
+        if problem.is_warning() {
+            tracing::warn!(%problem, "NATS");
+        } else {
+            tracing::error!(
+                %problem,
+                "NATS: the connection cannot work until this file is fixed (then restart); \
+                 records wait in the outbox"
+            );
+        }
     }
-    let mut opts = ConnectOptions::new()
+    let (opts, creds_problem) = options(cfg).await;
+    let state = Arc::new(security::LinkState::default());
+    let (failure_tx, failure) = watch::channel(None);
+    let failure_tx = Arc::new(failure_tx);
+    let events = (state.clone(), failure_tx.clone());
+    let opts = opts
         .name(name)
         .retry_on_initial_connect()
         .max_reconnects(None)
@@ -98,30 +114,80 @@ pub async fn connect(cfg: &ClusterConfig, name: &str) -> Result<async_nats::Clie
         .reconnect_delay_callback(|attempts| {
             Duration::from_millis((attempts as u64 * 250).clamp(100, 2000))
         })
-        .event_callback(|event| async move {
-            match event {
-                async_nats::Event::Connected => tracing::info!("NATS connected"),
-                async_nats::Event::Disconnected => {
-                    tracing::warn!("NATS disconnected; reconnecting")
+        .event_callback(move |event| {
+            let (state, failure) = events.clone();
+            async move {
+                match event {
+                    async_nats::Event::Connected => {
+                        state.connected(true);
+                        failure.send_replace(None);
+                        tracing::info!("NATS connected")
+                    }
+                    async_nats::Event::Disconnected => {
+                        state.connected(false);
+                        tracing::warn!("NATS disconnected; reconnecting")
+                    }
+                    // Each failed attempt: async_nats says only its kind; the watch finds out
+                    // the cause and says it once.
+                    async_nats::Event::ClientError(e) => {
+                        tracing::debug!(cause = %e, "NATS connection attempt failed");
+                        state.attempt_failed();
+                    }
+                    other => tracing::info!(event = %other, "NATS"),
                 }
-                other => tracing::info!(event = %other, "NATS"),
             }
         });
+    let client = opts.connect(addrs.clone()).await?;
+    tokio::spawn(security::watch(
+        cfg.clone(),
+        addrs,
+        creds_problem,
+        state,
+        failure_tx,
+    ));
+    Ok(Connection { client, failure })
+}
+
+/// The servers' addresses, parsed.
+fn addresses(cfg: &ClusterConfig) -> Result<Vec<ServerAddr>, ClusterError> {
+    cfg.urls
+        .iter()
+        .map(|url| {
+            url.parse()
+                .map_err(|e: std::io::Error| ClusterError::Address {
+                    url: url.clone(),
+                    why: e.to_string(),
+                })
+        })
+        .collect()
+}
+
+/// The options `cfg` gives every connection (credentials, TLS), and why the creds file could not
+/// be loaded if it could not (then the connection goes without it, and is refused).
+async fn options(cfg: &ClusterConfig) -> (ConnectOptions, Option<String>) {
+    let mut opts = ConnectOptions::new();
     // A user and password given in a URL (`nats://hall-a:secret@host:4222`).
+    let addrs = addresses(cfg).unwrap_or_default();
     if let Some(addr) = addrs.iter().find(|a| a.username().is_some()) {
         opts = opts.user_and_password(
             addr.username().unwrap_or_default().to_owned(),
             addr.password().unwrap_or_default().to_owned(),
         );
     }
+    let mut creds_problem = None;
     if let Some(path) = &cfg.creds_file {
-        opts = opts
-            .credentials_file(path)
-            .await
-            .map_err(|source| ClusterError::Credentials {
-                path: path.display().to_string(),
-                source,
-            })?;
+        match std::fs::read_to_string(path)
+            .and_then(|text| ConnectOptions::new().credentials(&text).map(|_| text))
+        {
+            Ok(text) => match opts.credentials(&text) {
+                Ok(o) => opts = o,
+                Err(e) => {
+                    creds_problem = Some(e.to_string());
+                    opts = ConnectOptions::new();
+                }
+            },
+            Err(e) => creds_problem = Some(e.to_string()),
+        }
     }
     if let Some(ca) = &cfg.tls_ca_file {
         opts = opts.add_root_certificates(ca.clone()).require_tls(true);
@@ -132,7 +198,7 @@ pub async fn connect(cfg: &ClusterConfig, name: &str) -> Result<async_nats::Clie
     if cfg.urls.iter().any(|u| u.starts_with("tls://")) {
         opts = opts.require_tls(true);
     }
-    Ok(opts.connect(addrs).await?)
+    (opts, creds_problem)
 }
 
 /// The settings of a hall's stream: file storage, kept until the operator removes it, ids kept

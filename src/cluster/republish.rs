@@ -70,8 +70,12 @@ pub enum RepublishError {
     SameName { db: String, hall: String },
     #[error("{file}: no [cluster] table with the NATS servers' url")]
     NoCluster { file: String },
-    #[error("the NATS servers ({urls}) were not reached within {secs} s")]
-    Unreachable { urls: String, secs: u64 },
+    #[error("the NATS servers ({urls}) were not reached within {secs} s: {why}")]
+    Unreachable {
+        urls: String,
+        secs: u64,
+        why: String,
+    },
     #[error(
         "stream {stream} holds {held} records of database {origin}, more than this copy's \
          {copy}: it holds another copy of the database; publish this one under another name"
@@ -159,13 +163,19 @@ pub async fn publish(
     hall: &str,
     snapshot: &HallSnapshot,
 ) -> Result<Republished, RepublishError> {
-    let client = super::connect(cluster, &format!("boardscribe republish {hall}")).await?;
+    let connection = super::connect(cluster, &format!("boardscribe republish {hall}")).await?;
+    let client = connection.client;
     let deadline = tokio::time::Instant::now() + CONNECT_WITHIN;
     while client.connection_state() != async_nats::connection::State::Connected {
         if tokio::time::Instant::now() >= deadline {
             return Err(RepublishError::Unreachable {
                 urls: cluster.urls.join(","),
                 secs: CONNECT_WITHIN.as_secs(),
+                why: connection
+                    .failure
+                    .borrow()
+                    .as_ref()
+                    .map_or_else(|| "no answer".to_owned(), ToString::to_string),
             });
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -351,8 +351,9 @@ pub async fn record_fleet(
         Some((cfg, hall)) => {
             let identity = store.join_hall(hall, &crate::cluster::new_origin())?;
             info!(hall = %identity.hall, origin = %identity.origin, "recording for the event's hall");
-            let client = crate::cluster::connect(cfg, &format!("boardscribe hall {hall}")).await?;
-            Some((client, identity, cfg.replicas))
+            let connection =
+                crate::cluster::connect(cfg, &format!("boardscribe hall {hall}")).await?;
+            Some((connection, identity, cfg.replicas))
         }
         None => None,
     };
@@ -425,7 +426,8 @@ pub async fn record_fleet(
         slice,
     }
     .spawn(&mut relays, &changes);
-    if let Some((client, identity, replicas)) = cluster {
+    if let Some((connection, identity, replicas)) = cluster {
+        let crate::cluster::Connection { client, failure } = connection;
         // The event node's decisions, rounds and pairings, taken as the hall's own.
         let decider = crate::relay::server::Decider::new(
             &db,
@@ -446,6 +448,7 @@ pub async fn record_fleet(
             replicas,
             metrics.clone(),
             changes.subscribe(),
+            failure,
         ));
     }
     drop(changes);

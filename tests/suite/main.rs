@@ -43,6 +43,7 @@ mod journal_priorities;
 mod lichess_push;
 mod lichess_rounds;
 mod live_page;
+mod nats_security;
 mod protocol_vectors;
 mod pty_end_to_end;
 mod real_captures;
