@@ -26,6 +26,7 @@ pub mod pairings;
 pub mod recorder;
 pub mod relay;
 pub mod replay;
+pub mod services;
 pub mod store;
 pub mod text;
 pub mod words;

@@ -35,10 +35,10 @@ use super::{
 };
 use crate::{
     config::{ClusterConfig, Config, ConfigOverrides, FileChecks},
-    daemon::{self, Publications},
     device::serial::now_ms,
     metrics::Metrics,
     relay::{Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at},
+    services::{self, Publications},
     store::{
         BoardId, GameId, Store, StoreError,
         replica::{Applied, Envelope, Incoming, NumberRefused},
@@ -99,10 +99,10 @@ pub fn event(options: EventOptions) -> anyhow::Result<()> {
     }
     // The event's own round and settings (`[tournament]`), as a hall's `run` opens them: the
     // round PGN, the folders and the push follow the event node's current round.
-    let round = daemon::round_info(&config.tournament)?;
+    let round = services::round_info(&config.tournament)?;
     let opened = store.open_event(
         round.as_ref(),
-        &daemon::event_settings(&config.tournament),
+        &services::event_settings(&config.tournament),
         now_ms(),
     )?;
     info!(?opened, "the event");
@@ -118,7 +118,7 @@ async fn run(
 ) -> anyhow::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
     tokio::spawn(async move {
-        daemon::wait_for_signal().await;
+        services::wait_for_signal().await;
         info!("stopping");
         let _ignored_if_all_done = stop_tx.send(true);
     });
@@ -172,14 +172,20 @@ async fn run(
             event_alerts: Some(alerts_rx),
             ..RelayExtras::default()
         };
-        let url =
-            daemon::start_relay_with(addr, &hub, &config.database, token, stop_rx.clone(), extras)
-                .await?;
+        let url = services::start_relay_with(
+            addr,
+            &hub,
+            &config.database,
+            token,
+            stop_rx.clone(),
+            extras,
+        )
+        .await?;
         info!(%url, "relay serving the whole event");
     }
     drop(route);
     let mut relays = JoinSet::new();
-    let lichess = crate::relay::lichess::LichessQueue::from_config(&config.relay.lichess)?;
+    let lichess = services::publications::lichess_queues(&config.relay.lichess)?;
     Publications {
         db: config.database.clone(),
         folder: config.relay.folder.as_ref().map(|f| {

@@ -4,8 +4,8 @@
 //! boards in the store, then [`record_fleet`] starts one task per board ([`board`], generic over
 //! the kind of board) and the single store writer ([`writer`]); a board announces its events only
 //! after the writer has committed them, and the writer bumps a change signal that the folder and
-//! Lichess relays follow through read-only connections of their own. With `--http` (or
-//! `[http]`), the relay ([`crate::relay`]) serves the live state, round PGN, admin API and
+//! Lichess relays follow through read-only connections of their own ([`crate::services`], which
+//! the event node starts too). With `--http` (or `[http]`), the relay ([`crate::relay`]) serves the live state, round PGN, admin API and
 //! `/metrics`. Under systemd, [`Notifier`] says READY once the boards are prepared and the writer
 //! runs, keeps STATUS current and the watchdog fed, and STOPPING on SIGTERM. SIGINT/SIGTERM stop
 //! every task; the store is flushed before exit and open games stay open, so a restart resumes
@@ -24,7 +24,7 @@ pub mod writer;
 use std::{
     net::SocketAddr,
     path::{Path, PathBuf},
-    sync::{Arc, Mutex},
+    sync::Arc,
     time::Duration,
 };
 
@@ -35,28 +35,24 @@ use tracing::{Instrument, error, field, info, info_span, warn};
 pub use self::{
     board::BoardKit,
     demo::{DemoOptions, demo},
-    fleet::{Fleet, Publications, port_boards, record_boards, record_fleet},
+    fleet::{Fleet, port_boards, record_boards, record_fleet},
     print::{pgn_date, print_event},
     writer::{PageLimit, StoreWriter, WriteError, WriterHooks},
+};
+pub use crate::services::{
+    Publications, event_settings, round_info, start_relay, start_relay_with, wait_for_signal,
 };
 use crate::{
     Millis,
     arbiter::LawsSetup,
     config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, LawsFlags, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
-    export::{livechess::FolderRound, publish::Publication},
+    export::publish::Publication,
     game::Variant,
     metrics::Metrics,
     notify::{Notifier, status_line},
     pipeline::{Dgt, Tgz},
-    relay::{
-        self, Hub, RelayExtras, Token,
-        folder::FolderRelay,
-        lichess::{
-            LichessQueue, LichessTarget, QueuedBody,
-            plan::{self, LichessRounds},
-        },
-    },
+    relay::{Hub, RelayExtras, Token, folder::FolderRelay, lichess::LichessQueue},
     sensor::dgt::ClockLayout,
     store::{EventOpened, EventSettings, RoundInfo, Store},
     tracker::TrackerEvent,
@@ -86,36 +82,6 @@ pub fn admin_token(file: Option<&Path>) -> anyhow::Result<Option<Token>> {
         bail!("{why}");
     }
     Ok(Some(token))
-}
-
-/// The store's round from `[tournament]`: `round` must be a positive integer when given.
-pub fn round_info(t: &crate::config::Tournament) -> anyhow::Result<Option<RoundInfo>> {
-    let Some(round) = t.round.as_deref() else {
-        return Ok(None);
-    };
-    let round = match round.trim().parse::<u32>() {
-        Ok(n) if n > 0 => n,
-        _ => bail!(
-            "[tournament] round {round:?}: run needs the round as a positive integer (1, 2, …)"
-        ),
-    };
-    let unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".to_owned());
-    Ok(Some(RoundInfo {
-        event: unknown(&t.event),
-        site: unknown(&t.site),
-        round,
-    }))
-}
-
-/// The event's settings from `[tournament]`, as games and scoresheets show them.
-pub fn event_settings(t: &crate::config::Tournament) -> EventSettings {
-    EventSettings {
-        start_date: t.start_date.clone(),
-        end_date: t.end_date.clone(),
-        time_control: t.time_control.as_ref().map(|tc| tc.to_string()),
-        laws: Some(t.laws.to_string()),
-        variant: Some(t.variant.to_string()),
-    }
 }
 
 /// `boardscribe run`: records every configured board until SIGINT/SIGTERM.
@@ -163,7 +129,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     {
         warn!("{}", crate::config::open_bind_warning(addr));
     }
-    let lichess = LichessQueue::from_config(&config.relay.lichess)?;
+    let lichess = crate::services::publications::lichess_queues(&config.relay.lichess)?;
     let folder = config
         .relay
         .folder
@@ -281,81 +247,5 @@ fn serve_says(publication: &Publication, unfinished: usize) -> String {
         )
     } else {
         "no delay: every game is over".to_owned()
-    }
-}
-
-/// Binds `addr` and serves the relay until `stop` turns true; returns the page's URL.
-pub async fn start_relay(
-    addr: SocketAddr,
-    hub: &Hub,
-    db: &Path,
-    token: Option<Token>,
-    stop: watch::Receiver<bool>,
-) -> anyhow::Result<String> {
-    start_relay_with(addr, hub, db, token, stop, RelayExtras::default()).await
-}
-
-/// [`start_relay`] with the daemon's metrics and change signal.
-pub async fn start_relay_with(
-    addr: SocketAddr,
-    hub: &Hub,
-    db: &Path,
-    token: Option<Token>,
-    mut stop: watch::Receiver<bool>,
-    extras: RelayExtras,
-) -> anyhow::Result<String> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("binding {addr} for the relay"))?;
-    let bound = listener.local_addr()?;
-    let mut extras = extras;
-    if extras.publication.delay_ms > 0 && extras.public_hub.is_none() {
-        // Spectators follow a hub kept as the boards stood the delay ago.
-        let public = Hub::new();
-        tokio::spawn(relay::delayed::follow(
-            hub.clone(),
-            public.clone(),
-            db.to_owned(),
-            extras.publication,
-            stop.clone(),
-        ));
-        extras.public_hub = Some(public);
-    }
-    let limits = extras.limits;
-    let app = relay::router_with(hub.clone(), db, token, extras);
-    let shutdown = async move {
-        // Stopped, or the daemon is gone: either way, stop serving.
-        let _ignored_if_sender_gone = stop.wait_for(|s| *s).await;
-    };
-    let hub = hub.clone();
-    tokio::spawn(async move {
-        if let Err(e) = relay::serve(listener, app, hub, limits, shutdown).await {
-            error!(cause = %e, "relay server failed");
-        }
-    });
-    Ok(format!("http://{bound}/"))
-}
-pub(crate) async fn wait_for_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            }
-            _ => {
-                let _ignored = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ignored = tokio::signal::ctrl_c().await;
     }
 }

@@ -25,6 +25,7 @@
 
 use std::fmt::Write as _;
 
+pub use super::publish::ClockFormat;
 use super::publish::{PgnStyle, TimeControlTag, game_identity, utc_date_time};
 use crate::{
     arbiter::TimeControl,
@@ -35,41 +36,6 @@ use crate::{
 
 /// Lines stay shorter than this (PGN export format: at most 79 characters).
 const MAX_LINE: usize = 80;
-
-/// How `[%clk]` writes a clock (the brief's `clkFormat`): `h:mm:ss`, the PGN clock command as
-/// Lichess and most readers write it (the default), or `hh:mm:ss` with two-digit hours, as DGT
-/// LiveChess writes it (`01:59:00`). Both are read by Lichess broadcasts (relay notes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum ClockFormat {
-    #[default]
-    #[value(name = "h:mm:ss")]
-    HMmSs,
-    #[value(name = "hh:mm:ss")]
-    HhMmSs,
-}
-
-impl ClockFormat {
-    /// Every format, as the config names them.
-    pub const ALL: [ClockFormat; 2] = [ClockFormat::HMmSs, ClockFormat::HhMmSs];
-
-    /// The config name: `"h:mm:ss"` or `"hh:mm:ss"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClockFormat::HMmSs => "h:mm:ss",
-            ClockFormat::HhMmSs => "hh:mm:ss",
-        }
-    }
-
-    /// A clock reading of `ms` milliseconds, whole seconds rounded down.
-    pub fn format(self, ms: u64) -> String {
-        let s = ms / 1000;
-        let (h, m, s) = (s / 3600, s / 60 % 60, s % 60);
-        match self {
-            ClockFormat::HMmSs => format!("{h}:{m:02}:{s:02}"),
-            ClockFormat::HhMmSs => format!("{h:02}:{m:02}:{s:02}"),
-        }
-    }
-}
 
 /// The game as PGN, ending with a newline.
 pub fn pgn(game: &GameRecord) -> String {

@@ -11,7 +11,6 @@
 
 use std::{collections::HashMap, fmt, str::FromStr};
 
-use super::pgn::ClockFormat;
 use crate::{Millis, store::GameRecord};
 
 /// The longest broadcast delay a venue may set (issue 17: 0 to 60 minutes).
@@ -279,6 +278,41 @@ impl fmt::Display for BoardRange {
             }
         }
         Ok(())
+    }
+}
+
+/// How `[%clk]` writes a clock (the brief's `clkFormat`): `h:mm:ss`, the PGN clock command as
+/// Lichess and most readers write it (the default), or `hh:mm:ss` with two-digit hours, as DGT
+/// LiveChess writes it (`01:59:00`). Both are read by Lichess broadcasts (relay notes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum ClockFormat {
+    #[default]
+    #[value(name = "h:mm:ss")]
+    HMmSs,
+    #[value(name = "hh:mm:ss")]
+    HhMmSs,
+}
+
+impl ClockFormat {
+    /// Every format, as the config names them.
+    pub const ALL: [ClockFormat; 2] = [ClockFormat::HMmSs, ClockFormat::HhMmSs];
+
+    /// The config name: `"h:mm:ss"` or `"hh:mm:ss"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClockFormat::HMmSs => "h:mm:ss",
+            ClockFormat::HhMmSs => "hh:mm:ss",
+        }
+    }
+
+    /// A clock reading of `ms` milliseconds, whole seconds rounded down.
+    pub fn format(self, ms: u64) -> String {
+        let s = ms / 1000;
+        let (h, m, s) = (s / 3600, s / 60 % 60, s % 60);
+        match self {
+            ClockFormat::HMmSs => format!("{h}:{m:02}:{s:02}"),
+            ClockFormat::HhMmSs => format!("{h:02}:{m:02}:{s:02}"),
+        }
     }
 }
 

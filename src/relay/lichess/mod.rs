@@ -386,44 +386,6 @@ pub struct LichessQueue {
     pub targets: Vec<LichessTarget>,
 }
 
-impl LichessQueue {
-    /// The queues of `[relay.lichess]`: the entries with the same Lichess and token file share
-    /// one (Lichess asks for one request at a time per token).
-    pub fn from_config(
-        entries: &[crate::config::LichessRelay],
-    ) -> Result<Vec<LichessQueue>, PushError> {
-        let mut queues: Vec<(String, PathBuf, LichessQueue)> = Vec::new();
-        for e in entries {
-            let target = LichessTarget {
-                rounds: e.rounds.clone(),
-                boards: e.boards.clone(),
-            };
-            match queues
-                .iter_mut()
-                .find(|(base, file, _)| *base == e.base_url && *file == e.token_file)
-            {
-                Some((_, _, q)) => q.targets.push(target),
-                None => {
-                    let client =
-                        LichessClient::new(&e.base_url, &Token::from_file(&e.token_file)?)?;
-                    for id in target.rounds.ids() {
-                        client.url(id)?;
-                    }
-                    queues.push((
-                        e.base_url.clone(),
-                        e.token_file.clone(),
-                        LichessQueue {
-                            client,
-                            targets: vec![target],
-                        },
-                    ));
-                }
-            }
-        }
-        Ok(queues.into_iter().map(|(_, _, q)| q).collect())
-    }
-}
-
 /// The push to one broadcast round of a body the caller builds.
 #[derive(Debug)]
 pub struct LichessPush {
