@@ -18,6 +18,7 @@ use std::{
 use serde::Deserialize;
 use serde_spanned::Spanned;
 
+pub use crate::device::discover::Locator;
 use crate::{
     arbiter::{Federation, Laws, LawsConfig, LawsOverrides, LawsSetup, Supervision, TimeControl},
     export::pgn::ClockFormat,
@@ -154,27 +155,6 @@ impl fmt::Display for BoardKind {
     }
 }
 
-/// How a configured board is found among the serial ports.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Locator {
-    /// The USB serial number (the `serial` attribute in sysfs).
-    Serial(String),
-    /// A udev symlink, e.g. `/dev/eboard/dgt-12345`, followed to its port.
-    Symlink(PathBuf),
-    /// A port path, e.g. `/dev/ttyACM0`.
-    Port(PathBuf),
-}
-
-impl fmt::Display for Locator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Locator::Serial(s) => write!(f, "serial {s}"),
-            Locator::Symlink(p) => write!(f, "symlink {}", p.display()),
-            Locator::Port(p) => write!(f, "port {}", p.display()),
-        }
-    }
-}
-
 /// One `[[board]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoardConfig {
@@ -186,6 +166,24 @@ pub struct BoardConfig {
     pub locator: Locator,
     /// DGT clocks only: which BWTIME layout the clock speaks.
     pub clock_layout: ClockLayout,
+}
+
+impl crate::device::discover::Expected for BoardConfig {
+    fn locator(&self) -> &Locator {
+        &self.locator
+    }
+
+    fn number(&self) -> u32 {
+        self.number
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kind_name(&self) -> String {
+        self.kind.to_string()
+    }
 }
 
 /// One `[[bus]]`: DGT boards daisy-chained on one serial port, polled in bus mode.

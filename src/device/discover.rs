@@ -12,7 +12,38 @@ use std::{
     path::{Component, Path, PathBuf},
 };
 
-use crate::config::{BoardConfig, Locator};
+/// How a configured board is found among the serial ports (a `[[board]]`'s `serial`, `symlink`
+/// or `port`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Locator {
+    /// The USB serial number (the `serial` attribute in sysfs).
+    Serial(String),
+    /// A udev symlink, e.g. `/dev/eboard/dgt-12345`, followed to its port.
+    Symlink(PathBuf),
+    /// A port path, e.g. `/dev/ttyACM0`.
+    Port(PathBuf),
+}
+
+impl fmt::Display for Locator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Locator::Serial(s) => write!(f, "serial {s}"),
+            Locator::Symlink(p) => write!(f, "symlink {}", p.display()),
+            Locator::Port(p) => write!(f, "port {}", p.display()),
+        }
+    }
+}
+
+/// What port matching reads of a board the venue expects (a `[[board]]` is one).
+pub trait Expected {
+    /// How its port is found.
+    fn locator(&self) -> &Locator;
+    /// Its board number.
+    fn number(&self) -> u32;
+    fn name(&self) -> &str;
+    /// Which kind of board it is, as the config names it.
+    fn kind_name(&self) -> String;
+}
 
 /// What the USB device behind a port says of itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -226,8 +257,8 @@ pub fn locates(locator: &Locator, port: &PortInfo) -> bool {
 }
 
 /// The configured board that `port` is, if any.
-pub fn configured_board<'a>(boards: &'a [BoardConfig], port: &PortInfo) -> Option<&'a BoardConfig> {
-    boards.iter().find(|b| locates(&b.locator, port))
+pub fn configured_board<'a, B: Expected>(boards: &'a [B], port: &PortInfo) -> Option<&'a B> {
+    boards.iter().find(|b| locates(b.locator(), port))
 }
 
 /// The port of `locator` among `ports`, or `None` while it is not plugged in.
@@ -246,7 +277,7 @@ pub fn path_to_open(locator: &Locator, sysfs: &Path) -> Result<Option<PathBuf>, 
 
 /// The `boardscribe devices` table: every port, what it looks like, which board it is; then the
 /// configured boards no port matched.
-pub fn describe(ports: &[PortInfo], boards: &[BoardConfig]) -> String {
+pub fn describe<B: Expected>(ports: &[PortInfo], boards: &[B]) -> String {
     let dash = |s: Option<&str>| s.unwrap_or("-").to_owned();
     let mut rows = vec![[
         "PORT".to_owned(),
@@ -259,8 +290,10 @@ pub fn describe(ports: &[PortInfo], boards: &[BoardConfig]) -> String {
     ]];
     for p in ports {
         let usb = p.usb.as_ref();
-        let board = configured_board(boards, p)
-            .map_or_else(|| "-".to_owned(), |b| format!("{} ({})", b.number, b.name));
+        let board = configured_board(boards, p).map_or_else(
+            || "-".to_owned(),
+            |b| format!("{} ({})", b.number(), b.name()),
+        );
         rows.push([
             p.path.display().to_string(),
             usb.map_or_else(
@@ -288,10 +321,13 @@ pub fn describe(ports: &[PortInfo], boards: &[BoardConfig]) -> String {
         out.push('\n');
     }
     for b in boards {
-        if !ports.iter().any(|p| locates(&b.locator, p)) {
+        if !ports.iter().any(|p| locates(b.locator(), p)) {
             out.push_str(&format!(
                 "board {} ({}, {}): not plugged in ({})\n",
-                b.number, b.name, b.kind, b.locator
+                b.number(),
+                b.name(),
+                b.kind_name(),
+                b.locator()
             ));
         }
     }

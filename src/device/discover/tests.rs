@@ -1,7 +1,10 @@
 use std::{fs, os::unix::fs::symlink};
 
 use super::*;
-use crate::{config::BoardKind, sensor::dgt::ClockLayout};
+use crate::{
+    config::{BoardConfig, BoardKind},
+    sensor::dgt::ClockLayout,
+};
 
 fn usb(vid: u16, pid: u16, product: Option<&str>, manufacturer: Option<&str>) -> UsbInfo {
     UsbInfo {
@@ -274,7 +277,7 @@ fn the_real_sysfs_lists_every_tty_with_a_device() {
         assert_eq!(p.path, Path::new("/dev").join(&p.name));
     }
     // A listing of the real machine renders whatever it holds.
-    let table = describe(&ports, &[]);
+    let table = describe::<BoardConfig>(&ports, &[]);
     assert_eq!(table.lines().count(), ports.len() + 1);
 }
 
