@@ -1,6 +1,6 @@
 //! The relay's server against misbehaving clients (issue 17, item 5), over real HTTP on
-//! 127.0.0.1: the security headers on every route (the route list is read from the router's
-//! source, so a route added later is requested too), a lower-case `bearer` scheme, a
+//! 127.0.0.1: the security headers on every route (the route list is the router's own table,
+//! `route_table`, so a route added later is requested too), a lower-case `bearer` scheme, a
 //! `Content-Length` far over the limit answered 413 at once, a body that never arrives answered
 //! 408, a request head that never completes closed after the header timeout, the cap on
 //! connections, and pairing names with control characters or of 20 MB refused with their line
@@ -21,27 +21,13 @@ use reqwest::{StatusCode, header};
 use tokio::sync::watch;
 
 const TOKEN: &str = "hardening-token";
-const ROUTER: &str = include_str!("../../src/relay/server.rs");
 
-/// The router's routes, as `(method, path)`, read from the `.route("` calls of its source.
+/// Every route of the router, as its own table says: (method, path).
 fn routes() -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut rest = ROUTER;
-    while let Some(at) = rest.find(".route(") {
-        rest = &rest[at + ".route(".len()..];
-        let open = rest.find('"').unwrap();
-        let close = open + 1 + rest[open + 1..].find('"').unwrap();
-        let path = &rest[open + 1..close];
-        let after = &rest[close..];
-        let method = ["get(", "post("]
-            .iter()
-            .filter_map(|m| after.find(m).map(|i| (i, m.trim_end_matches('('))))
-            .min()
-            .unwrap()
-            .1;
-        out.push((method.to_owned(), path.to_owned()));
-    }
-    out
+    boardscribe::relay::server::route_table()
+        .into_iter()
+        .map(|r| (r.method.to_lowercase(), r.path.to_owned()))
+        .collect()
 }
 
 /// `path` with each `{param}` given a placeholder.
