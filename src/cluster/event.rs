@@ -41,7 +41,8 @@ use crate::{
     services::{self, Publications},
     store::{
         BoardId, GameId, Store, StoreError,
-        replica::{Applied, Envelope, Incoming, NumberRefused},
+        hall_record::{Envelope, Incoming},
+        replica::{Applied, NumberRefused},
     },
 };
 
@@ -556,7 +557,8 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
             let stream_seq = info.stream_sequence;
             let envelope: Envelope = serde_json::from_slice(&m.payload).map_err(|e| {
                 FollowError::Refused(format!(
-                    "hall {}: stream message {stream_seq} is not a boardscribe record: {e}",
+                    "hall {}: stream message {stream_seq} is not a boardscribe record this event \
+                     node reads (a newer hall than this event node?): {e}",
                     f.hall
                 ))
             })?;

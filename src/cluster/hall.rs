@@ -32,7 +32,7 @@ use super::{
 use crate::{
     device::serial::now_ms,
     metrics::Metrics,
-    store::{HallIdentity, OutboxRecord, OutboxState, Store, StoreError, replica::Envelope},
+    store::{HallIdentity, OutboxRecord, OutboxState, Store, StoreError, hall_record::Envelope},
 };
 
 /// The most records sent before their acknowledgements are awaited.
@@ -359,7 +359,7 @@ pub(crate) fn message_of(
         origin: identity.origin.clone(),
         seq: record.seq,
         at_ms: record.at_ms,
-        kind: record.kind.clone(),
+        kind: record.kind,
         row,
         snapshot_of,
     };

@@ -22,7 +22,7 @@ use super::{
 use crate::{
     config::{ClusterConfig, Config, ConfigOverrides, is_hall_name},
     device::serial::now_ms,
-    store::{HallIdentity, HallSnapshot, Store, StoreError},
+    store::{HallIdentity, HallSnapshot, Store, StoreError, hall_record::RecordKind},
 };
 
 /// The most records sent before their acknowledgements are awaited.
@@ -127,11 +127,11 @@ pub fn republish(options: RepublishOptions) -> anyhow::Result<()> {
         snapshot.last_seq,
         options.hall,
         snapshot.records.len(),
-        snapshot.count("board"),
-        snapshot.count("game"),
-        snapshot.count("event"),
-        snapshot.count("move"),
-        snapshot.count("link"),
+        snapshot.count(RecordKind::Board),
+        snapshot.count(RecordKind::Game),
+        snapshot.count(RecordKind::Event),
+        snapshot.count(RecordKind::Move),
+        snapshot.count(RecordKind::Link),
         stream_name(&options.hall),
         done.sent,
         if done.already > 0 {

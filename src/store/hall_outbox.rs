@@ -13,7 +13,7 @@
 
 use rusqlite::OptionalExtension;
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, hall_record::RecordKind};
 
 /// The hall a database records for, and the database's origin.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub struct HallIdentity {
 pub struct OutboxRecord {
     pub seq: u64,
     pub at_ms: u64,
-    pub kind: String,
+    pub kind: RecordKind,
     pub row: String,
 }
 
@@ -56,7 +56,7 @@ pub struct HallSnapshot {
 
 impl HallSnapshot {
     /// How many records of `kind` it holds.
-    pub fn count(&self, kind: &str) -> usize {
+    pub fn count(&self, kind: RecordKind) -> usize {
         self.records.iter().filter(|r| r.kind == kind).count()
     }
 }
@@ -161,7 +161,7 @@ impl Store {
                 records.push(OutboxRecord {
                     seq: records.len() as u64 + 1,
                     at_ms,
-                    kind: (*kind).to_owned(),
+                    kind: *kind,
                     row: row?,
                 });
             }
@@ -230,12 +230,12 @@ impl Store {
 const HALL_SCHEMA: usize = 6;
 
 /// A snapshot's kinds and the views that give their rows, in the backfill's order.
-const SNAPSHOT: &[(&str, &str)] = &[
-    ("board", "outbox_boards"),
-    ("game", "outbox_games"),
-    ("event", "outbox_events"),
-    ("move", "outbox_moves"),
-    ("link", "outbox_links"),
+const SNAPSHOT: &[(RecordKind, &str)] = &[
+    (RecordKind::Board, "outbox_boards"),
+    (RecordKind::Game, "outbox_games"),
+    (RecordKind::Event, "outbox_events"),
+    (RecordKind::Move, "outbox_moves"),
+    (RecordKind::Link, "outbox_links"),
 ];
 
 /// The record as it stood when the database joined a hall, as the triggers would have written

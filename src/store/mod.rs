@@ -17,6 +17,7 @@ mod closing;
 mod decisions;
 mod event;
 mod hall_outbox;
+pub mod hall_record;
 mod history;
 mod import;
 mod lookup;

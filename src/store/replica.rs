@@ -1,15 +1,16 @@
 //! The event node's copy of every hall's record: the records a hall published, applied in the
 //! hall's order, each exactly once.
 //!
-//! Flow: a hall's outbox rows travel as [`Envelope`]s (the hall's origin, the record's place
-//! `seq` in the hall's order, when the hall committed it, its kind and its row as the hall's
-//! triggers wrote it). [`Store::apply_hall_records`] takes a batch of them in one transaction:
-//! a record at or before the hall's stored position is a duplicate and skipped; the next one is
-//! applied under the event node's own ids (a board is known by hall and number: its name is
-//! `hall/name`; `replica_ids` maps each hall row to the event node's), and the position moves
-//! on. A record from another origin (another database calling itself this hall) or after a gap
-//! (a record missing before it) is refused, with what was applied before it kept: nothing is
-//! ever guessed. [`Store::replica_position`] says where a hall stands. Times are the caller's.
+//! Flow: a hall's outbox rows travel as [`Envelope`]s ([`super::hall_record`], the wire both
+//! sides share: the hall's origin, the record's place `seq` in the hall's order, when the hall
+//! committed it, its kind and its row as the hall's triggers wrote it).
+//! [`Store::apply_hall_records`] takes a batch of them in one transaction: a record at or
+//! before the hall's stored position is a duplicate and skipped; the next one is applied under
+//! the event node's own ids (a board is known by hall and number: its name is `hall/name`;
+//! `replica_ids` maps each hall row to the event node's), and the position moves on. A record
+//! from another origin (another database calling itself this hall) or after a gap (a record
+//! missing before it) is refused, with what was applied before it kept: nothing is ever
+//! guessed. [`Store::replica_position`] says where a hall stands. Times are the caller's.
 //!
 //! A hall database published again under another hall name (`cluster republish`: the hall's
 //! PC replaced, its old database copied off) comes as a copy of its whole record, each record
@@ -23,38 +24,12 @@
 //! copy's last record is already there: it is passed over (`superseded`).
 
 use rusqlite::{OptionalExtension, ToSql, Transaction, TransactionBehavior};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{BoardId, GameId, Store, StoreError, read::parse_kind};
+pub use super::hall_record::{Envelope, Incoming};
+use super::{BoardId, GameId, Store, StoreError, hall_record::RecordKind, read::parse_kind};
 use crate::game::Kind;
-
-/// One record of a hall, as it travels from the hall's outbox to the event node.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Envelope {
-    /// The hall database's origin ([`super::HallIdentity::origin`]).
-    pub origin: String,
-    /// The record's place in the hall's order: 1, 2, 3, … with no gap.
-    pub seq: u64,
-    /// When the hall committed it: wall-clock ms since the Unix epoch.
-    pub at_ms: u64,
-    /// What it is: `board`, `board_number`, `game`, `game_update`, `move`, `move_retracted`,
-    /// `event`, `link`.
-    pub kind: String,
-    /// The row as the hall wrote it.
-    pub row: Box<RawValue>,
-    /// Set on a copy of the whole database published again under another hall name
-    /// (`cluster republish`): the database's last record, which the copy stands for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snapshot_of: Option<u64>,
-}
-
-/// An envelope with its place in the broker's stream.
-#[derive(Debug)]
-pub struct Incoming {
-    pub envelope: Envelope,
-    pub stream_seq: u64,
-}
 
 /// Where a hall's record stands at the event node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,11 +146,11 @@ pub enum ReplicaError {
         copy: u64,
         applied: u64,
     },
-    #[error("hall {hall}: record {seq} ({kind}) is unreadable: {why}")]
+    #[error("hall {hall}: record {seq} ({}) is unreadable: {why}", kind.as_str())]
     Unreadable {
         hall: String,
         seq: u64,
-        kind: String,
+        kind: RecordKind,
         why: String,
     },
     #[error("hall {hall}: record {seq} names {table} {remote}, which the hall never sent")]
@@ -187,7 +162,10 @@ pub enum ReplicaError {
     },
 }
 
+// The rows as the schema's outbox views and triggers write them (`outbox_boards`, …): a column
+// the hall sends that the event node does not know is refused, never dropped.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct BoardRow {
     id: i64,
     name: String,
@@ -196,12 +174,14 @@ struct BoardRow {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct BoardNumberRow {
     id: i64,
     number: Option<i64>,
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct GameRow {
     id: i64,
     board_id: i64,
@@ -247,6 +227,7 @@ impl GameRow {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MoveRow {
     id: i64,
     game_id: i64,
@@ -262,12 +243,14 @@ struct MoveRow {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RetractedRow {
     id: i64,
     retracted_by: i64,
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct EventRow {
     id: i64,
     game_id: Option<i64>,
@@ -279,6 +262,7 @@ struct EventRow {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct LinkRow {
     id: i64,
     board_id: i64,
@@ -299,22 +283,17 @@ enum Record {
 }
 
 impl Record {
-    fn read(kind: &str, row: &RawValue) -> Result<Record, String> {
+    fn read(kind: RecordKind, row: &RawValue) -> Result<Record, String> {
         let text = row.get();
         let r = match kind {
-            "board" => serde_json::from_str(text).map(Record::Board),
-            "board_number" => serde_json::from_str(text).map(Record::BoardNumber),
-            "game" => serde_json::from_str(text).map(Record::Game),
-            "game_update" => serde_json::from_str(text).map(Record::GameUpdate),
-            "move" => serde_json::from_str(text).map(Record::Move),
-            "move_retracted" => serde_json::from_str(text).map(Record::MoveRetracted),
-            "event" => serde_json::from_str(text).map(Record::Event),
-            "link" => serde_json::from_str(text).map(Record::Link),
-            other => {
-                return Err(format!(
-                    "unknown kind {other:?} (a newer hall than this event node?)"
-                ));
-            }
+            RecordKind::Board => serde_json::from_str(text).map(Record::Board),
+            RecordKind::BoardNumber => serde_json::from_str(text).map(Record::BoardNumber),
+            RecordKind::Game => serde_json::from_str(text).map(Record::Game),
+            RecordKind::GameUpdate => serde_json::from_str(text).map(Record::GameUpdate),
+            RecordKind::Move => serde_json::from_str(text).map(Record::Move),
+            RecordKind::MoveRetracted => serde_json::from_str(text).map(Record::MoveRetracted),
+            RecordKind::Event => serde_json::from_str(text).map(Record::Event),
+            RecordKind::Link => serde_json::from_str(text).map(Record::Link),
         };
         r.map_err(|e| e.to_string())
     }
@@ -443,13 +422,13 @@ impl Store {
                 });
                 break;
             }
-            let record = match Record::read(&e.kind, &e.row) {
+            let record = match Record::read(e.kind, &e.row) {
                 Ok(r) => r,
                 Err(why) => {
                     out.refused = Some(ReplicaError::Unreadable {
                         hall: hall.to_owned(),
                         seq: e.seq,
-                        kind: e.kind.clone(),
+                        kind: e.kind,
                         why,
                     });
                     break;
@@ -511,7 +490,13 @@ impl Store {
                 "INSERT INTO replica_log (hall, seq, kind, at_ms, applied_at_ms) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute((hall, e.seq as i64, &e.kind, e.at_ms as i64, now_ms as i64))?;
+            .execute((
+                hall,
+                e.seq as i64,
+                e.kind.as_str(),
+                e.at_ms as i64,
+                now_ms as i64,
+            ))?;
             if superseded {
                 out.superseded += 1;
             } else {
@@ -1041,7 +1026,7 @@ mod tests {
                     origin: origin.to_owned(),
                     seq: r.seq,
                     at_ms: r.at_ms,
-                    kind: r.kind.clone(),
+                    kind: r.kind,
                     row: RawValue::from_string(r.row.clone()).unwrap(),
                     snapshot_of: None,
                 },
@@ -1122,6 +1107,53 @@ mod tests {
         assert_eq!(
             event.replica_game(at_event[0].id).unwrap(),
             Some(("A".to_owned(), at_hall[0].id.0))
+        );
+    }
+
+    #[test]
+    fn every_kind_of_record_as_the_hall_writes_it_is_read_whole_at_the_event_node() {
+        let (mut hall, _) = hall();
+        let board = hall.board("board 1", Kind::Chess).unwrap();
+        hall.set_board_number(board, 4).unwrap();
+        hall.write_batch(&[Write::Event {
+            board,
+            event: TrackerEvent::Reoriented {
+                at_ms: 5000,
+                orientation: Orientation::Rotated,
+            },
+        }])
+        .unwrap();
+        let records = hall.outbox_after(0, 1000).unwrap();
+        let mut kinds: Vec<RecordKind> = records.iter().map(|r| r.kind).collect();
+        kinds.sort_by_key(|k| k.as_str());
+        kinds.dedup();
+        let mut all = RecordKind::ALL.to_vec();
+        all.sort_by_key(|k| k.as_str());
+        assert_eq!(kinds, all, "the fixture writes every kind");
+        // Each row has exactly the fields its struct reads (unknown fields are refused).
+        let mut event = Store::open_in_memory().unwrap();
+        let applied = event
+            .apply_hall_records("A", &envelopes("0123456789abcdef", &records), 1)
+            .unwrap();
+        assert!(applied.refused.is_none(), "{:?}", applied.refused);
+        assert_eq!(applied.applied, records.len());
+        // A row with a column this event node does not know is refused, not dropped.
+        let mut newer = envelopes("0123456789abcdef", &records[..1]);
+        newer[0].envelope.seq = records.len() as u64 + 1;
+        newer[0].envelope.row = RawValue::from_string(
+            r#"{"id":99,"name":"x","kind":"chess","number":null,"lane":1}"#.into(),
+        )
+        .unwrap();
+        let refused = event.apply_hall_records("A", &newer, 2).unwrap().refused;
+        assert!(
+            matches!(
+                refused,
+                Some(ReplicaError::Unreadable {
+                    kind: RecordKind::Board,
+                    ..
+                })
+            ),
+            "{refused:?}"
         );
     }
 
@@ -1274,7 +1306,10 @@ mod tests {
         event.apply_hall_records("A", &incoming, 1).unwrap();
         // A move that differs from the one the event node holds.
         let mut copy = copy_of(&hall);
-        let at = copy.iter().position(|i| i.envelope.kind == "move").unwrap();
+        let at = copy
+            .iter()
+            .position(|i| i.envelope.kind == RecordKind::Move)
+            .unwrap();
         let row = copy[at].envelope.row.get().replace("\"e4\"", "\"d4\"");
         copy[at].envelope.row = RawValue::from_string(row).unwrap();
         let applied = event.apply_hall_records("A2", &copy, 2).unwrap();
