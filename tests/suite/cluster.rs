@@ -13,27 +13,14 @@ use std::time::{Duration, Instant};
 use boardscribe::emulator::PtyFleet;
 
 use crate::{
-    cluster_common::{Cut, EventNode, Hall, Nats, Watch, assert_event_holds_halls, latencies},
+    cluster_common::{
+        Cut, EventNode, Hall, Nats, Watch, assert_event_holds_halls, latencies, play,
+    },
     fleet_common,
 };
 
 /// Ten times human speed, as the fleet test.
 const SPEED: f64 = 0.1;
-
-/// Every hall's boards, playing (after the halls started: a process started later would
-/// inherit the ptys).
-async fn play(halls: &[&Hall]) -> PtyFleet {
-    let boards: Vec<_> = halls
-        .iter()
-        .flat_map(|h| {
-            h.boards.iter().map(|b| {
-                let opts = fleet_common::pty_options(&h.dir, b, false, 0);
-                (b.script.clone(), opts)
-            })
-        })
-        .collect();
-    PtyFleet::spawn(boards).await.unwrap()
-}
 
 /// Moves hall `h` has printed (each once durable).
 fn printed(h: &Hall) -> usize {

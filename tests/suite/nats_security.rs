@@ -15,7 +15,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use boardscribe::emulator::PtyFleet;
 use data_encoding::{BASE32_NOPAD, BASE64URL_NOPAD};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
@@ -23,26 +22,12 @@ use rcgen::{
 };
 
 use crate::{
-    cluster_common::{EventNode, Hall, Nats},
+    cluster_common::{EventNode, Hall, Nats, play},
     fleet_common,
 };
 
 /// Twenty times human speed: a few moves in seconds.
 const SPEED: f64 = 0.05;
-
-/// The boards of `halls`, playing.
-async fn play(halls: &[&Hall]) -> PtyFleet {
-    let boards: Vec<_> = halls
-        .iter()
-        .flat_map(|h| {
-            h.boards.iter().map(|b| {
-                let opts = fleet_common::pty_options(&h.dir, b, false, 0);
-                (b.script.clone(), opts)
-            })
-        })
-        .collect();
-    PtyFleet::spawn(boards).await.unwrap()
-}
 
 /// One chess board for each of `n` halls, each game's script at most `max_ms`.
 fn boards(n: usize, max_ms: u64) -> Vec<Vec<fleet_common::HallBoard>> {

@@ -292,6 +292,23 @@ fn pipe(mut from: TcpStream, mut to: TcpStream, held: &AtomicBool, stop: &Atomic
     let _ = to.shutdown(std::net::Shutdown::Both);
 }
 
+/// Every hall's boards, playing (after the halls started: a process started later would
+/// inherit the ptys).
+pub async fn play(halls: &[&Hall]) -> boardscribe::emulator::PtyFleet {
+    let boards: Vec<_> = halls
+        .iter()
+        .flat_map(|h| {
+            h.boards.iter().map(|b| {
+                let opts = fleet_common::pty_options(&h.dir, b, false, 0);
+                (b.script.clone(), opts)
+            })
+        })
+        .collect();
+    boardscribe::emulator::PtyFleet::spawn(boards)
+        .await
+        .unwrap()
+}
+
 /// A hall: its boards, its directory, config and database, and its `run` process.
 pub struct Hall {
     pub name: String,
