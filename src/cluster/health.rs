@@ -13,7 +13,10 @@ use std::{collections::BTreeMap, time::Duration};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Millis, relay::alerts::EventAlert, store::replica::NumberRefused};
+use crate::{
+    Millis, export::publish::utc_date_time, relay::alerts::EventAlert,
+    store::replica::NumberRefused,
+};
 
 /// How often a hall sends its status.
 pub const STATUS_EVERY: Duration = Duration::from_secs(2);
@@ -308,8 +311,7 @@ impl HallWatch {
 
 /// `ms` (wall-clock ms since the Unix epoch) as `hh:mm:ss`, UTC.
 fn time_of_day(ms: Millis) -> String {
-    let s = (ms / 1000) % 86_400;
-    format!("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+    utc_date_time(ms).1
 }
 
 #[cfg(test)]

@@ -146,13 +146,25 @@ pub(crate) fn corpus_moves(file: &str, game: usize) -> Vec<Move> {
 
 /// The moves as the tracker records them, a clock on each.
 fn recorded(moves: &[Move]) -> Vec<RecordedMove> {
+    recorded_from(moves, 0, 5_400_000, |i| 1000 * (5 + i as i64 % 60))
+}
+
+/// The moves as the tracker records them from `t0` ms, one a second, each side's clock
+/// starting at `start` and losing `spent(i)` ms on ply `i + 1` (negative: the increment made
+/// up for more than the move took).
+pub(crate) fn recorded_from(
+    moves: &[Move],
+    t0: u64,
+    start: u64,
+    spent: impl Fn(usize) -> i64,
+) -> Vec<RecordedMove> {
     let mut pos = Chess::default();
-    let mut clocks = [5_400_000u64; 2];
+    let mut clocks = [start; 2];
     moves
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            clocks[i % 2] -= 1000 * (5 + i as u64 % 60);
+            clocks[i % 2] = clocks[i % 2].saturating_add_signed(-spent(i));
             let uci = m.to_uci(CastlingMode::Standard).to_string();
             let san = SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string();
             RecordedMove {
@@ -160,7 +172,7 @@ fn recorded(moves: &[Move]) -> Vec<RecordedMove> {
                 notation: san,
                 uci: Some(uci),
                 position: Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
-                at_ms: 1000 * (i as u64 + 1),
+                at_ms: t0 + 1000 * (i as u64 + 1),
                 clock_white_ms: Some(clocks[0]),
                 clock_black_ms: Some(clocks[1]),
                 time_trouble: false,

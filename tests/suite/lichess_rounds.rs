@@ -34,10 +34,10 @@ use boardscribe::{
     store::{EventSettings, RoundInfo, Store, Write},
     tracker::event::{RecordedMove, TrackerEvent},
 };
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position as _, fen::Fen, san::SanPlus};
+use shakmaty::{Chess, EnPassantMode, Move, Position as _, fen::Fen};
 use tokio::{sync::watch, task::JoinSet};
 
-use crate::lichess_push::corpus_moves;
+use crate::lichess_push::{corpus_moves, recorded_from};
 
 const ROUND_IDS: [&str; 3] = ["RoundOne", "RoundTwo", "RoundThr"];
 
@@ -211,27 +211,7 @@ async fn take(
 
 /// The moves as the tracker records them, a 3+2 clock on each, from `t0` ms.
 fn recorded(moves: &[Move], t0: u64) -> Vec<RecordedMove> {
-    let mut pos = Chess::default();
-    let mut clocks = [180_000u64; 2];
-    moves
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            clocks[i % 2] = clocks[i % 2] + 2000 - 1000 * (1 + i as u64 % 4);
-            let uci = m.to_uci(CastlingMode::Standard).to_string();
-            let san = SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string();
-            RecordedMove {
-                ply: i as u32 + 1,
-                notation: san,
-                uci: Some(uci),
-                position: Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
-                at_ms: t0 + 1000 * (i as u64 + 1),
-                clock_white_ms: Some(clocks[0]),
-                clock_black_ms: Some(clocks[1]),
-                time_trouble: false,
-            }
-        })
-        .collect()
+    recorded_from(moves, t0, 180_000, |i| 1000 * (1 + i as i64 % 4) - 2000)
 }
 
 /// `[%clk h:mm:ss]` of `ms`.

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use boardscribe::relay::{
     Token,
+    console::url_encode,
     server::{Access, RouteSpec, route_table},
 };
 use futures_util::StreamExt as _;
@@ -55,7 +56,12 @@ fn urls(base: &str, route: &RouteSpec, boards: &[(u32, String)], games: &[i64]) 
     let paths: Vec<String> = match route.path {
         "/boards/{key}" => boards
             .iter()
-            .flat_map(|(n, name)| [format!("/boards/{n}"), format!("/boards/{}", encode(name))])
+            .flat_map(|(n, name)| {
+                [
+                    format!("/boards/{n}"),
+                    format!("/boards/{}", url_encode(name)),
+                ]
+            })
             .collect(),
         "/rounds/{file}" => vec!["/rounds/1.pgn".into()],
         "/games/{file}" => games.iter().map(|g| format!("/games/{g}.pgn")).collect(),
@@ -79,19 +85,6 @@ fn urls(base: &str, route: &RouteSpec, boards: &[(u32, String)], games: &[i64]) 
             queries
                 .iter()
                 .map(move |q| format!("{}{p}{q}", base.trim_end_matches('/')))
-        })
-        .collect()
-}
-
-/// `text` as a URL path segment.
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                char::from(b).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
         })
         .collect()
 }
