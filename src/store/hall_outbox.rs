@@ -109,7 +109,7 @@ impl Store {
                     "INSERT INTO cluster_hall (id, hall, origin) VALUES (1, ?1, ?2)",
                     (hall, origin),
                 )?;
-                tx.execute_batch(BACKFILL)?;
+                tx.execute_batch(&backfill_sql())?;
                 HallIdentity {
                     hall: hall.to_owned(),
                     origin: origin.to_owned(),
@@ -152,16 +152,16 @@ impl Store {
             |r| r.get(0),
         )?;
         let mut records = Vec::new();
-        for (kind, view) in SNAPSHOT {
+        for kind in RecordKind::WHOLE_ROWS {
             let mut stmt = self
                 .conn
-                .prepare(&format!("SELECT row FROM {view} ORDER BY id"))?;
+                .prepare(&format!("SELECT row FROM {} ORDER BY id", kind.view()))?;
             let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
             for row in rows {
                 records.push(OutboxRecord {
                     seq: records.len() as u64 + 1,
                     at_ms,
-                    kind: *kind,
+                    kind,
                     row: row?,
                 });
             }
@@ -229,27 +229,18 @@ impl Store {
 /// The schema a hall database has had its outbox and views since.
 const HALL_SCHEMA: usize = 6;
 
-/// A snapshot's kinds and the views that give their rows, in the backfill's order.
-const SNAPSHOT: &[(RecordKind, &str)] = &[
-    (RecordKind::Board, "outbox_boards"),
-    (RecordKind::Game, "outbox_games"),
-    (RecordKind::Event, "outbox_events"),
-    (RecordKind::Move, "outbox_moves"),
-    (RecordKind::Link, "outbox_links"),
-];
-
 /// The record as it stood when the database joined a hall, as the triggers would have written
-/// it: boards, then games, then events, then moves (each with its retraction: the events they
-/// name come first), then links.
-const BACKFILL: &str = r#"
-INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'board', row FROM outbox_boards ORDER BY id;
-INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'game', row FROM outbox_games ORDER BY id;
-INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'event', row FROM outbox_events ORDER BY id;
-INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'move', row FROM outbox_moves ORDER BY id;
-INSERT INTO outbox (at_ms, kind, row)
-SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER), 'link', row FROM outbox_links ORDER BY id;
-"#;
+/// it: each kind of [`RecordKind::WHOLE_ROWS`] in turn, from its view.
+fn backfill_sql() -> String {
+    RecordKind::WHOLE_ROWS
+        .into_iter()
+        .map(|kind| {
+            format!(
+                "INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 \
+                 AS INTEGER), '{}', row FROM {} ORDER BY id;\n",
+                kind.as_str(),
+                kind.view()
+            )
+        })
+        .collect()
+}

@@ -198,6 +198,7 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", true)?;
         conn.set_prepared_statement_cache_capacity(64);
         schema::migrate(&mut conn)?;
+        schema::follow_outbox_shapes(&mut conn)?;
         Ok(Store { conn, path: None })
     }
 

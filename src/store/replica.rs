@@ -24,11 +24,16 @@
 //! copy's last record is already there: it is passed over (`superseded`).
 
 use rusqlite::{OptionalExtension, ToSql, Transaction, TransactionBehavior};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use super::hall_record::{Envelope, Incoming};
-use super::{BoardId, GameId, Store, StoreError, hall_record::RecordKind, read::parse_kind};
+use super::{
+    BoardId, GameId, Store, StoreError,
+    hall_record::{
+        BoardNumberRow, BoardRow, EventRow, GameRow, LinkRow, MoveRow, RecordKind, RetractedRow,
+    },
+    read::parse_kind,
+};
 use crate::game::Kind;
 
 /// Where a hall's record stands at the event node.
@@ -162,46 +167,6 @@ pub enum ReplicaError {
     },
 }
 
-// The rows as the schema's outbox views and triggers write them (`outbox_boards`, …): a column
-// the hall sends that the event node does not know is refused, never dropped.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BoardRow {
-    id: i64,
-    name: String,
-    kind: String,
-    number: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BoardNumberRow {
-    id: i64,
-    number: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GameRow {
-    id: i64,
-    board_id: i64,
-    kind: String,
-    orientation: String,
-    date: Option<String>,
-    started_at_ms: i64,
-    ended_at_ms: Option<i64>,
-    white: Option<String>,
-    black: Option<String>,
-    result: String,
-    termination: Option<String>,
-    event: Option<String>,
-    site: Option<String>,
-    round: Option<String>,
-    board_no: Option<i64>,
-    start_position: Option<String>,
-    time_control: Option<String>,
-}
-
 impl GameRow {
     /// Its columns but the id, in the table's order, on the event node's board `board`.
     fn values<'a>(&'a self, board: &'a i64) -> [&'a dyn ToSql; 16] {
@@ -224,50 +189,6 @@ impl GameRow {
             &self.time_control,
         ]
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveRow {
-    id: i64,
-    game_id: i64,
-    ply: i64,
-    notation: String,
-    uci: Option<String>,
-    position: String,
-    at_ms: i64,
-    clock_white_ms: Option<i64>,
-    clock_black_ms: Option<i64>,
-    time_trouble: i64,
-    retracted_by: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RetractedRow {
-    id: i64,
-    retracted_by: i64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EventRow {
-    id: i64,
-    game_id: Option<i64>,
-    board_id: i64,
-    at_ms: i64,
-    kind: String,
-    ply: Option<i64>,
-    detail: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LinkRow {
-    id: i64,
-    board_id: i64,
-    at_ms: i64,
-    connected: i64,
 }
 
 /// A hall's record, read.

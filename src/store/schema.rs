@@ -4,7 +4,7 @@
 //! Never remove or edit an entry once released: add a new one. A database newer than this list is
 //! refused rather than guessed at.
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use super::StoreError;
 
@@ -161,9 +161,11 @@ ALTER TABLE pairings ADD COLUMN black_fed TEXT;
     // 6: one event across several halls (issue 18).
     //
     // A hall (`cluster_hall` set: its name and a random origin naming this database) keeps every
-    // record it commits in `outbox` too, by the triggers below, in the same transaction: the
-    // publisher sends them in `seq` order and deletes what the broker acknowledged. Without a
-    // `cluster_hall` row the triggers do nothing. `board_links` keeps each board's connections
+    // record it commits in `outbox` too, by triggers, in the same transaction: the publisher
+    // sends them in `seq` order and deletes what the broker acknowledged. Without a
+    // `cluster_hall` row the triggers do nothing. The triggers and the views giving each kind's
+    // row are not written here: they follow the row structs of `store::hall_record` and are made
+    // at every open that differs from them ([`follow_outbox_shapes`]). `board_links` keeps each board's connections
     // and losses. An event node keeps, per hall, the last record it applied (`replica_halls`),
     // which hall row each of its rows stands for (`replica_ids`) and when each record arrived
     // (`replica_log`: the hall's commit time, ms since the epoch, and the event node's).
@@ -211,63 +213,6 @@ CREATE TABLE replica_log (
     applied_at_ms INTEGER NOT NULL,
     PRIMARY KEY (hall, seq)
 ) STRICT, WITHOUT ROWID;
-
--- Each record table's rows as the outbox carries them: the triggers and the backfill of a
--- database joining a hall (store::hall_outbox) read the same view.
-CREATE VIEW outbox_boards AS SELECT id,
-    json_object('id', id, 'name', name, 'kind', kind, 'number', number) AS row FROM boards;
-CREATE VIEW outbox_games AS SELECT id,
-    json_object('id', id, 'board_id', board_id, 'kind', kind, 'orientation', orientation,
-    'date', date, 'started_at_ms', started_at_ms, 'ended_at_ms', ended_at_ms, 'white', white,
-    'black', black, 'result', result, 'termination', termination, 'event', event, 'site', site,
-    'round', round, 'board_no', board_no, 'start_position', start_position,
-    'time_control', time_control) AS row FROM games;
-CREATE VIEW outbox_moves AS SELECT id,
-    json_object('id', id, 'game_id', game_id, 'ply', ply, 'notation', notation, 'uci', uci,
-    'position', position, 'at_ms', at_ms, 'clock_white_ms', clock_white_ms,
-    'clock_black_ms', clock_black_ms, 'time_trouble', time_trouble,
-    'retracted_by', retracted_by) AS row FROM moves;
-CREATE VIEW outbox_events AS SELECT id,
-    json_object('id', id, 'game_id', game_id, 'board_id', board_id, 'at_ms', at_ms, 'kind', kind,
-    'ply', ply, 'detail', detail) AS row FROM events;
-CREATE VIEW outbox_links AS SELECT id,
-    json_object('id', id, 'board_id', board_id, 'at_ms', at_ms, 'connected', connected) AS row
-    FROM board_links;
-
-CREATE TRIGGER outbox_board AFTER INSERT ON boards WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'board', row FROM outbox_boards WHERE id = NEW.id;
-END;
-CREATE TRIGGER outbox_board_number AFTER UPDATE OF number ON boards
-WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'board_number', json_object('id', NEW.id, 'number', NEW.number));
-END;
-CREATE TRIGGER outbox_game AFTER INSERT ON games WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'game', row FROM outbox_games WHERE id = NEW.id;
-END;
-CREATE TRIGGER outbox_game_update AFTER UPDATE ON games WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'game_update', row FROM outbox_games WHERE id = NEW.id;
-END;
-CREATE TRIGGER outbox_move AFTER INSERT ON moves WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'move', row FROM outbox_moves WHERE id = NEW.id;
-END;
-CREATE TRIGGER outbox_move_retracted AFTER UPDATE OF retracted_by ON moves
-WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'move_retracted', json_object('id', NEW.id, 'retracted_by', NEW.retracted_by));
-END;
-CREATE TRIGGER outbox_event AFTER INSERT ON events WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'event', row FROM outbox_events WHERE id = NEW.id;
-END;
-CREATE TRIGGER outbox_link AFTER INSERT ON board_links WHEN EXISTS (SELECT 1 FROM cluster_hall)
-BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    'link', row FROM outbox_links WHERE id = NEW.id;
-END;
 "#,
     // 7: the event node's record of a board whose hall gave it a number another board of the
     // event already has: the number it asked for (the board is kept without one meanwhile), so
@@ -291,6 +236,44 @@ INSERT OR IGNORE INTO replica_origins (origin, hall, seq)
     SELECT origin, hall, seq FROM replica_halls ORDER BY rowid;
 "#,
 ];
+
+/// Makes the outbox's views and triggers as the row structs make them
+/// ([`super::hall_record::outbox_sql`]): each one missing or written otherwise is dropped and
+/// made again, all in one transaction; nothing is written when every one is as made. Runs
+/// after [`migrate`] at every writing open, so a database follows the shape of the record its
+/// program sends.
+pub fn follow_outbox_shapes(conn: &mut Connection) -> Result<(), StoreError> {
+    let wanted = super::hall_record::outbox_sql();
+    let stale = |conn: &Connection| -> Result<Vec<bool>, StoreError> {
+        let mut stmt =
+            conn.prepare_cached("SELECT sql FROM sqlite_master WHERE type = ?1 AND name = ?2")?;
+        wanted
+            .iter()
+            .map(|o| {
+                let found: Option<String> = stmt
+                    .query_row([o.kind, o.name.as_str()], |r| r.get(0))
+                    .optional()?;
+                Ok(found.as_deref() != Some(o.sql.as_str()))
+            })
+            .collect()
+    };
+    if !stale(conn)?.contains(&true) {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Looked at again under the lock: another process may have made them meanwhile.
+    let stale = stale(&tx)?;
+    for (o, _) in wanted.iter().zip(&stale).filter(|(_, s)| **s) {
+        let kind = o.kind.to_uppercase();
+        tx.execute_batch(&format!("DROP {kind} IF EXISTS {}", o.name))?;
+    }
+    // Views first: a trigger names its view.
+    for (o, _) in wanted.iter().zip(&stale).filter(|(_, s)| **s) {
+        tx.execute_batch(&o.sql)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
 
 /// Current schema version of a connection's database.
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {
@@ -318,4 +301,93 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         tx.commit()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Store, hall_record::outbox_sql};
+
+    fn stored(conn: &Connection, kind: &str, name: &str) -> Option<String> {
+        conn.query_row(
+            "SELECT sql FROM sqlite_master WHERE type = ?1 AND name = ?2",
+            [kind, name],
+            |r| r.get(0),
+        )
+        .optional()
+        .unwrap()
+    }
+
+    fn schema_version(conn: &Connection) -> i64 {
+        conn.query_row("PRAGMA schema_version", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn the_outbox_is_made_from_the_row_structs_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.db");
+        drop(Store::open(&path).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        let wanted = outbox_sql();
+        // A view per row shape, a trigger per kind.
+        assert_eq!(wanted.iter().filter(|o| o.kind == "view").count(), 7);
+        assert_eq!(wanted.iter().filter(|o| o.kind == "trigger").count(), 8);
+        for o in &wanted {
+            assert_eq!(
+                stored(&conn, o.kind, &o.name).as_ref(),
+                Some(&o.sql),
+                "{}",
+                o.name
+            );
+        }
+        // The board row's columns are the struct's fields, in its order.
+        let boards = wanted.iter().find(|o| o.name == "outbox_boards").unwrap();
+        assert!(
+            boards
+                .sql
+                .contains("json_object('id', id, 'name', name, 'kind', kind, 'number', number)"),
+            "{}",
+            boards.sql
+        );
+        // Opened again, nothing is made again.
+        let before = schema_version(&conn);
+        drop(Store::open(&path).unwrap());
+        assert_eq!(schema_version(&conn), before);
+    }
+
+    #[test]
+    fn an_older_databases_outbox_is_made_as_the_structs_say() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        drop(Store::open(&path).unwrap());
+        // As schema 6 to 8 left it: the board number's row written in its trigger, no view.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DROP TRIGGER outbox_board_number; DROP VIEW outbox_board_numbers;
+             CREATE TRIGGER outbox_board_number AFTER UPDATE OF number ON boards
+             WHEN EXISTS (SELECT 1 FROM cluster_hall)
+             BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (0, 'board_number',
+                 json_object('id', NEW.id, 'number', NEW.number));
+             END;",
+        )
+        .unwrap();
+        let mut store = Store::open(&path).unwrap();
+        for o in outbox_sql() {
+            assert_eq!(stored(&conn, o.kind, &o.name), Some(o.sql), "{}", o.name);
+        }
+        // And it writes the row the event node reads.
+        store.join_hall("A", "0123456789abcdef").unwrap();
+        let board = store.board("board 1", crate::game::Kind::Chess).unwrap();
+        store.set_board_number(board, 7).unwrap();
+        let row: String = conn
+            .query_row(
+                "SELECT row FROM outbox WHERE kind = 'board_number' ORDER BY seq DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let read: crate::store::hall_record::BoardNumberRow = serde_json::from_str(&row).unwrap();
+        assert_eq!((read.id, read.number), (board.0, Some(7)));
+    }
 }
