@@ -260,7 +260,7 @@ pub struct FolderRelay {
 pub struct LichessRelay {
     /// The Lichess round of each event round (`rounds = { 1 = "…" }`), or of the round current
     /// when the daemon starts pushing (`round = "…"`).
-    pub rounds: crate::relay::lichess::plan::LichessRounds,
+    pub rounds: crate::broadcast::lichess::plan::LichessRounds,
     /// The boards pushed to this round (`boards = "1-64"`); all boards when not given.
     pub boards: Option<crate::export::publish::BoardRange>,
     /// A file holding the API token (kept out of the config file).

@@ -14,6 +14,7 @@
 //! (systemd readiness, status and watchdog) and `text` (no control character into the record).
 #![forbid(unsafe_code)]
 
+pub mod broadcast;
 pub mod cli;
 pub mod cluster;
 pub mod config;

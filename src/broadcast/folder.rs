@@ -7,9 +7,9 @@
 //!
 //! Flow: after a change, the caller reads the round's games from the store
 //! ([`Store::round_games`](crate::store::Store::round_games)) and calls
-//! [`FolderRelay::write_round`] (or runs [`FolderRelay::run`], which does so on each change);
-//! [`broadcast_games`] picks one game per board, each is rendered with
-//! [`pgn_clk`], and every file whose text changed is replaced atomically (a hidden temporary file
+//! [`FolderRelay::write_round`] (or runs [`FolderRelay::run`], which does so on each change, as a
+//! pushed output turned by [`super::run`]); [`broadcast_games`] picks one game per board, each
+//! is rendered with [`write_pgn`], and every file whose text changed is replaced atomically (a hidden temporary file
 //! in the same folder, fsync, rename, fsync of the folder). Unchanged files are not touched, so
 //! watchers see a write only when a game changed.
 //!
@@ -28,12 +28,14 @@ use std::{
 use serde::Deserialize;
 use tokio::sync::watch;
 
+use super::{Output, Turn, Wake};
+
 use crate::{
     export::{
         livechess::{FolderRound, round_index_json, tournament_json},
-        pgn::{ClockFormat, pgn_styled},
+        pgn::{ClockFormat, write_pgn},
         publish::{Clocks, PgnStyle, Publication, TimeControlTag},
-        round::{broadcast_games, games_pgn_styled},
+        round::broadcast_games,
     },
     store::GameRecord,
 };
@@ -147,11 +149,11 @@ impl FolderRelay {
                 changed += usize::from(replace(
                     &dir,
                     &format!("game-{n}.pgn"),
-                    &pgn_styled(game, &style),
+                    &write_pgn([game], &style),
                 )?);
             }
         }
-        let all = games_pgn_styled(&selected, &style);
+        let all = write_pgn(&selected, &style);
         let games_pgn = dir.join("games.pgn");
         if selected.is_empty() {
             changed += usize::from(remove(&games_pgn)?);
@@ -200,60 +202,56 @@ impl FolderRelay {
     }
 
     /// [`FolderRelay::run`], also every `tick` if given (a delayed broadcast: the window slides
-    /// with no change to the store).
+    /// with no change to the store); `read` gives the whole folder (event, rounds, pairings).
     pub async fn run_every<F, E>(
         self,
-        mut changes: watch::Receiver<u64>,
+        changes: watch::Receiver<u64>,
         tick: Option<std::time::Duration>,
-        round_games: F,
+        read: F,
     ) where
         F: Fn() -> Result<Option<FolderRound>, E> + Send + Sync + 'static,
         E: std::fmt::Display + Send + 'static,
     {
-        let job = Arc::new((self, round_games));
-        let mut first = true;
-        loop {
-            if !first && !next_turn(&mut changes, tick).await {
-                return;
-            }
-            first = false;
-            changes.borrow_and_update();
-            let job = Arc::clone(&job);
-            let done = tokio::task::spawn_blocking(move || {
-                let (relay, round_games) = &*job;
-                match round_games() {
-                    Err(e) => Err(format!("reading the round: {e}")),
-                    Ok(None) => Ok(None),
-                    Ok(Some(f)) => relay
-                        .write_folder(&f)
-                        .map(|n| Some((f.round, n)))
-                        .map_err(|e| e.to_string()),
-                }
-            })
-            .await;
-            match done {
-                Ok(Ok(Some((round, changed)))) if changed > 0 => {
-                    tracing::debug!(round, changed, "round folder updated");
-                }
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => tracing::error!(error = %e, "round folder not updated"),
-                Err(e) => tracing::error!(error = %e, "round folder writer failed"),
-            }
-        }
+        let output = FolderOutput {
+            relay: Arc::new(self),
+            read,
+        };
+        super::run(output, Wake::Changes { changes, tick }).await;
     }
 }
 
-/// Waits for a change, or `tick`; false once the sender is gone.
-pub(crate) async fn next_turn(
-    changes: &mut watch::Receiver<u64>,
-    tick: Option<std::time::Duration>,
-) -> bool {
-    match tick {
-        None => changes.changed().await.is_ok(),
-        Some(t) => tokio::select! {
-            changed = changes.changed() => changed.is_ok(),
-            _ = tokio::time::sleep(t) => changes.has_changed().is_ok(),
-        },
+/// The folder as a pushed output: each turn reads the round and writes the files that changed.
+struct FolderOutput<F> {
+    relay: Arc<FolderRelay>,
+    read: F,
+}
+
+impl<F, E> Output for FolderOutput<F>
+where
+    F: Fn() -> Result<Option<FolderRound>, E> + Send + Sync + 'static,
+    E: std::fmt::Display + Send + 'static,
+{
+    type Body = FolderRound;
+    type Error = E;
+
+    fn name(&self) -> &'static str {
+        "folder"
+    }
+
+    fn read(&mut self, _now_ms: crate::Millis) -> Result<Option<FolderRound>, E> {
+        (self.read)()
+    }
+
+    async fn publish(&mut self, round: FolderRound) -> Turn {
+        let relay = Arc::clone(&self.relay);
+        let n = round.round;
+        match tokio::task::spawn_blocking(move || relay.write_folder(&round)).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(changed)) => tracing::debug!(round = n, changed, "round folder updated"),
+            Ok(Err(e)) => tracing::error!(error = %e, "round folder not updated"),
+            Err(e) => tracing::error!(error = %e, "round folder writer failed"),
+        }
+        Turn::Done
     }
 }
 

@@ -190,7 +190,7 @@ async fn run(
     Publications {
         db: config.database.clone(),
         folder: config.relay.folder.as_ref().map(|f| {
-            crate::relay::folder::FolderRelay::new(&f.dir)
+            crate::broadcast::folder::FolderRelay::new(&f.dir)
                 .with_clock_format(config.relay.clk_format)
         }),
         lichess,

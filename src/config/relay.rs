@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::relay::lichess::plan::{LichessRounds, is_round_id};
+use crate::broadcast::lichess::plan::{LichessRounds, is_round_id};
 
 pub(super) fn relay_config(relay: &RawRelay, ck: &mut Checker<'_>) -> RelayConfig {
     let mut out = RelayConfig::default();

@@ -810,7 +810,7 @@ fn lichess_rounds_map_event_rounds_to_eight_character_ids() {
     );
     assert_eq!(
         c.relay.lichess[0].rounds,
-        crate::relay::lichess::plan::LichessRounds::Map(
+        crate::broadcast::lichess::plan::LichessRounds::Map(
             [(1, "RoundOne".to_owned()), (2, "RoundTwo".to_owned())].into()
         )
     );

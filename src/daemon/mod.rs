@@ -45,6 +45,7 @@ pub use crate::services::{
 use crate::{
     Millis,
     arbiter::LawsSetup,
+    broadcast::{folder::FolderRelay, lichess::LichessQueue},
     config::{BoardConfig, BoardKind, BusConfig, Config, ConfigOverrides, LawsFlags, Locator},
     emulator::{self, EmulatorOptions, PtyFleet, PtyOptions, PtyScript},
     export::publish::Publication,
@@ -52,7 +53,7 @@ use crate::{
     metrics::Metrics,
     notify::{Notifier, status_line},
     pipeline::{Dgt, Tgz},
-    relay::{Hub, RelayExtras, Token, folder::FolderRelay, lichess::LichessQueue},
+    relay::{Hub, RelayExtras, Token},
     sensor::dgt::ClockLayout,
     store::{EventOpened, EventSettings, RoundInfo, Store},
     tracker::TrackerEvent,

@@ -4,7 +4,7 @@
 //! `round-N/index.json` (`pairings: [{white, black, result, live}]`, one per board in board order,
 //! each player `{fname, mname, lname, title, federation, fideid}`). Pure.
 //!
-//! Flow: the folder relay (`relay::folder`) reads the event, the rounds, the round's pairings and
+//! Flow: the folder relay (`broadcast::folder`) reads the event, the rounds, the round's pairings and
 //! its games (as a public output shows them: delayed, if the venue delays) into a
 //! [`FolderRound`], and writes [`tournament_json`] and [`round_index_json`] beside the PGN files.
 //! A player's name `Surname, Given names` is split as LiveChess splits it (`lname`, `fname`); a

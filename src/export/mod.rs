@@ -1,8 +1,8 @@
 //! Exports from the store: PGN, JSON, printable scoresheets (HTML and PDF), and a round as a
-//! broadcast reads it ([`round`]; the LiveChess-style folders that write it are `relay::folder`).
+//! broadcast reads it ([`round`]; the LiveChess-style folders that write it are `broadcast::folder`).
 //!
 //! Flow: [`export`] reads one game or all games from the [`Store`] and renders them with
-//! [`pgn::pgn_all`] or [`json::json`]; the renderers are pure functions of [`GameRecord`]s (and,
+//! [`pgn::write_pgn`] or [`json::json`]; the renderers are pure functions of [`GameRecord`]s (and,
 //! with [`ExportOptions::history`], of each game's history of retracted moves and events).
 //! A scoresheet is of one game: [`export_bytes`] lays it out with
 //! [`scoresheet::Scoresheet::from_game`] and writes it as HTML ([`scoresheet::html`]) or PDF
@@ -18,9 +18,8 @@ pub mod scoresheet;
 
 pub use self::{
     json::{json, json_with_history},
-    pgn::{
-        ClockFormat, pgn, pgn_all, pgn_all_clk, pgn_all_with_history, pgn_clk, pgn_with_history,
-    },
+    pgn::{ClockFormat, PgnGame, write_pgn},
+    publish::PgnStyle,
     scoresheet::{Scoresheet, SheetOptions, scoresheet_html},
 };
 use crate::store::{DecisionError, GameId, GameRecord, Store, StoreError};
@@ -106,7 +105,11 @@ pub fn export_with(
         None
     };
     Ok(match (format, &histories) {
-        (Format::Pgn, h) => pgn_all_clk(&games, h.as_deref(), options.clk),
+        (Format::Pgn, None) => write_pgn(&games, &PgnStyle::internal(options.clk)),
+        (Format::Pgn, Some(h)) => write_pgn(
+            games.iter().zip(h).map(|(g, h)| (g, h.as_slice())),
+            &PgnStyle::internal(options.clk),
+        ),
         (Format::Scoresheet | Format::Pdf, _) => return Err(ExportError::NotText),
         (Format::Json, h) => {
             let value = match h {

@@ -20,8 +20,9 @@
 //! corrected move or a note on a ply after that move, a result and a note on the whole game at the
 //! end. The movetext is the live (corrected) record and the result the one set; a forfeit
 //! (`+/-`, `-/+`) ends the movetext as `1-0`/`0-1` and a double forfeit (`-/-`) as `*`, the
-//! comment saying which. With the history ([`pgn_with_history`]) the retracted moves are
-//! comments too (`{ History: ... }`), before the first ply they held.
+//! comment saying which. With the history ([`PgnGame::history`]) the retracted moves are
+//! comments too (`{ History: ... }`), before the first ply they held. Every PGN the
+//! daemon writes goes through [`write_pgn`].
 
 use std::fmt::Write as _;
 
@@ -37,28 +38,50 @@ use crate::{
 /// Lines stay shorter than this (PGN export format: at most 79 characters).
 const MAX_LINE: usize = 80;
 
-/// The game as PGN, ending with a newline.
-pub fn pgn(game: &GameRecord) -> String {
-    pgn_with(game, None, &PgnStyle::internal(ClockFormat::default()))
+/// A game to write as PGN: its record, and its retracted moves when an arbiter's export asks
+/// for them (`Store::history`).
+#[derive(Clone, Copy, Debug)]
+pub struct PgnGame<'a> {
+    pub record: &'a GameRecord,
+    pub history: Option<&'a [HistoryEntry]>,
 }
 
-/// [`pgn`] with clocks written in `clk`.
-pub fn pgn_clk(game: &GameRecord, clk: ClockFormat) -> String {
-    pgn_with(game, None, &PgnStyle::internal(clk))
+impl<'a> From<&'a GameRecord> for PgnGame<'a> {
+    fn from(record: &'a GameRecord) -> PgnGame<'a> {
+        PgnGame {
+            record,
+            history: None,
+        }
+    }
 }
 
-/// The game as PGN in `style` (a public output's: [`Publication::style`](super::publish::Publication::style)).
-pub fn pgn_styled(game: &GameRecord, style: &PgnStyle) -> String {
-    pgn_with(game, None, style)
+impl<'a> From<&&'a GameRecord> for PgnGame<'a> {
+    fn from(record: &&'a GameRecord) -> PgnGame<'a> {
+        PgnGame::from(*record)
+    }
 }
 
-/// The game as PGN with its retracted moves as comments (`history` from `Store::history`).
-pub fn pgn_with_history(game: &GameRecord, history: &[HistoryEntry]) -> String {
-    pgn_with(
-        game,
-        Some(history),
-        &PgnStyle::internal(ClockFormat::default()),
-    )
+impl<'a> From<(&'a GameRecord, &'a [HistoryEntry])> for PgnGame<'a> {
+    fn from((record, history): (&'a GameRecord, &'a [HistoryEntry])) -> PgnGame<'a> {
+        PgnGame {
+            record,
+            history: Some(history),
+        }
+    }
+}
+
+/// The one way games become PGN: each of `games` in `style` (the arbiter's:
+/// [`PgnStyle::arbiter`]; a public output's: [`Publication::style`](super::publish::Publication::style)),
+/// a blank line between games, each ending with a newline. Every export, relay output and push
+/// writes its PGN through here.
+pub fn write_pgn<'a, G: Into<PgnGame<'a>>>(
+    games: impl IntoIterator<Item = G>,
+    style: &PgnStyle,
+) -> String {
+    join(games.into_iter().map(|g| {
+        let g = g.into();
+        pgn_with(g.record, g.history, style)
+    }))
 }
 
 fn pgn_with(game: &GameRecord, history: Option<&[HistoryEntry]>, style: &PgnStyle) -> String {
@@ -356,28 +379,6 @@ fn irregularity_comments(game: &GameRecord) -> Vec<(u32, String)> {
         .collect()
 }
 
-/// Every game, separated by a blank line.
-pub fn pgn_all(games: &[GameRecord]) -> String {
-    pgn_all_clk(games, None, ClockFormat::default())
-}
-
-/// Every game with its history (`histories[i]` is the history of `games[i]`).
-pub fn pgn_all_with_history(games: &[GameRecord], histories: &[Vec<HistoryEntry>]) -> String {
-    pgn_all_clk(games, Some(histories), ClockFormat::default())
-}
-
-/// Every game, with its history if given, clocks written in `clk`.
-pub fn pgn_all_clk(
-    games: &[GameRecord],
-    histories: Option<&[Vec<HistoryEntry>]>,
-    clk: ClockFormat,
-) -> String {
-    join(games.iter().enumerate().map(|(i, g)| {
-        let history = histories.and_then(|h| h.get(i)).map(Vec::as_slice);
-        pgn_with(g, history, &PgnStyle::internal(clk))
-    }))
-}
-
 fn join(texts: impl Iterator<Item = String>) -> String {
     let mut out = String::new();
     for (i, text) in texts.enumerate() {
@@ -512,7 +513,7 @@ mod tests {
     }
 
     fn tags(g: &GameRecord) -> Vec<String> {
-        pgn(g)
+        write_pgn([g], &PgnStyle::arbiter())
             .lines()
             .take_while(|l| l.starts_with('['))
             .map(str::to_owned)

@@ -139,6 +139,12 @@ impl PgnStyle<'_> {
         }
     }
 
+    /// The arbiter's PGN with clocks as `[%clk h:mm:ss]`: [`PgnStyle::internal`] with the
+    /// default clock format.
+    pub fn arbiter() -> PgnStyle<'static> {
+        PgnStyle::internal(ClockFormat::default())
+    }
+
     /// Both clocks for `game`'s `WhiteClock`/`BlackClock` tags, if any.
     pub fn clocks_of(&self, game: &GameRecord) -> Option<(u64, u64)> {
         match self.clocks {

@@ -2,8 +2,9 @@
 //! venue delays its broadcast (`[relay] delay`).
 //!
 //! Flow: every half second [`follow`] reads, through a read-only connection of its own, each
-//! board's game as it stood `delay` ago (`Store::boards_as_of`: from stored times only, so a
-//! restart inside the window shows nothing newer) and hands it to the public [`Hub`]
+//! board's game as it stood `delay` ago (the public view, [`crate::broadcast::public::view`]:
+//! from stored times only, so a restart inside the window shows nothing newer; a pushed output
+//! turned by [`crate::broadcast::run`]) and hands it to the public [`Hub`]
 //! ([`Hub::show_game`]), which broadcasts only what changed. The clocks are the ones
 //! [`clocks_at`] gives for that moment. Boards the record's hub knows and the store has no game
 //! for yet are shown waiting. The arbiter's hub is never delayed.
@@ -20,9 +21,13 @@ use tokio::sync::watch;
 
 use super::{Hub, live::LiveClock};
 use crate::{
-    device::serial::now_ms,
+    Millis,
+    broadcast::{
+        self, Output, Reader, Turn, Wake,
+        public::{self, Shown},
+    },
     export::publish::{Publication, clocks_at},
-    store::{GameRecord, Store, StoreError, begun_by},
+    store::{GameRecord, StoreError, begun_by},
     tracker::Side,
 };
 
@@ -35,55 +40,49 @@ pub async fn follow(
     public: Hub,
     db: PathBuf,
     publication: Publication,
-    mut stop: watch::Receiver<bool>,
+    stop: watch::Receiver<bool>,
 ) {
-    let mut store: Option<Store> = None;
-    let mut shown: HashMap<String, i64> = HashMap::new();
-    // Said once until a read works again (the daemon may be creating the database).
-    let mut warned = false;
-    loop {
-        let cutoff = publication.cutoff(now_ms()).unwrap_or_else(now_ms);
-        let path = db.clone();
-        let read = tokio::task::spawn_blocking(move || {
-            let result = read_boards(&mut store, &path, cutoff);
-            (store, result)
-        })
-        .await;
-        match read {
-            Ok((kept, Ok(games))) => {
-                store = kept;
-                warned = false;
-                show(&record, &public, &games, cutoff, &mut shown);
-            }
-            Ok((_, Err(e))) => {
-                store = None;
-                if !std::mem::replace(&mut warned, true) {
-                    tracing::warn!(cause = %e, "the delayed view could not read the store; trying again");
-                }
-            }
-            Err(e) => {
-                store = None;
-                tracing::error!(cause = %e, "the delayed view's reader failed");
-            }
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(TICK) => {}
-            _ = stop.wait_for(|s| *s) => return,
-        }
-    }
+    let view = DelayedView {
+        record,
+        public,
+        reader: Reader::new(&db),
+        publication,
+        shown: HashMap::new(),
+    };
+    broadcast::run(view, Wake::Every { every: TICK, stop }).await;
 }
 
-fn read_boards(
-    store: &mut Option<Store>,
-    db: &std::path::Path,
-    cutoff: u64,
-) -> Result<Vec<GameRecord>, StoreError> {
-    if store.is_none() {
-        *store = Some(Store::open_read_only(db)?);
+/// The delayed hub as a pushed output: each turn reads every board's game as it stood the delay
+/// ago ([`public::view`]) and shows it.
+struct DelayedView {
+    record: Hub,
+    public: Hub,
+    reader: Reader,
+    publication: Publication,
+    /// By board name: the game shown.
+    shown: HashMap<String, i64>,
+}
+
+impl Output for DelayedView {
+    /// The games, and the moment they are shown as of.
+    type Body = (Vec<GameRecord>, Millis);
+    type Error = StoreError;
+
+    fn name(&self) -> &'static str {
+        "delayed view"
     }
-    match store {
-        Some(s) => s.boards_as_of(cutoff),
-        None => Ok(Vec::new()),
+
+    fn read(&mut self, now_ms: Millis) -> Result<Option<Self::Body>, StoreError> {
+        let cutoff = self.publication.cutoff(now_ms).unwrap_or(now_ms);
+        let games = self
+            .reader
+            .with(|s| public::view(s, Shown::Boards, &self.publication, now_ms))?;
+        Ok(Some((games, cutoff)))
+    }
+
+    async fn publish(&mut self, (games, cutoff): Self::Body) -> Turn {
+        show(&self.record, &self.public, &games, cutoff, &mut self.shown);
+        Turn::Done
     }
 }
 

@@ -1,5 +1,5 @@
 //! The relay: live state, Server-Sent Events, round PGN for broadcasts, the live page and the
-//! arbiter's admin API, over HTTP (axum); and the push to a Lichess broadcast round.
+//! arbiter's admin API, over HTTP (axum).
 //!
 //! Flow: the daemon feeds the [`hub::Hub`] (connections, durable events, clocks); the
 //! [`server::router`] serves the hub's snapshots and events, and reads PGN from SQLite through a
@@ -8,8 +8,8 @@
 //! [`crate::store`]; SQLite's busy timeout serialises them with the recording writer. A decision
 //! that changes the moves of a game a board is recording (resume, correct) is handed to that
 //! board's task through its [`desk`], which applies it between two reads of its port.
-//! [`lichess`] pushes the round PGN to a Lichess broadcast round after each change, [`folder`]
-//! writes it as LiveChess-style folders. [`listen`] accepts the connections under limits that a
+//! The pushed outputs (the Lichess push, LiveChess-style folders) are [`crate::broadcast`]'s;
+//! the delayed hub spectators follow ([`delayed`]) is one of them. [`listen`] accepts the connections under limits that a
 //! flood cannot pass (timeouts, a cap keeping descriptors for the boards), and the server's guard
 //! caps request bodies and sets the security headers on every answer.
 
@@ -17,9 +17,7 @@ pub mod alerts;
 pub mod console;
 pub mod delayed;
 pub mod desk;
-pub mod folder;
 pub mod hub;
-pub mod lichess;
 pub mod listen;
 pub mod live;
 pub mod page;

@@ -40,10 +40,11 @@ use tracing::{error, warn};
 
 use crate::{
     Millis,
+    broadcast::public::{self, Shown},
     device::serial::now_ms,
     export::{
-        pgn,
-        publish::{BoardRange, Publication},
+        pgn::write_pgn,
+        publish::{BoardRange, PgnStyle, Publication},
         round,
     },
     metrics::Metrics,

@@ -5,7 +5,7 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    path::{Path, PathBuf},
+    path::PathBuf,
     sync::Mutex,
     time::Duration,
 };
@@ -14,88 +14,39 @@ use tokio::{sync::watch, task::JoinSet};
 use tracing::warn;
 
 use crate::{
-    config::LichessRelay,
-    export::{livechess::FolderRound, publish::Publication},
-    relay::{
+    broadcast::{
+        Reader,
         folder::FolderRelay,
         lichess::{
             LichessClient, LichessQueue, LichessTarget, PushError, QueuedBody, Token,
             plan::{self, LichessRounds},
         },
+        public::{self, Shown},
     },
-    store::Store,
+    config::LichessRelay,
+    export::{livechess::FolderRound, publish::Publication},
 };
 
-/// A read-only connection of its own, opened when first used and again after a failure.
-struct Reader {
-    db: PathBuf,
-    store: Mutex<Option<Store>>,
-}
-
-impl Reader {
-    fn new(db: &Path) -> Reader {
-        Reader {
-            db: db.to_owned(),
-            store: Mutex::new(None),
-        }
-    }
-
-    fn with<T>(
-        &self,
-        f: impl FnOnce(&Store) -> Result<T, crate::store::StoreError>,
-    ) -> Result<T, crate::store::StoreError> {
-        let mut guard = self.store.lock().unwrap_or_else(|p| p.into_inner());
-        let store = match guard.take() {
-            Some(store) => store,
-            None => Store::open_read_only(&self.db)?,
-        };
-        let result = f(&store);
-        if result.is_ok() {
-            *guard = Some(store);
-        }
-        result
-    }
-
-    /// What the folder writes at `now_ms`: the current round's games as shown then, its
-    /// pairings, the event and its rounds; `None` while no round is set.
-    fn folder_round(
-        &self,
-        publication: &Publication,
-        now_ms: u64,
-    ) -> Result<Option<FolderRound>, crate::store::StoreError> {
-        let Some((round, games)) = self.round_public(publication, now_ms)? else {
+/// What the folder writes at `now_ms`, read through `reader`: the current round's games as
+/// the public sees them then, its pairings, the event and its rounds; `None` while no round is
+/// set.
+fn folder_round(
+    reader: &Reader,
+    publication: &Publication,
+    now_ms: u64,
+) -> Result<Option<FolderRound>, crate::store::StoreError> {
+    reader.with(|s| {
+        let Some(round) = s.round_info()?.map(|i| i.round) else {
             return Ok(None);
         };
-        self.with(|s| {
-            Ok(Some(FolderRound {
-                round,
-                games,
-                event: s.event()?,
-                rounds: s.rounds()?,
-                pairings: s.pairings(round)?,
-            }))
-        })
-    }
-
-    /// The current round and its games as a public output shows them at `now_ms` (as they
-    /// stood the delay ago); `None` while no round is set.
-    fn round_public(
-        &self,
-        publication: &Publication,
-        now_ms: u64,
-    ) -> Result<Option<(u32, Vec<crate::store::GameRecord>)>, crate::store::StoreError> {
-        let cutoff = publication.cutoff(now_ms);
-        self.with(|s| match s.round_info()? {
-            Some(info) => {
-                let games = match cutoff {
-                    Some(c) => s.round_games_as_of(info.round, c)?,
-                    None => s.round_games(info.round)?,
-                };
-                Ok(Some((info.round, games)))
-            }
-            None => Ok(None),
-        })
-    }
+        Ok(Some(FolderRound {
+            round,
+            games: public::view(s, Shown::Round(round), publication, now_ms)?,
+            event: s.event()?,
+            rounds: s.rounds()?,
+            pairings: s.pairings(round)?,
+        }))
+    })
 }
 
 /// The queues of `[relay.lichess]`: the entries with the same Lichess and token file share
@@ -159,12 +110,12 @@ impl Publications {
             relays.spawn(folder.with_publication(publication).run_every(
                 changes.subscribe(),
                 tick,
-                move || reader.folder_round(&publication, crate::device::serial::now_ms()),
+                move || folder_round(&reader, &publication, crate::device::serial::now_ms()),
             ));
         }
         for queue in lichess {
             let reader = Reader::new(&db);
-            relays.spawn(crate::relay::lichess::run_queue(
+            relays.spawn(crate::broadcast::lichess::run_queue(
                 queue.client,
                 changes.subscribe(),
                 tick,
@@ -198,7 +149,6 @@ fn lichess_bodies(
     });
     move || {
         let now = crate::device::serial::now_ms();
-        let cutoff = publication.cutoff(now);
         let style = publication.lichess_style();
         let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
         let State {
@@ -223,10 +173,7 @@ fn lichess_bodies(
                          rounds = {{ {taken} = \"{id}\", {current} = \"…\" }}");
                 }
                 for (round, id) in due {
-                    let games = match cutoff {
-                        Some(c) => s.round_games_as_of(round, c)?,
-                        None => s.round_games(round)?,
-                    };
+                    let games = public::view(s, Shown::Round(round), &publication, now)?;
                     let body = plan::round_body(
                         &games,
                         round,

@@ -234,7 +234,7 @@ fn art_7_5_1_an_illegal_move_completed_by_a_press_is_recorded_never_played() {
         "{i}"
     );
     // Never in the movetext: the PGN has it only in a comment.
-    let pgn = export::pgn(r.game());
+    let pgn = export::write_pgn([r.game()], &export::PgnStyle::arbiter());
     let movetext: String = pgn
         .lines()
         .filter(|l| !l.starts_with('['))

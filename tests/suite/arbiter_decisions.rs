@@ -191,7 +191,10 @@ fn no_decision_leaves_the_exports_as_they_were() {
     let record = store.game(game).unwrap().unwrap();
     let g = json_game(&store, game, false);
     assert!(g.get("decisions").is_none() && g.get("history").is_none());
-    assert_eq!(pgn(&store, game, false), export::pgn(&record));
+    assert_eq!(
+        pgn(&store, game, false),
+        export::write_pgn([&record], &export::PgnStyle::arbiter())
+    );
     assert!(!pgn(&store, game, false).contains("Arbiter"));
     assert!(store.decisions(game).unwrap().is_empty());
 }

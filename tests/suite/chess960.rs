@@ -13,7 +13,7 @@ use boardscribe::{
     daemon::board::prepare,
     device::Direction,
     emulator::{self, BoardScript, EmulatorOptions, EventKind, Payload, Style},
-    export::{json::json, pgn::pgn},
+    export::{PgnStyle, json::json, write_pgn},
     game::{GameKind, Kind, Variant, chess::ChessGame},
     memory::{
         self, EeRecorder, Recording, games_from_log, games_from_log_in, log_from_bytes, parse_log,
@@ -163,7 +163,7 @@ fn read_pgn(text: &str) -> Result<ReadGame, String> {
 
 /// The stored game's PGN, read back by the Chess960 reader, is the record move by move.
 fn check_pgn(record: &GameRecord) -> Result<(), String> {
-    let text = pgn(record);
+    let text = write_pgn([record], &PgnStyle::arbiter());
     let read = read_pgn(&text)?;
     let fen = read.tags.iter().find(|(k, _)| k == "FEN").map(|(_, v)| v);
     if fen != record.start_position.as_ref() {
@@ -345,7 +345,7 @@ fn the_pgn_and_json_exports_carry_the_start() {
     .unwrap();
     let record = store.game(summary.games[0]).unwrap().unwrap();
     let start = record.start_position.clone().unwrap();
-    let text = pgn(&record);
+    let text = write_pgn([&record], &PgnStyle::arbiter());
     assert!(
         text.contains("[Variant \"Chess960\"]\n[SetUp \"1\"]\n"),
         "{text}"
@@ -379,7 +379,7 @@ fn the_pgn_and_json_exports_carry_the_start() {
     .unwrap();
     let record = store.game(summary.games[0]).unwrap().unwrap();
     assert_eq!(record.start_position, None);
-    assert!(!pgn(&record).contains("Variant"));
+    assert!(!write_pgn([&record], &PgnStyle::arbiter()).contains("Variant"));
     let v = json(std::slice::from_ref(&record));
     assert_eq!(v["games"][0]["variant"], "standard");
     assert_eq!(
@@ -495,7 +495,7 @@ fn a_chess960_game_resumes_after_a_restart_from_its_stored_start() {
     assert_eq!(got, want);
     check_pgn(&games[0]).unwrap();
     // The stored start survives in the export.
-    assert!(pgn(&games[0]).contains(&format!("[FEN \"{start}\"]")));
+    assert!(write_pgn([&games[0]], &PgnStyle::arbiter()).contains(&format!("[FEN \"{start}\"]")));
     // The referee played on from the stored start: no move it could not place was warned of, and
     // the orientation is the game's.
     assert_eq!(

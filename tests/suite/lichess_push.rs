@@ -19,13 +19,13 @@ use axum::{
     routing::post,
 };
 use boardscribe::{
+    broadcast::lichess::{Backoff, LichessPush},
     emulator::games_from_pgn,
-    export::round::round_pgn,
+    export::{PgnStyle, round::broadcast_games, write_pgn},
     game::Kind,
     pairings::Pairing,
-    relay::lichess::{Backoff, LichessPush},
     sensor::Orientation,
-    store::{BoardId, RoundInfo, Store, Write},
+    store::{BoardId, GameRecord, RoundInfo, Store, Write},
     tracker::event::{RecordedMove, TrackerEvent},
 };
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, fen::Fen, san::SanPlus};
@@ -262,6 +262,11 @@ impl Hall {
     }
 }
 
+/// Round `round` of `games` as the arbiter reads it: one game per board, every comment.
+pub(crate) fn round_pgn(games: &[GameRecord], round: u32) -> String {
+    write_pgn(broadcast_games(games, round), &PgnStyle::arbiter())
+}
+
 fn token_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
     let path = dir.path().join("lichess.token");
     let mut f = fs::File::create(&path).unwrap();
@@ -463,12 +468,10 @@ async fn no_endpoint_is_retried_until_one_answers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_round_of_150_boards_goes_in_slices_of_at_most_100() {
     use boardscribe::{
+        broadcast::lichess::plan::{Pushed, round_body},
         daemon,
         export::publish::{BoardRange, Publication},
-        relay::{
-            Hub, RelayExtras,
-            lichess::plan::{Pushed, round_body},
-        },
+        relay::{Hub, RelayExtras},
     };
     const BOARDS: u32 = 150;
     let dir = tempfile::tempdir().unwrap();
@@ -561,7 +564,7 @@ async fn a_round_of_150_boards_goes_in_slices_of_at_most_100() {
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 
     // The daemon's push, entry by entry, over the store as it reads it.
-    let token = boardscribe::relay::lichess::Token::new(TOKEN).unwrap();
+    let token = boardscribe::broadcast::lichess::Token::new(TOKEN).unwrap();
     let (changes, _) = watch::channel(0u64);
     let publication = Publication::default();
     for (round, boards) in [

@@ -24,12 +24,12 @@ use axum::{
 };
 use boardscribe::{
     arbiter::ResultReason,
+    broadcast::lichess::{LichessClient, LichessQueue, LichessTarget, Token, plan::LichessRounds},
     daemon::Publications,
     emulator::games_from_pgn,
     export::publish::Publication,
     game::Kind,
     pairings::Pairing,
-    relay::lichess::{LichessClient, LichessQueue, LichessTarget, Token, plan::LichessRounds},
     sensor::Orientation,
     store::{EventSettings, RoundInfo, Store, Write},
     tracker::event::{RecordedMove, TrackerEvent},

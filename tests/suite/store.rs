@@ -7,13 +7,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use crate::lichess_push::round_pgn;
 use boardscribe::{
+    broadcast::folder::FolderRelay,
     device::Direction,
-    export::round::round_pgn,
     export::{self, ExportError, Format, livechess::FolderRound},
     game::{Kind, Outcome},
     pairings,
-    relay::folder::FolderRelay,
     sensor::Orientation,
     store::{
         BoardId, GameId, GameRecord, RawBuffer, RawChunk, RoundInfo, Store, StoreError, Write,
@@ -691,7 +691,10 @@ fn pgn_reads_back_with_the_same_moves_and_clocks() {
         assert_eq!(tag("Variant"), None);
     }
     let one = export::export(&store, Format::Pgn, Some(games[3].id)).unwrap();
-    assert_eq!(one, export::pgn(&games[3]));
+    assert_eq!(
+        one,
+        export::write_pgn([&games[3]], &export::PgnStyle::arbiter())
+    );
     assert!(matches!(
         export::export(&store, Format::Pgn, Some(GameId(-1))),
         Err(ExportError::UnknownGame(GameId(-1)))
@@ -780,7 +783,7 @@ fn togyz_games_export_positions_and_a_variant_tag() {
         .unwrap()[0];
     let g = store.game(id).unwrap().unwrap();
     assert_eq!(g.kind, Kind::Togyz);
-    let pgn = export::pgn(&g);
+    let pgn = export::write_pgn([&g], &export::PgnStyle::arbiter());
     assert!(pgn.contains("[Variant \"Togyz Korgool\"]\n"), "{pgn}");
     assert!(pgn.ends_with("\n1. 76 { [%clk 0:10:00] } *\n"), "{pgn}");
     let j = &export::json(&[g])["games"][0]["moves"][0];
@@ -879,7 +882,10 @@ fn games_keep_their_round_and_take_players_from_the_pairings() {
 
     // The PGN a broadcast reads.
     let store = Store::open(&path).unwrap();
-    let text = export::pgn(&store.game(g1).unwrap().unwrap());
+    let text = export::write_pgn(
+        [&store.game(g1).unwrap().unwrap()],
+        &export::PgnStyle::arbiter(),
+    );
     let p = &parse_all(&text)[0];
     let tag = |name: &str| {
         p.tags
@@ -911,7 +917,10 @@ fn games_keep_their_round_and_take_players_from_the_pairings() {
     );
 
     // Board 2: a one-character name is replaced by the board's label, its FIDE id kept on white.
-    let text = export::pgn(&store.game(g2).unwrap().unwrap());
+    let text = export::write_pgn(
+        [&store.game(g2).unwrap().unwrap()],
+        &export::PgnStyle::arbiter(),
+    );
     let p = &parse_all(&text)[0];
     let tag = |name: &str| {
         p.tags
@@ -925,7 +934,10 @@ fn games_keep_their_round_and_take_players_from_the_pairings() {
     assert_eq!(tag("BlackFideId"), None);
     assert_eq!(tag("Round").as_deref(), Some("1.2"));
     // No board number: the round alone, the board's name.
-    let text = export::pgn(&store.game(g9).unwrap().unwrap());
+    let text = export::write_pgn(
+        [&store.game(g9).unwrap().unwrap()],
+        &export::PgnStyle::arbiter(),
+    );
     let p = &parse_all(&text)[0];
     let tag = |name: &str| {
         p.tags
@@ -1137,7 +1149,12 @@ fn folder_files(dir: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn livechess_folder_mirrors_the_round() {
-    let game_of = |store: &Store, id: GameId| export::pgn(&store.game(id).unwrap().unwrap());
+    let game_of = |store: &Store, id: GameId| {
+        export::write_pgn(
+            [&store.game(id).unwrap().unwrap()],
+            &export::PgnStyle::arbiter(),
+        )
+    };
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&db(&dir)).unwrap();
     let boards: Vec<BoardId> = (1..=3)
@@ -1304,7 +1321,10 @@ async fn the_folder_task_follows_changes() {
             .unwrap();
         changes.send_modify(|n| *n += 1);
     }
-    let want = export::pgn(&store.game(game).unwrap().unwrap());
+    let want = export::write_pgn(
+        [&store.game(game).unwrap().unwrap()],
+        &export::PgnStyle::arbiter(),
+    );
     for _ in 0..500 {
         if fs::read_to_string(&file).is_ok_and(|t| t == want) {
             break;

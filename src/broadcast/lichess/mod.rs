@@ -16,7 +16,6 @@
 use std::{
     fmt,
     path::{Path, PathBuf},
-    sync::Arc,
     time::Duration,
 };
 
@@ -25,6 +24,8 @@ use reqwest::{
     header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER},
 };
 use tokio::sync::watch;
+
+use super::{Output, Turn, Wake};
 
 pub mod plan;
 
@@ -292,36 +293,62 @@ struct Sent {
 /// `tick` if given: a delayed broadcast's window slides), one request at a time, until the
 /// sender is dropped: each body that differs from the one its round last took or refused, and
 /// a body already taken again after the client's keep-alive while its round is unfinished.
-/// `bodies` runs on a blocking thread; an empty body is not pushed.
+/// `bodies` runs on a blocking thread; an empty body is not pushed. The queue is a pushed
+/// output turned by [`crate::broadcast::run`].
 pub async fn run_queue<F, E>(
     client: LichessClient,
-    mut changes: watch::Receiver<u64>,
+    changes: watch::Receiver<u64>,
     tick: Option<Duration>,
     bodies: F,
 ) where
     F: Fn() -> Result<Vec<QueuedBody>, E> + Send + Sync + 'static,
     E: fmt::Display + Send + 'static,
 {
-    let bodies = Arc::new(bodies);
     let tick = Some(tick.map_or(client.keep_alive, |t| t.min(client.keep_alive)));
     tracing::info!(base = %client.base, "pushing rounds to Lichess");
-    let mut sent: std::collections::HashMap<String, Sent> = std::collections::HashMap::new();
-    let mut attempt: u32 = 0;
-    let mut again = true;
-    loop {
-        if !again && !super::folder::next_turn(&mut changes, tick).await {
-            return;
-        }
-        again = false;
-        changes.borrow_and_update();
-        let Some(due) = build(&bodies).await else {
-            continue;
-        };
+    let queue = QueueOutput {
+        client,
+        bodies,
+        sent: std::collections::HashMap::new(),
+        attempt: 0,
+    };
+    super::run(queue, Wake::Changes { changes, tick }).await;
+}
+
+/// A push queue as a pushed output: each turn reads the due rounds' bodies and pushes those
+/// Lichess does not have.
+struct QueueOutput<F> {
+    client: LichessClient,
+    bodies: F,
+    /// By Lichess round id: the last body pushed.
+    sent: std::collections::HashMap<String, Sent>,
+    /// Failed attempts in a row (the backoff's exponent).
+    attempt: u32,
+}
+
+impl<F, E> Output for QueueOutput<F>
+where
+    F: Fn() -> Result<Vec<QueuedBody>, E> + Send + Sync + 'static,
+    E: fmt::Display + Send + 'static,
+{
+    type Body = Vec<QueuedBody>;
+    type Error = E;
+
+    fn name(&self) -> &'static str {
+        "lichess"
+    }
+
+    fn read(&mut self, _now_ms: crate::Millis) -> Result<Option<Vec<QueuedBody>>, E> {
+        (self.bodies)().map(Some)
+    }
+
+    async fn publish(&mut self, due: Vec<QueuedBody>) -> Turn {
+        let client = &self.client;
         for body in due {
             if body.pgn.trim().is_empty() {
                 continue;
             }
-            let fresh = match sent.get(&body.round_id) {
+            let fresh = match self.sent.get(&body.round_id) {
                 None => true,
                 Some(s) if s.pgn != body.pgn => true,
                 Some(s) => !body.finished && s.at.elapsed() >= client.keep_alive,
@@ -333,7 +360,7 @@ pub async fn run_queue<F, E>(
             match client.push_once(round, body.pgn.clone()).await {
                 Attempt::Accepted { games, rejected } => {
                     tracing::debug!(round, bytes = body.pgn.len(), games, "round pushed");
-                    attempt = 0;
+                    self.attempt = 0;
                     for reason in rejected {
                         tracing::warn!(round, %reason, "Lichess refused a game of the push");
                     }
@@ -346,21 +373,17 @@ pub async fn run_queue<F, E>(
                         "Lichess refused the push; waiting for the round to change");
                 }
                 Attempt::Retry { reason, after } => {
-                    let delay =
-                        after.unwrap_or_else(|| client.backoff.delay(attempt, &mut rand::rng()));
-                    attempt = attempt.saturating_add(1);
-                    tracing::warn!(round, %reason, retry_in_ms = delay.as_millis() as u64, attempt, "push failed");
+                    let delay = after
+                        .unwrap_or_else(|| client.backoff.delay(self.attempt, &mut rand::rng()));
+                    self.attempt = self.attempt.saturating_add(1);
+                    tracing::warn!(round, %reason, retry_in_ms = delay.as_millis() as u64,
+                        attempt = self.attempt, "push failed");
                     tokio::time::sleep(delay).await;
-                    if changes.has_changed().is_err() {
-                        tracing::warn!("shutting down before Lichess took the last push");
-                        return;
-                    }
                     // Build again (something may have changed meanwhile) and go on from there.
-                    again = true;
-                    break;
+                    return Turn::Again;
                 }
             }
-            sent.insert(
+            self.sent.insert(
                 body.round_id,
                 Sent {
                     pgn: body.pgn,
@@ -368,6 +391,7 @@ pub async fn run_queue<F, E>(
                 },
             );
         }
+        Turn::Done
     }
 }
 
@@ -447,27 +471,6 @@ impl LichessPush {
             })
         })
         .await;
-    }
-}
-
-/// Runs `body` on a blocking thread; `None` (logged) when it fails.
-async fn build<F, T, E>(body: &Arc<F>) -> Option<T>
-where
-    F: Fn() -> Result<T, E> + Send + Sync + 'static,
-    T: Send + 'static,
-    E: fmt::Display + Send + 'static,
-{
-    let body = Arc::clone(body);
-    match tokio::task::spawn_blocking(move || body()).await {
-        Ok(Ok(text)) => Some(text),
-        Ok(Err(e)) => {
-            tracing::error!(error = %e, "the round PGN could not be built");
-            None
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "the round PGN builder failed");
-            None
-        }
     }
 }
 

@@ -15,8 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::{
     export::{
+        pgn::write_pgn,
         publish::{BoardRange, PgnStyle, game_identity},
-        round::{broadcast_games, games_pgn_styled},
+        round::broadcast_games,
     },
     game::Kind,
     store::GameRecord,
@@ -128,7 +129,7 @@ pub fn round_body(
     });
     pushed.extend(picked.iter().map(|g| game_identity(g)));
     RoundBody {
-        pgn: games_pgn_styled(&picked, style),
+        pgn: write_pgn(&picked, style),
         finished: !picked.is_empty() && picked.iter().all(|g| g.result != "*"),
         left_out: total - picked.len(),
     }

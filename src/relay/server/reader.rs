@@ -217,13 +217,13 @@ impl ReaderState {
         if let Some(r) = &self.round {
             return Ok(r.clone());
         }
+        let style = PgnStyle::internal(self.publication.clk);
         let text = match self.store()?.round_info()? {
-            Some(info) => round::round_pgn_clk(
-                &self.store()?.round_games(info.round)?,
-                info.round,
-                self.publication.clk,
-            ),
-            None => pgn::pgn_all_clk(&games, None, self.publication.clk),
+            Some(info) => {
+                let games = self.store()?.round_games(info.round)?;
+                write_pgn(round::broadcast_games(&games, info.round), &style)
+            }
+            None => write_pgn(games.iter(), &style),
         };
         let rendered = Rendered::new(text);
         self.round = Some(rendered.clone());
@@ -236,7 +236,11 @@ impl ReaderState {
         if let Some(r) = self.rounds.get(&n) {
             return Ok(r.clone());
         }
-        let text = round::round_pgn_clk(&self.store()?.round_games(n)?, n, self.publication.clk);
+        let games = self.store()?.round_games(n)?;
+        let text = write_pgn(
+            round::broadcast_games(&games, n),
+            &PgnStyle::internal(self.publication.clk),
+        );
         let rendered = Rendered::new(text);
         self.rounds.insert(n, rendered.clone());
         Ok(rendered)
@@ -250,7 +254,7 @@ impl ReaderState {
         let rendered = self
             .store()?
             .game(id)?
-            .map(|g| Rendered::new(pgn::pgn_clk(&g, self.publication.clk)));
+            .map(|g| Rendered::new(write_pgn([&g], &PgnStyle::internal(self.publication.clk))));
         self.per_game.insert(id, rendered.clone());
         Ok(rendered)
     }
@@ -289,39 +293,33 @@ impl ReaderState {
         }
         let style = self.publication.style(now_ms, live);
         let store = self.store()?;
-        let round_games = |n: u32| match cutoff {
-            Some(c) => store.round_games_as_of(n, c),
-            None => store.round_games(n),
+        let publication = self.publication;
+        let view = |shown| public::view(store, shown, &publication, now_ms);
+        let round = |n: u32, games: &[GameRecord]| {
+            let picked = round::broadcast_games(games, n);
+            let picked = match range {
+                Some(r) => r.select(&picked),
+                None => picked,
+            };
+            write_pgn(picked, &style)
         };
         let text = match ask {
             PgnAsk::Round => match store.round_info()? {
-                Some(info) => {
-                    round::round_pgn_styled(&round_games(info.round)?, info.round, &style, range)
-                }
+                Some(info) => round(info.round, &view(Shown::Round(info.round))?),
                 None => {
-                    let games = match cutoff {
-                        Some(c) => store.games_as_of(c)?,
-                        None => store.games()?,
-                    };
+                    let games = view(Shown::Every)?;
                     let all: Vec<&GameRecord> = games.iter().collect();
-                    let picked = match range {
-                        Some(r) => r.select(&all),
-                        None => all,
-                    };
-                    round::games_pgn_styled(&picked, &style)
+                    match range {
+                        Some(r) => write_pgn(r.select(&all), &style),
+                        None => write_pgn(all, &style),
+                    }
                 }
             },
-            PgnAsk::RoundN(n) => round::round_pgn_styled(&round_games(*n)?, *n, &style, range),
-            PgnAsk::Game(id) => {
-                let game = match cutoff {
-                    Some(c) => store.game_as_of(*id, c)?,
-                    None => store.game(*id)?,
-                };
-                match game {
-                    Some(g) => pgn::pgn_styled(&g, &style),
-                    None => return Ok(None),
-                }
-            }
+            PgnAsk::RoundN(n) => round(*n, &view(Shown::Round(*n))?),
+            PgnAsk::Game(id) => match view(Shown::Game(*id))?.first() {
+                Some(g) => write_pgn([g], &style),
+                None => return Ok(None),
+            },
         };
         let rendered = Rendered::new(text);
         self.public.insert(key, (stamp, rendered.clone()));

@@ -11,15 +11,15 @@ use std::{
 
 use boardscribe::{
     arbiter::LawsSetup,
+    broadcast::{
+        folder::FolderRelay,
+        lichess::{Backoff, LichessClient, LichessQueue, LichessTarget, plan::LichessRounds},
+    },
     daemon,
     emulator::{self, EmulatorOptions, PgnGame, PtyFleet, PtyOptions, PtyScript},
     export::publish::{BoardRange, Publication},
     metrics::Metrics,
-    relay::{
-        Hub, RelayExtras, Token,
-        folder::FolderRelay,
-        lichess::{Backoff, LichessClient, LichessQueue, LichessTarget, plan::LichessRounds},
-    },
+    relay::{Hub, RelayExtras, Token},
     store::{RoundInfo, Store},
 };
 use tokio::{sync::watch, task::JoinHandle};
@@ -196,7 +196,7 @@ impl Bench {
         fleet.publication = self.outputs.publication;
         fleet.folder = self.outputs.folder.as_ref().map(FolderRelay::new);
         if let Some(token) = &self.outputs.lichess_token {
-            let token = boardscribe::relay::lichess::Token::new(token).unwrap();
+            let token = boardscribe::broadcast::lichess::Token::new(token).unwrap();
             fleet.lichess = self
                 .outputs
                 .lichess
