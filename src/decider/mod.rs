@@ -4,18 +4,19 @@
 //! the arbiter's words, which the HTTP layer turns into a status and the event node carries
 //! over NATS.
 //!
-//! Flow: a [`Decider`] holds the database's path and a writing connection of its own, the hub
-//! (whose desks reach the board tasks) and the change signal. A decision on a game a board is
-//! recording (the board's latest game, asked of the store on that connection) is handed to that
-//! board's task, which takes it between two reads of its port; otherwise the store takes it
-//! alone; then the relays are told (the change signal) and, for the board's current game, the
-//! live page shows it. At the event node, whose boards each belong to a hall, the decider is
+//! Flow: a [`Decider`] holds the database's path and a writing connection of its own, the live
+//! side of the boards ([`Live`]: the relay's hub, whose [`desk`]s reach the board tasks) and the
+//! change signal. A decision on a game a board is recording (the board's latest game, asked of
+//! the store on that connection) is handed to that board's task through its desk, which takes it
+//! between two reads of its port; otherwise the store takes it alone; then the relays are told
+//! (the change signal) and, for the board's current game, the live page shows it. At the event node, whose boards each belong to a hall, the decider is
 //! given a route ([`Route`]): a decision goes to the hall owning the board and is answered once
 //! the hall took it and its record came back; a round start and pairings are taken here (the
 //! event's own) and sent to every hall. The actions themselves are in [`action`], the refusals
 //! in [`refusal`].
 
 pub mod action;
+pub mod desk;
 pub mod refusal;
 #[cfg(test)]
 mod tests;
@@ -36,14 +37,22 @@ use crate::{
     Millis,
     device::serial::now_ms,
     pairings::Pairing,
-    relay::{
-        desk::{Applied, RecordChange},
-        hub::Hub,
-    },
     store::{Decision, GameId, Store, StoreError},
     tracker::RecordedMove,
 };
+use desk::{Applied, Desks, RecordChange};
 use refusal::store_refusal;
+
+/// The live side of the boards, as the decider reaches it (the relay's hub): the desks of the
+/// boards being recorded, why a board's store refuses writes, and the live page.
+pub trait Live: Send + Sync + 'static {
+    /// The desks of the boards being recorded.
+    fn desks(&self) -> &Desks;
+    /// Why board `board`'s store refuses its writes now, if it does.
+    fn store_error(&self, board: &str) -> Option<String>;
+    /// Shows `decision`, taken on board `board`'s current game, on the live page.
+    fn decision(&self, board: &str, decision: &Decision);
+}
 
 /// Where the event node's decider sends what it does not take alone: to the hall that owns a
 /// board (a decision) or to every hall (a round start, a round's pairings).
@@ -79,7 +88,7 @@ pub enum RouteAnswer {
 #[derive(Clone)]
 pub struct Decider {
     writer: Arc<Writer>,
-    hub: Hub,
+    live: Arc<dyn Live>,
     changes: Option<Arc<watch::Sender<u64>>>,
     route: Option<Route>,
 }
@@ -101,14 +110,19 @@ struct Decided {
 }
 
 impl Decider {
-    /// A decider over the database at `db_path`, with a writing connection of its own.
-    pub fn new(db_path: &Path, hub: Hub, changes: Option<Arc<watch::Sender<u64>>>) -> Decider {
+    /// A decider over the database at `db_path`, with a writing connection of its own, reaching
+    /// the boards through `live` (the relay's hub).
+    pub fn new(
+        db_path: &Path,
+        live: impl Live,
+        changes: Option<Arc<watch::Sender<u64>>>,
+    ) -> Decider {
         Decider {
             writer: Arc::new(Writer {
                 path: db_path.to_owned(),
                 store: Mutex::new(None),
             }),
-            hub,
+            live: Arc::new(live),
             changes,
             route: None,
         }
@@ -229,7 +243,7 @@ impl Decider {
                         applied
                     }),
                 };
-                if let Err(change) = self.hub.desks().hand(change).await {
+                if let Err(change) = self.live.desks().hand(change).await {
                     // No task records the board (any more): the decision is the store's alone.
                     tokio::task::spawn_blocking(move || {
                         (change.apply)();
@@ -248,7 +262,7 @@ impl Decider {
         if let Some(board) = decided.board {
             let current = self.board_of_latest_game(decided.decision.game).await?;
             if current.as_deref() == Some(board.as_str()) {
-                self.hub.decision(&board, &decided.decision);
+                self.live.decision(&board, &decided.decision);
             }
         }
         Ok(decided.decision)
@@ -258,14 +272,7 @@ impl Decider {
     /// with the store's reason) or it is stopping. The decision is refused whole, not kept to
     /// be written later: the arbiter takes it again once the record can hold it.
     fn dropped_by(&self, board: &str) -> Refusal {
-        let why = self
-            .hub
-            .snapshot()
-            .0
-            .into_iter()
-            .find(|b| b.name == board)
-            .and_then(|b| b.store_error);
-        let why = why.map_or_else(
+        let why = self.live.store_error(board).map_or_else(
             || "its store refuses writes, or it is stopping".to_owned(),
             |e| format!("the store refuses writes: {e}"),
         );

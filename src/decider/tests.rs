@@ -3,6 +3,7 @@
 use super::*;
 use crate::{
     game::Kind,
+    relay::Hub,
     sensor::Orientation,
     store::{BoardId, Write},
     tracker::TrackerEvent,
