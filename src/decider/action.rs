@@ -3,7 +3,7 @@
 //!
 //! Flow: the admin API and the console build an action (its author the session's arbiter when
 //! there is one: [`AdminAction::by`]), the event node carries it to a hall over NATS, and the
-//! [`super::Decider`] applies it to the store ([`AdminAction::apply`]), through the board's
+//! [`super::Decider`] applies it to the store (`AdminAction::apply`), through the board's
 //! task when it changes the record of a game in progress ([`AdminAction::for_the_board`]).
 
 use serde::{Deserialize, Serialize};

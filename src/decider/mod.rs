@@ -181,7 +181,7 @@ impl Decider {
         self.act_at(game, action, at).await
     }
 
-    /// [`Decider::act_at`] now, or through the route to the hall owning the board.
+    /// `act_at` now (the decision taken here), or through the route to the hall owning the board.
     pub async fn act(&self, game: GameId, action: AdminAction) -> Result<Decision, Refusal> {
         let Some(route) = &self.route else {
             return self.act_at(game, action, now_ms()).await;

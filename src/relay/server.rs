@@ -10,7 +10,7 @@
 //! while no round is set); `/metrics` is the daemon's [`Metrics`] as Prometheus text. Admin routes
 //! check the bearer token in constant time, validate the JSON, then hand the decision, round start
 //! or pairings to the [`crate::decider`] (a writing connection of its own); anything refused
-//! changes nothing and is answered with the status its kind maps to ([`ApiError`]'s
+//! changes nothing and is answered with the status its kind maps to (`ApiError`'s
 //! `From<Refusal>`), anything done bumps the change signal (for the folder and Lichess relays).
 
 use std::{
