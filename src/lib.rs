@@ -5,6 +5,8 @@
 //! `sensor` (board state, orientation) → `tracker` (moves, takebacks, revisions over the
 //! [`game::GameKind`] interface) → `store` (SQLite) → `export` (PGN, JSON) and `relay` (HTTP:
 //! round PGN, live state over SSE, the live page, the admin API).
+//! `decider` takes an arbiter's decisions, round starts and pairings for the admin API, the
+//! console and the event node's commands, apart from HTTP (its refusals carry a kind, no status).
 //! `pipeline` wires one board's bytes through all of it; `replay` and `run` share it.
 //! `bus` is DGT bus mode: a master polling a chain of boards on one port, whose replies fold
 //! into one pipeline per board.
@@ -19,6 +21,7 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod daemon;
+pub mod decider;
 pub mod device;
 pub mod export;
 pub mod metrics;

@@ -3,7 +3,7 @@
 //! of its boards: it records the decision first, and the decision comes back to the event node
 //! like any record.
 //!
-//! Flow: the event node's decider ([`crate::relay::server::Decider`]) hands what it does not
+//! Flow: the event node's decider ([`crate::decider::Decider`]) hands what it does not
 //! take alone to [`route`], which publishes a [`Command`] to the hall's command stream
 //! (`BOARDSCRIBE_COMMANDS_<hall>`, durable: a hall that is down takes it when it is back) and,
 //! for a decision, waits for the hall's [`Outcome`] on `boardscribe.outcomes.<id>` and then for
@@ -32,8 +32,8 @@ use tracing::{error, info, warn};
 use super::{ClusterError, lock};
 use crate::{
     Millis,
+    decider::{AdminAction, Decider, Refusal, Refused, RouteAnswer, Routed},
     pairings::Pairing,
-    relay::server::{AdminAction, Decider, Refusal, RouteAnswer, Routed},
     store::{GameId, Store, StoreError},
 };
 
@@ -202,8 +202,8 @@ async fn send(
     Ok(())
 }
 
-fn refused(status: u16, message: String) -> RouteAnswer {
-    RouteAnswer::Refused(Refusal { status, message })
+fn refused(reason: Refused, message: String) -> RouteAnswer {
+    RouteAnswer::Refused(Refusal::new(reason, message))
 }
 
 /// A decision on the event node's game `game`, through the hall that owns it.
@@ -224,12 +224,12 @@ async fn decision(
         Ok(Ok(Some(owner))) => owner,
         Ok(Ok(None)) => {
             return refused(
-                404,
+                Refused::UnknownGame,
                 format!("game {} is no hall's game at this event node", game.0),
             );
         }
-        Ok(Err(e)) => return refused(500, e.to_string()),
-        Err(e) => return refused(500, e.to_string()),
+        Ok(Err(e)) => return refused(Refused::Failed, e.to_string()),
+        Err(e) => return refused(Refused::Failed, e.to_string()),
     };
     let command = Command {
         id: super::new_origin(),
@@ -242,11 +242,16 @@ async fn decision(
     // Listening before sending, so that a quick answer is not missed.
     let mut answers = match client.subscribe(outcome_subject(&command.id)).await {
         Ok(s) => s,
-        Err(e) => return refused(503, format!("the broker cannot be reached: {e}")),
+        Err(e) => {
+            return refused(
+                Refused::Unavailable,
+                format!("the broker cannot be reached: {e}"),
+            );
+        }
     };
     if let Err(why) = send(js, &hall, replicas, &command).await {
         return refused(
-            503,
+            Refused::Unavailable,
             format!(
                 "the broker did not take the decision for hall {hall} ({why}): nothing was sent; try again"
             ),
@@ -256,7 +261,7 @@ async fn decision(
         Ok(Some(m)) => serde_json::from_slice::<Outcome>(&m.payload),
         _ => {
             return refused(
-                202,
+                Refused::Pending,
                 format!(
                     "sent to hall {hall}, which has not answered within {} s: it takes the \
                      decision when it is back, and the record shows it then",
@@ -268,8 +273,15 @@ async fn decision(
     let event = match outcome {
         Ok(Outcome::Taken { event }) => event,
         Ok(Outcome::Refused { refusal }) => return RouteAnswer::Refused(refusal),
-        Ok(Outcome::Done) => return refused(500, format!("hall {hall} answered nothing")),
-        Err(e) => return refused(500, format!("hall {hall}'s answer is unreadable: {e}")),
+        Ok(Outcome::Done) => {
+            return refused(Refused::Failed, format!("hall {hall} answered nothing"));
+        }
+        Err(e) => {
+            return refused(
+                Refused::Failed,
+                format!("hall {hall}'s answer is unreadable: {e}"),
+            );
+        }
     };
     // The decision comes back like any record: answered with the event node's own.
     let deadline = tokio::time::Instant::now() + ANSWER_WITHIN;
@@ -293,12 +305,12 @@ async fn decision(
         match found {
             Ok(Ok(Some(d))) => return RouteAnswer::Taken(Box::new(d)),
             Ok(Ok(None)) => {}
-            Ok(Err(e)) => return refused(500, e.to_string()),
-            Err(e) => return refused(500, e.to_string()),
+            Ok(Err(e)) => return refused(Refused::Failed, e.to_string()),
+            Err(e) => return refused(Refused::Failed, e.to_string()),
         }
         if tokio::time::Instant::now() >= deadline {
             return refused(
-                202,
+                Refused::Pending,
                 format!(
                     "hall {hall} took the decision (its event {event}); it has not reached the \
                      event node yet"

@@ -25,6 +25,7 @@ use super::{
 use crate::{
     arbiter::{Judge, LawsSetup, TogyzReferee},
     config::{BoardConfig, Locator},
+    decider::desk::{RecordChange, next_change},
     device::{
         Direction,
         serial::{self, Backoff, Watchdog, now_ms},
@@ -33,7 +34,6 @@ use crate::{
     pipeline::{Board, Dgt, Pipeline, Tgz},
     protocol::tgz,
     recorder::Recorder,
-    relay::desk::{RecordChange, next_change},
     sensor::dgt::ClockLayout,
     store::{BoardId, GameId, Store},
     tracker::{RecordedMove, Tracker, TrackerSettings},

@@ -29,6 +29,7 @@ use crate::{
     arbiter::LawsSetup,
     bus::{BoardInput, BusMaster, DgtBus, MasterSettings, fold_reply},
     config::Locator,
+    decider::desk::{RecordChange, next_change},
     device::{
         Direction,
         serial::{self, Backoff, now_ms},
@@ -37,7 +38,6 @@ use crate::{
     pipeline::Board,
     protocol::dgt::{Command, Frame, FrameError, Mode, parse_frame, split_frame},
     recorder::Recorder,
-    relay::desk::{RecordChange, next_change},
     tracker::TrackerSettings,
 };
 

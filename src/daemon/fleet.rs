@@ -234,7 +234,7 @@ pub async fn record_fleet(
     if let Some((connection, identity, replicas)) = cluster {
         let crate::cluster::Connection { client, failure } = connection;
         // The event node's decisions, rounds and pairings, taken as the hall's own.
-        let decider = crate::relay::server::Decider::new(
+        let decider = crate::decider::Decider::new(
             &db,
             hub.clone().unwrap_or_default(),
             Some(changes.clone()),

@@ -11,11 +11,11 @@ use tracing::{debug, error, info, warn};
 use super::context::{Attempt, BoardRef, Ctx, Refusal};
 use crate::{
     arbiter::IrregularityKind,
+    decider::desk::{Applied, RecordChange},
     device::serial::now_ms,
     metrics::Metrics,
     pipeline::Board,
     recorder::Recorder,
-    relay::desk::{Applied, RecordChange},
     store::{ClosedGame, Write},
     tracker::TrackerEvent,
 };
@@ -150,7 +150,7 @@ pub(super) async fn persist<B: Board>(
 }
 
 /// Carries out an arbiter's decision that changes the record of this board's game (see
-/// [`crate::relay::desk`]): once everything the board recorded is durable, the decision is
+/// [`crate::decider::desk`]): once everything the board recorded is durable, the decision is
 /// applied to the store, and the recorder goes on from the record it leaves. A board whose
 /// store refuses writes does not take it (the API says so; nothing changes).
 pub(super) async fn take_change<B: Board>(

@@ -21,9 +21,9 @@ use super::{
     view,
 };
 use crate::{
+    decider::{Live, desk::Desks},
     device::serial::now_ms,
     game::Kind,
-    relay::desk::Desks,
     sensor::ClockReading,
     store::{Action, Decision, GameRecord},
     tracker::{RecordedMove, Side, TrackerEvent},
@@ -75,6 +75,25 @@ struct Inner {
 #[derive(Clone)]
 pub struct Hub {
     inner: Arc<Inner>,
+}
+
+/// What the decider reaches of the boards: their desks, their store's refusal, the live page.
+impl Live for Hub {
+    fn desks(&self) -> &Desks {
+        Hub::desks(self)
+    }
+
+    fn store_error(&self, board: &str) -> Option<String> {
+        self.snapshot()
+            .0
+            .into_iter()
+            .find(|b| b.name == board)
+            .and_then(|b| b.store_error)
+    }
+
+    fn decision(&self, board: &str, decision: &Decision) {
+        Hub::decision(self, board, decision);
+    }
 }
 
 impl Default for Hub {

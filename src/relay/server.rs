@@ -8,9 +8,10 @@
 //! note there, nor in the events; `/api/boards` shows each board's alerts with the admin token,
 //! and `/api/admin/alerts` all of them: [`alerts`]); `/round.pgn` is the current round (all games
 //! while no round is set); `/metrics` is the daemon's [`Metrics`] as Prometheus text. Admin routes
-//! check the bearer token in constant time, validate the JSON, then call the store's decision and
-//! pairings functions through a writing connection of their own; anything refused changes
-//! nothing, anything done bumps the change signal (for the folder and Lichess relays).
+//! check the bearer token in constant time, validate the JSON, then hand the decision, round start
+//! or pairings to the [`crate::decider`] (a writing connection of its own); anything refused
+//! changes nothing and is answered with the status its kind maps to (`ApiError`'s
+//! `From<Refusal>`), anything done bumps the change signal (for the folder and Lichess relays).
 
 use std::{
     collections::HashMap,
@@ -33,7 +34,7 @@ use axum::{
     routing::{get, post},
 };
 use futures_util::stream;
-use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::json;
 use tokio::sync::{broadcast::error::RecvError, watch};
 use tracing::{error, warn};
@@ -41,6 +42,7 @@ use tracing::{error, warn};
 use crate::{
     Millis,
     broadcast::public::{self, Shown},
+    decider::{Decider, Refusal, Refused, Route},
     device::serial::now_ms,
     export::{
         pgn::write_pgn,
@@ -51,15 +53,14 @@ use crate::{
     pairings::{self, Pairing, PairingsFormat},
     relay::{
         alerts::{self, Alert, AlertState, EventAlert},
-        desk::{Applied, RecordChange},
         hub::Hub,
         listen::HttpLimits,
         live::{BoardSnapshot, OpenIrregularity},
         page,
         view::{BoardView, Seats},
     },
-    store::{Decision, DecisionError, GameId, GameRecord, ResultReason, Ruling, Store, StoreError},
-    tracker::{IrregularityKind, RecordedMove, Side},
+    store::{Decision, GameId, GameRecord, Store, StoreError},
+    tracker::{IrregularityKind, Side},
 };
 
 /// Errors of the relay server.
@@ -144,11 +145,10 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The reader and the admin writer, each a connection of its own behind a lock.
+/// The reader: a connection of its own behind a lock.
 struct Db {
     path: PathBuf,
     reader: Mutex<ReaderState>,
-    admin: Mutex<Option<Store>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -193,7 +193,7 @@ struct App {
     flashes: Arc<session::Flashes>,
     /// The spectators' event streams, under their caps ([`streams`]).
     streams: Arc<streams::Streams>,
-    /// Takes the decisions, round starts and pairings ([`decider`]).
+    /// Takes the decisions, round starts and pairings ([`crate::decider`]).
     decider: Decider,
     limits: HttpLimits,
     /// Session cookies are `Secure` whatever the request says ([`RelayExtras::secure_cookies`]).
@@ -274,7 +274,7 @@ pub struct RelayExtras {
     pub public_hub: Option<Hub>,
     /// Timeouts, body sizes and the cap on connections ([`listen`]).
     pub limits: HttpLimits,
-    /// The event node: decisions go to the hall owning the board ([`Route`]).
+    /// The event node: decisions go to the hall owning the board ([`crate::decider::Route`]).
     pub route: Option<Route>,
     /// The file the admin token was read from: read again when it changes, and the sessions
     /// opened with the old token end.
@@ -292,6 +292,26 @@ struct ApiError(StatusCode, String);
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+/// A refusal of the decider ([`crate::decider`]) as HTTP says it: the one place a kind of
+/// refusal becomes a status.
+impl From<Refusal> for ApiError {
+    fn from(r: Refusal) -> ApiError {
+        ApiError(status_of(r.reason), r.message)
+    }
+}
+
+/// The status answering a refusal of kind `reason`.
+fn status_of(reason: Refused) -> StatusCode {
+    match reason {
+        Refused::Invalid => StatusCode::BAD_REQUEST,
+        Refused::UnknownGame => StatusCode::NOT_FOUND,
+        Refused::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        // Sent to the hall, not refused: the console says so without an error.
+        Refused::Pending => StatusCode::ACCEPTED,
+        Refused::Failed => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -324,14 +344,9 @@ pub fn router_with(
             publication: extras.publication,
             ..ReaderState::default()
         }),
-        admin: Mutex::new(None),
     });
-    let decider = Decider::with_db(
-        db.clone(),
-        hub.clone(),
-        extras.changes.clone(),
-        extras.route,
-    );
+    let decider =
+        Decider::new(db_path, hub.clone(), extras.changes.clone()).with_route(extras.route);
     let limits = extras.limits;
     let app = App {
         delayed: extras.publication.delay_ms > 0,
@@ -917,22 +932,15 @@ async fn board_page(
     Ok(Html(page::board_page_html(board)))
 }
 
-/// What an admin decision gives back: the decision, the game's board, its live moves and
-/// whether it is closed.
-type Decided = (Decision, Option<String>, Vec<RecordedMove>, bool);
-
 mod admin;
 mod console_actions;
-mod decider;
 pub mod gate;
 mod guard;
 mod reader;
 mod session;
 mod streams;
 
-pub use admin::{AdminAction, CorrectBody, NoteBody, ResultBody, ResumeBody, RuleBody};
 use admin::{admin, admin_pairings, admin_round_start};
-pub use decider::{Decider, Refusal, Route, RouteAnswer, Routed};
 use reader::{PgnAsk, ReaderState, Rendered, Seating};
 
 #[cfg(test)]
@@ -953,6 +961,21 @@ mod tests {
         assert!(!t.accepts(None));
         assert!(!format!("{t:?}").contains("s3cret"));
         assert!(Token::new("  \n").is_none());
+    }
+
+    #[test]
+    fn each_kind_of_refusal_has_its_status() {
+        let answer = |reason| ApiError::from(Refusal::new(reason, "why"));
+        for (reason, status) in [
+            (Refused::Invalid, StatusCode::BAD_REQUEST),
+            (Refused::UnknownGame, StatusCode::NOT_FOUND),
+            (Refused::Unavailable, StatusCode::SERVICE_UNAVAILABLE),
+            (Refused::Pending, StatusCode::ACCEPTED),
+            (Refused::Failed, StatusCode::INTERNAL_SERVER_ERROR),
+        ] {
+            let ApiError(got, message) = answer(reason);
+            assert_eq!((got, message.as_str()), (status, "why"), "{reason:?}");
+        }
     }
 
     #[test]

@@ -401,7 +401,7 @@ impl Store {
     /// every later live move is replayed after it (they must all stay legal). The old rows are
     /// retracted by the decision, the new ones keep their times and clocks. Made through the
     /// admin API on a game a board is recording, the board's task applies it and goes on from
-    /// the corrected record ([`crate::relay::desk`]); made otherwise, the next start does.
+    /// the corrected record ([`crate::decider::desk`]); made otherwise, the next start does.
     pub fn correct_move(
         &mut self,
         game: GameId,

@@ -3,7 +3,10 @@
 //! Flow: [`Store::games_on_board`] lists every game played on the board numbered N (the number
 //! the game took when it began, else the board's number now), with the round each began in and
 //! the current round; the caller picks one (the latest of the current round) and says what was
-//! missing or ambiguous. Read-only.
+//! missing or ambiguous. [`Store::board_of_latest_game`] names the board a game is the latest
+//! game of (the board whose task may be recording it). Read-only.
+
+use rusqlite::OptionalExtension;
 
 use super::{GameId, Store, StoreError};
 
@@ -62,5 +65,75 @@ impl Store {
             current_round,
             games,
         })
+    }
+}
+
+impl Store {
+    /// The name of the board whose latest game (by id) is `game`: the board whose task may be
+    /// recording it now. `None` when a later game began on its board, or there is no such game.
+    pub fn board_of_latest_game(&self, game: GameId) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT b.name FROM games g JOIN boards b ON b.id = g.board_id \
+                 WHERE g.id = ?1 \
+                 AND g.id = (SELECT MAX(later.id) FROM games later WHERE later.board_id = g.board_id)",
+            )?
+            .query_row([game], |r| r.get(0))
+            .optional()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        game::Kind,
+        sensor::Orientation,
+        store::{BoardId, Write},
+        tracker::TrackerEvent,
+    };
+
+    /// A new game on `board` (closing the one open there).
+    fn begin(store: &mut Store, board: BoardId, at_ms: u64) -> GameId {
+        let start = TrackerEvent::GameStarted {
+            at_ms,
+            orientation: Orientation::Normal,
+            start: None,
+        };
+        store
+            .write_batch(&[Write::Event {
+                board,
+                event: start,
+            }])
+            .unwrap()
+            .into_iter()
+            .max()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_game_names_its_board_while_it_is_the_boards_latest() {
+        let mut store = Store::open_in_memory().unwrap();
+        let b1 = store.board("b1", Kind::Chess).unwrap();
+        let b2 = store.board("b2", Kind::Chess).unwrap();
+        let first = begin(&mut store, b1, 0);
+        let other = begin(&mut store, b2, 10);
+        assert_eq!(
+            store.board_of_latest_game(first).unwrap().as_deref(),
+            Some("b1")
+        );
+        // A game on another board does not make it older.
+        assert_eq!(
+            store.board_of_latest_game(other).unwrap().as_deref(),
+            Some("b2")
+        );
+        let second = begin(&mut store, b1, 20);
+        assert_eq!(store.board_of_latest_game(first).unwrap(), None);
+        assert_eq!(
+            store.board_of_latest_game(second).unwrap().as_deref(),
+            Some("b1")
+        );
+        assert_eq!(store.board_of_latest_game(GameId(999)).unwrap(), None);
     }
 }

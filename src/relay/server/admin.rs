@@ -1,156 +1,17 @@
 //! The admin API: `POST /api/admin/games/{id}/{action}` (a result, a ruling, a corrected move, a
 //! resumed game, a note) and `POST /api/admin/pairings`, behind the bearer token (or the
 //! console's cookie, from the console's own pages: [`super::gate`]). Flow: the body is parsed
-//! into an [`AdminAction`] (its author the session's arbiter when the cookie carried it),
-//! recorded as a decision in the store (the board's task applies a change to the game in
-//! progress), and answered with what was recorded.
+//! into an [`AdminAction`] (its author the session's arbiter when the cookie carried it), handed
+//! to the [`crate::decider`] (which records it as a decision in the store; the board's task
+//! applies a change to the game in progress), and answered with what was recorded, or with the
+//! status of the decider's refusal.
 
 use super::{gate::Caller, *};
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResultBody {
-    pub result: String,
-    pub reason: String,
-    pub author: Option<String>,
-    pub note: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RuleBody {
-    pub irregularity: u32,
-    pub ruling: Ruling,
-    pub author: Option<String>,
-    pub note: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CorrectBody {
-    pub ply: u32,
-    #[serde(rename = "move")]
-    pub mv: String,
-    pub author: Option<String>,
-    pub note: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResumeBody {
-    pub after_ply: u32,
-    #[serde(default)]
-    pub moves: Vec<String>,
-    pub author: Option<String>,
-    pub note: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoteBody {
-    pub ply: Option<u32>,
-    pub text: String,
-    pub author: Option<String>,
-}
-
-/// An admin request, validated: what the admin API, the console and (at the event node) a
-/// hall's command carry.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "action", content = "body", rename_all = "snake_case")]
-pub enum AdminAction {
-    Result(ResultBody),
-    Rule(RuleBody),
-    Correct(CorrectBody),
-    Resume(ResumeBody),
-    Note(NoteBody),
-}
+use crate::decider::{AdminAction, author};
 
 pub(super) fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     serde_json::from_slice(body)
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, format!("invalid JSON body: {e}")))
-}
-
-/// The author of a decision made over HTTP: the one given, else "arbiter".
-pub(super) fn author(given: Option<String>) -> String {
-    given
-        .filter(|a| !a.trim().is_empty())
-        .unwrap_or_else(|| "arbiter".into())
-}
-
-impl AdminAction {
-    /// Records it on `game` at `at` (wall-clock ms).
-    pub(super) fn apply(
-        self,
-        store: &mut Store,
-        game: GameId,
-        at: Millis,
-    ) -> Result<Decision, DecisionError> {
-        match self {
-            AdminAction::Result(b) => store.set_result(
-                game,
-                &b.result,
-                ResultReason::from(b.reason),
-                &author(b.author),
-                b.note.as_deref(),
-                at,
-            ),
-            AdminAction::Rule(b) => store.rule_on_irregularity(
-                game,
-                b.irregularity,
-                b.ruling,
-                &author(b.author),
-                b.note.as_deref(),
-                at,
-            ),
-            AdminAction::Correct(b) => {
-                store.correct_move(game, b.ply, &b.mv, &author(b.author), b.note.as_deref(), at)
-            }
-            AdminAction::Resume(b) => store.resume_game(
-                game,
-                b.after_ply,
-                &b.moves,
-                &author(b.author),
-                b.note.as_deref(),
-                at,
-            ),
-            AdminAction::Note(b) => store.add_note(game, b.ply, &b.text, &author(b.author), at),
-        }
-    }
-
-    /// Who decided.
-    pub fn author(&self) -> String {
-        author(match self {
-            AdminAction::Result(b) => b.author.clone(),
-            AdminAction::Rule(b) => b.author.clone(),
-            AdminAction::Correct(b) => b.author.clone(),
-            AdminAction::Resume(b) => b.author.clone(),
-            AdminAction::Note(b) => b.author.clone(),
-        })
-    }
-
-    /// The same action by `who` (a console session's arbiter: never the body's word).
-    pub(super) fn by(mut self, who: String) -> AdminAction {
-        let slot = match &mut self {
-            AdminAction::Result(b) => &mut b.author,
-            AdminAction::Rule(b) => &mut b.author,
-            AdminAction::Correct(b) => &mut b.author,
-            AdminAction::Resume(b) => &mut b.author,
-            AdminAction::Note(b) => &mut b.author,
-        };
-        *slot = Some(who);
-        self
-    }
-
-    /// Whether it changes the moves of the record (the board recording the game must follow).
-    pub fn changes_record(&self) -> bool {
-        matches!(self, AdminAction::Correct(_) | AdminAction::Resume(_))
-    }
-
-    /// Whether the board recording the game takes it (a changed record, or a result, which
-    /// closes the game once final).
-    pub fn for_the_board(&self) -> bool {
-        self.changes_record() || matches!(self, AdminAction::Result(_))
-    }
 }
 
 pub(super) async fn admin(
@@ -209,7 +70,7 @@ pub(super) async fn act(
     game: GameId,
     action: AdminAction,
 ) -> Result<Decision, ApiError> {
-    app.decider.act(game, action).await
+    Ok(app.decider.act(game, action).await?)
 }
 
 /// `POST /api/admin/pairings`.
@@ -287,21 +148,10 @@ pub(super) async fn import_pairings(
     }
     let rows = pairings::parse(&text, format, round)
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
-    app.decider.import_pairings(round, rows).await
+    Ok(app.decider.import_pairings(round, rows).await?)
 }
 
 /// Makes round `n` the current one, recorded as started by `by`: the round current before.
 pub(super) async fn start_round(app: &App, n: u32, by: String) -> Result<Option<u32>, ApiError> {
-    app.decider.start_round(n, by).await
-}
-
-pub(super) fn decision_error(e: DecisionError) -> ApiError {
-    match e {
-        DecisionError::UnknownGame(_) => ApiError(StatusCode::NOT_FOUND, e.to_string()),
-        DecisionError::Store(_) | DecisionError::Unreadable { .. } => {
-            error!(cause = %e, "admin decision failed");
-            ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
-        }
-        e => ApiError(StatusCode::BAD_REQUEST, e.to_string()),
-    }
+    Ok(app.decider.start_round(n, by).await?)
 }

@@ -4,7 +4,7 @@
 //! `/correct`, `/note`), start a round (`POST /arbiter/rounds/start`) and import a round's
 //! pairings from an uploaded file (`POST /arbiter/pairings`, multipart). Flow: the guard has
 //! let through only the arbiter, and the console's cookie only from the console's own pages
-//! ([`super::gate`]); each handler reads the form into the admin API's own [`AdminAction`] (or
+//! ([`super::gate`]); each handler reads the form into the decider's own [`AdminAction`] (or
 //! round and pairings calls), which records it with the session's name as the author, and
 //! sends the browser back (303) to the page it came from, whose banner shows what was done or
 //! why nothing was (kept by the server, named by its id).
@@ -15,14 +15,13 @@ use axum::{
 };
 
 use super::{
-    admin::{
-        AdminAction, CorrectBody, NoteBody, ResultBody, RuleBody, act, import_pairings, start_round,
-    },
+    admin::{act, import_pairings, start_round},
     gate::Caller,
     session::see_other,
     *,
 };
 use crate::{
+    decider::{AdminAction, CorrectBody, NoteBody, ResultBody, RuleBody},
     relay::console::{Flash, rulings, url_encode},
     words::moveno::{MoveNo, in_words as move_words},
 };

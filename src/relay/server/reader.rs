@@ -375,20 +375,6 @@ impl ReaderState {
         }
         Ok(Arc::new(seating))
     }
-
-    /// The board whose latest game is `game` (its board's task may be recording it).
-    pub(super) fn board_playing(
-        &mut self,
-        db: &Path,
-        game: GameId,
-    ) -> Result<Option<String>, RelayError> {
-        let boards = self.boards(db)?;
-        Ok(boards
-            .games
-            .iter()
-            .find(|(_, g)| g.id == game.0)
-            .map(|(name, _)| name.clone()))
-    }
 }
 
 #[cfg(test)]

@@ -2,14 +2,15 @@
 //! (resuming it after a ply, correcting a move) reaches the board task that records the game.
 //!
 //! Flow: a board task opens its desk under the board's name ([`Desks::open`]) and keeps the
-//! receiving end. The admin API hands a [`RecordChange`] to the desk of the game's board
-//! ([`Desks::hand`]): a closure that applies the decision to the store and answers the API. The
-//! board task runs it between two reads of its port, once everything it recorded is durable, so
-//! no write of its own can cross the decision; with the record the closure returns, it sets its
-//! pipeline on the new record. A board that no task records has no desk: the API applies the
-//! decision itself. A change the board cannot take (its store refuses writes) is dropped, and
-//! the API, seeing its answer channel closed, says so. A result the arbiter sets goes through the
-//! desk too: once it is final the board's task ends its game ([`Applied::closed`]).
+//! receiving end. The decider ([`super::Decider`]: the admin API's, the console's, a hall's
+//! commands') hands a [`RecordChange`] to the desk of the game's board ([`Desks::hand`]): a
+//! closure that applies the decision to the store and answers the decider. The board task runs
+//! it between two reads of its port, once everything it recorded is durable, so no write of its
+//! own can cross the decision; with the record the closure returns, it sets its pipeline on the
+//! new record. A board that no task records has no desk: the decider applies the decision
+//! itself. A change the board cannot take (its store refuses writes) is dropped, and the
+//! decider, seeing its answer channel closed, says so. A result the arbiter sets goes through
+//! the desk too: once it is final the board's task ends its game ([`Applied::closed`]).
 
 use std::{
     collections::HashMap,
@@ -20,7 +21,7 @@ use tokio::sync::mpsc;
 
 use crate::{store::GameId, tracker::RecordedMove};
 
-/// Changes a desk holds before the API waits (decisions come one at a time from people).
+/// Changes a desk holds before the decider waits (decisions come one at a time from people).
 const DESK_CAPACITY: usize = 8;
 
 /// A decision on the record of `game` on board `board`, to run on the board's task.
@@ -117,7 +118,7 @@ mod tests {
         let got = rx.recv().await.map(|c| (c.board, c.game));
         assert_eq!(got, Some(("b2".to_owned(), GameId(2))));
         drop(rx);
-        // The task ended: the change comes back for the API to apply.
+        // The task ended: the change comes back for the decider to apply.
         assert!(desks.hand(change("b1", 4)).await.is_err());
     }
 }

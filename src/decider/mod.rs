@@ -1,0 +1,392 @@
+//! The decider: takes an arbiter's decision, a round start or a round's pairings; the one path
+//! the admin API, the console and (at a hall of a clustered event) the event node's commands go
+//! through. It knows no HTTP: what it does not take it refuses with a kind ([`Refused`]) and
+//! the arbiter's words, which the HTTP layer turns into a status and the event node carries
+//! over NATS.
+//!
+//! Flow: a [`Decider`] holds the database's path and a writing connection of its own, the live
+//! side of the boards ([`Live`]: the relay's hub, whose [`desk`]s reach the board tasks) and the
+//! change signal. A decision on a game a board is recording (the board's latest game, asked of
+//! the store on that connection) is handed to that board's task through its desk, which takes it
+//! between two reads of its port; otherwise the store takes it alone; then the relays are told
+//! (the change signal) and, for the board's current game, the live page shows it. At the event node, whose boards each belong to a hall, the decider is
+//! given a route ([`Route`]): a decision goes to the hall owning the board and is answered once
+//! the hall took it and its record came back; a round start and pairings are taken here (the
+//! event's own) and sent to every hall. The actions themselves are in [`action`], the refusals
+//! in [`refusal`].
+
+pub mod action;
+pub mod desk;
+pub mod refusal;
+#[cfg(test)]
+mod tests;
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, MutexGuard},
+};
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tracing::{error, info};
+
+pub use self::{
+    action::{AdminAction, CorrectBody, NoteBody, ResultBody, ResumeBody, RuleBody, author},
+    refusal::{Refusal, Refused},
+};
+use crate::{
+    Millis,
+    device::serial::now_ms,
+    pairings::Pairing,
+    store::{Decision, GameId, Store, StoreError},
+    tracker::RecordedMove,
+};
+use desk::{Applied, Desks, RecordChange};
+use refusal::store_refusal;
+
+/// The live side of the boards, as the decider reaches it (the relay's hub): the desks of the
+/// boards being recorded, why a board's store refuses writes, and the live page.
+pub trait Live: Send + Sync + 'static {
+    /// The desks of the boards being recorded.
+    fn desks(&self) -> &Desks;
+    /// Why board `board`'s store refuses its writes now, if it does.
+    fn store_error(&self, board: &str) -> Option<String>;
+    /// Shows `decision`, taken on board `board`'s current game, on the live page.
+    fn decision(&self, board: &str, decision: &Decision);
+}
+
+/// Where the event node's decider sends what it does not take alone: to the hall that owns a
+/// board (a decision) or to every hall (a round start, a round's pairings).
+/// [`crate::cluster::commands`] carries them over NATS and answers.
+pub type Route = mpsc::Sender<Routed>;
+
+/// One thing for the halls.
+#[derive(Debug)]
+pub enum Routed {
+    /// A decision on the event node's game `game`, taken at `at_ms` (wall-clock ms): answered
+    /// once the owning hall took it and its record came back, or refused.
+    Decision {
+        game: GameId,
+        action: AdminAction,
+        at_ms: Millis,
+        answer: oneshot::Sender<RouteAnswer>,
+    },
+    /// Round `n` started, by `by`, at `at_ms`: every hall starts it too.
+    Round { n: u32, by: String, at_ms: Millis },
+    /// Round `round`'s pairings: every hall imports them too.
+    Pairings { round: u32, rows: Vec<Pairing> },
+}
+
+/// What became of a routed decision.
+#[derive(Debug)]
+pub enum RouteAnswer {
+    /// The hall took it; here it is as the event node's record holds it.
+    Taken(Box<Decision>),
+    Refused(Refusal),
+}
+
+/// Takes decisions; see the module.
+#[derive(Clone)]
+pub struct Decider {
+    writer: Arc<Writer>,
+    live: Arc<dyn Live>,
+    changes: Option<Arc<watch::Sender<u64>>>,
+    route: Option<Route>,
+}
+
+/// The decider's writing connection to the database at `path`, opened when first needed (and
+/// again after a damaged database refused it).
+struct Writer {
+    path: PathBuf,
+    store: Mutex<Option<Store>>,
+}
+
+/// What a decision gave back: the decision, the game's board, its live moves and whether it is
+/// closed.
+struct Decided {
+    decision: Decision,
+    board: Option<String>,
+    moves: Vec<RecordedMove>,
+    closed: bool,
+}
+
+impl Decider {
+    /// A decider over the database at `db_path`, with a writing connection of its own, reaching
+    /// the boards through `live` (the relay's hub).
+    pub fn new(
+        db_path: &Path,
+        live: impl Live,
+        changes: Option<Arc<watch::Sender<u64>>>,
+    ) -> Decider {
+        Decider {
+            writer: Arc::new(Writer {
+                path: db_path.to_owned(),
+                store: Mutex::new(None),
+            }),
+            live: Arc::new(live),
+            changes,
+            route: None,
+        }
+    }
+
+    /// The same decider sending what it does not take alone through `route` (the event node).
+    pub fn with_route(mut self, route: Option<Route>) -> Decider {
+        self.route = route;
+        self
+    }
+
+    fn changed(&self) {
+        if let Some(changes) = &self.changes {
+            changes.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// Runs `f` on the writing connection, on a blocking thread.
+    async fn on_store<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Store) -> Result<T, Refusal> + Send + 'static,
+    ) -> Result<T, Refusal> {
+        let writer = self.writer.clone();
+        tokio::task::spawn_blocking(move || writer.with(f))
+            .await
+            .map_err(Refusal::failed)?
+    }
+
+    /// The board whose latest game `game` is (its task may be recording it).
+    async fn board_of_latest_game(&self, game: GameId) -> Result<Option<String>, Refusal> {
+        self.on_store(move |store| store.board_of_latest_game(game).map_err(Refusal::failed))
+            .await
+    }
+
+    /// Takes `action` on `game` at `at` (wall-clock ms): a hall's command. A decision already
+    /// taken with this game, time and author (the command delivered again after the hall
+    /// stopped before acknowledging it) is not taken twice: the one recorded is given back.
+    pub async fn take(
+        &self,
+        game: GameId,
+        action: AdminAction,
+        at: Millis,
+    ) -> Result<Decision, Refusal> {
+        let who = action.author();
+        let taken = self
+            .on_store(move |store| {
+                Ok(store
+                    .decisions(game)?
+                    .into_iter()
+                    .find(|d| d.at_ms == at && d.author == who))
+            })
+            .await?;
+        if let Some(d) = taken {
+            return Ok(d);
+        }
+        self.act_at(game, action, at).await
+    }
+
+    /// `act_at` now (the decision taken here), or through the route to the hall owning the board.
+    pub async fn act(&self, game: GameId, action: AdminAction) -> Result<Decision, Refusal> {
+        let Some(route) = &self.route else {
+            return self.act_at(game, action, now_ms()).await;
+        };
+        let (answer, answered) = oneshot::channel();
+        route
+            .send(Routed::Decision {
+                game,
+                action,
+                at_ms: now_ms(),
+                answer,
+            })
+            .await
+            .map_err(|_| Refusal::unavailable("the event node is stopping: nothing was sent"))?;
+        let answer = answered.await.map_err(|_| {
+            Refusal::unavailable(
+                "the event node is stopping: the decision may reach the hall later",
+            )
+        })?;
+        match answer {
+            RouteAnswer::Taken(decision) => {
+                self.changed();
+                Ok(*decision)
+            }
+            RouteAnswer::Refused(r) => Err(r),
+        }
+    }
+
+    /// Applies `action` to `game` at `at`: through the task of the board recording it, between
+    /// two reads of its port (so the board follows a changed record or a final result), else in
+    /// the store alone; then tells the relays and, for the board's current game, the live page.
+    async fn act_at(
+        &self,
+        game: GameId,
+        action: AdminAction,
+        at: Millis,
+    ) -> Result<Decision, Refusal> {
+        let live_board = match action.for_the_board() {
+            true => self.board_of_latest_game(game).await?,
+            false => None,
+        };
+        let record_changed = action.changes_record();
+        let writer = self.writer.clone();
+        let decided = match live_board {
+            Some(board) => {
+                // The board recording the game takes the decision between two reads of its port.
+                let (answer, answered) = oneshot::channel();
+                let change = RecordChange {
+                    board: board.clone(),
+                    game,
+                    apply: Box::new(move || {
+                        let result = writer.decide(action, game, at);
+                        let applied = result.as_ref().ok().map(|d| Applied {
+                            moves: d.moves.clone(),
+                            record_changed,
+                            closed: d.closed,
+                        });
+                        let _ignored_if_asker_gone = answer.send(result);
+                        applied
+                    }),
+                };
+                if let Err(change) = self.live.desks().hand(change).await {
+                    // No task records the board (any more): the decision is the store's alone.
+                    tokio::task::spawn_blocking(move || {
+                        (change.apply)();
+                    })
+                    .await
+                    .map_err(Refusal::failed)?;
+                }
+                answered.await.map_err(|_| self.dropped_by(&board))??
+            }
+            None => tokio::task::spawn_blocking(move || writer.decide(action, game, at))
+                .await
+                .map_err(Refusal::failed)??,
+        };
+        self.changed();
+        // Only the board's current game is on the live page.
+        if let Some(board) = decided.board {
+            let current = self.board_of_latest_game(decided.decision.game).await?;
+            if current.as_deref() == Some(board.as_str()) {
+                self.live.decision(&board, &decided.decision);
+            }
+        }
+        Ok(decided.decision)
+    }
+
+    /// The refusal when board `board`'s task dropped a decision: its store refuses writes (said
+    /// with the store's reason) or it is stopping. The decision is refused whole, not kept to
+    /// be written later: the arbiter takes it again once the record can hold it.
+    fn dropped_by(&self, board: &str) -> Refusal {
+        let why = self.live.store_error(board).map_or_else(
+            || "its store refuses writes, or it is stopping".to_owned(),
+            |e| format!("the store refuses writes: {e}"),
+        );
+        Refusal::unavailable(format!(
+            "board {board} could not take the decision now ({why}); nothing changed: take it \
+             again once the store takes writes"
+        ))
+    }
+
+    /// Imports round `round`'s pairings (replacing the round's earlier ones): how many boards;
+    /// at the event node, every hall gets them too.
+    pub async fn import_pairings(&self, round: u32, rows: Vec<Pairing>) -> Result<usize, Refusal> {
+        let imported = self.import_rows(round, rows.clone()).await?;
+        if let Some(route) = &self.route {
+            let _ignored_if_stopping = route.send(Routed::Pairings { round, rows }).await;
+        }
+        Ok(imported)
+    }
+
+    /// Imports round `round`'s pairings here: a hall's command, or the event node's own.
+    pub async fn import_rows(&self, round: u32, rows: Vec<Pairing>) -> Result<usize, Refusal> {
+        let imported = self
+            .on_store(move |store| {
+                store
+                    .import_pairings(round, &rows)
+                    .map_err(|e| store_refusal(e, |e| matches!(e, StoreError::InvalidNumber(..))))
+            })
+            .await?;
+        info!(round, boards = imported, "pairings imported");
+        self.changed();
+        Ok(imported)
+    }
+
+    /// Makes round `n` the current one, started by `by`: the round current before; at the
+    /// event node, every hall starts it too.
+    pub async fn start_round(&self, n: u32, by: String) -> Result<Option<u32>, Refusal> {
+        let at = now_ms();
+        let previous = self.start_round_at(n, by.clone(), at).await?;
+        if let Some(route) = &self.route {
+            let _ignored_if_stopping = route.send(Routed::Round { n, by, at_ms: at }).await;
+        }
+        Ok(previous)
+    }
+
+    /// Makes round `n` the current one here, started by `by` at `at`: a hall's command, or the
+    /// event node's own.
+    pub async fn start_round_at(
+        &self,
+        n: u32,
+        by: String,
+        at: Millis,
+    ) -> Result<Option<u32>, Refusal> {
+        if n == 0 {
+            return Err(Refusal::invalid("round must be 1 or more"));
+        }
+        let who = by.clone();
+        let previous = self
+            .on_store(move |store| {
+                store
+                    .start_round(n, &who, at)
+                    .map_err(|e| store_refusal(e, |e| matches!(e, StoreError::ControlCharacter(_))))
+            })
+            .await?;
+        info!(round = n, previous, by = %by, "round started");
+        self.changed();
+        Ok(previous)
+    }
+}
+
+impl Writer {
+    fn lock(&self) -> MutexGuard<'_, Option<Store>> {
+        // A panic while deciding leaves the connection behind, still usable.
+        self.store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `f` on the connection (opened if needed), on this (blocking) thread.
+    fn with<T>(&self, f: impl FnOnce(&mut Store) -> Result<T, Refusal>) -> Result<T, Refusal> {
+        let mut slot = self.lock();
+        let store = match slot.take() {
+            Some(store) => store,
+            None => self.open()?,
+        };
+        f(slot.insert(store))
+    }
+
+    /// The connection to `path`: a damaged database (quick_check at open) is refused with its
+    /// own words, as unavailable (nothing can be decided until it is restored).
+    fn open(&self) -> Result<Store, Refusal> {
+        Store::open(&self.path).map_err(|e| match e {
+            StoreError::Damaged { .. } => {
+                error!(cause = %e, "admin decision refused");
+                Refusal::unavailable(e.to_string())
+            }
+            e => Refusal::failed(e),
+        })
+    }
+
+    /// Applies `action` to `game` at `at` (blocking).
+    fn decide(&self, action: AdminAction, game: GameId, at: Millis) -> Result<Decided, Refusal> {
+        self.with(|store| {
+            let decision = action.apply(store, game, at)?;
+            // The game exists: the decision was made on it.
+            let record = store.game(game).map_err(Refusal::failed)?;
+            let (board, moves, closed) = record.map_or((None, Vec::new(), false), |g| {
+                (Some(g.board_name), g.moves, g.ended_at_ms.is_some())
+            });
+            Ok(Decided {
+                decision,
+                board,
+                moves,
+                closed,
+            })
+        })
+    }
+}
