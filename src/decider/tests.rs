@@ -1,13 +1,7 @@
 //! The decider on a real SQLite store and a real hub, without HTTP: its refusals are kinds.
 
 use super::*;
-use crate::{
-    game::Kind,
-    relay::Hub,
-    sensor::Orientation,
-    store::{BoardId, Write},
-    tracker::TrackerEvent,
-};
+use crate::{game::Kind, relay::Hub, store::BoardId};
 
 /// A database holding board `b1` with one game begun (no move yet), and a decider over it.
 struct Venue {
@@ -25,7 +19,7 @@ impl Venue {
         let path = dir.path().join("decider.db");
         let mut store = Store::open(&path).unwrap();
         let board = store.board("b1", Kind::Chess).unwrap();
-        let game = begin(&mut store, board, 1_000);
+        let game = crate::store::begin_test_game(&mut store, board, 1_000);
         let hub = Hub::new();
         let decider = Decider::new(&path, hub.clone(), None);
         Venue {
@@ -42,24 +36,6 @@ impl Venue {
     fn store(&self) -> Store {
         Store::open(&self.path).unwrap()
     }
-}
-
-/// A new game on `board` (closing the one open there).
-fn begin(store: &mut Store, board: BoardId, at_ms: Millis) -> GameId {
-    let start = TrackerEvent::GameStarted {
-        at_ms,
-        orientation: Orientation::Normal,
-        start: None,
-    };
-    store
-        .write_batch(&[Write::Event {
-            board,
-            event: start,
-        }])
-        .unwrap()
-        .into_iter()
-        .max()
-        .unwrap()
 }
 
 fn result(result: &str) -> AdminAction {
@@ -167,7 +143,7 @@ async fn a_decision_taken_twice_is_recorded_once() {
 async fn only_the_boards_current_game_reaches_the_live_page() {
     let v = Venue::new();
     let mut store = v.store();
-    let next = begin(&mut store, v.board, 2_000);
+    let next = crate::store::begin_test_game(&mut store, v.board, 2_000);
     // The earlier game is decided in the store alone: no board records it any more.
     v.decider.act(v.game, result("0-1")).await.unwrap();
     assert_eq!(shown_result(&v.hub), None);

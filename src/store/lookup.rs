@@ -87,38 +87,16 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        game::Kind,
-        sensor::Orientation,
-        store::{BoardId, Write},
-        tracker::TrackerEvent,
-    };
-
-    /// A new game on `board` (closing the one open there).
-    fn begin(store: &mut Store, board: BoardId, at_ms: u64) -> GameId {
-        let start = TrackerEvent::GameStarted {
-            at_ms,
-            orientation: Orientation::Normal,
-            start: None,
-        };
-        store
-            .write_batch(&[Write::Event {
-                board,
-                event: start,
-            }])
-            .unwrap()
-            .into_iter()
-            .max()
-            .unwrap()
-    }
+    use crate::game::Kind;
+    use crate::store::begin_test_game;
 
     #[test]
     fn a_game_names_its_board_while_it_is_the_boards_latest() {
         let mut store = Store::open_in_memory().unwrap();
         let b1 = store.board("b1", Kind::Chess).unwrap();
         let b2 = store.board("b2", Kind::Chess).unwrap();
-        let first = begin(&mut store, b1, 0);
-        let other = begin(&mut store, b2, 10);
+        let first = begin_test_game(&mut store, b1, 0);
+        let other = begin_test_game(&mut store, b2, 10);
         assert_eq!(
             store.board_of_latest_game(first).unwrap().as_deref(),
             Some("b1")
@@ -128,7 +106,7 @@ mod tests {
             store.board_of_latest_game(other).unwrap().as_deref(),
             Some("b2")
         );
-        let second = begin(&mut store, b1, 20);
+        let second = begin_test_game(&mut store, b1, 20);
         assert_eq!(store.board_of_latest_game(first).unwrap(), None);
         assert_eq!(
             store.board_of_latest_game(second).unwrap().as_deref(),

@@ -315,6 +315,26 @@ fn is_pgn_date(s: &str) -> bool {
         })
 }
 
+/// A new game on `board` (closing the one open there), begun at `at_ms`: for the unit tests of
+/// the store and of what writes through it.
+#[cfg(test)]
+pub(crate) fn begin_test_game(store: &mut Store, board: BoardId, at_ms: Millis) -> GameId {
+    let start = crate::tracker::TrackerEvent::GameStarted {
+        at_ms,
+        orientation: crate::sensor::Orientation::Normal,
+        start: None,
+    };
+    store
+        .write_batch(&[Write::Event {
+            board,
+            event: start,
+        }])
+        .unwrap()
+        .into_iter()
+        .max()
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
