@@ -90,6 +90,10 @@ pub enum Command {
         /// How PGN writes `[%clk]`: h:mm:ss (the default) or hh:mm:ss (as DGT LiveChess).
         #[arg(long, value_enum, default_value = "h:mm:ss")]
         clk_format: ClockFormat,
+        /// The scoresheet's language: en, ru, uk, mn, ky, kk or fa (default: the event's
+        /// `[tournament] language`, else en). PGN and JSON stay English SAN.
+        #[arg(long)]
+        lang: Option<crate::lang::Lang>,
     },
     /// Arbiter decisions: results, rulings, corrected moves and notes (each kept with its time
     /// and author; nothing recorded is overwritten).
@@ -332,8 +336,17 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             out,
             history,
             clk_format,
+            lang,
         } => {
             let store = open_to_read(&db)?;
+            let lang = match lang {
+                Some(l) => l,
+                None => store
+                    .event()?
+                    .and_then(|e| e.settings.language)
+                    .and_then(|l| l.parse().ok())
+                    .unwrap_or_default(),
+            };
             let format = match format {
                 ExportFormat::Pgn => Format::Pgn,
                 ExportFormat::Json => Format::Json,
@@ -347,6 +360,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             };
             let sheet = SheetOptions {
                 figurine,
+                lang,
                 ..SheetOptions::default()
             };
             let bytes = export::export_bytes(&store, format, game.map(GameId), options, &sheet)?;

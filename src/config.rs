@@ -128,6 +128,9 @@ pub struct Tournament {
     /// Standard chess or Chess960 (the chess boards' start positions; togyz boards play their
     /// one game whatever it says).
     pub variant: Variant,
+    /// The language of the scoresheets, the pages and the console (`en`, `ru`, `uk`, `mn`,
+    /// `ky`, `kk`, `fa`); a browser asking for another of them gets that one.
+    pub language: crate::lang::Lang,
 }
 
 /// The game a board is made for.
@@ -547,6 +550,13 @@ impl Config {
         ));
         if t.variant != Variant::Standard {
             out.push_str(&format!("variant: {}\n", t.variant));
+        }
+        if t.language != crate::lang::Lang::En {
+            out.push_str(&format!(
+                "language: {} ({})\n",
+                t.language,
+                t.language.name()
+            ));
         }
         out.push_str(&format!("boards: {}\n", self.boards.len()));
         for b in &self.boards {

@@ -488,6 +488,12 @@ pub(super) fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament 
             ),
         }
     }
+    if let Some(l) = &t.language {
+        match l.get_ref().parse::<crate::lang::Lang>() {
+            Ok(l) => out.language = l,
+            Err(e) => ck.at(l.span(), e),
+        }
+    }
     if let Some(s) = &t.supervision {
         match SUPERVISIONS
             .iter()

@@ -39,6 +39,7 @@ pub(super) struct RawTournament {
     pub(super) federation: Option<Spanned<String>>,
     pub(super) supervision: Option<Spanned<String>>,
     pub(super) variant: Option<Spanned<String>>,
+    pub(super) language: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

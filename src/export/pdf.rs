@@ -444,6 +444,7 @@ mod tests {
             termination: None,
             has_time_trouble: false,
             figurine: false,
+            lang: crate::lang::Lang::En,
         };
         let pages = |s: &Scoresheet| {
             let doc = lopdf::Document::load_mem(&pdf(s)).unwrap();

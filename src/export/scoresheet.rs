@@ -21,6 +21,7 @@ use crate::{
             notation::{ResultText, from_fen},
         },
     },
+    lang::Lang,
     store::{Action, GameRecord, PlayerRecord, is_usable_name},
     tracker::{Side, event::RecordedMove},
 };
@@ -34,6 +35,8 @@ pub struct SheetOptions {
     pub moves_per_page: u32,
     /// The time control for the header, when the caller knows it (e.g. `90+30`).
     pub time_control: Option<String>,
+    /// The language of the labels and remarks (`[tournament] language`, `export --lang`).
+    pub lang: Lang,
 }
 
 impl Default for SheetOptions {
@@ -42,6 +45,7 @@ impl Default for SheetOptions {
             figurine: false,
             moves_per_page: 60,
             time_control: None,
+            lang: Lang::En,
         }
     }
 }
@@ -59,6 +63,9 @@ pub struct Header {
     pub date: Option<String>,
     pub white: Option<String>,
     pub black: Option<String>,
+    /// The players as a page writes them: the name isolated ([`PlayerRecord::label_html`]).
+    pub white_html: Option<String>,
+    pub black_html: Option<String>,
     pub time_control: Option<String>,
 }
 
@@ -69,6 +76,7 @@ impl Header {
     pub fn from_game(g: &GameRecord) -> Header {
         let known = |v: &Option<String>| v.clone().filter(|s| is_usable_name(s));
         let player = |side| g.player(side).map(|p: PlayerRecord| p.label());
+        let player_html = |side| g.player(side).map(|p: PlayerRecord| p.label_html());
         Header {
             game_id: g.id.0,
             event: known(&g.event),
@@ -78,6 +86,8 @@ impl Header {
             date: g.date.clone(),
             white: player(Side::White),
             black: player(Side::Black),
+            white_html: player_html(Side::White),
+            black_html: player_html(Side::Black),
             time_control: g.time_control.clone().filter(|t| !t.trim().is_empty()),
         }
     }
@@ -156,6 +166,8 @@ pub struct Scoresheet {
     /// Whether any ply carries the time-trouble mark (the legend is printed then).
     pub has_time_trouble: bool,
     pub figurine: bool,
+    /// The language of its labels and remarks.
+    pub lang: Lang,
 }
 
 /// The mark of a time-trouble ply.
@@ -164,7 +176,7 @@ pub const TIME_TROUBLE_MARK: &str = "†";
 impl Scoresheet {
     /// The layout of `g`.
     pub fn from_game(g: &GameRecord, options: &SheetOptions) -> Scoresheet {
-        let remarks = remarks(g);
+        let remarks = remarks(g, options.lang);
         let figurine = options.figurine && g.kind == Kind::Chess;
         let cell = |m: &RecordedMove| Cell {
             ply: m.ply,
@@ -213,6 +225,7 @@ impl Scoresheet {
             termination: g.termination.clone(),
             has_time_trouble: g.moves.iter().any(|m| m.time_trouble),
             figurine,
+            lang: options.lang,
         }
     }
 
@@ -257,26 +270,68 @@ impl Scoresheet {
     /// The legend of the time-trouble mark, citing the article of this game's laws.
     pub fn time_trouble_legend(&self) -> String {
         let article = match self.kind {
-            Kind::Chess => "FIDE Article 8.4",
-            Kind::Togyz => "Kyrgyz rules 6.5",
+            Kind::Chess => self.lang.text("sheet.time_trouble_article"),
+            Kind::Togyz => self.lang.text("sheet.time_trouble_article_togyz"),
         };
-        format!(
-            "{TIME_TROUBLE_MARK} {article}: the player had under five minutes and was not obliged \
-             to record; this move is from the arbiter's record (boardscribe)."
+        self.lang.fill(
+            "sheet.time_trouble_legend",
+            &[("mark", TIME_TROUBLE_MARK), ("article", article)],
         )
     }
 
-    /// The column heads: `No. | White | Black` (`№` for togyz korgool, as on Kazakh sheets).
+    /// The column heads: `No. | White | Black` (`№` for togyz korgool, as on Kazakh sheets;
+    /// the sides in togyz korgool's own words).
     pub fn column_heads(&self) -> [&'static str; 3] {
         match self.kind {
-            Kind::Chess => ["No.", "White", "Black"],
-            Kind::Togyz => ["№", "White", "Black"],
+            Kind::Chess => [
+                self.lang.text("sheet.number"),
+                self.lang.text("sheet.white"),
+                self.lang.text("sheet.black"),
+            ],
+            Kind::Togyz => [
+                "№",
+                self.lang.text("togyz.white"),
+                self.lang.text("togyz.black"),
+            ],
+        }
+    }
+
+    /// The sheet's heading: a scoresheet, or a togyz korgool one.
+    pub fn title(&self) -> &'static str {
+        match self.kind {
+            Kind::Chess => self.lang.text("sheet.title"),
+            Kind::Togyz => self.lang.text("sheet.title_togyz"),
         }
     }
 
     /// The termination in words, if known.
     pub fn termination_text(&self) -> Option<String> {
-        self.termination.as_ref().map(|t| t.replace('_', " "))
+        self.termination
+            .as_deref()
+            .map(|t| remarks::termination_text(t, self.lang))
+    }
+
+    /// What each signature line is for: White, Black (togyz korgool's own words) and the
+    /// Arbiter, with the signer's stable name (`white`, `black`, `arbiter`).
+    pub fn signers(&self) -> [(&'static str, String); 3] {
+        let [_, white, black] = self.column_heads();
+        [
+            (
+                "white",
+                self.lang.fill("sheet.signature", &[("who", white)]),
+            ),
+            (
+                "black",
+                self.lang.fill("sheet.signature", &[("who", black)]),
+            ),
+            (
+                "arbiter",
+                self.lang.fill(
+                    "sheet.signature",
+                    &[("who", self.lang.text("sheet.arbiter"))],
+                ),
+            ),
+        ]
     }
 }
 
@@ -389,6 +444,13 @@ ol.remarks { font-size: 8.5pt; margin: 2mm 0 0; padding-left: 6mm; }
 ol.remarks .art { font-weight: bold; }
 .signatures { display: flex; gap: 8mm; margin-top: 12mm; }
 .signature { flex: 1; border-top: 0.3mm solid #000; padding-top: 1mm; font-size: 8.5pt; }
+/* Moves, clocks, numbers and results read left to right on a right-to-left sheet too. */
+.san, .clk, .value, td.no, td.round, td.board, td.date, td.time-control {
+  direction: ltr; unicode-bidi: isolate; }
+[dir=rtl] table.header th { text-align: right; padding: 1mm 0 1mm 1mm; }
+[dir=rtl] .clk { float: left; }
+[dir=rtl] table.moves td.no { text-align: left; }
+[dir=rtl] ol.remarks { padding-left: 0; padding-right: 6mm; }
 ";
 
 mod html;
@@ -428,6 +490,7 @@ mod tests {
             termination: None,
             has_time_trouble: false,
             figurine: false,
+            lang: crate::lang::Lang::En,
         }
     }
 

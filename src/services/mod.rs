@@ -46,6 +46,7 @@ pub fn event_settings(t: &crate::config::Tournament) -> EventSettings {
         time_control: t.time_control.as_ref().map(|tc| tc.to_string()),
         laws: Some(t.laws.to_string()),
         variant: Some(t.variant.to_string()),
+        language: Some(t.language.to_string()),
     }
 }
 

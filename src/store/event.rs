@@ -26,6 +26,9 @@ pub struct EventSettings {
     pub laws: Option<String>,
     /// `standard` or `chess960`.
     pub variant: Option<String>,
+    /// The language of the event's sheets and pages (`ru`, `fa`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// The event as stored: its name, site and current round, and its settings.
@@ -102,7 +105,7 @@ impl Store {
         self.conn
             .prepare_cached(
                 "UPDATE tournament SET start_date = ?1, end_date = ?2, time_control = ?3, \
-                 laws = ?4, variant = ?5 WHERE id = 1",
+                 laws = ?4, variant = ?5, language = ?6 WHERE id = 1",
             )?
             .execute((
                 &settings.start_date,
@@ -110,6 +113,7 @@ impl Store {
                 &settings.time_control,
                 &settings.laws,
                 &settings.variant,
+                &settings.language,
             ))?;
         Ok(opened)
     }
@@ -149,8 +153,8 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT event, site, round, start_date, end_date, time_control, laws, variant \
-                 FROM tournament WHERE id = 1",
+                "SELECT event, site, round, start_date, end_date, time_control, laws, variant, \
+                 language FROM tournament WHERE id = 1",
             )?
             .query_row([], |r| {
                 Ok(StoredEvent {
@@ -165,6 +169,7 @@ impl Store {
                         time_control: r.get(5)?,
                         laws: r.get(6)?,
                         variant: r.get(7)?,
+                        language: r.get(8)?,
                     },
                 })
             })

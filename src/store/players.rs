@@ -42,6 +42,23 @@ impl PlayerRecord {
         }
         out
     }
+
+    /// [`PlayerRecord::label`] for a page: the name escaped and isolated (`<bdi>`), so that a
+    /// right-to-left name keeps the title before it and the rating after it in any page.
+    pub fn label_html(&self) -> String {
+        let mut out = String::new();
+        if let Some(t) = self.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            out.push_str(&crate::export::escape_html(t.trim()));
+            out.push(' ');
+        }
+        out.push_str("<bdi>");
+        out.push_str(&crate::export::escape_html(&self.name));
+        out.push_str("</bdi>");
+        if let Some(elo) = self.elo {
+            out.push_str(&format!(" ({elo})"));
+        }
+        out
+    }
 }
 
 impl Pairing {

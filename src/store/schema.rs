@@ -235,6 +235,11 @@ CREATE TABLE replica_origins (
 INSERT OR IGNORE INTO replica_origins (origin, hall, seq)
     SELECT origin, hall, seq FROM replica_halls ORDER BY rowid;
 "#,
+    // 9: the event's language (`[tournament] language`, issue 33): what `export` writes its
+    // scoresheets in unless told otherwise.
+    r#"
+ALTER TABLE tournament ADD COLUMN language TEXT;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

@@ -27,13 +27,15 @@ use boardscribe::{
         Kind,
         togyz::{Position, ResultFormat, Rules, TogyzGame, notation::format_result},
     },
+    lang::Lang,
+    pairings::Pairing,
     protocol::{
         FrameReader,
         tgz::{Frame, Tgz},
     },
     replay::{replay_file, replay_reader_with},
     sensor::{dgt::ClockReading, tgz::TgzBoardState},
-    store::{GameRecord, ResultReason, Store, Write},
+    store::{EventSettings, GameRecord, ResultReason, RoundInfo, Store, Write},
     tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
 
@@ -208,10 +210,15 @@ fn artifacts() -> PathBuf {
 
 /// Keeps the sheet as an artefact, and a PNG of it when headless Chromium is installed.
 fn keep(name: &str, html: &str, pdf: &[u8]) {
+    std::fs::write(artifacts().join(format!("{name}.pdf")), pdf).unwrap();
+    keep_page(name, html);
+}
+
+/// Keeps the HTML sheet as an artefact, and a PNG of it when headless Chromium is installed.
+fn keep_page(name: &str, html: &str) {
     let dir = artifacts();
     let page = dir.join(format!("{name}.html"));
     std::fs::write(&page, html).unwrap();
-    std::fs::write(dir.join(format!("{name}.pdf")), pdf).unwrap();
     let png = dir.join(format!("{name}.png"));
     let shot = ["chromium", "chromium-browser"].into_iter().find_map(|b| {
         Command::new(b)
@@ -721,4 +728,145 @@ fn the_export_command_writes_sheets_and_asks_for_the_game() {
     let (text, pages) = pdf_text(&file);
     assert_eq!(pages, 1);
     assert!(text.contains(&g.moves[0].notation));
+}
+
+#[test]
+fn a_sheet_is_written_in_the_events_language_or_the_one_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("lang.db");
+    let mut store = Store::open(&db).unwrap();
+    let event = RoundInfo {
+        event: "Кубок Алматы".into(),
+        site: "Алматы".into(),
+        round: 1,
+    };
+    let settings = EventSettings {
+        language: Some("ru".into()),
+        ..EventSettings::default()
+    };
+    store.open_event(Some(&event), &settings, 0).unwrap();
+    let board = store.board("board 7", Kind::Chess).unwrap();
+    store.set_board_number(board, 7).unwrap();
+    let (white, black) = ("Нұрлан Әлиев", "علی رضا فیروزجا");
+    let mut pairing = Pairing::new(7, white, black);
+    pairing.white_title = Some("IM".into());
+    pairing.white_elo = Some(2450);
+    pairing.black_title = Some("GM".into());
+    pairing.black_elo = Some(2760);
+    store.import_pairings(1, &[pairing]).unwrap();
+    let opts = EmulatorOptions {
+        seed: 4,
+        time_control: Some((7 * 60_000, 2_000)),
+        irregularities: vec![ScriptedIrregularity {
+            before_ply: 12,
+            kind: IrregularityScript::Knock { hold_ms: 6_000 },
+        }],
+        ..EmulatorOptions::default()
+    };
+    let game = corpus("Capablanca.pgn").swap_remove(20);
+    let g = record(&mut store, &game, &opts, &laws(Some("7+2")));
+    assert_eq!(
+        (g.round, g.board_no),
+        (Some(1), Some(7)),
+        "the game is round 1's board 7"
+    );
+    store
+        .set_result(
+            g.id,
+            "0-1",
+            ResultReason::Resignation,
+            "Арбитр",
+            None,
+            1_000,
+        )
+        .unwrap();
+    drop(store);
+
+    let export = |lang: Option<Lang>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_boardscribe"));
+        cmd.args(["export", "--format", "scoresheet", "--game"])
+            .arg(g.id.0.to_string())
+            .arg("--db")
+            .arg(&db);
+        if let Some(l) = lang {
+            cmd.args(["--lang", l.code()]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Unless told otherwise, the event's language.
+    let page = export(None);
+    assert!(
+        page.contains("<html lang=\"ru\" dir=\"ltr\">"),
+        "{}",
+        &page[..200]
+    );
+    assert_eq!(page, export(Some(Lang::Ru)));
+
+    // What the English sheet says that no other language's may.
+    let english: Vec<&str> = [
+        "sheet.title",
+        "sheet.event",
+        "sheet.time_control",
+        "sheet.result",
+        "remark.displaced",
+        "reason.resignation",
+    ]
+    .into_iter()
+    .map(|k| Lang::En.text(k))
+    .chain(["Signature of", "before move", "Arbiter: result", "Art. "])
+    .collect();
+    for lang in Lang::ALL {
+        let page = export(Some(lang));
+        let head = format!("<html lang=\"{}\" dir=\"{}\">", lang.code(), lang.dir());
+        assert!(page.contains(&head), "{lang}: {}", &page[..200]);
+        // The names exactly as the pairing spells them, each isolated from its title and rating.
+        assert!(
+            page.contains(&format!("IM <bdi>{white}</bdi> (2450)")),
+            "{lang}"
+        );
+        assert!(
+            page.contains(&format!("GM <bdi>{black}</bdi> (2760)")),
+            "{lang}"
+        );
+        assert!(page.contains("<bdi>Кубок Алматы</bdi>"), "{lang}");
+        // Its own words for the labels, the remarks and the result's reason.
+        for key in [
+            "sheet.title",
+            "sheet.event",
+            "sheet.site",
+            "sheet.round",
+            "sheet.time_control",
+            "sheet.result",
+            "sheet.number",
+            "remark.displaced",
+            "reason.resignation",
+        ] {
+            let want = boardscribe::export::escape_html(lang.text(key));
+            assert!(page.contains(&want), "{lang}: {key} = {want:?}");
+        }
+        let signed = lang.fill("sheet.signature", &[("who", lang.text("sheet.arbiter"))]);
+        assert!(
+            page.contains(&boardscribe::export::escape_html(&signed)),
+            "{lang}"
+        );
+        if lang != Lang::En {
+            for words in &english {
+                assert!(!page.contains(words), "{lang}: {words:?} stayed English");
+            }
+        }
+        // Moves and clocks as recorded, whatever the language.
+        assert_cells(&page, &store_game(&db, g.id));
+        assert_signatures(&page);
+        keep_page(&format!("sheet-{lang}"), &page);
+    }
+}
+
+fn store_game(db: &Path, id: boardscribe::store::GameId) -> GameRecord {
+    Store::open(db).unwrap().game(id).unwrap().unwrap()
 }

@@ -12,15 +12,20 @@ use super::*;
 /// `div.signature` lines for White, Black and the Arbiter.
 pub fn html(sheet: &Scoresheet) -> String {
     let mut out = String::new();
-    let title = format!(
-        "Scoresheet — game {} — {}",
-        sheet.header.game_id,
-        sheet.header.board.as_deref().unwrap_or("")
+    let lang = sheet.lang;
+    let title = lang.fill(
+        "sheet.document",
+        &[
+            ("game", &sheet.header.game_id.to_string()),
+            ("board", sheet.header.board.as_deref().unwrap_or("")),
+        ],
     );
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+        "<!DOCTYPE html>\n<html lang=\"{}\" dir=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
+        lang.code(),
+        lang.dir(),
         escape_html(&title)
     );
     let pages = sheet.pages();
@@ -34,33 +39,60 @@ pub fn html(sheet: &Scoresheet) -> String {
 
 pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count: usize) {
     let h = &sheet.header;
-    let heading = match sheet.kind {
-        Kind::Chess => "Scoresheet",
-        Kind::Togyz => "Togyz korgool scoresheet",
-    };
+    let lang = sheet.lang;
+    let heading = escape_html(sheet.title());
+    let of = lang.fill(
+        "sheet.page",
+        &[
+            ("game", &h.game_id.to_string()),
+            ("page", &page.number.to_string()),
+            ("pages", &count.to_string()),
+        ],
+    );
     let _ = writeln!(
         out,
         "<section class=\"sheet\" data-page=\"{}\">\n<h1><span>{heading}</span>\
-         <span class=\"page\">Game {} · sheet {} of {count}</span></h1>",
-        page.number, h.game_id, page.number
+         <span class=\"page\">{}</span></h1>",
+        page.number,
+        escape_html(&of)
     );
     let field = |v: &Option<String>| v.as_deref().map(escape_html).unwrap_or_default();
+    // What a person wrote (the event, the site, the names) is isolated: a right-to-left name
+    // keeps its title and rating in their places, whichever way the page runs.
+    let written = |v: &Option<String>| {
+        v.as_deref()
+            .map(|v| format!("<bdi>{}</bdi>", escape_html(v)))
+            .unwrap_or_default()
+    };
+    let player = |html: &Option<String>, plain: &Option<String>| {
+        html.clone().unwrap_or_else(|| written(plain))
+    };
+    let label = |key| escape_html(lang.text(key));
+    let [_, white, black] = sheet.column_heads();
     let _ = writeln!(
         out,
         "<table class=\"header\">\n\
-         <tr><th>Event</th><td class=\"event\">{}</td><th>Site</th><td class=\"site\">{}</td></tr>\n\
-         <tr><th>Round</th><td class=\"round\">{}</td><th>Board</th><td class=\"board\">{}</td></tr>\n\
-         <tr><th>Date</th><td class=\"date\">{}</td><th>Time control</th><td class=\"time-control\">{}</td></tr>\n\
-         <tr><th>White</th><td class=\"white\">{}</td><th>Black</th><td class=\"black\">{}</td></tr>\n\
+         <tr><th>{}</th><td class=\"event\">{}</td><th>{}</th><td class=\"site\">{}</td></tr>\n\
+         <tr><th>{}</th><td class=\"round\">{}</td><th>{}</th><td class=\"board\">{}</td></tr>\n\
+         <tr><th>{}</th><td class=\"date\">{}</td><th>{}</th><td class=\"time-control\">{}</td></tr>\n\
+         <tr><th>{}</th><td class=\"white\">{}</td><th>{}</th><td class=\"black\">{}</td></tr>\n\
          </table>",
-        field(&h.event),
-        field(&h.site),
+        label("sheet.event"),
+        written(&h.event),
+        label("sheet.site"),
+        written(&h.site),
+        label("sheet.round"),
         field(&h.round),
+        label("sheet.board"),
         field(&h.board),
+        label("sheet.date"),
         field(&h.date),
+        label("sheet.time_control"),
         field(&h.time_control),
-        field(&h.white),
-        field(&h.black),
+        escape_html(white),
+        player(&h.white_html, &h.white),
+        escape_html(black),
+        player(&h.black_html, &h.black),
     );
     let [no, white, black] = sheet.column_heads();
     out.push_str("<div class=\"columns\">\n");
@@ -74,8 +106,8 @@ pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count
                 out,
                 "<tr class=\"row\"><td class=\"no\">{}</td><td class=\"w\">{}</td><td class=\"b\">{}</td></tr>",
                 row.number,
-                html_cell(row.white.as_ref()),
-                html_cell(row.black.as_ref())
+                html_cell(row.white.as_ref(), sheet.lang),
+                html_cell(row.black.as_ref(), sheet.lang)
             );
         }
         out.push_str("</tbody>\n</table>\n");
@@ -87,7 +119,7 @@ pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count
     out.push_str("</section>\n");
 }
 
-pub(super) fn html_cell(cell: Option<&Cell>) -> String {
+pub(super) fn html_cell(cell: Option<&Cell>, lang: Lang) -> String {
     let Some(c) = cell else {
         return String::new();
     };
@@ -95,7 +127,8 @@ pub(super) fn html_cell(cell: Option<&Cell>) -> String {
     if c.time_trouble {
         let _ = write!(
             s,
-            "<span class=\"tt\" title=\"time trouble\">{TIME_TROUBLE_MARK}</span>"
+            "<span class=\"tt\" title=\"{}\">{TIME_TROUBLE_MARK}</span>",
+            escape_html(lang.text("sheet.time_trouble"))
         );
     }
     for r in &c.remarks {
@@ -112,9 +145,11 @@ pub(super) fn html_end(out: &mut String, sheet: &Scoresheet) {
         .termination_text()
         .map(|t| format!(" <span class=\"termination\">({})</span>", escape_html(&t)))
         .unwrap_or_default();
+    let lang = sheet.lang;
     let _ = writeln!(
         out,
-        "<div class=\"result\">Result: <span class=\"value\">{}</span>{termination}</div>",
+        "<div class=\"result\">{}: <span class=\"value\">{}</span>{termination}</div>",
+        escape_html(lang.text("sheet.result")),
         escape_html(&sheet.result)
     );
     if sheet.has_time_trouble {
@@ -130,11 +165,14 @@ pub(super) fn html_end(out: &mut String, sheet: &Scoresheet) {
             let article = r
                 .article
                 .as_deref()
-                .map(|a| format!("<span class=\"art\">Art. {}</span> ", escape_html(a)))
+                .map(|a| {
+                    let art = lang.fill("sheet.article", &[("article", a)]);
+                    format!("<span class=\"art\">{}</span> ", escape_html(&art))
+                })
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "<li class=\"remark\" value=\"{}\" data-ply=\"{}\">{article}<span class=\"title\">{}</span>: {}</li>",
+                "<li class=\"remark\" value=\"{}\" data-ply=\"{}\">{article}<span class=\"title\">{}</span>: <bdi>{}</bdi></li>",
                 r.number,
                 r.ply.map(|p| p.to_string()).unwrap_or_default(),
                 escape_html(&r.title),
@@ -144,11 +182,11 @@ pub(super) fn html_end(out: &mut String, sheet: &Scoresheet) {
         out.push_str("</ol>\n");
     }
     out.push_str("<div class=\"signatures\">\n");
-    for who in ["White", "Black", "Arbiter"] {
+    for (signer, line) in sheet.signers() {
         let _ = writeln!(
             out,
-            "<div class=\"signature\" data-signer=\"{}\">Signature of {who}</div>",
-            who.to_lowercase()
+            "<div class=\"signature\" data-signer=\"{signer}\">{}</div>",
+            escape_html(&line)
         );
     }
     out.push_str("</div>\n");

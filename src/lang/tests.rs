@@ -1,0 +1,165 @@
+use std::collections::BTreeSet;
+
+use super::*;
+
+/// The `{blanks}` of a text.
+fn blanks(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
+        out.insert(rest[start + 1..start + len].to_owned());
+        rest = &rest[start + len + 1..];
+    }
+    out
+}
+
+#[test]
+fn every_table_reads() {
+    for (lang, text) in Lang::ALL.into_iter().zip(TABLES) {
+        let table = flatten(text).unwrap_or_else(|e| panic!("{lang}.toml: {e}"));
+        assert!(!table.is_empty(), "{lang}.toml is empty");
+    }
+}
+
+#[test]
+fn every_language_has_every_key_of_english_with_the_same_blanks_and_no_other() {
+    let tables = tables();
+    let en = &tables[Lang::En as usize];
+    let mut problems = Vec::new();
+    for lang in Lang::ALL {
+        let table = &tables[lang as usize];
+        for (key, text) in en {
+            match table.get(key) {
+                None => problems.push(format!("{lang}: {key} is missing")),
+                Some(t) if blanks(t) != blanks(text) => problems.push(format!(
+                    "{lang}: {key} has the blanks {:?}, English {:?}",
+                    blanks(t),
+                    blanks(text)
+                )),
+                Some(t) if t.trim().is_empty() => problems.push(format!("{lang}: {key} is empty")),
+                Some(_) => {}
+            }
+        }
+        for key in table.keys().filter(|k| !en.contains_key(*k)) {
+            problems.push(format!("{lang}: {key} is not a key of English"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Words that stay as they are in every language: names of things, not words of a language.
+const KEPT: &[&str] = &["FIDE", "boardscribe", "SAN", "PGN"];
+
+#[test]
+fn no_text_stays_english_in_another_language() {
+    let tables = tables();
+    let mut problems = Vec::new();
+    for lang in Lang::ALL.into_iter().filter(|l| *l != Lang::En) {
+        for (key, text) in &tables[lang as usize] {
+            let mut bare = text.clone();
+            for b in blanks(text) {
+                bare = bare.replace(&format!("{{{b}}}"), "");
+            }
+            for k in KEPT {
+                bare = bare.replace(k, "");
+            }
+            if bare.chars().any(|c| c.is_ascii_alphabetic()) {
+                problems.push(format!("{lang}: {key} = {text:?} has Latin letters"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every `"section.key"` string in the daemon's sources whose section is one of English's:
+/// the keys the code asks a [`Lang`] for.
+fn keys_asked(sections: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"));
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let code = std::fs::read_to_string(&path).unwrap();
+                for literal in code.split('"') {
+                    let Some((section, key)) = literal.split_once('.') else {
+                        continue;
+                    };
+                    let word = |s: &str| {
+                        !s.is_empty()
+                            && s.chars()
+                                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                    };
+                    if sections.contains(section) && word(section) && word(key) {
+                        out.insert(literal.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_key_the_code_asks_for_is_in_english_and_every_english_key_is_asked_for() {
+    let en = &tables()[Lang::En as usize];
+    let sections: BTreeSet<String> = en
+        .keys()
+        .filter_map(|k| k.split_once('.').map(|(s, _)| s.to_owned()))
+        .collect();
+    let asked = keys_asked(&sections);
+    assert!(
+        asked.len() > 40,
+        "only {} keys found in the code",
+        asked.len()
+    );
+    let missing: Vec<_> = asked.iter().filter(|k| !en.contains_key(*k)).collect();
+    assert!(missing.is_empty(), "asked for, not in en.toml: {missing:?}");
+    let unused: Vec<_> = en.keys().filter(|k| !asked.contains(*k)).collect();
+    assert!(unused.is_empty(), "in en.toml, never asked for: {unused:?}");
+}
+
+#[test]
+fn a_browser_gets_the_language_it_prefers_most_among_ours() {
+    assert_eq!(
+        Lang::from_accept_language("ru-RU,ru;q=0.9,en;q=0.8"),
+        Some(Lang::Ru)
+    );
+    assert_eq!(
+        Lang::from_accept_language("de-DE,fa;q=0.5,en;q=0.4"),
+        Some(Lang::Fa)
+    );
+    assert_eq!(
+        Lang::from_accept_language("en;q=0.2, kk;q=0.7"),
+        Some(Lang::Kk)
+    );
+    assert_eq!(Lang::from_accept_language("de, fr;q=0.5"), None);
+    assert_eq!(Lang::from_accept_language("uk;q=0, mn"), Some(Lang::Mn));
+    assert_eq!(Lang::from_accept_language(""), None);
+    assert_eq!(Lang::from_tag("KY-kg"), Some(Lang::Ky));
+    assert_eq!("fa".parse::<Lang>(), Ok(Lang::Fa));
+    assert!(
+        "de".parse::<Lang>()
+            .unwrap_err()
+            .contains("en, ru, uk, mn, ky, kk, fa")
+    );
+}
+
+#[test]
+fn blanks_are_filled_and_persian_runs_right_to_left() {
+    assert_eq!(
+        Lang::En.fill(
+            "sheet.page",
+            &[("game", "7"), ("page", "1"), ("pages", "2")]
+        ),
+        "Game 7 · sheet 1 of 2"
+    );
+    assert!(Lang::Fa.rtl() && Lang::Fa.dir() == "rtl");
+    assert!(Lang::ALL.iter().filter(|l| l.rtl()).count() == 1);
+}
