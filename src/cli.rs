@@ -395,12 +395,18 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             };
             let bytes =
                 std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
-            let rows = pairings::parse(&pairings::decode_text(&bytes), format, round)
-                .with_context(|| file.display().to_string())?;
+            let decoded = pairings::decode(&bytes).with_context(|| file.display().to_string())?;
+            // Said when it was not UTF-8, so that a misread file shows where it came from.
+            let read_as = match decoded.encoding {
+                pairings::Encoding::Utf8 => String::new(),
+                other => format!(" (read as {other})"),
+            };
+            let rows = pairings::parse(&decoded.text, format, round)
+                .with_context(|| format!("{}{read_as}", file.display()))?;
             let mut store =
                 Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
             let n = store.import_pairings(round, &rows)?;
-            println!("round {round}: {n} boards imported");
+            println!("round {round}: {n} boards imported{read_as}");
             Ok(())
         }
         Command::Round { command } => round_command(command),

@@ -1,8 +1,11 @@
 //! Pairings files: which players sit at which board in a round, from a FIDE TRF or a CSV.
 //!
-//! Flow: the CLI reads a file, [`PairingsFormat::from_path`] (or `--format`) picks the parser,
-//! [`parse`] turns the text into [`Pairing`]s ordered by board, and the store keeps them per round.
-//! Pure: text in, rows out; errors carry the 1-based line they were found on.
+//! Flow: the CLI or the console reads a file's bytes, [`decode`] makes them text (UTF-8, UTF-16
+//! with a BOM, Windows-1251 or Windows-1252: [`encoding`]), [`PairingsFormat::from_path`] (or
+//! `--format`) picks the parser, [`parse`] turns the text into [`Pairing`]s ordered by board, and
+//! the store keeps them per round. Pure: bytes or text in, rows out; errors carry the 1-based line
+//! they were found on. Every field is NFC-normalised as it is read (a name written decomposed,
+//! `И` + U+0306, is kept as `Й`), never transliterated.
 //!
 //! TRF (FIDE TRF16/TRF26): each `001` player line gives, per round, the opponent's starting-rank
 //! number and the player's colour (`w`/`b`) in fixed columns (round `r` at column `92 + 10 (r-1)`).
@@ -15,12 +18,19 @@
 //!
 //! CSV: a header naming the columns (any order, any case): `board`, `white`, `black` required;
 //! `white_fide`, `black_fide`, `white_elo`, `black_elo`, `white_title`, `black_title`,
-//! `white_fed`, `black_fed` optional. Fields may be quoted (`"a, b"`,
-//! `""` for a quote, line breaks inside quotes); unquoted fields are trimmed. Empty lines are skipped.
+//! `white_fed`, `black_fed` optional. The header's separator is the file's: a comma, a semicolon
+//! (Excel where the decimal separator is a comma) or a tab (Excel's "Unicode text"). Fields may
+//! be quoted (`"a, b"`, `""` for a quote, line breaks inside quotes); unquoted fields are trimmed.
+//! Empty lines, and lines of separators only (Excel's empty rows), are skipped.
 
 use std::{collections::HashMap, fmt::Write as _, path::Path};
 
 use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization as _;
+
+pub mod encoding;
+
+pub use self::encoding::{DecodeError, Decoded, Encoding, decode};
 
 /// One board of a round: who plays white and black there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +100,11 @@ impl PairingsFormat {
 pub enum PairingsError {
     #[error("the file has no header line")]
     NoHeader,
+    #[error(
+        "line {line}: the header {header:?} does not separate its columns by commas, semicolons \
+         or tabs (one kind), as in board,white,black"
+    )]
+    Delimiter { line: usize, header: String },
     #[error("line {line}: the header has no {column:?} column")]
     MissingColumn { line: usize, column: &'static str },
     #[error("line {line}: unknown column {column:?} (known: {KNOWN_COLUMNS})")]
@@ -193,7 +208,9 @@ fn check_text(line: usize, field: &'static str, value: &str) -> Result<(), Pairi
     Ok(())
 }
 
-const KNOWN_COLUMNS: &str = "board, white, black, white_fide, black_fide, white_elo, black_elo";
+/// Every column a CSV may have, as [`PairingsError::UnknownColumn`] lists them.
+const KNOWN_COLUMNS: &str = "board, white, black, white_fide, black_fide, white_elo, black_elo, \
+                             white_title, black_title, white_fed, black_fed";
 
 /// Parses `text` as `format`; `round` picks the round's columns of a TRF (a CSV is one round).
 pub fn parse(
@@ -204,14 +221,6 @@ pub fn parse(
     match format {
         PairingsFormat::Trf => parse_trf(text, round),
         PairingsFormat::Csv => parse_csv(text),
-    }
-}
-
-/// Text of a file in either format: UTF-8, or else Latin-1 (older TRF writers).
-pub fn decode_text(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.strip_prefix('\u{feff}').unwrap_or(s).to_owned(),
-        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
     }
 }
 
@@ -325,7 +334,8 @@ pub fn parse_trf(text: &str, round: u32) -> Result<Vec<Pairing>, PairingsError> 
         .collect())
 }
 
-/// Columns `from..=to` (1-based, inclusive) of a line, trimmed; empty past the end.
+/// Columns `from..=to` (1-based, inclusive) of a line, trimmed and NFC-normalised; empty past
+/// the end. (Columns count the file's characters, so the line is composed only field by field.)
 fn columns(chars: &[char], from: usize, to: usize) -> String {
     let end = to.min(chars.len());
     if from > end {
@@ -335,7 +345,8 @@ fn columns(chars: &[char], from: usize, to: usize) -> String {
         .iter()
         .collect::<String>()
         .trim()
-        .to_owned()
+        .nfc()
+        .collect()
 }
 
 fn trf_number(
@@ -482,8 +493,38 @@ struct Record {
     fields: Vec<String>,
 }
 
-/// Splits CSV text into records (RFC 4180 quoting; unquoted fields trimmed; empty lines skipped).
-fn records(text: &str) -> Result<Vec<Record>, PairingsError> {
+/// The separator of the header (the first line that is not blank): the one of `,`, `;` and tab
+/// found most often outside quotes, the file's for every line. `None` when none is, or two are
+/// found as often.
+fn delimiter(text: &str) -> Option<char> {
+    let header = text
+        .split('\n')
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    let mut counts = [(',', 0usize), (';', 0), ('\t', 0)];
+    let mut quoted = false;
+    for c in header.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            c if !quoted => {
+                if let Some((_, n)) = counts.iter_mut().find(|(d, _)| *d == c) {
+                    *n += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    counts.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+    match counts {
+        [(_, 0), ..] => None,
+        [(_, a), (_, b), _] if a == b => None,
+        [(d, _), ..] => Some(d),
+    }
+}
+
+/// Splits CSV text into records (RFC 4180 quoting; fields NFC-normalised, unquoted ones trimmed;
+/// lines blank or of separators only skipped).
+fn records(text: &str, delimiter: char) -> Result<Vec<Record>, PairingsError> {
     let mut out = Vec::new();
     let mut chars = text.chars().peekable();
     let mut line = 1;
@@ -505,8 +546,7 @@ fn records(text: &str) -> Result<Vec<Record>, PairingsError> {
                     break;
                 }
                 Some('\r') if chars.peek() == Some(&'\n') => {}
-                Some(',') => {
-                    blank = false;
+                Some(c) if c == delimiter => {
                     fields.push(finish_field(&field, quoted));
                     field.clear();
                     quoted = false;
@@ -534,10 +574,11 @@ fn records(text: &str) -> Result<Vec<Record>, PairingsError> {
                     // Only blanks may follow the closing quote.
                     while let Some(&c) = chars.peek() {
                         match c {
+                            c if c == delimiter => break,
                             ' ' | '\t' => {
                                 chars.next();
                             }
-                            ',' | '\n' | '\r' => break,
+                            '\n' | '\r' => break,
                             _ => return Err(PairingsError::AfterQuote { line }),
                         }
                     }
@@ -562,16 +603,30 @@ fn records(text: &str) -> Result<Vec<Record>, PairingsError> {
 
 fn finish_field(field: &str, quoted: bool) -> String {
     if quoted {
-        field.to_owned()
+        field.nfc().collect()
     } else {
-        field.trim().to_owned()
+        field.trim().nfc().collect()
     }
 }
 
 /// The pairings of a CSV file with a header, ordered by board.
 pub fn parse_csv(text: &str) -> Result<Vec<Pairing>, PairingsError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut records = records(text)?.into_iter();
+    if text.trim().is_empty() {
+        return Err(PairingsError::NoHeader);
+    }
+    let Some(delimiter) = delimiter(text) else {
+        let (i, header) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| !l.trim().is_empty())
+            .unwrap_or_default();
+        return Err(PairingsError::Delimiter {
+            line: i + 1,
+            header: header.trim().to_owned(),
+        });
+    };
+    let mut records = records(text, delimiter)?.into_iter();
     let header = records.next().ok_or(PairingsError::NoHeader)?;
     let mut layout: Vec<Column> = Vec::new();
     for name in &header.fields {
@@ -855,8 +910,9 @@ mod tests {
         // As Latin-1: é is one byte, so the columns stay where they are.
         let at = bytes.windows(2).position(|w| w == "é".as_bytes()).unwrap();
         bytes.splice(at..at + 2, [0xe9]);
-        let text = decode_text(&bytes);
-        let rows = parse_trf(&text, 3).unwrap();
+        let decoded = decode(&bytes).unwrap();
+        assert_eq!(decoded.encoding, Encoding::Windows1252);
+        let rows = parse_trf(&decoded.text, 3).unwrap();
         assert_eq!(rows[0].black, "Chén, Li");
         assert_eq!(rows[0].black_elo, Some(2300));
     }
@@ -1044,6 +1100,143 @@ mod tests {
         );
     }
 
+    /// Cyrillic names as a Russian-locale Excel saves them: Windows-1251, semicolons, CRLF,
+    /// an empty row of separators at the end.
+    const CYRILLIC_CSV: &str = "Board;White;Black;White_Elo;Black_Elo;White_Title;White_Fed\r\n\
+1;Иванов, Иван;Ёлкина, Юлия;2410;2380;IM;RUS\r\n\
+2;\"Шевченко; Ігор\";Абенов Арман;;2200;;UKR\r\n\
+;;;;;;\r\n";
+
+    fn cyrillic_rows() -> Vec<Pairing> {
+        vec![
+            Pairing {
+                white_elo: Some(2410),
+                black_elo: Some(2380),
+                white_title: Some("IM".into()),
+                white_fed: Some("RUS".into()),
+                ..Pairing::new(1, "Иванов, Иван", "Ёлкина, Юлия")
+            },
+            Pairing {
+                black_elo: Some(2200),
+                white_fed: Some("UKR".into()),
+                ..Pairing::new(2, "Шевченко; Ігор", "Абенов Арман")
+            },
+        ]
+    }
+
+    #[test]
+    fn a_windows_1251_semicolon_csv_reads_its_names_exactly() {
+        let (bytes, _, unmappable) = encoding_rs::WINDOWS_1251.encode(CYRILLIC_CSV);
+        assert!(!unmappable);
+        // The bytes are Windows-1251's: И is 0xC8, в 0xE2; not UTF-8.
+        assert!(bytes.starts_with(b"Board;White;"));
+        assert!(bytes.windows(3).any(|w| w == b";\xc8\xe2"));
+        let decoded = decode(&bytes).unwrap();
+        assert_eq!(decoded.encoding, Encoding::Windows1251);
+        assert_eq!(parse_csv(&decoded.text), Ok(cyrillic_rows()));
+        // The same file in UTF-8, and in UTF-16 LE with its BOM and tabs (Excel's "Unicode
+        // text"), reads the same.
+        assert_eq!(parse_csv(CYRILLIC_CSV), Ok(cyrillic_rows()));
+        let tabs = CYRILLIC_CSV
+            .replace(';', "\t")
+            .replace("\"Шевченко\t", "\"Шевченко;");
+        let le: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain(tabs.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let decoded = decode(&le).unwrap();
+        assert_eq!(decoded.encoding, Encoding::Utf16Le);
+        assert_eq!(parse_csv(&decoded.text), Ok(cyrillic_rows()));
+    }
+
+    #[test]
+    fn the_delimiter_is_the_headers() {
+        use PairingsError as E;
+        let rows = |text: &str| parse_csv(text).map(|r| (r[0].white.clone(), r[0].black.clone()));
+        let want = Ok(("a, b".to_owned(), "c; d".to_owned()));
+        assert_eq!(rows("board,white,black\n1,\"a, b\",c; d\n"), want);
+        assert_eq!(rows("board;white;black\n1;a, b;\"c; d\"\n"), want);
+        assert_eq!(rows("board\twhite\tblack\n1\t\"a, b\"\t c; d \n"), want);
+        // A quoted header, blank lines before it; a closing quote then the tab.
+        assert_eq!(
+            rows("\n \n\"board\";\"white\";\"black\"\n1;\"a, b\" ;c; d\n"),
+            Err(E::FieldCount {
+                line: 4,
+                found: 4,
+                expected: 3
+            })
+        );
+        assert_eq!(rows("board\twhite\tblack\n1\t\"a, b\"\tc; d\n"), want);
+        for (text, line, header) in [
+            ("board white black\n1 a b\n", 1, "board white black"),
+            ("\nboard,white;black\n", 2, "board,white;black"),
+            ("board|white|black\n", 1, "board|white|black"),
+        ] {
+            let err = parse_csv(text).unwrap_err();
+            assert_eq!(
+                err,
+                E::Delimiter {
+                    line,
+                    header: header.into()
+                }
+            );
+            assert!(
+                err.to_string().contains("commas, semicolons or tabs"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_unknown_column_error_lists_every_column() {
+        let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(KNOWN_COLUMNS, names.join(", "));
+        let err = parse_csv("board;white;black;club\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 1: unknown column \"club\" (known: board, white, black, white_fide, \
+             black_fide, white_elo, black_elo, white_title, black_title, white_fed, black_fed)"
+        );
+    }
+
+    #[test]
+    fn names_are_composed_never_transliterated() {
+        // Й written as И + combining breve, ё as е + diaeresis, Ә as Ә (already one), Persian
+        // as it is: composed (NFC), nothing else changed.
+        let csv = "board,white,black,white_title\n1,\"Пе\u{308}тр Найденов\",И\u{306}ылдыз,\"Ә\"\n";
+        let rows = parse_csv(csv).unwrap();
+        assert_eq!(rows[0].white, "Пётр Найденов");
+        assert_eq!(rows[0].black, "Йылдыз");
+        assert_eq!(rows[0].white_title.as_deref(), Some("Ә"));
+        let persian = "board,white,black\n1,پژمان گلچین,Өлзий Үүрцайх\n";
+        let rows = parse_csv(persian).unwrap();
+        assert_eq!(
+            (rows[0].white.as_str(), rows[0].black.as_str()),
+            ("پژمان گلچین", "Өлзий Үүрцайх")
+        );
+        // A TRF's columns count the file's characters: the decomposed name keeps its columns,
+        // and its rating still reads.
+        let trf = TRF.replace("Chen, Li  ", "Chen, Li\u{306} ");
+        let rows = parse_trf(&trf, 3).unwrap();
+        assert_eq!(rows[0].black, "Chen, Lĭ");
+        assert_eq!(rows[0].black_elo, Some(2300));
+    }
+
+    #[test]
+    fn random_bytes_are_refused_with_the_line_of_the_first_bad_byte() {
+        let mut bytes = b"board,white,black\n1,a,b\n2,c,".to_vec();
+        bytes.extend([0x00, 0x9f, 0x13, 0xff, 0x80, 0x0a, 0xc3, 0x28, 0xfe, 0x01]);
+        let err = decode(&bytes).unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::NotText {
+                line: 3,
+                byte: 0x9f
+            }
+        );
+        assert!(err.to_string().contains("save it as CSV UTF-8"), "{err}");
+    }
+
     #[test]
     fn formats_from_file_names() {
         let f = |p: &str| PairingsFormat::from_path(Path::new(p));
@@ -1091,6 +1284,11 @@ mod tests {
             rows.sort_by_key(|p| p.board);
             rows.dedup_by_key(|p| p.board);
             let text = to_csv(&rows);
+            // Read back composed (NFC), as every import is.
+            for p in &mut rows {
+                p.white = p.white.nfc().collect();
+                p.black = p.black.nfc().collect();
+            }
             prop_assert_eq!(parse_csv(&text), Ok(rows));
         }
     }

@@ -23,7 +23,7 @@ use reqwest::{StatusCode, header, redirect::Policy};
 use serde_json::Value;
 use shakmaty::{CastlingMode, Chess, Position, fen::Fen, san::San};
 
-const TOKEN: &str = "console-actions-token";
+pub(crate) const TOKEN: &str = "console-actions-token";
 
 fn script(game: &PgnGame, seed: u64, irregularities: Vec<ScriptedIrregularity>) -> PtyScript {
     let opts = EmulatorOptions {
@@ -37,16 +37,17 @@ fn script(game: &PgnGame, seed: u64, irregularities: Vec<ScriptedIrregularity>) 
 }
 
 /// The console's client: no redirects followed (the test reads where each form sends back).
-struct Console {
-    client: reqwest::Client,
-    url: String,
-    cookie: String,
+/// Also `pairing_files`' (a pairings file uploaded as the arbiter does).
+pub(crate) struct Console {
+    pub(crate) client: reqwest::Client,
+    pub(crate) url: String,
+    pub(crate) cookie: String,
     /// `http://127.0.0.1:PORT`, what a browser sends as `Origin`.
-    origin: String,
+    pub(crate) origin: String,
 }
 
 impl Console {
-    async fn login(url: &str, name: &str) -> Console {
+    pub(crate) async fn login(url: &str, name: &str) -> Console {
         let client = reqwest::Client::builder()
             .redirect(Policy::none())
             .build()
@@ -89,7 +90,7 @@ impl Console {
     }
 
     /// Where an action's answer sends back, with what the banner there says.
-    async fn told(&self, resp: &reqwest::Response) -> String {
+    pub(crate) async fn told(&self, resp: &reqwest::Response) -> String {
         let back = location(resp);
         // The redirect names the server's message by its id: the banner of the page it
         // leads to says it. Told here as `PAGE?msg=TEXT`, or `PAGE?err=TEXT` for a refusal.

@@ -13,6 +13,7 @@ use axum::{
     Extension,
     extract::{Form, Multipart, rejection::FormRejection},
 };
+use tracing::info;
 
 use super::{
     admin::{act, import_pairings, start_round},
@@ -377,7 +378,8 @@ struct Upload {
     round: Option<u32>,
     format: Option<String>,
     file_name: Option<String>,
-    text: Option<String>,
+    /// The file's text, and the encoding it was read in.
+    text: Option<pairings::Decoded>,
 }
 
 fn bad(why: impl Into<String>) -> ApiError {
@@ -413,10 +415,7 @@ async fn read_upload(mut parts: Multipart) -> Result<Upload, ApiError> {
                         ),
                     ));
                 }
-                up.text = Some(
-                    String::from_utf8(bytes.to_vec())
-                        .map_err(|_| bad("the pairings file is not UTF-8 text"))?,
-                );
+                up.text = Some(pairings::decode(&bytes).map_err(|e| bad(e.to_string()))?);
             }
             _ => {}
         }
@@ -439,11 +438,19 @@ pub(super) async fn pairings_upload(
             parts.map_err(|e| bad(format!("the upload did not read: {}", e.body_text())))?;
         let up = read_upload(parts).await?;
         let round = up.round.ok_or_else(|| bad("say which round"))?;
-        let text = up
+        let decoded = up
             .text
-            .filter(|t| !t.trim().is_empty())
+            .filter(|d| !d.text.trim().is_empty())
             .ok_or_else(|| bad("choose a pairings file"))?;
         let name = up.file_name.unwrap_or_default();
+        // Said when it was not UTF-8, so that a misread file shows where it came from.
+        let read_as = match decoded.encoding {
+            pairings::Encoding::Utf8 => String::new(),
+            other => {
+                info!(file = %name, encoding = %other, "pairings file read as {other}");
+                format!(" (read as {other})")
+            }
+        };
         let format = match up.format.as_deref().unwrap_or("auto") {
             "csv" => PairingsFormat::Csv,
             "trf" => PairingsFormat::Trf,
@@ -453,9 +460,14 @@ pub(super) async fn pairings_upload(
                 ))
             })?,
         };
-        let boards = import_pairings(&app, round, format, text).await?;
+        let boards = import_pairings(&app, round, format, decoded.text)
+            .await
+            .map_err(|ApiError(status, why)| match status {
+                StatusCode::BAD_REQUEST => ApiError(status, format!("{why}{read_as}")),
+                _ => ApiError(status, why),
+            })?;
         Ok(format!(
-            "round {round}: {boards} boards paired from {}",
+            "round {round}: {boards} boards paired from {}{read_as}",
             if name.is_empty() { "the file" } else { &name }
         ))
     }
