@@ -171,6 +171,7 @@ async fn run(
             token_file: config.admin.as_ref().map(|a| a.token_file.clone()),
             secure_cookies: config.http_tls == Some(crate::config::HttpTls::Proxy),
             event_alerts: Some(alerts_rx),
+            language: config.tournament.language,
             ..RelayExtras::default()
         };
         let url = services::start_relay_with(

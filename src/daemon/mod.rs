@@ -166,6 +166,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
                     token_file: token_file.clone(),
                     // TLS terminated in front: the console's cookie is never sent in clear.
                     secure_cookies: config.http_tls == Some(crate::config::HttpTls::Proxy),
+                    language: config.tournament.language,
                     ..RelayExtras::default()
                 };
                 let url =
@@ -192,6 +193,12 @@ pub fn serve(db: &Path, addr: SocketAddr, publication: Publication) -> anyhow::R
         bail!("{}: no such database", db.display());
     }
     let store = Store::open_read_only(db).with_context(|| format!("opening {}", db.display()))?;
+    // The pages speak the event's language unless a browser asks for another.
+    let language = store
+        .event()?
+        .and_then(|e| e.settings.language)
+        .and_then(|l| l.parse().ok())
+        .unwrap_or_default();
     let hub = Hub::new();
     // By id, so each board's latest game is the one it shows.
     let mut latest: Vec<crate::store::GameRecord> = Vec::new();
@@ -215,6 +222,7 @@ pub fn serve(db: &Path, addr: SocketAddr, publication: Publication) -> anyhow::R
         let (stop_tx, stop_rx) = watch::channel(false);
         let extras = RelayExtras {
             publication,
+            language,
             ..RelayExtras::default()
         };
         let url = start_relay_with(addr, &hub, db, None, stop_rx, extras).await?;

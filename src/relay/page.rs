@@ -10,7 +10,9 @@
 use std::fmt::Write as _;
 
 use crate::{
+    lang::Lang,
     relay::{live::BoardSnapshot, view::BoardView},
+    store::PlayerRecord,
     tracker::Side,
 };
 
@@ -65,10 +67,30 @@ pub(crate) fn board_title(b: &BoardSnapshot) -> String {
     }
 }
 
+/// A board as a page in `lang` titles it: `Доска 12`, else its name.
+fn board_title_in(b: &BoardSnapshot, lang: Lang) -> String {
+    match b.number {
+        Some(n) => lang.fill("page.board", &[("n", &n.to_string())]),
+        None => b.name.clone(),
+    }
+}
+
+/// A player as the page writes them in `lang`: title, the name isolated, rating; the side's
+/// name when the pairing is not known.
+fn player_html(player: Option<&PlayerRecord>, side: Side, lang: Lang) -> String {
+    match player {
+        Some(p) => p.label_html(),
+        None => escape(match side {
+            Side::White => lang.text("sheet.white"),
+            Side::Black => lang.text("sheet.black"),
+        }),
+    }
+}
+
 /// One board's section; the script finds its parts by class.
-fn board_section(out: &mut String, view: &BoardView, large: bool) {
+fn board_section(out: &mut String, view: &BoardView, large: bool, lang: Lang) {
     let b = &view.live;
-    let title = board_title(b);
+    let title = board_title_in(b, lang);
     let href = match b.number {
         Some(n) => format!("/boards/{n}"),
         None => format!("/boards/{}", percent_encode(&b.name)),
@@ -76,30 +98,31 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
     let size = if large { " large" } else { "" };
     let _ = write!(
         out,
-        r#"<section class="board{size}" data-board="{}"><h2><a class="title" href="{}">{}</a> <span class="conn {conn}">{conn}</span></h2>"#,
+        r#"<section class="board{size}" data-board="{}"><h2><a class="title" href="{}">{}</a> <span class="conn {conn}">{}</span></h2>"#,
         escape(&b.name),
         escape(&href),
         escape(&title),
+        escape(lang.text(connection_key(b))),
         conn = connection_name(b),
     );
     let _ = write!(
         out,
         r#"<div class="players"><span class="player black-name">{}</span>{}</div>"#,
-        escape(&view.black_label),
-        clock_span(b, Side::Black),
+        player_html(view.black_player.as_ref(), Side::Black, lang),
+        clock_span(b, Side::Black, lang),
     );
     let _ = write!(out, r#"<div class="svg">{}</div>"#, view.svg);
     let _ = write!(
         out,
         r#"<div class="players"><span class="player white-name">{}</span>{}</div>"#,
-        escape(&view.white_label),
-        clock_span(b, Side::White),
+        player_html(view.white_player.as_ref(), Side::White, lang),
+        clock_span(b, Side::White, lang),
     );
     let result = b.result.as_deref().map_or(String::new(), |r| {
         if b.result_final {
             r.to_owned()
         } else {
-            format!("{r}?")
+            lang.fill("page.pending", &[("result", r)])
         }
     });
     let _ = write!(
@@ -125,6 +148,15 @@ fn board_section(out: &mut String, view: &BoardView, large: bool) {
     out.push_str("</ol></section>");
 }
 
+/// The key of the connection's word on the page.
+fn connection_key(b: &BoardSnapshot) -> &'static str {
+    match b.connection {
+        crate::relay::live::Connection::Waiting => "page.waiting",
+        crate::relay::live::Connection::Connected => "page.connected",
+        crate::relay::live::Connection::Lost => "page.lost",
+    }
+}
+
 fn connection_name(b: &BoardSnapshot) -> &'static str {
     match b.connection {
         crate::relay::live::Connection::Waiting => "waiting",
@@ -133,7 +165,7 @@ fn connection_name(b: &BoardSnapshot) -> &'static str {
     }
 }
 
-fn clock_span(b: &BoardSnapshot, side: Side) -> String {
+fn clock_span(b: &BoardSnapshot, side: Side, lang: Lang) -> String {
     let (ms, running, flag, tt) = match (b.clock, side) {
         (Some(c), Side::White) => (
             Some(c.white_ms),
@@ -157,8 +189,9 @@ fn clock_span(b: &BoardSnapshot, side: Side) -> String {
         }
     }
     format!(
-        r#"<span class="{class}" data-side="{}" title="time trouble: Article 8.4 when marked">{}</span>"#,
+        r#"<span class="{class}" data-side="{}" title="{}">{}</span>"#,
         side.as_str(),
+        escape(lang.text("page.time_trouble")),
         ms.map_or("–".to_owned(), clock_text)
     )
 }
@@ -176,26 +209,78 @@ pub fn percent_encode(text: &str) -> String {
     out
 }
 
-fn page(title: &str, body_attrs: &str, main: &str) -> String {
+/// The words the page's script writes, as JSON for the body's `data-texts`.
+fn script_texts(lang: Lang) -> String {
+    let mut texts = serde_json::Map::new();
+    for (name, key) in [
+        ("board", "page.board"),
+        ("waiting", "page.waiting"),
+        ("connected", "page.connected"),
+        ("lost", "page.lost"),
+        ("live", "page.live"),
+        ("busy", "page.busy"),
+        ("reconnecting", "page.reconnecting"),
+        ("pending", "page.pending"),
+        ("white", "sheet.white"),
+        ("black", "sheet.black"),
+    ] {
+        texts.insert(name.into(), lang.text(key).into());
+    }
+    serde_json::Value::Object(texts).to_string()
+}
+
+/// The switch between the languages: each in its own name, this one marked; `path` is the
+/// page's own.
+fn language_switch(path: &str, lang: Lang) -> String {
+    let mut out = format!(
+        r#"<nav class="langs" aria-label="{}">"#,
+        escape(lang.text("page.languages"))
+    );
+    for l in Lang::ALL {
+        let current = if l == lang {
+            r#" aria-current="true""#
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            r#"<a href="{}?lang={}" lang="{}" hreflang="{}"{current}>{}</a>"#,
+            escape(path),
+            l.code(),
+            l.code(),
+            l.code(),
+            escape(l.name())
+        );
+    }
+    out.push_str("</nav>");
+    out
+}
+
+fn page(title: &str, body_attrs: &str, main: &str, path: &str, lang: Lang) -> String {
     format!(
         r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{}" dir="{}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{}</title><style>{STYLE}</style><script src="{}" defer></script></head>
-<body {body_attrs}><header><h1>{}</h1> <span id="status">connecting</span></header>
+<body {body_attrs} data-texts="{}"><header><h1>{}</h1> <span id="status">{}</span>{}</header>
 {main}
 </body></html>
 "#,
+        lang.code(),
+        lang.dir(),
         escape(title),
         script_url(),
+        escape(&script_texts(lang)),
         escape(title),
+        escape(lang.text("page.connecting")),
+        language_switch(path, lang),
     )
 }
 
-/// The live page: every board.
-pub fn index_html(boards: &[BoardView]) -> String {
+/// The live page: every board, in `lang`.
+pub fn index_html(boards: &[BoardView], lang: Lang) -> String {
     let mut main = String::from(r#"<main class="boards">"#);
     for b in boards {
-        board_section(&mut main, b, false);
+        board_section(&mut main, b, false, lang);
     }
     main.push_str("</main>");
     // A skeleton for boards that appear after the page was loaded.
@@ -205,19 +290,43 @@ pub fn index_html(boards: &[BoardView]) -> String {
         Default::default(),
     );
     main.push_str(r#"<template id="board-template">"#);
-    board_section(&mut main, &empty, false);
+    board_section(&mut main, &empty, false, lang);
     main.push_str("</template>");
-    page("boardscribe live", r#"data-page="index""#, &main)
+    page(
+        lang.text("page.title"),
+        r#"data-page="index""#,
+        &main,
+        "/",
+        lang,
+    )
 }
 
-/// One board large, with its move list.
-pub fn board_page_html(board: &BoardView) -> String {
+/// One board large, with its move list, in `lang`.
+pub fn board_page_html(board: &BoardView, lang: Lang) -> String {
     let mut main = String::from(r#"<main class="single">"#);
-    board_section(&mut main, board, true);
+    board_section(&mut main, board, true, lang);
     main.push_str("</main>");
-    let title = match board.live.number {
-        Some(n) => format!("Board {n}: {} - {}", board.white, board.black),
-        None => format!("{}: {} - {}", board.live.name, board.white, board.black),
+    let side = |player: &Option<PlayerRecord>, name: &str, side: &'static str| match player {
+        Some(_) => name.to_owned(),
+        None => lang.text(side).to_owned(),
+    };
+    let title = lang.fill(
+        "page.board_page",
+        &[
+            ("board", &board_title_in(&board.live, lang)),
+            (
+                "white",
+                &side(&board.white_player, &board.white, "sheet.white"),
+            ),
+            (
+                "black",
+                &side(&board.black_player, &board.black, "sheet.black"),
+            ),
+        ],
+    );
+    let path = match board.live.number {
+        Some(n) => format!("/boards/{n}"),
+        None => format!("/boards/{}", percent_encode(&board.live.name)),
     };
     page(
         &title,
@@ -226,6 +335,8 @@ pub fn board_page_html(board: &BoardView) -> String {
             escape(&board.live.name)
         ),
         &main,
+        &path,
+        lang,
     )
 }
 
@@ -314,11 +425,11 @@ mod tests {
             black: Some(player("\"C\"")),
         };
         let view = BoardView::new(live, Some(1), seats);
-        let html = index_html(std::slice::from_ref(&view));
+        let html = index_html(std::slice::from_ref(&view), Lang::En);
         assert!(html.contains("A &amp; B") && html.contains("&quot;C&quot;"));
         assert!(!html.contains("<b1>"));
         assert!(
-            board_page_html(&view)
+            board_page_html(&view, Lang::En)
                 .contains(r#"<li data-ply="1" data-san="e4"><span class="n">1.</span>e4</li>"#)
         );
         assert_eq!(clock_text(61_999), "1:01");

@@ -203,6 +203,8 @@ struct App {
     delayed: bool,
     /// The event's own alerts ([`RelayExtras::event_alerts`]).
     event_alerts: Option<watch::Receiver<Arc<Vec<EventAlert>>>>,
+    /// The pages' language by default ([`RelayExtras::language`]).
+    language: crate::lang::Lang,
 }
 
 impl App {
@@ -284,6 +286,9 @@ pub struct RelayExtras {
     pub secure_cookies: bool,
     /// The event node: the event's own alerts (the halls' faults), kept current.
     pub event_alerts: Option<watch::Receiver<Arc<Vec<EventAlert>>>>,
+    /// The pages' language unless a browser asks for another of ours (`[tournament]
+    /// language`).
+    pub language: crate::lang::Lang,
 }
 
 /// An error answer: a status and a message, as JSON `{"error": ...}`.
@@ -363,6 +368,7 @@ pub fn router_with(
         limits,
         secure_cookies: extras.secure_cookies,
         event_alerts: extras.event_alerts,
+        language: extras.language,
     };
     routes()
         .into_iter()
@@ -416,9 +422,12 @@ const fn spec(
 fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
     use Access::*;
     vec![
-        (spec("GET", "/", Public, &[]), get(index)),
+        (spec("GET", "/", Public, &["lang"]), get(index)),
         (spec("GET", "/live.js", Public, &["v"]), get(live_script)),
-        (spec("GET", "/boards/{key}", Public, &[]), get(board_page)),
+        (
+            spec("GET", "/boards/{key}", Public, &["lang"]),
+            get(board_page),
+        ),
         (
             spec(
                 "GET",
@@ -913,15 +922,48 @@ async fn admin_alerts(State(app): State<App>, headers: HeaderMap) -> Result<Resp
         .into_response())
 }
 
-async fn index(State(app): State<App>) -> Result<Html<String>, ApiError> {
+/// `?lang=fa`: the page's language, as its switch asks.
+#[derive(Deserialize)]
+struct LangQuery {
+    lang: Option<String>,
+}
+
+/// The language a page is written in: the one its switch asked for, else the browser's most
+/// preferred of ours (`Accept-Language`), else the event's.
+fn page_language(app: &App, q: &LangQuery, headers: &HeaderMap) -> crate::lang::Lang {
+    use crate::lang::Lang;
+    q.lang
+        .as_deref()
+        .and_then(Lang::from_tag)
+        .or_else(|| {
+            headers
+                .get(header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok())
+                .and_then(Lang::from_accept_language)
+        })
+        .unwrap_or(app.language)
+}
+
+async fn index(
+    State(app): State<App>,
+    Query(q): Query<LangQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let (boards, _) = views(&app, Audience::Public).await?;
-    Ok(Html(page::index_html(&boards)))
+    let lang = page_language(&app, &q, &headers);
+    Ok((
+        [(header::VARY, "Accept-Language")],
+        Html(page::index_html(&boards, lang)),
+    )
+        .into_response())
 }
 
 async fn board_page(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
-) -> Result<Html<String>, ApiError> {
+    Query(q): Query<LangQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let (boards, _) = views(&app, Audience::Public).await?;
     let number = key.parse::<u32>().ok();
     let board = boards
@@ -929,7 +971,12 @@ async fn board_page(
         .find(|b| number.is_some() && b.live.number == number)
         .or_else(|| boards.iter().find(|b| b.live.name == key))
         .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no board {key:?}")))?;
-    Ok(Html(page::board_page_html(board)))
+    let lang = page_language(&app, &q, &headers);
+    Ok((
+        [(header::VARY, "Accept-Language")],
+        Html(page::board_page_html(board, lang)),
+    )
+        .into_response())
 }
 
 mod admin;

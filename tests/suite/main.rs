@@ -44,6 +44,7 @@ mod lichess_push;
 mod lichess_rounds;
 mod live_page;
 mod nats_security;
+mod page_languages;
 mod pairing_files;
 mod protocol_vectors;
 mod pty_end_to_end;

@@ -73,6 +73,7 @@ fn urls(base: &str, route: &RouteSpec, boards: &[(u32, String)], games: &[i64]) 
         match *q {
             "boards" => queries.extend(["?boards=1", "?boards=2", "?boards=1-2"].map(String::from)),
             "v" => queries.push("?v=0".into()),
+            "lang" => queries.extend(["?lang=ru", "?lang=fa"].map(String::from)),
             other => panic!(
                 "{}: query parameter {other} is not crawled: teach the crawl its values",
                 route.path

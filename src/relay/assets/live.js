@@ -3,6 +3,24 @@
 // carries; ticks running clocks down between events; re-reads /api/boards after a resync.
 (function () {
   const only = document.body.dataset.only; // the board page shows one board
+  // The page's words in its language (the server writes them; "{n}", "{result}" are blanks).
+  const texts = JSON.parse(document.body.dataset.texts || "{}");
+  function say(key, blanks) {
+    let t = texts[key] || key;
+    for (const k in blanks || {}) t = t.split("{" + k + "}").join(String(blanks[k]));
+    return t;
+  }
+  // A player as the page writes them: title, the name isolated (a right-to-left name keeps the
+  // title and rating in their places), rating; the side's word when the pairing is not known.
+  function player(el, p, side) {
+    el.textContent = "";
+    if (!p) { el.textContent = say(side); return; }
+    if (p.title && p.title.trim()) el.append(p.title.trim() + " ");
+    const name = document.createElement("bdi");
+    name.textContent = p.name;
+    el.append(name);
+    if (p.elo != null) el.append(" (" + p.elo + ")");
+  }
   const boards = new Map(); // name -> { clock, t0, seen }
 
   function info(name) {
@@ -54,14 +72,14 @@
     if (!el) return;
     const b = info(s.name);
     if (view) {
-      el.querySelector(".white-name").textContent = view.white_label;
-      el.querySelector(".black-name").textContent = view.black_label;
+      player(el.querySelector(".white-name"), view.white_player, "white");
+      player(el.querySelector(".black-name"), view.black_player, "black");
     }
     const title = el.querySelector(".title");
-    if (s.number != null) { title.textContent = "Board " + s.number; title.href = "/boards/" + s.number; }
+    if (s.number != null) { title.textContent = say("board", { n: s.number }); title.href = "/boards/" + s.number; }
     else { title.textContent = s.name; title.href = "/boards/" + encodeURIComponent(s.name); }
     const conn = el.querySelector(".conn");
-    conn.textContent = s.connection; conn.className = "conn " + s.connection;
+    conn.textContent = say(s.connection); conn.className = "conn " + s.connection;
     el.querySelector(".svg").innerHTML = s.svg;
     let last = "";
     if (s.last_move) {
@@ -69,7 +87,8 @@
       last = Math.ceil(m.ply / 2) + (m.ply % 2 ? ". " : "... ") + m.san;
     }
     el.querySelector(".last-move").textContent = last;
-    el.querySelector(".result").textContent = s.result ? s.result + (s.result_final ? "" : "?") : "";
+    el.querySelector(".result").textContent =
+      s.result ? (s.result_final ? s.result : say("pending", { result: s.result })) : "";
     const list = el.querySelector(".moves");
     list.textContent = "";
     s.moves.forEach(function (san, i) {
@@ -113,17 +132,17 @@
   function connect() {
     const source = new EventSource("/api/events");
     source.onopen = function () {
-      status.textContent = "live"; status.className = "";
+      status.textContent = say("live"); status.className = "";
       if (polling) { clearInterval(polling); polling = null; }
       reload();
     };
     source.onerror = function () {
       if (source.readyState === EventSource.CLOSED) {
-        status.textContent = "busy: refreshed every 10 s"; status.className = "down";
+        status.textContent = say("busy"); status.className = "down";
         if (!polling) polling = setInterval(reload, 10000);
         setTimeout(connect, 30000);
       } else {
-        status.textContent = "reconnecting"; status.className = "down";
+        status.textContent = say("reconnecting"); status.className = "down";
       }
     };
     source.addEventListener("resync", reload);
