@@ -59,8 +59,8 @@ pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count
         field(&h.board),
         field(&h.date),
         field(&h.time_control),
-        field(&h.white),
-        field(&h.black),
+        field(&h.white.as_ref().map(PlayerRecord::label)),
+        field(&h.black.as_ref().map(PlayerRecord::label)),
     );
     let [no, white, black] = sheet.column_heads();
     out.push_str("<div class=\"columns\">\n");
