@@ -45,6 +45,7 @@ mod lichess_rounds;
 mod live_page;
 mod nats_security;
 mod pairing_files;
+mod pdf_scripts;
 mod protocol_vectors;
 mod pty_end_to_end;
 mod real_captures;
