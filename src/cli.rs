@@ -72,13 +72,14 @@ pub enum Command {
         db: PathBuf,
         #[arg(long, value_enum, default_value_t = ExportFormat::Pgn)]
         format: ExportFormat,
-        /// Only this game (required for scoresheet and pdf).
-        #[arg(long, required_if_eq_any = [("format", "scoresheet"), ("format", "pdf")])]
+        /// Only this game (required for scoresheet; for pdf, this game or --round).
+        #[arg(long, required_if_eq("format", "scoresheet"))]
         game: Option<i64>,
-        /// Only the games of this round (pgn and json): every game that began in it, by board.
+        /// Only the games of this round: every game that began in it, by board (pgn and json);
+        /// with pdf, one file with a sheet per board of the round, in board order.
         #[arg(long, conflicts_with = "game")]
         round: Option<u32>,
-        /// Scoresheet in figurine SAN (♔♕♖♗♘); the PDF always shows letters.
+        /// Scoresheet (HTML or PDF) in figurine SAN (♔♕♖♗♘).
         #[arg(long)]
         figurine: bool,
         /// Write to this file instead of standard output.
@@ -312,7 +313,7 @@ pub enum ExportFormat {
     Json,
     /// A print-ready A4 HTML scoresheet of one game.
     Scoresheet,
-    /// The same scoresheet as PDF.
+    /// The same scoresheet as PDF (fonts embedded: any script), of one game or of a round.
     Pdf,
 }
 

@@ -144,6 +144,15 @@ pub enum PairingsError {
         code: u32,
         at: usize,
     },
+    #[error(
+        "line {line}: {field} holds U+{code:04X} at character {at}, which no font of the printed scoresheet has"
+    )]
+    NotPrintable {
+        line: usize,
+        field: &'static str,
+        code: u32,
+        at: usize,
+    },
     #[error("line {line}: board {board} was already given on line {first}")]
     DuplicateBoard {
         line: usize,
@@ -191,7 +200,8 @@ pub enum PairingsError {
 pub const MAX_NAME_CHARS: usize = 200;
 
 /// A name or other text field of line `line` as a pairing may carry it: at most
-/// [`MAX_NAME_CHARS`] characters, no control character (a NUL, a line break, a tab).
+/// [`MAX_NAME_CHARS`] characters, no control character (a NUL, a line break, a tab), and every
+/// character printable on the PDF scoresheet ([`crate::export::fonts::uncovered`]).
 fn check_text(line: usize, field: &'static str, value: &str) -> Result<(), PairingsError> {
     if let Some((at, c)) = crate::text::first_control(value) {
         return Err(PairingsError::ControlCharacter {
@@ -204,6 +214,15 @@ fn check_text(line: usize, field: &'static str, value: &str) -> Result<(), Pairi
     let chars = value.chars().count();
     if chars > MAX_NAME_CHARS {
         return Err(PairingsError::NameTooLong { line, field, chars });
+    }
+    if let Some(c) = crate::export::fonts::uncovered(value) {
+        let at = value.chars().take_while(|&x| x != c).count() + 1;
+        return Err(PairingsError::NotPrintable {
+            line,
+            field,
+            code: u32::from(c),
+            at,
+        });
     }
     Ok(())
 }
@@ -1238,6 +1257,35 @@ mod tests {
     }
 
     #[test]
+    fn names_no_font_prints_are_refused_with_their_line_and_character() {
+        let csv = "board,white,black\n1,Әсел Қасымова,پرویز چمران\n2,Li 李,Ivanov\n";
+        let err = parse_csv(csv).unwrap_err();
+        assert_eq!(
+            err,
+            PairingsError::NotPrintable {
+                line: 3,
+                field: "white",
+                code: 0x674e,
+                at: 4
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "line 3: white holds U+674E at character 4, which no font of the printed scoresheet has"
+        );
+        let trf = TRF.replace("Chen, Li  ", "Chen, \u{1f980}i  ");
+        assert!(matches!(
+            parse_trf(&trf, 3),
+            Err(PairingsError::NotPrintable {
+                line: 4,
+                field: "name",
+                code: 0x1f980,
+                ..
+            })
+        ));
+    }
+
+    #[test]
     fn formats_from_file_names() {
         let f = |p: &str| PairingsFormat::from_path(Path::new(p));
         assert_eq!(f("r3.CSV"), Some(PairingsFormat::Csv));
@@ -1247,12 +1295,20 @@ mod tests {
     }
 
     fn pairing() -> impl Strategy<Value = Pairing> {
-        // Names: any text that has a non-blank character (blank names are refused).
-        let name = "\\PC{0,3}[^\\s\\pC]\\PC{0,12}|[ ,\"a-z]{0,4}x[ ,\"]{0,3}";
+        // Names: any text that has a non-blank character (blank names are refused), in
+        // characters the scoresheet's fonts print (others are refused).
+        let name = || {
+            "\\PC{0,3}[^\\s\\pC]\\PC{0,12}|[ ,\"a-z]{0,4}x[ ,\"]{0,3}".prop_map(|s: String| {
+                let printable = crate::export::fonts::is_covered;
+                s.chars()
+                    .map(|c| if printable(c) { c } else { 'ж' })
+                    .collect::<String>()
+            })
+        };
         (
             1u32..10_000,
-            name,
-            name,
+            name(),
+            name(),
             proptest::option::of(any::<u32>()),
             proptest::option::of(any::<u32>()),
             proptest::option::of(0u32..3500),

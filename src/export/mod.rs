@@ -6,8 +6,10 @@
 //! with [`ExportOptions::history`], of each game's history of retracted moves and events).
 //! A scoresheet is of one game: [`export_bytes`] lays it out with
 //! [`scoresheet::Scoresheet::from_game`] and writes it as HTML ([`scoresheet::html`]) or PDF
-//! ([`pdf::pdf`]).
+//! ([`pdf::pdf`], with the fonts of [`fonts`] embedded); a round's PDF is every board's sheet in
+//! one file, in board order ([`round::broadcast_games`], [`pdf::pdf_sheets`]).
 
+pub mod fonts;
 pub mod json;
 pub mod livechess;
 pub mod pdf;
@@ -36,7 +38,7 @@ pub enum Format {
 }
 
 impl Format {
-    /// The formats that need one game (`--game`).
+    /// The formats that need one game (`--game`); a PDF takes a round instead (`--round`).
     pub fn needs_one_game(self) -> bool {
         matches!(self, Format::Scoresheet | Format::Pdf)
     }
@@ -55,8 +57,16 @@ pub enum ExportError {
     History(#[from] DecisionError),
     #[error("a {0} is of one game: give the game's id (--game ID)")]
     GameRequired(&'static str),
+    #[error(
+        "a PDF is of one game or one round: give --game ID, or --round N for every board's sheet"
+    )]
+    GameOrRoundRequired,
     #[error("a PDF is not text: write it as bytes (export_bytes)")]
     NotText,
+    #[error("round {0} has no games")]
+    EmptyRound(u32),
+    #[error(transparent)]
+    Pdf(#[from] pdf::PdfError),
 }
 
 /// What an export shows besides the record.
@@ -137,11 +147,31 @@ pub fn export_bytes(
             let g = one_game(store, format, game)?;
             Ok(scoresheet_html(&g, sheet).into_bytes())
         }
-        Format::Pdf => {
-            let g = one_game(store, format, game)?;
-            Ok(pdf::pdf(&Scoresheet::from_game(&g, sheet)))
-        }
+        Format::Pdf => match (game, options.round) {
+            (None, Some(round)) => round_pdf(store, round, sheet),
+            _ => {
+                let g = one_game(store, format, game)?;
+                Ok(pdf::pdf(&Scoresheet::from_game(&g, sheet))?)
+            }
+        },
     }
+}
+
+/// The PDF of round `round`: each board's game (as the round's broadcast picks them), its
+/// sheets one after the other, in board order.
+fn round_pdf(store: &Store, round: u32, sheet: &SheetOptions) -> Result<Vec<u8>, ExportError> {
+    let games = store.round_games(round)?;
+    let sheets: Vec<Scoresheet> = round::broadcast_games(&games, round)
+        .into_iter()
+        .map(|g| Scoresheet::from_game(g, sheet))
+        .collect();
+    if sheets.is_empty() {
+        return Err(ExportError::EmptyRound(round));
+    }
+    Ok(pdf::pdf_sheets(
+        &sheets,
+        &format!("Scoresheets, round {round}"),
+    )?)
 }
 
 /// The one game a scoresheet format needs.
@@ -151,6 +181,7 @@ fn one_game(
     game: Option<GameId>,
 ) -> Result<GameRecord, ExportError> {
     let name = match format {
+        Format::Pdf if game.is_none() => return Err(ExportError::GameOrRoundRequired),
         Format::Pdf => "PDF scoresheet",
         _ => "scoresheet",
     };

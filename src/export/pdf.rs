@@ -1,21 +1,45 @@
 //! The scoresheet as PDF, drawn from the same [`Scoresheet`] layout as the HTML page.
 //!
-//! Flow: [`pdf`] walks [`Scoresheet::pages`] and writes one A4 page per sheet with `pdf-writer`
-//! (in-process, no external program): the header with lines to fill in, two columns of numbered
-//! rows (`No. | White | Black`, the mover's clock right-aligned in each cell, `†` on time-trouble
-//! plies), then on the last sheet the result, the legend, the numbered remarks (continued on
-//! further pages when they do not fit) and the signature lines for White, Black and the Arbiter.
+//! Flow: [`pdf`] (one game) and [`pdf_sheets`] (a round: every board's sheets in one file, in
+//! board order) walk [`Scoresheet::pages`] and draw one A4 page per sheet on a [`Canvas`]: the
+//! header with lines to fill in, two columns of numbered rows (`No. | White | Black`, the mover's
+//! clock right-aligned in each cell, `†` on time-trouble plies), then on the last sheet the
+//! result, the legend, the numbered remarks (continued on further pages when they do not fit)
+//! and the signature lines for White, Black and the Arbiter. [`render`] writes the canvases
+//! with `krilla`.
 //!
-//! Fonts: the PDF uses the standard Helvetica fonts, which every reader has, so nothing is
-//! embedded and the file stays small. They have no chess figurines, so the PDF always shows
-//! plain SAN (a figurine sheet is written with letters); text is WinAnsi-encoded, and a
-//! character outside it (Cyrillic names, for instance) prints as `?` — use the HTML sheet for
-//! those.
+//! Text: every string drawn, labels included, goes through one path, [`line::Line`]: the bidi
+//! algorithm (a player's name is an isolate between title and rating, so a Persian name keeps
+//! them in their places), the fonts of [`fonts::chain`] per character (Noto Sans, Noto Sans
+//! Arabic, DejaVu Sans for the figurines), shaping (Arabic joining). Nothing prints as `?`: a
+//! character no font covers is written as `[U+XXXX]`, and pairing import refuses such a name
+//! ([`fonts::uncovered`]). A figurine sheet prints figurines.
+//!
+//! Why `krilla`: it embeds TrueType fonts as CID fonts, subset to the glyphs used (tagged
+//! `ABCDEF+Name`), with the ToUnicode map (and ActualText where a glyph stands for several
+//! characters, as Arabic ligatures do) that copy, search and `pdftotext` need, so the text of a
+//! sheet can be read back; it is pure Rust, over the `pdf-writer` this module used before, and
+//! takes already shaped glyphs, so shaping (`rustybuzz`), bidi (`unicode-bidi`) and font
+//! fallback stay ours and testable. Doing the same on `pdf-writer` alone means writing the
+//! subsetting, the CID font dictionaries and the ToUnicode CMaps ourselves.
 
-use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
+mod line;
 
-use super::scoresheet::{Cell, Page, Scoresheet};
-use crate::game::Kind;
+use krilla::{
+    Document,
+    color::luma,
+    geom::{PathBuilder, Point, Rect},
+    metadata::Metadata,
+    page::PageSettings,
+    paint::{Fill, Stroke},
+};
+
+use super::{
+    fonts::Weight,
+    scoresheet::{Cell, Page, Scoresheet},
+};
+use crate::store::PlayerRecord;
+use line::Line;
 
 const WIDTH: f32 = 595.28;
 const HEIGHT: f32 = 841.89;
@@ -24,16 +48,43 @@ const ROW: f32 = 15.0;
 /// The lowest a remark line may go before the signature lines.
 const SIGNATURES: f32 = MARGIN + 40.0;
 
-const REGULAR: Name<'static> = Name(b"F1");
-const BOLD: Name<'static> = Name(b"F2");
+/// Errors of writing a PDF.
+#[derive(Debug, thiserror::Error)]
+pub enum PdfError {
+    #[error("no scoresheet to print")]
+    Empty,
+    #[error("writing the PDF: {0}")]
+    Write(String),
+}
 
 /// The PDF bytes of `sheet`.
-pub fn pdf(sheet: &Scoresheet) -> Vec<u8> {
-    let mut pages: Vec<Content> = Vec::new();
+pub fn pdf(sheet: &Scoresheet) -> Result<Vec<u8>, PdfError> {
+    let title = sheet.lang.fill(
+        "sheet.document",
+        &[
+            ("game", &sheet.header.game_id.to_string()),
+            ("board", sheet.header.board.as_deref().unwrap_or("")),
+        ],
+    );
+    pdf_sheets(std::slice::from_ref(sheet), &title)
+}
+
+/// One PDF of several games' sheets, one after the other (a round's boards, for printing).
+pub fn pdf_sheets(sheets: &[Scoresheet], title: &str) -> Result<Vec<u8>, PdfError> {
+    if sheets.is_empty() {
+        return Err(PdfError::Empty);
+    }
+    let pages: Vec<Canvas> = sheets.iter().flat_map(draw).collect();
+    render(&pages, title)
+}
+
+/// The pages of one game's sheets.
+fn draw(sheet: &Scoresheet) -> Vec<Canvas> {
+    let mut pages = Vec::new();
     let sheets = sheet.pages();
     let count = sheets.len();
     for page in &sheets {
-        let mut c = Content::new();
+        let mut c = Canvas::default();
         let y = draw_head(&mut c, sheet, page.number, count);
         let y = draw_moves(&mut c, sheet, page, y);
         let mut more = Vec::new();
@@ -43,108 +94,182 @@ pub fn pdf(sheet: &Scoresheet) -> Vec<u8> {
         pages.push(c);
         pages.append(&mut more);
     }
-    write(sheet, pages)
+    pages
 }
 
-/// Assembles the document from the pages' content streams.
-fn write(sheet: &Scoresheet, pages: Vec<Content>) -> Vec<u8> {
-    let catalog = Ref::new(1);
-    let tree = Ref::new(2);
-    let regular = Ref::new(3);
-    let bold = Ref::new(4);
-    let info = Ref::new(5);
-    let ids: Vec<(Ref, Ref)> = (0..pages.len() as i32)
-        .map(|i| (Ref::new(6 + 2 * i), Ref::new(7 + 2 * i)))
-        .collect();
-    let mut pdf = Pdf::new();
-    pdf.catalog(catalog).pages(tree);
-    pdf.pages(tree)
-        .kids(ids.iter().map(|(p, _)| *p))
-        .count(ids.len() as i32);
-    pdf.type1_font(regular)
-        .base_font(Name(b"Helvetica"))
-        .encoding_predefined(Name(b"WinAnsiEncoding"));
-    pdf.type1_font(bold)
-        .base_font(Name(b"Helvetica-Bold"))
-        .encoding_predefined(Name(b"WinAnsiEncoding"));
-    let title = format!("Scoresheet, game {}", sheet.header.game_id);
-    pdf.document_info(info)
-        .title(TextStr(&title))
-        .creator(TextStr("boardscribe"));
-    for ((page_id, content_id), content) in ids.iter().zip(pages) {
-        let mut page = pdf.page(*page_id);
-        page.media_box(Rect::new(0.0, 0.0, WIDTH, HEIGHT))
-            .parent(tree)
-            .contents(*content_id);
-        let mut resources = page.resources();
-        let mut fonts = resources.fonts();
-        fonts.pair(REGULAR, regular);
-        fonts.pair(BOLD, bold);
-        fonts.finish();
-        resources.finish();
+/// What a page shows, in PDF coordinates (points, from the bottom left).
+#[derive(Default)]
+struct Canvas {
+    ops: Vec<Op>,
+}
+
+enum Op {
+    /// A line of text, its baseline starting at `(x, y)`.
+    Text { x: f32, y: f32, line: Line },
+    /// A straight line.
+    Stroke {
+        from: (f32, f32),
+        to: (f32, f32),
+        width: f32,
+    },
+    /// A rectangle filled in grey (`0` black, `255` white).
+    Shade { rect: [f32; 4], grey: u8 },
+}
+
+/// The document of `pages`.
+fn render(pages: &[Canvas], title: &str) -> Result<Vec<u8>, PdfError> {
+    let mut doc = Document::new();
+    doc.set_metadata(
+        Metadata::new()
+            .title(title.to_owned())
+            .creator("boardscribe".to_owned()),
+    );
+    // A4 (krilla's default is A4 in whole points, should the size ever be refused).
+    let size = PageSettings::from_wh(WIDTH, HEIGHT).unwrap_or_default();
+    // krilla's y goes down from the top of the page.
+    let at = |x: f32, y: f32| Point::from_xy(x, HEIGHT - y);
+    for canvas in pages {
+        let mut page = doc.start_page_with(size.clone());
+        let mut surface = page.surface();
+        for op in &canvas.ops {
+            match op {
+                Op::Text { x, y, line } => {
+                    surface.set_stroke(None);
+                    surface.set_fill(Some(Fill::default()));
+                    let mut x = *x;
+                    for run in &line.runs {
+                        surface.draw_glyphs(
+                            at(x, *y),
+                            &run.glyphs,
+                            run.face.pdf.clone(),
+                            &run.text,
+                            line.size,
+                            false,
+                        );
+                        x += run.width;
+                    }
+                }
+                Op::Stroke { from, to, width } => {
+                    let mut path = PathBuilder::new();
+                    let (a, b) = (at(from.0, from.1), at(to.0, to.1));
+                    path.move_to(a.x, a.y);
+                    path.line_to(b.x, b.y);
+                    if let Some(path) = path.finish() {
+                        surface.set_fill(None);
+                        surface.set_stroke(Some(Stroke {
+                            width: *width,
+                            ..Stroke::default()
+                        }));
+                        surface.draw_path(&path);
+                    }
+                }
+                Op::Shade { rect, grey } => {
+                    let [x, y, w, h] = *rect;
+                    let mut path = PathBuilder::new();
+                    if let Some(r) = Rect::from_xywh(x, HEIGHT - y - h, w, h) {
+                        path.push_rect(r);
+                    }
+                    if let Some(path) = path.finish() {
+                        surface.set_stroke(None);
+                        surface.set_fill(Some(Fill {
+                            paint: luma::Color::new(*grey).into(),
+                            ..Fill::default()
+                        }));
+                        surface.draw_path(&path);
+                    }
+                }
+            }
+        }
+        surface.finish();
         page.finish();
-        pdf.stream(*content_id, &content.finish());
     }
-    pdf.finish()
+    doc.finish().map_err(|e| PdfError::Write(e.to_string()))
 }
 
 /// Text at `(x, y)`.
-fn text(c: &mut Content, font: Name, size: f32, x: f32, y: f32, s: &str) {
-    c.begin_text();
-    c.set_font(font, size);
-    c.next_line(x, y);
-    c.show(Str(&win_ansi(s)));
-    c.end_text();
+fn text(c: &mut Canvas, weight: Weight, size: f32, x: f32, y: f32, s: &str) {
+    let line = Line::new(s, weight, size);
+    c.ops.push(Op::Text { x, y, line });
 }
 
 /// Text ending at `right`.
-fn text_right(c: &mut Content, font: Name, size: f32, right: f32, y: f32, s: &str) {
-    text(c, font, size, right - width(s, size), y, s);
+fn text_right(c: &mut Canvas, weight: Weight, size: f32, right: f32, y: f32, s: &str) {
+    let line = Line::new(s, weight, size);
+    let x = right - line.width;
+    c.ops.push(Op::Text { x, y, line });
 }
 
-fn line(c: &mut Content, x1: f32, y1: f32, x2: f32, y2: f32) {
-    c.move_to(x1, y1);
-    c.line_to(x2, y2);
-    c.stroke();
+fn line(c: &mut Canvas, width: f32, x1: f32, y1: f32, x2: f32, y2: f32) {
+    c.ops.push(Op::Stroke {
+        from: (x1, y1),
+        to: (x2, y2),
+        width,
+    });
+}
+
+/// A player as the header writes them: title, name and rating, the name an isolate (FSI … PDI)
+/// so that a right-to-left name stays between its title and its rating.
+fn player(p: &PlayerRecord) -> String {
+    let mut out = String::new();
+    if let Some(t) = p.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        out.push_str(t);
+        out.push(' ');
+    }
+    out.push('\u{2068}');
+    out.push_str(&p.name);
+    out.push('\u{2069}');
+    if let Some(elo) = p.elo {
+        out.push_str(&format!(" ({elo})"));
+    }
+    out
 }
 
 /// The title and the header fields; returns the y below them.
-fn draw_head(c: &mut Content, sheet: &Scoresheet, number: usize, count: usize) -> f32 {
+fn draw_head(c: &mut Canvas, sheet: &Scoresheet, number: usize, count: usize) -> f32 {
     let h = &sheet.header;
-    let heading = match sheet.kind {
-        Kind::Chess => "Scoresheet",
-        Kind::Togyz => "Togyz korgool scoresheet",
-    };
+    let lang = sheet.lang;
     let top = HEIGHT - MARGIN;
-    text(c, BOLD, 14.0, MARGIN, top - 14.0, heading);
-    let page = format!("Game {} - sheet {number} of {count}", h.game_id);
-    text_right(c, REGULAR, 9.0, WIDTH - MARGIN, top - 12.0, &page);
-    c.set_line_width(0.6);
+    text(c, Weight::Bold, 14.0, MARGIN, top - 14.0, sheet.title());
+    let page = lang.fill(
+        "sheet.page",
+        &[
+            ("game", &h.game_id.to_string()),
+            ("page", &number.to_string()),
+            ("pages", &count.to_string()),
+        ],
+    );
+    text_right(c, Weight::Regular, 9.0, WIDTH - MARGIN, top - 12.0, &page);
     let half = (WIDTH - 2.0 * MARGIN) / 2.0;
+    let white = h.white.as_ref().map(player);
+    let black = h.black.as_ref().map(player);
+    let [_, white_head, black_head] = sheet.column_heads();
     let fields = [
-        [("Event", &h.event), ("Site", &h.site)],
-        [("Round", &h.round), ("Board", &h.board)],
-        [("Date", &h.date), ("Time control", &h.time_control)],
-        [("White", &h.white), ("Black", &h.black)],
+        [
+            (lang.text("sheet.event"), &h.event),
+            (lang.text("sheet.site"), &h.site),
+        ],
+        [
+            (lang.text("sheet.round"), &h.round),
+            (lang.text("sheet.board"), &h.board),
+        ],
+        [
+            (lang.text("sheet.date"), &h.date),
+            (lang.text("sheet.time_control"), &h.time_control),
+        ],
+        [(white_head, &white), (black_head, &black)],
     ];
     let mut y = top - 36.0;
     for pair in fields {
         for (i, (label, value)) in pair.into_iter().enumerate() {
             let x = MARGIN + half * i as f32;
-            text(c, REGULAR, 9.0, x, y, label);
+            text(c, Weight::Regular, 9.0, x, y, label);
             let value_x = x + 62.0;
             let room = half - 70.0;
             if let Some(v) = value {
-                text(
-                    c,
-                    REGULAR,
-                    10.0,
-                    value_x + 2.0,
-                    y,
-                    &fit(v, 10.0, room - 4.0),
-                );
+                let v = fit(v, Weight::Regular, 10.0, room - 4.0);
+                text(c, Weight::Regular, 10.0, value_x + 2.0, y, &v);
             }
-            line(c, value_x, y - 3.0, value_x + room, y - 3.0);
+            line(c, 0.6, value_x, y - 3.0, value_x + room, y - 3.0);
         }
         y -= 18.0;
     }
@@ -152,31 +277,30 @@ fn draw_head(c: &mut Content, sheet: &Scoresheet, number: usize, count: usize) -
 }
 
 /// The two columns of numbered rows; returns the y below them.
-fn draw_moves(c: &mut Content, sheet: &Scoresheet, page: &Page, top: f32) -> f32 {
+fn draw_moves(c: &mut Canvas, sheet: &Scoresheet, page: &Page, top: f32) -> f32 {
     let gap = 12.0;
     let col = (WIDTH - 2.0 * MARGIN - gap) / 2.0;
     let no_w = 24.0;
     let cell_w = (col - no_w) / 2.0;
     let [no, white, black] = sheet.column_heads();
-    let no = if no == "№" { "No." } else { no };
     let mut bottom = top;
-    c.set_line_width(0.5);
     for (i, rows) in page.columns.iter().enumerate() {
         let x = MARGIN + (col + gap) * i as f32;
         let xs = [x, x + no_w, x + no_w + cell_w, x + col];
         // The head row, shaded.
-        c.save_state();
-        c.set_fill_gray(0.9);
-        c.rect(x, top - ROW, col, ROW);
-        c.fill_nonzero();
-        c.restore_state();
-        text_right(c, BOLD, 9.0, xs[1] - 3.0, top - ROW + 4.5, no);
-        text(c, BOLD, 9.0, xs[1] + 3.0, top - ROW + 4.5, white);
-        text(c, BOLD, 9.0, xs[2] + 3.0, top - ROW + 4.5, black);
+        c.ops.push(Op::Shade {
+            rect: [x, top - ROW, col, ROW],
+            grey: 230,
+        });
+        let head = top - ROW + 4.5;
+        text_right(c, Weight::Bold, 9.0, xs[1] - 3.0, head, no);
+        text(c, Weight::Bold, 9.0, xs[1] + 3.0, head, white);
+        text(c, Weight::Bold, 9.0, xs[2] + 3.0, head, black);
         let mut y = top - ROW;
         for row in rows {
             let base = y - ROW + 4.5;
-            text_right(c, REGULAR, 9.0, xs[1] - 3.0, base, &row.number.to_string());
+            let number = row.number.to_string();
+            text_right(c, Weight::Regular, 9.0, xs[1] - 3.0, base, &number);
             for (cell, left) in [(&row.white, xs[1]), (&row.black, xs[2])] {
                 if let Some(cell) = cell {
                     draw_cell(c, cell, left, cell_w, base);
@@ -188,17 +312,17 @@ fn draw_moves(c: &mut Content, sheet: &Scoresheet, page: &Page, top: f32) -> f32
         let rows_h = ROW * (rows.len() as f32 + 1.0);
         for k in 0..=rows.len() + 1 {
             let ly = top - ROW * k as f32;
-            line(c, x, ly, x + col, ly);
+            line(c, 0.5, x, ly, x + col, ly);
         }
         for lx in xs {
-            line(c, lx, top, lx, top - rows_h);
+            line(c, 0.5, lx, top, lx, top - rows_h);
         }
         bottom = bottom.min(top - rows_h);
     }
     bottom
 }
 
-fn draw_cell(c: &mut Content, cell: &Cell, left: f32, w: f32, base: f32) {
+fn draw_cell(c: &mut Canvas, cell: &Cell, left: f32, w: f32, base: f32) {
     let mut s = cell.text.clone();
     if cell.time_trouble {
         s.push_str(super::scoresheet::TIME_TROUBLE_MARK);
@@ -206,29 +330,38 @@ fn draw_cell(c: &mut Content, cell: &Cell, left: f32, w: f32, base: f32) {
     for r in &cell.remarks {
         s.push_str(&format!(" [{r}]"));
     }
-    let clock_w = cell.clock.as_deref().map_or(0.0, |k| width(k, 7.0) + 4.0);
-    text(
-        c,
-        REGULAR,
-        10.0,
-        left + 3.0,
-        base,
-        &fit(&s, 10.0, w - 6.0 - clock_w),
-    );
-    if let Some(k) = &cell.clock {
-        text_right(c, REGULAR, 7.0, left + w - 3.0, base + 0.5, k);
+    let clock = cell
+        .clock
+        .as_deref()
+        .map(|k| Line::new(k, Weight::Regular, 7.0));
+    let clock_w = clock.as_ref().map_or(0.0, |k| k.width + 4.0);
+    let s = fit(&s, Weight::Regular, 10.0, w - 6.0 - clock_w);
+    text(c, Weight::Regular, 10.0, left + 3.0, base, &s);
+    if let Some(k) = clock {
+        let x = left + w - 3.0 - k.width;
+        c.ops.push(Op::Text {
+            x,
+            y: base + 0.5,
+            line: k,
+        });
     }
 }
 
 /// Result, legend, remarks and signatures under the moves of the last sheet; remarks that do
 /// not fit go on continuation pages, pushed to `more`, and the signatures on the last of them.
-fn draw_end(c: &mut Content, sheet: &Scoresheet, top: f32, more: &mut Vec<Content>) {
+fn draw_end(c: &mut Canvas, sheet: &Scoresheet, top: f32, more: &mut Vec<Canvas>) {
     let mut y = top - 22.0;
-    text(c, REGULAR, 11.0, MARGIN, y, "Result:");
-    text(c, BOLD, 13.0, MARGIN + 44.0, y, &sheet.result);
+    let said = format!("{}:", sheet.lang.text("sheet.result"));
+    text(c, Weight::Regular, 11.0, MARGIN, y, &said);
+    let result = Line::new(&sheet.result, Weight::Bold, 13.0);
+    let after = MARGIN + 52.0 + result.width;
+    c.ops.push(Op::Text {
+        x: MARGIN + 44.0,
+        y,
+        line: result,
+    });
     if let Some(t) = sheet.termination_text() {
-        let x = MARGIN + 52.0 + width(&sheet.result, 13.0);
-        text(c, REGULAR, 10.0, x, y, &format!("({t})"));
+        text(c, Weight::Regular, 10.0, after, y, &format!("({t})"));
     }
     y -= 16.0;
     let mut lines: Vec<(bool, String)> = Vec::new();
@@ -241,7 +374,7 @@ fn draw_end(c: &mut Content, sheet: &Scoresheet, top: f32, more: &mut Vec<Conten
         let article = r
             .article
             .as_deref()
-            .map(|a| format!("Art. {a} "))
+            .map(|a| format!("{} ", sheet.lang.fill("sheet.article", &[("article", a)])))
             .unwrap_or_default();
         let s = format!("[{}] {article}{}: {}", r.number, r.title, r.text);
         for (i, l) in wrap(&s, 8.0, WIDTH - 2.0 * MARGIN - 10.0)
@@ -251,57 +384,57 @@ fn draw_end(c: &mut Content, sheet: &Scoresheet, top: f32, more: &mut Vec<Conten
             lines.push((i > 0, l));
         }
     }
-    let mut pending: Vec<Content> = Vec::new();
-    let mut current: Option<Content> = None;
+    let mut pending: Vec<Canvas> = Vec::new();
+    let mut current: Option<Canvas> = None;
     for (indent, l) in lines {
         if y < SIGNATURES + 12.0 {
             if let Some(done) = current.take() {
                 pending.push(done);
             }
-            let mut next = Content::new();
+            let mut next = Canvas::default();
             text(
                 &mut next,
-                BOLD,
+                Weight::Bold,
                 11.0,
                 MARGIN,
                 HEIGHT - MARGIN - 12.0,
-                &format!("Game {}: remarks, continued", sheet.header.game_id),
+                &sheet.lang.fill(
+                    "sheet.remarks_continued",
+                    &[("game", &sheet.header.game_id.to_string())],
+                ),
             );
             current = Some(next);
             y = HEIGHT - MARGIN - 34.0;
         }
         let x = if indent { MARGIN + 10.0 } else { MARGIN };
         let target = current.as_mut().unwrap_or(&mut *c);
-        text(target, REGULAR, 8.0, x, y, &l);
+        text(target, Weight::Regular, 8.0, x, y, &l);
         y -= 10.5;
     }
     let target = current.as_mut().unwrap_or(&mut *c);
-    draw_signatures(target);
+    draw_signatures(target, sheet);
     more.append(&mut pending);
     if let Some(last) = current {
         more.push(last);
     }
 }
 
-fn draw_signatures(c: &mut Content) {
+fn draw_signatures(c: &mut Canvas, sheet: &Scoresheet) {
     let gap = 20.0;
     let w = (WIDTH - 2.0 * MARGIN - 2.0 * gap) / 3.0;
-    c.set_line_width(0.6);
-    for (i, who) in ["White", "Black", "Arbiter"].into_iter().enumerate() {
+    for (i, (_, label)) in sheet.signers().into_iter().enumerate() {
         let x = MARGIN + (w + gap) * i as f32;
-        line(c, x, SIGNATURES - 10.0, x + w, SIGNATURES - 10.0);
-        text(
-            c,
-            REGULAR,
-            8.5,
-            x,
-            SIGNATURES - 21.0,
-            &format!("Signature of {who}"),
-        );
+        line(c, 0.6, x, SIGNATURES - 10.0, x + w, SIGNATURES - 10.0);
+        text(c, Weight::Regular, 8.5, x, SIGNATURES - 21.0, &label);
     }
 }
 
-/// Words of `s` in lines no wider than `max` at `size`.
+/// The width of `s` in points, as drawn.
+fn width(s: &str, weight: Weight, size: f32) -> f32 {
+    Line::new(s, weight, size).width
+}
+
+/// Words of `s` in lines no wider than `max` at `size` (regular).
 fn wrap(s: &str, size: f32, max: f32) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -311,7 +444,7 @@ fn wrap(s: &str, size: f32, max: f32) -> Vec<String> {
         } else {
             format!("{cur} {word}")
         };
-        if width(&candidate, size) > max && !cur.is_empty() {
+        if width(&candidate, Weight::Regular, size) > max && !cur.is_empty() {
             out.push(std::mem::take(&mut cur));
             cur = word.to_owned();
         } else {
@@ -324,88 +457,28 @@ fn wrap(s: &str, size: f32, max: f32) -> Vec<String> {
     out
 }
 
-/// `s` cut (with `...`) to fit `max` points at `size`.
-fn fit(s: &str, size: f32, max: f32) -> String {
-    if width(s, size) <= max {
+/// `s` cut (with `...`) to fit `max` points at `size`: the longest beginning that fits.
+fn fit(s: &str, weight: Weight, size: f32, max: f32) -> String {
+    if width(s, weight, size) <= max {
         return s.to_owned();
     }
-    let mut out = String::new();
-    for ch in s.chars() {
-        out.push(ch);
-        if width(&out, size) + width("...", size) > max {
-            out.pop();
-            break;
+    let chars: Vec<char> = s.chars().collect();
+    let cut = |n: usize| {
+        let mut out: String = chars[..n].iter().collect();
+        out.push_str("...");
+        out
+    };
+    // The longest prefix that fits, by bisection (widths grow with the prefix).
+    let (mut lo, mut hi) = (0, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if width(&cut(mid), weight, size) <= max {
+            lo = mid;
+        } else {
+            hi = mid - 1;
         }
     }
-    out.push_str("...");
-    out
-}
-
-/// The width of `s` in Helvetica at `size`: exact for digits, punctuation of clocks and the
-/// space, an upper bound for letters (good enough to keep text inside its cell).
-fn width(s: &str, size: f32) -> f32 {
-    let units: u32 = s
-        .chars()
-        .map(|c| match c {
-            '0'..='9' => 556,
-            ' ' | ':' | '.' | ',' | 'i' | 'j' | 'l' | '!' | '\'' | '|' => 278,
-            'f' | 't' | 'r' | 'I' | '[' | ']' | '(' | ')' | '-' => 333,
-            'm' | 'M' | 'W' => 833,
-            'w' => 722,
-            'A'..='Z' => 722,
-            _ => 556,
-        })
-        .sum();
-    units as f32 * size / 1000.0
-}
-
-/// `s` in WinAnsiEncoding (the standard fonts' encoding); figurines become letters, an arrow
-/// `->`, and other characters outside the encoding `?`.
-fn win_ansi(s: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(s.len());
-    for ch in s.chars() {
-        let b: &[u8] = match ch {
-            ' '..='~' => {
-                out.push(ch as u8);
-                continue;
-            }
-            '\u{a0}'..='\u{ff}' => {
-                out.push(ch as u32 as u8);
-                continue;
-            }
-            '♔' | '♚' => b"K",
-            '♕' | '♛' => b"Q",
-            '♖' | '♜' => b"R",
-            '♗' | '♝' => b"B",
-            '♘' | '♞' => b"N",
-            '→' => b"->",
-            '€' => &[0x80],
-            '‚' => &[0x82],
-            '„' => &[0x84],
-            '…' => &[0x85],
-            '†' => &[0x86],
-            '‡' => &[0x87],
-            '‰' => &[0x89],
-            'Š' => &[0x8a],
-            'Œ' => &[0x8c],
-            'Ž' => &[0x8e],
-            '‘' => &[0x91],
-            '’' => &[0x92],
-            '“' => &[0x93],
-            '”' => &[0x94],
-            '•' => &[0x95],
-            '–' => &[0x96],
-            '—' => &[0x97],
-            '™' => &[0x99],
-            'š' => &[0x9a],
-            'œ' => &[0x9c],
-            'ž' => &[0x9e],
-            'Ÿ' => &[0x9f],
-            _ => b"?",
-        };
-        out.extend_from_slice(b);
-    }
-    out
+    cut(lo)
 }
 
 #[cfg(test)]
@@ -413,19 +486,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn win_ansi_keeps_latin_and_the_marks_of_a_sheet() {
-        assert_eq!(win_ansi("Nf3 ½"), b"Nf3 \xbd");
-        assert_eq!(win_ansi("1–0/62 †"), b"1\x960/62 \x86");
-        assert_eq!(win_ansi("♘f3 ♕xd8"), b"Nf3 Qxd8");
-        assert_eq!(win_ansi("Ақ"), b"??");
-    }
-
-    #[test]
     fn remarks_that_do_not_fit_continue_on_a_page_with_the_signatures_last() {
-        use crate::{
-            export::scoresheet::{Header, Remark, RemarkKind},
-            game::Kind,
-        };
+        use crate::export::scoresheet::{Header, Remark, RemarkKind};
         let remark = |number| Remark {
             number,
             kind: RemarkKind::Irregularity,
@@ -435,7 +497,7 @@ mod tests {
             text: "before move 2 (White); e2 → empty; resolved".into(),
         };
         let mut sheet = Scoresheet {
-            kind: Kind::Chess,
+            kind: crate::game::Kind::Chess,
             header: Header::default(),
             rows: Vec::new(),
             moves_per_page: 60,
@@ -446,21 +508,39 @@ mod tests {
             figurine: false,
             lang: crate::lang::Lang::En,
         };
-        let pages = |s: &Scoresheet| {
-            let doc = lopdf::Document::load_mem(&pdf(s)).unwrap();
-            let ids: Vec<u32> = doc.get_pages().keys().copied().collect();
-            let last = doc.extract_text(&[*ids.last().unwrap()]).unwrap();
-            (ids.len(), last)
+        // The text of each page, as drawn.
+        let pages = |s: &Scoresheet| -> Vec<String> {
+            draw(s)
+                .iter()
+                .map(|c| {
+                    let lines: Vec<String> = c
+                        .ops
+                        .iter()
+                        .filter_map(|op| match op {
+                            Op::Text { line, .. } => Some(line.text()),
+                            _ => None,
+                        })
+                        .collect();
+                    lines.join("\n")
+                })
+                .collect()
         };
         sheet.remarks = (1..=3).map(remark).collect();
-        let (n, last) = pages(&sheet);
-        assert_eq!(n, 1);
-        assert!(last.contains("[3] Art. 7.4") && last.contains("Signature of Arbiter"));
+        let p = pages(&sheet);
+        assert_eq!(p.len(), 1);
+        assert!(p[0].contains("[3] Art. 7.4") && p[0].contains("Signature of Arbiter"));
         sheet.remarks = (1..=40).map(remark).collect();
-        let (n, last) = pages(&sheet);
-        assert_eq!(n, 2, "the remarks continue on a second page");
+        let p = pages(&sheet);
+        assert_eq!(p.len(), 2, "the remarks continue on a second page");
+        let last = &p[1];
         assert!(last.contains("[40] Art. 7.4") && last.contains("Signature of Arbiter"));
-        assert!(last.contains("e2 -> empty"));
+        assert!(
+            last.contains("e2 → empty"),
+            "the arrow is drawn, not replaced"
+        );
+        assert!(!p[0].contains("Signature of"));
+        let bytes = pdf(&sheet).unwrap();
+        assert!(bytes.starts_with(b"%PDF-"));
     }
 
     #[test]
@@ -468,8 +548,39 @@ mod tests {
         let s = "a b c ".repeat(100);
         let lines = wrap(&s, 8.0, 200.0);
         assert!(lines.len() > 3);
-        assert!(lines.iter().all(|l| width(l, 8.0) <= 200.0));
-        let cut = fit("Magnus Carlsen-Nepomniachtchi", 10.0, 60.0);
-        assert!(cut.ends_with("...") && width(&cut, 10.0) <= 60.0, "{cut}");
+        assert!(
+            lines
+                .iter()
+                .all(|l| width(l, Weight::Regular, 8.0) <= 200.0)
+        );
+        for name in ["Magnus Carlsen-Nepomniachtchi", "علی رضا فیروزجا و دیگران"]
+        {
+            let cut = fit(name, Weight::Regular, 10.0, 60.0);
+            assert!(cut.ends_with("...") && width(&cut, Weight::Regular, 10.0) <= 60.0);
+            let longer = format!(
+                "{}...",
+                name.chars()
+                    .take(cut.chars().count() - 2)
+                    .collect::<String>()
+            );
+            assert!(
+                width(&longer, Weight::Regular, 10.0) > 60.0,
+                "{cut}: the longest"
+            );
+        }
+        assert_eq!(fit("Nf3", Weight::Regular, 10.0, 60.0), "Nf3");
+    }
+
+    #[test]
+    fn the_name_is_an_isolate_between_title_and_rating() {
+        let p = PlayerRecord {
+            name: "فیروزجا، علی رضا".into(),
+            elo: Some(2760),
+            title: Some("GM".into()),
+            ..PlayerRecord::default()
+        };
+        assert_eq!(player(&p), "GM \u{2068}فیروزجا، علی رضا\u{2069} (2760)");
+        let l = Line::new(&player(&p), Weight::Regular, 10.0);
+        assert!(l.text().starts_with("GM ") && l.text().ends_with(" (2760)"));
     }
 }

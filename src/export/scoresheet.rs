@@ -61,11 +61,9 @@ pub struct Header {
     pub board: Option<String>,
     /// `YYYY.MM.DD` as stored.
     pub date: Option<String>,
-    pub white: Option<String>,
-    pub black: Option<String>,
-    /// The players as a page writes them: the name isolated ([`PlayerRecord::label_html`]).
-    pub white_html: Option<String>,
-    pub black_html: Option<String>,
+    /// The players (title, name, rating: [`PlayerRecord::label`]); each renderer writes them.
+    pub white: Option<PlayerRecord>,
+    pub black: Option<PlayerRecord>,
     pub time_control: Option<String>,
 }
 
@@ -75,8 +73,6 @@ impl Header {
     /// is not known stays blank for a pen.
     pub fn from_game(g: &GameRecord) -> Header {
         let known = |v: &Option<String>| v.clone().filter(|s| is_usable_name(s));
-        let player = |side| g.player(side).map(|p: PlayerRecord| p.label());
-        let player_html = |side| g.player(side).map(|p: PlayerRecord| p.label_html());
         Header {
             game_id: g.id.0,
             event: known(&g.event),
@@ -84,10 +80,8 @@ impl Header {
             round: g.round.map(|r| r.to_string()),
             board: g.board_no.map(|n| n.to_string()),
             date: g.date.clone(),
-            white: player(Side::White),
-            black: player(Side::Black),
-            white_html: player_html(Side::White),
-            black_html: player_html(Side::Black),
+            white: g.player(Side::White),
+            black: g.player(Side::Black),
             time_control: g.time_control.clone().filter(|t| !t.trim().is_empty()),
         }
     }

@@ -463,13 +463,13 @@ fn check_scoresheet(db: &Path) {
         &g.id.0.to_string(),
     ]);
     for (class, value) in [
-        ("event", "Mini Open".to_owned()),
-        ("site", "Bishkek".to_owned()),
+        ("event", "<bdi>Mini Open</bdi>".to_owned()),
+        ("site", "<bdi>Bishkek</bdi>".to_owned()),
         ("round", "2".to_owned()),
         ("board", "5".to_owned()),
         ("time-control", "15+10".to_owned()),
-        ("white", format!("{} (2052)", name(2, 5, true))),
-        ("black", format!("GM {}", name(2, 5, false))),
+        ("white", format!("<bdi>{}</bdi> (2052)", name(2, 5, true))),
+        ("black", format!("GM <bdi>{}</bdi>", name(2, 5, false))),
     ] {
         assert!(
             html.contains(&format!("<td class=\"{class}\">{value}</td>")),

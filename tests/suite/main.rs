@@ -46,6 +46,7 @@ mod live_page;
 mod nats_security;
 mod page_languages;
 mod pairing_files;
+mod pdf_scripts;
 mod protocol_vectors;
 mod pty_end_to_end;
 mod real_captures;

@@ -379,8 +379,11 @@ async fn names_come_back_exactly_in_every_export() {
         );
         let (wt, _, we, _) = PLAYERS[2 * i];
         let (bt, _, be, _) = PLAYERS[2 * i + 1];
+        // The name isolated from the title and rating around it.
         let label = |title: &str, name: &str, elo: u32| {
-            format!("{title} {name} ({elo})").trim_start().to_owned()
+            format!("{title} <bdi>{name}</bdi> ({elo})")
+                .trim_start()
+                .to_owned()
         };
         assert!(html.contains(&label(wt, white, we)), "{html}");
         assert!(html.contains(&label(bt, black, be)), "{html}");

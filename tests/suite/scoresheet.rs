@@ -3,7 +3,7 @@
 //! irregularities, a long game that needs a second sheet, and a togyz korgool game played by the
 //! togyz emulator and tracked by the generic tracker (the replay path reads DGT captures only, so
 //! the tracker's events are written to the store with `Store::write_batch`, as the daemon does).
-//! The HTML is read back with a small tag scan; the PDF with `lopdf`.
+//! The HTML is read back with a small tag scan; the PDF with poppler's `pdftotext` (and `lopdf`).
 
 use std::{
     path::{Path, PathBuf},
@@ -193,13 +193,24 @@ fn assert_signatures(html: &str) {
     }
 }
 
-/// The text of every page of a PDF, and the page count.
+/// The text of every page of a PDF (poppler's `pdftotext -raw`: in the order it is drawn, row
+/// by row), and the page count (`lopdf`, a second reader that must parse the file too).
 fn pdf_text(bytes: &[u8]) -> (String, usize) {
     assert!(bytes.starts_with(b"%PDF-"));
     let doc = lopdf::Document::load_mem(bytes).expect("the PDF parses");
-    let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
-    let text = doc.extract_text(&pages).expect("text");
-    (text, pages.len())
+    let pages = doc.get_pages().len();
+    let mut child = Command::new("pdftotext")
+        .args(["-raw", "-enc", "UTF-8", "-", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("pdftotext (poppler-utils) is installed");
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, bytes).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    (String::from_utf8(out.stdout).unwrap(), pages)
 }
 
 fn artifacts() -> PathBuf {
@@ -316,7 +327,7 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
     }
     assert!(cells.iter().any(|(_, _, c)| c.san.contains('♘')));
 
-    // The PDF: the same moves, letters (its fonts have no figurines).
+    // The PDF: the same moves, in figurines too (its fonts have them).
     let bytes = export::export_bytes(
         &store,
         Format::Pdf,
@@ -330,9 +341,10 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let mut at = 0;
     for m in &g.moves {
-        let found = tokens[at..].iter().position(|t| *t == m.notation);
+        let written = export::scoresheet::to_figurine(&m.notation);
+        let found = tokens[at..].iter().position(|t| *t == written);
         let Some(found) = found else {
-            panic!("ply {} {} in order in the PDF: {text}", m.ply, m.notation)
+            panic!("ply {} {written} in order in the PDF: {text}", m.ply)
         };
         at += found + 1;
     }
@@ -446,7 +458,7 @@ fn time_trouble_plies_and_irregularities_are_marked_with_their_articles() {
         && r.contains(&format!("data-ply=\"{note_ply}\""))));
 
     // The PDF has the names, the result, the articles and the legend.
-    let bytes = pdf(&sheet);
+    let bytes = pdf(&sheet).unwrap();
     let (text, _) = pdf_text(&bytes);
     for name in [&g.white, &g.black].into_iter().flatten() {
         assert!(text.contains(name.as_str()), "{name} in {text}");
@@ -528,7 +540,13 @@ fn scoresheet_formats_need_one_known_game() {
             ExportOptions::default(),
             &SheetOptions::default(),
         );
-        assert!(matches!(none, Err(export::ExportError::GameRequired(_))));
+        assert!(matches!(
+            (format, none),
+            (
+                Format::Scoresheet,
+                Err(export::ExportError::GameRequired(_))
+            ) | (Format::Pdf, Err(export::ExportError::GameOrRoundRequired))
+        ));
         let unknown = export::export_bytes(
             &store,
             format,
@@ -542,6 +560,13 @@ fn scoresheet_formats_need_one_known_game() {
         export::export(&store, Format::Pdf, None),
         Err(export::ExportError::NotText)
     ));
+    // A PDF of a round takes the round's games; a round without any is an error.
+    let options = ExportOptions {
+        round: Some(3),
+        ..ExportOptions::default()
+    };
+    let empty = export::export_bytes(&store, Format::Pdf, None, options, &SheetOptions::default());
+    assert!(matches!(empty, Err(export::ExportError::EmptyRound(3))));
 }
 
 /// Plays a togyz corpus game on the togyz emulator, tracks it with the generic tracker and writes

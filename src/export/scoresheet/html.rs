@@ -64,9 +64,8 @@ pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count
             .map(|v| format!("<bdi>{}</bdi>", escape_html(v)))
             .unwrap_or_default()
     };
-    let player = |html: &Option<String>, plain: &Option<String>| {
-        html.clone().unwrap_or_else(|| written(plain))
-    };
+    let player =
+        |p: &Option<PlayerRecord>| p.as_ref().map(PlayerRecord::label_html).unwrap_or_default();
     let label = |key| escape_html(lang.text(key));
     let [_, white, black] = sheet.column_heads();
     let _ = writeln!(
@@ -90,9 +89,9 @@ pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count
         label("sheet.time_control"),
         field(&h.time_control),
         escape_html(white),
-        player(&h.white_html, &h.white),
+        player(&h.white),
         escape_html(black),
-        player(&h.black_html, &h.black),
+        player(&h.black),
     );
     let [no, white, black] = sheet.column_heads();
     out.push_str("<div class=\"columns\">\n");

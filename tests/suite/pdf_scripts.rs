@@ -1,0 +1,622 @@
+//! The PDF scoresheet in every script of the events (issue 33, item 1): corpus games recorded
+//! through the replay path on numbered boards of a round, whose pairings (imported through the
+//! real CSV parser) carry names in Russian, Kazakh, Kyrgyz and Mongolian Cyrillic and in Persian.
+//! The PDFs are read back with Debian's poppler-utils: `pdftotext` gives back every name and
+//! label, `pdffonts` shows the fonts embedded and subset, and `pdftoppm` renders pages to PNG
+//! under `target/test-artifacts/pdf/` (look at them: the Persian joined and right to left, the
+//! figurines drawn). The round PDF and the refusal of a name no font prints go through the real
+//! CLI binary.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use boardscribe::{
+    arbiter::{Laws, LawsConfig, LawsSetup},
+    emulator::{self, EmulatorOptions, PgnGame},
+    export::{self, ExportOptions, Format, SheetOptions},
+    game::Kind,
+    lang::Lang,
+    pairings::{self, PairingsFormat},
+    replay::replay_reader_with,
+    store::{GameRecord, RoundInfo, Store},
+};
+
+const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
+
+/// The event, in Kazakh: its letters go through the header too.
+const EVENT: &str = "Қазақстан кубогы 2026";
+const SITE: &str = "Алматы";
+
+/// Each board's pairing: (white, black) as `title name (rating)` pieces.
+struct Board {
+    white: (&'static str, &'static str, u32),
+    black: (&'static str, &'static str, u32),
+}
+
+const BOARDS: [Board; 5] = [
+    // Russian.
+    Board {
+        white: ("GM", "Непомнящий, Ян", 2758),
+        black: ("GM", "Карякин, Сергей", 2747),
+    },
+    // Kazakh and Mongolian.
+    Board {
+        white: ("IM", "Ақжол Ғалымұлы", 2451),
+        black: ("WGM", "Өлзий Үүрөө", 2380),
+    },
+    // Kyrgyz and Kazakh.
+    Board {
+        white: ("FM", "Жаңыл Қасымова", 2205),
+        black: ("CM", "Іңкәр Һашимова", 2150),
+    },
+    // Persian.
+    Board {
+        white: ("GM", "پرویز چمران", 2760),
+        black: ("IM", "ژاله گلکار یزدی", 2401),
+    },
+    // The capitals that begin Kazakh words.
+    Board {
+        white: ("IM", "Ұлан Әбдіғани", 2302),
+        black: ("FM", "Ңоян Шаһмардан", 2288),
+    },
+];
+
+/// The letters of the Kazakh, Kyrgyz and Mongolian alphabets beyond Russian's.
+const EXTRA_CYRILLIC: &str = "ӨөҮүҢңҰұҚқҒғҺһӘәІі";
+/// The Persian letters beyond Arabic's.
+const PERSIAN: &str = "پچژگکی";
+
+fn corpus(file: &str) -> Vec<PgnGame> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/corpus/chess/{file}"));
+    let text = std::fs::read_to_string(path).unwrap();
+    emulator::games_from_pgn(&text).unwrap()
+}
+
+fn artifacts() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts/pdf");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The pairings file of [`BOARDS`], as an arbiter would import it.
+fn pairings_csv() -> String {
+    let mut csv = String::from("board,white,black,white_title,black_title,white_elo,black_elo\n");
+    for (i, b) in BOARDS.iter().enumerate() {
+        csv.push_str(&format!(
+            "{},\"{}\",\"{}\",{},{},{},{}\n",
+            i + 1,
+            b.white.1,
+            b.black.1,
+            b.white.0,
+            b.black.0,
+            b.white.2,
+            b.black.2
+        ));
+    }
+    csv
+}
+
+/// A database of round 1 with `games` played on boards numbered 1, 2, ... (a game each), through
+/// the replay path, and the pairings of [`BOARDS`] imported for the first boards.
+fn round_db(dir: &Path, games: &[PgnGame]) -> (PathBuf, Vec<GameRecord>) {
+    let db = dir.join("event.db");
+    let mut store = Store::open(&db).unwrap();
+    store
+        .set_round(&RoundInfo {
+            event: EVENT.into(),
+            site: SITE.into(),
+            round: 1,
+        })
+        .unwrap();
+    let laws = LawsSetup {
+        cfg: LawsConfig::for_edition(Laws::Fide2023),
+        ..LawsSetup::default()
+    };
+    // Boards in reverse order of their numbers, so that the round PDF has to sort them.
+    for (i, game) in games.iter().enumerate().rev() {
+        let name = format!("hall {}", i + 1);
+        let board = store.board(&name, Kind::Chess).unwrap();
+        store.set_board_number(board, i as u32 + 1).unwrap();
+        let script = emulator::script_pgn(game, &EmulatorOptions::default()).unwrap();
+        let text = script.to_capture_text();
+        replay_reader_with(
+            &mut store,
+            "corpus",
+            &name,
+            text.as_bytes(),
+            &laws,
+            &mut |_, _| {},
+        )
+        .unwrap();
+    }
+    let rows = pairings::parse(&pairings_csv(), PairingsFormat::Csv, 1).unwrap();
+    store.import_pairings(1, &rows).unwrap();
+    let mut recorded = store.round_games(1).unwrap();
+    recorded.sort_by_key(|g| g.board_no);
+    assert_eq!(recorded.len(), games.len());
+    for (g, game) in recorded.iter().zip(games) {
+        assert_eq!(g.moves.len(), game.moves.len(), "recorded whole");
+    }
+    (db, recorded)
+}
+
+/// The first `n` corpus games of 30 to 58 moves (one sheet each).
+fn short_games(n: usize) -> Vec<PgnGame> {
+    let games: Vec<PgnGame> = corpus("tatamast22.pgn")
+        .into_iter()
+        .filter(|g| (60..=116).contains(&g.moves.len()))
+        .take(n)
+        .collect();
+    assert_eq!(games.len(), n);
+    games
+}
+
+/// `pdftotext` of `pdf` (pages `first..=last`, all when `None`) in its reading order (the
+/// default mode), without the embedding marks (RLE … PDF) it puts around a right-to-left
+/// stretch. This is the mode that gives logical order: poppler orders the words of a
+/// right-to-left stretch and the characters of each word as they are read. `-raw` (content
+/// stream order) turns each right-to-left word's characters into logical order but keeps the
+/// words in the order they are drawn, left to right (`چمران پرویز` for `پرویز چمران`).
+fn pdftotext(pdf: &Path, pages: Option<(usize, usize)>) -> String {
+    let mut cmd = Command::new("pdftotext");
+    cmd.args(["-enc", "UTF-8"]);
+    if let Some((first, last)) = pages {
+        cmd.args(["-f", &first.to_string(), "-l", &last.to_string()]);
+    }
+    let out = cmd
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils) is installed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .chars()
+        .filter(|c| !('\u{202a}'..='\u{202e}').contains(c))
+        .collect()
+}
+
+/// A word of a page as `pdftotext -bbox` places it: its left edge, its vertical middle, and
+/// its characters in the order their glyphs are drawn (left to right on the page).
+#[derive(Debug)]
+struct Word {
+    x: f32,
+    y: f32,
+    text: String,
+}
+
+fn words(pdf: &Path, page: usize) -> Vec<Word> {
+    let out = Command::new("pdftotext")
+        .args(["-bbox", "-enc", "UTF-8"])
+        .args(["-f", &page.to_string(), "-l", &page.to_string()])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let html = String::from_utf8(out.stdout).unwrap();
+    let attr = |w: &str, name: &str| -> f32 {
+        let at = w.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        w[at..at + w[at..].find('"').unwrap()].parse().unwrap()
+    };
+    html.split("<word ")
+        .skip(1)
+        .map(|w| {
+            let text = &w[w.find('>').unwrap() + 1..w.find("</word>").unwrap()];
+            Word {
+                x: attr(w, "xMin"),
+                y: (attr(w, "yMin") + attr(w, "yMax")) / 2.0,
+                text: text
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&amp;", "&"),
+            }
+        })
+        .collect()
+}
+
+/// The words of the header line that begins with the label `White`, left to right.
+fn players_line(pdf: &Path, page: usize) -> Vec<String> {
+    let words = words(pdf, page);
+    let label = words
+        .iter()
+        .filter(|w| w.text == "White")
+        .min_by(|a, b| a.y.total_cmp(&b.y))
+        .expect("the White label");
+    let mut line: Vec<&Word> = words
+        .iter()
+        .filter(|w| (w.y - label.y).abs() < 3.0)
+        .collect();
+    line.sort_by(|a, b| a.x.total_cmp(&b.x));
+    line.iter().map(|w| w.text.clone()).collect()
+}
+
+/// What [`players_line`] should read for `board`: each label, title, the name's words and the
+/// rating in their places; a Persian name right to left (its last word leftmost, each word's
+/// glyphs drawn from its last letter).
+fn players_drawn(board: &Board) -> Vec<String> {
+    let mut out = Vec::new();
+    for (label, (title, name, elo)) in [("White", board.white), ("Black", board.black)] {
+        out.push(label.to_owned());
+        out.push(title.to_owned());
+        let rtl = name.chars().any(|c| ('\u{600}'..='\u{6ff}').contains(&c));
+        let mut words: Vec<String> = name
+            .split_whitespace()
+            .map(|w| {
+                if rtl {
+                    w.chars().rev().collect()
+                } else {
+                    w.to_owned()
+                }
+            })
+            .collect();
+        if rtl {
+            words.reverse();
+        }
+        out.extend(words);
+        out.push(format!("({elo})"));
+    }
+    out
+}
+
+/// The rows of `pdffonts`: (name, type, embedded, subset, unicode).
+fn pdffonts(pdf: &Path) -> Vec<(String, String, String, String, String)> {
+    let out = Command::new("pdffonts")
+        .arg(pdf)
+        .output()
+        .expect("pdffonts (poppler-utils) is installed");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .skip(2)
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // name type... encoding emb sub uni object ID: the last five are fixed.
+            let n = f.len();
+            (
+                f[0].to_owned(),
+                f[1..n - 6].join(" "),
+                f[n - 5].to_owned(),
+                f[n - 4].to_owned(),
+                f[n - 3].to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pages_of(pdf: &Path) -> usize {
+    let out = Command::new("pdfinfo").arg(pdf).output().unwrap();
+    let info = String::from_utf8(out.stdout).unwrap();
+    info.lines()
+        .find_map(|l| l.strip_prefix("Pages:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// Renders page `page` of `pdf` to `target/test-artifacts/pdf/{name}.png`.
+fn render(pdf: &Path, page: usize, name: &str) -> PathBuf {
+    let stem = artifacts().join(name);
+    let status = Command::new("pdftoppm")
+        .args(["-png", "-r", "110", "-singlefile"])
+        .args(["-f", &page.to_string(), "-l", &page.to_string()])
+        .arg(pdf)
+        .arg(&stem)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let png = stem.with_extension("png");
+    assert!(
+        std::fs::metadata(&png).unwrap().len() > 10_000,
+        "a page drawn"
+    );
+    println!("rendered: {}", png.display());
+    png
+}
+
+/// Every label a chess sheet in `lang` prints on its first page (the page's number only for a
+/// left-to-right language: poppler orders a right-to-left line's digits its own way).
+fn labels(g: &GameRecord, lang: Lang) -> Vec<String> {
+    let mut l: Vec<String> = [
+        "sheet.title",
+        "sheet.event",
+        "sheet.site",
+        "sheet.round",
+        "sheet.board",
+        "sheet.date",
+        "sheet.time_control",
+        "sheet.white",
+        "sheet.black",
+        "sheet.number",
+    ]
+    .map(|k| lang.text(k).to_owned())
+    .to_vec();
+    l.push(format!("{}:", lang.text("sheet.result")));
+    for who in ["sheet.white", "sheet.black", "sheet.arbiter"] {
+        l.push(lang.fill("sheet.signature", &[("who", lang.text(who))]));
+    }
+    if !lang.rtl() {
+        let id = g.id.0.to_string();
+        l.push(lang.fill(
+            "sheet.page",
+            &[("game", &id), ("page", "1"), ("pages", "1")],
+        ));
+    }
+    l
+}
+
+#[test]
+fn names_in_every_script_and_every_label_read_back_from_the_pdf() {
+    let all: String = BOARDS.iter().flat_map(|b| [b.white.1, b.black.1]).collect();
+    for c in EXTRA_CYRILLIC.chars().chain(PERSIAN.chars()) {
+        assert!(all.contains(c), "the test names hold {c}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (db, games) = round_db(dir.path(), &short_games(BOARDS.len()));
+    let store = Store::open_read_only(&db).unwrap();
+    for (i, (b, g)) in BOARDS.iter().zip(&games).enumerate() {
+        let sheet = SheetOptions {
+            figurine: i == 3,
+            ..SheetOptions::default()
+        };
+        let bytes = export::export_bytes(
+            &store,
+            Format::Pdf,
+            Some(g.id),
+            ExportOptions::default(),
+            &sheet,
+        )
+        .unwrap();
+        let pdf = artifacts().join(format!("board-{}.pdf", i + 1));
+        std::fs::write(&pdf, &bytes).unwrap();
+
+        // Every label and name, and the event, in the text poppler reads: in logical order.
+        let text = pdftotext(&pdf, None);
+        for label in labels(g, Lang::En) {
+            assert!(text.contains(&label), "{label:?} in {text}");
+        }
+        for s in [EVENT, SITE, b.white.1, b.black.1] {
+            assert!(text.contains(s), "{s:?} in board {}: {text}", i + 1);
+        }
+        // Nothing replaced.
+        assert!(!text.contains('?') && !text.contains("[U+"), "{text}");
+        // Every move as the sheet writes it (figurines on board 4).
+        let tokens: Vec<&str> = text.split_whitespace().collect();
+        for m in &g.moves {
+            let written = if sheet.figurine {
+                export::scoresheet::to_figurine(&m.notation)
+            } else {
+                m.notation.clone()
+            };
+            assert!(
+                tokens.contains(&written.as_str()),
+                "{written} in board {}",
+                i + 1
+            );
+        }
+        // Title, name and rating in their places on the page, a Persian name right to left.
+        assert_eq!(players_line(&pdf, 1), players_drawn(b), "board {}", i + 1);
+
+        // The fonts: all embedded as subsets, with a Unicode map.
+        let fonts = pdffonts(&pdf);
+        assert!(fonts.len() >= 2, "{fonts:?}");
+        for (name, kind, emb, sub, uni) in &fonts {
+            let (tag, _) = name.split_once('+').expect("a subset tag");
+            assert!(
+                tag.len() == 6 && tag.chars().all(|c| c.is_ascii_uppercase()),
+                "{name}"
+            );
+            assert_eq!(
+                (emb.as_str(), sub.as_str(), uni.as_str()),
+                ("yes", "yes", "yes")
+            );
+            assert!(kind.contains("CID TrueType"), "{kind}");
+        }
+        let names: Vec<&str> = fonts
+            .iter()
+            .map(|f| f.0.split('+').nth(1).unwrap())
+            .collect();
+        assert!(names.contains(&"NotoSans-Regular") && names.contains(&"NotoSans-Bold"));
+        if i == 3 {
+            assert!(names.contains(&"NotoSansArabic-Regular"), "{names:?}");
+            assert!(
+                names.contains(&"DejaVuSans"),
+                "the figurines' font: {names:?}"
+            );
+            assert!(
+                text.contains('♘') || text.contains('♗'),
+                "figurines: {text}"
+            );
+        } else {
+            assert!(!names.contains(&"NotoSansArabic-Regular"), "{names:?}");
+        }
+        render(&pdf, 1, &format!("board-{}", i + 1));
+    }
+}
+
+#[test]
+fn a_sheet_in_each_language_prints_its_labels_and_every_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, games) = round_db(dir.path(), &short_games(BOARDS.len()));
+    // The Persian board: names in both directions on one sheet.
+    let (b, g) = BOARDS
+        .iter()
+        .zip(&games)
+        .find(|(b, _)| b.black.1.chars().any(|c| PERSIAN.contains(c)))
+        .expect("a board with a Persian name");
+    for lang in Lang::ALL {
+        let pdf = artifacts().join(format!("sheet-{lang}.pdf"));
+        let status = Command::new(BIN)
+            .args(["export", "--format", "pdf", "--lang", lang.code(), "--game"])
+            .arg(g.id.0.to_string())
+            .arg("--out")
+            .arg(&pdf)
+            .arg("--db")
+            .arg(&db)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{lang}");
+        let text = pdftotext(&pdf, None);
+        for label in labels(g, lang) {
+            assert!(text.contains(&label), "{lang}: {label:?} in {text}");
+        }
+        for s in [EVENT, SITE, b.white.1, b.black.1] {
+            assert!(text.contains(s), "{lang}: {s:?} in {text}");
+        }
+        assert!(
+            !text.contains('?') && !text.contains("[U+"),
+            "{lang}: {text}"
+        );
+        if lang != Lang::En {
+            for english in ["Scoresheet", "Signature", "Result", "Time control"] {
+                assert!(!text.contains(english), "{lang}: {english:?} in {text}");
+            }
+        }
+        render(&pdf, 1, &format!("sheet-{lang}"));
+    }
+}
+
+#[test]
+fn the_round_pdf_has_each_boards_sheet_in_board_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, games) = round_db(dir.path(), &short_games(BOARDS.len()));
+    let out = artifacts().join("round-1.pdf");
+    let status = Command::new(BIN)
+        .args([
+            "export",
+            "--format",
+            "pdf",
+            "--round",
+            "1",
+            "--figurine",
+            "--out",
+        ])
+        .arg(&out)
+        .arg("--db")
+        .arg(&db)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(pages_of(&out), BOARDS.len(), "one sheet a board");
+    for (i, (b, g)) in BOARDS.iter().zip(&games).enumerate() {
+        let page = i + 1;
+        let text = pdftotext(&out, Some((page, page)));
+        assert!(
+            text.contains(&Lang::En.fill(
+                "sheet.page",
+                &[("game", &g.id.0.to_string()), ("page", "1"), ("pages", "1")]
+            )),
+            "page {page}: {text}"
+        );
+        assert!(
+            text.contains(b.white.1) && text.contains(b.black.1),
+            "page {page}: {text}"
+        );
+        assert_eq!(players_line(&out, page), players_drawn(b), "page {page}");
+        let on_page = words(&out, page);
+        let label = on_page.iter().find(|w| w.text == "Board").unwrap();
+        let number = on_page
+            .iter()
+            .filter(|w| (w.y - label.y).abs() < 3.0 && w.x > label.x)
+            .min_by(|a, b| a.x.total_cmp(&b.x))
+            .unwrap();
+        assert_eq!(number.text, page.to_string(), "board {page} on page {page}");
+    }
+    render(&out, 4, "round-1-board-4");
+
+    // The same bytes as the library writes; --game still gives one game.
+    let store = Store::open_read_only(&db).unwrap();
+    let sheet = SheetOptions {
+        figurine: true,
+        ..SheetOptions::default()
+    };
+    let options = ExportOptions {
+        round: Some(1),
+        ..ExportOptions::default()
+    };
+    let bytes = export::export_bytes(&store, Format::Pdf, None, options, &sheet).unwrap();
+    assert_eq!(bytes, std::fs::read(&out).unwrap());
+    let one = Command::new(BIN)
+        .args([
+            "export",
+            "--format",
+            "pdf",
+            "--game",
+            &games[1].id.0.to_string(),
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(one.status.success());
+    let one_pdf = dir.path().join("one.pdf");
+    std::fs::write(&one_pdf, one.stdout).unwrap();
+    assert_eq!(pages_of(&one_pdf), 1);
+    assert!(pdftotext(&one_pdf, None).contains(BOARDS[1].white.1));
+
+    // Neither --game nor --round, or a round without games: an error that says what to give.
+    for (args, says) in [
+        (vec!["export", "--format", "pdf"], "--round N"),
+        (
+            vec!["export", "--format", "pdf", "--round", "9"],
+            "round 9 has no games",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .args(&args)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_name_no_font_prints_is_refused_at_import_with_its_line_and_character() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let csv = dir.path().join("round1.csv");
+    for (name, code) in [("Li 李", "U+674E"), ("Crab \u{1f980} Rust", "U+1F980")] {
+        std::fs::write(
+            &csv,
+            format!("board,white,black\n1,Әсел Қасымова,پرویز چمران\n2,\"{name}\",Ivanov\n"),
+        )
+        .unwrap();
+        let out = Command::new(BIN)
+            .args(["pairings", "--round", "1", "--db"])
+            .arg(&db)
+            .arg(&csv)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("line 3") && err.contains(code), "{err}");
+    }
+    // The same file with printable names is imported.
+    std::fs::write(
+        &csv,
+        "board,white,black\n1,Әсел Қасымова,پرویز چمران\n2,Li Chao,Ivanov\n",
+    )
+    .unwrap();
+    let ok = Command::new(BIN)
+        .args(["pairings", "--round", "1", "--db"])
+        .arg(&db)
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
