@@ -21,8 +21,8 @@ use fantoccini::Locator;
 use relay_common::Served;
 use serde_json::Value;
 
-const WHITE: &str = "Нұрлан Әлиев";
-const BLACK: &str = "علی رضا فیروزجا";
+pub(crate) const WHITE: &str = "Нұрлан Әлиев";
+pub(crate) const BLACK: &str = "علی رضا فیروزجا";
 
 fn shared(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,10 +30,9 @@ fn shared(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// A database of a Russian event's round 1: board 7, paired with a Kazakh and a Persian name,
-/// and a real capture's game recorded on it.
-fn russian_event(db: &Path) {
-    let mut store = Store::open(db).unwrap();
+/// A Russian event's round 1 in `store`: board 7, paired with a Kazakh name (IM, 2450) and a
+/// Persian one (GM, 2760); the sheets' tests use it too.
+pub(crate) fn seat_russian_round(store: &mut Store) {
     let event = RoundInfo {
         event: "Кубок Алматы".into(),
         site: "Алматы".into(),
@@ -52,6 +51,12 @@ fn russian_event(db: &Path) {
     pairing.black_title = Some("GM".into());
     pairing.black_elo = Some(2760);
     store.import_pairings(1, &[pairing]).unwrap();
+}
+
+/// A database of [`seat_russian_round`] with a real capture's game recorded on board 7.
+fn russian_event(db: &Path) {
+    let mut store = Store::open(db).unwrap();
+    seat_russian_round(&mut store);
     let capture = std::fs::read(shared("captures/dgt-arnsholt/johan.capture")).unwrap();
     let laws = LawsSetup {
         cfg: LawsConfig::for_edition(Laws::Fide2023),

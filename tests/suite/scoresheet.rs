@@ -28,14 +28,13 @@ use boardscribe::{
         togyz::{Position, ResultFormat, Rules, TogyzGame, notation::format_result},
     },
     lang::Lang,
-    pairings::Pairing,
     protocol::{
         FrameReader,
         tgz::{Frame, Tgz},
     },
     replay::{replay_file, replay_reader_with},
     sensor::{dgt::ClockReading, tgz::TgzBoardState},
-    store::{EventSettings, GameRecord, ResultReason, RoundInfo, Store, Write},
+    store::{GameRecord, ResultReason, Store, Write},
     tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
 
@@ -760,25 +759,8 @@ fn a_sheet_is_written_in_the_events_language_or_the_one_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("lang.db");
     let mut store = Store::open(&db).unwrap();
-    let event = RoundInfo {
-        event: "Кубок Алматы".into(),
-        site: "Алматы".into(),
-        round: 1,
-    };
-    let settings = EventSettings {
-        language: Some("ru".into()),
-        ..EventSettings::default()
-    };
-    store.open_event(Some(&event), &settings, 0).unwrap();
-    let board = store.board("board 7", Kind::Chess).unwrap();
-    store.set_board_number(board, 7).unwrap();
-    let (white, black) = ("Нұрлан Әлиев", "علی رضا فیروزجا");
-    let mut pairing = Pairing::new(7, white, black);
-    pairing.white_title = Some("IM".into());
-    pairing.white_elo = Some(2450);
-    pairing.black_title = Some("GM".into());
-    pairing.black_elo = Some(2760);
-    store.import_pairings(1, &[pairing]).unwrap();
+    crate::page_languages::seat_russian_round(&mut store);
+    let (white, black) = (crate::page_languages::WHITE, crate::page_languages::BLACK);
     let opts = EmulatorOptions {
         seed: 4,
         time_control: Some((7 * 60_000, 2_000)),
