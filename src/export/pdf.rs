@@ -276,11 +276,25 @@ fn draw_head(c: &mut Canvas, sheet: &Scoresheet, number: usize, count: usize) ->
     y - 6.0
 }
 
+/// The width of the move-number column.
+const NO_WIDTH: f32 = 24.0;
+
+/// The size (9 pt at most, 5 at least) at which the bold head `s` fits in `room` points: the
+/// number column's head is a word in some languages (`شماره`).
+fn fitting(s: &str, room: f32) -> f32 {
+    let at_nine = width(s, Weight::Bold, 9.0);
+    if at_nine <= room {
+        9.0
+    } else {
+        (9.0 * room / at_nine).max(5.0)
+    }
+}
+
 /// The two columns of numbered rows; returns the y below them.
 fn draw_moves(c: &mut Canvas, sheet: &Scoresheet, page: &Page, top: f32) -> f32 {
     let gap = 12.0;
     let col = (WIDTH - 2.0 * MARGIN - gap) / 2.0;
-    let no_w = 24.0;
+    let no_w = NO_WIDTH;
     let cell_w = (col - no_w) / 2.0;
     let [no, white, black] = sheet.column_heads();
     let mut bottom = top;
@@ -293,7 +307,14 @@ fn draw_moves(c: &mut Canvas, sheet: &Scoresheet, page: &Page, top: f32) -> f32 
             grey: 230,
         });
         let head = top - ROW + 4.5;
-        text_right(c, Weight::Bold, 9.0, xs[1] - 3.0, head, no);
+        text_right(
+            c,
+            Weight::Bold,
+            fitting(no, NO_WIDTH - 5.0),
+            xs[1] - 3.0,
+            head,
+            no,
+        );
         text(c, Weight::Bold, 9.0, xs[1] + 3.0, head, white);
         text(c, Weight::Bold, 9.0, xs[2] + 3.0, head, black);
         let mut y = top - ROW;
@@ -541,6 +562,19 @@ mod tests {
         assert!(!p[0].contains("Signature of"));
         let bytes = pdf(&sheet).unwrap();
         assert!(bytes.starts_with(b"%PDF-"));
+    }
+
+    #[test]
+    fn the_number_columns_head_fits_its_column_in_every_language() {
+        for lang in crate::lang::Lang::ALL {
+            let no = lang.text("sheet.number");
+            let size = fitting(no, NO_WIDTH - 5.0);
+            assert!(
+                width(no, Weight::Bold, size) <= NO_WIDTH - 5.0 + 0.01,
+                "{lang}: {no:?} at {size} pt"
+            );
+        }
+        assert_eq!(fitting("No.", NO_WIDTH - 5.0), 9.0);
     }
 
     #[test]
