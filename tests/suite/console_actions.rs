@@ -89,6 +89,41 @@ impl Console {
         self.told(&resp).await
     }
 
+    /// The console's pairings form, as the browser posts it: `round`, `format` and the file's
+    /// bytes as they are on disk.
+    pub(crate) async fn upload_pairings(
+        &self,
+        round: u32,
+        file_name: &str,
+        bytes: &[u8],
+    ) -> String {
+        let boundary = "----boardscribe-pairing-files";
+        let mut body = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"round\"\r\n\r\n{round}\r\n\
+             --{boundary}\r\nContent-Disposition: form-data; name=\"format\"\r\n\r\nauto\r\n\
+             --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; \
+             filename=\"{file_name}\"\r\nContent-Type: text/csv\r\n\r\n"
+        )
+        .into_bytes();
+        body.extend(bytes);
+        body.extend(format!("\r\n--{boundary}--\r\n").into_bytes());
+        let resp = self
+            .client
+            .post(format!("{}arbiter/pairings", self.url))
+            .header(header::COOKIE, &self.cookie)
+            .header(header::ORIGIN, &self.origin)
+            .header(
+                header::CONTENT_TYPE,
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+        self.told(&resp).await
+    }
+
     /// Where an action's answer sends back, with what the banner there says.
     pub(crate) async fn told(&self, resp: &reqwest::Response) -> String {
         let back = location(resp);
@@ -403,28 +438,9 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         .await;
     assert!(back.contains("round 2 started"), "{back}");
     let csv = "board,white,black,white_elo,black_elo\n1,\"Abenov, Arman\",\"Li, Wei\",2610,2555\n2,\"Kim, Ana\",\"Ortiz, Luis\",2400,2380\n";
-    let boundary = "----boardscribe-test-boundary";
-    let body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"round\"\r\n\r\n2\r\n\
-         --{boundary}\r\nContent-Disposition: form-data; name=\"format\"\r\n\r\nauto\r\n\
-         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"round2.csv\"\r\n\
-         Content-Type: text/csv\r\n\r\n{csv}\r\n--{boundary}--\r\n"
-    );
-    let resp = console
-        .client
-        .post(format!("{url}arbiter/pairings"))
-        .header(header::COOKIE, &console.cookie)
-        .header(header::ORIGIN, &console.origin)
-        .header(
-            header::CONTENT_TYPE,
-            format!("multipart/form-data; boundary={boundary}"),
-        )
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
-    let back = console.told(&resp).await;
+    let back = console
+        .upload_pairings(2, "round2.csv", csv.as_bytes())
+        .await;
     assert!(
         back.contains("round 2: 2 boards paired from round2.csv"),
         "{back}"

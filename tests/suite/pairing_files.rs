@@ -17,7 +17,6 @@ use boardscribe::{
     store::{BoardId, GameId, Store, Write},
     tracker::event::{RecordedMove, TrackerEvent},
 };
-use reqwest::{StatusCode, header};
 use serde_json::Value;
 use shakmaty::{Chess, EnPassantMode, Position, fen::Fen, san::San};
 
@@ -129,42 +128,12 @@ fn a_windows_1251_semicolon_csv_imports_through_the_command_line_with_its_names(
     assert_eq!(names(&Store::open(&db).unwrap(), 1), owned(&want));
 }
 
-/// The console's pairings form, as the browser posts it: `round`, `format` and the file's
-/// bytes as they are on disk.
-async fn upload(console: &Console, round: u32, file_name: &str, bytes: &[u8]) -> String {
-    let boundary = "----boardscribe-pairing-files";
-    let mut body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"round\"\r\n\r\n{round}\r\n\
-         --{boundary}\r\nContent-Disposition: form-data; name=\"format\"\r\n\r\nauto\r\n\
-         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; \
-         filename=\"{file_name}\"\r\nContent-Type: text/csv\r\n\r\n"
-    )
-    .into_bytes();
-    body.extend(bytes);
-    body.extend(format!("\r\n--{boundary}--\r\n").into_bytes());
-    let resp = console
-        .client
-        .post(format!("{}arbiter/pairings", console.url))
-        .header(header::COOKIE, &console.cookie)
-        .header(header::ORIGIN, &console.origin)
-        .header(
-            header::CONTENT_TYPE,
-            format!("multipart/form-data; boundary={boundary}"),
-        )
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
-    console.told(&resp).await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_windows_1251_semicolon_csv_uploads_through_the_console_with_its_names() {
     let bench = Bench::with_round(Token::new(TOKEN), Some(1)).await;
     let console = Console::login(&bench.url, "Chief arbiter").await;
     let (bytes, want) = windows_1251();
-    let told = upload(&console, 1, "round1.csv", &bytes).await;
+    let told = console.upload_pairings(1, "round1.csv", &bytes).await;
     assert!(
         told.ends_with(
             "msg=round 1: 2 boards paired from round1.csv (read as Windows-1251 (Cyrillic))"
@@ -181,14 +150,14 @@ async fn a_windows_1251_semicolon_csv_uploads_through_the_console_with_its_names
         .into_iter()
         .chain(tabs.encode_utf16().flat_map(u16::to_le_bytes))
         .collect();
-    let told = upload(&console, 2, "round2.csv", &le).await;
+    let told = console.upload_pairings(2, "round2.csv", &le).await;
     assert!(told.ends_with("(read as UTF-16 LE)"), "{told}");
     assert_eq!(names(&bench.store(), 2), owned(&CYRILLIC_NAMES));
 
     // Not text: refused with its line, nothing changed.
     let mut noise = b"board;white;black\n1;a;b\n".to_vec();
     noise.extend([0x9f, 0x13, 0xff, 0x80, 0x00]);
-    let told = upload(&console, 1, "round1.csv", &noise).await;
+    let told = console.upload_pairings(1, "round1.csv", &noise).await;
     assert!(
         told.contains("err=line 3: byte 0x9F is not UTF-8"),
         "{told}"
