@@ -276,18 +276,12 @@ impl Scoresheet {
     /// The column heads: `No. | White | Black` (`№` for togyz korgool, as on Kazakh sheets;
     /// the sides in togyz korgool's own words).
     pub fn column_heads(&self) -> [&'static str; 3] {
-        match self.kind {
-            Kind::Chess => [
-                self.lang.text("sheet.number"),
-                self.lang.text("sheet.white"),
-                self.lang.text("sheet.black"),
-            ],
-            Kind::Togyz => [
-                "№",
-                self.lang.text("togyz.white"),
-                self.lang.text("togyz.black"),
-            ],
-        }
+        let number = match self.kind {
+            Kind::Chess => self.lang.text("sheet.number"),
+            Kind::Togyz => "№",
+        };
+        let [white, black] = remarks::side_words(self.kind, self.lang);
+        [number, white, black]
     }
 
     /// The sheet's heading: a scoresheet, or a togyz korgool one.

@@ -36,11 +36,15 @@ fn said(s: &Option<String>) -> Option<&str> {
 
 /// The side that makes `ply` in words (`kind`'s own words for togyz korgool).
 pub(super) fn side_of(ply: u32, kind: Kind, lang: Lang) -> &'static str {
-    match (ply % 2 == 1, kind) {
-        (true, Kind::Chess) => lang.text("sheet.white"),
-        (false, Kind::Chess) => lang.text("sheet.black"),
-        (true, Kind::Togyz) => lang.text("togyz.white"),
-        (false, Kind::Togyz) => lang.text("togyz.black"),
+    let [white, black] = side_words(kind, lang);
+    if ply % 2 == 1 { white } else { black }
+}
+
+/// White's and Black's names in `lang` (togyz korgool's own words for its sides).
+pub(super) fn side_words(kind: Kind, lang: Lang) -> [&'static str; 2] {
+    match kind {
+        Kind::Chess => [lang.text("sheet.white"), lang.text("sheet.black")],
+        Kind::Togyz => [lang.text("togyz.white"), lang.text("togyz.black")],
     }
 }
 
