@@ -344,7 +344,7 @@ pub(super) fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::
                     .game(game)?
                     .with_context(|| format!("no game with id {}", game.0))?;
                 let zone = history::local_zone();
-                for line in history::in_words(&record, &entries, &zone) {
+                for line in history::in_words(&record, &entries, &zone, crate::lang::Lang::En) {
                     println!("{line}");
                 }
             }

@@ -280,7 +280,7 @@ impl Scoresheet {
             Kind::Chess => self.lang.text("sheet.number"),
             Kind::Togyz => "№",
         };
-        let [white, black] = remarks::side_words(self.kind, self.lang);
+        let [white, black] = self.lang.sides(self.kind);
         [number, white, black]
     }
 
@@ -296,7 +296,7 @@ impl Scoresheet {
     pub fn termination_text(&self) -> Option<String> {
         self.termination
             .as_deref()
-            .map(|t| remarks::termination_text(t, self.lang))
+            .map(|t| crate::lang::record::termination_text(t, self.lang))
     }
 
     /// What each signature line is for: White, Black (togyz korgool's own words) and the

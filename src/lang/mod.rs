@@ -14,6 +14,10 @@
 
 use std::{collections::HashMap, fmt, str::FromStr, sync::OnceLock};
 
+use crate::{game::Kind, tracker::Side};
+
+pub mod record;
+
 /// A language of the sheets, pages and console.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -115,6 +119,39 @@ impl Lang {
             out = out.replace(&format!("{{{name}}}"), value);
         }
         out
+    }
+
+    /// White's and Black's names (togyz korgool's own words for its sides).
+    pub fn sides(self, kind: Kind) -> [&'static str; 2] {
+        match kind {
+            Kind::Chess => [self.text("sheet.white"), self.text("sheet.black")],
+            Kind::Togyz => [self.text("togyz.white"), self.text("togyz.black")],
+        }
+    }
+
+    /// The name of `side` in a game of `kind`.
+    pub fn side(self, side: Side, kind: Kind) -> &'static str {
+        self.sides(kind)[usize::from(side == Side::Black)]
+    }
+
+    /// The side that makes `ply` (1-based), in words.
+    pub fn side_of(self, ply: u32, kind: Kind) -> &'static str {
+        self.sides(kind)[usize::from(ply.is_multiple_of(2))]
+    }
+
+    /// "before move 6 (Black)" for the ply an event happened before; "before the game" for
+    /// none.
+    pub fn before_ply(self, ply: Option<u32>, kind: Kind) -> String {
+        match ply {
+            Some(p) if p > 0 => self.fill(
+                "remark.before_move",
+                &[
+                    ("move", &p.div_ceil(2).to_string()),
+                    ("side", self.side_of(p, kind)),
+                ],
+            ),
+            _ => self.text("remark.before_game").to_owned(),
+        }
     }
 
     /// The language's own name, as its switch shows it.

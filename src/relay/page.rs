@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 
 use crate::{
+    game::Kind,
     lang::Lang,
     relay::{live::BoardSnapshot, view::BoardView},
     store::PlayerRecord,
@@ -59,16 +60,8 @@ pub(crate) fn last_move_text(b: &BoardSnapshot) -> String {
     })
 }
 
-/// A board as the pages title it: `Board 12`, else its name.
-pub(crate) fn board_title(b: &BoardSnapshot) -> String {
-    match b.number {
-        Some(n) => format!("Board {n}"),
-        None => b.name.clone(),
-    }
-}
-
 /// A board as a page in `lang` titles it: `Доска 12`, else its name.
-fn board_title_in(b: &BoardSnapshot, lang: Lang) -> String {
+pub(crate) fn board_title_in(b: &BoardSnapshot, lang: Lang) -> String {
     match b.number {
         Some(n) => lang.fill("page.board", &[("n", &n.to_string())]),
         None => b.name.clone(),
@@ -77,13 +70,15 @@ fn board_title_in(b: &BoardSnapshot, lang: Lang) -> String {
 
 /// A player as the page writes them in `lang`: title, the name isolated, rating; the side's
 /// name when the pairing is not known.
-fn player_html(player: Option<&PlayerRecord>, side: Side, lang: Lang) -> String {
+pub(crate) fn player_html(
+    player: Option<&PlayerRecord>,
+    side: Side,
+    kind: Kind,
+    lang: Lang,
+) -> String {
     match player {
         Some(p) => p.label_html(),
-        None => escape(match side {
-            Side::White => lang.text("sheet.white"),
-            Side::Black => lang.text("sheet.black"),
-        }),
+        None => escape(lang.side(side, kind)),
     }
 }
 
@@ -108,14 +103,18 @@ fn board_section(out: &mut String, view: &BoardView, large: bool, lang: Lang) {
     let _ = write!(
         out,
         r#"<div class="players"><span class="player black-name">{}</span>{}</div>"#,
-        player_html(view.black_player.as_ref(), Side::Black, lang),
+        player_html(view.black_player.as_ref(), Side::Black, b.kind, lang),
         clock_span(b, Side::Black, lang),
     );
-    let _ = write!(out, r#"<div class="svg">{}</div>"#, view.svg);
+    let _ = write!(
+        out,
+        r#"<div class="svg">{}</div>"#,
+        super::view::draw_in(b, lang)
+    );
     let _ = write!(
         out,
         r#"<div class="players"><span class="player white-name">{}</span>{}</div>"#,
-        player_html(view.white_player.as_ref(), Side::White, lang),
+        player_html(view.white_player.as_ref(), Side::White, b.kind, lang),
         clock_span(b, Side::White, lang),
     );
     let result = b.result.as_deref().map_or(String::new(), |r| {
@@ -223,6 +222,10 @@ fn script_texts(lang: Lang) -> String {
         ("pending", "page.pending"),
         ("white", "sheet.white"),
         ("black", "sheet.black"),
+        ("togyz_white", "togyz.white"),
+        ("togyz_black", "togyz.black"),
+        ("store_white", "togyz.store_white"),
+        ("store_black", "togyz.store_black"),
     ] {
         texts.insert(name.into(), lang.text(key).into());
     }
@@ -231,7 +234,7 @@ fn script_texts(lang: Lang) -> String {
 
 /// The switch between the languages: each in its own name, this one marked; `path` is the
 /// page's own.
-fn language_switch(path: &str, lang: Lang) -> String {
+pub(crate) fn language_switch(path: &str, lang: Lang) -> String {
     let mut out = format!(
         r#"<nav class="langs" aria-label="{}">"#,
         escape(lang.text("page.languages"))
@@ -306,9 +309,9 @@ pub fn board_page_html(board: &BoardView, lang: Lang) -> String {
     let mut main = String::from(r#"<main class="single">"#);
     board_section(&mut main, board, true, lang);
     main.push_str("</main>");
-    let side = |player: &Option<PlayerRecord>, name: &str, side: &'static str| match player {
+    let side = |player: &Option<PlayerRecord>, name: &str, side: Side| match player {
         Some(_) => name.to_owned(),
-        None => lang.text(side).to_owned(),
+        None => lang.side(side, board.live.kind).to_owned(),
     };
     let title = lang.fill(
         "page.board_page",
@@ -316,11 +319,11 @@ pub fn board_page_html(board: &BoardView, lang: Lang) -> String {
             ("board", &board_title_in(&board.live, lang)),
             (
                 "white",
-                &side(&board.white_player, &board.white, "sheet.white"),
+                &side(&board.white_player, &board.white, Side::White),
             ),
             (
                 "black",
-                &side(&board.black_player, &board.black, "sheet.black"),
+                &side(&board.black_player, &board.black, Side::Black),
             ),
         ],
     );
@@ -354,7 +357,7 @@ mod tests {
     #[test]
     fn the_togyz_start_has_nine_in_every_pit_and_empty_stores() {
         let fen = togyz::notation::to_fen(&togyz::Position::new());
-        let svg = togyz_svg(&fen, None);
+        let svg = togyz_svg(&fen, None, Lang::En);
         assert_eq!(svg.matches(r#"class="pit""#).count(), 18);
         assert_eq!(svg.matches(r#"data-count="9""#).count(), 18);
         assert_eq!(
@@ -373,7 +376,7 @@ mod tests {
         // Rules summary section 5, the game to 82: W[1 2 2 X 3 2 2 1 1] B[1 3 4 3 5 X 1 0 6]
         // K82-43, white's tuz on black's pit 6, black's on white's pit 4.
         let fen = "6S,1,1S,t,5S,3S,4S,3S,1S/1S,2S,2S,t,3S,2S,2S,1S,1S 82 43 N 38";
-        let svg = togyz_svg(fen, Some((8, 12)));
+        let svg = togyz_svg(fen, Some((8, 12)), Lang::En);
         assert!(svg.contains(r#"data-side="black" data-pit="6" data-count="0" data-tuz="white""#));
         assert!(svg.contains(r#"data-side="white" data-pit="4" data-count="0" data-tuz="black""#));
         assert_eq!(svg.matches("class=\"tuzmark\"").count(), 2);
@@ -385,7 +388,7 @@ mod tests {
         assert!(svg.contains(r#"class="pit last" data-side="black" data-pit="4""#));
         assert_eq!(svg.matches(" last").count(), 2);
         // An unreadable FEN draws an empty board, escaped in the label.
-        let svg = togyz_svg("<nonsense>", None);
+        let svg = togyz_svg("<nonsense>", None, Lang::En);
         assert!(svg.contains("&lt;nonsense&gt;") && svg.matches(r#"data-count="0""#).count() == 20);
     }
 

@@ -433,7 +433,7 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
                 "GET",
                 "/arbiter",
                 Arbiter,
-                &["fragment", "attention", "flash"],
+                &["fragment", "attention", "flash", "lang"],
             ),
             get(session::arbiter_page),
         ),
@@ -454,7 +454,7 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
                 "GET",
                 "/arbiter/boards/{key}",
                 Arbiter,
-                &["fragment", "flash"],
+                &["fragment", "flash", "lang"],
             ),
             get(session::arbiter_board_page),
         ),
@@ -931,16 +931,18 @@ struct LangQuery {
 /// The language a page is written in: the one its switch asked for, else the browser's most
 /// preferred of ours (`Accept-Language`), else the event's.
 fn page_language(app: &App, q: &LangQuery, headers: &HeaderMap) -> crate::lang::Lang {
-    use crate::lang::Lang;
     q.lang
         .as_deref()
-        .and_then(Lang::from_tag)
-        .or_else(|| {
-            headers
-                .get(header::ACCEPT_LANGUAGE)
-                .and_then(|v| v.to_str().ok())
-                .and_then(Lang::from_accept_language)
-        })
+        .and_then(crate::lang::Lang::from_tag)
+        .unwrap_or_else(|| browser_language(app, headers))
+}
+
+/// The browser's most preferred language of ours (`Accept-Language`), else the event's.
+fn browser_language(app: &App, headers: &HeaderMap) -> crate::lang::Lang {
+    headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(crate::lang::Lang::from_accept_language)
         .unwrap_or(app.language)
 }
 

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::export::escape_html as escape;
 use crate::game::togyz;
+use crate::lang::Lang;
 
 /// Side of a square in SVG units.
 const SQ: u32 = 45;
@@ -118,8 +119,10 @@ const STORE_H: u32 = 40;
 /// move's start pit and landing pit (locations 0..18: white's pits 1..9, then black's). Each pit
 /// is a `rect` with `data-side`, `data-pit` and `data-count`; a tuz pit has class `tuz` and
 /// `data-tuz` (its owner) and a marker; each store a `rect` with `data-store` and `data-count`.
-/// An unreadable FEN draws an empty board.
-pub fn togyz_svg(fen: &str, last: Option<(usize, usize)>) -> String {
+/// Each store's count follows its name in `lang` (a `tspan` with class `store-name` and
+/// `data-store`, which the page's script names again in the reader's language). An unreadable
+/// FEN draws an empty board.
+pub fn togyz_svg(fen: &str, last: Option<(usize, usize)>, lang: Lang) -> String {
     let board = togyz::notation::from_fen(fen, togyz::Rules::KYRGYZ)
         .map(|p| *p.board())
         .unwrap_or(togyz::Board {
@@ -190,11 +193,16 @@ pub fn togyz_svg(fen: &str, last: Option<(usize, usize)>) -> String {
     ] {
         let count = board.stores[side.index()];
         let name = togyz_side(side);
+        let words = lang.text(match side {
+            togyz::Side::White => "togyz.store_white",
+            togyz::Side::Black => "togyz.store_black",
+        });
         let _ = write!(
             out,
-            r#"<rect x="0" y="{y}" width="{w}" height="{STORE_H}" class="store {name}" data-store="{name}" data-count="{count}"/><text x="{}" y="{}" class="count">{name}: {count}</text>"#,
+            r#"<rect x="0" y="{y}" width="{w}" height="{STORE_H}" class="store {name}" data-store="{name}" data-count="{count}"/><text x="{}" y="{}" class="count"><tspan class="store-name" data-store="{name}">{}</tspan>: {count}</text>"#,
             w / 2,
-            y + STORE_H / 2 + 1
+            y + STORE_H / 2 + 1,
+            escape(words)
         );
     }
     out.push_str("</svg>");

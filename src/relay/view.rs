@@ -9,13 +9,19 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{alerts::Alert, live::BoardSnapshot, svg};
-use crate::{game::Kind, store::PlayerRecord};
+use crate::{game::Kind, lang::Lang, store::PlayerRecord};
 
-/// The snapshot's position as an SVG board, the last move marked.
+/// The snapshot's position as an SVG board, the last move marked, its words in English (the
+/// page names them again in its language: [`draw_in`]).
 pub fn draw(b: &BoardSnapshot) -> String {
+    draw_in(b, Lang::En)
+}
+
+/// [`draw`] with the board's words (a togyz korgool board's stores) in `lang`.
+pub fn draw_in(b: &BoardSnapshot, lang: Lang) -> String {
     match b.kind {
         Kind::Chess => svg::board_svg(&b.fen, b.last_move.as_ref().and_then(|m| m.uci.as_deref())),
-        Kind::Togyz => svg::togyz_svg(&b.fen, b.last_move.as_ref().and_then(|m| m.pits)),
+        Kind::Togyz => svg::togyz_svg(&b.fen, b.last_move.as_ref().and_then(|m| m.pits), lang),
     }
 }
 

@@ -1,4 +1,5 @@
-//! `arbiter history` in words: one line per event, for the arbiter to read.
+//! `arbiter history` and the console's history in words, in the arbiter's language: one line
+//! per event, for the arbiter to read.
 //!
 //! Flow: [`in_words`] walks a game's history (its events; the moves are the record) in the
 //! order recorded and writes each event as
@@ -12,11 +13,17 @@
 use jiff::{Timestamp, tz::TimeZone};
 use serde_json::Value;
 
-use super::moveno::{in_words as move_words, numbered};
+use super::moveno::{MoveNo, numbered};
 use crate::{
     Millis,
-    store::{Action, Audit, GameRecord, HistoryEntry, Recorded, Ruling, Shown},
+    game::Kind,
+    lang::{
+        Lang,
+        record::{kind_title, reason_text, ruling_text, termination_text},
+    },
+    store::{Action, Audit, GameRecord, HistoryEntry, Recorded, Shown},
     text::escape_controls,
+    tracker::Side,
 };
 
 /// Times below this are a stream's own clock (a capture's seconds from 0), not the epoch's.
@@ -52,13 +59,25 @@ fn clock(ms: u64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
-/// The game's history, one line per event (and one per event's withdrawn moves).
-pub fn in_words(game: &GameRecord, entries: &[HistoryEntry], zone: &TimeZone) -> Vec<String> {
+/// The game's history in `lang`, one line per event (and one per event's withdrawn moves).
+pub fn in_words(
+    game: &GameRecord,
+    entries: &[HistoryEntry],
+    zone: &TimeZone,
+    lang: Lang,
+) -> Vec<String> {
     let board = match game.board_no {
-        Some(n) => format!("board {n}"),
-        None => format!("board {:?}", game.board_name),
+        Some(n) => n.to_string(),
+        None => format!("{:?}", game.board_name),
     };
-    let head = format!("{board} (game {})", game.id.0);
+    let head = lang.fill(
+        "history.board_game",
+        &[("board", &board), ("game", &game.id.0.to_string())],
+    );
+    let words = Words {
+        lang,
+        kind: game.kind,
+    };
     let mut lines = Vec::with_capacity(entries.len());
     for entry in entries {
         let e = &entry.event;
@@ -70,14 +89,14 @@ pub fn in_words(game: &GameRecord, entries: &[HistoryEntry], zone: &TimeZone) ->
             _ => e.ply.unwrap_or_else(|| plies_at(game, e.at_ms) + 1),
         }
         .max(1);
-        let what = what(&e.kind, &e.detail, &e.what);
+        let what = words.what(&e.kind, &e.detail, &e.what);
         // An author or a note written before control characters were refused (an old
         // database) shows them escaped: no line can be forged on the arbiter's terminal.
         let what = escape_controls(&what);
         lines.push(format!(
             "{}  {head}  {:<14} {what}",
             when(e.at_ms, zone),
-            move_words(at)
+            words.move_words(at)
         ));
         if !entry.retracted.is_empty() {
             let moves: Vec<String> = entry
@@ -85,7 +104,10 @@ pub fn in_words(game: &GameRecord, entries: &[HistoryEntry], zone: &TimeZone) ->
                 .iter()
                 .map(|m| numbered(m.ply, &m.notation))
                 .collect();
-            lines.push(format!("    withdrawn: {}", moves.join(" ")));
+            lines.push(format!(
+                "    {}",
+                lang.fill("history.withdrawn", &[("moves", &moves.join(" "))])
+            ));
         }
     }
     lines
@@ -115,173 +137,248 @@ fn number(detail: &Value, key: &str) -> Option<u32> {
         .and_then(|n| u32::try_from(n).ok())
 }
 
-/// A kind's name in words: `clock_without_move` → `clock without move`.
+/// A stored name in words: `clock_without_move` → `clock without move`.
 fn kind_words(kind: &str) -> String {
     kind.replace('_', " ")
 }
 
-/// What an event says, in words.
-fn what(kind: &str, detail: &Value, recorded: &Recorded) -> String {
-    match recorded {
-        Recorded::Decision(d) => {
-            let mut out = match &d.action {
-                Action::SetResult {
-                    result,
-                    reason,
-                    previous_result,
-                    ..
-                } => format!(
-                    "result set to {result} ({}, was {previous_result})",
-                    reason.as_str()
-                ),
-                Action::Rule {
-                    irregularity,
-                    ruling,
-                } => format!(
-                    "irregularity {irregularity} ruled: {}",
-                    ruling_words(ruling)
-                ),
-                Action::CorrectMove {
-                    ply,
-                    old_notation,
-                    new_notation,
-                    retracted,
-                    ..
-                } => format!(
-                    "move corrected: {} -> {new_notation} ({retracted} move(s) re-recorded)",
-                    numbered(*ply, old_notation)
-                ),
-                Action::Note { .. } => "note".to_owned(),
-                Action::Resume {
-                    after_ply,
-                    moves,
-                    retracted,
-                } => {
-                    let mut s = match after_ply {
-                        0 => "game resumed from the start".to_owned(),
-                        p => format!("game resumed after {}", move_words(*p)),
-                    };
-                    if !moves.is_empty() {
-                        s.push_str(&format!(" with {}", moves.join(" ")));
+/// The history's words in one language, for a game of one kind.
+struct Words {
+    lang: Lang,
+    kind: Kind,
+}
+
+impl Words {
+    /// `move 34 black`: the move a ply is.
+    fn move_words(&self, ply: u32) -> String {
+        let n = MoveNo::of_ply(ply);
+        self.lang.fill(
+            "history.move",
+            &[("move", &n.number.to_string()), ("side", self.side(n.side))],
+        )
+    }
+
+    /// A side as the history names it (`white`), or a player when none is known.
+    fn side(&self, side: Option<Side>) -> &'static str {
+        self.lang.text(match side {
+            Some(Side::White) => "history.white",
+            Some(Side::Black) => "history.black",
+            None => "remark.a_player",
+        })
+    }
+
+    /// What an event says, in words.
+    fn what(&self, kind: &str, detail: &Value, recorded: &Recorded) -> String {
+        let lang = self.lang;
+        match recorded {
+            Recorded::Decision(d) => {
+                let mut out = match &d.action {
+                    Action::SetResult {
+                        result,
+                        reason,
+                        previous_result,
+                        ..
+                    } => lang.fill(
+                        "history.result_set",
+                        &[
+                            ("result", result),
+                            ("reason", &reason_text(reason.as_str(), lang)),
+                            ("previous", previous_result),
+                        ],
+                    ),
+                    Action::Rule {
+                        irregularity,
+                        ruling,
+                    } => lang.fill(
+                        "history.ruled",
+                        &[
+                            ("irregularity", &irregularity.to_string()),
+                            ("ruling", &ruling_text(ruling, self.kind, lang)),
+                        ],
+                    ),
+                    Action::CorrectMove {
+                        ply,
+                        old_notation,
+                        new_notation,
+                        retracted,
+                        ..
+                    } => lang.fill(
+                        "history.corrected",
+                        &[
+                            ("old", &numbered(*ply, old_notation)),
+                            ("new", new_notation),
+                            ("count", &retracted.to_string()),
+                        ],
+                    ),
+                    Action::Note { .. } => lang.text("history.note").to_owned(),
+                    Action::Resume {
+                        after_ply,
+                        moves,
+                        retracted,
+                    } => {
+                        let mut s = match after_ply {
+                            0 => lang.text("history.resumed_start").to_owned(),
+                            p => lang
+                                .fill("history.resumed_after", &[("move", &self.move_words(*p))]),
+                        };
+                        if !moves.is_empty() {
+                            s.push(' ');
+                            s.push_str(
+                                &lang.fill("history.resumed_with", &[("moves", &moves.join(" "))]),
+                            );
+                        }
+                        if *retracted > 0 {
+                            s.push(' ');
+                            s.push_str(&lang.fill(
+                                "history.resumed_withdrawn",
+                                &[("count", &retracted.to_string())],
+                            ));
+                        }
+                        s
                     }
-                    if *retracted > 0 {
-                        s.push_str(&format!(" ({retracted} move(s) withdrawn)"));
-                    }
-                    s
+                };
+                out.push(' ');
+                out.push_str(&lang.fill("history.by", &[("author", &d.author)]));
+                if let Some(note) = &d.note {
+                    out.push_str(&format!(": {note:?}"));
                 }
-            };
-            out.push_str(&format!(" by {}", d.author));
-            if let Some(note) = &d.note {
-                out.push_str(&format!(": {note:?}"));
+                out
             }
-            out
-        }
-        Recorded::Irregularity(shown) => irregularity(kind, detail, shown),
-        Recorded::Audit(Audit::Revision { old, new }) => format!(
-            "move revised on the board: {} -> {}",
-            numbered(old.ply, &old.notation),
-            new.notation
-        ),
-        Recorded::Audit(Audit::Takeback { from_ply, to_ply }) => match to_ply {
-            0 => format!("taken back to the start ({from_ply} plies)"),
-            p => format!(
-                "taken back to after {} ({} plies)",
-                move_words(*p),
-                from_ply.saturating_sub(*p)
+            Recorded::Irregularity(shown) => self.irregularity(kind, detail, shown),
+            Recorded::Audit(Audit::Revision { old, new }) => lang.fill(
+                "history.revised",
+                &[
+                    ("old", &numbered(old.ply, &old.notation)),
+                    ("new", &new.notation),
+                ],
             ),
-        },
-        Recorded::Resolved { id, how } => {
-            let id = id.map(|i| format!(" {i}")).unwrap_or_default();
-            match how {
-                Some(how) => format!("irregularity{id} resolved: {how}"),
-                None => format!("irregularity{id} resolved"),
+            Recorded::Audit(Audit::Takeback { from_ply, to_ply }) => match to_ply {
+                0 => lang.fill(
+                    "history.takeback_start",
+                    &[("plies", &from_ply.to_string())],
+                ),
+                p => lang.fill(
+                    "history.takeback",
+                    &[
+                        ("move", &self.move_words(*p)),
+                        ("plies", &from_ply.saturating_sub(*p).to_string()),
+                    ],
+                ),
+            },
+            Recorded::Resolved { id, how } => {
+                let id = id.map_or_else(|| "?".to_owned(), |i| i.to_string());
+                match how {
+                    Some(how) => lang.fill("history.resolved_how", &[("id", &id), ("how", how)]),
+                    None => lang.fill("history.resolved", &[("id", &id)]),
+                }
             }
-        }
-        Recorded::FlagFall(f) => {
-            let side = f.side.map_or("a", |s| s.as_str());
-            let mut s = format!("{side}'s flag fell");
-            if let Some(p) = &f.proposed {
-                s.push_str(&format!(": {p} proposed"));
+            Recorded::FlagFall(f) => {
+                let mut s = lang.fill("history.flag_fell", &[("side", self.side(f.side))]);
+                if let Some(p) = &f.proposed {
+                    s.push_str(": ");
+                    s.push_str(&lang.fill("history.proposed", &[("result", p)]));
+                }
+                if let Some(a) = &f.article {
+                    s.push(' ');
+                    s.push_str(&lang.fill("history.article", &[("article", a)]));
+                }
+                if let Some(n) = &f.note {
+                    s.push_str(&format!("; {n}"));
+                }
+                s
             }
-            if let Some(a) = &f.article {
-                s.push_str(&format!(" (article {a})"));
+            Recorded::Claimable { claim, article } => {
+                let claim = claim.as_deref().map_or_else(
+                    || lang.text("history.a_draw").to_owned(),
+                    |c| termination_text(c, lang),
+                );
+                let mut s = lang.fill("history.claimable", &[("claim", &claim)]);
+                if let Some(a) = article {
+                    s.push(' ');
+                    s.push_str(&lang.fill("history.article", &[("article", a)]));
+                }
+                s
             }
-            if let Some(n) = &f.note {
-                s.push_str(&format!("; {n}"));
-            }
-            s
-        }
-        Recorded::Claimable { claim, article } => {
-            let claim = claim.as_deref().map_or("a draw".to_owned(), kind_words);
-            match article {
-                Some(a) => format!("{claim} may be claimed (article {a})"),
-                None => format!("{claim} may be claimed"),
-            }
-        }
-        Recorded::ResultGesture { proposed } => format!(
-            "the kings showed {}: a result for the arbiter to confirm",
-            proposed.as_deref().unwrap_or("a result")
-        ),
-        Recorded::Other => other(kind, detail),
-    }
-}
-
-fn ruling_words(r: &Ruling) -> String {
-    match r {
-        Ruling::PenaltyApplied { description } => format!("penalty applied: {description}"),
-        Ruling::MoveStands => "the move stands".to_owned(),
-        Ruling::PositionReinstated { ply } => {
-            format!("position reinstated before {}", move_words(*ply))
-        }
-        Ruling::NoAction => "no action".to_owned(),
-    }
-}
-
-fn irregularity(kind: &str, detail: &Value, shown: &Shown) -> String {
-    let mut s = match shown.id {
-        Some(id) => format!("irregularity {id}: {}", kind_words(kind)),
-        // A gap's recovery has no number.
-        None => match (number(detail, "from_ply"), number(detail, "to_ply")) {
-            (Some(from), Some(to)) => format!(
-                "{}: plies {from} to {to}, made while the board was not heard",
-                kind_words(kind)
+            Recorded::ResultGesture { proposed } => lang.fill(
+                "history.gesture",
+                &[(
+                    "result",
+                    proposed
+                        .as_deref()
+                        .unwrap_or_else(|| lang.text("history.a_result")),
+                )],
             ),
-            _ => kind_words(kind),
-        },
-    };
-    if let Some(side) = shown.player {
-        s.push_str(&format!(" by {}", side.as_str()));
+            Recorded::Other => self.other(kind, detail),
+        }
     }
-    if let Some(d) = shown.detail.as_deref().filter(|d| !d.is_empty()) {
-        s.push_str(&format!(": {d}"));
-    }
-    if let Some(a) = &shown.article {
-        s.push_str(&format!(" (article {a})"));
-    }
-    if let Some(r) = &shown.ruling {
-        s.push_str(&format!("; {r}"));
-    }
-    s
-}
 
-/// Events the typed record keeps no value for: a game's start and end, a reorientation;
-/// anything else as stored.
-fn other(kind: &str, detail: &Value) -> String {
-    match kind {
-        "game_started" => match text(detail, "start") {
-            Some(fen) => format!("game started from {fen}"),
-            None => "game started".to_owned(),
-        },
-        "game_ended" => format!(
-            "game ended {} ({})",
-            text(detail, "result").unwrap_or("?"),
-            text(detail, "termination").unwrap_or("?")
-        ),
-        "reoriented" => format!(
-            "board read {}",
-            text(detail, "orientation").map_or("?".to_owned(), kind_words)
-        ),
-        _ => format!("{} {detail}", kind_words(kind)),
+    fn irregularity(&self, kind: &str, detail: &Value, shown: &Shown) -> String {
+        let lang = self.lang;
+        let kind_name = kind_title(kind, lang);
+        let mut s = match shown.id {
+            Some(id) => lang.fill(
+                "history.irregularity",
+                &[("id", &id.to_string()), ("kind", &kind_name)],
+            ),
+            // A gap's recovery has no number.
+            None => match (number(detail, "from_ply"), number(detail, "to_ply")) {
+                (Some(from), Some(to)) => lang.fill(
+                    "history.recovered",
+                    &[
+                        ("kind", &kind_name),
+                        ("from", &from.to_string()),
+                        ("to", &to.to_string()),
+                    ],
+                ),
+                _ => kind_name,
+            },
+        };
+        if let Some(side) = shown.player {
+            s.push(' ');
+            s.push_str(&lang.fill("history.by", &[("author", self.side(Some(side)))]));
+        }
+        if let Some(d) = shown.detail.as_deref().filter(|d| !d.is_empty()) {
+            s.push_str(&format!(": {d}"));
+        }
+        if let Some(a) = &shown.article {
+            s.push(' ');
+            s.push_str(&lang.fill("history.article", &[("article", a)]));
+        }
+        if let Some(r) = &shown.ruling {
+            s.push_str(&format!("; {r}"));
+        }
+        s
+    }
+
+    /// Events the typed record keeps no value for: a game's start and end, a reorientation;
+    /// anything else as stored.
+    fn other(&self, kind: &str, detail: &Value) -> String {
+        let lang = self.lang;
+        match kind {
+            "game_started" => match text(detail, "start") {
+                Some(fen) => lang.fill("history.game_started_from", &[("fen", fen)]),
+                None => lang.text("history.game_started").to_owned(),
+            },
+            "game_ended" => lang.fill(
+                "history.game_ended",
+                &[
+                    ("result", text(detail, "result").unwrap_or("?")),
+                    (
+                        "termination",
+                        &text(detail, "termination")
+                            .map_or("?".to_owned(), |t| termination_text(t, lang)),
+                    ),
+                ],
+            ),
+            "reoriented" => lang.fill(
+                "history.board_read",
+                &[(
+                    "orientation",
+                    &text(detail, "orientation").map_or("?".to_owned(), kind_words),
+                )],
+            ),
+            _ => format!("{} {detail}", kind_words(kind)),
+        }
     }
 }
 

@@ -322,7 +322,7 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
     // Rule: the penalty due, applied; the alert leaves the queue.
     let back = console.post("arbiter/rule", &rule).await;
     assert!(back.starts_with("/arbiter?msg="), "{back}");
-    assert!(back.contains("ruled penalty applied"), "{back}");
+    assert!(back.contains("ruled: penalty applied"), "{back}");
     let decisions = bench.store().decisions(game_id).unwrap();
     assert_eq!(decisions.len(), 1);
     assert_eq!(decisions[0].author, "Chief Arbiter");
@@ -382,7 +382,7 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         .await;
     assert!(back.contains("note added"), "{back}");
     let page = console.get("arbiter/boards/1").await;
-    assert!(page.contains(r#"<ol class="history">"#));
+    assert!(page.contains(r#"<ol class="history" dir="auto">"#));
     assert!(page.contains("by Chief Arbiter"), "{page}");
     assert!(page.contains("clock checked"), "{page}");
 

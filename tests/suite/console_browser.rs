@@ -19,6 +19,8 @@ use boardscribe::{
         self, EmulatorOptions, IrregularityScript, PgnGame, PtyOptions, PtyScript,
         ScriptedIrregularity,
     },
+    lang::Lang,
+    pairings::Pairing,
     relay::Token,
     store::{Action, GameId, GameRecord, Ruling, Store},
 };
@@ -328,9 +330,9 @@ async fn rule_no_action(browser: &mut Browser, bench: &Bench, id: &str) -> GameI
         "ruling"
     );
     let back = flash_after(browser, &format!("{form} button[type=submit]"), "/arbiter").await;
-    assert!(back.contains("ruled no action"), "{back}");
+    assert!(back.contains("ruled: no action"), "{back}");
     assert!(
-        browser.text("p.flash").await.contains("ruled no action"),
+        browser.text("p.flash").await.contains("ruled: no action"),
         "the flash"
     );
     browser
@@ -720,4 +722,145 @@ async fn the_console_at_a_phone_size_fits_its_width_and_rules_an_alert() {
     browser.close().await;
     bench.stop().await;
     eprintln!("console_browser: phone flow in {:?}", t0.elapsed());
+}
+
+/// The console's words in `lang` that must show on the hall with an alert open (labels, not
+/// the record's own detail).
+fn english_labels() -> Vec<&'static str> {
+    [
+        "arbiter.all_boards",
+        "arbiter.needs_attention",
+        "arbiter.sound",
+        "arbiter.log_out",
+        "arbiter.players",
+        "arbiter.state",
+        "arbiter.start_round",
+        "arbiter.pairings_for",
+        "arbiter.import_pairings",
+        "arbiter.by_file_name",
+        "arbiter.no_round",
+        "arbiter.describe_penalty",
+        "arbiter.other_penalty",
+        "arbiter.rule",
+        "arbiter.state_irregular",
+        "arbiter.state_playing",
+        "remark.displaced",
+        "sheet.white",
+        "sheet.black",
+        "sheet.round",
+    ]
+    .into_iter()
+    .map(|k| Lang::En.text(k))
+    .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_in_persian_and_russian_at_a_phone_size_keeps_its_width_and_its_words() {
+    use crate::page_languages::{BLACK, WHITE};
+    let mut bench = Bench::with_round(Token::new(TOKEN), Some(1)).await;
+    {
+        let mut store = Store::open(&bench.db).unwrap();
+        let mut pairing = Pairing::new(1, WHITE, BLACK);
+        pairing.white_title = Some("IM".into());
+        pairing.white_elo = Some(2450);
+        pairing.black_title = Some("GM".into());
+        pairing.black_elo = Some(2760);
+        store.import_pairings(1, &[pairing]).unwrap();
+    }
+    let url = bench.url.clone();
+    let mut browser = Browser::launch(
+        Viewport::Phone {
+            width: 390,
+            height: 844,
+        },
+        "languages",
+    )
+    .await;
+    let boards = vec![
+        knocking(&corpus_game("tatamast22", 5), 31),
+        (
+            script(&corpus_game("tatamast22", 6), 32, Vec::new()),
+            PtyOptions::default(),
+        ),
+    ];
+    log_in_then_start(&mut bench, &mut browser, boards).await;
+    browser.wait_for("#live li.alert[data-alert]", 60).await;
+
+    let layout = "const r = e => { const b = e.getBoundingClientRect(); \
+         return {left: b.left, right: b.right, width: b.width}; };\
+       const copy = document.body.cloneNode(true);\
+       copy.querySelectorAll('.detail, nav.langs, #alert-signal').forEach(e => e.remove());\
+       return {dir: getComputedStyle(document.body).direction, lang: document.documentElement.lang, \
+         inner: window.innerWidth, body: document.body.scrollWidth, \
+         doc: document.documentElement.scrollWidth, words: copy.innerText, \
+         text: document.body.innerText, html: document.body.innerHTML, \
+         parts: [...document.querySelectorAll('header, section.alerts, li.alert, form.rule, table.hall, section.round')].map(r)};";
+    let px = |v: &Value| v.as_f64().unwrap();
+    for lang in [Lang::Fa, Lang::Ru] {
+        browser
+            .goto(&format!("{url}arbiter?lang={}", lang.code()))
+            .await;
+        browser.wait_for("#live li.alert[data-alert]", 20).await;
+        // The script's refresh keeps the language (the session took the switch's).
+        browser.eval("window.loadedOnce = 'yes'; return null").await;
+        tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+        assert_eq!(
+            browser.eval("return window.loadedOnce || null").await,
+            "yes"
+        );
+        let seen = browser.eval(layout).await;
+        eprintln!("console_browser {lang}: {}", seen["parts"]);
+        assert_eq!(seen["lang"], lang.code());
+        assert_eq!(seen["dir"], lang.dir(), "{lang}");
+        assert_eq!(seen["inner"], 390, "the page is not zoomed out");
+        assert!(px(&seen["body"]) <= px(&seen["inner"]), "{lang}: {seen}");
+        assert!(px(&seen["doc"]) <= px(&seen["inner"]), "{lang}: {seen}");
+        for part in seen["parts"].as_array().unwrap() {
+            assert!(px(&part["left"]) >= 0.0, "{lang}: {part} in {seen}");
+            assert!(px(&part["right"]) <= 390.0, "{lang}: {part} in {seen}");
+        }
+        let words = seen["words"].as_str().unwrap();
+        for label in english_labels() {
+            assert!(
+                !words.contains(label),
+                "{lang}: {label:?} stayed English in {words}"
+            );
+        }
+        for key in ["arbiter.players", "arbiter.log_out", "remark.displaced"] {
+            assert!(words.contains(lang.text(key)), "{lang}: {key} in {words}");
+        }
+        // The names exactly as paired, each isolated from its title and rating.
+        let html = seen["html"].as_str().unwrap();
+        assert!(
+            html.contains(&format!("IM <bdi>{WHITE}</bdi> (2450)")),
+            "{html}"
+        );
+        assert!(
+            html.contains(&format!("GM <bdi>{BLACK}</bdi> (2760)")),
+            "{html}"
+        );
+        browser
+            .screenshot(&format!("console-{}", lang.code()))
+            .await;
+    }
+    // The session keeps the language the switch chose: the console, then a board's page, in
+    // Russian without asking again.
+    browser.goto(&format!("{url}arbiter/boards/1")).await;
+    browser.wait_for("#live section.alerts", 20).await;
+    assert_eq!(
+        browser.eval("return document.documentElement.lang").await,
+        "ru"
+    );
+    let page = browser.text("main").await;
+    for key in [
+        "arbiter.moves",
+        "arbiter.history",
+        "arbiter.set_result",
+        "arbiter.correct_move",
+    ] {
+        assert!(page.contains(Lang::Ru.text(key)), "{key} in {page}");
+    }
+    browser.screenshot("console-board-ru").await;
+    browser.close().await;
+    bench.stop().await;
 }

@@ -9,7 +9,11 @@ use boardscribe::{
         Kind,
         togyz::{Board, Rules, notation},
     },
-    relay::live::BoardLive,
+    lang::Lang,
+    relay::{
+        live::BoardLive,
+        view::{BoardView, Seats},
+    },
     replay::replay_reader,
     store::Store,
     tracker::{Side, TrackerEvent},
@@ -67,6 +71,32 @@ fn a_replayed_togyz_game_folds_into_the_live_board() {
         r#"data-store="white" data-count="{}""#,
         b.stores[0]
     )));
+    // In Kyrgyz, the page names the stores and the sides in the rules' own words (казан; ак
+    // жагы, кара жагы): no "white: 55".
+    let ky = Lang::Ky;
+    let svg_ky = boardscribe::relay::view::draw_in(&s, ky);
+    for (side, count) in [("white", b.stores[0]), ("black", b.stores[1])] {
+        let key = if side == "white" {
+            "togyz.store_white"
+        } else {
+            "togyz.store_black"
+        };
+        let shown = format!(
+            r#"<tspan class="store-name" data-store="{side}">{}</tspan>: {count}<"#,
+            ky.text(key)
+        );
+        assert!(svg_ky.contains(&shown), "{shown} in {svg_ky}");
+        assert!(!svg_ky.contains(&format!(">{side}: ")), "{svg_ky}");
+    }
+    let view = BoardView::new(s.clone(), None, Seats::default());
+    let page = boardscribe::relay::page::board_page_html(&view, ky);
+    assert!(page.contains(ky.text("togyz.store_white")), "{page}");
+    for side in ["togyz.white", "togyz.black"] {
+        assert!(
+            page.contains(&format!(r#"-name">{}</span>"#, ky.text(side))),
+            "{side} in {page}"
+        );
+    }
     // The last move's start pit is marked.
     let last = &replayed.sowings[n - 1];
     let start = Board::location(last.side, last.mv.pit());

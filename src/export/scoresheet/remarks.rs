@@ -3,65 +3,32 @@
 
 use super::*;
 use crate::{
-    lang::Lang,
-    store::{Entry, Recorded, Ruling},
+    lang::{
+        Lang,
+        record::{kind_title, reason_text, ruling_text},
+    },
+    store::{Entry, Recorded},
     tracker::Side,
 };
-
-/// An irregularity kind in words.
-pub(super) fn kind_title(kind: &str, lang: Lang) -> String {
-    let key = match kind {
-        "displaced" => "remark.displaced",
-        "illegal_move" => "remark.illegal_move",
-        "clock_without_move" => "remark.clock_without_move",
-        "wrong_start_position" => "remark.wrong_start_position",
-        "board_rotated" => "remark.board_rotated",
-        "clock_mis_set" => "remark.clock_mis_set",
-        other => {
-            let mut s = other.replace('_', " ");
-            if let Some(first) = s.get(..1) {
-                let up = first.to_uppercase();
-                s.replace_range(..1, &up);
-            }
-            return s;
-        }
-    };
-    lang.text(key).to_owned()
-}
 
 /// `s` if it says something.
 fn said(s: &Option<String>) -> Option<&str> {
     s.as_deref().filter(|s| !s.is_empty())
 }
 
-/// The side that makes `ply` in words (`kind`'s own words for togyz korgool).
+/// The side that makes `ply` in words ([`Lang::side_of`]).
 pub(super) fn side_of(ply: u32, kind: Kind, lang: Lang) -> &'static str {
-    let [white, black] = side_words(kind, lang);
-    if ply % 2 == 1 { white } else { black }
-}
-
-/// White's and Black's names in `lang` (togyz korgool's own words for its sides).
-pub(super) fn side_words(kind: Kind, lang: Lang) -> [&'static str; 2] {
-    match kind {
-        Kind::Chess => [lang.text("sheet.white"), lang.text("sheet.black")],
-        Kind::Togyz => [lang.text("togyz.white"), lang.text("togyz.black")],
-    }
+    lang.side_of(ply, kind)
 }
 
 /// "move 6 (Black)": the move number and side of `ply`.
 fn move_args(ply: u32, kind: Kind, lang: Lang) -> (String, &'static str) {
-    (ply.div_ceil(2).to_string(), side_of(ply, kind, lang))
+    (ply.div_ceil(2).to_string(), lang.side_of(ply, kind))
 }
 
-/// "before move 6 (Black)" for the ply an event happened before.
+/// "before move 6 (Black)" for the ply an event happened before ([`Lang::before_ply`]).
 pub(super) fn before_ply(ply: Option<u32>, kind: Kind, lang: Lang) -> String {
-    match ply {
-        Some(p) if p > 0 => {
-            let (n, side) = move_args(p, kind, lang);
-            lang.fill("remark.before_move", &[("move", &n), ("side", side)])
-        }
-        _ => lang.text("remark.before_game").to_owned(),
-    }
+    lang.before_ply(ply, kind)
 }
 
 /// The remarks of `g`, in the order recorded: what the board and clock showed (irregularities,
@@ -275,59 +242,4 @@ pub(super) fn resume_text(
         let _ = write!(text, " ({withdrawn})");
     }
     text
-}
-
-/// The arbiter's ruling in words, with what it names.
-pub(super) fn ruling_text(ruling: &Ruling, kind: Kind, lang: Lang) -> String {
-    match ruling {
-        Ruling::PenaltyApplied { description } => {
-            lang.fill("ruling.penalty_described", &[("description", description)])
-        }
-        Ruling::PositionReinstated { ply } => {
-            let (n, side) = move_args(*ply, kind, lang);
-            lang.fill(
-                "ruling.position_reinstated_before",
-                &[("move", &n), ("side", side)],
-            )
-        }
-        Ruling::MoveStands => lang.text("ruling.move_stands").to_owned(),
-        Ruling::NoAction => lang.text("ruling.no_action").to_owned(),
-    }
-}
-
-/// A result's reason in words (a reason of the arbiter's own as written).
-fn reason_text(reason: &str, lang: Lang) -> String {
-    match reason {
-        "resignation" => lang.text("reason.resignation").to_owned(),
-        "agreement" => lang.text("reason.agreement").to_owned(),
-        "forfeit" => lang.text("reason.forfeit").to_owned(),
-        "decision" => lang.text("reason.decision").to_owned(),
-        other => other.replace('_', " "),
-    }
-}
-
-/// A game's stored termination in words (one the tables do not name as written).
-pub(super) fn termination_text(termination: &str, lang: Lang) -> String {
-    let key = match termination.replace([' ', ':'], "_").as_str() {
-        "checkmate" => "termination.checkmate",
-        "stalemate" => "termination.stalemate",
-        "dead_position" => "termination.dead_position",
-        "fivefold_repetition" => "termination.fivefold_repetition",
-        "seventy_five_moves" => "termination.seventy_five_moves",
-        "time_forfeit" => "termination.time_forfeit",
-        "time_forfeit_cannot_mate" => "termination.time_forfeit_cannot_mate",
-        "threefold_repetition" => "termination.threefold_repetition",
-        "fifty_moves" => "termination.fifty_moves",
-        "resignation" => "termination.resignation",
-        "agreement" => "termination.agreement",
-        "forfeit" => "termination.forfeit",
-        "decision" => "termination.decision",
-        "store_82" => "termination.store_82",
-        "81_81" => "termination.draw_81",
-        "atsyrau" => "termination.atsyrau",
-        "flag_fall" => "termination.flag_fall",
-        "both_flags" => "termination.both_flags",
-        _ => return termination.replace('_', " "),
-    };
-    lang.text(key).to_owned()
 }

@@ -72,8 +72,10 @@
     if (!el) return;
     const b = info(s.name);
     if (view) {
-      player(el.querySelector(".white-name"), view.white_player, "white");
-      player(el.querySelector(".black-name"), view.black_player, "black");
+      // A togyz korgool board's sides have the game's own words.
+      const sides = s.kind === "togyz" ? ["togyz_white", "togyz_black"] : ["white", "black"];
+      player(el.querySelector(".white-name"), view.white_player, sides[0]);
+      player(el.querySelector(".black-name"), view.black_player, sides[1]);
     }
     const title = el.querySelector(".title");
     if (s.number != null) { title.textContent = say("board", { n: s.number }); title.href = "/boards/" + s.number; }
@@ -81,6 +83,10 @@
     const conn = el.querySelector(".conn");
     conn.textContent = say(s.connection); conn.className = "conn " + s.connection;
     el.querySelector(".svg").innerHTML = s.svg;
+    // The stores' names in the page's language (the stream draws them in English).
+    el.querySelectorAll(".svg tspan.store-name[data-store]").forEach(function (t) {
+      t.textContent = say("store_" + t.getAttribute("data-store"));
+    });
     let last = "";
     if (s.last_move) {
       const m = s.last_move;

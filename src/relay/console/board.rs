@@ -7,13 +7,15 @@
 
 use std::fmt::Write as _;
 
-use super::{BoardView, Flash, alert_item, board_href, board_state, header, page};
+use super::{BoardView, Flash, alert_item, board_href, board_state, header, page, player_label};
 use crate::{
+    lang::Lang,
     relay::{
         alerts::AlertState,
-        page::{board_title, clock_text, escape},
+        page::{board_title_in, clock_text, escape},
     },
     store::GameRecord,
+    tracker::Side,
 };
 
 /// What a board's page shows.
@@ -24,27 +26,44 @@ pub struct BoardPage<'a> {
     /// The game's history, one line per event, in words.
     pub history: &'a [String],
     pub flash: Option<Flash>,
+    pub lang: Lang,
 }
 
-/// The reasons the result form suggests (any other text is kept as typed).
-const REASONS: [&str; 4] = ["resignation", "agreement", "forfeit", "decision"];
+/// The reasons the result form offers, stored by these names and shown in the page's language
+/// (`reason.*`).
+const REASONS: [(&str, &str); 4] = [
+    ("resignation", "reason.resignation"),
+    ("agreement", "reason.agreement"),
+    ("forfeit", "reason.forfeit"),
+    ("decision", "reason.decision"),
+];
 
 /// The part of the board's page the script refreshes: state, alerts, moves and history.
 pub fn board_live_html(p: &BoardPage<'_>) -> String {
     let v = p.view;
+    let lang = p.lang;
     let b = &v.live;
     let back = board_href(v);
     let mut out = String::new();
     let clock = |ms: Option<u64>| ms.map_or(String::from("–"), clock_text);
+    let [white, black] = lang.sides(b.kind);
     let _ = write!(
         out,
-        r#"<p class="status"><span class="state">{state}</span>{result} · White {wc} · Black {bc}</p>"#,
-        state = board_state(v).as_str(),
+        r#"<p class="status"><span class="state" data-state="{state_name}">{state}</span>{result} · {white} <span class="clock">{wc}</span> · {black} <span class="clock">{bc}</span></p>"#,
+        state_name = board_state(v).as_str(),
+        state = escape(board_state(v).words(lang)),
         result = b.result.as_deref().map_or(String::new(), |r| format!(
-            r#" · result <span class="result">{}</span>{}"#,
+            r#" · {} <span class="result san">{}</span>{}"#,
+            escape(lang.text("arbiter.result_word")),
             escape(r),
-            if b.result_final { " (final)" } else { "" }
+            if b.result_final {
+                format!(" {}", escape(lang.text("arbiter.final")))
+            } else {
+                String::new()
+            }
         )),
+        white = escape(white),
+        black = escape(black),
         wc = clock(b.clock.map(|c| c.white_ms)),
         bc = clock(b.clock.map(|c| c.black_ms)),
     );
@@ -55,23 +74,36 @@ pub fn board_live_html(p: &BoardPage<'_>) -> String {
         .collect();
     let _ = write!(
         out,
-        r#"<section class="alerts" data-open="{}"><h2>Alerts ({})</h2><ul>"#,
+        r#"<section class="alerts" data-open="{}"><h2>{}</h2><ul>"#,
         open.len(),
-        open.len()
+        escape(&lang.fill("arbiter.alerts", &[("count", &open.len().to_string())]))
     );
     for a in open {
-        alert_item(&mut out, v, a, &back);
+        alert_item(&mut out, v, a, &back, lang);
     }
     out.push_str("</ul></section>");
-    out.push_str(r#"<section><h2>Moves</h2><ol class="moves">"#);
+    let _ = write!(
+        out,
+        r#"<section><h2>{}</h2><ol class="moves">"#,
+        escape(lang.text("arbiter.moves"))
+    );
     if let Some(g) = p.game {
         for pair in g.moves.chunks(2) {
             let white = pair.first().map_or("", |m| m.notation.as_str());
             let black = pair.get(1).map_or("", |m| m.notation.as_str());
-            let _ = write!(out, "<li>{} {}</li>", escape(white), escape(black));
+            let _ = write!(
+                out,
+                r#"<li><span class="san">{}</span> <span class="san">{}</span></li>"#,
+                escape(white),
+                escape(black)
+            );
         }
     }
-    out.push_str(r#"</ol></section><section><h2>History</h2><ol class="history">"#);
+    let _ = write!(
+        out,
+        r#"</ol></section><section><h2>{}</h2><ol class="history" dir="auto">"#,
+        escape(lang.text("arbiter.history"))
+    );
     // A line that starts with a space goes on with the one before (the moves it withdrew).
     let mut open = false;
     for line in p.history {
@@ -96,23 +128,27 @@ pub fn board_live_html(p: &BoardPage<'_>) -> String {
     out
 }
 
-/// The board's page.
+/// The board's page, in the page's language.
 pub fn board_html(p: &BoardPage<'_>) -> String {
     let v = p.view;
-    let title = board_title(&v.live);
+    let lang = p.lang;
+    let title = board_title_in(&v.live, lang);
     let href = board_href(v);
     let mut main = String::new();
-    header(&mut main, p.flash.as_ref());
+    header(&mut main, p.flash.as_ref(), &href, lang);
+    let round = v.round.map_or(String::new(), |r| {
+        format!("{} {r} · ", escape(lang.text("sheet.round")))
+    });
+    let game = p.game.map_or_else(
+        || escape(lang.text("arbiter.no_game")),
+        |g| escape(&lang.fill("arbiter.game", &[("game", &g.id.0.to_string())])),
+    );
     let _ = write!(
         main,
         r#"<main><h2 class="board-title">{title}: {white} – {black}</h2><p>{round}{game}</p><div id="live">{live}</div>"#,
         title = escape(&title),
-        white = escape(&v.white_label),
-        black = escape(&v.black_label),
-        round = v.round.map_or(String::new(), |r| format!("Round {r} · ")),
-        game = p
-            .game
-            .map_or("no game yet".to_owned(), |g| format!("game {}", g.id.0)),
+        white = player_label(v, Side::White, lang),
+        black = player_label(v, Side::Black, lang),
         live = board_live_html(p),
     );
     if let Some(g) = p.game {
@@ -131,20 +167,44 @@ pub fn board_html(p: &BoardPage<'_>) -> String {
                 format!(r#"<option value="{value}"{selected}>{label}</option>"#)
             })
             .collect();
+        let [white, black] = lang.sides(g.kind);
+        let t = |key: &'static str| escape(lang.text(key));
         let _ = write!(
             main,
-            r#"<section class="actions"><h2>Result</h2><form class="result" method="post" action="{href}/result"><input type="hidden" name="game" value="{game}"><select name="result" aria-label="result">{results}</select><input type="text" name="reason" list="reasons" placeholder="reason (resignation…)" maxlength="80" aria-label="reason"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Set result</button></form>
-<h2>Correct a move</h2><form class="correct" method="post" action="{href}/correct"><input type="hidden" name="game" value="{game}"><label>move <input type="number" name="move" min="1" required inputmode="numeric" size="4"></label><select name="side" aria-label="side"><option value="white">white</option><option value="black">black</option></select><input type="text" name="san" placeholder="Nf6" required maxlength="10" aria-label="move played" autocapitalize="off" autocomplete="off"><input type="text" name="note" placeholder="note" maxlength="500" aria-label="note"><button type="submit">Correct</button></form>
-<h2>Note</h2><form class="note" method="post" action="{href}/note"><input type="hidden" name="game" value="{game}"><input type="text" name="text" required maxlength="2000" aria-label="note" class="note-text"><button type="submit">Add note</button></form>
-<datalist id="reasons">"#
+            r#"<section class="actions"><h2>{result_head}</h2><form class="result" method="post" action="{href}/result"><input type="hidden" name="game" value="{game}"><select name="result" aria-label="{result_head}">{results}</select><input type="text" name="reason" list="reasons" placeholder="{reason}" maxlength="80" aria-label="{reason}" dir="auto"><input type="text" name="note" placeholder="{note}" maxlength="500" aria-label="{note}" dir="auto"><button type="submit">{set_result}</button></form>
+<h2>{correct_head}</h2><form class="correct" method="post" action="{href}/correct"><input type="hidden" name="game" value="{game}"><label>{move_label} <input type="number" name="move" min="1" required inputmode="numeric" size="4"></label><select name="side" aria-label="{side}"><option value="white">{white}</option><option value="black">{black}</option></select><input type="text" name="san" placeholder="Nf6" required maxlength="10" aria-label="{played}" autocapitalize="off" autocomplete="off" dir="ltr"><input type="text" name="note" placeholder="{note}" maxlength="500" aria-label="{note}" dir="auto"><button type="submit">{correct}</button></form>
+<h2>{note_head}</h2><form class="note" method="post" action="{href}/note"><input type="hidden" name="game" value="{game}"><input type="text" name="text" required maxlength="2000" aria-label="{note_head}" class="note-text" dir="auto"><button type="submit">{add_note}</button></form>
+<datalist id="reasons">"#,
+            result_head = t("sheet.result"),
+            reason = t("arbiter.reason"),
+            note = t("arbiter.note"),
+            set_result = t("arbiter.set_result"),
+            correct_head = t("arbiter.correct_move"),
+            move_label = t("arbiter.move_label"),
+            side = t("arbiter.side"),
+            white = escape(white),
+            black = escape(black),
+            played = t("arbiter.move_played"),
+            correct = t("arbiter.correct"),
+            note_head = t("arbiter.note_head"),
+            add_note = t("arbiter.add_note"),
         );
-        for r in REASONS {
-            let _ = write!(main, r#"<option value="{r}">"#);
+        for (value, key) in REASONS {
+            let _ = write!(
+                main,
+                r#"<option value="{value}" label="{}">"#,
+                escape(lang.text(key))
+            );
         }
         main.push_str("</datalist></section>");
     }
     main.push_str("</main>");
-    page(&format!("boardscribe: arbiter, {title}"), &main, true)
+    page(
+        &lang.fill("arbiter.board_page", &[("board", &title)]),
+        &main,
+        true,
+        lang,
+    )
 }
 
 #[cfg(test)]
@@ -166,10 +226,11 @@ mod tests {
             game: None,
             history: &history,
             flash: None,
+            lang: Lang::En,
         });
         assert!(html.contains("Board 12: White – Black"));
         assert!(!html.contains(r#"class="result""#));
-        assert!(html.contains(r#"<ol class="history"><li>2026-12-02 10:00:00"#));
+        assert!(html.contains(r#"<ol class="history" dir="auto"><li>2026-12-02 10:00:00"#));
         assert!(html.contains(
             r#"move corrected<br><span class="withdrawn">withdrawn: 2. g3</span></li></ol>"#
         ));

@@ -19,8 +19,12 @@ use std::fmt::Write as _;
 use super::{
     alerts::{Alert, AlertState, EventAlert},
     live::Connection,
-    page::{board_title, clock_text, escape, last_move_text},
+    page::{board_title_in, clock_text, escape, language_switch, last_move_text, player_html},
     view::BoardView,
+};
+use crate::{
+    lang::{Lang, record::kind_title},
+    tracker::Side,
 };
 
 pub use board::{BoardPage, board_html};
@@ -44,6 +48,7 @@ pub enum BoardState {
 }
 
 impl BoardState {
+    /// Its name in the page's markup (a class, a test's handle): never translated.
     pub fn as_str(self) -> &'static str {
         match self {
             BoardState::Waiting => "waiting",
@@ -53,6 +58,18 @@ impl BoardState {
             BoardState::Finished => "finished",
             BoardState::ResultToConfirm => "result to confirm",
         }
+    }
+
+    /// Its name for the arbiter, in `lang`.
+    pub fn words(self, lang: Lang) -> &'static str {
+        lang.text(match self {
+            BoardState::Waiting => "arbiter.state_waiting",
+            BoardState::Playing => "arbiter.state_playing",
+            BoardState::Irregular => "arbiter.state_irregular",
+            BoardState::Unplugged => "arbiter.state_unplugged",
+            BoardState::Finished => "arbiter.state_finished",
+            BoardState::ResultToConfirm => "arbiter.state_result_to_confirm",
+        })
     }
 
     /// Whether the arbiter should look at the board now.
@@ -91,12 +108,13 @@ pub struct Flash {
     pub error: bool,
 }
 
-/// The round as the console shows it: the current one, when and by whom it started (in
-/// words), and the next one's number for the forms.
+/// The round as the console shows it: the current one, when and by whom it started, and the
+/// next one's number for the forms.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RoundLine {
     pub current: Option<u32>,
-    pub started: Option<String>,
+    /// When (the local time, in words) and by whom.
+    pub started: Option<(String, String)>,
     pub next: u32,
 }
 
@@ -108,31 +126,36 @@ pub struct HallPage<'a> {
     pub attention_only: bool,
     pub round: RoundLine,
     pub flash: Option<Flash>,
+    pub lang: Lang,
 }
 
 const STYLE: &str = "body{font:15px system-ui,sans-serif;margin:0;background:#fafafa}\
 header{display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:center;padding:.5em 1em;background:#263238;color:#fff}\
 header a{color:#fff}header h1{font-size:1.1em;margin:0}header form{margin:0}main{padding:.5em}\
+nav.langs{display:flex;flex-wrap:wrap;gap:.2em .6em;font-size:.8em}nav.langs a{color:#9bd;text-decoration:none}\
+nav.langs a[aria-current]{color:#fff;font-weight:bold}\
 body.alerting header{background:#b71c1c}\
 #alert-signal{position:sticky;top:0;z-index:2;background:#b71c1c;color:#fff;padding:.5em 1em;cursor:pointer}\
 table{border-collapse:collapse;width:100%;background:#fff}\
-th,td{padding:.3em .5em;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}\
+th,td{padding:.3em .5em;border-bottom:1px solid #ddd;text-align:start;white-space:nowrap}\
 td.players{white-space:normal}tr.state-irregular{background:#ffebee}\
 tr.state-unplugged{background:#eceff1;color:#546e7a}tr.state-result-to-confirm{background:#fff8e1}\
-tr.state-finished{color:#2e7d32}.alerts ul{padding-left:1.2em}.alerts li{margin:.4em 0}\
-.article{font-weight:bold}.penalty{color:#b71c1c}\
+tr.state-finished{color:#2e7d32}.alerts ul{padding-inline-start:1.2em}.alerts li{margin:.4em 0}\
+.article{font-weight:bold}.penalty{color:#b71c1c}.detail{color:#455a64}\
+.san,.clock,td.move{direction:ltr;unicode-bidi:isolate}\
 form.rule,form.inline{display:inline-flex;flex-wrap:wrap;gap:.3em;align-items:center;margin:.2em 0}\
 section.round form,section.actions form{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.5em 0}\
 section{margin:.5em 0 1em}h2{font-size:1.05em;margin:.6em 0 .3em}\
 input,select,button,textarea{font:inherit;max-width:100%}textarea,input.note-text{width:100%;box-sizing:border-box}\
-ol.moves{columns:12em;padding-left:2.5em}ol.history{padding-left:1.2em}ol.history li{margin:.2em 0}\
+ol.moves{columns:12em;padding-inline-start:2.5em}ol.history{padding-inline-start:1.2em}ol.history li{margin:.2em 0}\
 .flash{padding:.5em 1em;margin:0;background:#e8f5e9}.flash.error{background:#ffebee;color:#b71c1c}\
 form.login{max-width:22em;margin:3em auto;display:flex;flex-direction:column;gap:.6em;padding:0 1em}\
 .error{color:#b71c1c}@media (max-width:600px){td.clock,th.clock{display:none}main{padding:.2em}\
-th,td{padding:.3em .3em}}";
+th,td{padding:.3em .3em}select{width:100%}}";
 
-/// A whole page: the head (style, script, a reload without script when `live`), then `main`.
-fn page(title: &str, main: &str, live: bool) -> String {
+/// A whole page in `lang`: the head (style, script, a reload without script when `live`),
+/// then `main`.
+fn page(title: &str, main: &str, live: bool, lang: Lang) -> String {
     let (script, reload) = if live {
         (
             r#"<script src="/arbiter/console.js" defer></script>"#,
@@ -143,45 +166,80 @@ fn page(title: &str, main: &str, live: bool) -> String {
     };
     format!(
         r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">{reload}
+<html lang="{code}" dir="{dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">{reload}
 <title>{title}</title><style>{STYLE}</style>{script}</head>
 <body data-page="arbiter">{main}</body></html>
 "#,
+        code = lang.code(),
+        dir = lang.dir(),
         title = escape(title),
     )
 }
 
-/// The header every console page has: the title, the hall's two views, the sound switch and
-/// the logout; then the new-alert signal (hidden until the script shows it) and the flash.
-fn header(out: &mut String, flash: Option<&Flash>) {
-    out.push_str(
-        r#"<header><h1><a href="/arbiter">boardscribe: arbiter</a></h1><nav><a href="/arbiter">all boards</a> · <a href="/arbiter?attention=1">needs attention</a></nav>
-<label><input type="checkbox" id="sound"> sound</label>
-<form method="post" action="/arbiter/logout"><button type="submit">Log out</button></form></header>
-<div id="alert-signal" role="alert" hidden><strong>New alert:</strong> <span></span> (tap to dismiss)</div>"#,
+/// The header every console page has: the title, the hall's two views, the sound switch, the
+/// logout and the languages (`path`: the page's own); then the new-alert signal (hidden until
+/// the script shows it) and the flash.
+fn header(out: &mut String, flash: Option<&Flash>, path: &str, lang: Lang) {
+    let _ = write!(
+        out,
+        r#"<header><h1><a href="/arbiter">{title}</a></h1><nav><a href="/arbiter">{all}</a> · <a href="/arbiter?attention=1">{attention}</a></nav>
+<label><input type="checkbox" id="sound"> {sound}</label>
+<form method="post" action="/arbiter/logout"><button type="submit">{logout}</button></form>{langs}</header>
+<div id="alert-signal" role="alert" hidden><strong>{new_alert}</strong> <span></span> {dismiss}</div>"#,
+        title = escape(lang.text("arbiter.title")),
+        all = escape(lang.text("arbiter.all_boards")),
+        attention = escape(lang.text("arbiter.needs_attention")),
+        sound = escape(lang.text("arbiter.sound")),
+        logout = escape(lang.text("arbiter.log_out")),
+        langs = language_switch(path, lang),
+        new_alert = escape(lang.text("arbiter.new_alert")),
+        dismiss = escape(lang.text("arbiter.dismiss")),
     );
     if let Some(f) = flash {
         let _ = write!(
             out,
-            r#"<p class="flash{}" role="status">{}</p>"#,
+            r#"<p class="flash{}" role="status" dir="auto">{}</p>"#,
             if f.error { " error" } else { "" },
             escape(&f.text)
         );
     }
 }
 
-/// The login form; `error` says why the last try failed.
-pub fn login_html(error: Option<&str>) -> String {
+/// Why a login failed, for the form to say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoginError {
+    WrongToken,
+    /// The server has no admin token: the console is off.
+    NoToken,
+}
+
+/// The login form in `lang`; `error` says why the last try failed. The language goes with the
+/// login into the session.
+pub fn login_html(error: Option<LoginError>, lang: Lang) -> String {
     let error = error.map_or(String::new(), |e| {
-        format!(r#"<p class="error" role="alert">{}</p>"#, escape(e))
+        let key = match e {
+            LoginError::WrongToken => "arbiter.wrong_token",
+            LoginError::NoToken => "arbiter.no_token",
+        };
+        format!(
+            r#"<p class="error" role="alert">{}</p>"#,
+            escape(lang.text(key))
+        )
     });
     let main = format!(
-        r#"<form class="login" method="post" action="/arbiter/login"><h1>boardscribe: arbiter</h1>{error}
-<label>Admin token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
-<label>Your name (for the record) <input type="text" name="name" autocomplete="name" maxlength="80"></label>
-<button type="submit">Log in</button></form>"#
+        r#"<form class="login" method="post" action="/arbiter/login"><h1>{title}</h1>{error}
+<label>{token} <input type="password" name="token" autocomplete="current-password" required autofocus></label>
+<label>{name} <input type="text" name="name" autocomplete="name" maxlength="80" dir="auto"></label>
+<input type="hidden" name="lang" value="{code}">
+<button type="submit">{log_in}</button></form>{langs}"#,
+        title = escape(lang.text("arbiter.title")),
+        token = escape(lang.text("arbiter.token")),
+        name = escape(lang.text("arbiter.your_name")),
+        code = lang.code(),
+        log_in = escape(lang.text("arbiter.log_in")),
+        langs = language_switch("/arbiter", lang),
     );
-    page("boardscribe: arbiter login", &main, false)
+    page(lang.text("arbiter.login_title"), &main, false, lang)
 }
 
 /// The boards sorted by number (unnumbered ones after, by name).
@@ -218,20 +276,43 @@ pub fn url_encode(text: &str) -> String {
     out
 }
 
-/// One open alert as a list item, with its ruling form when the alert is an irregularity;
-/// `back` is the page the form returns to.
-pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str) {
-    let title = board_title(&v.live);
+/// One open alert as a list item, in `lang`, with its ruling form when the alert is an
+/// irregularity; `back` is the page the form returns to. The kind, the article, the move and
+/// side and the penalty's heading are in `lang`; the record's own detail is shown as recorded,
+/// isolated (`dir="auto"`).
+pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str, lang: Lang) {
+    let title = board_title_in(&v.live, lang);
+    let article = a.article.as_deref().map_or(String::new(), |art| {
+        format!(
+            r#"<span class="article">{}</span> "#,
+            escape(&lang.fill("sheet.article", &[("article", art)]))
+        )
+    });
+    let when = a.ply.map_or(String::new(), |p| {
+        format!(
+            r#" <span class="when">{}</span>"#,
+            escape(&lang.before_ply(Some(p), v.live.kind))
+        )
+    });
+    let detail = if a.detail.is_empty() {
+        String::new()
+    } else {
+        format!(
+            r#": <span class="detail" dir="auto">{}</span>"#,
+            escape(&a.detail)
+        )
+    };
     let _ = write!(
         out,
-        r#"<li class="alert" data-alert="{id}" data-board-title="{title}"><a href="{href}">{title}</a>: <span class="article">{article}</span> {detail}{penalty}{count}"#,
+        r#"<li class="alert" data-alert="{id}" data-kind="{kind}" data-board-title="{title}"><a href="{href}">{title}</a>: {article}<strong class="kind">{what}</strong>{when}{detail}{penalty}{count}"#,
         id = escape(&a.id),
+        kind = escape(&a.kind),
         title = escape(&title),
         href = escape(&board_href(v)),
-        article = escape(a.article.as_deref().unwrap_or("")),
-        detail = escape(&a.detail),
+        what = escape(&kind_title(&a.kind, lang)),
         penalty = a.penalty_due.as_deref().map_or(String::new(), |p| format!(
-            r#" — <span class="penalty">penalty due: {}</span>"#,
+            r#" — <span class="penalty">{}</span> <span class="detail" dir="auto">{}</span>"#,
+            escape(lang.text("arbiter.penalty_due")),
             escape(p)
         )),
         count = if a.count > 1 {
@@ -240,27 +321,47 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str)
             String::new()
         },
     );
-    rulings::rule_form(out, a, v.live.ply, back);
+    rulings::rule_form(out, a, v.live.ply, v.live.kind, back, lang);
     out.push_str("</li>");
 }
 
 /// One of the event's own alerts: the hall, what is wrong and what to do (the console's script
 /// signals it as any other alert).
-fn event_alert_item(out: &mut String, a: &EventAlert) {
+fn event_alert_item(out: &mut String, a: &EventAlert, lang: Lang) {
+    let hall = lang.fill("arbiter.hall", &[("hall", &a.hall)]);
     let _ = write!(
         out,
-        r#"<li class="alert event-alert" data-alert="{id}" data-kind="{kind}" data-board-title="hall {hall}"><strong>Hall {hall}</strong>: {detail}. <span class="advice">What to do: {advice}.</span></li>"#,
+        r#"<li class="alert event-alert" data-alert="{id}" data-kind="{kind}" data-board-title="{hall}"><strong>{hall}</strong>: <span class="detail" dir="auto">{detail}</span>. <span class="advice">{what_to_do} <span dir="auto">{advice}</span>.</span></li>"#,
         id = escape(&a.id),
         kind = escape(&a.kind),
-        hall = escape(&a.hall),
+        hall = escape(&hall),
         detail = escape(&a.detail),
+        what_to_do = escape(lang.text("arbiter.what_to_do")),
         advice = escape(&a.advice),
     );
 }
 
+/// A player as the console writes them: title, the name isolated, rating.
+fn player_label(v: &BoardView, side: Side, lang: Lang) -> String {
+    player_html(
+        match side {
+            Side::White => v.white_player.as_ref(),
+            Side::Black => v.black_player.as_ref(),
+        },
+        side,
+        v.live.kind,
+        lang,
+    )
+}
+
 /// The part of the console the script refreshes: the event's own alerts (a hall's faults, at
-/// the event node), the open alerts, then the hall.
-pub fn hall_live_html(views: &[BoardView], event: &[EventAlert], attention_only: bool) -> String {
+/// the event node), the open alerts, then the hall; in `lang`.
+pub fn hall_live_html(
+    views: &[BoardView],
+    event: &[EventAlert],
+    attention_only: bool,
+    lang: Lang,
+) -> String {
     let boards = sorted(views);
     let open: Vec<(&BoardView, &Alert)> = boards
         .iter()
@@ -277,21 +378,29 @@ pub fn hall_live_html(views: &[BoardView], event: &[EventAlert], attention_only:
         "/arbiter"
     };
     let mut out = String::new();
-    store_banner(&mut out, &boards);
+    store_banner(&mut out, &boards, lang);
     let count = open.len() + event.len();
     let _ = write!(
         out,
-        r#"<section class="alerts" data-open="{count}"><h2>Alerts ({count})</h2><ul>"#,
+        r#"<section class="alerts" data-open="{count}"><h2>{}</h2><ul>"#,
+        escape(&lang.fill("arbiter.alerts", &[("count", &count.to_string())])),
     );
     for a in event {
-        event_alert_item(&mut out, a);
+        event_alert_item(&mut out, a, lang);
     }
     for (v, a) in &open {
-        alert_item(&mut out, v, a, back);
+        alert_item(&mut out, v, a, back, lang);
     }
     out.push_str("</ul></section>");
-    out.push_str(
-        r#"<table class="hall"><thead><tr><th>Board</th><th>Players</th><th>Move</th><th class="clock">White</th><th class="clock">Black</th><th>State</th></tr></thead><tbody>"#,
+    let _ = write!(
+        out,
+        r#"<table class="hall"><thead><tr><th>{board}</th><th>{players}</th><th>{mv}</th><th class="clock">{white}</th><th class="clock">{black}</th><th>{state}</th></tr></thead><tbody>"#,
+        board = escape(lang.text("sheet.board")),
+        players = escape(lang.text("arbiter.players")),
+        mv = escape(lang.text("arbiter.move")),
+        white = escape(lang.text("sheet.white")),
+        black = escape(lang.text("sheet.black")),
+        state = escape(lang.text("arbiter.state")),
     );
     for v in boards {
         let state = board_state(v);
@@ -302,22 +411,22 @@ pub fn hall_live_html(views: &[BoardView], event: &[EventAlert], attention_only:
         let clock = |ms: Option<u64>| ms.map_or(String::new(), clock_text);
         let _ = write!(
             out,
-            r#"<tr class="state-{class}" data-board="{name}" data-number="{number}"><td><a class="board" href="{href}">{title}</a></td><td class="players">{white} – {black}</td><td>{mv}</td><td class="clock">{wc}</td><td class="clock">{bc}</td><td class="state">{state}{result}</td></tr>"#,
+            r#"<tr class="state-{class}" data-board="{name}" data-number="{number}"><td><a class="board" href="{href}">{title}</a></td><td class="players">{white} – {black}</td><td class="move">{mv}</td><td class="clock">{wc}</td><td class="clock">{bc}</td><td class="state">{state}{result}</td></tr>"#,
             class = state.as_str().replace(' ', "-"),
             name = escape(&b.name),
             number = b.number.map_or(String::new(), |n| n.to_string()),
             href = escape(&board_href(v)),
-            title = escape(&board_title(b)),
-            white = escape(&v.white_label),
-            black = escape(&v.black_label),
+            title = escape(&board_title_in(b, lang)),
+            white = player_label(v, Side::White, lang),
+            black = player_label(v, Side::Black, lang),
             mv = escape(&last_move_text(b)),
             wc = clock(b.clock.map(|c| c.white_ms)),
             bc = clock(b.clock.map(|c| c.black_ms)),
-            state = state.as_str(),
-            result = b
-                .result
-                .as_deref()
-                .map_or(String::new(), |r| format!(" {}", escape(r))),
+            state = escape(state.words(lang)),
+            result = b.result.as_deref().map_or(String::new(), |r| format!(
+                r#" <span class="san">{}</span>"#,
+                escape(r)
+            )),
         );
     }
     out.push_str("</tbody></table>");
@@ -326,38 +435,55 @@ pub fn hall_live_html(views: &[BoardView], event: &[EventAlert], attention_only:
 
 /// The round's part of the console: where the event stands, start the next round, import a
 /// round's pairings (a CSV or TRF file).
-fn round_section(out: &mut String, round: &RoundLine) {
-    out.push_str(r#"<section class="round"><h2>Round</h2><p>"#);
-    match (round.current, &round.started) {
-        (Some(n), Some(started)) => {
+fn round_section(out: &mut String, round: &RoundLine, lang: Lang) {
+    let _ = write!(
+        out,
+        r#"<section class="round"><h2>{}</h2><p>"#,
+        escape(lang.text("sheet.round"))
+    );
+    match round.current {
+        Some(n) => {
+            let number = format!(r#"<span class="current-round">{n}</span>"#);
             let _ = write!(
                 out,
-                r#"Round <span class="current-round">{n}</span> is current (started {}). <a href="/rounds/{n}.pgn">Round {n} PGN</a>"#,
-                escape(started)
+                "{}",
+                escape(lang.text("arbiter.round_current")).replace("{round}", &number)
             );
-        }
-        (Some(n), None) => {
+            if let Some((when, who)) = &round.started {
+                let _ = write!(
+                    out,
+                    " {}",
+                    escape(&lang.fill("arbiter.round_started", &[("when", when), ("who", who)]))
+                );
+            }
             let _ = write!(
                 out,
-                r#"Round <span class="current-round">{n}</span> is current. <a href="/rounds/{n}.pgn">Round {n} PGN</a>"#
+                r#" <a href="/rounds/{n}.pgn">{}</a>"#,
+                escape(&lang.fill("arbiter.round_pgn", &[("round", &n.to_string())]))
             );
         }
-        (None, _) => out.push_str("No round has started."),
+        None => out.push_str(&escape(lang.text("arbiter.no_round"))),
     }
     let next = round.next;
     let _ = write!(
         out,
-        r#"</p><form class="round-start" method="post" action="/arbiter/rounds/start"><label>Start round <input type="number" name="round" min="1" value="{next}" required></label><button type="submit">Start round</button></form>
-<form class="pairings" method="post" action="/arbiter/pairings" enctype="multipart/form-data"><label>Pairings for round <input type="number" name="round" min="1" value="{next}" required></label>
-<label>Format <select name="format"><option value="auto">by file name</option><option value="csv">CSV</option><option value="trf">TRF</option></select></label>
-<input type="file" name="file" accept=".csv,.trf,.trfx,.txt" required><button type="submit">Import pairings</button></form></section>"#
+        r#"</p><form class="round-start" method="post" action="/arbiter/rounds/start"><label>{start_label} <input type="number" name="round" min="1" value="{next}" required></label><button type="submit">{start}</button></form>
+<form class="pairings" method="post" action="/arbiter/pairings" enctype="multipart/form-data"><label>{pairings_for} <input type="number" name="round" min="1" value="{next}" required></label>
+<label>{format} <select name="format"><option value="auto">{by_name}</option><option value="csv">CSV</option><option value="trf">TRF</option></select></label>
+<input type="file" name="file" accept=".csv,.trf,.trfx,.txt" required><button type="submit">{import}</button></form></section>"#,
+        start_label = escape(lang.text("arbiter.start_round_label")),
+        start = escape(lang.text("arbiter.start_round")),
+        pairings_for = escape(lang.text("arbiter.pairings_for")),
+        format = escape(lang.text("arbiter.format")),
+        by_name = escape(lang.text("arbiter.by_file_name")),
+        import = escape(lang.text("arbiter.import_pairings")),
     );
 }
 
 /// While the store refuses a board's writes (a full disk, a read-only or damaged database):
 /// a banner above everything, with the store's reason, the boards whose recording is
 /// suspended, and what it means for the arbiter's decisions.
-fn store_banner(out: &mut String, boards: &[&BoardView]) {
+fn store_banner(out: &mut String, boards: &[&BoardView], lang: Lang) {
     let refused: Vec<&BoardView> = boards
         .iter()
         .copied()
@@ -366,26 +492,36 @@ fn store_banner(out: &mut String, boards: &[&BoardView]) {
     let Some(first) = refused.first() else {
         return;
     };
-    let names: Vec<String> = refused.iter().map(|v| escape(&v.live.name)).collect();
+    let names: Vec<String> = refused.iter().map(|v| v.live.name.clone()).collect();
     let _ = write!(
         out,
-        r#"<p class="flash error store-refuses" role="alert"><strong>The record cannot be written:</strong> {}. Recording is suspended on {}; the boards' moves are kept and written when the store takes writes again. Decisions are refused until then (nothing is kept half-done): free disk space, or restore the database, then take them again.</p>"#,
-        escape(first.live.store_error.as_deref().unwrap_or_default()),
-        names.join(", ")
+        r#"<p class="flash error store-refuses" role="alert"><strong>{head}</strong> <span dir="auto">{reason}</span>. {rest}</p>"#,
+        head = escape(lang.text("arbiter.store_refuses")),
+        reason = escape(first.live.store_error.as_deref().unwrap_or_default()),
+        rest = escape(&lang.fill(
+            "arbiter.store_refuses_then",
+            &[("boards", &names.join(", "))]
+        )),
     );
 }
 
-/// The console: the open alerts, then every board, sorted by number (unnumbered by name);
-/// `attention_only` keeps the boards that need the arbiter; then the round's forms.
+/// The console in `lang`: the open alerts, then every board, sorted by number (unnumbered by
+/// name); `attention_only` keeps the boards that need the arbiter; then the round's forms.
 pub fn console_html(p: &HallPage<'_>) -> String {
+    let lang = p.lang;
     let mut main = String::new();
-    header(&mut main, p.flash.as_ref());
+    header(&mut main, p.flash.as_ref(), "/arbiter", lang);
     main.push_str(r#"<main><div id="live">"#);
-    main.push_str(&hall_live_html(p.views, p.event_alerts, p.attention_only));
+    main.push_str(&hall_live_html(
+        p.views,
+        p.event_alerts,
+        p.attention_only,
+        lang,
+    ));
     main.push_str("</div>");
-    round_section(&mut main, &p.round);
+    round_section(&mut main, &p.round, lang);
     main.push_str("</main>");
-    page("boardscribe: arbiter", &main, true)
+    page(lang.text("arbiter.title"), &main, true, lang)
 }
 
 #[cfg(test)]
@@ -404,15 +540,15 @@ mod tests {
     #[test]
     fn a_store_that_refuses_writes_is_a_banner_with_its_reason() {
         let mut views = [view("b1", 1, false), view("b2", 2, false)];
-        let calm = hall_live_html(&views, &[], false);
+        let calm = hall_live_html(&views, &[], false, Lang::En);
         assert!(!calm.contains("store-refuses"), "{calm}");
         views[1].live.store_error = Some("database or disk is full <disk>".into());
-        let html = hall_live_html(&views, &[], false);
+        let html = hall_live_html(&views, &[], false, Lang::En);
         let banner = html.find("store-refuses").expect("a banner");
         assert!(banner < html.find("Alerts").unwrap());
-        assert!(
-            html.contains("database or disk is full &lt;disk&gt;. Recording is suspended on b2;")
-        );
+        assert!(html.contains(
+            r#"<span dir="auto">database or disk is full &lt;disk&gt;</span>. Recording is suspended on b2;"#
+        ));
     }
 
     #[test]
@@ -426,13 +562,13 @@ mod tests {
             detail: "hall B has not been heard since 10:00:00 UTC".into(),
             advice: "check <the> PC".into(),
         };
-        let html = hall_live_html(&views, std::slice::from_ref(&fault), false);
+        let html = hall_live_html(&views, std::slice::from_ref(&fault), false, Lang::En);
         assert!(
             html.contains(r#"data-open="1"><h2>Alerts (1)</h2>"#),
             "{html}"
         );
         assert!(html.contains(
-            r#"<li class="alert event-alert" data-alert="hall-B-silent" data-kind="hall_silent" data-board-title="hall B"><strong>Hall B</strong>: hall B has not been heard since 10:00:00 UTC. <span class="advice">What to do: check &lt;the&gt; PC.</span></li>"#
+            r#"<li class="alert event-alert" data-alert="hall-B-silent" data-kind="hall_silent" data-board-title="Hall B"><strong>Hall B</strong>: <span class="detail" dir="auto">hall B has not been heard since 10:00:00 UTC</span>. <span class="advice">What to do: <span dir="auto">check &lt;the&gt; PC</span>.</span></li>"#
         ));
     }
 
@@ -449,6 +585,7 @@ mod tests {
             attention_only: false,
             round: RoundLine::default(),
             flash: None,
+            lang: Lang::En,
         });
         let at = |s: &str| html.find(s).unwrap();
         assert!(at(r#"data-board="b3""#) < at(r#"data-board="b7""#));
@@ -456,7 +593,7 @@ mod tests {
         assert!(html.contains(r#"<tr class="state-unplugged" data-board="b3" data-number="3">"#));
         assert!(html.contains(r#"<tr class="state-waiting" data-board="b7" data-number="7">"#));
         assert!(html.contains(r#"href="/arbiter/boards/12""#));
-        let attention = hall_live_html(&views, &[], true);
+        let attention = hall_live_html(&views, &[], true, Lang::En);
         assert!(attention.contains(r#"data-board="b3""#));
         assert!(!attention.contains(r#"data-board="b7""#));
     }
@@ -470,17 +607,22 @@ mod tests {
             attention_only: false,
             round: RoundLine {
                 current: Some(2),
-                started: Some("2026-12-02 10:00:00 by Chief".into()),
+                started: Some(("2026-12-02 10:00:00".into(), "Chief".into())),
                 next: 3,
             },
             flash: Some(Flash {
                 text: "board 1: <b>".into(),
                 error: true,
             }),
+            lang: Lang::En,
         });
         assert!(html.contains(r#"<script src="/arbiter/console.js" defer></script>"#));
         assert!(!html.contains("<script>"), "no inline script");
-        assert!(html.contains(r#"<p class="flash error" role="status">board 1: &lt;b&gt;</p>"#));
+        assert!(
+            html.contains(
+                r#"<p class="flash error" role="status" dir="auto">board 1: &lt;b&gt;</p>"#
+            )
+        );
         assert!(html.contains(r#"<span class="current-round">2</span>"#));
         assert!(html.contains(r#"name="round" min="1" value="3""#));
         assert!(html.contains(r#"enctype="multipart/form-data""#));

@@ -11,10 +11,11 @@
 use std::fmt::Write as _;
 
 use crate::{
+    game::Kind,
+    lang::Lang,
     relay::{alerts::Alert, page::escape},
     store::Ruling,
     tracker::IrregularityKind,
-    words::moveno,
 };
 
 /// One ruling the form offers.
@@ -31,9 +32,10 @@ fn reinstate_ply(alert: &Alert, plies: u32) -> u32 {
     alert.ply.unwrap_or(plies + 1).clamp(1, plies + 1)
 }
 
-/// The rulings the Laws allow on `alert` (none for a board alert or a lost thread); `plies`:
-/// the moves recorded so far.
-pub fn choices(alert: &Alert, plies: u32) -> Vec<Choice> {
+/// The rulings the Laws allow on `alert` (none for a board alert or a lost thread), in
+/// `lang`; `plies`: the moves recorded so far in the game, of `kind`.
+pub fn choices(alert: &Alert, plies: u32, kind: Kind, lang: Lang) -> Vec<Choice> {
+    let game_kind = kind;
     let Some(kind) = IrregularityKind::from_str_opt(&alert.kind) else {
         return Vec::new();
     };
@@ -45,7 +47,7 @@ pub fn choices(alert: &Alert, plies: u32) -> Vec<Choice> {
     if let Some(due) = &alert.penalty_due {
         out.push(Choice {
             value: "penalty_applied",
-            label: format!("apply the penalty due: {due}"),
+            label: lang.fill("arbiter.apply_penalty", &[("penalty", due)]),
         });
     }
     if matches!(
@@ -56,34 +58,41 @@ pub fn choices(alert: &Alert, plies: u32) -> Vec<Choice> {
     ) {
         out.push(Choice {
             value: "position_reinstated",
-            label: format!(
-                "position reinstated before {}",
-                moveno::in_words(reinstate_ply(alert, plies))
-            ),
+            label: {
+                let ply = reinstate_ply(alert, plies);
+                lang.fill(
+                    "ruling.position_reinstated_before",
+                    &[
+                        ("move", &ply.div_ceil(2).to_string()),
+                        ("side", lang.side_of(ply, game_kind)),
+                    ],
+                )
+            },
         });
     }
     if kind == IrregularityKind::IllegalMove {
         out.push(Choice {
             value: "move_stands",
-            label: "the move stands (no claim, or claimed too late)".into(),
+            label: lang.text("arbiter.move_stands").into(),
         });
     }
     out.push(Choice {
         value: "no_action",
-        label: "no action".into(),
+        label: lang.text("ruling.no_action").into(),
     });
     if alert.penalty_due.is_none() {
         out.push(Choice {
             value: "penalty_applied",
-            label: "a penalty (describe it)".into(),
+            label: lang.text("arbiter.describe_penalty").into(),
         });
     }
     out
 }
 
-/// The ruling form of `alert` (nothing when no ruling applies); `back`: the page to return to.
-pub fn rule_form(out: &mut String, alert: &Alert, plies: u32, back: &str) {
-    let options = choices(alert, plies);
+/// The ruling form of `alert` in `lang` (nothing when no ruling applies); `plies` and `kind`:
+/// the game's; `back`: the page to return to.
+pub fn rule_form(out: &mut String, alert: &Alert, plies: u32, kind: Kind, back: &str, lang: Lang) {
+    let options = choices(alert, plies, kind, lang);
     let (Some(game), Some(irregularity)) = (alert.game, alert.irregularity) else {
         return;
     };
@@ -92,9 +101,10 @@ pub fn rule_form(out: &mut String, alert: &Alert, plies: u32, back: &str) {
     }
     let _ = write!(
         out,
-        r#" <form class="rule" method="post" action="/arbiter/rule"><input type="hidden" name="game" value="{game}"><input type="hidden" name="irregularity" value="{irregularity}"><input type="hidden" name="ply" value="{ply}"><input type="hidden" name="back" value="{back}"><select name="ruling" aria-label="ruling">"#,
+        r#" <form class="rule" method="post" action="/arbiter/rule"><input type="hidden" name="game" value="{game}"><input type="hidden" name="irregularity" value="{irregularity}"><input type="hidden" name="ply" value="{ply}"><input type="hidden" name="back" value="{back}"><select name="ruling" aria-label="{aria}" dir="auto">"#,
         ply = reinstate_ply(alert, plies),
         back = escape(back),
+        aria = escape(lang.text("arbiter.ruling")),
     );
     for c in &options {
         let _ = write!(
@@ -104,8 +114,11 @@ pub fn rule_form(out: &mut String, alert: &Alert, plies: u32, back: &str) {
             escape(&c.label)
         );
     }
-    out.push_str(
-        r#"</select><input type="text" name="description" placeholder="penalty, if another" maxlength="200" aria-label="penalty"><button type="submit">Rule</button></form>"#,
+    let _ = write!(
+        out,
+        r#"</select><input type="text" name="description" placeholder="{other}" maxlength="200" aria-label="{other}" dir="auto"><button type="submit">{rule}</button></form>"#,
+        other = escape(lang.text("arbiter.other_penalty")),
+        rule = escape(lang.text("arbiter.rule")),
     );
 }
 
@@ -175,7 +188,10 @@ mod tests {
     }
 
     fn values(a: &Alert, plies: u32) -> Vec<&'static str> {
-        choices(a, plies).iter().map(|c| c.value).collect()
+        choices(a, plies, Kind::Chess, Lang::En)
+            .iter()
+            .map(|c| c.value)
+            .collect()
     }
 
     #[test]
@@ -190,9 +206,11 @@ mod tests {
                 "no_action"
             ]
         );
-        let c = choices(&a, 67);
+        let c = choices(&a, 67, Kind::Chess, Lang::En);
         assert_eq!(c[0].label, "apply the penalty due: 2 minutes to white");
-        assert_eq!(c[1].label, "position reinstated before move 34 black");
+        assert_eq!(c[1].label, "position reinstated before move 34 (Black)");
+        let ru = choices(&a, 67, Kind::Chess, Lang::Ru);
+        assert_eq!(ru[1].label, "восстановлена позиция перед ходом 34 (Чёрные)");
     }
 
     #[test]
@@ -210,7 +228,7 @@ mod tests {
         board.irregularity = None;
         assert!(values(&board, 8).is_empty());
         let mut html = String::new();
-        rule_form(&mut html, &board, 8, "/arbiter");
+        rule_form(&mut html, &board, 8, Kind::Chess, "/arbiter", Lang::En);
         assert!(html.is_empty());
     }
 
@@ -221,7 +239,9 @@ mod tests {
             &mut html,
             &alert("displaced", None, Some(40)),
             10,
+            Kind::Chess,
             "/arbiter",
+            Lang::En,
         );
         assert!(html.contains(r#"name="ply" value="11""#), "{html}");
         assert!(html.contains(r#"<option value="position_reinstated">"#));

@@ -18,13 +18,14 @@ use tracing::info;
 use super::{
     admin::{act, import_pairings, start_round},
     gate::Caller,
-    session::see_other,
+    session::{console_language, see_other},
     *,
 };
 use crate::{
     decider::{AdminAction, CorrectBody, NoteBody, ResultBody, RuleBody},
+    lang::{Lang, record::ruling_text},
     relay::console::{Flash, rulings, url_encode},
-    words::moveno::{MoveNo, in_words as move_words},
+    words::moveno::MoveNo,
 };
 
 /// The page to return to: one of the console's own pages (`/arbiter`, its view of the boards
@@ -111,8 +112,10 @@ pub(super) struct RuleForm {
 pub(super) async fn rule(
     State(app): State<App>,
     caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
     form: Result<Form<RuleForm>, FormRejection>,
 ) -> Response {
+    let lang = console_language(&app, &headers, None);
     let author = match arbiter(caller) {
         Ok(a) => a,
         Err(refused) => return refused.into_response(),
@@ -147,7 +150,7 @@ pub(super) async fn rule(
         let ruling =
             rulings::ruling_from_form(&f.ruling, f.description.as_deref(), due.as_deref(), f.ply)
                 .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
-        let said = ruling.as_str().replace('_', " ");
+        let said = ruling_text(&ruling, record.kind, lang);
         let decided = act(
             &app,
             game,
@@ -159,22 +162,29 @@ pub(super) async fn rule(
             }),
         )
         .await?;
-        Ok(format!(
-            "{}: ruled {said} (decision {})",
-            board_words(&record),
-            decided.id
+        Ok(lang.fill(
+            "arbiter.done_ruled",
+            &[
+                ("board", &board_words(&record, lang)),
+                ("ruling", &said),
+                ("decision", &decided.id.to_string()),
+            ],
         ))
     }
     .await;
     back_with(&app, &back, outcome)
 }
 
-/// `board 12` (or the board's name) and the game.
-fn board_words(g: &GameRecord) -> String {
-    match g.board_no {
-        Some(n) => format!("board {n}, game {}", g.id.0),
-        None => format!("board {}, game {}", g.board_name, g.id.0),
-    }
+/// `Board 12, game 7` (or the board's name) in `lang`.
+fn board_words(g: &GameRecord, lang: Lang) -> String {
+    let board = match g.board_no {
+        Some(n) => lang.fill("page.board", &[("n", &n.to_string())]),
+        None => g.board_name.clone(),
+    };
+    lang.fill(
+        "arbiter.board_game",
+        &[("board", &board), ("game", &g.id.0.to_string())],
+    )
 }
 
 /// The game a board's form names, read for the message.
@@ -192,7 +202,8 @@ async fn game_record(app: &App, game: i64) -> Result<GameRecord, ApiError> {
 /// to tell the arbiter once done (or why it does not read).
 pub(super) trait BoardForm: DeserializeOwned + Send {
     fn game(&self) -> i64;
-    fn action(self, author: String) -> Result<(AdminAction, String), ApiError>;
+    /// The action, and what to tell the arbiter once done, in `lang`.
+    fn action(self, author: String, lang: Lang) -> Result<(AdminAction, String), ApiError>;
 }
 
 /// A board page's form, acted on: back to the board's page with what was done, or why not.
@@ -200,8 +211,10 @@ async fn board_form<F: BoardForm>(
     app: App,
     key: String,
     caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
     form: Result<Form<F>, FormRejection>,
 ) -> Response {
+    let lang = console_language(&app, &headers, None);
     let author = match arbiter(caller) {
         Ok(a) => a,
         Err(refused) => return refused.into_response(),
@@ -211,9 +224,9 @@ async fn board_form<F: BoardForm>(
         let Form(f) = form.map_err(unreadable)?;
         let game = f.game();
         let record = game_record(&app, game).await?;
-        let (action, done) = f.action(author)?;
+        let (action, done) = f.action(author, lang)?;
         act(&app, GameId(game), action).await?;
-        Ok(format!("{}: {done}", board_words(&record)))
+        Ok(format!("{}: {done}", board_words(&record, lang)))
     }
     .await;
     back_with(&app, &back, outcome)
@@ -232,13 +245,13 @@ impl BoardForm for ResultForm {
         self.game
     }
 
-    fn action(self, author: String) -> Result<(AdminAction, String), ApiError> {
+    fn action(self, author: String, lang: Lang) -> Result<(AdminAction, String), ApiError> {
         let reason = self
             .reason
             .map(|r| r.trim().to_owned())
             .filter(|r| !r.is_empty())
             .unwrap_or_else(|| "decision".into());
-        let done = format!("result {}", self.result);
+        let done = lang.fill("arbiter.done_result", &[("result", &self.result)]);
         let action = AdminAction::Result(ResultBody {
             result: self.result,
             reason,
@@ -254,9 +267,10 @@ pub(super) async fn result(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
     caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
     form: Result<Form<ResultForm>, FormRejection>,
 ) -> Response {
-    board_form(app, key, caller, form).await
+    board_form(app, key, caller, headers, form).await
 }
 
 #[derive(Deserialize)]
@@ -274,7 +288,7 @@ impl BoardForm for CorrectForm {
         self.game
     }
 
-    fn action(self, author: String) -> Result<(AdminAction, String), ApiError> {
+    fn action(self, author: String, lang: Lang) -> Result<(AdminAction, String), ApiError> {
         if self.number == 0 {
             return Err(bad("move numbers count from 1"));
         }
@@ -285,7 +299,14 @@ impl BoardForm for CorrectForm {
         };
         let ply = MoveNo::ply_of(self.number, side);
         let san = self.san.trim().to_owned();
-        let done = format!("{} corrected to {san}", move_words(ply));
+        let done = lang.fill(
+            "arbiter.done_corrected",
+            &[
+                ("move", &self.number.to_string()),
+                ("side", lang.side_of(ply, crate::game::Kind::Chess)),
+                ("san", &san),
+            ],
+        );
         let action = AdminAction::Correct(CorrectBody {
             ply,
             mv: san,
@@ -302,9 +323,10 @@ pub(super) async fn correct(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
     caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
     form: Result<Form<CorrectForm>, FormRejection>,
 ) -> Response {
-    board_form(app, key, caller, form).await
+    board_form(app, key, caller, headers, form).await
 }
 
 #[derive(Deserialize)]
@@ -318,13 +340,13 @@ impl BoardForm for NoteForm {
         self.game
     }
 
-    fn action(self, author: String) -> Result<(AdminAction, String), ApiError> {
+    fn action(self, author: String, lang: Lang) -> Result<(AdminAction, String), ApiError> {
         let action = AdminAction::Note(NoteBody {
             ply: None,
             text: self.text,
             author: Some(author),
         });
-        Ok((action, "note added".into()))
+        Ok((action, lang.text("arbiter.done_note").into()))
     }
 }
 
@@ -333,9 +355,10 @@ pub(super) async fn add_note(
     State(app): State<App>,
     UrlPath(key): UrlPath<String>,
     caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
     form: Result<Form<NoteForm>, FormRejection>,
 ) -> Response {
-    board_form(app, key, caller, form).await
+    board_form(app, key, caller, headers, form).await
 }
 
 #[derive(Deserialize)]
@@ -347,8 +370,10 @@ pub(super) struct RoundForm {
 pub(super) async fn round_start(
     State(app): State<App>,
     caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
     form: Result<Form<RoundForm>, FormRejection>,
 ) -> Response {
+    let lang = console_language(&app, &headers, None);
     let author = match arbiter(caller) {
         Ok(a) => a,
         Err(refused) => return refused.into_response(),
@@ -356,13 +381,16 @@ pub(super) async fn round_start(
     let outcome = async {
         let Form(f) = form.map_err(unreadable)?;
         let previous = start_round(&app, f.round, author).await?;
+        let round = f.round.to_string();
         Ok(match previous {
-            Some(p) if p == f.round => format!("round {p} is already the current round"),
-            Some(p) => format!(
-                "round {} started (round {p} before; its games still going stay in it)",
-                f.round
+            Some(p) if p == f.round => {
+                lang.fill("arbiter.done_round_current", &[("round", &round)])
+            }
+            Some(p) => lang.fill(
+                "arbiter.done_round_after",
+                &[("round", &round), ("previous", &p.to_string())],
             ),
-            None => format!("round {} started", f.round),
+            None => lang.fill("arbiter.done_round", &[("round", &round)]),
         })
     }
     .await;
@@ -428,8 +456,10 @@ async fn read_upload(mut parts: Multipart) -> Result<Upload, ApiError> {
 pub(super) async fn pairings_upload(
     State(app): State<App>,
     caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
     parts: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Response {
+    let lang = console_language(&app, &headers, None);
     if let Err(refused) = arbiter(caller) {
         return refused.into_response();
     }
@@ -467,8 +497,22 @@ pub(super) async fn pairings_upload(
                 _ => ApiError(status, why),
             })?;
         Ok(format!(
-            "round {round}: {boards} boards paired from {}{read_as}",
-            if name.is_empty() { "the file" } else { &name }
+            "{}{read_as}",
+            lang.fill(
+                "arbiter.done_pairings",
+                &[
+                    ("round", &round.to_string()),
+                    ("boards", &boards.to_string()),
+                    (
+                        "file",
+                        if name.is_empty() {
+                            lang.text("arbiter.the_file")
+                        } else {
+                            &name
+                        },
+                    ),
+                ],
+            )
         ))
     }
     .await;

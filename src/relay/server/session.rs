@@ -16,9 +16,22 @@ use rand::RngCore as _;
 
 use super::*;
 use crate::{
-    relay::console::{self, BoardPage, Flash, HallPage, RoundLine},
+    lang::Lang,
+    relay::console::{self, BoardPage, Flash, HallPage, LoginError, RoundLine},
     words::history,
 };
+
+/// The console's language: the one its switch asks for (`?lang=`, kept in the session from
+/// then on), else the session's, else the browser's most preferred of ours, else the event's.
+pub(super) fn console_language(app: &App, headers: &HeaderMap, asked: Option<&str>) -> Lang {
+    if let Some(lang) = asked.and_then(Lang::from_tag) {
+        app.sessions.set_lang(headers, lang);
+        return lang;
+    }
+    app.sessions
+        .lang(headers)
+        .unwrap_or_else(|| browser_language(app, headers))
+}
 
 /// The cookie's name.
 const COOKIE: &str = "boardscribe_session";
@@ -34,6 +47,8 @@ struct Session {
     expires: Instant,
     /// The name given at the login ("arbiter" when none), the author of what they decide.
     name: String,
+    /// The console's language, as the login page or the switch last chose it.
+    lang: Option<Lang>,
 }
 
 /// `N` random bytes, in hex: a session's id, a message's.
@@ -48,8 +63,8 @@ fn random_id<const N: usize>() -> String {
 pub(super) struct Sessions(Mutex<HashMap<String, Session>>);
 
 impl Sessions {
-    /// A new session id for `name`, valid for [`LIFETIME`].
-    fn open(&self, name: String) -> String {
+    /// A new session id for `name`, in `lang`, valid for [`LIFETIME`].
+    fn open(&self, name: String, lang: Option<Lang>) -> String {
         let id = random_id::<32>();
         let now = Instant::now();
         let mut all = lock(&self.0);
@@ -69,6 +84,7 @@ impl Sessions {
             Session {
                 expires: now + LIFETIME,
                 name,
+                lang,
             },
         );
         id
@@ -78,14 +94,29 @@ impl Sessions {
         lock(&self.0).remove(id);
     }
 
-    /// The name of the live session the request's cookie names, if any.
-    pub(super) fn name(&self, headers: &HeaderMap) -> Option<String> {
+    /// `f` on the live session the request's cookie names, if any.
+    fn with<T>(&self, headers: &HeaderMap, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
         let id = session_id(headers)?;
         let now = Instant::now();
-        let all = lock(&self.0);
-        all.iter()
+        let mut all = lock(&self.0);
+        all.iter_mut()
             .find(|(k, s)| s.expires > now && constant_time_eq(k.as_bytes(), id.as_bytes()))
-            .map(|(_, s)| s.name.clone())
+            .map(|(_, s)| f(s))
+    }
+
+    /// The name of the live session the request's cookie names, if any.
+    pub(super) fn name(&self, headers: &HeaderMap) -> Option<String> {
+        self.with(headers, |s| s.name.clone())
+    }
+
+    /// The language the request's session chose, if any.
+    fn lang(&self, headers: &HeaderMap) -> Option<Lang> {
+        self.with(headers, |s| s.lang).flatten()
+    }
+
+    /// The request's session goes on in `lang`.
+    fn set_lang(&self, headers: &HeaderMap, lang: Lang) {
+        self.with(headers, |s| s.lang = Some(lang));
     }
 
     /// Whether the request's cookie names a live session.
@@ -171,6 +202,8 @@ pub(super) struct Query {
     /// What the last action did, or why it was refused: the id of the server's message
     /// ([`Flashes`]).
     flash: Option<String>,
+    /// The console's language, as its switch asks (`?lang=fa`).
+    lang: Option<String>,
 }
 
 impl Query {
@@ -199,24 +232,18 @@ async fn round_line(app: &App) -> Result<RoundLine, ApiError> {
     let highest = rounds.iter().map(|r| r.number).max().max(number);
     Ok(RoundLine {
         current: number,
-        started: current.map(|r| {
-            format!(
-                "{} by {}",
-                history::when(r.started_at_ms, &zone),
-                r.started_by
-            )
-        }),
+        started: current.map(|r| (history::when(r.started_at_ms, &zone), r.started_by.clone())),
         next: highest.map_or(1, |n| n.saturating_add(1)),
     })
 }
 
 /// A console page asked for without a session: the login form (a refresh of the live part:
 /// 401, and the script reloads the page).
-fn not_logged_in(q: &Query) -> Result<Response, ApiError> {
+fn not_logged_in(q: &Query, lang: Lang) -> Result<Response, ApiError> {
     if q.fragment() {
         return Err(ApiError(StatusCode::UNAUTHORIZED, "log in again".into()));
     }
-    Ok(html(StatusCode::OK, console::login_html(None)))
+    Ok(html(StatusCode::OK, console::login_html(None, lang)))
 }
 
 /// `GET /arbiter`: the console for a logged-in arbiter (cookie or bearer), else the login form.
@@ -225,8 +252,9 @@ pub(super) async fn arbiter_page(
     headers: HeaderMap,
     axum::extract::Query(q): axum::extract::Query<Query>,
 ) -> Result<Response, ApiError> {
+    let lang = console_language(&app, &headers, q.lang.as_deref());
     if app.authorize(&headers).is_err() {
-        return not_logged_in(&q);
+        return not_logged_in(&q, lang);
     }
     let (views, _) = views(&app, Audience::Arbiter).await?;
     let attention_only = q.attention.unwrap_or(0) != 0;
@@ -234,7 +262,7 @@ pub(super) async fn arbiter_page(
     if q.fragment() {
         return Ok(html(
             StatusCode::OK,
-            console::hall_live_html(&views, &event_alerts, attention_only),
+            console::hall_live_html(&views, &event_alerts, attention_only, lang),
         ));
     }
     let body = console::console_html(&HallPage {
@@ -243,6 +271,7 @@ pub(super) async fn arbiter_page(
         attention_only,
         round: round_line(&app).await?,
         flash: q.flash(&app),
+        lang,
     });
     Ok(html(StatusCode::OK, body))
 }
@@ -263,8 +292,9 @@ pub(super) async fn arbiter_board_page(
     headers: HeaderMap,
     axum::extract::Query(q): axum::extract::Query<Query>,
 ) -> Result<Response, ApiError> {
+    let lang = console_language(&app, &headers, q.lang.as_deref());
     if app.authorize(&headers).is_err() {
-        return not_logged_in(&q);
+        return not_logged_in(&q, lang);
     }
     let (views, _) = views(&app, Audience::Arbiter).await?;
     let view = find_board(&views, &key)
@@ -290,13 +320,14 @@ pub(super) async fn arbiter_board_page(
     let zone = history::local_zone();
     let lines = game
         .as_ref()
-        .map(|g| history::in_words(g, &entries, &zone))
+        .map(|g| history::in_words(g, &entries, &zone, lang))
         .unwrap_or_default();
     let page = BoardPage {
         view,
         game: game.as_ref(),
         history: &lines,
         flash: q.flash(&app),
+        lang,
     };
     let body = if q.fragment() {
         console::board::board_live_html(&page)
@@ -322,6 +353,8 @@ pub(super) async fn console_script() -> Response {
 pub(super) struct LoginForm {
     token: String,
     name: Option<String>,
+    /// The login page's language, kept in the session.
+    lang: Option<String>,
 }
 
 /// The name a login gives, fit for the record: trimmed, control characters dropped, at most
@@ -349,10 +382,15 @@ pub(super) async fn arbiter_login(
     headers: HeaderMap,
     axum::extract::Form(form): axum::extract::Form<LoginForm>,
 ) -> Response {
+    let lang = form
+        .lang
+        .as_deref()
+        .and_then(Lang::from_tag)
+        .unwrap_or_else(|| browser_language(&app, &headers));
     let Some(token) = app.key.current(&app.sessions) else {
         return html(
             StatusCode::FORBIDDEN,
-            console::login_html(Some("this server has no admin token: the console is off")),
+            console::login_html(Some(LoginError::NoToken), lang),
         );
     };
     if !token.matches(form.token.trim().as_bytes()) {
@@ -361,12 +399,12 @@ pub(super) async fn arbiter_login(
             .failed(ip, "arbiter console login", std::time::Instant::now());
         return html(
             StatusCode::UNAUTHORIZED,
-            console::login_html(Some("wrong token")),
+            console::login_html(Some(LoginError::WrongToken), lang),
         );
     }
     let name = login_name(form.name.as_deref());
     tracing::info!(arbiter = %name, "arbiter console: logged in");
-    let id = app.sessions.open(name);
+    let id = app.sessions.open(name, Some(lang));
     let secure = if app.secure_cookies || gate::over_tls(&headers) {
         "; Secure"
     } else {
