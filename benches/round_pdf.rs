@@ -22,7 +22,7 @@ use std::{
 use boardscribe::{
     arbiter::{Laws, LawsConfig, LawsSetup},
     emulator::{self, EmulatorOptions, PgnGame},
-    export::{self, ExportOptions, Format, SheetOptions},
+    export::{self, ExportOptions, Format, Notation, SheetOptions},
     game::Kind,
     pairings::{self, PairingsFormat},
     replay::replay_reader_with,
@@ -196,7 +196,7 @@ fn main() {
         Some(g.id),
         ExportOptions::default(),
         &SheetOptions {
-            figurine: true,
+            notation: Notation::Figurine,
             ..SheetOptions::default()
         },
     )

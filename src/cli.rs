@@ -15,7 +15,7 @@ use crate::{
     daemon,
     device::{self, discover},
     emulator::{self, EmulatorOptions, PtyOptions},
-    export::{self, ExportOptions, Format, SheetOptions, pgn::ClockFormat},
+    export::{self, ExportOptions, Format, Notation, SheetOptions, pgn::ClockFormat},
     game::Variant,
     pairings::{self, PairingsFormat},
     store::{GameId, Store},
@@ -79,8 +79,14 @@ pub enum Command {
         /// with pdf, one file with a sheet per board of the round, in board order.
         #[arg(long, conflicts_with = "game")]
         round: Option<u32>,
-        /// Scoresheet (HTML or PDF) in figurine SAN (♔♕♖♗♘).
-        #[arg(long)]
+        /// How the scoresheet (HTML or PDF) writes the pieces: san (K Q R B N), figurine
+        /// (♔♕♖♗♘) or local (the sheet language's letters, e.g. Кр Ф Л С К; figurines where its
+        /// Laws text gives none). Default: the event's `[tournament] notation`, else san. PGN and
+        /// JSON stay English SAN.
+        #[arg(long, value_enum)]
+        notation: Option<Notation>,
+        /// The same as --notation figurine.
+        #[arg(long, conflicts_with = "notation")]
         figurine: bool,
         /// Write to this file instead of standard output.
         #[arg(long)]
@@ -333,6 +339,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             format,
             game,
             round,
+            notation,
             figurine,
             out,
             history,
@@ -340,12 +347,22 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             lang,
         } => {
             let store = open_to_read(&db)?;
+            let event = store.event()?.map(|e| e.settings);
             let lang = match lang {
                 Some(l) => l,
-                None => store
-                    .event()?
-                    .and_then(|e| e.settings.language)
+                None => event
+                    .as_ref()
+                    .and_then(|e| e.language.as_deref())
                     .and_then(|l| l.parse().ok())
+                    .unwrap_or_default(),
+            };
+            let notation = match (notation, figurine) {
+                (Some(n), _) => n,
+                (None, true) => Notation::Figurine,
+                (None, false) => event
+                    .as_ref()
+                    .and_then(|e| e.notation.as_deref())
+                    .and_then(|n| n.parse().ok())
                     .unwrap_or_default(),
             };
             let format = match format {
@@ -359,8 +376,16 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 clk: clk_format,
                 round,
             };
+            if matches!(format, Format::Scoresheet | Format::Pdf)
+                && let Some(reason) = notation.local_falls_back(lang)
+            {
+                eprintln!(
+                    "note: notation local: {}'s {reason}; the sheet prints figurines",
+                    lang.english_name()
+                );
+            }
             let sheet = SheetOptions {
-                figurine,
+                notation,
                 lang,
                 ..SheetOptions::default()
             };

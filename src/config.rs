@@ -21,7 +21,7 @@ use serde_spanned::Spanned;
 pub use crate::device::discover::Locator;
 use crate::{
     arbiter::{Federation, Laws, LawsConfig, LawsOverrides, LawsSetup, Supervision, TimeControl},
-    export::pgn::ClockFormat,
+    export::{notation::Notation, pgn::ClockFormat},
     game::Variant,
     sensor::dgt::ClockLayout,
 };
@@ -131,6 +131,9 @@ pub struct Tournament {
     /// The language of the scoresheets, the pages and the console (`en`, `ru`, `uk`, `mn`,
     /// `ky`, `kk`, `fa`); a browser asking for another of them gets that one.
     pub language: crate::lang::Lang,
+    /// How the scoresheets write chess moves: `san` (the default), `figurine`, or `local` (the
+    /// language's piece letters, figurines where its Laws text gives none to print).
+    pub notation: Notation,
 }
 
 /// The game a board is made for.
@@ -556,6 +559,18 @@ impl Config {
                 "language: {} ({})\n",
                 t.language,
                 t.language.name()
+            ));
+        }
+        if t.notation != Notation::San {
+            let printed = t.notation.pieces(t.language).symbols().join(" ");
+            let why = t
+                .notation
+                .local_falls_back(t.language)
+                .map(|reason| format!(": {}'s {reason}", t.language.english_name()))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "notation: {} on the sheets ({printed}{why})\n",
+                t.notation
             ));
         }
         out.push_str(&format!("boards: {}\n", self.boards.len()));

@@ -494,6 +494,28 @@ pub(super) fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament 
             Err(e) => ck.at(l.span(), e),
         }
     }
+    if let Some(n) = &t.notation {
+        match n.get_ref().parse::<Notation>() {
+            Ok(notation) => {
+                out.notation = notation;
+                // FIDE Appendix C: national letters where the language gives them; where it
+                // gives none to print, the sheets print figurines (works, but may not be meant).
+                if let Some(reason) = notation.local_falls_back(out.language) {
+                    ck.warn(
+                        n.span(),
+                        format!(
+                            "notation = \"local\" with language = \"{}\": {}'s {reason}, so the \
+                             sheets print figurines; write notation = \"figurine\" to say so, or \
+                             \"san\" for English letters",
+                            out.language,
+                            out.language.english_name()
+                        ),
+                    );
+                }
+            }
+            Err(e) => ck.at(n.span(), e.to_string()),
+        }
+    }
     if let Some(s) = &t.supervision {
         match SUPERVISIONS
             .iter()

@@ -40,6 +40,7 @@ pub(super) struct RawTournament {
     pub(super) supervision: Option<Spanned<String>>,
     pub(super) variant: Option<Spanned<String>>,
     pub(super) language: Option<Spanned<String>>,
+    pub(super) notation: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

@@ -834,3 +834,73 @@ fn lichess_rounds_map_event_rounds_to_eight_character_ids() {
         );
     }
 }
+
+/// Issue 33: `[tournament] notation` is read with the event's language; `local` in a language
+/// whose Laws text gives no piece letters to print works (figurines) and is warned of.
+#[test]
+fn notation_is_read_and_local_without_letters_is_warned_of() {
+    let c = ok(EXAMPLE);
+    assert_eq!(c.tournament.notation, Notation::San);
+    assert!(!c.summary().contains("notation"), "san is the default");
+
+    let text = |language: &str, notation: &str| {
+        format!("[tournament]\nlanguage = \"{language}\"\nnotation = \"{notation}\"\n")
+    };
+    let c = ok(&text("ru", "local"));
+    assert_eq!(c.tournament.notation, Notation::Local);
+    assert_eq!(c.warnings, []);
+    assert!(
+        c.summary()
+            .contains("notation: local on the sheets (Кр Ф Л С К)\n"),
+        "{}",
+        c.summary()
+    );
+
+    let c = ok(&text("mn", "local"));
+    assert_eq!(c.tournament.notation, Notation::Local);
+    let [warning] = c.warnings.as_slice() else {
+        panic!("one warning: {:?}", c.warnings)
+    };
+    assert_eq!(
+        warning.to_string().lines().next().unwrap_or_default(),
+        "venue.toml:3:12: warning: notation = \"local\" with language = \"mn\": Mongolian's Laws \
+         text gives the rook and the bishop the one letter Т, so the sheets print figurines; \
+         write notation = \"figurine\" to say so, or \"san\" for English letters"
+    );
+    assert!(
+        c.summary().contains(
+            "notation: local on the sheets (♔ ♕ ♖ ♗ ♘: Mongolian's Laws text gives the rook and \
+             the bishop the one letter Т)\n"
+        ),
+        "{}",
+        c.summary()
+    );
+
+    // A warning exactly where the language's letters are not there to print.
+    for lang in crate::lang::Lang::ALL {
+        let c = ok(&text(lang.code(), "local"));
+        assert_eq!(
+            c.warnings.len(),
+            usize::from(lang.piece_letters().is_err()),
+            "{lang}: {:?}",
+            c.warnings
+        );
+        let c = ok(&text(lang.code(), "figurine"));
+        assert_eq!(c.warnings, [], "{lang}: figurines were asked for");
+        assert!(
+            c.summary()
+                .contains("notation: figurine on the sheets (♔ ♕ ♖ ♗ ♘)\n")
+        );
+    }
+    let c = ok("[tournament]\nnotation = \"local\"\n");
+    assert_eq!(
+        (c.tournament.language, c.warnings.len()),
+        (crate::lang::Lang::En, 0),
+        "English's letters are SAN's"
+    );
+
+    assert_eq!(
+        one_error("[tournament]\nnotation = \"Figurines\"\n"),
+        "venue.toml:2:12: unknown notation \"Figurines\"; valid: san, figurine, local"
+    );
+}

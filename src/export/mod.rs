@@ -7,11 +7,13 @@
 //! A scoresheet is of one game: [`export_bytes`] lays it out with
 //! [`scoresheet::Scoresheet::from_game`] and writes it as HTML ([`scoresheet::html`]) or PDF
 //! ([`pdf::pdf`], with the fonts of [`fonts`] embedded); a round's PDF is every board's sheet in
-//! one file, in board order ([`round::broadcast_games`], [`pdf::pdf_sheets`]).
+//! one file, in board order ([`round::broadcast_games`], [`pdf::pdf_sheets`]). A sheet writes
+//! its moves in the [`notation::Notation`] asked for; PGN and JSON are English SAN always.
 
 pub mod fonts;
 pub mod json;
 pub mod livechess;
+pub mod notation;
 pub mod pdf;
 pub mod pgn;
 pub mod publish;
@@ -20,6 +22,7 @@ pub mod scoresheet;
 
 pub use self::{
     json::{json, json_with_history},
+    notation::Notation,
     pgn::{ClockFormat, PgnGame, write_pgn},
     publish::PgnStyle,
     scoresheet::{Scoresheet, SheetOptions, scoresheet_html},

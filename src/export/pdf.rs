@@ -13,7 +13,8 @@
 //! them in their places), the fonts of [`fonts::chain`] per character (Noto Sans, Noto Sans
 //! Arabic, DejaVu Sans for the figurines), shaping (Arabic joining). Nothing prints as `?`: a
 //! character no font covers is written as `[U+XXXX]`, and pairing import refuses such a name
-//! ([`fonts::uncovered`]). A figurine sheet prints figurines.
+//! ([`fonts::uncovered`]). A figurine sheet prints figurines; a sheet in `local` notation its
+//! language's letters (Noto Sans has the Cyrillic ones).
 //!
 //! Why `krilla`: it embeds TrueType fonts as CID fonts, subset to the glyphs used (tagged
 //! `ABCDEF+Name`), with the ToUnicode map (and ActualText where a glyph stands for several
@@ -526,7 +527,7 @@ mod tests {
             result: "1-0".into(),
             termination: None,
             has_time_trouble: false,
-            figurine: false,
+            pieces: crate::export::notation::PieceSymbols::ENGLISH,
             lang: crate::lang::Lang::En,
         };
         // The text of each page, as drawn.

@@ -2,17 +2,21 @@
 //!
 //! Flow: [`Scoresheet::from_game`] turns a [`GameRecord`] into a pure layout: the [`Header`]
 //! (blank lines for what the record does not know, to be filled in by hand), numbered rows of
-//! `white | black` cells with the mover's clock after the move and the time-trouble mark
-//! (FIDE Article 8.4; Kyrgyz rules 6.5 for togyz korgool), the [`Remark`]s (irregularities with
-//! their article, flag falls, claimable draws, the arbiter's decisions), the result and
-//! termination. [`Scoresheet::pages`] cuts the rows into sheets laid out like a FIDE form (two
-//! columns of numbered rows a page, the unused rows left empty); [`html`] writes a self-contained
-//! A4 page with inline CSS, one `<section class="sheet">` a page, and signature lines for White,
-//! Black and the Arbiter under the last one.
+//! `white | black` cells (chess moves in the [`Notation`] asked for: SAN, figurines or the
+//! language's letters, `super::notation`) with the mover's clock after the move and the
+//! time-trouble mark (FIDE Article 8.4; Kyrgyz rules 6.5 for togyz korgool), the [`Remark`]s
+//! (irregularities with their article, flag falls, claimable draws, the arbiter's decisions),
+//! the result and termination. [`Scoresheet::pages`] cuts the rows into sheets laid out like a
+//! FIDE form (two columns of numbered rows a page, the unused rows left empty); [`html`] writes
+//! a self-contained A4 page with inline CSS, one `<section class="sheet">` a page, and
+//! signature lines for White, Black and the Arbiter under the last one.
 
 use std::fmt::Write as _;
 
-use super::escape_html;
+use super::{
+    escape_html,
+    notation::{Notation, PieceSymbols},
+};
 use crate::{
     game::{
         Kind, Outcome,
@@ -29,8 +33,9 @@ use crate::{
 /// How a scoresheet is laid out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SheetOptions {
-    /// Figurine SAN (♔♕♖♗♘ for K Q R B N; pawns plain) instead of letters (chess only).
-    pub figurine: bool,
+    /// How chess moves write their pieces: SAN letters, figurines (♔♕♖♗♘), or the letters of
+    /// the sheet's language (`[tournament] notation`, `export --notation`).
+    pub notation: Notation,
     /// Numbered rows on one sheet, in two columns; a FIDE form holds 60 (1–30 | 31–60).
     pub moves_per_page: u32,
     /// The time control for the header, when the caller knows it (e.g. `90+30`).
@@ -42,7 +47,7 @@ pub struct SheetOptions {
 impl Default for SheetOptions {
     fn default() -> SheetOptions {
         SheetOptions {
-            figurine: false,
+            notation: Notation::San,
             moves_per_page: 60,
             time_control: None,
             lang: Lang::En,
@@ -91,7 +96,8 @@ impl Header {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cell {
     pub ply: u32,
-    /// SAN (letters or figurines) for chess; `76`, `45X` for togyz korgool.
+    /// SAN for chess, its pieces as the sheet's [`PieceSymbols`] write them; `76`, `45X` for
+    /// togyz korgool.
     pub text: String,
     /// The mover's clock after the move, `h:mm:ss`.
     pub clock: Option<String>,
@@ -159,7 +165,9 @@ pub struct Scoresheet {
     pub termination: Option<String>,
     /// Whether any ply carries the time-trouble mark (the legend is printed then).
     pub has_time_trouble: bool,
-    pub figurine: bool,
+    /// How its chess moves write the pieces (and the moves its remarks name); English SAN on a
+    /// togyz korgool sheet, which has no pieces.
+    pub pieces: PieceSymbols,
     /// The language of its labels and remarks.
     pub lang: Lang,
 }
@@ -170,15 +178,14 @@ pub const TIME_TROUBLE_MARK: &str = "†";
 impl Scoresheet {
     /// The layout of `g`.
     pub fn from_game(g: &GameRecord, options: &SheetOptions) -> Scoresheet {
-        let remarks = remarks(g, options.lang);
-        let figurine = options.figurine && g.kind == Kind::Chess;
+        let pieces = match g.kind {
+            Kind::Chess => options.notation.pieces(options.lang),
+            Kind::Togyz => PieceSymbols::ENGLISH,
+        };
+        let remarks = remarks(g, options.lang, &pieces);
         let cell = |m: &RecordedMove| Cell {
             ply: m.ply,
-            text: if figurine {
-                to_figurine(&m.notation)
-            } else {
-                m.notation.clone()
-            },
+            text: pieces.write(&m.notation),
             clock: mover_clock(m).map(hms),
             time_trouble: m.time_trouble,
             remarks: remarks
@@ -218,7 +225,7 @@ impl Scoresheet {
             result: result_text(g),
             termination: g.termination.clone(),
             has_time_trouble: g.moves.iter().any(|m| m.time_trouble),
-            figurine,
+            pieces,
             lang: options.lang,
         }
     }
@@ -345,16 +352,7 @@ pub fn hms(ms: u64) -> String {
 
 /// SAN with figurines for K Q R B N (promotions too: `e8=♕`); pawns and castling stay.
 pub fn to_figurine(san: &str) -> String {
-    san.chars()
-        .map(|c| match c {
-            'K' => '♔',
-            'Q' => '♕',
-            'R' => '♖',
-            'B' => '♗',
-            'N' => '♘',
-            c => c,
-        })
-        .collect()
+    PieceSymbols::FIGURINES.write(san)
 }
 
 /// The result as written on the sheet; for togyz korgool the Kyrgyz form with the loser's
@@ -477,7 +475,7 @@ mod tests {
             result: "*".into(),
             termination: None,
             has_time_trouble: false,
-            figurine: false,
+            pieces: PieceSymbols::ENGLISH,
             lang: crate::lang::Lang::En,
         }
     }

@@ -10,13 +10,17 @@
 //! tuz) are the reference texts' own (`shared/rules/originals`). Every table has every key of
 //! the English one, with the same blanks: a unit test fails otherwise, and on any key the code
 //! asks for that English lacks. Article numbers, moves, clocks and numbers are never
-//! translated. Pure: no I/O.
+//! translated; a sheet in `local` notation writes the pieces with the letters its table gives
+//! ([`pieces`]: `notation.pieces`, the one key a table may leave empty). Pure: no I/O.
 
 use std::{collections::HashMap, fmt, str::FromStr, sync::OnceLock};
 
 use crate::{game::Kind, tracker::Side};
 
+pub mod pieces;
 pub mod record;
+
+pub use pieces::{NoPieceLetters, PieceLetters};
 
 /// A language of the sheets, pages and console.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -157,6 +161,19 @@ impl Lang {
     /// The language's own name, as its switch shows it.
     pub fn name(self) -> &'static str {
         self.text("lang.name")
+    }
+
+    /// Its name in English, for what the command line says (`config check`).
+    pub fn english_name(self) -> &'static str {
+        match self {
+            Lang::En => "English",
+            Lang::Ru => "Russian",
+            Lang::Uk => "Ukrainian",
+            Lang::Mn => "Mongolian",
+            Lang::Ky => "Kyrgyz",
+            Lang::Kk => "Kazakh",
+            Lang::Fa => "Persian",
+        }
     }
 }
 

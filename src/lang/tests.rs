@@ -24,6 +24,9 @@ fn every_table_reads() {
     }
 }
 
+/// Keys a table may leave empty: the piece letters of a language whose Laws text gives none.
+const MAY_BE_EMPTY: &[&str] = &["notation.pieces"];
+
 #[test]
 fn every_language_has_every_key_of_english_with_the_same_blanks_and_no_other() {
     let tables = tables();
@@ -39,7 +42,9 @@ fn every_language_has_every_key_of_english_with_the_same_blanks_and_no_other() {
                     blanks(t),
                     blanks(text)
                 )),
-                Some(t) if t.trim().is_empty() => problems.push(format!("{lang}: {key} is empty")),
+                Some(t) if t.trim().is_empty() && !MAY_BE_EMPTY.contains(&key.as_str()) => {
+                    problems.push(format!("{lang}: {key} is empty"))
+                }
                 Some(_) => {}
             }
         }

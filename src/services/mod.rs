@@ -47,6 +47,7 @@ pub fn event_settings(t: &crate::config::Tournament) -> EventSettings {
         laws: Some(t.laws.to_string()),
         variant: Some(t.variant.to_string()),
         language: Some(t.language.to_string()),
+        notation: Some(t.notation.to_string()),
     }
 }
 

@@ -29,6 +29,9 @@ pub struct EventSettings {
     /// The language of the event's sheets and pages (`ru`, `fa`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// How the event's sheets write chess moves (`san`, `figurine`, `local`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notation: Option<String>,
 }
 
 /// The event as stored: its name, site and current round, and its settings.
@@ -105,7 +108,7 @@ impl Store {
         self.conn
             .prepare_cached(
                 "UPDATE tournament SET start_date = ?1, end_date = ?2, time_control = ?3, \
-                 laws = ?4, variant = ?5, language = ?6 WHERE id = 1",
+                 laws = ?4, variant = ?5, language = ?6, notation = ?7 WHERE id = 1",
             )?
             .execute((
                 &settings.start_date,
@@ -114,6 +117,7 @@ impl Store {
                 &settings.laws,
                 &settings.variant,
                 &settings.language,
+                &settings.notation,
             ))?;
         Ok(opened)
     }
@@ -154,7 +158,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT event, site, round, start_date, end_date, time_control, laws, variant, \
-                 language FROM tournament WHERE id = 1",
+                 language, notation FROM tournament WHERE id = 1",
             )?
             .query_row([], |r| {
                 Ok(StoredEvent {
@@ -170,6 +174,7 @@ impl Store {
                         laws: r.get(6)?,
                         variant: r.get(7)?,
                         language: r.get(8)?,
+                        notation: r.get(9)?,
                     },
                 })
             })
@@ -238,6 +243,8 @@ mod tests {
         let mut store = Store::open_in_memory().unwrap();
         let settings = EventSettings {
             time_control: Some("90+30".into()),
+            language: Some("ru".into()),
+            notation: Some("local".into()),
             ..EventSettings::default()
         };
         assert_eq!(
@@ -261,6 +268,13 @@ mod tests {
         let event = store.event().unwrap().unwrap();
         assert_eq!(event.round, info(3));
         assert_eq!(event.settings.time_control.as_deref(), Some("90+30"));
+        assert_eq!(
+            (
+                event.settings.language.as_deref(),
+                event.settings.notation.as_deref()
+            ),
+            (Some("ru"), Some("local"))
+        );
         let rounds = store.rounds().unwrap();
         let listed: Vec<(u32, &str, bool)> = rounds
             .iter()

@@ -240,6 +240,11 @@ INSERT OR IGNORE INTO replica_origins (origin, hall, seq)
     r#"
 ALTER TABLE tournament ADD COLUMN language TEXT;
 "#,
+    // 10: the event's notation (`[tournament] notation`, issue 33: `san`, `figurine`, `local`):
+    // how `export` writes the scoresheets' moves unless told otherwise.
+    r#"
+ALTER TABLE tournament ADD COLUMN notation TEXT;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

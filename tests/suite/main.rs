@@ -55,6 +55,7 @@ mod relay_common;
 mod restart_trials;
 mod run_config;
 mod scoresheet;
+mod sheet_notation;
 mod spectator_crawl;
 mod store;
 mod systemd_units;

@@ -15,7 +15,7 @@ use std::{
 use boardscribe::{
     arbiter::{Laws, LawsConfig, LawsSetup},
     emulator::{self, EmulatorOptions, PgnGame},
-    export::{self, ExportOptions, Format, SheetOptions},
+    export::{self, ExportOptions, Format, Notation, SheetOptions},
     game::Kind,
     lang::Lang,
     pairings::{self, PairingsFormat},
@@ -363,7 +363,11 @@ fn names_in_every_script_and_every_label_read_back_from_the_pdf() {
     let store = Store::open_read_only(&db).unwrap();
     for (i, (b, g)) in BOARDS.iter().zip(&games).enumerate() {
         let sheet = SheetOptions {
-            figurine: i == 3,
+            notation: if i == 3 {
+                Notation::Figurine
+            } else {
+                Notation::San
+            },
             ..SheetOptions::default()
         };
         let bytes = export::export_bytes(
@@ -390,7 +394,7 @@ fn names_in_every_script_and_every_label_read_back_from_the_pdf() {
         // Every move as the sheet writes it (figurines on board 4).
         let tokens: Vec<&str> = text.split_whitespace().collect();
         for m in &g.moves {
-            let written = if sheet.figurine {
+            let written = if sheet.notation == Notation::Figurine {
                 export::scoresheet::to_figurine(&m.notation)
             } else {
                 m.notation.clone()
@@ -534,7 +538,7 @@ fn the_round_pdf_has_each_boards_sheet_in_board_order() {
     // The same bytes as the library writes; --game still gives one game.
     let store = Store::open_read_only(&db).unwrap();
     let sheet = SheetOptions {
-        figurine: true,
+        notation: Notation::Figurine,
         ..SheetOptions::default()
     };
     let options = ExportOptions {

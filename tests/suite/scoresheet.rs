@@ -18,8 +18,9 @@ use boardscribe::{
         TogyzEmulatorOptions, script_togyz, togyz_records,
     },
     export::{
-        self, ExportOptions, Format, SheetOptions,
+        self, ExportOptions, Format, Notation, SheetOptions,
         json::irregularities,
+        notation::PieceSymbols,
         pdf::pdf,
         scoresheet::{Scoresheet, html},
     },
@@ -44,12 +45,12 @@ fn shared(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-fn corpus(file: &str) -> Vec<PgnGame> {
+pub(crate) fn corpus(file: &str) -> Vec<PgnGame> {
     let text = std::fs::read_to_string(shared(&format!("corpus/chess/{file}"))).unwrap();
     emulator::games_from_pgn(&text).unwrap()
 }
 
-fn laws(time_control: Option<&str>) -> LawsSetup {
+pub(crate) fn laws(time_control: Option<&str>) -> LawsSetup {
     LawsSetup {
         cfg: LawsConfig::for_edition(Laws::Fide2023),
         time_control: time_control.map(|t| t.parse::<TimeControl>().unwrap()),
@@ -58,7 +59,7 @@ fn laws(time_control: Option<&str>) -> LawsSetup {
 }
 
 /// Plays `game` on the emulator and replays its capture into `store`; the last game recorded.
-fn record(
+pub(crate) fn record(
     store: &mut Store,
     game: &PgnGame,
     opts: &EmulatorOptions,
@@ -95,10 +96,10 @@ fn clock_text(ms: u64) -> String {
 
 /// A row of the HTML sheet as read back.
 #[derive(Debug, Default, Clone, PartialEq)]
-struct ReadCell {
-    san: String,
-    clock: Option<String>,
-    time_trouble: bool,
+pub(crate) struct ReadCell {
+    pub(crate) san: String,
+    pub(crate) clock: Option<String>,
+    pub(crate) time_trouble: bool,
 }
 
 /// Text between `open` and the next `close` after it, from `from`.
@@ -140,7 +141,7 @@ fn read_rows(html: &str) -> Vec<(u32, Option<ReadCell>, Option<ReadCell>)> {
 }
 
 /// The plies of the HTML sheet in order (row by row, white then black), with their rows.
-fn read_plies(html: &str) -> Vec<(u32, bool, ReadCell)> {
+pub(crate) fn read_plies(html: &str) -> Vec<(u32, bool, ReadCell)> {
     let rows = read_rows(html);
     let numbers: Vec<u32> = rows.iter().map(|r| r.0).collect();
     let mut sorted = numbers.clone();
@@ -194,7 +195,7 @@ fn assert_signatures(html: &str) {
 
 /// The text of every page of a PDF (poppler's `pdftotext -raw`: in the order it is drawn, row
 /// by row), and the page count (`lopdf`, a second reader that must parse the file too).
-fn pdf_text(bytes: &[u8]) -> (String, usize) {
+pub(crate) fn pdf_text(bytes: &[u8]) -> (String, usize) {
     assert!(bytes.starts_with(b"%PDF-"));
     let doc = lopdf::Document::load_mem(bytes).expect("the PDF parses");
     let pages = doc.get_pages().len();
@@ -219,7 +220,7 @@ fn artifacts() -> PathBuf {
 }
 
 /// Keeps the sheet as an artefact, and a PNG of it when headless Chromium is installed.
-fn keep(name: &str, html: &str, pdf: &[u8]) {
+pub(crate) fn keep(name: &str, html: &str, pdf: &[u8]) {
     std::fs::write(artifacts().join(format!("{name}.pdf")), pdf).unwrap();
     keep_page(name, html);
 }
@@ -291,7 +292,7 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
 
     // Figurines: the same moves, pieces as ♔♕♖♗♘, no piece letters left.
     let sheet = SheetOptions {
-        figurine: true,
+        notation: Notation::Figurine,
         ..SheetOptions::default()
     };
     let bytes = export::export_bytes(
@@ -690,6 +691,24 @@ fn a_togyz_game_prints_in_the_kazakh_kyrgyz_layout_with_the_supplementary_index(
         assert!(text.split_whitespace().any(|t| t == m), "{m}");
     }
     keep("togyz", &page, &bytes);
+
+    // A togyz korgool sheet has no pieces: no notation changes it (issue 33).
+    for notation in [Notation::Figurine, Notation::Local] {
+        let sheet = Scoresheet::from_game(
+            &g,
+            &SheetOptions {
+                notation,
+                lang: Lang::Ru,
+                ..SheetOptions::default()
+            },
+        );
+        assert_eq!(sheet.pieces, PieceSymbols::ENGLISH, "{notation}");
+        let in_san = SheetOptions {
+            lang: Lang::Ru,
+            ..SheetOptions::default()
+        };
+        assert_eq!(html(&sheet), html(&Scoresheet::from_game(&g, &in_san)));
+    }
 }
 
 #[test]

@@ -33,8 +33,9 @@ pub(super) fn before_ply(ply: Option<u32>, kind: Kind, lang: Lang) -> String {
 
 /// The remarks of `g`, in the order recorded: what the board and clock showed (irregularities,
 /// flag falls, claimable draws), then the arbiter's decisions. The tracker's own corrections
-/// (takebacks, revised moves) are left to the PGN and JSON history.
-pub(super) fn remarks(g: &GameRecord, lang: Lang) -> Vec<Remark> {
+/// (takebacks, revised moves) are left to the PGN and JSON history. The moves a decision names
+/// are written with the sheet's `pieces`, as its cells are.
+pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<Remark> {
     let kind = g.kind;
     let mut out: Vec<Remark> = Vec::new();
     let mut push = |kind, ply, article: Option<String>, title: String, text: String| {
@@ -180,8 +181,8 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang) -> Vec<Remark> {
                         &[
                             ("move", &n),
                             ("side", side),
-                            ("old", old_notation),
-                            ("new", new_notation),
+                            ("old", &pieces.write(old_notation)),
+                            ("new", &pieces.write(new_notation)),
                         ],
                     ),
                     Some(*ply),
@@ -194,7 +195,13 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang) -> Vec<Remark> {
                 retracted,
             } => (
                 lang.text("remark.resumed"),
-                resume_text(*after_ply, moves, *retracted, kind, lang),
+                resume_text(
+                    *after_ply,
+                    &moves.iter().map(|m| pieces.write(m)).collect::<Vec<_>>(),
+                    *retracted,
+                    kind,
+                    lang,
+                ),
                 Some(*after_ply),
             ),
         };
