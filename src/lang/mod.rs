@@ -10,9 +10,14 @@
 //! tuz) are the reference texts' own (`shared/rules/originals`). Every table has every key of
 //! the English one, with the same blanks: a unit test fails otherwise, and on any key the code
 //! asks for that English lacks. Article numbers, moves, clocks and numbers are never
-//! translated. Pure: no I/O.
+//! translated; dates are written in the language's form and calendar ([`date`]:
+//! [`Lang::date`], [`Lang::stored_date`]). Pure: no I/O.
+
+pub mod date;
 
 use std::{collections::HashMap, fmt, str::FromStr, sync::OnceLock};
+
+pub use date::{Calendar, Date, DateError};
 
 /// A language of the sheets, pages and console.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

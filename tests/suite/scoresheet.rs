@@ -262,6 +262,8 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
     )
     .unwrap();
     let id = *summary.games.last().unwrap();
+    // A date known only by its year is printed as stored.
+    store.set_game_date(id, "2026.??.??").unwrap();
     let g = store.game(id).unwrap().unwrap();
     assert!(g.moves.len() > 20, "a real game: {} plies", g.moves.len());
     assert!(
@@ -287,6 +289,7 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
     // for a pen, never its port or file name (issue 16).
     let board = g.board_no.map(|n| n.to_string()).unwrap_or_default();
     assert!(html.contains(&format!("<td class=\"board\">{board}</td>")));
+    assert!(html.contains("<td class=\"date\"><bdi>2026.??.??</bdi></td>"));
     assert!(!html.contains(&format!("<td class=\"board\">{}</td>", g.board_name)));
 
     // Figurines: the same moves, pieces as ♔♕♖♗♘, no piece letters left.
@@ -787,6 +790,7 @@ fn a_sheet_is_written_in_the_events_language_or_the_one_asked_for() {
             1_000,
         )
         .unwrap();
+    store.set_game_date(g.id, "2026.12.04").unwrap();
     drop(store);
 
     let export = |lang: Option<Lang>| {
@@ -842,6 +846,12 @@ fn a_sheet_is_written_in_the_events_language_or_the_one_asked_for() {
             "{lang}"
         );
         assert!(page.contains("<bdi>Кубок Алматы</bdi>"), "{lang}");
+        // The day in the language's form (Persian: Iran's calendar), isolated.
+        let date = boardscribe::export::escape_html(&lang.stored_date("2026.12.04"));
+        assert!(
+            page.contains(&format!("<td class=\"date\"><bdi>{date}</bdi></td>")),
+            "{lang}: {date}"
+        );
         // Its own words for the labels, the remarks and the result's reason.
         for key in [
             "sheet.title",
