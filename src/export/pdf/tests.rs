@@ -58,6 +58,81 @@ fn remarks_that_do_not_fit_continue_on_a_page_with_the_signatures_last() {
     assert!(bytes.starts_with(b"%PDF-"));
 }
 
+#[test]
+fn a_persian_sheets_result_remarks_and_signatures_run_from_the_right() {
+    use crate::{
+        export::scoresheet::{Remark, RemarkKind},
+        lang::Lang,
+    };
+    let mut sheet = sample(Lang::Fa);
+    sheet.termination = Some("resignation".into());
+    sheet.remarks = (1..=40)
+        .map(|number| Remark {
+            number,
+            kind: RemarkKind::Irregularity,
+            ply: Some(3),
+            article: Some("7.4".into()),
+            title: Lang::Fa.text("remark.displaced").into(),
+            // Long enough to take two lines.
+            text: "پیش از حرکت 2 (سفید)؛ e2 → خالی؛ برطرف شد؛ داور وضعیت را بازگرداند و بازی ادامه یافت؛ "
+                .repeat(2),
+        })
+        .collect();
+    let pages = draw(&sheet);
+    assert!(pages.len() > 1, "the remarks continue on further pages");
+    let right = |op: &Op| match op {
+        Op::Text { x, line, .. } => Some((line.text(), x + line.width)),
+        _ => None,
+    };
+    let texts: Vec<(String, f32)> = pages
+        .iter()
+        .flat_map(|p| p.ops.iter().filter_map(right))
+        .collect();
+    let ends = |pick: &dyn Fn(&str) -> bool| -> Vec<f32> {
+        texts
+            .iter()
+            .filter(|(t, _)| pick(t))
+            .map(|(_, r)| *r)
+            .collect()
+    };
+    let at_margin = |edges: Vec<f32>, from: f32| {
+        assert!(!edges.is_empty(), "{texts:?}");
+        for edge in edges {
+            assert!(close(edge, WIDTH - from), "{edge} for {from}");
+        }
+    };
+    // Lines are compared by a word of theirs: their runs are drawn right to left.
+    at_margin(ends(&|t| t.contains(Lang::Fa.text("sheet.result"))), MARGIN);
+    at_margin(ends(&|t| t == "1-0"), MARGIN + 44.0);
+    // Each remark's first line from the margin, its continuation indented from it.
+    let article = "ماده";
+    at_margin(ends(&|t| t.contains(article)), MARGIN);
+    at_margin(
+        ends(&|t| t.contains("داور") && !t.contains(article) && !t.contains("امضای")),
+        MARGIN + 10.0,
+    );
+    // The continuation's heading, and the signatures on the last page, White's rightmost.
+    at_margin(ends(&|t| t.contains("یادداشت")), MARGIN);
+    let last: Vec<(String, f32)> = pages[pages.len() - 1]
+        .ops
+        .iter()
+        .filter_map(right)
+        .collect();
+    let signature = Lang::Fa.fill("sheet.signature", &[("who", Lang::Fa.text("sheet.white"))]);
+    assert!(
+        last.iter()
+            .any(|(t, r)| *t == signature && close(*r, WIDTH - MARGIN))
+    );
+    assert!(
+        !pages[0]
+            .ops
+            .iter()
+            .filter_map(right)
+            .any(|(t, _)| t == signature)
+    );
+    assert!(pdf(&sheet).unwrap().starts_with(b"%PDF-"));
+}
+
 /// A sheet of three plies with clocks and every header field, in `lang`.
 fn sample(lang: crate::lang::Lang) -> Scoresheet {
     use crate::export::scoresheet::{Header, Row};
