@@ -838,11 +838,11 @@ fn a_sheet_is_written_in_the_events_language_or_the_one_asked_for() {
         assert!(page.contains(&head), "{lang}: {}", &page[..200]);
         // The names exactly as the pairing spells them, each isolated from its title and rating.
         assert!(
-            page.contains(&format!("IM <bdi>{white}</bdi> (2450)")),
+            page.contains(&format!("<bdi>IM</bdi> <bdi>{white}</bdi> (2450)")),
             "{lang}"
         );
         assert!(
-            page.contains(&format!("GM <bdi>{black}</bdi> (2760)")),
+            page.contains(&format!("<bdi>GM</bdi> <bdi>{black}</bdi> (2760)")),
             "{lang}"
         );
         assert!(page.contains("<bdi>Кубок Алматы</bdi>"), "{lang}");
