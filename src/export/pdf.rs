@@ -8,9 +8,19 @@
 //! and the signature lines for White, Black and the Arbiter. [`render`] writes the canvases
 //! with `krilla`.
 //!
+//! Direction: one layout for both ways a sheet runs. The layout measures x from the sheet's
+//! start edge and the [`Canvas`] mirrors it for a right-to-left language (Persian, [`Flow`]):
+//! the labels on the right, the title on the right and the page's number on the left, the
+//! first column of moves on the right with its number column rightmost, then White's and
+//! Black's cells, the remarks and signatures from the right. Moves, clocks, numbers and results
+//! stay left-to-right lines inside their cells; a date in the language's form
+//! ([`crate::lang::Lang::stored_date`]) and what a person wrote (the event, the site) run their
+//! own way.
+//!
 //! Text: every string drawn, labels included, goes through one path, [`line::Line`]: the bidi
-//! algorithm (a player's name is an isolate between title and rating, so a Persian name keeps
-//! them in their places), the fonts of [`fonts::chain`] per character (Noto Sans, Noto Sans
+//! algorithm (a player's title, name and rating are each an isolate, so that each keeps its
+//! own order and they stand in the paragraph's, whichever way the name and the sheet run), the
+//! fonts of [`fonts::chain`] per character (Noto Sans, Noto Sans
 //! Arabic, DejaVu Sans for the figurines), shaping (Arabic joining). Nothing prints as `?`: a
 //! character no font covers is written as `[U+XXXX]`, and pairing import refuses such a name
 //! ([`fonts::uncovered`]). A figurine sheet prints figurines; a sheet in `local` notation its
@@ -40,7 +50,7 @@ use super::{
     scoresheet::{Cell, Page, Scoresheet},
 };
 use crate::store::PlayerRecord;
-use line::Line;
+use line::{Dir, Line};
 
 const WIDTH: f32 = 595.28;
 const HEIGHT: f32 = 841.89;
@@ -84,8 +94,9 @@ fn draw(sheet: &Scoresheet) -> Vec<Canvas> {
     let mut pages = Vec::new();
     let sheets = sheet.pages();
     let count = sheets.len();
+    let flow = Flow::of(sheet.lang);
     for page in &sheets {
-        let mut c = Canvas::default();
+        let mut c = Canvas::new(flow);
         let y = draw_head(&mut c, sheet, page.number, count);
         let y = draw_moves(&mut c, sheet, page, y);
         let mut more = Vec::new();
@@ -98,10 +109,93 @@ fn draw(sheet: &Scoresheet) -> Vec<Canvas> {
     pages
 }
 
-/// What a page shows, in PDF coordinates (points, from the bottom left).
-#[derive(Default)]
+/// Which way a sheet runs: the layout's x is measured from the start edge, the left or (right
+/// to left) the right, where the canvas mirrors it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    LeftToRight,
+    RightToLeft,
+}
+
+impl Flow {
+    fn of(lang: crate::lang::Lang) -> Flow {
+        if lang.rtl() {
+            Flow::RightToLeft
+        } else {
+            Flow::LeftToRight
+        }
+    }
+
+    /// The direction of the language's own words.
+    fn words(self) -> Dir {
+        match self {
+            Flow::LeftToRight => Dir::Ltr,
+            Flow::RightToLeft => Dir::Rtl,
+        }
+    }
+
+    /// The page's x of the point `x` from the start edge.
+    fn x(self, x: f32) -> f32 {
+        match self {
+            Flow::LeftToRight => x,
+            Flow::RightToLeft => WIDTH - x,
+        }
+    }
+
+    /// The page's left edge of a box `width` wide beginning at `x` from the start edge.
+    fn left(self, x: f32, width: f32) -> f32 {
+        match self {
+            Flow::LeftToRight => x,
+            Flow::RightToLeft => WIDTH - x - width,
+        }
+    }
+}
+
+/// What a page shows, in PDF coordinates (points, from the bottom left), drawn through the
+/// layout's coordinates (x from the start edge: [`Flow`]).
 struct Canvas {
+    flow: Flow,
     ops: Vec<Op>,
+}
+
+impl Canvas {
+    fn new(flow: Flow) -> Canvas {
+        Canvas {
+            flow,
+            ops: Vec::new(),
+        }
+    }
+
+    /// `line` beginning at `x` from the start edge (left-aligned there, or right-aligned on a
+    /// right-to-left sheet), its baseline at `y`.
+    fn put(&mut self, x: f32, y: f32, line: Line) {
+        let x = self.flow.left(x, line.width);
+        self.ops.push(Op::Text { x, y, line });
+    }
+
+    /// `line` ending at `x` from the start edge.
+    fn put_end(&mut self, x: f32, y: f32, line: Line) {
+        let x = self.flow.left(x - line.width, line.width);
+        self.ops.push(Op::Text { x, y, line });
+    }
+
+    /// A straight line from `(x1, y1)` to `(x2, y2)`, x from the start edge.
+    fn rule(&mut self, width: f32, (x1, y1): (f32, f32), (x2, y2): (f32, f32)) {
+        self.ops.push(Op::Stroke {
+            from: (self.flow.x(x1), y1),
+            to: (self.flow.x(x2), y2),
+            width,
+        });
+    }
+
+    /// A rectangle `[x, y, w, h]` (x from the start edge) filled in grey.
+    fn shade(&mut self, [x, y, w, h]: [f32; 4], grey: u8) {
+        let x = self.flow.left(x, w);
+        self.ops.push(Op::Shade {
+            rect: [x, y, w, h],
+            grey,
+        });
+    }
 }
 
 enum Op {
@@ -187,42 +281,41 @@ fn render(pages: &[Canvas], title: &str) -> Result<Vec<u8>, PdfError> {
     doc.finish().map_err(|e| PdfError::Write(e.to_string()))
 }
 
-/// Text at `(x, y)`.
+/// The language's words (the sheet's direction) beginning at `x` from the start edge.
 fn text(c: &mut Canvas, weight: Weight, size: f32, x: f32, y: f32, s: &str) {
-    let line = Line::new(s, weight, size);
-    c.ops.push(Op::Text { x, y, line });
+    let line = Line::new(s, weight, size, c.flow.words());
+    c.put(x, y, line);
 }
 
-/// Text ending at `right`.
-fn text_right(c: &mut Canvas, weight: Weight, size: f32, right: f32, y: f32, s: &str) {
-    let line = Line::new(s, weight, size);
-    let x = right - line.width;
-    c.ops.push(Op::Text { x, y, line });
+/// The language's words ending at `x` from the start edge.
+fn text_end(c: &mut Canvas, weight: Weight, size: f32, x: f32, y: f32, s: &str) {
+    let line = Line::new(s, weight, size, c.flow.words());
+    c.put_end(x, y, line);
 }
 
-fn line(c: &mut Canvas, width: f32, x1: f32, y1: f32, x2: f32, y2: f32) {
-    c.ops.push(Op::Stroke {
-        from: (x1, y1),
-        to: (x2, y2),
-        width,
-    });
+/// A move, a clock, a number or a result: left to right, whichever way the sheet runs.
+fn ltr(s: &str, weight: Weight, size: f32) -> Line {
+    Line::new(s, weight, size, Dir::Ltr)
 }
 
-/// A player as the header writes them: title, name and rating, the name an isolate (FSI … PDI)
-/// so that a right-to-left name stays between its title and its rating.
+/// An isolate (FSI … PDI): text that keeps its own direction inside a line.
+fn isolate(s: &str) -> String {
+    format!("\u{2068}{s}\u{2069}")
+}
+
+/// A player as the header writes them: title, name and rating, each an isolate, so that each
+/// keeps its own order and the three stand in the sheet's (a Persian name between a Latin
+/// title and its rating, on a sheet running either way).
 fn player(p: &PlayerRecord) -> String {
-    let mut out = String::new();
+    let mut parts = Vec::new();
     if let Some(t) = p.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        out.push_str(t);
-        out.push(' ');
+        parts.push(isolate(t));
     }
-    out.push('\u{2068}');
-    out.push_str(&p.name);
-    out.push('\u{2069}');
+    parts.push(isolate(&p.name));
     if let Some(elo) = p.elo {
-        out.push_str(&format!(" ({elo})"));
+        parts.push(isolate(&format!("({elo})")));
     }
-    out
+    parts.join(" ")
 }
 
 /// The title and the header fields; returns the y below them.
@@ -239,25 +332,31 @@ fn draw_head(c: &mut Canvas, sheet: &Scoresheet, number: usize, count: usize) ->
             ("pages", &count.to_string()),
         ],
     );
-    text_right(c, Weight::Regular, 9.0, WIDTH - MARGIN, top - 12.0, &page);
+    text_end(c, Weight::Regular, 9.0, WIDTH - MARGIN, top - 12.0, &page);
     let half = (WIDTH - 2.0 * MARGIN) / 2.0;
-    let white = h.white.as_ref().map(player);
-    let black = h.black.as_ref().map(player);
+    // What was written or stored runs its own way; the players' parts stand in the sheet's.
+    let words = c.flow.words();
+    let own = |v: &Option<String>| v.clone().map(|v| (v, Dir::Auto));
+    let players = |p: &Option<PlayerRecord>| p.as_ref().map(|p| (player(p), words));
+    let date = h.date.as_deref().map(|d| (lang.stored_date(d), Dir::Auto));
     let [_, white_head, black_head] = sheet.column_heads();
     let fields = [
         [
-            (lang.text("sheet.event"), &h.event),
-            (lang.text("sheet.site"), &h.site),
+            (lang.text("sheet.event"), own(&h.event)),
+            (lang.text("sheet.site"), own(&h.site)),
         ],
         [
-            (lang.text("sheet.round"), &h.round),
-            (lang.text("sheet.board"), &h.board),
+            (lang.text("sheet.round"), own(&h.round)),
+            (lang.text("sheet.board"), own(&h.board)),
         ],
         [
-            (lang.text("sheet.date"), &h.date),
-            (lang.text("sheet.time_control"), &h.time_control),
+            (lang.text("sheet.date"), date),
+            (lang.text("sheet.time_control"), own(&h.time_control)),
         ],
-        [(white_head, &white), (black_head, &black)],
+        [
+            (white_head, players(&h.white)),
+            (black_head, players(&h.black)),
+        ],
     ];
     let mut y = top - 36.0;
     for pair in fields {
@@ -266,11 +365,11 @@ fn draw_head(c: &mut Canvas, sheet: &Scoresheet, number: usize, count: usize) ->
             text(c, Weight::Regular, 9.0, x, y, label);
             let value_x = x + 62.0;
             let room = half - 70.0;
-            if let Some(v) = value {
-                let v = fit(v, Weight::Regular, 10.0, room - 4.0);
-                text(c, Weight::Regular, 10.0, value_x + 2.0, y, &v);
+            if let Some((v, dir)) = value {
+                let v = fit(&v, Weight::Regular, 10.0, room - 4.0);
+                c.put(value_x + 2.0, y, Line::new(&v, Weight::Regular, 10.0, dir));
             }
-            line(c, 0.6, value_x, y - 3.0, value_x + room, y - 3.0);
+            c.rule(0.6, (value_x, y - 3.0), (value_x + room, y - 3.0));
         }
         y -= 18.0;
     }
@@ -303,12 +402,9 @@ fn draw_moves(c: &mut Canvas, sheet: &Scoresheet, page: &Page, top: f32) -> f32 
         let x = MARGIN + (col + gap) * i as f32;
         let xs = [x, x + no_w, x + no_w + cell_w, x + col];
         // The head row, shaded.
-        c.ops.push(Op::Shade {
-            rect: [x, top - ROW, col, ROW],
-            grey: 230,
-        });
+        c.shade([x, top - ROW, col, ROW], 230);
         let head = top - ROW + 4.5;
-        text_right(
+        text_end(
             c,
             Weight::Bold,
             fitting(no, NO_WIDTH - 5.0),
@@ -321,8 +417,8 @@ fn draw_moves(c: &mut Canvas, sheet: &Scoresheet, page: &Page, top: f32) -> f32 
         let mut y = top - ROW;
         for row in rows {
             let base = y - ROW + 4.5;
-            let number = row.number.to_string();
-            text_right(c, Weight::Regular, 9.0, xs[1] - 3.0, base, &number);
+            let number = ltr(&row.number.to_string(), Weight::Regular, 9.0);
+            c.put_end(xs[1] - 3.0, base, number);
             for (cell, left) in [(&row.white, xs[1]), (&row.black, xs[2])] {
                 if let Some(cell) = cell {
                     draw_cell(c, cell, left, cell_w, base);
@@ -334,10 +430,10 @@ fn draw_moves(c: &mut Canvas, sheet: &Scoresheet, page: &Page, top: f32) -> f32 
         let rows_h = ROW * (rows.len() as f32 + 1.0);
         for k in 0..=rows.len() + 1 {
             let ly = top - ROW * k as f32;
-            line(c, 0.5, x, ly, x + col, ly);
+            c.rule(0.5, (x, ly), (x + col, ly));
         }
         for lx in xs {
-            line(c, 0.5, lx, top, lx, top - rows_h);
+            c.rule(0.5, (lx, top), (lx, top - rows_h));
         }
         bottom = bottom.min(top - rows_h);
     }
@@ -352,20 +448,12 @@ fn draw_cell(c: &mut Canvas, cell: &Cell, left: f32, w: f32, base: f32) {
     for r in &cell.remarks {
         s.push_str(&format!(" [{r}]"));
     }
-    let clock = cell
-        .clock
-        .as_deref()
-        .map(|k| Line::new(k, Weight::Regular, 7.0));
+    let clock = cell.clock.as_deref().map(|k| ltr(k, Weight::Regular, 7.0));
     let clock_w = clock.as_ref().map_or(0.0, |k| k.width + 4.0);
     let s = fit(&s, Weight::Regular, 10.0, w - 6.0 - clock_w);
-    text(c, Weight::Regular, 10.0, left + 3.0, base, &s);
+    c.put(left + 3.0, base, ltr(&s, Weight::Regular, 10.0));
     if let Some(k) = clock {
-        let x = left + w - 3.0 - k.width;
-        c.ops.push(Op::Text {
-            x,
-            y: base + 0.5,
-            line: k,
-        });
+        c.put_end(left + w - 3.0, base + 0.5, k);
     }
 }
 
@@ -375,13 +463,9 @@ fn draw_end(c: &mut Canvas, sheet: &Scoresheet, top: f32, more: &mut Vec<Canvas>
     let mut y = top - 22.0;
     let said = format!("{}:", sheet.lang.text("sheet.result"));
     text(c, Weight::Regular, 11.0, MARGIN, y, &said);
-    let result = Line::new(&sheet.result, Weight::Bold, 13.0);
+    let result = ltr(&sheet.result, Weight::Bold, 13.0);
     let after = MARGIN + 52.0 + result.width;
-    c.ops.push(Op::Text {
-        x: MARGIN + 44.0,
-        y,
-        line: result,
-    });
+    c.put(MARGIN + 44.0, y, result);
     if let Some(t) = sheet.termination_text() {
         text(c, Weight::Regular, 10.0, after, y, &format!("({t})"));
     }
@@ -413,7 +497,7 @@ fn draw_end(c: &mut Canvas, sheet: &Scoresheet, top: f32, more: &mut Vec<Canvas>
             if let Some(done) = current.take() {
                 pending.push(done);
             }
-            let mut next = Canvas::default();
+            let mut next = Canvas::new(c.flow);
             text(
                 &mut next,
                 Weight::Bold,
@@ -446,14 +530,14 @@ fn draw_signatures(c: &mut Canvas, sheet: &Scoresheet) {
     let w = (WIDTH - 2.0 * MARGIN - 2.0 * gap) / 3.0;
     for (i, (_, label)) in sheet.signers().into_iter().enumerate() {
         let x = MARGIN + (w + gap) * i as f32;
-        line(c, 0.6, x, SIGNATURES - 10.0, x + w, SIGNATURES - 10.0);
+        c.rule(0.6, (x, SIGNATURES - 10.0), (x + w, SIGNATURES - 10.0));
         text(c, Weight::Regular, 8.5, x, SIGNATURES - 21.0, &label);
     }
 }
 
-/// The width of `s` in points, as drawn.
+/// The width of `s` in points, as drawn (whichever way it runs).
 fn width(s: &str, weight: Weight, size: f32) -> f32 {
-    Line::new(s, weight, size).width
+    Line::new(s, weight, size, Dir::Auto).width
 }
 
 /// Words of `s` in lines no wider than `max` at `size` (regular).
@@ -504,118 +588,4 @@ fn fit(s: &str, weight: Weight, size: f32, max: f32) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn remarks_that_do_not_fit_continue_on_a_page_with_the_signatures_last() {
-        use crate::export::scoresheet::{Header, Remark, RemarkKind};
-        let remark = |number| Remark {
-            number,
-            kind: RemarkKind::Irregularity,
-            ply: Some(3),
-            article: Some("7.4".into()),
-            title: "Displaced pieces".into(),
-            text: "before move 2 (White); e2 → empty; resolved".into(),
-        };
-        let mut sheet = Scoresheet {
-            kind: crate::game::Kind::Chess,
-            header: Header::default(),
-            rows: Vec::new(),
-            moves_per_page: 60,
-            remarks: Vec::new(),
-            result: "1-0".into(),
-            termination: None,
-            has_time_trouble: false,
-            pieces: crate::export::notation::PieceSymbols::ENGLISH,
-            lang: crate::lang::Lang::En,
-        };
-        // The text of each page, as drawn.
-        let pages = |s: &Scoresheet| -> Vec<String> {
-            draw(s)
-                .iter()
-                .map(|c| {
-                    let lines: Vec<String> = c
-                        .ops
-                        .iter()
-                        .filter_map(|op| match op {
-                            Op::Text { line, .. } => Some(line.text()),
-                            _ => None,
-                        })
-                        .collect();
-                    lines.join("\n")
-                })
-                .collect()
-        };
-        sheet.remarks = (1..=3).map(remark).collect();
-        let p = pages(&sheet);
-        assert_eq!(p.len(), 1);
-        assert!(p[0].contains("[3] Art. 7.4") && p[0].contains("Signature of Arbiter"));
-        sheet.remarks = (1..=40).map(remark).collect();
-        let p = pages(&sheet);
-        assert_eq!(p.len(), 2, "the remarks continue on a second page");
-        let last = &p[1];
-        assert!(last.contains("[40] Art. 7.4") && last.contains("Signature of Arbiter"));
-        assert!(
-            last.contains("e2 → empty"),
-            "the arrow is drawn, not replaced"
-        );
-        assert!(!p[0].contains("Signature of"));
-        let bytes = pdf(&sheet).unwrap();
-        assert!(bytes.starts_with(b"%PDF-"));
-    }
-
-    #[test]
-    fn the_number_columns_head_fits_its_column_in_every_language() {
-        for lang in crate::lang::Lang::ALL {
-            let no = lang.text("sheet.number");
-            let size = fitting(no, NO_WIDTH - 5.0);
-            assert!(
-                width(no, Weight::Bold, size) <= NO_WIDTH - 5.0 + 0.01,
-                "{lang}: {no:?} at {size} pt"
-            );
-        }
-        assert_eq!(fitting("No.", NO_WIDTH - 5.0), 9.0);
-    }
-
-    #[test]
-    fn long_text_is_wrapped_and_cut_to_its_room() {
-        let s = "a b c ".repeat(100);
-        let lines = wrap(&s, 8.0, 200.0);
-        assert!(lines.len() > 3);
-        assert!(
-            lines
-                .iter()
-                .all(|l| width(l, Weight::Regular, 8.0) <= 200.0)
-        );
-        for name in ["Magnus Carlsen-Nepomniachtchi", "علی رضا فیروزجا و دیگران"]
-        {
-            let cut = fit(name, Weight::Regular, 10.0, 60.0);
-            assert!(cut.ends_with("...") && width(&cut, Weight::Regular, 10.0) <= 60.0);
-            let longer = format!(
-                "{}...",
-                name.chars()
-                    .take(cut.chars().count() - 2)
-                    .collect::<String>()
-            );
-            assert!(
-                width(&longer, Weight::Regular, 10.0) > 60.0,
-                "{cut}: the longest"
-            );
-        }
-        assert_eq!(fit("Nf3", Weight::Regular, 10.0, 60.0), "Nf3");
-    }
-
-    #[test]
-    fn the_name_is_an_isolate_between_title_and_rating() {
-        let p = PlayerRecord {
-            name: "فیروزجا، علی رضا".into(),
-            elo: Some(2760),
-            title: Some("GM".into()),
-            ..PlayerRecord::default()
-        };
-        assert_eq!(player(&p), "GM \u{2068}فیروزجا، علی رضا\u{2069} (2760)");
-        let l = Line::new(&player(&p), Weight::Regular, 10.0);
-        assert!(l.text().starts_with("GM ") && l.text().ends_with(" (2760)"));
-    }
-}
+mod tests;

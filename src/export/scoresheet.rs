@@ -64,7 +64,8 @@ pub struct Header {
     pub round: Option<String>,
     /// The board's number in the hall (blank without one).
     pub board: Option<String>,
-    /// `YYYY.MM.DD` as stored.
+    /// `YYYY.MM.DD` as stored (each renderer writes it in the sheet's language:
+    /// [`Lang::stored_date`]).
     pub date: Option<String>,
     /// The players (title, name, rating: [`PlayerRecord::label`]); each renderer writes them.
     pub white: Option<PlayerRecord>,
@@ -430,8 +431,9 @@ ol.remarks { font-size: 8.5pt; margin: 2mm 0 0; padding-left: 6mm; }
 ol.remarks .art { font-weight: bold; }
 .signatures { display: flex; gap: 8mm; margin-top: 12mm; }
 .signature { flex: 1; border-top: 0.3mm solid #000; padding-top: 1mm; font-size: 8.5pt; }
-/* Moves, clocks, numbers and results read left to right on a right-to-left sheet too. */
-.san, .clk, .value, td.no, td.round, td.board, td.date, td.time-control {
+/* Moves, clocks, numbers and results read left to right on a right-to-left sheet too (a date
+   is written in the language's form, isolated by its <bdi>). */
+.san, .clk, .value, td.no, td.round, td.board, td.time-control {
   direction: ltr; unicode-bidi: isolate; }
 [dir=rtl] table.header th { text-align: right; padding: 1mm 0 1mm 1mm; }
 [dir=rtl] .clk { float: left; }

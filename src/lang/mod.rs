@@ -11,15 +11,19 @@
 //! the English one, with the same blanks: a unit test fails otherwise, and on any key the code
 //! asks for that English lacks. Article numbers, moves, clocks and numbers are never
 //! translated; a sheet in `local` notation writes the pieces with the letters its table gives
-//! ([`pieces`]: `notation.pieces`, the one key a table may leave empty). Pure: no I/O.
+//! ([`pieces`]: `notation.pieces`, the one key a table may leave empty); dates are written in
+//! the language's form and calendar ([`date`]: [`Lang::date`], [`Lang::stored_date`]). Pure: no
+//! I/O.
 
 use std::{collections::HashMap, fmt, str::FromStr, sync::OnceLock};
 
 use crate::{game::Kind, tracker::Side};
 
+pub mod date;
 pub mod pieces;
 pub mod record;
 
+pub use date::{Calendar, Date, DateError};
 pub use pieces::{NoPieceLetters, PieceLetters};
 
 /// A language of the sheets, pages and console.

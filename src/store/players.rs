@@ -43,13 +43,16 @@ impl PlayerRecord {
         out
     }
 
-    /// [`PlayerRecord::label`] for a page: the name escaped and isolated (`<bdi>`), so that a
-    /// right-to-left name keeps the title before it and the rating after it in any page.
+    /// [`PlayerRecord::label`] for a page: the title and the name escaped and isolated
+    /// (`<bdi>`), so that the title comes first, then the name, then the rating, whichever way
+    /// the name and the page run (a title left bare would take the rating into its own
+    /// left-to-right run on a right-to-left page: `GM name (2760)` read backwards).
     pub fn label_html(&self) -> String {
         let mut out = String::new();
         if let Some(t) = self.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            out.push_str("<bdi>");
             out.push_str(&crate::export::escape_html(t.trim()));
-            out.push(' ');
+            out.push_str("</bdi> ");
         }
         out.push_str("<bdi>");
         out.push_str(&crate::export::escape_html(&self.name));

@@ -18,7 +18,7 @@ use crate::{
     Millis,
     game::Kind,
     lang::{
-        Lang,
+        Date, Lang,
         record::{kind_title, reason_text, ruling_text, termination_text},
     },
     store::{Action, Audit, GameRecord, HistoryEntry, Recorded, Shown},
@@ -51,6 +51,26 @@ pub fn when(at_ms: Millis, zone: &TimeZone) -> String {
             at_ms % 1000
         ),
     }
+}
+
+/// [`when`] with the day in `lang`'s form (`4 декабря 2026 г. 15:04:12`, Persian in its
+/// calendar), for a page; a stream's own clock as [`when`] writes it.
+pub fn when_in(at_ms: Millis, zone: &TimeZone, lang: Lang) -> String {
+    let stamp = i64::try_from(at_ms)
+        .ok()
+        .filter(|&ms| ms >= EPOCH_FROM_MS as i64)
+        .and_then(|ms| Timestamp::from_millisecond(ms).ok());
+    let Some(t) = stamp else {
+        return when(at_ms, zone);
+    };
+    let local = t.to_zoned_datetime(zone.clone());
+    let day = Date::new(
+        i32::from(local.year()),
+        local.month().unsigned_abs(),
+        local.day().unsigned_abs(),
+    )
+    .map_or_else(|_| local.strftime("%Y-%m-%d").to_string(), |d| lang.date(d));
+    format!("{day} {}", local.strftime("%H:%M:%S"))
 }
 
 /// `1:02:03`.
@@ -398,6 +418,14 @@ mod tests {
             "2026-12-02 10:04:12"
         );
         assert_eq!(when(83_450, &TimeZone::UTC), "capture +0:01:23.450");
+        assert_eq!(
+            when_in(1_796_205_852_345, &almaty, Lang::Ru),
+            format!("{} 15:04:12", Lang::Ru.stored_date("2026.12.02"))
+        );
+        assert_eq!(
+            when_in(83_450, &TimeZone::UTC, Lang::Fa),
+            "capture +0:01:23.450"
+        );
         assert_eq!(clock(3_723_000), "1:02:03");
     }
 }

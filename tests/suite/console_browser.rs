@@ -832,11 +832,11 @@ async fn the_console_in_persian_and_russian_at_a_phone_size_keeps_its_width_and_
         // The names exactly as paired, each isolated from its title and rating.
         let html = seen["html"].as_str().unwrap();
         assert!(
-            html.contains(&format!("IM <bdi>{WHITE}</bdi> (2450)")),
+            html.contains(&format!("<bdi>IM</bdi> <bdi>{WHITE}</bdi> (2450)")),
             "{html}"
         );
         assert!(
-            html.contains(&format!("GM <bdi>{BLACK}</bdi> (2760)")),
+            html.contains(&format!("<bdi>GM</bdi> <bdi>{BLACK}</bdi> (2760)")),
             "{html}"
         );
         browser

@@ -469,7 +469,10 @@ fn check_scoresheet(db: &Path) {
         ("board", "5".to_owned()),
         ("time-control", "15+10".to_owned()),
         ("white", format!("<bdi>{}</bdi> (2052)", name(2, 5, true))),
-        ("black", format!("GM <bdi>{}</bdi>", name(2, 5, false))),
+        (
+            "black",
+            format!("<bdi>GM</bdi> <bdi>{}</bdi>", name(2, 5, false)),
+        ),
     ] {
         assert!(
             html.contains(&format!("<td class=\"{class}\">{value}</td>")),

@@ -137,11 +137,11 @@ async fn pages_speak_the_events_the_browsers_or_the_switchs_language() {
     );
     // The names exactly, each isolated from its title and rating.
     assert!(
-        page.contains(&format!("IM <bdi>{WHITE}</bdi> (2450)")),
+        page.contains(&format!("<bdi>IM</bdi> <bdi>{WHITE}</bdi> (2450)")),
         "{page}"
     );
     assert!(
-        page.contains(&format!("GM <bdi>{BLACK}</bdi> (2760)")),
+        page.contains(&format!("<bdi>GM</bdi> <bdi>{BLACK}</bdi> (2760)")),
         "{page}"
     );
     // A switch to every language, each in its own name.

@@ -348,11 +348,14 @@ async fn names_come_back_exactly_in_every_export() {
         );
         let (wt, _, we, _) = PLAYERS[2 * i];
         let (bt, _, be, _) = PLAYERS[2 * i + 1];
-        // The name isolated from the title and rating around it.
+        // The title and the name isolated, so that they keep their order with the rating.
         let label = |title: &str, name: &str, elo: u32| {
-            format!("{title} <bdi>{name}</bdi> ({elo})")
-                .trim_start()
-                .to_owned()
+            let title = if title.is_empty() {
+                String::new()
+            } else {
+                format!("<bdi>{title}</bdi> ")
+            };
+            format!("{title}<bdi>{name}</bdi> ({elo})")
         };
         assert!(html.contains(&label(wt, white, we)), "{html}");
         assert!(html.contains(&label(bt, black, be)), "{html}");

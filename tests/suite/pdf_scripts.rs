@@ -4,8 +4,9 @@
 //! The PDFs are read back with Debian's poppler-utils: `pdftotext` gives back every name and
 //! label, `pdffonts` shows the fonts embedded and subset, and `pdftoppm` renders pages to PNG
 //! under `target/test-artifacts/pdf/` (look at them: the Persian joined and right to left, the
-//! figurines drawn). The round PDF and the refusal of a name no font prints go through the real
-//! CLI binary.
+//! figurines drawn; `sheet-fa.png`, the Persian sheet laid out right to left). The round PDF and
+//! the refusal of a name no font prints go through the real CLI binary. The games are dated,
+//! and each sheet writes the date in its language's form.
 
 use std::{
     path::{Path, PathBuf},
@@ -28,6 +29,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
 /// The event, in Kazakh: its letters go through the header too.
 const EVENT: &str = "Қазақстан кубогы 2026";
 const SITE: &str = "Алматы";
+/// The day the games are played, as the store keeps it (13 Azar 1405 in Iran's calendar).
+const DATE: &str = "2026.12.04";
 
 /// Each board's pairing: (white, black) as `title name (rating)` pieces.
 struct Board {
@@ -133,6 +136,9 @@ fn round_db(dir: &Path, games: &[PgnGame]) -> (PathBuf, Vec<GameRecord>) {
     }
     let rows = pairings::parse(&pairings_csv(), PairingsFormat::Csv, 1).unwrap();
     store.import_pairings(1, &rows).unwrap();
+    for g in store.round_games(1).unwrap() {
+        store.set_game_date(g.id, DATE).unwrap();
+    }
     let mut recorded = store.round_games(1).unwrap();
     recorded.sort_by_key(|g| g.board_no);
     assert_eq!(recorded.len(), games.len());
@@ -182,11 +188,12 @@ fn pdftotext(pdf: &Path, pages: Option<(usize, usize)>) -> String {
         .collect()
 }
 
-/// A word of a page as `pdftotext -bbox` places it: its left edge, its vertical middle, and
-/// its characters in the order their glyphs are drawn (left to right on the page).
+/// A word of a page as `pdftotext -bbox` places it: its left and right edges, its vertical
+/// middle, and its characters in the order their glyphs are drawn (left to right on the page).
 #[derive(Debug)]
 struct Word {
     x: f32,
+    right: f32,
     y: f32,
     text: String,
 }
@@ -211,6 +218,7 @@ fn words(pdf: &Path, page: usize) -> Vec<Word> {
             let text = &w[w.find('>').unwrap() + 1..w.find("</word>").unwrap()];
             Word {
                 x: attr(w, "xMin"),
+                right: attr(w, "xMax"),
                 y: (attr(w, "yMin") + attr(w, "yMax")) / 2.0,
                 text: text
                     .replace("&lt;", "<")
@@ -221,12 +229,12 @@ fn words(pdf: &Path, page: usize) -> Vec<Word> {
         .collect()
 }
 
-/// The words of the header line that begins with the label `White`, left to right.
-fn players_line(pdf: &Path, page: usize) -> Vec<String> {
+/// The words of the header line that begins with the label `White` (in `lang`), left to right.
+fn players_line(pdf: &Path, page: usize, lang: Lang) -> Vec<String> {
     let words = words(pdf, page);
     let label = words
         .iter()
-        .filter(|w| w.text == "White")
+        .filter(|w| read(&w.text) == lang.text("sheet.white"))
         .min_by(|a, b| a.y.total_cmp(&b.y))
         .expect("the White label");
     let mut line: Vec<&Word> = words
@@ -240,9 +248,12 @@ fn players_line(pdf: &Path, page: usize) -> Vec<String> {
 /// What [`players_line`] should read for `board`: each label, title, the name's words and the
 /// rating in their places; a Persian name right to left (its last word leftmost, each word's
 /// glyphs drawn from its last letter).
-fn players_drawn(board: &Board) -> Vec<String> {
+fn players_drawn(board: &Board, lang: Lang) -> Vec<String> {
     let mut out = Vec::new();
-    for (label, (title, name, elo)) in [("White", board.white), ("Black", board.black)] {
+    for (label, (title, name, elo)) in [
+        (lang.text("sheet.white"), board.white),
+        (lang.text("sheet.black"), board.black),
+    ] {
         out.push(label.to_owned());
         out.push(title.to_owned());
         let rtl = name.chars().any(|c| ('\u{600}'..='\u{6ff}').contains(&c));
@@ -263,6 +274,152 @@ fn players_drawn(board: &Board) -> Vec<String> {
         out.push(format!("({elo})"));
     }
     out
+}
+
+/// Whether `text` has Arabic-script letters (Persian digits are not letters).
+fn is_persian(text: &str) -> bool {
+    text.chars()
+        .any(|c| c.is_alphabetic() && ('\u{600}'..='\u{6ff}').contains(&c))
+}
+
+/// A word in reading order: a Persian word's glyphs are drawn from its last letter.
+fn read(word: &str) -> String {
+    if is_persian(word) {
+        word.chars().rev().collect()
+    } else {
+        word.to_owned()
+    }
+}
+
+/// What [`players_line`] reads on a right-to-left sheet, left to right: Black's pair, then
+/// White's, each its rating, the name, the title and the label (from the right: label, title,
+/// name, rating), a Persian name's words right to left, a Latin one's left to right.
+fn players_drawn_rtl(board: &Board, lang: Lang) -> Vec<String> {
+    let mut out = Vec::new();
+    for (label, (title, name, elo)) in [
+        (lang.text("sheet.black"), board.black),
+        (lang.text("sheet.white"), board.white),
+    ] {
+        out.push(format!("({elo})"));
+        let mut words: Vec<String> = name.split_whitespace().map(read).collect();
+        if is_persian(name) {
+            words.reverse();
+        }
+        out.extend(words);
+        out.push(title.to_owned());
+        out.push(read(label));
+    }
+    out
+}
+
+/// The page's width and margin, in points (A4, as the sheet draws it).
+const PAGE_WIDTH: f32 = 595.28;
+const MARGIN: f32 = 40.0;
+
+/// The Persian sheet `pdf` (of `board`'s game `g`) runs right to left: the title at the right
+/// and the page's number at the left; each header label at the right of its line, the date
+/// in Iran's calendar beside it; the moves still SAN, read left to right, the first column
+/// on the right with its number rightmost, then White's move, then Black's; and the players'
+/// title, name and rating from the right.
+fn assert_right_to_left(pdf: &Path, board: &Board, g: &GameRecord) {
+    let lang = Lang::Fa;
+    let words = words(pdf, 1);
+    let half = (PAGE_WIDTH - 2.0 * MARGIN) / 2.0;
+    let near = |a: f32, b: f32| (a - b).abs() < 1.0;
+    // A word read as `text` whose right edge is at `right`.
+    let ends_at = |text: &str, right: f32| {
+        assert!(
+            words
+                .iter()
+                .any(|w| read(&w.text) == text && near(w.right, right)),
+            "{text:?} ending at {right}: {:?}",
+            words
+                .iter()
+                .filter(|w| read(&w.text) == text)
+                .collect::<Vec<_>>()
+        );
+    };
+    let first_word = |key: &'static str| lang.text(key).split_whitespace().next().unwrap();
+    ends_at(first_word("sheet.title"), PAGE_WIDTH - MARGIN);
+    assert!(
+        words.iter().any(|w| near(w.x, MARGIN) && w.y < 70.0),
+        "the page's number at the left margin"
+    );
+    for key in ["sheet.event", "sheet.round", "sheet.date", "sheet.white"] {
+        ends_at(first_word(key), PAGE_WIDTH - MARGIN);
+    }
+    for key in [
+        "sheet.site",
+        "sheet.board",
+        "sheet.time_control",
+        "sheet.black",
+    ] {
+        ends_at(first_word(key), PAGE_WIDTH - MARGIN - half);
+    }
+    // The result's label, its colon after it: at its left.
+    ends_at(
+        &format!("{}:", lang.text("sheet.result")),
+        PAGE_WIDTH - MARGIN,
+    );
+    // 13 Azar 1405 from the right (2 points inside its line): day, month, year.
+    let date = lang.stored_date(DATE);
+    let date: Vec<&str> = date.split(' ').collect();
+    let day = words
+        .iter()
+        .find(|w| w.text == date[0] && near(w.right, PAGE_WIDTH - MARGIN - 64.0))
+        .unwrap_or_else(|| panic!("the day {} beside its label", date[0]));
+    let mut drawn: Vec<&Word> = words
+        .iter()
+        .filter(|w| (w.y - day.y).abs() < 3.0 && w.x > PAGE_WIDTH / 2.0 && w.right <= day.right)
+        .collect();
+    drawn.sort_by(|a, b| b.x.total_cmp(&a.x));
+    let drawn: Vec<String> = drawn.iter().map(|w| read(&w.text)).collect();
+    assert_eq!(drawn, date, "read from the right");
+
+    // Every move as SAN, its characters left to right.
+    for m in &g.moves {
+        assert!(
+            words.iter().any(|w| w.text == m.notation),
+            "{} on the Persian sheet",
+            m.notation
+        );
+    }
+    // Row 1 of the first column, on the right: its number, White's move, Black's move.
+    let on_right = |text: &str| {
+        words
+            .iter()
+            .filter(|w| w.text == text && w.x > PAGE_WIDTH / 2.0)
+            .min_by(|a, b| a.y.total_cmp(&b.y))
+            .unwrap_or_else(|| panic!("{text} in the first column"))
+    };
+    let white = on_right(&g.moves[0].notation);
+    let row: Vec<&Word> = words
+        .iter()
+        .filter(|w| (w.y - white.y).abs() < 3.0)
+        .collect();
+    let at = |text: &str| row.iter().find(|w| w.text == text).map(|w| w.x).unwrap();
+    assert!(
+        at("1") > white.x,
+        "the number right of White's move: {row:?}"
+    );
+    assert!(
+        at(&g.moves[1].notation) < white.x && at(&g.moves[1].notation) > PAGE_WIDTH / 2.0,
+        "Black's move left of White's: {row:?}"
+    );
+
+    // The players: Black's at the left, White's at the right, each from the right.
+    let label = words
+        .iter()
+        .filter(|w| read(&w.text) == lang.text("sheet.white"))
+        .min_by(|a, b| a.y.total_cmp(&b.y))
+        .expect("the White label");
+    let mut line: Vec<&Word> = words
+        .iter()
+        .filter(|w| (w.y - label.y).abs() < 3.0)
+        .collect();
+    line.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let drawn: Vec<String> = line.iter().map(|w| w.text.clone()).collect();
+    assert_eq!(drawn, players_drawn_rtl(board, lang));
 }
 
 /// The rows of `pdffonts`: (name, type, embedded, subset, unicode).
@@ -321,8 +478,10 @@ fn render(pdf: &Path, page: usize, name: &str) -> PathBuf {
     png
 }
 
-/// Every label a chess sheet in `lang` prints on its first page (the page's number only for a
-/// left-to-right language: poppler orders a right-to-left line's digits its own way).
+/// Every label a chess sheet in `lang` prints on its first page, and the date in the
+/// language's form. The page's number, the date and the result's colon only for a
+/// left-to-right language: poppler orders a right-to-left line's digits, and a colon drawn at
+/// its left end, its own way ([`assert_right_to_left`] reads those from their places).
 fn labels(g: &GameRecord, lang: Lang) -> Vec<String> {
     let mut l: Vec<String> = [
         "sheet.title",
@@ -338,11 +497,14 @@ fn labels(g: &GameRecord, lang: Lang) -> Vec<String> {
     ]
     .map(|k| lang.text(k).to_owned())
     .to_vec();
-    l.push(format!("{}:", lang.text("sheet.result")));
     for who in ["sheet.white", "sheet.black", "sheet.arbiter"] {
         l.push(lang.fill("sheet.signature", &[("who", lang.text(who))]));
     }
-    if !lang.rtl() {
+    if lang.rtl() {
+        l.push(lang.text("sheet.result").to_owned());
+    } else {
+        l.push(format!("{}:", lang.text("sheet.result")));
+        l.push(lang.stored_date(DATE));
         let id = g.id.0.to_string();
         l.push(lang.fill(
             "sheet.page",
@@ -406,7 +568,12 @@ fn names_in_every_script_and_every_label_read_back_from_the_pdf() {
             );
         }
         // Title, name and rating in their places on the page, a Persian name right to left.
-        assert_eq!(players_line(&pdf, 1), players_drawn(b), "board {}", i + 1);
+        assert_eq!(
+            players_line(&pdf, 1, Lang::En),
+            players_drawn(b, Lang::En),
+            "board {}",
+            i + 1
+        );
 
         // The fonts: all embedded as subsets, with a Unicode map.
         let fonts = pdffonts(&pdf);
@@ -483,6 +650,11 @@ fn a_sheet_in_each_language_prints_its_labels_and_every_name() {
                 assert!(!text.contains(english), "{lang}: {english:?} in {text}");
             }
         }
+        if lang.rtl() {
+            assert_right_to_left(&pdf, b, g);
+        } else {
+            assert_eq!(players_line(&pdf, 1, lang), players_drawn(b, lang));
+        }
         render(&pdf, 1, &format!("sheet-{lang}"));
     }
 }
@@ -523,7 +695,11 @@ fn the_round_pdf_has_each_boards_sheet_in_board_order() {
             text.contains(b.white.1) && text.contains(b.black.1),
             "page {page}: {text}"
         );
-        assert_eq!(players_line(&out, page), players_drawn(b), "page {page}");
+        assert_eq!(
+            players_line(&out, page, Lang::En),
+            players_drawn(b, Lang::En),
+            "page {page}"
+        );
         let on_page = words(&out, page);
         let label = on_page.iter().find(|w| w.text == "Board").unwrap();
         let number = on_page

@@ -263,6 +263,8 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
     )
     .unwrap();
     let id = *summary.games.last().unwrap();
+    // A date known only by its year is printed as stored.
+    store.set_game_date(id, "2026.??.??").unwrap();
     let g = store.game(id).unwrap().unwrap();
     assert!(g.moves.len() > 20, "a real game: {} plies", g.moves.len());
     assert!(
@@ -288,6 +290,7 @@ fn a_real_capture_prints_every_move_in_its_cell_with_its_clock() {
     // for a pen, never its port or file name (issue 16).
     let board = g.board_no.map(|n| n.to_string()).unwrap_or_default();
     assert!(html.contains(&format!("<td class=\"board\">{board}</td>")));
+    assert!(html.contains("<td class=\"date\"><bdi>2026.??.??</bdi></td>"));
     assert!(!html.contains(&format!("<td class=\"board\">{}</td>", g.board_name)));
 
     // Figurines: the same moves, pieces as ♔♕♖♗♘, no piece letters left.
@@ -806,6 +809,7 @@ fn a_sheet_is_written_in_the_events_language_or_the_one_asked_for() {
             1_000,
         )
         .unwrap();
+    store.set_game_date(g.id, "2026.12.04").unwrap();
     drop(store);
 
     let export = |lang: Option<Lang>| {
@@ -853,14 +857,20 @@ fn a_sheet_is_written_in_the_events_language_or_the_one_asked_for() {
         assert!(page.contains(&head), "{lang}: {}", &page[..200]);
         // The names exactly as the pairing spells them, each isolated from its title and rating.
         assert!(
-            page.contains(&format!("IM <bdi>{white}</bdi> (2450)")),
+            page.contains(&format!("<bdi>IM</bdi> <bdi>{white}</bdi> (2450)")),
             "{lang}"
         );
         assert!(
-            page.contains(&format!("GM <bdi>{black}</bdi> (2760)")),
+            page.contains(&format!("<bdi>GM</bdi> <bdi>{black}</bdi> (2760)")),
             "{lang}"
         );
         assert!(page.contains("<bdi>Кубок Алматы</bdi>"), "{lang}");
+        // The day in the language's form (Persian: Iran's calendar), isolated.
+        let date = boardscribe::export::escape_html(&lang.stored_date("2026.12.04"));
+        assert!(
+            page.contains(&format!("<td class=\"date\"><bdi>{date}</bdi></td>")),
+            "{lang}: {date}"
+        );
         // Its own words for the labels, the remarks and the result's reason.
         for key in [
             "sheet.title",

@@ -1,7 +1,9 @@
 //! One line of text as the PDF draws it: in visual order, in the fonts that cover it, shaped.
 //!
-//! Flow: [`Line::new`] runs the Unicode bidi algorithm over the text with a left-to-right
-//! paragraph (`unicode-bidi`; an isolate, FSI … PDI, keeps a name's direction to itself), takes
+//! Flow: [`Line::new`] runs the Unicode bidi algorithm over the text as a paragraph of the
+//! [`Dir`] asked for (`unicode-bidi`: the sheet's own words run its way, moves and clocks left to
+//! right, what a person wrote its own way; an isolate, FSI … PDI, keeps a name, a title or a
+//! rating to itself, so that each is reordered on its own and placed in the paragraph's order), takes
 //! the level runs in visual order, cuts each run where the font changes (the first font of
 //! [`fonts::chain`] that covers a letter; spaces, punctuation and invisible characters stay in
 //! the font of the letters around them, so a Persian name is one run), and shapes each piece
@@ -27,6 +29,16 @@ pub struct Run {
     pub width: f32,
 }
 
+/// The direction of a line's paragraph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    Ltr,
+    Rtl,
+    /// Its own: from its first strong letter, left to right without one (what a person wrote,
+    /// as an HTML `<bdi>` isolates it).
+    Auto,
+}
+
 /// A line of text shaped at `size` points, its runs left to right.
 pub struct Line {
     pub runs: Vec<Run>,
@@ -42,10 +54,15 @@ enum Pick {
 }
 
 impl Line {
-    /// `text` laid out in `weight` at `size` points.
-    pub fn new(text: &str, weight: Weight, size: f32) -> Line {
+    /// `text` laid out in `weight` at `size` points, as a paragraph running `dir`.
+    pub fn new(text: &str, weight: Weight, size: f32, dir: Dir) -> Line {
         let chain = fonts::chain(weight);
-        let bidi = BidiInfo::new(text, Some(Level::ltr()));
+        let level = match dir {
+            Dir::Ltr => Some(Level::ltr()),
+            Dir::Rtl => Some(Level::rtl()),
+            Dir::Auto => None,
+        };
+        let bidi = BidiInfo::new(text, level);
         let mut runs = Vec::new();
         for para in &bidi.paragraphs {
             let (levels, level_runs) = bidi.visual_runs(para, para.range.clone());
@@ -195,6 +212,7 @@ mod tests {
             &format!("GM \u{2068}{name}\u{2069} (2760)"),
             Weight::Regular,
             10.0,
+            Dir::Ltr,
         );
         let runs = fonts_of(&line);
         assert_eq!(runs.len(), 3, "{runs:?}");
@@ -213,9 +231,46 @@ mod tests {
         assert_ne!(in_name.glyphs[1].glyph_id, isolated, "lam joins both sides");
     }
 
+    /// The texts of `line`'s runs left to right, spaces trimmed, empty ones left out.
+    fn drawn(line: &Line) -> Vec<String> {
+        line.runs
+            .iter()
+            .map(|r| r.text.trim().to_owned())
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn isolates_keep_title_name_and_rating_in_the_paragraphs_order_either_way() {
+        let name = "پرویز چمران";
+        let label = format!("\u{2068}GM\u{2069} \u{2068}{name}\u{2069} \u{2068}(2760)\u{2069}");
+        // Left to right: GM, the name (itself right to left), the rating.
+        let ltr = Line::new(&label, Weight::Regular, 10.0, Dir::Ltr);
+        assert_eq!(drawn(&ltr), ["GM", name, "(2760)"]);
+        // Right to left: the rating leftmost, the title rightmost; each still reads its way.
+        let rtl = Line::new(&label, Weight::Regular, 10.0, Dir::Rtl);
+        assert_eq!(drawn(&rtl), ["(2760)", name, "GM"]);
+        assert!((ltr.width - rtl.width).abs() < 0.01);
+        let latin = "\u{2068}GM\u{2069} \u{2068}Magnus Carlsen\u{2069} \u{2068}(2830)\u{2069}";
+        let rtl = Line::new(latin, Weight::Regular, 10.0, Dir::Rtl);
+        assert_eq!(drawn(&rtl), ["(2830)", "Magnus Carlsen", "GM"]);
+    }
+
+    #[test]
+    fn a_line_of_its_own_direction_takes_it_from_its_first_letter() {
+        let persian = Line::new("۱۳ آذر ۱۴۰۵", Weight::Regular, 10.0, Dir::Auto);
+        // Right to left: the year leftmost, the day rightmost.
+        assert_eq!(drawn(&persian), ["۱۴۰۵", "آذر", "۱۳"]);
+        let unknown = Line::new("2026.??.??", Weight::Regular, 10.0, Dir::Auto);
+        assert_eq!(drawn(&unknown), ["2026.??.??"]);
+        // A move stays a move in a right-to-left paragraph only when laid out left to right.
+        let san = Line::new("e8=Q+ [2]", Weight::Regular, 10.0, Dir::Ltr);
+        assert_eq!(san.text(), "e8=Q+ [2]");
+    }
+
     #[test]
     fn without_the_isolate_the_rating_would_move_to_the_left_of_the_name() {
-        let line = Line::new("GM علی رضا (2760)", Weight::Regular, 10.0);
+        let line = Line::new("GM علی رضا (2760)", Weight::Regular, 10.0, Dir::Ltr);
         let text = line.text();
         assert!(
             !text.ends_with("(2760)"),
@@ -225,7 +280,7 @@ mod tests {
 
     #[test]
     fn fonts_fall_back_per_character_and_nothing_vanishes() {
-        let line = Line::new("♘f3 Әсел پ \u{1f980} 李", Weight::Bold, 10.0);
+        let line = Line::new("♘f3 Әсел پ \u{1f980} 李", Weight::Bold, 10.0, Dir::Ltr);
         let runs = fonts_of(&line);
         let names: Vec<&str> = runs.iter().map(|r| r.0).collect();
         assert_eq!(names[0], "DejaVuSans.ttf", "{runs:?}");

@@ -66,6 +66,13 @@ pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count
     };
     let player =
         |p: &Option<PlayerRecord>| p.as_ref().map(PlayerRecord::label_html).unwrap_or_default();
+    // The date in the language's form, which runs the language's way (Persian's right to
+    // left); one stored with unknown parts stays as stored, left to right.
+    let date = h
+        .date
+        .as_deref()
+        .map(|d| format!("<bdi>{}</bdi>", escape_html(&lang.stored_date(d))))
+        .unwrap_or_default();
     let label = |key| escape_html(lang.text(key));
     let [_, white, black] = sheet.column_heads();
     let _ = writeln!(
@@ -85,7 +92,7 @@ pub(super) fn html_page(out: &mut String, sheet: &Scoresheet, page: &Page, count
         label("sheet.board"),
         field(&h.board),
         label("sheet.date"),
-        field(&h.date),
+        date,
         label("sheet.time_control"),
         field(&h.time_control),
         escape_html(white),

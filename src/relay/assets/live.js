@@ -10,12 +10,17 @@
     for (const k in blanks || {}) t = t.split("{" + k + "}").join(String(blanks[k]));
     return t;
   }
-  // A player as the page writes them: title, the name isolated (a right-to-left name keeps the
-  // title and rating in their places), rating; the side's word when the pairing is not known.
+  // A player as the page writes them: the title and the name isolated (title, name and rating
+  // in that order whichever way the name and the page run), rating; the side's word when the
+  // pairing is not known.
   function player(el, p, side) {
     el.textContent = "";
     if (!p) { el.textContent = say(side); return; }
-    if (p.title && p.title.trim()) el.append(p.title.trim() + " ");
+    if (p.title && p.title.trim()) {
+      const title = document.createElement("bdi");
+      title.textContent = p.title.trim();
+      el.append(title, " ");
+    }
     const name = document.createElement("bdi");
     name.textContent = p.name;
     el.append(name);

@@ -217,7 +217,7 @@ impl Query {
 }
 
 /// The event's round as the console shows it.
-async fn round_line(app: &App) -> Result<RoundLine, ApiError> {
+async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
     let (rounds, info) = app
         .db
         .read(|r, db| {
@@ -232,7 +232,12 @@ async fn round_line(app: &App) -> Result<RoundLine, ApiError> {
     let highest = rounds.iter().map(|r| r.number).max().max(number);
     Ok(RoundLine {
         current: number,
-        started: current.map(|r| (history::when(r.started_at_ms, &zone), r.started_by.clone())),
+        started: current.map(|r| {
+            (
+                history::when_in(r.started_at_ms, &zone, lang),
+                r.started_by.clone(),
+            )
+        }),
         next: highest.map_or(1, |n| n.saturating_add(1)),
     })
 }
@@ -269,7 +274,7 @@ pub(super) async fn arbiter_page(
         views: &views,
         event_alerts: &event_alerts,
         attention_only,
-        round: round_line(&app).await?,
+        round: round_line(&app, lang).await?,
         flash: q.flash(&app),
         lang,
     });
