@@ -358,13 +358,22 @@ fn draw_head(c: &mut Canvas, sheet: &Scoresheet, number: usize, count: usize) ->
             (black_head, players(&h.black)),
         ],
     ];
+    // Each half's labels get the room its longest takes (62 pt at least: "Time control"), so
+    // that a long label (Соревнование, Контроль времени) never runs into its value.
+    let label_room = |i: usize| {
+        fields
+            .iter()
+            .map(|pair| width(pair[i].0, Weight::Regular, 9.0) + 6.0)
+            .fold(62.0_f32, f32::max)
+    };
+    let label_w = [label_room(0), label_room(1)];
     let mut y = top - 36.0;
     for pair in fields {
         for (i, (label, value)) in pair.into_iter().enumerate() {
             let x = MARGIN + half * i as f32;
             text(c, Weight::Regular, 9.0, x, y, label);
-            let value_x = x + 62.0;
-            let room = half - 70.0;
+            let value_x = x + label_w[i];
+            let room = half - label_w[i] - 8.0;
             if let Some((v, dir)) = value {
                 let v = fit(&v, Weight::Regular, 10.0, room - 4.0);
                 c.put(value_x + 2.0, y, Line::new(&v, Weight::Regular, 10.0, dir));
@@ -464,8 +473,10 @@ fn draw_end(c: &mut Canvas, sheet: &Scoresheet, top: f32, more: &mut Vec<Canvas>
     let said = format!("{}:", sheet.lang.text("sheet.result"));
     text(c, Weight::Regular, 11.0, MARGIN, y, &said);
     let result = ltr(&sheet.result, Weight::Bold, 13.0);
-    let after = MARGIN + 52.0 + result.width;
-    c.put(MARGIN + 44.0, y, result);
+    // The result after its label, however long the label is in the sheet's language.
+    let at = MARGIN + (width(&said, Weight::Regular, 11.0) + 8.0).max(44.0);
+    let after = at + 8.0 + result.width;
+    c.put(at, y, result);
     if let Some(t) = sheet.termination_text() {
         text(c, Weight::Regular, 10.0, after, y, &format!("({t})"));
     }

@@ -460,7 +460,7 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
         .await
         .unwrap();
     assert!(
-        page.contains(r#"<p class="flash" role="status">"#),
+        page.contains(r#"<p class="flash" role="status" dir="auto">"#),
         "{page}"
     );
     // A refusal comes back as the hall's: a note must not be empty.

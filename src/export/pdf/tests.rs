@@ -381,3 +381,37 @@ fn the_name_is_an_isolate_between_title_and_rating() {
     let r = Line::new(&player(&p), Weight::Regular, 10.0, Dir::Rtl);
     assert!(r.text().starts_with("(2760) ") && r.text().ends_with(" GM"));
 }
+
+#[test]
+fn no_two_texts_on_a_line_overlap_in_any_language() {
+    use crate::lang::Lang;
+    for lang in Lang::ALL {
+        let mut sheet = sample(lang);
+        sheet.termination = Some("resignation".into());
+        let pages = draw(&sheet);
+        let texts: Vec<(String, f32, f32, f32)> = pages[0]
+            .ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Text { x, y, line } => Some((line.text(), *x, *y, *x + line.width)),
+                _ => None,
+            })
+            .collect();
+        for (i, a) in texts.iter().enumerate() {
+            for b in &texts[i + 1..] {
+                let same_line = (a.2 - b.2).abs() < 4.0;
+                let apart = a.3 <= b.1 + 0.5 || b.3 <= a.1 + 0.5;
+                assert!(
+                    !same_line || apart,
+                    "{lang}: {:?} ({:.1}..{:.1}) runs into {:?} ({:.1}..{:.1})",
+                    a.0,
+                    a.1,
+                    a.3,
+                    b.0,
+                    b.1,
+                    b.3
+                );
+            }
+        }
+    }
+}
