@@ -666,17 +666,15 @@ async fn the_console_in_chromium_logs_in_rules_an_alert_sets_a_result_corrects_a
     eprintln!("console_browser: desktop flow in {:?}", t0.elapsed());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_console_at_a_phone_size_fits_its_width_and_rules_an_alert() {
-    let t0 = Instant::now();
-    let mut bench = Bench::with_round(Token::new(TOKEN), Some(1)).await;
-    let url = bench.url.clone();
+/// A phone-sized browser (screenshots named `prefix`) logged in to the bench's console; board 1
+/// knocks a piece before its ninth ply, board 2 plays on.
+async fn on_a_phone_with_a_knock(bench: &mut Bench, prefix: &str) -> Browser {
     let mut browser = Browser::launch(
         Viewport::Phone {
             width: 390,
             height: 844,
         },
-        "phone",
+        prefix,
     )
     .await;
     let boards = vec![
@@ -686,7 +684,16 @@ async fn the_console_at_a_phone_size_fits_its_width_and_rules_an_alert() {
             PtyOptions::default(),
         ),
     ];
-    log_in_then_start(&mut bench, &mut browser, boards).await;
+    log_in_then_start(bench, &mut browser, boards).await;
+    browser
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_at_a_phone_size_fits_its_width_and_rules_an_alert() {
+    let t0 = Instant::now();
+    let mut bench = Bench::with_round(Token::new(TOKEN), Some(1)).await;
+    let url = bench.url.clone();
+    let mut browser = on_a_phone_with_a_knock(&mut bench, "phone").await;
     let (alert_id, detail, article) = the_alert_arrives(&mut browser).await;
 
     // The hall and the queue, within the phone's width: nothing scrolls sideways.
@@ -768,34 +775,9 @@ async fn the_console_in_persian_and_russian_at_a_phone_size_keeps_its_width_and_
         store.import_pairings(1, &[pairing]).unwrap();
     }
     let url = bench.url.clone();
-    let mut browser = Browser::launch(
-        Viewport::Phone {
-            width: 390,
-            height: 844,
-        },
-        "languages",
-    )
-    .await;
-    let boards = vec![
-        knocking(&corpus_game("tatamast22", 5), 31),
-        (
-            script(&corpus_game("tatamast22", 6), 32, Vec::new()),
-            PtyOptions::default(),
-        ),
-    ];
-    log_in_then_start(&mut bench, &mut browser, boards).await;
+    let mut browser = on_a_phone_with_a_knock(&mut bench, "languages").await;
     browser.wait_for("#live li.alert[data-alert]", 60).await;
 
-    let layout = "const r = e => { const b = e.getBoundingClientRect(); \
-         return {left: b.left, right: b.right, width: b.width}; };\
-       const copy = document.body.cloneNode(true);\
-       copy.querySelectorAll('.detail, nav.langs, #alert-signal').forEach(e => e.remove());\
-       return {dir: getComputedStyle(document.body).direction, lang: document.documentElement.lang, \
-         inner: window.innerWidth, body: document.body.scrollWidth, \
-         doc: document.documentElement.scrollWidth, words: copy.innerText, \
-         text: document.body.innerText, html: document.body.innerHTML, \
-         parts: [...document.querySelectorAll('header, section.alerts, li.alert, form.rule, table.hall, section.round')].map(r)};";
-    let px = |v: &Value| v.as_f64().unwrap();
     for lang in [Lang::Fa, Lang::Ru] {
         browser
             .goto(&format!("{url}arbiter?lang={}", lang.code()))
@@ -808,17 +790,14 @@ async fn the_console_in_persian_and_russian_at_a_phone_size_keeps_its_width_and_
             browser.eval("return window.loadedOnce || null").await,
             "yes"
         );
-        let seen = browser.eval(layout).await;
-        eprintln!("console_browser {lang}: {}", seen["parts"]);
-        assert_eq!(seen["lang"], lang.code());
-        assert_eq!(seen["dir"], lang.dir(), "{lang}");
+        let seen = browser
+            .assert_fits(
+                lang,
+                "header, section.alerts, li.alert, form.rule, table.hall, section.round",
+                ".detail, nav.langs, #alert-signal",
+            )
+            .await;
         assert_eq!(seen["inner"], 390, "the page is not zoomed out");
-        assert!(px(&seen["body"]) <= px(&seen["inner"]), "{lang}: {seen}");
-        assert!(px(&seen["doc"]) <= px(&seen["inner"]), "{lang}: {seen}");
-        for part in seen["parts"].as_array().unwrap() {
-            assert!(px(&part["left"]) >= 0.0, "{lang}: {part} in {seen}");
-            assert!(px(&part["right"]) <= 390.0, "{lang}: {part} in {seen}");
-        }
         let words = seen["words"].as_str().unwrap();
         for label in english_labels() {
             assert!(

@@ -19,7 +19,6 @@ use boardscribe::{
 use browser::{Browser, Viewport, until};
 use fantoccini::Locator;
 use relay_common::Served;
-use serde_json::Value;
 
 pub(crate) const WHITE: &str = "Нұрлан Әлиев";
 pub(crate) const BLACK: &str = "علی رضا فیروزجا";
@@ -162,14 +161,6 @@ async fn pages_speak_the_events_the_browsers_or_the_switchs_language() {
         "languages",
     )
     .await;
-    let layout = "const r = e => { const b = e.getBoundingClientRect(); \
-         return {left: b.left, right: b.right, width: b.width}; };\
-       return {dir: getComputedStyle(document.body).direction, lang: document.documentElement.lang, \
-         inner: window.innerWidth, body: document.body.scrollWidth, \
-         doc: document.documentElement.scrollWidth, status: document.getElementById('status').textContent, \
-         text: document.body.innerText, \
-         parts: [...document.querySelectorAll('header, nav.langs, section.board, .players')].map(r)};";
-    let px = |v: &Value| v.as_f64().unwrap();
     for (lang, path) in [(Lang::Fa, "?lang=fa"), (Lang::Ru, "boards/7?lang=ru")] {
         browser.goto(&format!("{url}{path}")).await;
         browser.wait_for("section.board", 10).await;
@@ -180,17 +171,10 @@ async fn pages_speak_the_events_the_browsers_or_the_switchs_language() {
             (status == live).then_some(())
         })
         .await;
-        let seen = browser.eval(layout).await;
-        eprintln!("page_languages {lang}: {}", seen["parts"]);
-        assert_eq!(seen["lang"], lang.code());
-        assert_eq!(seen["dir"], lang.dir(), "{lang}");
+        let seen = browser
+            .assert_fits(lang, "header, nav.langs, section.board, .players", "")
+            .await;
         assert_eq!(seen["inner"], 390, "the page is not zoomed out");
-        assert!(px(&seen["body"]) <= px(&seen["inner"]), "{lang}: {seen}");
-        assert!(px(&seen["doc"]) <= px(&seen["inner"]), "{lang}: {seen}");
-        for part in seen["parts"].as_array().unwrap() {
-            assert!(px(&part["left"]) >= 0.0, "{lang}: {part} in {seen}");
-            assert!(px(&part["right"]) <= 390.0, "{lang}: {part} in {seen}");
-        }
         let text = seen["text"].as_str().unwrap();
         assert!(
             text.contains(WHITE) && text.contains(BLACK),

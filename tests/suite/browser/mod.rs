@@ -188,6 +188,50 @@ impl Browser {
         self.client.execute(script, Vec::new()).await.unwrap()
     }
 
+    /// The page as a phone shows it in `lang`: asserts that it is written in `lang` and runs its
+    /// way, is not zoomed out, scrolls nothing sideways and keeps each element `parts` finds
+    /// (a CSS selector list) within its width. Gives `text` (the page's), `words` (without what
+    /// `leave_out` finds: the record's own words, the language switch) and `html`.
+    pub async fn assert_fits(
+        &self,
+        lang: boardscribe::lang::Lang,
+        parts: &str,
+        leave_out: &str,
+    ) -> Value {
+        let seen = self
+            .client
+            .execute(
+                "const [parts, leave] = arguments;\
+                 const r = e => { const b = e.getBoundingClientRect(); \
+                   return {left: b.left, right: b.right, width: b.width}; };\
+                 const copy = document.body.cloneNode(true);\
+                 if (leave) copy.querySelectorAll(leave).forEach(e => e.remove());\
+                 return {dir: getComputedStyle(document.body).direction, \
+                   lang: document.documentElement.lang, inner: window.innerWidth, \
+                   body: document.body.scrollWidth, doc: document.documentElement.scrollWidth, \
+                   text: document.body.innerText, words: copy.innerText, \
+                   html: document.body.innerHTML, \
+                   parts: [...document.querySelectorAll(parts)].map(r)};",
+                vec![json!(parts), json!(leave_out)],
+            )
+            .await
+            .unwrap();
+        let px = |v: &Value| v.as_f64().unwrap();
+        eprintln!("{lang}: {}", seen["parts"]);
+        assert_eq!(seen["lang"], lang.code());
+        assert_eq!(seen["dir"], lang.dir(), "{lang}");
+        let inner = px(&seen["inner"]);
+        assert!(px(&seen["body"]) <= inner, "{lang}: {}", seen["body"]);
+        assert!(px(&seen["doc"]) <= inner, "{lang}: {}", seen["doc"]);
+        let found = seen["parts"].as_array().unwrap();
+        assert!(!found.is_empty(), "{lang}: nothing found by {parts}");
+        for part in found {
+            assert!(px(&part["left"]) >= 0.0, "{lang}: {part}");
+            assert!(px(&part["right"]) <= inner, "{lang}: {part}");
+        }
+        seen
+    }
+
     /// The first element `css` finds, waiting for it up to `secs`.
     pub async fn wait_for(&self, css: &str, secs: u64) -> Element {
         until(secs, css, async || {
