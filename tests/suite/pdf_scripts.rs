@@ -408,18 +408,7 @@ fn assert_right_to_left(pdf: &Path, board: &Board, g: &GameRecord) {
     );
 
     // The players: Black's at the left, White's at the right, each from the right.
-    let label = words
-        .iter()
-        .filter(|w| read(&w.text) == lang.text("sheet.white"))
-        .min_by(|a, b| a.y.total_cmp(&b.y))
-        .expect("the White label");
-    let mut line: Vec<&Word> = words
-        .iter()
-        .filter(|w| (w.y - label.y).abs() < 3.0)
-        .collect();
-    line.sort_by(|a, b| a.x.total_cmp(&b.x));
-    let drawn: Vec<String> = line.iter().map(|w| w.text.clone()).collect();
-    assert_eq!(drawn, players_drawn_rtl(board, lang));
+    assert_eq!(players_line(pdf, 1, lang), players_drawn_rtl(board, lang));
 }
 
 /// The rows of `pdffonts`: (name, type, embedded, subset, unicode).
