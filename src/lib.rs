@@ -24,6 +24,7 @@ pub mod daemon;
 pub mod decider;
 pub mod device;
 pub mod export;
+pub mod fonts;
 pub mod lang;
 pub mod metrics;
 pub mod notify;

@@ -201,7 +201,7 @@ pub const MAX_NAME_CHARS: usize = 200;
 
 /// A name or other text field of line `line` as a pairing may carry it: at most
 /// [`MAX_NAME_CHARS`] characters, no control character (a NUL, a line break, a tab), and every
-/// character printable on the PDF scoresheet ([`crate::export::fonts::uncovered`]).
+/// character printable on the PDF scoresheet ([`crate::fonts::uncovered`]).
 fn check_text(line: usize, field: &'static str, value: &str) -> Result<(), PairingsError> {
     if let Some((at, c)) = crate::text::first_control(value) {
         return Err(PairingsError::ControlCharacter {
@@ -215,7 +215,7 @@ fn check_text(line: usize, field: &'static str, value: &str) -> Result<(), Pairi
     if chars > MAX_NAME_CHARS {
         return Err(PairingsError::NameTooLong { line, field, chars });
     }
-    if let Some(c) = crate::export::fonts::uncovered(value) {
+    if let Some(c) = crate::fonts::uncovered(value) {
         let at = value.chars().take_while(|&x| x != c).count() + 1;
         return Err(PairingsError::NotPrintable {
             line,
@@ -1299,7 +1299,7 @@ mod tests {
         // characters the scoresheet's fonts print (others are refused).
         let name = || {
             "\\PC{0,3}[^\\s\\pC]\\PC{0,12}|[ ,\"a-z]{0,4}x[ ,\"]{0,3}".prop_map(|s: String| {
-                let printable = crate::export::fonts::is_covered;
+                let printable = crate::fonts::is_covered;
                 s.chars()
                     .map(|c| if printable(c) { c } else { 'ж' })
                     .collect::<String>()

@@ -4,7 +4,8 @@
 //! holds a control character (a NUL, a line break, a tab, an escape: [`first_control`]), so
 //! that no line of a terminal, a PGN or a page can be forged with it: the pairings' names and
 //! the store's decisions both ask here. Text that was written before that rule (an old
-//! database) is shown with its control characters escaped ([`escape_controls`]). Pure.
+//! database) is shown with its control characters escaped ([`escape_controls`]); text in a
+//! page is escaped for HTML ([`escape_html`]). Pure.
 
 use std::borrow::Cow;
 
@@ -57,6 +58,23 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values (the scoresheet, the live
+/// page).
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

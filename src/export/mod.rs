@@ -10,7 +10,7 @@
 //! one file, in board order ([`round::broadcast_games`], [`pdf::pdf_sheets`]). A sheet writes
 //! its moves in the [`notation::Notation`] asked for; PGN and JSON are English SAN always.
 
-pub mod fonts;
+pub use crate::fonts;
 pub mod json;
 pub mod livechess;
 pub mod notation;
@@ -192,19 +192,4 @@ fn one_game(
     store.game(id)?.ok_or(ExportError::UnknownGame(id))
 }
 
-/// `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values (the scoresheet, the live
-/// page).
-pub fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::text::escape_html;

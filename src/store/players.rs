@@ -51,11 +51,11 @@ impl PlayerRecord {
         let mut out = String::new();
         if let Some(t) = self.title.as_deref().filter(|t| !t.trim().is_empty()) {
             out.push_str("<bdi>");
-            out.push_str(&crate::export::escape_html(t.trim()));
+            out.push_str(&crate::text::escape_html(t.trim()));
             out.push_str("</bdi> ");
         }
         out.push_str("<bdi>");
-        out.push_str(&crate::export::escape_html(&self.name));
+        out.push_str(&crate::text::escape_html(&self.name));
         out.push_str("</bdi>");
         if let Some(elo) = self.elo {
             out.push_str(&format!(" ({elo})"));

@@ -17,7 +17,7 @@ use std::ops::Range;
 use krilla::text::{GlyphId, KrillaGlyph};
 use unicode_bidi::{BidiInfo, Level};
 
-use crate::export::fonts::{self, Face, Weight};
+use crate::fonts::{self, Face, Weight};
 
 /// A piece of a line in one font and one direction, shaped; its glyphs in visual order.
 pub struct Run {

@@ -7,7 +7,8 @@
 //! (the chess figurines U+2654–U+265F, arrows, Armenian, Georgian, ...). The bold chain begins
 //! with Noto Sans Bold and goes on through the same fonts.
 //!
-//! [`uncovered`] is the check that a text can be printed: the first character no font has a glyph
+//! [`uncovered`] is the check that a text can be printed (the PDF, and pairing import before it
+//! takes a name): the first character no font has a glyph
 //! for. Whitespace and the invisible format characters (joiners, bidi marks and isolates,
 //! variation selectors) need none. Pure, apart from parsing the fonts once.
 
@@ -61,19 +62,19 @@ struct Fonts {
 static FONTS: LazyLock<Fonts> = LazyLock::new(|| Fonts {
     regular: Face::load(
         "NotoSans-Regular.ttf",
-        include_bytes!("../../assets/fonts/NotoSans-Regular.ttf"),
+        include_bytes!("../assets/fonts/NotoSans-Regular.ttf"),
     ),
     bold: Face::load(
         "NotoSans-Bold.ttf",
-        include_bytes!("../../assets/fonts/NotoSans-Bold.ttf"),
+        include_bytes!("../assets/fonts/NotoSans-Bold.ttf"),
     ),
     arabic: Face::load(
         "NotoSansArabic-Regular.ttf",
-        include_bytes!("../../assets/fonts/NotoSansArabic-Regular.ttf"),
+        include_bytes!("../assets/fonts/NotoSansArabic-Regular.ttf"),
     ),
     symbols: Face::load(
         "DejaVuSans.ttf",
-        include_bytes!("../../assets/fonts/DejaVuSans.ttf"),
+        include_bytes!("../assets/fonts/DejaVuSans.ttf"),
     ),
 });
 
