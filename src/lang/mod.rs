@@ -144,7 +144,7 @@ impl Lang {
 
     /// The side that makes `ply` (1-based), in words.
     pub fn side_of(self, ply: u32, kind: Kind) -> &'static str {
-        self.sides(kind)[usize::from(ply.is_multiple_of(2))]
+        self.side(Side::of_ply(ply), kind)
     }
 
     /// "before move 6 (Black)" for the ply an event happened before; "before the game" for

@@ -62,9 +62,14 @@ pub(crate) fn last_move_text(b: &BoardSnapshot) -> String {
 
 /// A board as a page in `lang` titles it: `Доска 12`, else its name.
 pub(crate) fn board_title_in(b: &BoardSnapshot, lang: Lang) -> String {
-    match b.number {
+    board_name_in(b.number, &b.name, lang)
+}
+
+/// A board by its number in `lang` (`Доска 12`), else by its name: a snapshot's or a game's.
+pub(crate) fn board_name_in(number: Option<u32>, name: &str, lang: Lang) -> String {
+    match number {
         Some(n) => lang.fill("page.board", &[("n", &n.to_string())]),
-        None => b.name.clone(),
+        None => name.to_owned(),
     }
 }
 

@@ -34,36 +34,39 @@ pub fn local_zone() -> TimeZone {
     TimeZone::try_system().unwrap_or(TimeZone::UTC)
 }
 
-/// `2026-12-02 15:04:12` in `zone`, or `capture +0:01:23.450` for a stream's own clock.
-pub fn when(at_ms: Millis, zone: &TimeZone) -> String {
-    let stamp = i64::try_from(at_ms)
+/// The moment `at_ms` in `zone`, when it is on the epoch's clock; `None` for a stream's own
+/// clock (a replayed capture's, from 0).
+fn local_time(at_ms: Millis, zone: &TimeZone) -> Option<jiff::ZonedDateTime> {
+    i64::try_from(at_ms)
         .ok()
         .filter(|&ms| ms >= EPOCH_FROM_MS as i64)
-        .and_then(|ms| Timestamp::from_millisecond(ms).ok());
-    match stamp {
-        Some(t) => t
-            .to_zoned_datetime(zone.clone())
-            .strftime("%Y-%m-%d %H:%M:%S")
-            .to_string(),
-        None => format!(
-            "capture +{}.{:03}",
-            clock(at_ms / 1000 * 1000),
-            at_ms % 1000
-        ),
-    }
+        .and_then(|ms| Timestamp::from_millisecond(ms).ok())
+        .map(|t| t.to_zoned_datetime(zone.clone()))
+}
+
+/// `capture +0:01:23.450`: a moment on a stream's own clock.
+fn capture_time(at_ms: Millis) -> String {
+    format!(
+        "capture +{}.{:03}",
+        clock(at_ms / 1000 * 1000),
+        at_ms % 1000
+    )
+}
+
+/// `2026-12-02 15:04:12` in `zone`, or `capture +0:01:23.450` for a stream's own clock.
+pub fn when(at_ms: Millis, zone: &TimeZone) -> String {
+    local_time(at_ms, zone).map_or_else(
+        || capture_time(at_ms),
+        |t| t.strftime("%Y-%m-%d %H:%M:%S").to_string(),
+    )
 }
 
 /// [`when`] with the day in `lang`'s form (`4 декабря 2026 г. 15:04:12`, Persian in its
 /// calendar), for a page; a stream's own clock as [`when`] writes it.
 pub fn when_in(at_ms: Millis, zone: &TimeZone, lang: Lang) -> String {
-    let stamp = i64::try_from(at_ms)
-        .ok()
-        .filter(|&ms| ms >= EPOCH_FROM_MS as i64)
-        .and_then(|ms| Timestamp::from_millisecond(ms).ok());
-    let Some(t) = stamp else {
-        return when(at_ms, zone);
+    let Some(local) = local_time(at_ms, zone) else {
+        return capture_time(at_ms);
     };
-    let local = t.to_zoned_datetime(zone.clone());
     let day = Date::new(
         i32::from(local.year()),
         local.month().unsigned_abs(),

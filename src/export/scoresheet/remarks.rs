@@ -8,7 +8,6 @@ use crate::{
         record::{kind_title, reason_text, ruling_text},
     },
     store::{Entry, Recorded},
-    tracker::Side,
 };
 
 /// `s` if it says something.
@@ -16,19 +15,9 @@ fn said(s: &Option<String>) -> Option<&str> {
     s.as_deref().filter(|s| !s.is_empty())
 }
 
-/// The side that makes `ply` in words ([`Lang::side_of`]).
-pub(super) fn side_of(ply: u32, kind: Kind, lang: Lang) -> &'static str {
-    lang.side_of(ply, kind)
-}
-
 /// "move 6 (Black)": the move number and side of `ply`.
 fn move_args(ply: u32, kind: Kind, lang: Lang) -> (String, &'static str) {
     (ply.div_ceil(2).to_string(), lang.side_of(ply, kind))
-}
-
-/// "before move 6 (Black)" for the ply an event happened before ([`Lang::before_ply`]).
-pub(super) fn before_ply(ply: Option<u32>, kind: Kind, lang: Lang) -> String {
-    lang.before_ply(ply, kind)
 }
 
 /// The remarks of `g`, in the order recorded: what the board and clock showed (irregularities,
@@ -62,7 +51,7 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
             if i.kind.is_audit_trail() {
                 continue;
             }
-            let mut text = before_ply(e.ply, kind, lang);
+            let mut text = lang.before_ply(e.ply, kind);
             for part in [said(&shown.detail), said(&shown.ruling)]
                 .into_iter()
                 .flatten()
@@ -93,13 +82,12 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
             );
         } else if let Recorded::FlagFall(f) = &e.what {
             let side = match f.side {
-                Some(Side::White) => side_of(1, kind, lang),
-                Some(Side::Black) => side_of(2, kind, lang),
+                Some(side) => lang.side(side, kind),
                 None => lang.text("remark.a_player"),
             };
             let mut text = lang.fill(
                 "remark.flag_fell",
-                &[("side", side), ("when", &before_ply(e.ply, kind, lang))],
+                &[("side", side), ("when", &lang.before_ply(e.ply, kind))],
             );
             if let Some(p) = said(&f.proposed) {
                 let _ = write!(
@@ -120,7 +108,7 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
             );
         } else if let Recorded::Claimable { claim, article } = &e.what {
             let claim = said(claim).unwrap_or(lang.text("remark.claim_default"));
-            let text = format!("{claim} ({})", before_ply(e.ply, kind, lang));
+            let text = format!("{claim} ({})", lang.before_ply(e.ply, kind));
             push(
                 RemarkKind::Claim,
                 e.ply,

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::{BoardView, Flash, alert_item, board_href, board_state, header, page, player_label};
 use crate::{
-    lang::Lang,
+    lang::{Lang, record::reason_text},
     relay::{
         alerts::AlertState,
         page::{board_title_in, clock_text, escape},
@@ -30,13 +30,8 @@ pub struct BoardPage<'a> {
 }
 
 /// The reasons the result form offers, stored by these names and shown in the page's language
-/// (`reason.*`).
-const REASONS: [(&str, &str); 4] = [
-    ("resignation", "reason.resignation"),
-    ("agreement", "reason.agreement"),
-    ("forfeit", "reason.forfeit"),
-    ("decision", "reason.decision"),
-];
+/// ([`reason_text`]); any other text is kept as typed.
+const REASONS: [&str; 4] = ["resignation", "agreement", "forfeit", "decision"];
 
 /// The part of the board's page the script refreshes: state, alerts, moves and history.
 pub fn board_live_html(p: &BoardPage<'_>) -> String {
@@ -189,11 +184,11 @@ pub fn board_html(p: &BoardPage<'_>) -> String {
             note_head = t("arbiter.note_head"),
             add_note = t("arbiter.add_note"),
         );
-        for (value, key) in REASONS {
+        for value in REASONS {
             let _ = write!(
                 main,
                 r#"<option value="{value}" label="{}">"#,
-                escape(lang.text(key))
+                escape(&reason_text(value, lang))
             );
         }
         main.push_str("</datalist></section>");

@@ -23,8 +23,12 @@ use super::{
 };
 use crate::{
     decider::{AdminAction, CorrectBody, NoteBody, ResultBody, RuleBody},
+    game::Kind,
     lang::{Lang, record::ruling_text},
-    relay::console::{Flash, rulings, url_encode},
+    relay::{
+        console::{Flash, rulings, url_encode},
+        page::board_name_in,
+    },
     words::moveno::MoveNo,
 };
 
@@ -177,13 +181,12 @@ pub(super) async fn rule(
 
 /// `Board 12, game 7` (or the board's name) in `lang`.
 fn board_words(g: &GameRecord, lang: Lang) -> String {
-    let board = match g.board_no {
-        Some(n) => lang.fill("page.board", &[("n", &n.to_string())]),
-        None => g.board_name.clone(),
-    };
     lang.fill(
         "arbiter.board_game",
-        &[("board", &board), ("game", &g.id.0.to_string())],
+        &[
+            ("board", &board_name_in(g.board_no, &g.board_name, lang)),
+            ("game", &g.id.0.to_string()),
+        ],
     )
 }
 
@@ -202,8 +205,13 @@ async fn game_record(app: &App, game: i64) -> Result<GameRecord, ApiError> {
 /// to tell the arbiter once done (or why it does not read).
 pub(super) trait BoardForm: DeserializeOwned + Send {
     fn game(&self) -> i64;
-    /// The action, and what to tell the arbiter once done, in `lang`.
-    fn action(self, author: String, lang: Lang) -> Result<(AdminAction, String), ApiError>;
+    /// The action on a game of `kind`, and what to tell the arbiter once done, in `lang`.
+    fn action(
+        self,
+        author: String,
+        kind: Kind,
+        lang: Lang,
+    ) -> Result<(AdminAction, String), ApiError>;
 }
 
 /// A board page's form, acted on: back to the board's page with what was done, or why not.
@@ -224,7 +232,7 @@ async fn board_form<F: BoardForm>(
         let Form(f) = form.map_err(unreadable)?;
         let game = f.game();
         let record = game_record(&app, game).await?;
-        let (action, done) = f.action(author, lang)?;
+        let (action, done) = f.action(author, record.kind, lang)?;
         act(&app, GameId(game), action).await?;
         Ok(format!("{}: {done}", board_words(&record, lang)))
     }
@@ -245,7 +253,12 @@ impl BoardForm for ResultForm {
         self.game
     }
 
-    fn action(self, author: String, lang: Lang) -> Result<(AdminAction, String), ApiError> {
+    fn action(
+        self,
+        author: String,
+        _kind: Kind,
+        lang: Lang,
+    ) -> Result<(AdminAction, String), ApiError> {
         let reason = self
             .reason
             .map(|r| r.trim().to_owned())
@@ -288,7 +301,12 @@ impl BoardForm for CorrectForm {
         self.game
     }
 
-    fn action(self, author: String, lang: Lang) -> Result<(AdminAction, String), ApiError> {
+    fn action(
+        self,
+        author: String,
+        kind: Kind,
+        lang: Lang,
+    ) -> Result<(AdminAction, String), ApiError> {
         if self.number == 0 {
             return Err(bad("move numbers count from 1"));
         }
@@ -303,7 +321,7 @@ impl BoardForm for CorrectForm {
             "arbiter.done_corrected",
             &[
                 ("move", &self.number.to_string()),
-                ("side", lang.side_of(ply, crate::game::Kind::Chess)),
+                ("side", lang.side_of(ply, kind)),
                 ("san", &san),
             ],
         );
@@ -340,7 +358,12 @@ impl BoardForm for NoteForm {
         self.game
     }
 
-    fn action(self, author: String, lang: Lang) -> Result<(AdminAction, String), ApiError> {
+    fn action(
+        self,
+        author: String,
+        _kind: Kind,
+        lang: Lang,
+    ) -> Result<(AdminAction, String), ApiError> {
         let action = AdminAction::Note(NoteBody {
             ply: None,
             text: self.text,
@@ -543,5 +566,32 @@ mod tests {
         assert_eq!(back_to(Some("/arbiter/boards/ü")), "/arbiter");
         assert_eq!(back_to(Some("/arbiter/boards/1/../../x")), "/arbiter");
         assert_eq!(back_to(Some("/arbiterx")), "/arbiter");
+    }
+
+    #[test]
+    fn a_correction_says_its_move_and_side_in_the_games_own_words() {
+        let form = |side: &str| CorrectForm {
+            game: 7,
+            number: 12,
+            side: side.into(),
+            san: " 54 ".into(),
+            note: None,
+        };
+        let Ok((_, done)) = form("black").action("Chief".into(), Kind::Togyz, Lang::Ky) else {
+            panic!("the form reads");
+        };
+        let ky = Lang::Ky.fill(
+            "arbiter.done_corrected",
+            &[
+                ("move", "12"),
+                ("side", Lang::Ky.text("togyz.black")),
+                ("san", "54"),
+            ],
+        );
+        assert_eq!(done, ky);
+        let Ok((_, done)) = form("white").action("Chief".into(), Kind::Chess, Lang::En) else {
+            panic!("the form reads");
+        };
+        assert_eq!(done, "move 12 (White) corrected to 54");
     }
 }
