@@ -11,17 +11,11 @@ fn remarks_that_do_not_fit_continue_on_a_page_with_the_signatures_last() {
         title: "Displaced pieces".into(),
         text: "before move 2 (White); e2 → empty; resolved".into(),
     };
+    // An English sheet with no header and no moves: only the remarks take room.
     let mut sheet = Scoresheet {
-        kind: crate::game::Kind::Chess,
         header: Header::default(),
         rows: Vec::new(),
-        moves_per_page: 60,
-        remarks: Vec::new(),
-        result: "1-0".into(),
-        termination: None,
-        has_time_trouble: false,
-        pieces: crate::export::notation::PieceSymbols::ENGLISH,
-        lang: crate::lang::Lang::En,
+        ..sample(crate::lang::Lang::En)
     };
     // The text of each page, as drawn.
     let pages = |s: &Scoresheet| -> Vec<String> {
