@@ -12,12 +12,14 @@
 //! asks for that English lacks. Article numbers, moves, clocks and numbers are never
 //! translated; a sheet in `local` notation writes the pieces with the letters its table gives
 //! ([`pieces`]: `notation.pieces`, the one key a table may leave empty); dates are written in
-//! the language's form and calendar ([`date`]: [`Lang::date`], [`Lang::stored_date`]). Pure: no
-//! I/O.
+//! the language's form and calendar ([`date`]: [`Lang::date`], [`Lang::stored_date`]). What
+//! the record itself says (an irregularity's detail, the penalty the Laws provide) comes as
+//! phrases ([`crate::phrase`]), worded by each table's `said` section ([`Lang::said`]); English
+//! is the record's own words, kept by the store as ever. Pure: no I/O.
 
 use std::{collections::HashMap, fmt, str::FromStr, sync::OnceLock};
 
-use crate::{game::Kind, tracker::Side};
+use crate::{game::Kind, phrase::Words, tracker::Side};
 
 pub mod date;
 pub mod pieces;
@@ -162,6 +164,12 @@ impl Lang {
         }
     }
 
+    /// Its words for the record's phrases (an irregularity's detail, a ruling) in a game of
+    /// `kind`.
+    pub fn said(self, kind: Kind) -> Said {
+        Said { lang: self, kind }
+    }
+
     /// The language's own name, as its switch shows it.
     pub fn name(self) -> &'static str {
         self.text("lang.name")
@@ -205,6 +213,34 @@ impl<'de> serde::Deserialize<'de> for Lang {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Lang, D::Error> {
         let s = String::deserialize(d)?;
         s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A language's words for the record's phrases ([`crate::phrase`]): the templates of its
+/// table's `said` section (one per key of [`crate::phrase::ENGLISH`]) and its names for the
+/// sides of a game of `kind`. English is the record's own: its phrases read exactly as the
+/// record stores them.
+#[derive(Clone, Copy, Debug)]
+pub struct Said {
+    lang: Lang,
+    kind: Kind,
+}
+
+impl Words for Said {
+    fn template(&self, key: &str) -> Option<&str> {
+        if self.lang == Lang::En {
+            return None;
+        }
+        tables()[self.lang as usize]
+            .get(&format!("said.{key}"))
+            .map(String::as_str)
+    }
+
+    fn side(&self, side: Side) -> String {
+        match self.lang {
+            Lang::En => side.as_str().to_owned(),
+            lang => lang.side(side, self.kind).to_owned(),
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::{
     Millis,
+    phrase::{Phrase, Words},
     relay::live::{BoardSnapshot, Connection},
     store::{Action, GameRecord, Recorded, Ruling},
     tracker::{IrregularityKind, Side},
@@ -44,10 +45,16 @@ pub struct Alert {
     pub kind: String,
     /// The article of the configured Laws.
     pub article: Option<String>,
-    /// The latest occurrence's detail.
+    /// The latest occurrence's detail (in English, as recorded).
     pub detail: String,
+    /// The detail as a phrase, for the other languages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail_phrase: Option<Phrase>,
     /// What the Laws provide that the arbiter must apply or decide (a penalty due).
     pub penalty_due: Option<String>,
+    /// The penalty as a phrase, for the other languages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub penalty_phrase: Option<Phrase>,
     /// When it was first shown (wall-clock ms while recording live).
     pub since_ms: Millis,
     /// How often it was shown (a repeat counts, it does not make another alert).
@@ -63,6 +70,24 @@ pub struct Alert {
     pub ruling: Option<Ruling>,
     /// How it was resolved on the board.
     pub resolved: Option<String>,
+}
+
+impl Alert {
+    /// The detail in `words` (its phrase worded there; else as recorded).
+    pub fn detail_in(&self, words: &impl Words) -> String {
+        match &self.detail_phrase {
+            Some(p) => p.words(words),
+            None => self.detail.clone(),
+        }
+    }
+
+    /// The penalty due in `words`, if any (as [`Alert::detail_in`]).
+    pub fn penalty_in(&self, words: &impl Words) -> Option<String> {
+        match &self.penalty_phrase {
+            Some(p) => Some(p.words(words)),
+            None => self.penalty_due.clone(),
+        }
+    }
 }
 
 /// An alert about the event rather than a game: a hall the event node does not hear, a hall
@@ -122,11 +147,13 @@ pub fn game_alerts(game: &GameRecord) -> Vec<Alert> {
                         a.count += 1;
                         a.irregularities.push(id);
                         a.detail = detail;
+                        a.detail_phrase = shown.detail_phrase.clone();
                         a.ply = e.ply;
                         a.player = shown.player.or(a.player);
                         a.article = shown.article.clone().or(a.article.take());
                         if shown.ruling.is_some() {
                             a.penalty_due = shown.ruling.clone();
+                            a.penalty_phrase = shown.ruling_phrase.clone();
                         }
                         i
                     }
@@ -139,7 +166,9 @@ pub fn game_alerts(game: &GameRecord) -> Vec<Alert> {
                             kind: kind.as_str().to_owned(),
                             article: shown.article.clone(),
                             detail,
+                            detail_phrase: shown.detail_phrase.clone(),
                             penalty_due: shown.ruling.clone(),
+                            penalty_phrase: shown.ruling_phrase.clone(),
                             since_ms: shown.since_ms.unwrap_or(e.at_ms).min(e.at_ms),
                             count: 1,
                             state: AlertState::Open,
@@ -234,7 +263,9 @@ pub fn board_alert(board: &BoardSnapshot, game: Option<i64>) -> Option<Alert> {
         kind: kind.to_owned(),
         article: None,
         detail: reason,
+        detail_phrase: None,
         penalty_due: None,
+        penalty_phrase: None,
         since_ms: board.lost_since_ms.unwrap_or(0),
         count: board.losses.max(1),
         state: AlertState::Open,

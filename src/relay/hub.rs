@@ -550,6 +550,8 @@ mod tests {
             detail: "e2 empty".into(),
             article: Some("7.4".into()),
             ruling: None,
+            ruling_phrase: None,
+            detail_phrase: None,
         });
         assert_eq!(b.snapshot().irregularities.len(), 1);
         b.apply(&TrackerEvent::Resolved {

@@ -15,7 +15,13 @@ use super::{
     DECISION_KIND, EventRecord, GameId, GameRecord,
     decisions::{Decision, Ruling},
 };
-use crate::{Millis, arbiter::IrregularityKind, tracker::Side, tracker::event::RecordedMove};
+use crate::{
+    Millis,
+    arbiter::IrregularityKind,
+    phrase::{Phrase, Words},
+    tracker::Side,
+    tracker::event::RecordedMove,
+};
 
 /// What a stored event says.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +63,39 @@ pub struct Shown {
     pub article: Option<String>,
     /// What the laws provide (a penalty due, the offence count).
     pub ruling: Option<String>,
+    /// `detail` and `ruling` as phrases, for the other languages (none in a record made before
+    /// they were kept, or if what is kept does not read as one: the English stands).
+    #[serde(default, deserialize_with = "phrase_or_none")]
+    pub detail_phrase: Option<Phrase>,
+    #[serde(default, deserialize_with = "phrase_or_none")]
+    pub ruling_phrase: Option<Phrase>,
+}
+
+impl Shown {
+    /// The detail in `words`: its phrase worded there, else the English as recorded.
+    pub fn detail_in(&self, words: &impl Words) -> Option<String> {
+        worded(&self.detail_phrase, &self.detail, words)
+    }
+
+    /// The ruling in `words`, as [`Shown::detail_in`].
+    pub fn ruling_in(&self, words: &impl Words) -> Option<String> {
+        worded(&self.ruling_phrase, &self.ruling, words)
+    }
+}
+
+/// `phrase` in `words` if there is one, else `english` as recorded.
+fn worded(phrase: &Option<Phrase>, english: &Option<String>, words: &impl Words) -> Option<String> {
+    match phrase {
+        Some(p) => Some(p.words(words)),
+        None => english.clone(),
+    }
+}
+
+/// A stored phrase, or none when what is stored does not read as one (the record's English
+/// stands; the irregularity itself is never lost over it).
+fn phrase_or_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Phrase>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(Phrase::deserialize(v).ok())
 }
 
 /// The tracker's own corrections.

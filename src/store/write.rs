@@ -439,21 +439,33 @@ pub(super) fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, St
             ply,
             player,
             detail,
+            detail_phrase,
             article,
             ruling,
+            ruling_phrase,
             ..
-        } => (
-            *at_ms,
-            *ply,
-            json!({
+        } => {
+            let mut v = json!({
                 "id": id,
                 "since_ms": since_ms,
                 "player": player.map(|p| p.as_str()),
                 "detail": detail,
                 "article": article,
                 "ruling": ruling,
-            }),
-        ),
+            });
+            // The phrases beside their English, for the other languages (kept only when there).
+            if let serde_json::Value::Object(o) = &mut v {
+                for (name, phrase) in [
+                    ("detail_phrase", detail_phrase),
+                    ("ruling_phrase", ruling_phrase),
+                ] {
+                    if let Some(p) = phrase.as_ref().and_then(|p| serde_json::to_value(p).ok()) {
+                        o.insert(name.to_owned(), p);
+                    }
+                }
+            }
+            (*at_ms, *ply, v)
+        }
         TrackerEvent::Resolved {
             at_ms,
             id,

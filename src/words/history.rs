@@ -360,14 +360,15 @@ impl Words {
             s.push(' ');
             s.push_str(&lang.fill("history.by", &[("author", self.side(Some(side)))]));
         }
-        if let Some(d) = shown.detail.as_deref().filter(|d| !d.is_empty()) {
+        let words = lang.said(self.kind);
+        if let Some(d) = shown.detail_in(&words).filter(|d| !d.is_empty()) {
             s.push_str(&format!(": {d}"));
         }
         if let Some(a) = &shown.article {
             s.push(' ');
             s.push_str(&lang.fill("history.article", &[("article", a)]));
         }
-        if let Some(r) = &shown.ruling {
+        if let Some(r) = shown.ruling_in(&words) {
             s.push_str(&format!("; {r}"));
         }
         s

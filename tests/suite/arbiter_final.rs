@@ -583,6 +583,8 @@ fn a_resumed_referee_keeps_the_illegal_moves_and_flags_counted() {
         detail: "Nb1-b3".into(),
         article: None,
         ruling: None,
+        ruling_phrase: None,
+        detail_phrase: None,
     };
     let flag = ClockReading {
         left_ms: 0,

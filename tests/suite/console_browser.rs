@@ -731,8 +731,7 @@ async fn the_console_at_a_phone_size_fits_its_width_and_rules_an_alert() {
     eprintln!("console_browser: phone flow in {:?}", t0.elapsed());
 }
 
-/// The console's words in `lang` that must show on the hall with an alert open (labels, not
-/// the record's own detail).
+/// The console's words in `lang` that must show on the hall with an alert open.
 fn english_labels() -> Vec<&'static str> {
     [
         "arbiter.all_boards",
@@ -794,7 +793,7 @@ async fn the_console_in_persian_and_russian_at_a_phone_size_keeps_its_width_and_
             .assert_fits(
                 lang,
                 "header, section.alerts, li.alert, form.rule, table.hall, section.round",
-                ".detail, nav.langs, #alert-signal",
+                "nav.langs, #alert-signal",
             )
             .await;
         assert_eq!(seen["inner"], 390, "the page is not zoomed out");
@@ -804,6 +803,31 @@ async fn the_console_in_persian_and_russian_at_a_phone_size_keeps_its_width_and_
                 !words.contains(label),
                 "{lang}: {label:?} stayed English in {words}"
             );
+        }
+        // The board's own detail too, worded from the record's phrase: what the knock left (a
+        // piece out of place, or a move no piece makes) in the language's words, no English
+        // word of the record left.
+        let detail = browser.text("#live li.alert .detail").await;
+        assert!(
+            detail
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .any(|c| !c.is_ascii()),
+            "{lang}: {detail}"
+        );
+        for english in [
+            "white",
+            "black",
+            "empty",
+            "missing",
+            "knocked",
+            "piece",
+            "move",
+            "clock",
+            "press",
+            "completed",
+        ] {
+            assert!(!detail.contains(english), "{lang}: {english:?} in {detail}");
         }
         for key in ["arbiter.players", "arbiter.log_out", "remark.displaced"] {
             assert!(words.contains(lang.text(key)), "{lang}: {key} in {words}");

@@ -789,3 +789,147 @@ fn a_name_no_font_prints_is_refused_at_import_with_its_line_and_character() {
         String::from_utf8_lossy(&ok.stderr)
     );
 }
+
+/// The words of `text`, by letters and digits, each of one script: what a sheet's text is
+/// compared by, whatever way a line breaks or poppler places punctuation and spaces around a
+/// right-to-left stretch. Joiners and direction marks are dropped (poppler drops the Persian
+/// zero-width non-joiner).
+fn word_set(text: &str) -> std::collections::BTreeSet<String> {
+    let bare: String = text
+        .chars()
+        .filter(|c| {
+            !matches!(
+                c,
+                '\u{200c}' | '\u{200d}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}'
+            )
+        })
+        .collect();
+    let mut out = std::collections::BTreeSet::new();
+    for run in bare.split(|c: char| !c.is_alphanumeric()) {
+        let mut word = String::new();
+        for c in run.chars() {
+            if word
+                .chars()
+                .last()
+                .is_some_and(|l| l.is_ascii() != c.is_ascii())
+            {
+                out.insert(std::mem::take(&mut word));
+            }
+            word.push(c);
+        }
+        if !word.is_empty() {
+            out.insert(word);
+        }
+    }
+    out
+}
+
+/// The irregularities the board showed, with the penalty the Laws provide, written in the
+/// sheet's language (issue 33, item 2): an illegal move completed by a clock press and a piece
+/// knocked over, scripted on a corpus game and recorded through the replay path, then the
+/// sheet printed by the CLI in each language and read back with `pdftotext`. Every word of
+/// each remark's detail and ruling, as the language words the record's phrase, is on the
+/// sheet; in every language but English, no word of the record's English is.
+#[test]
+fn the_irregularities_and_their_penalties_read_in_the_sheets_language() {
+    use boardscribe::emulator::{IllegalKind, IrregularityScript, ScriptedIrregularity};
+    use boardscribe::store::Recorded;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("event.db");
+    let game = &short_games(1)[0];
+    {
+        let mut store = Store::open(&db).unwrap();
+        let board = store.board("hall 1", Kind::Chess).unwrap();
+        store.set_board_number(board, 1).unwrap();
+        let opts = EmulatorOptions {
+            irregularities: vec![
+                ScriptedIrregularity {
+                    before_ply: 9,
+                    kind: IrregularityScript::IllegalMove {
+                        kind: IllegalKind::WrongShape,
+                    },
+                },
+                ScriptedIrregularity {
+                    before_ply: 20,
+                    kind: IrregularityScript::Knock { hold_ms: 8_000 },
+                },
+            ],
+            ..EmulatorOptions::default()
+        };
+        let script = emulator::script_pgn(game, &opts).unwrap();
+        let laws = LawsSetup {
+            cfg: LawsConfig::for_edition(Laws::Fide2023),
+            ..LawsSetup::default()
+        };
+        replay_reader_with(
+            &mut store,
+            "corpus",
+            "hall 1",
+            script.to_capture_text().as_bytes(),
+            &laws,
+            &mut |_, _| {},
+        )
+        .unwrap();
+    }
+    let store = Store::open_read_only(&db).unwrap();
+    let g = store.games().unwrap().pop().expect("the game recorded");
+    let shown: Vec<_> = g
+        .events
+        .iter()
+        .filter_map(|e| match &e.what {
+            Recorded::Irregularity(s) if s.detail_phrase.is_some() => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        shown.iter().any(|s| s.ruling_phrase.is_some()),
+        "an illegal move with its penalty: {shown:?}"
+    );
+    assert!(shown.len() >= 2, "{shown:?}");
+    for lang in Lang::ALL {
+        let pdf = artifacts().join(format!("remarks-{lang}.pdf"));
+        let status = Command::new(BIN)
+            .args(["export", "--format", "pdf", "--lang", lang.code(), "--game"])
+            .arg(g.id.0.to_string())
+            .arg("--out")
+            .arg(&pdf)
+            .arg("--db")
+            .arg(&db)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{lang}");
+        let on_sheet = word_set(&pdftotext(&pdf, None));
+        let words = lang.said(Kind::Chess);
+        for s in &shown {
+            for said in [s.detail_in(&words), s.ruling_in(&words)]
+                .into_iter()
+                .flatten()
+            {
+                let missing: Vec<_> = word_set(&said)
+                    .into_iter()
+                    .filter(|w| !on_sheet.contains(w))
+                    .collect();
+                assert!(
+                    missing.is_empty(),
+                    "{lang}: {missing:?} of {said:?} not on the sheet"
+                );
+            }
+            if lang == Lang::En {
+                continue;
+            }
+            let english = [s.detail.clone(), s.ruling.clone()].into_iter().flatten();
+            for text in english {
+                let left: Vec<_> = word_set(&text)
+                    .into_iter()
+                    .filter(|w| w.len() > 3 && w.chars().all(|c| c.is_ascii_lowercase()))
+                    .filter(|w| on_sheet.contains(w))
+                    .collect();
+                assert!(
+                    left.is_empty(),
+                    "{lang}: English {left:?} of {text:?} on the sheet"
+                );
+            }
+        }
+        render(&pdf, pages_of(&pdf), &format!("remarks-{lang}"));
+    }
+}

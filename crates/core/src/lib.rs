@@ -18,6 +18,7 @@ pub mod bus;
 pub mod capture;
 pub mod game;
 pub mod memory;
+pub mod phrase;
 pub mod pipeline;
 pub mod protocol;
 pub mod sensor;

@@ -52,9 +52,11 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
                 continue;
             }
             let mut text = lang.before_ply(e.ply, kind);
-            for part in [said(&shown.detail), said(&shown.ruling)]
+            let words = lang.said(kind);
+            for part in [shown.detail_in(&words), shown.ruling_in(&words)]
                 .into_iter()
                 .flatten()
+                .filter(|p| !p.is_empty())
             {
                 let _ = write!(text, "; {part}");
             }

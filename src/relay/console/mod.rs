@@ -277,9 +277,10 @@ pub fn url_encode(text: &str) -> String {
 }
 
 /// One open alert as a list item, in `lang`, with its ruling form when the alert is an
-/// irregularity; `back` is the page the form returns to. The kind, the article, the move and
-/// side and the penalty's heading are in `lang`; the record's own detail is shown as recorded,
-/// isolated (`dir="auto"`).
+/// irregularity; `back` is the page the form returns to. Everything is in `lang`: the kind, the
+/// article, the move and side, the detail and the penalty (worded from the record's phrases;
+/// a record kept before its phrases were shows its English), the detail isolated
+/// (`dir="auto"`).
 pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str, lang: Lang) {
     let title = board_title_in(&v.live, lang);
     let article = a.article.as_deref().map_or(String::new(), |art| {
@@ -294,12 +295,14 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str,
             escape(&lang.before_ply(Some(p), v.live.kind))
         )
     });
-    let detail = if a.detail.is_empty() {
+    let words = lang.said(v.live.kind);
+    let detail = a.detail_in(&words);
+    let detail = if detail.is_empty() {
         String::new()
     } else {
         format!(
             r#": <span class="detail" dir="auto">{}</span>"#,
-            escape(&a.detail)
+            escape(&detail)
         )
     };
     let _ = write!(
@@ -310,10 +313,10 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str,
         title = escape(&title),
         href = escape(&board_href(v)),
         what = escape(&kind_title(&a.kind, lang)),
-        penalty = a.penalty_due.as_deref().map_or(String::new(), |p| format!(
+        penalty = a.penalty_in(&words).map_or(String::new(), |p| format!(
             r#" — <span class="penalty">{}</span> <span class="detail" dir="auto">{}</span>"#,
             escape(lang.text("arbiter.penalty_due")),
-            escape(p)
+            escape(&p)
         )),
         count = if a.count > 1 {
             format!(" (×{})", a.count)

@@ -25,6 +25,7 @@ use crate::{
         Outcome, Variant,
         chess::{ChessGame, start_of},
     },
+    phrase::{Arg, Phrase},
     sensor::ClockReading,
     tracker::{Played, RecordedMove, Side, TrackerEvent, TrackerSettings},
 };
@@ -290,35 +291,13 @@ impl Judge for Referee {
 
 /// The ruling on a completed illegal move in rapid or blitz without full supervision: it stands
 /// unless the opponent claims it in time (or, from 2014, the arbiter sees it).
-fn unsupervised_illegal_move(
-    laws: Laws,
-    category: Category,
-    what: &str,
-    due: &str,
-    ladder: &str,
-) -> String {
+fn unsupervised_illegal_move(laws: Laws, category: Category) -> &'static str {
     match (laws, category) {
-        (Laws::Fide2001 | Laws::Fide2009, Category::Blitz) => format!(
-            "{what}: the opponent may claim a win before making his own move, a draw if he \
-             cannot mate (B.3c); unclaimed, the move stands"
-        ),
-        (Laws::Fide2001 | Laws::Fide2009, _) => format!(
-            "{what}: only on the opponent's claim before his own move: {due} ({ladder}, A.4c); \
-             unclaimed, the move stands"
-        ),
-        (Laws::Fide2014, _) => format!(
-            "{what}: an arbiter who sees it declares the game lost if the opponent has not \
-             moved, or the opponent claims a win before his next move (A.4.2); unclaimed, the \
-             move stands"
-        ),
-        (Laws::Fide2018, _) => format!(
-            "{what}: the arbiter who sees it applies {ladder}: {due}, or the opponent claims \
-             before his next move (A.4.2); unclaimed, the move stands"
-        ),
-        (Laws::Fide2023, _) => format!(
-            "{what}: the arbiter who sees it applies {ladder}: {due}, or the opponent claims \
-             before his next move (A.5.2); unclaimed, the move stands"
-        ),
+        (Laws::Fide2001 | Laws::Fide2009, Category::Blitz) => "laws.unsupervised_2001_blitz",
+        (Laws::Fide2001 | Laws::Fide2009, _) => "laws.unsupervised_2001_rapid",
+        (Laws::Fide2014, _) => "laws.unsupervised_2014",
+        (Laws::Fide2018, _) => "laws.unsupervised_2018",
+        (Laws::Fide2023, _) => "laws.unsupervised_2023",
     }
 }
 
@@ -351,15 +330,6 @@ fn period_quota_note(tc: &TimeControl, plies: u32, flagged: Color) -> Option<Str
         ),
         None => return None,
     })
-}
-
-fn ordinal(n: u32) -> String {
-    match n {
-        1 => "first".into(),
-        2 => "second".into(),
-        3 => "third".into(),
-        n => format!("{n}th"),
-    }
 }
 
 impl Referee {
@@ -433,9 +403,11 @@ impl Referee {
                 player,
                 article: art,
                 ruling,
+                ruling_phrase,
                 ..
             } => {
-                self.irregularity(&mut game, *kind, *player, art, ruling);
+                *ruling_phrase = self.irregularity(&mut game, *kind, *player, art);
+                *ruling = ruling_phrase.as_ref().map(Phrase::to_string);
                 None
             }
             TrackerEvent::GameEnded { .. } => {
@@ -565,8 +537,7 @@ impl Referee {
         kind: IrregularityKind,
         player: Option<Side>,
         art: &mut Option<String>,
-        ruling: &mut Option<String>,
-    ) {
+    ) -> Option<Phrase> {
         *art = self.cfg.article(kind).map(str::to_string);
         match (kind, player) {
             (IrregularityKind::IllegalMove, Some(player)) => {
@@ -580,49 +551,40 @@ impl Referee {
                     illegal_move_penalty(&self.cfg, self.category, offence, opponent_can_mate);
                 let ladder = self.cfg.illegal_move_penalty_article(self.category);
                 let due = match penalty {
-                    Penalty::AddTimeToOpponent { ms } => format!(
-                        "{} s to be added to {}'s clock",
-                        ms / 1000,
-                        side(opponent).as_str()
-                    ),
-                    Penalty::Loss => format!("{} loses the game", player.as_str()),
-                    Penalty::Draw => format!(
-                        "the game is drawn: {} cannot mate by any series of legal moves",
-                        side(opponent).as_str()
-                    ),
-                    Penalty::OpponentMayClaimWin => format!(
-                        "{} may claim the game before making his next move",
-                        side(opponent).as_str()
-                    ),
-                    Penalty::OpponentMayClaimDraw => format!(
-                        "{} may claim a draw before making his next move: he has no mating \
-                         material",
-                        side(opponent).as_str()
-                    ),
+                    Penalty::AddTimeToOpponent { ms } => Phrase::new("laws.add_time")
+                        .number("seconds", ms / 1000)
+                        .side("side", side(opponent)),
+                    Penalty::Loss => Phrase::new("laws.loses").side("side", player),
+                    Penalty::Draw => Phrase::new("laws.drawn_no_mate").side("side", side(opponent)),
+                    Penalty::OpponentMayClaimWin => {
+                        Phrase::new("laws.may_claim_win").side("side", side(opponent))
+                    }
+                    Penalty::OpponentMayClaimDraw => {
+                        Phrase::new("laws.may_claim_draw").side("side", side(opponent))
+                    }
                 };
-                let what = format!(
-                    "{} completed illegal move by {}",
-                    ordinal(offence),
-                    player.as_str()
-                );
-                let director = self.cfg.federation == Federation::Uscf;
-                *ruling = Some(if director {
-                    format!("{what}: {due} ({ladder}); the director applies it")
+                let what = Phrase::new("laws.offence")
+                    .with("ordinal", Arg::Ordinal(offence))
+                    .side("side", player);
+                let key = if self.cfg.federation == Federation::Uscf {
+                    "laws.director_applies"
                 } else if self.reduced_supervision() {
-                    unsupervised_illegal_move(self.cfg.laws, self.category, &what, &due, ladder)
+                    unsupervised_illegal_move(self.cfg.laws, self.category)
                 } else {
-                    format!("{what}: {due} ({ladder}); the arbiter applies it")
-                });
+                    "laws.applies"
+                };
+                Some(
+                    Phrase::new(key)
+                        .phrase("what", what)
+                        .phrase("due", due)
+                        .text("ladder", ladder),
+                )
             }
             (IrregularityKind::IllegalPosition, _) => {
-                *ruling = Some(if self.reduced_supervision() {
+                Some(Phrase::new(if self.reduced_supervision() {
                     match self.cfg.laws {
-                        Laws::Fide2001 | Laws::Fide2009 => {
-                            "the arbiter intervenes (A.4c)".to_string()
-                        }
-                        _ => "the game is drawn, for the arbiter to confirm: the illegal \
-                              position stood after the next completed move"
-                            .to_string(),
+                        Laws::Fide2001 | Laws::Fide2009 => "laws.arbiter_intervenes",
+                        _ => "laws.illegal_position_drawn",
                     }
                 } else {
                     // Fully supervised: the arbiter should already have acted on the illegal
@@ -631,18 +593,13 @@ impl Referee {
                         .cfg
                         .article(IrregularityKind::IllegalMove)
                         .map(str::to_string);
-                    "the illegal move was not corrected before the opponent moved: the arbiter \
-                     reinstates the position before it"
-                        .to_string()
-                });
+                    "laws.reinstate"
+                }))
             }
             (IrregularityKind::ClockWithoutMove, _) => {
-                *ruling = Some(
-                    "the arbiter decides whether it counts as an illegal move or a distraction"
-                        .to_string(),
-                );
+                Some(Phrase::new("laws.arbiter_decides_press"))
             }
-            _ => {}
+            _ => None,
         }
     }
 

@@ -308,8 +308,10 @@ mod tests {
                 kind: IrregularityKind::Displaced,
                 player: None,
                 detail: String::new(),
+                detail_phrase: None,
                 article: None,
                 ruling: None,
+                ruling_phrase: None,
             },
         ];
         let mut judged = Vec::new();

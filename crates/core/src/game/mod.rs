@@ -11,6 +11,8 @@ pub mod togyz;
 
 use std::fmt::Debug;
 
+use crate::phrase::Phrase;
+
 /// Which game a board plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -110,13 +112,13 @@ pub enum Departure {
     InProgress,
     /// One piece of the side to move was moved in a way the rules forbid; an illegal move once
     /// the clock is pressed. `detail` says which and why.
-    IllegalMove { detail: String },
+    IllegalMove { detail: Phrase },
     /// Pieces are missing that a move in progress could have lifted (the mover's own, or one he
     /// may capture), so only time tells a piece in the hand from one knocked over (sensors cannot
     /// see a piece lying on its side); `detail` lists them.
-    Missing { detail: String },
+    Missing { detail: Phrase },
     /// Pieces stand where no move puts them (knocked, displaced, missing); `detail` lists them.
-    Displaced { detail: String },
+    Displaced { detail: Phrase },
 }
 
 /// A game kind, as the tracker sees it.
@@ -245,13 +247,13 @@ pub trait GameKind {
 
     /// If `reading` is a complete set-up that is not a start position of `variant` (pieces
     /// swapped), what is wrong with it.
-    fn wrong_setup(_reading: &Self::Reading, _variant: Variant) -> Option<String> {
+    fn wrong_setup(_reading: &Self::Reading, _variant: Variant) -> Option<Phrase> {
         None
     }
 
     /// If `reading` shows a position no legal game reaches and an arbiter must end (chess: both
     /// kings in check, or a pawn on its last rank; FIDE A.5.4), what it shows.
-    fn illegal_position(_reading: &Self::Reading) -> Option<String> {
+    fn illegal_position(_reading: &Self::Reading) -> Option<Phrase> {
         None
     }
 }

@@ -9,6 +9,7 @@ use super::IrregularityKind;
 use crate::{
     Millis,
     game::{GameKind, Outcome},
+    phrase::Phrase,
     sensor::Orientation,
 };
 
@@ -150,11 +151,16 @@ pub enum TrackerEvent {
         kind: IrregularityKind,
         /// Who did it, when the board says (the side to move, the presser).
         player: Option<Side>,
+        /// What the board shows, in English (`detail_phrase` worded as the record keeps it).
         detail: String,
+        /// The detail as a phrase, for the other languages.
+        detail_phrase: Option<Phrase>,
         /// The article of the configured laws, and what the laws provide (a penalty due, the
-        /// offence count): filled in by the arbiter stage, not by the tracker.
+        /// offence count): filled in by the arbiter stage, not by the tracker. `ruling` is in
+        /// English, `ruling_phrase` the same for the other languages.
         article: Option<String>,
         ruling: Option<String>,
+        ruling_phrase: Option<Phrase>,
     },
     /// Irregularity `id` is over: the position was restored, or play went on from it.
     Resolved {

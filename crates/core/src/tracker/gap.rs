@@ -12,6 +12,7 @@ use super::{
     search::{Candidates, Carried, Lengths, carry_runs, explain_gap, gap_runs},
     *,
 };
+use crate::phrase::Phrase;
 
 /// The clocks of the last press heard before a gap, after `plies` plies: a player who has not
 /// pressed since still shows them.
@@ -251,20 +252,22 @@ impl<G: GameKind> Tracker<G> {
             (Some(mv), Some(i)) => {
                 let (before, after) = (&g.nodes[i], &g.nodes[n]);
                 let text = G::notation(&before.pos, mv, &after.pos, true);
-                format!("ply {n} ({text})")
+                Phrase::new("tracker.after_ply")
+                    .number("ply", n as u64)
+                    .text("move", text)
             }
-            _ => "the start (no move recorded)".to_string(),
+            _ => Phrase::new("tracker.at_start"),
         };
         let board = g
             .unexplained
             .as_ref()
             .map_or_else(String::new, |u| format!(" {:?}", u.reading));
-        let detail = format!(
-            "the board was not heard from {since} ms; heard again from {heard} ms it shows{board}, \
-             which the record does not reach: it stops after {last}, and {}; \
-             recording waits for the board to fit the record again, or for the arbiter",
-            found.describe(plies, by_presses)
-        );
+        let detail = Phrase::new("tracker.thread_lost")
+            .number("since", since)
+            .number("heard", heard)
+            .text("board", board)
+            .phrase("last", last)
+            .phrase("found", found.describe(plies, by_presses));
         report(
             g,
             at,

@@ -362,9 +362,7 @@ impl<G: GameKind> Tracker<G> {
                     start: begins,
                 });
                 if !o.is_regular() {
-                    let detail = "the pieces stand along the board's files: h1 is not a light \
-                                  square on White's right (2.1); the game goes on"
-                        .to_string();
+                    let detail = crate::phrase::Phrase::new("chess.board_rotated");
                     report(
                         &mut g,
                         at,

@@ -3,6 +3,7 @@
 //! as events with the player and the ply, and resolved when the board is put right.
 
 use super::*;
+use crate::phrase::Phrase;
 
 /// Reports an irregularity on `g`; all but a press without a move stay open until the board fits
 /// the game again.
@@ -12,7 +13,7 @@ pub(super) fn report<G: GameKind>(
     since: Millis,
     kind: IrregularityKind,
     player: Option<Side>,
-    detail: String,
+    detail: Phrase,
     out: &mut Vec<TrackerEvent>,
 ) {
     g.irregularities += 1;
@@ -32,9 +33,11 @@ pub(super) fn report<G: GameKind>(
         ply: g.belief_plies() as u32 + 1,
         kind,
         player,
-        detail,
+        detail: detail.to_string(),
+        detail_phrase: Some(detail),
         article: None,
         ruling: None,
+        ruling_phrase: None,
     });
 }
 
@@ -104,12 +107,10 @@ impl<G: GameKind> Tracker<G> {
                 let s = ms / 1000;
                 format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
             };
-            let detail = format!(
-                "the clocks show {} and {}; the time control gives {} each",
-                hms(reading.left_ms),
-                hms(reading.right_ms),
-                hms(expected)
-            );
+            let detail = Phrase::new("clock.mis_set")
+                .text("left", hms(reading.left_ms))
+                .text("right", hms(reading.right_ms))
+                .text("each", hms(expected));
             report(g, at, at, IrregularityKind::ClockMisSet, None, detail, out);
         }
     }
@@ -177,7 +178,7 @@ impl<G: GameKind> Tracker<G> {
             Departure::InProgress => return,
             Departure::Displaced { detail } => detail,
             Departure::IllegalMove { detail } => {
-                format!("{detail}; not completed (no clock press)")
+                Phrase::new("tracker.not_completed").phrase("what", detail)
             }
             // In the hand or knocked over: only the longer wait tells.
             Departure::Missing { .. } if at < since.saturating_add(self.settings.missing_ms) => {
@@ -187,7 +188,7 @@ impl<G: GameKind> Tracker<G> {
                 }
                 return;
             }
-            Departure::Missing { detail } => format!("{detail} (missing: knocked over?)"),
+            Departure::Missing { detail } => Phrase::new("tracker.missing").phrase("what", detail),
         };
         report(g, at, since, IrregularityKind::Displaced, None, detail, out);
     }
@@ -225,7 +226,7 @@ impl<G: GameKind> Tracker<G> {
         orientation: Orientation,
         reading: G::Reading,
         since: Millis,
-        detail: String,
+        detail: Phrase,
         out: &mut Vec<TrackerEvent>,
     ) {
         self.flush(at, out);
@@ -288,7 +289,7 @@ impl<G: GameKind> Tracker<G> {
         let to_move = Side::of_ply(g.belief_plies() as u32 + 1);
         let Some(u) = g.unexplained.as_mut() else {
             if was_running && presser == to_move && g.is_settled() && g.open.is_empty() {
-                let detail = "the clock was pressed with no move on the board".to_string();
+                let detail = Phrase::new("clock.press_without_move");
                 report(
                     g,
                     at,
@@ -316,7 +317,7 @@ impl<G: GameKind> Tracker<G> {
             if let Some(what) = G::illegal_position(&u.reading) {
                 let (since, detail) = (
                     u.since,
-                    format!("{what}, still on the board after a move by the opponent"),
+                    Phrase::new("tracker.still_on_board").phrase("what", what),
                 );
                 report(
                     g,
@@ -363,7 +364,7 @@ impl<G: GameKind> Tracker<G> {
             }
             Departure::Displaced { detail } => {
                 if g.open.is_empty() {
-                    let detail = format!("{detail} (at a clock press)");
+                    let detail = Phrase::new("tracker.at_press").phrase("what", detail);
                     report(g, at, since, IrregularityKind::Displaced, None, detail, out);
                 }
             }

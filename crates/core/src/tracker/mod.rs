@@ -167,7 +167,7 @@ pub struct Tracker<G: GameKind> {
     /// has followed it for [`GESTURE_CONFIRM_MS`].
     pending_gesture: Option<(Millis, Outcome)>,
     /// Before the first game: a complete set-up that is not the start position, and since when.
-    setup: Option<(Orientation, G::Reading, Millis, String)>,
+    setup: Option<(Orientation, G::Reading, Millis, crate::phrase::Phrase)>,
     /// Beside each event emitted that plays something, in order, what it plays.
     played: Vec<Played<G>>,
 }

@@ -4,6 +4,7 @@
 //! functions of positions and readings: no timing, no events.
 
 use super::*;
+use crate::phrase::Phrase;
 
 /// What the search after a gap found for one board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,23 +22,15 @@ pub enum GapSearch {
 impl GapSearch {
     /// In words, for a search `plies` deep; `by_presses`: the depth is what the clock's presses
     /// since the arbiter's decision allow, not the settings' bound.
-    pub(super) fn describe(self, plies: usize, by_presses: bool) -> String {
+    pub(super) fn describe(self, plies: usize, by_presses: bool) -> Phrase {
         match self {
-            GapSearch::Nothing if by_presses => format!(
-                "no run of legal moves from it as long as the clock's presses since the \
-                 arbiter's decision allow (at most {plies}) leads to the board"
-            ),
-            GapSearch::Nothing => {
-                format!("no run of up to {plies} legal moves from it leads to the board")
+            GapSearch::Nothing if by_presses => {
+                Phrase::new("gap.nothing_by_presses").number("plies", plies as u64)
             }
-            GapSearch::Ambiguous => {
-                "more than one run of legal moves from it leads to the board".to_string()
-            }
-            GapSearch::CutShort => "the search for the moves was cut short".to_string(),
-            GapSearch::ClockDisagrees => "the clock shows presses that the board does not \
-                 explain (a piece moved and moved back, or a position came again): moves were \
-                 missed"
-                .to_string(),
+            GapSearch::Nothing => Phrase::new("gap.nothing").number("plies", plies as u64),
+            GapSearch::Ambiguous => Phrase::new("gap.ambiguous"),
+            GapSearch::CutShort => Phrase::new("gap.cut_short"),
+            GapSearch::ClockDisagrees => Phrase::new("gap.clock_disagrees"),
         }
     }
 }

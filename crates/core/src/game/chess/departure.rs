@@ -10,6 +10,7 @@ use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square, atta
 
 use super::{ChessGame, ChessReading, code_to_piece};
 use crate::game::{Departure, GameKind};
+use crate::phrase::{Arg, Phrase};
 use crate::protocol::dgt::piece;
 
 /// How `reading` departs from `pos`; `succ` are the legal moves of `pos`.
@@ -127,7 +128,7 @@ fn illegal_move(
     reading: &ChessReading,
     diff: &[usize],
     pressed: bool,
-) -> Option<String> {
+) -> Option<Phrase> {
     let us = pos.turn();
     let ours = |code: u8| code_to_piece(code).filter(|p| p.color == us);
     match *diff {
@@ -158,13 +159,17 @@ fn illegal_move(
                 if !pressed {
                     return None;
                 }
-                "a pawn left on the last rank without promotion (7.5.2)"
+                "chess.pawn_not_promoted"
             } else if legal_shape {
-                "it leaves or puts the own king in check"
+                "chess.king_in_check"
             } else {
-                "the piece does not move that way"
+                "chess.wrong_shape"
             };
-            Some(format!("{name}: {why}"))
+            Some(
+                Phrase::new("chess.illegal_move")
+                    .text("move", name)
+                    .phrase("why", Phrase::new(why)),
+            )
         }
         [_, _, _, _] => {
             // A castling the rules did not allow (king or rook moved before, through or out of
@@ -191,7 +196,9 @@ fn illegal_move(
                 kf.rank() == kt.rank() && (kf.file() as i32 - kt.file() as i32).abs() == 2;
             let beside = Square::new(rook_to as u32).rank() == kf.rank()
                 && Square::new(rook_from as u32).rank() == kf.rank();
-            (two_files && beside).then(|| format!("K{kf}{kt}: castling is not allowed here"))
+            (two_files && beside).then(|| {
+                Phrase::new("chess.castling_not_allowed").text("move", format!("K{kf}{kt}"))
+            })
         }
         _ => None,
     }
@@ -234,38 +241,41 @@ fn role_letter(role: Role) -> &'static str {
     }
 }
 
-fn piece_name(code: u8) -> String {
+/// What a square shows, by its piece code: a piece (`piece.white_knight`), `piece.empty`, or
+/// a code no piece has.
+fn piece_name(code: u8) -> Arg {
     match code_to_piece(code) {
-        Some(p) => format!(
-            "{} {}",
+        Some(p) => Arg::Term(format!(
+            "piece.{}_{}",
             match p.color {
                 Color::White => "white",
                 Color::Black => "black",
             },
             format!("{:?}", p.role).to_lowercase()
-        ),
-        None if code == piece::EMPTY => "empty".to_string(),
-        None => format!("code {code:#04x}"),
+        )),
+        None if code == piece::EMPTY => Arg::Term("piece.empty".to_owned()),
+        None => Arg::Phrase(Box::new(
+            Phrase::new("piece.code").text("code", format!("{code:#04x}")),
+        )),
     }
 }
 
 /// "g1: white knight → empty, h3: empty → white knight".
-fn describe(expected: &ChessReading, reading: &ChessReading, diff: &[usize]) -> String {
-    diff.iter()
-        .map(|&s| {
-            format!(
-                "{}: {} → {}",
-                Square::new(s as u32),
-                piece_name(expected.0[s]),
-                piece_name(reading.0[s])
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+fn describe(expected: &ChessReading, reading: &ChessReading, diff: &[usize]) -> Phrase {
+    Phrase::of_list(
+        diff.iter()
+            .map(|&s| {
+                Phrase::new("chess.change")
+                    .text("square", Square::new(s as u32))
+                    .with("was", piece_name(expected.0[s]))
+                    .with("now", piece_name(reading.0[s]))
+            })
+            .collect(),
+    )
 }
 
 /// A complete set-up on the home ranks that is not the start position: what is wrong.
-pub(super) fn wrong_setup(reading: &ChessReading) -> Option<String> {
+pub(super) fn wrong_setup(reading: &ChessReading) -> Option<Phrase> {
     let start = ChessGame::reading(&Chess::default());
     if *reading == start {
         return None;
@@ -302,7 +312,7 @@ pub(super) fn wrong_setup(reading: &ChessReading) -> Option<String> {
 /// A complete set-up on the home ranks that is no Chess960 start position: what is wrong (the
 /// pawns off their rank, White's back rank against the rules of 960 — bishops on squares of
 /// opposite colours, the king between the rooks — or Black's not mirroring it).
-pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<String> {
+pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<Phrase> {
     let start = ChessGame::reading(&Chess::default());
     // The same pieces as a start position, all on their own two ranks: a set-up.
     let mut counts = [0u8; 16];
@@ -330,11 +340,11 @@ pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<String> {
     for (rank, pawn) in [(1, piece::WPAWN), (6, piece::BPAWN)] {
         for s in rank * 8..rank * 8 + 8 {
             if reading.0[s] != pawn {
-                wrong.push(format!(
-                    "{}: {} (a pawn belongs there)",
-                    square(s),
-                    piece_name(reading.0[s])
-                ));
+                wrong.push(
+                    Phrase::new("chess.pawn_belongs")
+                        .text("square", square(s))
+                        .with("piece", piece_name(reading.0[s])),
+                );
             }
         }
     }
@@ -343,31 +353,31 @@ pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<String> {
         let of = |code: u8| (0..8).filter(move |&f| white[f] == code);
         let bishops: Vec<usize> = of(piece::WBISHOP).collect();
         if bishops.len() == 2 && bishops[0] % 2 == bishops[1] % 2 {
-            wrong.push("White's bishops stand on squares of one colour".to_string());
+            wrong.push(Phrase::new("chess.bishops_one_colour"));
         }
         let rooks: Vec<usize> = of(piece::WROOK).collect();
         let king = of(piece::WKING).next();
         if let (Some(k), [a, b]) = (king, rooks.as_slice())
             && !(a < &k && &k < b)
         {
-            wrong.push("White's king does not stand between its rooks".to_string());
+            wrong.push(Phrase::new("chess.king_not_between_rooks"));
         }
         for (f, &own) in white.iter().enumerate() {
             let mirrored = reading.0[56 + f];
             if mirrored != own + 6 {
-                wrong.push(format!(
-                    "{}: {} (Black's pieces mirror White's)",
-                    square(56 + f),
-                    piece_name(mirrored)
-                ));
+                wrong.push(
+                    Phrase::new("chess.mirror")
+                        .text("square", square(56 + f))
+                        .with("piece", piece_name(mirrored)),
+                );
             }
         }
     }
-    (!wrong.is_empty()).then(|| format!("not a Chess960 start position: {}", wrong.join(", ")))
+    (!wrong.is_empty()).then(|| Phrase::new("chess.not_960_start").list("what", wrong))
 }
 
 /// Both kings in check, or pawns on their last rank (FIDE A.5.4): what the board shows, if so.
-pub(super) fn illegal_position(reading: &ChessReading) -> Option<String> {
+pub(super) fn illegal_position(reading: &ChessReading) -> Option<Phrase> {
     let mut board = shakmaty::Board::empty();
     let mut pawns_on_last_rank = Vec::new();
     for (s, &code) in reading.0.iter().enumerate() {
@@ -380,7 +390,11 @@ pub(super) fn illegal_position(reading: &ChessReading) -> Option<String> {
             Color::Black => shakmaty::Rank::First,
         };
         if p.role == Role::Pawn && sq.rank() == last {
-            pawns_on_last_rank.push(format!("{} pawn on {sq}", p.color));
+            pawns_on_last_rank.push(
+                Phrase::new("chess.piece_on")
+                    .with("piece", piece_name(code))
+                    .text("square", sq),
+            );
         }
         board.set_piece_at(sq, p);
     }
@@ -393,9 +407,9 @@ pub(super) fn illegal_position(reading: &ChessReading) -> Option<String> {
     };
     let mut what = pawns_on_last_rank;
     if in_check(Color::White) && in_check(Color::Black) {
-        what.push("both kings in check".to_string());
+        what.push(Phrase::new("chess.both_kings_in_check"));
     }
-    (!what.is_empty()).then(|| what.join(", "))
+    (!what.is_empty()).then(|| Phrase::of_list(what))
 }
 
 #[cfg(test)]
@@ -420,13 +434,19 @@ mod tests {
         let mut r = ChessGame::reading(&pos);
         r.0[Square::E7 as usize] = piece::EMPTY;
         r.0[Square::D8 as usize] = piece::WPAWN;
-        assert_eq!(illegal_position(&r).as_deref(), Some("white pawn on d8"));
+        assert_eq!(
+            illegal_position(&r).map(|p| p.to_string()).as_deref(),
+            Some("white pawn on d8")
+        );
         // A black pawn on a1.
         let pos = position("4k3/8/8/8/8/8/p7/4K3 b - - 0 1");
         let mut r = ChessGame::reading(&pos);
         r.0[Square::A2 as usize] = piece::EMPTY;
         r.0[Square::A1 as usize] = piece::BPAWN;
-        assert_eq!(illegal_position(&r).as_deref(), Some("black pawn on a1"));
+        assert_eq!(
+            illegal_position(&r).map(|p| p.to_string()).as_deref(),
+            Some("black pawn on a1")
+        );
         // Both kings in check (no legal position, so built square by square): a rook on each
         // king's rank.
         let board: shakmaty::Board = "4k2R/8/8/8/8/8/8/r3K3".parse().expect("board");
@@ -434,7 +454,10 @@ mod tests {
         for (sq, p) in board {
             r.0[sq as usize] = super::super::piece_code(p);
         }
-        assert_eq!(illegal_position(&r).as_deref(), Some("both kings in check"));
+        assert_eq!(
+            illegal_position(&r).map(|p| p.to_string()).as_deref(),
+            Some("both kings in check")
+        );
         // One king in check is a legal position.
         let pos = position("4k3/8/8/8/8/8/8/r3K3 w - - 0 1");
         assert_eq!(illegal_position(&ChessGame::reading(&pos)), None);
@@ -497,7 +520,9 @@ mod tests {
             &[(Square::C1, piece::EMPTY), (Square::C3, piece::WBISHOP)],
         );
         match classify(&pos, &r, true) {
-            Departure::IllegalMove { detail } => assert!(detail.starts_with("Bc1c3"), "{detail}"),
+            Departure::IllegalMove { detail } => {
+                assert!(detail.to_string().starts_with("Bc1c3"), "{detail}")
+            }
             other => panic!("{other:?}"),
         }
         // A pinned knight moved: Nc3 pinned by Bb4 to Ke1 after d2-d4? Use a direct pin.
@@ -508,7 +533,7 @@ mod tests {
         );
         match classify(&pos, &r, true) {
             Departure::IllegalMove { detail } => {
-                assert!(detail.contains("king in check"), "{detail}")
+                assert!(detail.to_string().contains("king in check"), "{detail}")
             }
             other => panic!("{other:?}"),
         }
@@ -523,7 +548,9 @@ mod tests {
         );
         assert_eq!(classify(&pos, &r, false), Departure::InProgress);
         match classify(&pos, &r, true) {
-            Departure::IllegalMove { detail } => assert!(detail.contains("7.5.2"), "{detail}"),
+            Departure::IllegalMove { detail } => {
+                assert!(detail.to_string().contains("7.5.2"), "{detail}")
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -537,7 +564,10 @@ mod tests {
         );
         match classify(&pos, &r, false) {
             Departure::Displaced { detail } => {
-                assert_eq!(detail, "h6: empty → black knight, g8: black knight → empty")
+                assert_eq!(
+                    detail.to_string(),
+                    "h6: empty → black knight, g8: black knight → empty"
+                )
             }
             other => panic!("{other:?}"),
         }
@@ -562,7 +592,9 @@ mod tests {
             ],
         );
         match classify(&pos, &r, true) {
-            Departure::IllegalMove { detail } => assert!(detail.contains("castling"), "{detail}"),
+            Departure::IllegalMove { detail } => {
+                assert!(detail.to_string().contains("castling"), "{detail}")
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -578,18 +610,18 @@ mod tests {
         r.0.swap(Square::C1 as usize, Square::D1 as usize);
         r.0.swap(Square::C8 as usize, Square::D8 as usize);
         let detail = wrong_setup_960(&r).unwrap();
-        assert!(detail.contains("one colour"), "{detail}");
+        assert!(detail.to_string().contains("one colour"), "{detail}");
         // The king outside its rooks.
         let mut r = start;
         r.0.swap(Square::E1 as usize, Square::H1 as usize);
         r.0.swap(Square::E8 as usize, Square::H8 as usize);
         let detail = wrong_setup_960(&r).unwrap();
-        assert!(detail.contains("between its rooks"), "{detail}");
+        assert!(detail.to_string().contains("between its rooks"), "{detail}");
         // Black not mirroring White.
         let mut r = start;
         r.0.swap(Square::B8 as usize, Square::C8 as usize);
         let detail = wrong_setup_960(&r).unwrap();
-        assert!(detail.contains("b8: black bishop"), "{detail}");
+        assert!(detail.to_string().contains("b8: black bishop"), "{detail}");
         // A piece missing is no set-up yet.
         r.0[Square::B1 as usize] = piece::EMPTY;
         assert_eq!(wrong_setup_960(&r), None);
@@ -602,7 +634,7 @@ mod tests {
         let mut r = start;
         r.0.swap(Square::D1 as usize, Square::E1 as usize);
         assert_eq!(
-            wrong_setup(&r).as_deref(),
+            wrong_setup(&r).map(|p| p.to_string()).as_deref(),
             Some("d1: white queen → white king, e1: white king → white queen")
         );
         // A piece missing is not a set-up (still being set up).

@@ -452,14 +452,14 @@ impl GameKind for ChessGame {
         departure::departure(pos, succ, reading, pressed)
     }
 
-    fn wrong_setup(reading: &ChessReading, variant: Variant) -> Option<String> {
+    fn wrong_setup(reading: &ChessReading, variant: Variant) -> Option<crate::phrase::Phrase> {
         match variant {
             Variant::Standard => departure::wrong_setup(reading),
             Variant::Chess960 => departure::wrong_setup_960(reading),
         }
     }
 
-    fn illegal_position(reading: &ChessReading) -> Option<String> {
+    fn illegal_position(reading: &ChessReading) -> Option<crate::phrase::Phrase> {
         departure::illegal_position(reading)
     }
 }

@@ -16,6 +16,7 @@ use super::{
     notation::{MoveText, to_fen},
 };
 use crate::game::{Departure, GameKind, Kind, Outcome, Variant};
+use crate::phrase::Phrase;
 
 /// Locations a board reports: 18 pits and 2 stores.
 pub const LOCATIONS: usize = 20;
@@ -251,7 +252,7 @@ impl GameKind for TogyzGame {
         departure(pos, succ, reading, pressed)
     }
 
-    fn wrong_setup(reading: &TogyzReading, _variant: Variant) -> Option<String> {
+    fn wrong_setup(reading: &TogyzReading, _variant: Variant) -> Option<Phrase> {
         let start = TogyzGame::reading(&Position::new());
         // Every pit near nine: a miscount while setting up, not a game under way (a game without
         // a capture yet always has a pit sown from, holding one or two).
@@ -264,20 +265,23 @@ impl GameKind for TogyzGame {
         if !set_up || *reading == start {
             return None;
         }
-        let wrong: Vec<String> = (0..2 * PITS)
+        let wrong: Vec<Phrase> = (0..2 * PITS)
             .filter(|&l| reading.counts[l] != 9)
-            .map(|l| format!("{}: {}", pit_name(l), reading.counts[l]))
+            .map(|l| {
+                Phrase::new("togyz.count")
+                    .phrase("pit", pit_name(l))
+                    .number("count", reading.counts[l])
+            })
             .collect();
-        Some(format!(
-            "{} (a game starts with 9 korgools in every pit)",
-            wrong.join(", ")
-        ))
+        Some(Phrase::new("togyz.wrong_setup").list("pits", wrong))
     }
 }
 
 /// `white's pit 4`.
-fn pit_name(loc: usize) -> String {
-    format!("{}'s pit {}", Side::of_location(loc), loc % PITS + 1)
+fn pit_name(loc: usize) -> Phrase {
+    Phrase::new("togyz.pit")
+        .side("side", Side::of_location(loc))
+        .number("number", (loc % PITS + 1) as u64)
 }
 
 /// How a sensed board relates to one legal move.
@@ -361,17 +365,13 @@ fn departure(pos: &Position, succ: &[(u64, Move)], r: &TogyzReading, pressed: bo
                 let (_, _, s) = sown(pos, *mv);
                 let pit = pit_name(usize::from(s.landing));
                 let detail = if s.tuz_created {
-                    format!(
-                        "{}: the tuz on {pit} not taken (KG 2.1, 2.6: a tuz may not be refused)",
-                        MoveText::from_sowing(&s)
-                    )
+                    Phrase::new("togyz.tuz_not_taken")
                 } else {
-                    format!(
-                        "{}: the {} korgools of {pit} not taken (KG 1.3)",
-                        MoveText::from_sowing(&s),
-                        s.captured
-                    )
+                    Phrase::new("togyz.korgools_not_taken").number("count", s.captured)
                 };
+                let detail = detail
+                    .text("move", MoveText::from_sowing(&s))
+                    .phrase("pit", pit);
                 return Departure::IllegalMove { detail };
             }
         }
@@ -382,34 +382,39 @@ fn departure(pos: &Position, succ: &[(u64, Move)], r: &TogyzReading, pressed: bo
         return Departure::IllegalMove { detail };
     }
     Departure::Displaced {
-        detail: format!(
-            "{} (korgools out of place: restore them, KG 4.2–4.3)",
-            describe(&e, &tuz, r)
-        ),
+        detail: Phrase::new("togyz.displaced").phrase("changes", describe(&e, &tuz, r)),
     }
 }
 
 /// The locations (and markers) where `r` differs from the expected effective counts.
-fn describe(e: &[u16; LOCATIONS], tuz: &[u8; 2], r: &TogyzReading) -> String {
+fn describe(e: &[u16; LOCATIONS], tuz: &[u8; 2], r: &TogyzReading) -> Phrase {
     let rn = r.effective();
-    let mut parts: Vec<String> = (0..LOCATIONS)
+    let mut parts: Vec<Phrase> = (0..LOCATIONS)
         .filter(|&l| rn[l] != e[l])
         .map(|l| {
             let name = if l >= STORE {
-                format!("{}'s store", side_of_store(l))
+                Phrase::new("togyz.store").side("side", side_of_store(l))
             } else {
                 pit_name(l)
             };
-            format!("{name}: {} → {}", e[l], rn[l])
+            Phrase::new("togyz.change")
+                .phrase("place", name)
+                .number("was", e[l])
+                .number("now", rn[l])
         })
         .collect();
     for side in [Side::White, Side::Black] {
         let i = side.index();
         if r.tuz[i] != tuz[i] {
-            parts.push(format!("{side}'s tuz marker: {} → {}", tuz[i], r.tuz[i]));
+            parts.push(
+                Phrase::new("togyz.tuz_marker")
+                    .side("side", side)
+                    .number("was", tuz[i])
+                    .number("now", r.tuz[i]),
+            );
         }
     }
-    parts.join(", ")
+    Phrase::of_list(parts)
 }
 
 fn side_of_store(l: usize) -> Side {
@@ -423,7 +428,7 @@ fn illegal_sowing(
     e: &[u16; LOCATIONS],
     tuz: &[u8; 2],
     r: &TogyzReading,
-) -> Option<String> {
+) -> Option<Phrase> {
     let us = pos.turn();
     let rn = r.effective();
     let b = pos.board();
@@ -456,28 +461,16 @@ fn illegal_sowing(
         }
         if let Some(owner) = b.tuz_owner(l) {
             if fall(STORE + owner.index()) == risen {
-                return Some(format!(
-                    "sowing from the tuz on {}: the korgools in a tuz are its owner's (KG 2.7, 1.1)",
-                    pit_name(l)
-                ));
+                return Some(Phrase::new("togyz.sowing_from_tuz").phrase("pit", pit_name(l)));
             }
         } else if !own(l) && rn[l] <= 1 && fall(l) == risen {
-            return Some(format!(
-                "sowing from {}, the opponent's pit (KG 1.1: a move starts on one's own side)",
-                pit_name(l)
-            ));
+            return Some(Phrase::new("togyz.sowing_from_opponent").phrase("pit", pit_name(l)));
         } else if own(l) && e[l] == 0 && (0..ring).all(|p| fall(p) == 0) {
-            return Some(format!(
-                "sowing from {}, which is empty (KG 1.2)",
-                pit_name(l)
-            ));
+            return Some(Phrase::new("togyz.sowing_from_empty").phrase("pit", pit_name(l)));
         }
     }
     if r.tuz != *tuz {
-        return Some(format!(
-            "a tuz marker set where no tuz was won ({}; KG 2.1–2.5)",
-            describe(e, tuz, r)
-        ));
+        return Some(Phrase::new("togyz.tuz_marker_no_tuz").phrase("changes", describe(e, tuz, r)));
     }
     None
 }
@@ -485,7 +478,7 @@ fn illegal_sowing(
 /// The sowing from `mv`'s pit as the board shows it, compared with the rules' sowing: the first
 /// pit along the path that holds too few or too many korgools, a capture the rules do not give,
 /// or a tuz marker where no tuz was won.
-fn wrong_shape(pos: &Position, mv: Move, r: &TogyzReading) -> Option<String> {
+fn wrong_shape(pos: &Position, mv: Move, r: &TogyzReading) -> Option<Phrase> {
     let (e, tuz) = expected(pos);
     let (after, mid, s) = sown(pos, mv);
     let (a, tuz_after) = expected(&after);
@@ -498,7 +491,11 @@ fn wrong_shape(pos: &Position, mv: Move, r: &TogyzReading) -> Option<String> {
     if rn[start] > mid[start] + 1 {
         return None;
     }
-    let text = format!("sowing from {}", pit_name(start));
+    let sowing = |what: Phrase| {
+        Phrase::new("togyz.sowing")
+            .phrase("pit", pit_name(start))
+            .phrase("what", what)
+    };
     let store = STORE + s.side.index();
     // A pit emptied into the mover's store that the rules do not capture.
     let gained = rn[store].saturating_sub(a[store].max(mid[store]));
@@ -508,21 +505,17 @@ fn wrong_shape(pos: &Position, mv: Move, r: &TogyzReading) -> Option<String> {
         })
     {
         let why = if Side::of_location(x) == s.side {
-            "no capture on one's own side (KG 1.4)"
+            "togyz.taken_own_side"
         } else if usize::from(s.landing) != x {
-            "only the pit of the last korgool is taken (KG 1.3)"
+            "togyz.taken_not_last"
         } else {
-            "an odd count is not taken (KG 1.4)"
+            "togyz.taken_odd"
         };
-        return Some(format!(
-            "{text}: the korgools of {} taken: {why}",
-            pit_name(x)
-        ));
+        return Some(sowing(Phrase::new(why).phrase("pit", pit_name(x))));
     }
     if r.tuz != tuz && r.tuz != tuz_after {
-        return Some(format!(
-            "{text}: a tuz marker set where no tuz was won ({}; KG 2.1–2.5)",
-            describe(&e, &tuz, r)
+        return Some(sowing(
+            Phrase::new("togyz.tuz_marker_no_tuz").phrase("changes", describe(&e, &tuz, r)),
         ));
     }
     for j in 0..ring {
@@ -535,24 +528,15 @@ fn wrong_shape(pos: &Position, mv: Move, r: &TogyzReading) -> Option<String> {
         if v == want || taken {
             continue;
         }
-        return Some(if j == 0 && v < want {
-            format!(
-                "{text}: the first korgool not put back into {} (KG 1.2)",
-                pit_name(l)
-            )
+        return Some(sowing(if j == 0 && v < want {
+            Phrase::new("togyz.first_not_put_back").phrase("pit", pit_name(l))
         } else if j == 0 && n == 1 {
-            format!("{text}: a single korgool goes on to the next pit (KG 1.2)")
+            Phrase::new("togyz.single_goes_on")
         } else if v < want {
-            format!(
-                "{text}: {} skipped (KG 1.1: one korgool into each pit)",
-                pit_name(l)
-            )
+            Phrase::new("togyz.skipped").phrase("pit", pit_name(l))
         } else {
-            format!(
-                "{text}: two korgools put into {} (KG 1.1: one korgool into each pit)",
-                pit_name(l)
-            )
-        });
+            Phrase::new("togyz.two_put").phrase("pit", pit_name(l))
+        }));
     }
     None
 }
@@ -682,8 +666,8 @@ mod tests {
         r.counts[2] = 8;
         r.counts[12] = 10;
         let detail = TogyzGame::wrong_setup(&r, Variant::Standard).unwrap();
-        assert!(detail.contains("white's pit 3: 8"), "{detail}");
-        assert!(detail.contains("black's pit 4: 10"), "{detail}");
+        assert!(detail.to_string().contains("white's pit 3: 8"), "{detail}");
+        assert!(detail.to_string().contains("black's pit 4: 10"), "{detail}");
         // Not complete (a hand holds one), or a game under way: not a set-up.
         r.counts[12] = 9;
         assert_eq!(TogyzGame::wrong_setup(&r, Variant::Standard), None);
@@ -703,7 +687,7 @@ mod tests {
 
     fn illegal(d: Departure) -> String {
         match d {
-            Departure::IllegalMove { detail } => detail,
+            Departure::IllegalMove { detail } => detail.to_string(),
             d => panic!("not an illegal move: {d:?}"),
         }
     }
@@ -749,7 +733,11 @@ mod tests {
             *c = m as u8;
         }
         let detail = illegal(depart(&pos, &r, true));
-        assert!(detail.starts_with("45X: the tuz on white's pit 5 not taken (KG 2.1, 2.6"));
+        assert!(
+            detail
+                .to_string()
+                .starts_with("45X: the tuz on white's pit 5 not taken (KG 2.1, 2.6")
+        );
         // The marker set on the three korgools: the tuz is taken (they count as black's store).
         r.tuz[1] = 5;
         assert_eq!(r, TogyzGame::reading(&after));
@@ -842,8 +830,11 @@ mod tests {
         r.counts[12] += 1;
         match depart(&pos, &r, false) {
             Departure::Displaced { detail } => {
-                assert!(detail.contains("black's pit 3: 10 → 9"), "{detail}");
-                assert!(detail.contains("KG 4.2–4.3"), "{detail}");
+                assert!(
+                    detail.to_string().contains("black's pit 3: 10 → 9"),
+                    "{detail}"
+                );
+                assert!(detail.to_string().contains("KG 4.2–4.3"), "{detail}");
             }
             d => panic!("{d:?}"),
         }

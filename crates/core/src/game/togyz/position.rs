@@ -634,6 +634,15 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         .sum()
 }
 
+impl From<Side> for crate::tracker::Side {
+    fn from(side: Side) -> crate::tracker::Side {
+        match side {
+            Side::White => crate::tracker::Side::White,
+            Side::Black => crate::tracker::Side::Black,
+        }
+    }
+}
+
 impl fmt::Display for Side {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
