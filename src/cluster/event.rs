@@ -37,7 +37,7 @@ use crate::{
     config::{ClusterConfig, Config, ConfigOverrides, FileChecks},
     device::serial::now_ms,
     metrics::Metrics,
-    relay::{Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at},
+    relay::{Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at, live::Lost},
     services::{self, Publications},
     store::{
         BoardId, GameId, Store, StoreError,
@@ -317,7 +317,7 @@ impl Shown {
     fn link(&self, name: &str, connected: Option<bool>) {
         match connected {
             Some(true) => self.hub.board_connected(name),
-            Some(false) => self.hub.board_lost(name, "the hall lost the board"),
+            Some(false) => self.hub.board_lost(name, Lost::HallLost),
             None => {}
         }
     }

@@ -34,6 +34,7 @@ use crate::{
     pipeline::{Board, Dgt, Pipeline, Tgz},
     protocol::tgz,
     recorder::Recorder,
+    relay::live::Lost,
     sensor::dgt::ClockLayout,
     store::{BoardId, GameId, Store},
     tracker::{RecordedMove, Tracker, TrackerSettings},
@@ -276,8 +277,8 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                 persist(&mut recorder, &mut board, &ctx, Attempt::WhenDue).await;
                 ctx.metrics.board_lost();
                 let why = match &ended {
-                    SessionEnd::Stopped => "the daemon stopped",
-                    SessionEnd::Lost(why) => why.as_str(),
+                    SessionEnd::Stopped => Lost::Stopped,
+                    SessionEnd::Lost(why) => why.clone(),
                 };
                 if let Some(live) = &board.live {
                     live.hub.board_lost(&board.name, why);
@@ -295,7 +296,12 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                     if failed.busy
                         && let Some(live) = &board.live
                     {
-                        live.hub.board_lost(&board.name, &failed.why);
+                        live.hub.board_lost(
+                            &board.name,
+                            Lost::PortBusy {
+                                why: failed.why.clone(),
+                            },
+                        );
                     }
                 }
                 unavailable = Some(failed);
@@ -331,7 +337,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
 
 enum SessionEnd {
     Stopped,
-    Lost(String),
+    Lost(Lost),
 }
 
 /// How much a board may send: a serial line at 9600 baud carries 960 bytes a second; a board
@@ -398,7 +404,7 @@ async fn session<B: BoardKit>(
         startup.clone()
     };
     if let Err(e) = serial::send(&mut port, path, &first).await {
-        return SessionEnd::Lost(e.to_string());
+        return SessionEnd::Lost(Lost::Port { why: e.to_string() });
     }
     recorder.feed(now_ms(), Direction::ToBoard, &first);
     let watchdog = Watchdog::default();
@@ -412,7 +418,7 @@ async fn session<B: BoardKit>(
     loop {
         tokio::select! {
             read = serial::read(&mut port, path, &mut buf) => match read {
-                Ok(0) => return SessionEnd::Lost("port closed".into()),
+                Ok(0) => return SessionEnd::Lost(Lost::Closed),
                 Ok(n) => {
                     recorder.feed(now_ms(), Direction::FromBoard, &buf[..n]);
                     last_rx = Instant::now();
@@ -431,18 +437,20 @@ async fn session<B: BoardKit>(
                         }
                     }
                 }
-                Err(e) => return SessionEnd::Lost(e.to_string()),
+                Err(e) => return SessionEnd::Lost(Lost::Port { why: e.to_string() }),
             },
             _ = ticker.tick() => {
                 recorder.pipeline.tick(now_ms());
                 let silent = last_rx.elapsed();
                 if silent >= watchdog.give_up_after {
-                    return SessionEnd::Lost(format!("silent for {} s", silent.as_secs()));
+                    return SessionEnd::Lost(Lost::Silent {
+                        secs: silent.as_secs(),
+                    });
                 }
                 if silent >= watchdog.probe_after && !probed {
                     probed = true;
                     if let Err(e) = serial::send(&mut port, path, &probe).await {
-                        return SessionEnd::Lost(e.to_string());
+                        return SessionEnd::Lost(Lost::Port { why: e.to_string() });
                     }
                     recorder.feed(now_ms(), Direction::ToBoard, &probe);
                 }
@@ -457,7 +465,7 @@ async fn session<B: BoardKit>(
             memory_since = Some(Instant::now());
             let ask = B::memory_request();
             if let Err(e) = serial::send(&mut port, path, &ask).await {
-                return SessionEnd::Lost(e.to_string());
+                return SessionEnd::Lost(Lost::Port { why: e.to_string() });
             }
             recorder.feed(now_ms(), Direction::ToBoard, &ask);
         }
@@ -476,7 +484,7 @@ async fn session<B: BoardKit>(
                 }
                 memory_since = None;
                 if let Err(e) = serial::send(&mut port, path, &startup).await {
-                    return SessionEnd::Lost(e.to_string());
+                    return SessionEnd::Lost(Lost::Port { why: e.to_string() });
                 }
                 recorder.feed(now_ms(), Direction::ToBoard, &startup);
             }

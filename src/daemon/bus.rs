@@ -38,6 +38,7 @@ use crate::{
     pipeline::Board,
     protocol::dgt::{Command, Frame, FrameError, Mode, parse_frame, split_frame},
     recorder::Recorder,
+    relay::live::Lost,
     tracker::TrackerSettings,
 };
 
@@ -182,7 +183,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                     b.recorder.pipeline.disconnected(now_ms());
                     if b.connected {
                         b.connected = false;
-                        lost(b, &ctx, "the bus port went away");
+                        lost(b, &ctx, Lost::BusGone);
                     }
                     persist::persist(&mut b.recorder, &mut b.board, &ctx, Attempt::WhenDue).await;
                 }
@@ -197,7 +198,10 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
                 if failed.busy {
                     for b in boards.values_mut() {
                         if let Some(live) = &b.board.live {
-                            live.hub.board_lost(&b.board.name, &failed.why);
+                            let why = Lost::PortBusy {
+                                why: failed.why.clone(),
+                            };
+                            live.hub.board_lost(&b.board.name, why);
                         }
                     }
                 }
@@ -229,7 +233,7 @@ async fn take_change(change: RecordChange, boards: &mut BTreeMap<u16, BusBoard>,
     }
 }
 
-fn lost(b: &mut BusBoard, ctx: &Ctx, why: &str) {
+fn lost(b: &mut BusBoard, ctx: &Ctx, why: Lost) {
     b.recorder.link(now_ms(), false);
     ctx.metrics.board_lost();
     if let Some(live) = &b.board.live {
@@ -388,7 +392,7 @@ fn handle(
                 {
                     b.connected = false;
                     warn!(board = %b.board.name, address, "board stopped answering on the bus");
-                    lost(b, ctx, "stopped answering on the bus");
+                    lost(b, ctx, Lost::BusSilent);
                 }
             }
             BoardInput::Reply { address, reply } => {

@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 
 use crate::{
     Millis,
+    lang::Lang,
     phrase::{Phrase, Words},
-    relay::live::{BoardSnapshot, Connection},
+    relay::live::{BoardSnapshot, Connection, Lost},
     store::{Action, GameRecord, Recorded, Ruling},
     tracker::{IrregularityKind, Side},
 };
@@ -47,6 +48,9 @@ pub struct Alert {
     pub article: Option<String>,
     /// The latest occurrence's detail (in English, as recorded).
     pub detail: String,
+    /// Why a board is not heard, typed (a board's alert).
+    #[serde(skip)]
+    pub lost: Option<Lost>,
     /// The detail as a phrase, for the other languages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail_phrase: Option<Phrase>,
@@ -73,11 +77,13 @@ pub struct Alert {
 }
 
 impl Alert {
-    /// The detail in `words` (its phrase worded there; else as recorded).
-    pub fn detail_in(&self, words: &impl Words) -> String {
-        match &self.detail_phrase {
-            Some(p) => p.words(words),
-            None => self.detail.clone(),
+    /// The detail in `lang` (`words`: its words for the record's phrases): a phrase or a
+    /// board's loss worded there, else as recorded.
+    pub fn detail_in(&self, lang: Lang, words: &impl Words) -> String {
+        match (&self.detail_phrase, &self.lost) {
+            (Some(p), _) => p.words(words),
+            (None, Some(lost)) => lost.words(lang),
+            (None, None) => self.detail.clone(),
         }
     }
 
@@ -167,6 +173,7 @@ pub fn game_alerts(game: &GameRecord) -> Vec<Alert> {
                             article: shown.article.clone(),
                             detail,
                             detail_phrase: shown.detail_phrase.clone(),
+                            lost: None,
                             penalty_due: shown.ruling.clone(),
                             penalty_phrase: shown.ruling_phrase.clone(),
                             since_ms: shown.since_ms.unwrap_or(e.at_ms).min(e.at_ms),
@@ -242,14 +249,10 @@ pub fn board_alert(board: &BoardSnapshot, game: Option<i64>) -> Option<Alert> {
         return None;
     }
     let reason = board.lost_reason.clone().unwrap_or_default();
-    let kind = if reason.starts_with("silent") {
-        "board_silent"
-    } else if reason.contains("; held by ") {
-        // Its port is there, but another process has it open (named in the detail).
-        "board_port_busy"
-    } else {
-        "board_unplugged"
-    };
+    let kind = board
+        .lost
+        .as_ref()
+        .map_or("board_unplugged", Lost::alert_kind);
     Some(Alert {
         id: format!(
             "board-{}-lost",
@@ -262,6 +265,7 @@ pub fn board_alert(board: &BoardSnapshot, game: Option<i64>) -> Option<Alert> {
         game,
         kind: kind.to_owned(),
         article: None,
+        lost: board.lost.clone(),
         detail: reason,
         detail_phrase: None,
         penalty_due: None,

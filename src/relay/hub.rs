@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    live::{BoardLive, BoardSnapshot, Connection, LiveClock, NOT_PUBLIC},
+    live::{BoardLive, BoardSnapshot, Connection, LiveClock, Lost, NOT_PUBLIC},
     view,
 };
 use crate::{
@@ -323,11 +323,12 @@ impl Hub {
 
     /// The board went away (`why`: for the arbiter): its clock is shown stopped (nobody reads
     /// it), and the board is an alert until it is back.
-    pub fn board_lost(&self, name: &str, why: &str) {
+    pub fn board_lost(&self, name: &str, why: Lost) {
         let now = now_ms();
         self.update(name, true, |b| {
             b.connection = Connection::Lost;
-            b.lost_reason = Some(why.to_owned());
+            let reason = why.to_string();
+            b.lost_reason = Some(why);
             if b.lost_since_ms.is_none() {
                 b.lost_since_ms = Some(now);
                 b.losses += 1;
@@ -335,7 +336,7 @@ impl Hub {
             if let Some(clock) = b.clock.as_mut() {
                 clock.running = None;
             }
-            Some(("board_lost", json!({ "reason": why })))
+            Some(("board_lost", json!({ "reason": reason })))
         });
     }
 

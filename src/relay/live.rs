@@ -3,6 +3,8 @@
 //! every durable event into a [`BoardLive`] ([`BoardLive::apply`]) and hands out
 //! [`BoardSnapshot`]s: data only, drawn for a browser by [`super::view`]. No I/O.
 
+use std::fmt;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -11,6 +13,7 @@ use crate::{
         Kind,
         togyz::{self, notation as tnotation},
     },
+    lang::Lang,
     sensor::ClockReading,
     tracker::{IrregularityKind, RecordedMove, Side, TrackerEvent},
 };
@@ -126,6 +129,59 @@ pub struct TogyzLive {
     pub black_tuz: Option<u8>,
 }
 
+/// Why the daemon does not hear a board, typed: the alert's kind and its words come from it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lost {
+    /// Its port failed or went away; `why`: the system's words.
+    Port { why: String },
+    /// Its port closed.
+    Closed,
+    /// Nothing heard from it for `secs` seconds (the watchdog gave up on it).
+    Silent { secs: u64 },
+    /// Another process holds its port; `why`: the system's words, naming the holder.
+    PortBusy { why: String },
+    /// The bus port its chain hangs on went away.
+    BusGone,
+    /// It stopped answering on the bus.
+    BusSilent,
+    /// The daemon stopped.
+    Stopped,
+    /// The hall that records it does not hear it (the event node's view).
+    HallLost,
+}
+
+impl Lost {
+    /// The kind of the arbiter's alert: `board_unplugged`, `board_silent`, `board_port_busy`.
+    pub fn alert_kind(&self) -> &'static str {
+        match self {
+            Lost::Silent { .. } | Lost::BusSilent => "board_silent",
+            Lost::PortBusy { .. } => "board_port_busy",
+            _ => "board_unplugged",
+        }
+    }
+
+    /// In `lang`'s words (the system's own words as they are).
+    pub fn words(&self, lang: Lang) -> String {
+        match self {
+            Lost::Port { why } | Lost::PortBusy { why } => why.clone(),
+            Lost::Closed => lang.text("arbiter.lost_closed").to_owned(),
+            Lost::Silent { secs } => {
+                lang.fill("arbiter.lost_silent", &[("secs", &secs.to_string())])
+            }
+            Lost::BusGone => lang.text("arbiter.lost_bus_gone").to_owned(),
+            Lost::BusSilent => lang.text("arbiter.lost_bus_silent").to_owned(),
+            Lost::Stopped => lang.text("arbiter.lost_stopped").to_owned(),
+            Lost::HallLost => lang.text("arbiter.lost_by_hall").to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for Lost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words(Lang::En))
+    }
+}
+
 /// What the live page and `/api/boards` show of one board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BoardSnapshot {
@@ -134,9 +190,12 @@ pub struct BoardSnapshot {
     /// Which game the board plays.
     pub kind: Kind,
     pub connection: Connection,
-    /// Why the daemon does not hear the board (the arbiter's; never public).
+    /// Why the daemon does not hear the board, in English (the arbiter's; never public).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_reason: Option<String>,
+    /// The same, typed, for the console's words.
+    #[serde(skip)]
+    pub lost: Option<Lost>,
     /// Whether the store takes the board's record (the arbiter's; none in the public view).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<Recording>,
@@ -185,6 +244,7 @@ impl BoardSnapshot {
         // Why the daemon does not hear a board (a port held by a process, its path) is the
         // arbiter's and the operator's; spectators see the board disconnected.
         self.lost_reason = None;
+        self.lost = None;
         self
     }
 }
@@ -206,7 +266,7 @@ pub struct BoardLive {
     pub(super) number: Option<u32>,
     pub(super) kind: Kind,
     pub(super) connection: Connection,
-    pub(super) lost_reason: Option<String>,
+    pub(super) lost_reason: Option<Lost>,
     pub(super) store_error: Option<String>,
     pub(super) plies: Vec<Ply>,
     pub(super) clock: Option<LiveClock>,
@@ -491,7 +551,8 @@ impl BoardLive {
             number: self.number,
             kind: self.kind,
             connection: self.connection,
-            lost_reason: self.lost_reason.clone(),
+            lost_reason: self.lost_reason.as_ref().map(Lost::to_string),
+            lost: self.lost_reason.clone(),
             recording: Some(match self.store_error {
                 Some(_) => Recording::Suspended,
                 None if self
@@ -551,11 +612,63 @@ pub(super) fn togyz_live(fen: &str) -> Option<TogyzLive> {
 mod tests {
     use super::*;
 
+    /// A board's loss says in English what it always said (the JSON's `lost_reason`), its
+    /// alert's kind comes from what happened (not from reading the words), and every language
+    /// words it, the system's own words kept as they are.
+    #[test]
+    fn why_a_board_is_lost_reads_in_every_language_and_names_its_alert() {
+        let english = [
+            (Lost::Closed, "port closed", "board_unplugged"),
+            (Lost::Silent { secs: 12 }, "silent for 12 s", "board_silent"),
+            (Lost::BusGone, "the bus port went away", "board_unplugged"),
+            (
+                Lost::BusSilent,
+                "stopped answering on the bus",
+                "board_silent",
+            ),
+            (Lost::Stopped, "the daemon stopped", "board_unplugged"),
+            (Lost::HallLost, "the hall lost the board", "board_unplugged"),
+            (
+                Lost::Port {
+                    why: "No such device (os error 19)".into(),
+                },
+                "No such device (os error 19)",
+                "board_unplugged",
+            ),
+            (
+                Lost::PortBusy {
+                    why: "held by pid 812 (/usr/sbin/ModemManager)".into(),
+                },
+                "held by pid 812 (/usr/sbin/ModemManager)",
+                "board_port_busy",
+            ),
+        ];
+        for (lost, text, kind) in &english {
+            assert_eq!(lost.to_string(), *text);
+            assert_eq!(lost.alert_kind(), *kind);
+            for lang in Lang::ALL.into_iter().filter(|l| *l != Lang::En) {
+                let words = lost.words(lang);
+                match lost {
+                    Lost::Port { why } | Lost::PortBusy { why } => assert_eq!(&words, why),
+                    _ => {
+                        assert_ne!(&words, text, "{lang}");
+                        assert!(!words.contains('{'), "{lang}: {words}");
+                    }
+                }
+            }
+        }
+        assert!(Lost::Silent { secs: 12 }.words(Lang::Ru).contains("12"));
+    }
+
     #[test]
     fn spectators_are_not_told_why_a_board_is_lost_or_that_its_thread_is() {
         let mut s = BoardLive::new("b1", Some(1), &[]).snapshot();
         s.connection = Connection::Lost;
-        s.lost_reason = Some("board not available: /dev/eboard/1; held by pid 812".into());
+        let busy = Lost::PortBusy {
+            why: "board not available: /dev/eboard/1; held by pid 812".into(),
+        };
+        s.lost_reason = Some(busy.to_string());
+        s.lost = Some(busy);
         s.recording = Some(Recording::Lost);
         s.store_error = Some("the disk holding /x.db is full".into());
         let arbiter = s.clone();
@@ -566,6 +679,7 @@ mod tests {
             "the board is still shown lost"
         );
         assert_eq!(public.lost_reason, None);
+        assert_eq!(public.lost, None);
         assert_eq!(public.recording, None);
         assert_eq!(arbiter.recording, Some(Recording::Lost));
         let json = serde_json::to_string(&public).unwrap();

@@ -52,7 +52,7 @@ pub use self::{
     history::{HistoryEntry, RetractedMove},
     import::{IMPORT_NOTE, ImportedGame, import_note},
     lookup::{BoardGame, BoardGames},
-    model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown},
+    model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown, worded},
     pairings::RoundInfo,
     players::{PlayerRecord, is_usable_name},
     raw::{RawBlock, RawBuffer, RawChunk, RawError},

@@ -41,6 +41,8 @@ pub enum Recorded {
     /// A draw the player to move may claim.
     Claimable {
         claim: Option<String>,
+        /// The claim as a phrase, for the other languages.
+        claim_phrase: Option<Phrase>,
         article: Option<String>,
     },
     /// The kings showed a result.
@@ -84,7 +86,11 @@ impl Shown {
 }
 
 /// `phrase` in `words` if there is one, else `english` as recorded.
-fn worded(phrase: &Option<Phrase>, english: &Option<String>, words: &impl Words) -> Option<String> {
+pub fn worded(
+    phrase: &Option<Phrase>,
+    english: &Option<String>,
+    words: &impl Words,
+) -> Option<String> {
     match phrase {
         Some(p) => Some(p.words(words)),
         None => english.clone(),
@@ -119,6 +125,9 @@ pub struct FlagFall {
     pub article: Option<String>,
     /// What the Laws provide when both flags are down.
     pub note: Option<String>,
+    /// The note as a phrase, for the other languages.
+    #[serde(default, deserialize_with = "phrase_or_none")]
+    pub note_phrase: Option<Phrase>,
 }
 
 #[derive(Deserialize)]
@@ -130,6 +139,8 @@ struct ResolvedDetail {
 #[derive(Deserialize)]
 struct ClaimDetail {
     claim: Option<String>,
+    #[serde(default, deserialize_with = "phrase_or_none")]
+    claim_phrase: Option<Phrase>,
     article: Option<String>,
 }
 
@@ -157,6 +168,7 @@ impl Recorded {
                 "flag_fall" => typed(detail).map(Recorded::FlagFall),
                 "claimable" => typed(detail).map(|d: ClaimDetail| Recorded::Claimable {
                     claim: d.claim,
+                    claim_phrase: d.claim_phrase,
                     article: d.article,
                 }),
                 "result_gesture" => typed(detail).map(|d: GestureDetail| Recorded::ResultGesture {

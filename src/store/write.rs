@@ -453,17 +453,13 @@ pub(super) fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, St
                 "article": article,
                 "ruling": ruling,
             });
-            // The phrases beside their English, for the other languages (kept only when there).
-            if let serde_json::Value::Object(o) = &mut v {
-                for (name, phrase) in [
+            with_phrases(
+                &mut v,
+                [
                     ("detail_phrase", detail_phrase),
                     ("ruling_phrase", ruling_phrase),
-                ] {
-                    if let Some(p) = phrase.as_ref().and_then(|p| serde_json::to_value(p).ok()) {
-                        o.insert(name.to_owned(), p);
-                    }
-                }
-            }
+                ],
+            );
             (*at_ms, *ply, v)
         }
         TrackerEvent::Resolved {
@@ -481,24 +477,30 @@ pub(super) fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, St
             article,
             both,
             note,
-        } => (
-            *at_ms,
-            after_ply.saturating_add(1),
-            json!({
+            note_phrase,
+        } => {
+            let mut v = json!({
                 "side": side.as_str(),
                 "proposed": proposed.as_pgn(),
                 "termination": termination,
                 "article": article,
                 "both": both,
                 "note": note,
-            }),
-        ),
+            });
+            with_phrases(&mut v, [("note_phrase", note_phrase)]);
+            (*at_ms, after_ply.saturating_add(1), v)
+        }
         TrackerEvent::Claimable {
             at_ms,
             ply,
             claim,
+            claim_phrase,
             article,
-        } => (*at_ms, *ply, json!({ "claim": claim, "article": article })),
+        } => {
+            let mut v = json!({ "claim": claim, "article": article });
+            with_phrases(&mut v, [("claim_phrase", claim_phrase)]);
+            (*at_ms, *ply, v)
+        }
         TrackerEvent::Reoriented { at_ms, orientation } => {
             (*at_ms, 1, json!({ "orientation": orientation.as_str() }))
         }
@@ -595,5 +597,20 @@ impl Store {
         }
         tx.commit()?;
         Ok(WriteReport { touched, closed })
+    }
+}
+
+/// The phrases of an event's texts beside their English in its stored detail `v`, for the
+/// other languages (kept only when there are some).
+fn with_phrases<const N: usize>(
+    v: &mut serde_json::Value,
+    phrases: [(&str, &Option<crate::phrase::Phrase>); N],
+) {
+    if let serde_json::Value::Object(o) = v {
+        for (name, phrase) in phrases {
+            if let Some(p) = phrase.as_ref().and_then(|p| serde_json::to_value(p).ok()) {
+                o.insert(name.to_owned(), p);
+            }
+        }
     }
 }

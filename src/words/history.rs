@@ -21,7 +21,7 @@ use crate::{
         Date, Lang,
         record::{kind_title, reason_text, ruling_text, termination_text},
     },
-    store::{Action, Audit, GameRecord, HistoryEntry, Recorded, Shown},
+    store::{Action, Audit, GameRecord, HistoryEntry, Recorded, Shown, worded},
     text::escape_controls,
     tracker::Side,
 };
@@ -305,16 +305,22 @@ impl Words {
                     s.push(' ');
                     s.push_str(&lang.fill("history.article", &[("article", a)]));
                 }
-                if let Some(n) = &f.note {
+                if let Some(n) = worded(&f.note_phrase, &f.note, &lang.said(self.kind)) {
                     s.push_str(&format!("; {n}"));
                 }
                 s
             }
-            Recorded::Claimable { claim, article } => {
-                let claim = claim.as_deref().map_or_else(
-                    || lang.text("history.a_draw").to_owned(),
-                    |c| termination_text(c, lang),
-                );
+            Recorded::Claimable {
+                claim,
+                claim_phrase,
+                article,
+            } => {
+                // A termination's code, or what the record says in words.
+                let claim = match (claim_phrase, claim.as_deref()) {
+                    (Some(p), _) => p.words(&lang.said(self.kind)),
+                    (None, Some(c)) => termination_text(c, lang),
+                    (None, None) => lang.text("history.a_draw").to_owned(),
+                };
                 let mut s = lang.fill("history.claimable", &[("claim", &claim)]);
                 if let Some(a) = article {
                     s.push(' ');

@@ -236,12 +236,44 @@ pub const ENGLISH: &[(&str, &str)] = &[
     ("chess.piece_on", "{piece} on {square}"),
     ("chess.wrong_shape", "the piece does not move that way"),
     (
+        "claim.declared.fivefold_repetition",
+        "fivefold repetition: the arbiter declares the draw",
+    ),
+    (
+        "claim.declared.seventy_five_moves",
+        "seventy-five moves: the arbiter declares the draw",
+    ),
+    (
         "clock.mis_set",
         "the clocks show {left} and {right}; the time control gives {each} each",
     ),
     (
         "clock.press_without_move",
         "the clock was pressed with no move on the board",
+    ),
+    ("flag.arbiter_decides", "the arbiter decides"),
+    ("flag.both", "both flags are down: {what}"),
+    (
+        "flag.both_article",
+        "both flags are down: {what} ({article})",
+    ),
+    ("flag.drawn", "the game is drawn"),
+    ("flag.play_goes_on", "play goes on"),
+    (
+        "flag.quota_made",
+        "{side} had completed {done} moves: the flag fell in period {period}, the {required} moves of the periods before it made (6.4); a clock that did not add that period's time was mis-set (6.10.2)",
+    ),
+    (
+        "flag.quota_short",
+        "{side} had completed {done} of the {required} moves required by the end of period {period} (6.4)",
+    ),
+    (
+        "flag.uscf",
+        "only a player may call a flag; the director rules on the claim (USCF 13C1)",
+    ),
+    (
+        "flag.uscf_cannot_mate",
+        "only a player may call a flag; the director rules on the claim (USCF 13C1); drawn for want of material to win on time unless the opponent has a forced win (USCF 14E), which the director judges",
     ),
     (
         "gap.ambiguous",
@@ -345,8 +377,14 @@ pub const ENGLISH: &[(&str, &str)] = &[
     ("piece.white_queen", "white queen"),
     ("piece.white_rook", "white rook"),
     ("separator", ", "),
+    ("then", "{first}; {next}"),
     ("togyz.change", "{place}: {was} → {now}"),
+    (
+        "togyz.chylymov",
+        "possible Chylymov draw position: the position after ply {ply} stands again ({times} times) with no capture in between",
+    ),
     ("togyz.count", "{pit}: {count}"),
+    ("togyz.counted", "counted {white}:{black}"),
     (
         "togyz.displaced",
         "{changes} (korgools out of place: restore them, KG 4.2–4.3)",

@@ -5,9 +5,9 @@ use super::*;
 use crate::{
     lang::{
         Lang,
-        record::{kind_title, reason_text, ruling_text},
+        record::{kind_title, reason_text, ruling_text, termination_text},
     },
-    store::{Entry, Recorded},
+    store::{Entry, Recorded, worded},
 };
 
 /// `s` if it says something.
@@ -26,6 +26,8 @@ fn move_args(ply: u32, kind: Kind, lang: Lang) -> (String, &'static str) {
 /// are written with the sheet's `pieces`, as its cells are.
 pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<Remark> {
     let kind = g.kind;
+    // Between the parts of a remark (Persian's own semicolon).
+    let then = lang.text("remark.then");
     let mut out: Vec<Remark> = Vec::new();
     let mut push = |kind, ply, article: Option<String>, title: String, text: String| {
         let number = out.len() + 1;
@@ -58,10 +60,10 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
                 .flatten()
                 .filter(|p| !p.is_empty())
             {
-                let _ = write!(text, "; {part}");
+                let _ = write!(text, "{then}{part}");
             }
             if resolution.is_some() {
-                let _ = write!(text, "; {}", lang.text("remark.resolved"));
+                let _ = write!(text, "{then}{}", lang.text("remark.resolved"));
             }
             if let Some(r) = ruled {
                 let author = Some(r.author.as_str()).filter(|a| !a.is_empty());
@@ -73,7 +75,7 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
                         ("ruling", &ruling),
                     ],
                 );
-                let _ = write!(text, "; {ruled}");
+                let _ = write!(text, "{then}{ruled}");
             }
             push(
                 RemarkKind::Irregularity,
@@ -94,12 +96,13 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
             if let Some(p) = said(&f.proposed) {
                 let _ = write!(
                     text,
-                    "; {}",
+                    "{then}{}",
                     lang.fill("remark.result_proposed", &[("result", p)])
                 );
             }
-            if let Some(n) = said(&f.note) {
-                let _ = write!(text, "; {n}");
+            let note = worded(&f.note_phrase, &f.note, &lang.said(kind));
+            if let Some(n) = note.filter(|n| !n.is_empty()) {
+                let _ = write!(text, "{then}{n}");
             }
             push(
                 RemarkKind::FlagFall,
@@ -108,8 +111,18 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
                 lang.text("remark.flag_fall").to_owned(),
                 text,
             );
-        } else if let Recorded::Claimable { claim, article } = &e.what {
-            let claim = said(claim).unwrap_or(lang.text("remark.claim_default"));
+        } else if let Recorded::Claimable {
+            claim,
+            claim_phrase,
+            article,
+        } = &e.what
+        {
+            // A termination's code, or what the record says in words.
+            let claim = match (claim_phrase, said(claim)) {
+                (Some(p), _) => p.words(&lang.said(kind)),
+                (None, Some(c)) => termination_text(c, lang),
+                (None, None) => lang.text("remark.claim_default").to_owned(),
+            };
             let text = format!("{claim} ({})", lang.before_ply(e.ply, kind));
             push(
                 RemarkKind::Claim,
@@ -197,7 +210,7 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
         };
         if let Some(n) = note {
             if !text.is_empty() {
-                text.push_str("; ");
+                text.push_str(then);
             }
             text.push_str(n);
         }

@@ -296,7 +296,7 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str,
         )
     });
     let words = lang.said(v.live.kind);
-    let detail = a.detail_in(&words);
+    let detail = a.detail_in(lang, &words);
     let detail = if detail.is_empty() {
         String::new()
     } else {

@@ -175,6 +175,7 @@ mod tests {
             article: Some("7.5.1".into()),
             detail: String::new(),
             detail_phrase: None,
+            lost: None,
             penalty_due: penalty.map(str::to_owned),
             penalty_phrase: None,
             since_ms: 0,

@@ -229,17 +229,21 @@ impl Judge for Referee {
                 match self.tc.as_ref() {
                     Some(tc) => {
                         let b = both_flags(&self.cfg, tc, period);
-                        let what = match b.decision {
-                            BothFlagsDecision::Continue => "play goes on",
-                            BothFlagsDecision::Draw => "the game is drawn",
-                            BothFlagsDecision::Arbiter => "the arbiter decides",
-                        };
-                        format!(
-                            "both flags are down: {what}{}",
-                            b.article.map_or(String::new(), |a| format!(" ({a})"))
-                        )
+                        let what = Phrase::new(match b.decision {
+                            BothFlagsDecision::Continue => "flag.play_goes_on",
+                            BothFlagsDecision::Draw => "flag.drawn",
+                            BothFlagsDecision::Arbiter => "flag.arbiter_decides",
+                        });
+                        match b.article {
+                            Some(a) => Phrase::new("flag.both_article")
+                                .phrase("what", what)
+                                .text("article", a),
+                            None => Phrase::new("flag.both").phrase("what", what),
+                        }
                     }
-                    None => "both flags are down: the arbiter decides".to_string(),
+                    None => {
+                        Phrase::new("flag.both").phrase("what", Phrase::new("flag.arbiter_decides"))
+                    }
                 }
             });
             let quota = self
@@ -247,23 +251,20 @@ impl Judge for Referee {
                 .as_ref()
                 .and_then(|tc| period_quota_note(tc, game.plies() as u32, flagged));
             let federation = (self.cfg.federation == Federation::Uscf).then(|| {
-                let mut n = "only a player may call a flag; the director rules on the claim \
-                             (USCF 13C1)"
-                    .to_string();
-                if ending.end == GameEnd::TimeForfeitCannotMate {
-                    n.push_str(
-                        "; drawn for want of material to win on time unless the opponent has a \
-                         forced win (USCF 14E), which the director judges",
-                    );
-                }
-                n
+                Phrase::new(if ending.end == GameEnd::TimeForfeitCannotMate {
+                    "flag.uscf_cannot_mate"
+                } else {
+                    "flag.uscf"
+                })
             });
             let note = [note, quota, federation]
                 .into_iter()
                 .flatten()
-                .collect::<Vec<_>>()
-                .join("; ");
-            let note = (!note.is_empty()).then_some(note);
+                .reduce(|first, next| {
+                    Phrase::new("then")
+                        .phrase("first", first)
+                        .phrase("next", next)
+                });
             out.push(TrackerEvent::FlagFall {
                 at_ms: at,
                 after_ply: game.plies() as u32,
@@ -272,7 +273,8 @@ impl Judge for Referee {
                 termination: ending.termination.to_string(),
                 article: (!ending.article.is_empty()).then(|| ending.article.to_string()),
                 both,
-                note,
+                note: note.as_ref().map(Phrase::to_string),
+                note_phrase: note,
             });
             if self.cfg.daemon_is_observer && !both {
                 game.ended = true;
@@ -304,7 +306,7 @@ fn unsupervised_illegal_move(laws: Laws, category: Category) -> &'static str {
 /// Article 6.4 at a flag fall, for a time control with move quotas: whether the player whose flag
 /// fell had completed the moves of his period. The daemon counts the moves made; the clock counts
 /// presses, and a clock that missed one does not add the next period's time (6.10.2).
-fn period_quota_note(tc: &TimeControl, plies: u32, flagged: Color) -> Option<String> {
+fn period_quota_note(tc: &TimeControl, plies: u32, flagged: Color) -> Option<Phrase> {
     if tc.periods().iter().all(|p| p.moves.is_none()) {
         return None;
     }
@@ -312,24 +314,22 @@ fn period_quota_note(tc: &TimeControl, plies: u32, flagged: Color) -> Option<Str
         Color::White => plies.div_ceil(2),
         Color::Black => plies / 2,
     };
-    let who = side(flagged).as_str();
+    let who = side(flagged);
     // The period of the move in hand, and the moves every period up to it requires.
     let index = tc.period_of(done + 1);
     let required: u32 = (0..=index).filter_map(|i| tc.period(i).moves).sum();
-    Some(match tc.period(index).moves {
-        Some(_) => format!(
-            "{who} had completed {done} of the {required} moves required by the end of period \
-             {} (6.4)",
-            index + 1
-        ),
-        None if index > 0 => format!(
-            "{who} had completed {done} moves: the flag fell in period {}, the {required} moves \
-             of the periods before it made (6.4); a clock that did not add that period's time \
-             was mis-set (6.10.2)",
-            index + 1
-        ),
+    let key = match tc.period(index).moves {
+        Some(_) => "flag.quota_short",
+        None if index > 0 => "flag.quota_made",
         None => return None,
-    })
+    };
+    Some(
+        Phrase::new(key)
+            .side("side", who)
+            .number("done", done)
+            .number("required", required)
+            .number("period", index as u64 + 1),
+    )
 }
 
 impl Referee {
@@ -486,10 +486,12 @@ impl Referee {
             // Recorded once, for the arbiter to declare; the game goes on being recorded.
             game.nine_six_noted = true;
             let end = end?;
+            let claim = Phrase::new(&format!("claim.declared.{}", end.termination()));
             return Some(TrackerEvent::Claimable {
                 at_ms: m.at_ms,
                 ply: m.ply + 1,
-                claim: format!("{}: the arbiter declares the draw", end.termination()),
+                claim: claim.to_string(),
+                claim_phrase: Some(claim),
                 article: self
                     .cfg
                     .game_end_article(end)
@@ -523,6 +525,7 @@ impl Referee {
             at_ms: m.at_ms,
             ply: m.ply + 1,
             claim: claim.termination().to_string(),
+            claim_phrase: None,
             article: self
                 .cfg
                 .game_end_article(claim)

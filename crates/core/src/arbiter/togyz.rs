@@ -14,6 +14,7 @@ use super::{IrregularityKind, Judge, JudgeNotice};
 use crate::{
     Millis,
     game::togyz::{Move, Position, Repetitions, Rules, Side as PitSide, TogyzGame},
+    phrase::Phrase,
     sensor::ClockReading,
     tracker::{Played, RecordedMove, Side, TrackerEvent},
 };
@@ -138,14 +139,14 @@ impl TogyzReferee {
         if !self.rules.repetition_claim {
             return None;
         }
+        let chylymov = Phrase::new("togyz.chylymov")
+            .number("ply", repeated.first_ply as u64)
+            .number("times", repeated.occurrences as u64);
         Some(TrackerEvent::Claimable {
             at_ms: m.at_ms,
             ply: m.ply + 1,
-            claim: format!(
-                "possible Chylymov draw position: the position after ply {} stands again \
-                 ({} times) with no capture in between",
-                repeated.first_ply, repeated.occurrences
-            ),
+            claim: chylymov.to_string(),
+            claim_phrase: Some(chylymov),
             article: "3.7, 13.4".to_string(),
         })
     }
@@ -255,6 +256,9 @@ impl Judge for TogyzReferee {
                 game.position().flag_fall(pit_side(flagged))
             };
             let [w, b] = result.counted;
+            let counted = Phrase::new("togyz.counted")
+                .number("white", w as u64)
+                .number("black", b as u64);
             out.push(TrackerEvent::FlagFall {
                 at_ms: at,
                 after_ply: game.plies() as u32,
@@ -263,7 +267,8 @@ impl Judge for TogyzReferee {
                 termination: result.termination.as_str().to_string(),
                 article: Some(result.termination.article().to_string()),
                 both,
-                note: Some(format!("counted {w}:{b}")),
+                note: Some(counted.to_string()),
+                note_phrase: Some(counted),
             });
             if both {
                 break;

@@ -179,9 +179,11 @@ pub enum TrackerEvent {
         proposed: Outcome,
         termination: String,
         article: Option<String>,
-        /// Both flags are down now; `note` says what the Laws provide for that.
+        /// Both flags are down now; `note` says what the Laws provide for that (in English;
+        /// `note_phrase` the same for the other languages).
         both: bool,
         note: Option<String>,
+        note_phrase: Option<Phrase>,
     },
     /// A draw the player to move may claim (9.2 threefold repetition, 9.3 fifty moves): never
     /// an automatic end over the board.
@@ -189,7 +191,9 @@ pub enum TrackerEvent {
         at_ms: Millis,
         /// The ply the claimant would play next.
         ply: u32,
+        /// What may be claimed, in English (`claim_phrase` the same for the other languages).
         claim: String,
+        claim_phrase: Option<Phrase>,
         article: String,
     },
     /// The start position read the same both ways round, and the first move showed the board
