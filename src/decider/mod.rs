@@ -37,6 +37,7 @@ use crate::{
     Millis,
     device::serial::now_ms,
     pairings::Pairing,
+    phrase::Phrase,
     store::{Decision, GameId, Store, StoreError},
     tracker::RecordedMove,
 };
@@ -195,10 +196,13 @@ impl Decider {
                 answer,
             })
             .await
-            .map_err(|_| Refusal::unavailable("the event node is stopping: nothing was sent"))?;
+            .map_err(|_| {
+                Refusal::worded(Refused::Unavailable, Phrase::new("refused.node_stopping"))
+            })?;
         let answer = answered.await.map_err(|_| {
-            Refusal::unavailable(
-                "the event node is stopping: the decision may reach the hall later",
+            Refusal::worded(
+                Refused::Unavailable,
+                Phrase::new("refused.node_stopping_sent"),
             )
         })?;
         match answer {
@@ -273,13 +277,15 @@ impl Decider {
     /// be written later: the arbiter takes it again once the record can hold it.
     fn dropped_by(&self, board: &str) -> Refusal {
         let why = self.live.store_error(board).map_or_else(
-            || "its store refuses writes, or it is stopping".to_owned(),
-            |e| format!("the store refuses writes: {e}"),
+            || Phrase::new("refused.store_or_stopping"),
+            |e| Phrase::new("refused.store_refuses").text("error", e),
         );
-        Refusal::unavailable(format!(
-            "board {board} could not take the decision now ({why}); nothing changed: take it \
-             again once the store takes writes"
-        ))
+        Refusal::worded(
+            Refused::Unavailable,
+            Phrase::new("refused.board_busy")
+                .text("board", board)
+                .phrase("why", why),
+        )
     }
 
     /// Imports round `round`'s pairings (replacing the round's earlier ones): how many boards;
@@ -326,7 +332,10 @@ impl Decider {
         at: Millis,
     ) -> Result<Option<u32>, Refusal> {
         if n == 0 {
-            return Err(Refusal::invalid("round must be 1 or more"));
+            return Err(Refusal::worded(
+                Refused::Invalid,
+                Phrase::new("refused.round_zero"),
+            ));
         }
         let who = by.clone();
         let previous = self

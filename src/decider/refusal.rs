@@ -11,14 +11,24 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use tracing::error;
 
-use crate::store::{DecisionError, StoreError};
+use crate::{
+    game::Kind,
+    lang::Lang,
+    phrase::{Arg, Phrase},
+    store::{DecisionError, GameId, StoreError},
+    tracker::Side,
+};
 
-/// Why something was not taken, in the arbiter's words.
+/// Why something was not taken, in the arbiter's words: `message` in English (the admin API's
+/// and the command line's), `words` the same for the console to word in its language, where
+/// the refusal has them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message}")]
 pub struct Refusal {
     pub reason: Refused,
     pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<Phrase>,
 }
 
 /// The kind of a [`Refusal`]: what the asker may do about it.
@@ -50,6 +60,25 @@ impl Refusal {
         Refusal {
             reason,
             message: message.into(),
+            words: None,
+        }
+    }
+
+    /// Refused for `words` (a phrase of the tables' `refused` section): its English is the
+    /// message.
+    pub fn worded(reason: Refused, words: Phrase) -> Refusal {
+        Refusal {
+            reason,
+            message: words.words(&Lang::En.said(Kind::Chess)),
+            words: Some(words),
+        }
+    }
+
+    /// The arbiter's words in `lang`: the refusal's phrase worded there, else its message.
+    pub fn in_lang(&self, lang: Lang) -> String {
+        match &self.words {
+            Some(p) => p.words(&lang.said(Kind::Chess)),
+            None => self.message.clone(),
         }
     }
 
@@ -81,8 +110,79 @@ impl From<DecisionError> for Refusal {
             }
             _ => Refused::Invalid,
         };
-        Refusal::new(reason, e.to_string())
+        Refusal {
+            reason,
+            message: e.to_string(),
+            words: decision_words(&e),
+        }
     }
+}
+
+/// "move 6 (Black)": the move and side of `ply`.
+fn move_at(ply: u32) -> Phrase {
+    Phrase::new("refused.move_at")
+        .number("move", ply.div_ceil(2))
+        .side("side", Side::of_ply(ply))
+}
+
+/// The refusal of `e` in the tables' words, where the arbiter can do something about it (the
+/// store failing is said as [`INTERNAL`]).
+fn decision_words(e: &DecisionError) -> Option<Phrase> {
+    let game = |g: &GameId| Arg::Number(g.0.unsigned_abs());
+    Some(match e {
+        DecisionError::UnknownGame(g) => Phrase::new("refused.unknown_game").with("game", game(g)),
+        DecisionError::NoSuchPly {
+            game: g,
+            ply,
+            plies,
+        } => Phrase::new("refused.no_such_ply")
+            .with("game", game(g))
+            .phrase("move", move_at(*ply))
+            .number("plies", *plies),
+        DecisionError::UnknownIrregularity { game: g, id } => {
+            Phrase::new("refused.unknown_irregularity")
+                .with("game", game(g))
+                .number("id", *id)
+        }
+        DecisionError::InvalidResult(result) => {
+            Phrase::new("refused.invalid_result").text("result", result)
+        }
+        DecisionError::InconsistentResult { result, reason } => {
+            let reason = match reason.as_str() {
+                "resignation" | "agreement" | "forfeit" | "decision" => {
+                    Arg::Term(format!("reason.{reason}"))
+                }
+                other => Arg::Text(other.replace('_', " ")),
+            };
+            Phrase::new("refused.inconsistent_result")
+                .text("result", result)
+                .with("reason", reason)
+        }
+        DecisionError::NotChess(g) => Phrase::new("refused.not_chess").with("game", game(g)),
+        DecisionError::InvalidMove { text } => {
+            Phrase::new("refused.invalid_move").text("text", text)
+        }
+        DecisionError::NotAMove { ply, text, .. }
+        | DecisionError::IllegalMove { ply, text, .. } => Phrase::new("refused.not_legal")
+            .text("text", text)
+            .phrase("move", move_at(*ply)),
+        DecisionError::NothingToResume => Phrase::new("refused.nothing_to_resume"),
+        DecisionError::SameMove { ply, text } => Phrase::new("refused.same_move")
+            .phrase("move", move_at(*ply))
+            .text("text", text),
+        DecisionError::LaterMoveIllegal { ply, notation, .. } => {
+            Phrase::new("refused.later_move_illegal")
+                .text("notation", notation)
+                .phrase("move", move_at(*ply))
+        }
+        DecisionError::EmptyAuthor => Phrase::new("refused.empty_author"),
+        DecisionError::EmptyNote => Phrase::new("refused.empty_note"),
+        DecisionError::Store(_)
+        | DecisionError::StoredMove { .. }
+        | DecisionError::StoredStart(_)
+        | DecisionError::ControlCharacter(_)
+        | DecisionError::Unreadable { .. } => return None,
+    })
 }
 
 /// The store's refusal of `e` where only `invalid` says the request is wrong (a round number, a

@@ -1,7 +1,7 @@
 //! The decider on a real SQLite store and a real hub, without HTTP: its refusals are kinds.
 
 use super::*;
-use crate::{game::Kind, relay::Hub, store::BoardId};
+use crate::{game::Kind, lang::Lang, relay::Hub, store::BoardId};
 
 /// A database holding board `b1` with one game begun (no move yet), and a decider over it.
 struct Venue {
@@ -101,11 +101,19 @@ async fn a_wrong_request_is_refused_as_invalid_and_changes_nothing() {
     let refused = v.decider.act(v.game, note("  ")).await.unwrap_err();
     assert_eq!(refused.reason, Refused::Invalid, "{refused:?}");
     // Round 0, and a round started by a name with a line break in it.
-    let refused = v.decider.start_round_at(0, "Chief".into(), 5).await;
+    let refused = v
+        .decider
+        .start_round_at(0, "Chief".into(), 5)
+        .await
+        .unwrap_err();
     assert_eq!(
-        refused,
-        Err(Refusal::invalid("round must be 1 or more")),
+        (refused.reason, refused.message.as_str()),
+        (Refused::Invalid, "round must be 1 or more"),
         "round 0"
+    );
+    assert_eq!(
+        refused.in_lang(Lang::Ru),
+        Lang::Ru.text("refused.round_zero")
     );
     let refused = v
         .decider

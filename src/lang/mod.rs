@@ -19,7 +19,11 @@
 
 use std::{collections::HashMap, fmt, str::FromStr, sync::OnceLock};
 
-use crate::{game::Kind, phrase::Words, tracker::Side};
+use crate::{
+    game::Kind,
+    phrase::{English, Words},
+    tracker::Side,
+};
 
 pub mod date;
 pub mod pieces;
@@ -216,10 +220,11 @@ impl<'de> serde::Deserialize<'de> for Lang {
     }
 }
 
-/// A language's words for the record's phrases ([`crate::phrase`]): the templates of its
-/// table's `said` section (one per key of [`crate::phrase::ENGLISH`]) and its names for the
-/// sides of a game of `kind`. English is the record's own: its phrases read exactly as the
-/// record stores them.
+/// A language's words for phrases ([`crate::phrase`]) and its names for the sides of a game of
+/// `kind`. The record's phrases (the keys of [`crate::phrase::ENGLISH`]) are worded by its
+/// table's `said` section, English by the record's own words, so that they read exactly as the
+/// record stores them; the daemon's own phrases (a refusal's: `refused.*`) are keys of the
+/// tables themselves.
 #[derive(Clone, Copy, Debug)]
 pub struct Said {
     lang: Lang,
@@ -228,11 +233,18 @@ pub struct Said {
 
 impl Words for Said {
     fn template(&self, key: &str) -> Option<&str> {
-        if self.lang == Lang::En {
-            return None;
+        let tables = tables();
+        if English.template(key).is_some() {
+            if self.lang == Lang::En {
+                return None;
+            }
+            return tables[self.lang as usize]
+                .get(&format!("said.{key}"))
+                .map(String::as_str);
         }
-        tables()[self.lang as usize]
-            .get(&format!("said.{key}"))
+        tables[self.lang as usize]
+            .get(key)
+            .or_else(|| tables[Lang::En as usize].get(key))
             .map(String::as_str)
     }
 

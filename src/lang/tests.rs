@@ -61,7 +61,18 @@ fn every_language_has_every_key_of_english_with_the_same_blanks_and_no_other() {
 
 /// Words that stay as they are in every language: names of things, not words of a language
 /// (KG: the Kyrgyz togyz korgool rules, as their articles are cited).
-const KEPT: &[&str] = &["FIDE", "boardscribe", "SAN", "PGN", "KG", "USCF"];
+const KEPT: &[&str] = &[
+    "FIDE",
+    "boardscribe",
+    "SAN",
+    "PGN",
+    "KG",
+    "USCF",
+    "CSV",
+    "TRF",
+    "csv",
+    "trf",
+];
 
 /// Whether `token` is a reference rather than a word: an article (`A.4c`, `B.3c`, `7.5.2`), a
 /// square (`h1`), a name with its number (`Chess960`): it holds a digit.

@@ -15,6 +15,7 @@ use boardscribe::{
         self, EmulatorOptions, IllegalKind, IrregularityScript, PgnGame, PtyOptions, PtyScript,
         ScriptedIrregularity,
     },
+    lang::Lang,
     relay::Token,
     store::{Action, GameRecord, Ruling},
 };
@@ -409,6 +410,30 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         )
         .await;
     assert!(refused.starts_with("/arbiter/boards/2?err="), "{refused}");
+    assert!(
+        refused.ends_with(&Lang::En.fill("refused.invalid_move", &[("text", "Kz9")])),
+        "{refused}"
+    );
+    // The same refusal in the console's language, once the arbiter chose Russian; then back
+    // to English.
+    console.get("arbiter?lang=ru").await;
+    let refused = console
+        .post(
+            "arbiter/boards/2/correct",
+            &[
+                ("game", &id2),
+                ("move", &number),
+                ("side", side),
+                ("san", "Kz9"),
+            ],
+        )
+        .await;
+    assert!(
+        refused.ends_with(&Lang::Ru.fill("refused.invalid_move", &[("text", "Kz9")])),
+        "{refused}"
+    );
+    assert!(!refused.contains("not a move"), "{refused}");
+    console.get("arbiter?lang=en").await;
     let back = console
         .post(
             "arbiter/boards/2/correct",

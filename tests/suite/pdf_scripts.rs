@@ -898,7 +898,18 @@ fn the_irregularities_and_their_penalties_read_in_the_sheets_language() {
             .status()
             .unwrap();
         assert!(status.success(), "{lang}");
-        let on_sheet = word_set(&pdftotext(&pdf, None));
+        let text = pdftotext(&pdf, None);
+        let on_sheet = word_set(&text);
+        // A change of a square reads the way the line runs: Persian's arrow points left.
+        let (along, back) = if lang.rtl() {
+            ('←', '→')
+        } else {
+            ('→', '←')
+        };
+        assert!(
+            text.contains(along) && !text.contains(back),
+            "{lang}: {along} in {text}"
+        );
         let words = lang.said(Kind::Chess);
         for s in &shown {
             for said in [s.detail_in(&words), s.ruling_in(&words)]

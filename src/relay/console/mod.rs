@@ -297,11 +297,18 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str,
     });
     let words = lang.said(v.live.kind);
     let detail = a.detail_in(lang, &words);
+    // Worded from the record's phrase, the detail runs the language's way (a Persian one
+    // begins with a square); the record's English, or a system's words, find their own.
+    let dir = if a.detail_phrase.is_some() {
+        lang.dir()
+    } else {
+        "auto"
+    };
     let detail = if detail.is_empty() {
         String::new()
     } else {
         format!(
-            r#": <span class="detail" dir="auto">{}</span>"#,
+            r#": <span class="detail" dir="{dir}">{}</span>"#,
             escape(&detail)
         )
     };

@@ -16,13 +16,13 @@ use axum::{
 use tracing::info;
 
 use super::{
-    admin::{act, import_pairings, start_round},
+    admin::import_pairings,
     gate::Caller,
     session::{console_language, see_other},
     *,
 };
 use crate::{
-    decider::{AdminAction, CorrectBody, NoteBody, ResultBody, RuleBody},
+    decider::{AdminAction, CorrectBody, NoteBody, Refusal, ResultBody, RuleBody},
     game::Kind,
     lang::{Lang, record::ruling_text},
     relay::{
@@ -89,11 +89,22 @@ fn arbiter(caller: Option<Extension<Caller>>) -> Result<String, NotLoggedIn> {
     caller.and_then(|c| c.0.author()).ok_or(NotLoggedIn)
 }
 
-/// A form that did not read: what was wrong, in the arbiter's words.
-fn unreadable(e: FormRejection) -> ApiError {
+/// A form that did not read: what was wrong, in the arbiter's words (the web server's own
+/// words for the cause).
+fn unreadable(e: FormRejection, lang: Lang) -> ApiError {
+    bad(lang.fill("refused.form_unreadable", &[("why", &e.body_text())]))
+}
+
+/// A decider's refusal in `lang`'s words, for the flash.
+fn refused_in(lang: Lang) -> impl Fn(Refusal) -> ApiError {
+    move |r| ApiError(status_of(r.reason), r.in_lang(lang))
+}
+
+/// No game `game`, in `lang`'s words.
+fn no_game(game: i64, lang: Lang) -> ApiError {
     ApiError(
-        StatusCode::BAD_REQUEST,
-        format!("the form did not read: {}", e.body_text()),
+        StatusCode::NOT_FOUND,
+        lang.fill("refused.unknown_game", &[("game", &game.to_string())]),
     )
 }
 
@@ -129,8 +140,8 @@ pub(super) async fn rule(
             &app,
             "/arbiter",
             Err(form.err().map_or_else(
-                || ApiError(StatusCode::BAD_REQUEST, "the form did not read".into()),
-                unreadable,
+                || bad(lang.text("refused.form_unread")),
+                |e| unreadable(e, lang),
             )),
         );
     };
@@ -146,7 +157,7 @@ pub(super) async fn rule(
                 Ok(r.store()?.game(game)?)
             })
             .await?
-            .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {}", game.0)))?;
+            .ok_or_else(|| no_game(game.0, lang))?;
         let alert = alerts::game_alerts(&record)
             .into_iter()
             .find(|a| a.irregularities.contains(&irregularity));
@@ -155,17 +166,19 @@ pub(super) async fn rule(
             rulings::ruling_from_form(&f.ruling, f.description.as_deref(), due.as_deref(), f.ply)
                 .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
         let said = ruling_text(&ruling, record.kind, lang);
-        let decided = act(
-            &app,
-            game,
-            AdminAction::Rule(RuleBody {
-                irregularity,
-                ruling,
-                author: Some(author),
-                note: None,
-            }),
-        )
-        .await?;
+        let decided = app
+            .decider
+            .act(
+                game,
+                AdminAction::Rule(RuleBody {
+                    irregularity,
+                    ruling,
+                    author: Some(author),
+                    note: None,
+                }),
+            )
+            .await
+            .map_err(refused_in(lang))?;
         Ok(lang.fill(
             "arbiter.done_ruled",
             &[
@@ -191,14 +204,14 @@ fn board_words(g: &GameRecord, lang: Lang) -> String {
 }
 
 /// The game a board's form names, read for the message.
-async fn game_record(app: &App, game: i64) -> Result<GameRecord, ApiError> {
+async fn game_record(app: &App, game: i64, lang: Lang) -> Result<GameRecord, ApiError> {
     app.db
         .read(move |r, db| {
             r.refresh(db)?;
             Ok(r.store()?.game(GameId(game))?)
         })
         .await?
-        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {game}")))
+        .ok_or_else(|| no_game(game, lang))
 }
 
 /// A form of a board's page: the game it acts on, and the admin action it asks for with what
@@ -229,11 +242,14 @@ async fn board_form<F: BoardForm>(
     };
     let back = format!("/arbiter/boards/{}", url_encode(&key));
     let outcome = async {
-        let Form(f) = form.map_err(unreadable)?;
+        let Form(f) = form.map_err(|e| unreadable(e, lang))?;
         let game = f.game();
-        let record = game_record(&app, game).await?;
+        let record = game_record(&app, game, lang).await?;
         let (action, done) = f.action(author, record.kind, lang)?;
-        act(&app, GameId(game), action).await?;
+        app.decider
+            .act(GameId(game), action)
+            .await
+            .map_err(refused_in(lang))?;
         Ok(format!("{}: {done}", board_words(&record, lang)))
     }
     .await;
@@ -308,12 +324,16 @@ impl BoardForm for CorrectForm {
         lang: Lang,
     ) -> Result<(AdminAction, String), ApiError> {
         if self.number == 0 {
-            return Err(bad("move numbers count from 1"));
+            return Err(bad(lang.text("refused.move_from_one")));
         }
         let side = match self.side.as_str() {
             "white" => Side::White,
             "black" => Side::Black,
-            other => return Err(bad(format!("{other:?} is not a side: white or black"))),
+            other => {
+                return Err(bad(
+                    lang.fill("refused.not_a_side", &[("side", &format!("{other:?}"))])
+                ));
+            }
         };
         let ply = MoveNo::ply_of(self.number, side);
         let san = self.san.trim().to_owned();
@@ -402,8 +422,12 @@ pub(super) async fn round_start(
         Err(refused) => return refused.into_response(),
     };
     let outcome = async {
-        let Form(f) = form.map_err(unreadable)?;
-        let previous = start_round(&app, f.round, author).await?;
+        let Form(f) = form.map_err(|e| unreadable(e, lang))?;
+        let previous = app
+            .decider
+            .start_round(f.round, author)
+            .await
+            .map_err(refused_in(lang))?;
         let round = f.round.to_string();
         Ok(match previous {
             Some(p) if p == f.round => {
@@ -437,21 +461,19 @@ fn bad(why: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, why.into())
 }
 
-async fn read_upload(mut parts: Multipart) -> Result<Upload, ApiError> {
+async fn read_upload(mut parts: Multipart, lang: Lang) -> Result<Upload, ApiError> {
     let mut up = Upload::default();
     while let Some(part) = parts
         .next_field()
         .await
-        .map_err(|e| bad(format!("the upload did not read: {}", e.body_text())))?
+        .map_err(|e| bad(lang.fill("refused.upload_unreadable", &[("why", &e.body_text())])))?
     {
         match part.name().unwrap_or("") {
             "round" => {
                 let text = part.text().await.map_err(|e| bad(e.body_text()))?;
-                up.round = Some(
-                    text.trim()
-                        .parse()
-                        .map_err(|_| bad(format!("{text:?} is not a round number")))?,
-                );
+                up.round = Some(text.trim().parse().map_err(|_| {
+                    bad(lang.fill("refused.not_a_round", &[("text", &format!("{text:?}"))]))
+                })?);
             }
             "format" => up.format = Some(part.text().await.map_err(|e| bad(e.body_text()))?),
             "file" => {
@@ -487,30 +509,30 @@ pub(super) async fn pairings_upload(
         return refused.into_response();
     }
     let outcome = async {
-        let parts =
-            parts.map_err(|e| bad(format!("the upload did not read: {}", e.body_text())))?;
-        let up = read_upload(parts).await?;
-        let round = up.round.ok_or_else(|| bad("say which round"))?;
+        let parts = parts
+            .map_err(|e| bad(lang.fill("refused.upload_unreadable", &[("why", &e.body_text())])))?;
+        let up = read_upload(parts, lang).await?;
+        let round = up
+            .round
+            .ok_or_else(|| bad(lang.text("refused.say_round")))?;
         let decoded = up
             .text
             .filter(|d| !d.text.trim().is_empty())
-            .ok_or_else(|| bad("choose a pairings file"))?;
+            .ok_or_else(|| bad(lang.text("refused.choose_file")))?;
         let name = up.file_name.unwrap_or_default();
         // Said when it was not UTF-8, so that a misread file shows where it came from.
         let read_as = match decoded.encoding {
             pairings::Encoding::Utf8 => String::new(),
             other => {
                 info!(file = %name, encoding = %other, "pairings file read as {other}");
-                format!(" (read as {other})")
+                lang.fill("arbiter.read_as", &[("encoding", &other.to_string())])
             }
         };
         let format = match up.format.as_deref().unwrap_or("auto") {
             "csv" => PairingsFormat::Csv,
             "trf" => PairingsFormat::Trf,
             _ => PairingsFormat::from_path(Path::new(&name)).ok_or_else(|| {
-                bad(format!(
-                    "{name:?}: say whether it is CSV or TRF (or name it .csv, .trf)"
-                ))
+                bad(lang.fill("refused.csv_or_trf", &[("name", &format!("{name:?}"))]))
             })?,
         };
         let boards = import_pairings(&app, round, format, decoded.text)
