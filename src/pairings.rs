@@ -23,10 +23,16 @@
 //! be quoted (`"a, b"`, `""` for a quote, line breaks inside quotes); unquoted fields are trimmed.
 //! Empty lines, and lines of separators only (Excel's empty rows), are skipped.
 
-use std::{collections::HashMap, fmt::Write as _, path::Path};
+use std::{
+    collections::HashMap,
+    fmt::{self, Write as _},
+    path::Path,
+};
 
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization as _;
+
+use crate::lang::Lang;
 
 pub mod encoding;
 
@@ -95,105 +101,290 @@ impl PairingsFormat {
     }
 }
 
-/// Errors of the pairings parsers; `line` is 1-based.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+/// Errors of the pairings parsers; `line` is 1-based. Worded by the tables' `pairing` section
+/// ([`PairingsError::words`]): its English is the error's `Display`.
+#[derive(Debug, PartialEq, Eq)]
 pub enum PairingsError {
-    #[error("the file has no header line")]
     NoHeader,
-    #[error(
-        "line {line}: the header {header:?} does not separate its columns by commas, semicolons \
-         or tabs (one kind), as in board,white,black"
-    )]
-    Delimiter { line: usize, header: String },
-    #[error("line {line}: the header has no {column:?} column")]
-    MissingColumn { line: usize, column: &'static str },
-    #[error("line {line}: unknown column {column:?} (known: {KNOWN_COLUMNS})")]
-    UnknownColumn { line: usize, column: String },
-    #[error("line {line}: column {column:?} appears twice")]
-    DuplicateColumn { line: usize, column: String },
-    #[error("line {line}: {found} fields, the header has {expected}")]
+    Delimiter {
+        line: usize,
+        header: String,
+    },
+    MissingColumn {
+        line: usize,
+        column: &'static str,
+    },
+    UnknownColumn {
+        line: usize,
+        column: String,
+    },
+    DuplicateColumn {
+        line: usize,
+        column: String,
+    },
     FieldCount {
         line: usize,
         found: usize,
         expected: usize,
     },
-    #[error("line {line}: a quoted field is not closed")]
-    UnclosedQuote { line: usize },
-    #[error("line {line}: text after the closing quote of a field")]
-    AfterQuote { line: usize },
-    #[error("line {line}: {field} {value:?} is not a number")]
+    UnclosedQuote {
+        line: usize,
+    },
+    AfterQuote {
+        line: usize,
+    },
     BadNumber {
         line: usize,
         field: &'static str,
         value: String,
     },
-    #[error("line {line}: board number 0 (boards count from 1)")]
-    BoardZero { line: usize },
-    #[error("line {line}: {field} is empty")]
-    EmptyName { line: usize, field: &'static str },
-    #[error("line {line}: {field} is {chars} characters long (at most {MAX_NAME_CHARS})")]
+    BoardZero {
+        line: usize,
+    },
+    EmptyName {
+        line: usize,
+        field: &'static str,
+    },
     NameTooLong {
         line: usize,
         field: &'static str,
         chars: usize,
     },
-    #[error("line {line}: {field} holds a control character (U+{code:04X}) at character {at}")]
     ControlCharacter {
         line: usize,
         field: &'static str,
         code: u32,
         at: usize,
     },
-    #[error(
-        "line {line}: {field} holds U+{code:04X} at character {at}, which no font of the printed scoresheet has"
-    )]
     NotPrintable {
         line: usize,
         field: &'static str,
         code: u32,
         at: usize,
     },
-    #[error("line {line}: board {board} was already given on line {first}")]
     DuplicateBoard {
         line: usize,
         board: u32,
         first: usize,
     },
-    #[error("line {line}: player {number} appears twice (first on line {first})")]
     DuplicatePlayer {
         line: usize,
         number: u32,
         first: usize,
     },
-    #[error("line {line}: colour {colour:?} in round {round} is not w, b or -")]
     BadColour {
         line: usize,
         round: u32,
         colour: char,
     },
-    #[error(
-        "line {line}: player {player} meets player {opponent} in round {round}, who is not in the file"
-    )]
     UnknownOpponent {
         line: usize,
         round: u32,
         player: u32,
         opponent: u32,
     },
-    #[error(
-        "line {line}: player {player} has white against {opponent} in round {round}, but player {opponent}'s line does not have black against {player}"
-    )]
     Inconsistent {
         line: usize,
         round: u32,
         player: u32,
         opponent: u32,
     },
-    #[error("round 0: rounds count from 1")]
     RoundZero,
-    #[error("no pairings found{}", match .round { Some(r) => format!(" for round {r}"), None => String::new() })]
-    Empty { round: Option<u32> },
+    Empty {
+        round: Option<u32>,
+    },
 }
+
+impl PairingsError {
+    /// What is wrong, in `lang`'s words: "line 4: …" where a line is at fault.
+    pub fn words(&self, lang: Lang) -> String {
+        use PairingsError as E;
+        let quoted = |s: &str| format!("{s:?}");
+        let code = |c: &u32| format!("U+{c:04X}");
+        let (line, what) = match self {
+            E::NoHeader => (None, lang.text("pairing.no_header").to_owned()),
+            E::Delimiter { line, header } => (
+                Some(line),
+                lang.fill("pairing.delimiter", &[("header", &quoted(header))]),
+            ),
+            E::MissingColumn { line, column } => (
+                Some(line),
+                lang.fill("pairing.missing_column", &[("column", &quoted(column))]),
+            ),
+            E::UnknownColumn { line, column } => (
+                Some(line),
+                lang.fill(
+                    "pairing.unknown_column",
+                    &[("column", &quoted(column)), ("known", KNOWN_COLUMNS)],
+                ),
+            ),
+            E::DuplicateColumn { line, column } => (
+                Some(line),
+                lang.fill("pairing.duplicate_column", &[("column", &quoted(column))]),
+            ),
+            E::FieldCount {
+                line,
+                found,
+                expected,
+            } => (
+                Some(line),
+                lang.fill(
+                    "pairing.field_count",
+                    &[
+                        ("found", &found.to_string()),
+                        ("expected", &expected.to_string()),
+                    ],
+                ),
+            ),
+            E::UnclosedQuote { line } => {
+                (Some(line), lang.text("pairing.unclosed_quote").to_owned())
+            }
+            E::AfterQuote { line } => (Some(line), lang.text("pairing.after_quote").to_owned()),
+            E::BadNumber { line, field, value } => (
+                Some(line),
+                lang.fill(
+                    "pairing.bad_number",
+                    &[("field", field), ("value", &quoted(value))],
+                ),
+            ),
+            E::BoardZero { line } => (Some(line), lang.text("pairing.board_zero").to_owned()),
+            E::EmptyName { line, field } => (
+                Some(line),
+                lang.fill("pairing.empty_name", &[("field", field)]),
+            ),
+            E::NameTooLong { line, field, chars } => (
+                Some(line),
+                lang.fill(
+                    "pairing.name_too_long",
+                    &[
+                        ("field", field),
+                        ("chars", &chars.to_string()),
+                        ("max", &MAX_NAME_CHARS.to_string()),
+                    ],
+                ),
+            ),
+            E::ControlCharacter {
+                line,
+                field,
+                code: c,
+                at,
+            } => (
+                Some(line),
+                lang.fill(
+                    "pairing.control_character",
+                    &[
+                        ("field", field),
+                        ("code", &code(c)),
+                        ("at", &at.to_string()),
+                    ],
+                ),
+            ),
+            E::NotPrintable {
+                line,
+                field,
+                code: c,
+                at,
+            } => (
+                Some(line),
+                lang.fill(
+                    "pairing.not_printable",
+                    &[
+                        ("field", field),
+                        ("code", &code(c)),
+                        ("at", &at.to_string()),
+                    ],
+                ),
+            ),
+            E::DuplicateBoard { line, board, first } => (
+                Some(line),
+                lang.fill(
+                    "pairing.duplicate_board",
+                    &[("board", &board.to_string()), ("first", &first.to_string())],
+                ),
+            ),
+            E::DuplicatePlayer {
+                line,
+                number,
+                first,
+            } => (
+                Some(line),
+                lang.fill(
+                    "pairing.duplicate_player",
+                    &[
+                        ("number", &number.to_string()),
+                        ("first", &first.to_string()),
+                    ],
+                ),
+            ),
+            E::BadColour {
+                line,
+                round,
+                colour,
+            } => (
+                Some(line),
+                lang.fill(
+                    "pairing.bad_colour",
+                    &[
+                        ("colour", &format!("{colour:?}")),
+                        ("round", &round.to_string()),
+                    ],
+                ),
+            ),
+            E::UnknownOpponent {
+                line,
+                round,
+                player,
+                opponent,
+            }
+            | E::Inconsistent {
+                line,
+                round,
+                player,
+                opponent,
+            } => (
+                Some(line),
+                lang.fill(
+                    if matches!(self, E::Inconsistent { .. }) {
+                        "pairing.inconsistent"
+                    } else {
+                        "pairing.unknown_opponent"
+                    },
+                    &[
+                        ("player", &player.to_string()),
+                        ("opponent", &opponent.to_string()),
+                        ("round", &round.to_string()),
+                    ],
+                ),
+            ),
+            E::RoundZero => (None, lang.text("pairing.round_zero").to_owned()),
+            E::Empty { round: None } => (None, lang.text("pairing.empty").to_owned()),
+            E::Empty { round: Some(r) } => (
+                None,
+                lang.fill("pairing.empty_round", &[("round", &r.to_string())]),
+            ),
+        };
+        at_line(lang, line.copied(), what)
+    }
+}
+
+/// "line 4: what" in `lang`, or `what` alone for no line.
+pub(crate) fn at_line(lang: Lang, line: Option<usize>, what: String) -> String {
+    match line {
+        Some(line) => lang.fill(
+            "pairing.at_line",
+            &[("line", &line.to_string()), ("what", &what)],
+        ),
+        None => what,
+    }
+}
+
+impl fmt::Display for PairingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words(Lang::En))
+    }
+}
+
+impl std::error::Error for PairingsError {}
 
 /// The longest name (or title, or federation) a pairing may carry: it goes into every PGN and
 /// page.

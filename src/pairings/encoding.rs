@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use crate::lang::Lang;
+
 /// The encoding a file was read in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
@@ -51,21 +53,38 @@ pub struct Decoded {
     pub encoding: Encoding,
 }
 
-/// Why a file's bytes are not text; `line` is 1-based.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+/// Why a file's bytes are not text; `line` is 1-based. Worded by the tables' `pairing` section
+/// ([`DecodeError::words`]): its English is the error's `Display`.
+#[derive(Debug, PartialEq, Eq)]
 pub enum DecodeError {
-    #[error(
-        "line {line}: byte 0x{byte:02X} is not UTF-8, and the file reads as neither Windows-1251 \
-         (Cyrillic) nor Windows-1252 (Latin) names: save it as CSV UTF-8 (Excel: Save As, \
-         \"CSV UTF-8 (Comma delimited)\") and import it again"
-    )]
     NotText { line: usize, byte: u8 },
-    #[error(
-        "line {line}: the file starts with a {encoding} byte-order mark but is not {encoding} \
-         text from there: save it as CSV UTF-8 and import it again"
-    )]
     Malformed { line: usize, encoding: Encoding },
 }
+
+impl DecodeError {
+    /// What is wrong and what to do, in `lang`'s words.
+    pub fn words(&self, lang: Lang) -> String {
+        let (line, what) = match self {
+            DecodeError::NotText { line, byte } => (
+                line,
+                lang.fill("pairing.not_text", &[("byte", &format!("0x{byte:02X}"))]),
+            ),
+            DecodeError::Malformed { line, encoding } => (
+                line,
+                lang.fill("pairing.malformed", &[("encoding", encoding.name())]),
+            ),
+        };
+        super::at_line(lang, Some(*line), what)
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words(Lang::En))
+    }
+}
+
+impl std::error::Error for DecodeError {}
 
 /// The text of a pairings file, as the module doc says.
 pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {

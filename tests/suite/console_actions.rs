@@ -153,7 +153,7 @@ impl Console {
         format!("{page}{sep}{key}={text}")
     }
 
-    async fn get(&self, path: &str) -> String {
+    pub(crate) async fn get(&self, path: &str) -> String {
         let resp = self
             .client
             .get(format!("{}{path}", self.url))

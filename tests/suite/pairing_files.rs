@@ -12,6 +12,8 @@ use std::{
 
 use boardscribe::{
     game::Kind,
+    lang::Lang,
+    pairings::{self, PairingsError},
     relay::Token,
     sensor::Orientation,
     store::{BoardId, GameId, Store, Write},
@@ -163,6 +165,27 @@ async fn a_windows_1251_semicolon_csv_uploads_through_the_console_with_its_names
         "{told}"
     );
     assert!(told.contains("save it as CSV UTF-8"), "{told}");
+    assert_eq!(names(&bench.store(), 1), owned(&want));
+
+    // In the console's language, once the arbiter chose Kazakh: the file's fault with its line,
+    // in Kazakh words, and nothing changed.
+    console.get("arbiter?lang=kk").await;
+    let told = console
+        .upload_pairings(1, "round1.csv", b"board;white\n1;a\n")
+        .await;
+    let missing = PairingsError::MissingColumn {
+        line: 1,
+        column: "black",
+    };
+    assert!(told.ends_with(&missing.words(Lang::Kk)), "{told}");
+    assert!(
+        !told.contains("line 1") && !told.contains("column"),
+        "{told}"
+    );
+    let told = console.upload_pairings(1, "round1.csv", &noise).await;
+    let not_text = pairings::decode(&noise).unwrap_err();
+    assert!(told.ends_with(&not_text.words(Lang::Kk)), "{told}");
+    assert!(!told.contains("is not UTF-8"), "{told}");
     assert_eq!(names(&bench.store(), 1), owned(&want));
     bench.stop().await;
 }

@@ -16,7 +16,6 @@ use axum::{
 use tracing::info;
 
 use super::{
-    admin::import_pairings,
     gate::Caller,
     session::{console_language, see_other},
     *,
@@ -488,7 +487,7 @@ async fn read_upload(mut parts: Multipart, lang: Lang) -> Result<Upload, ApiErro
                         ),
                     ));
                 }
-                up.text = Some(pairings::decode(&bytes).map_err(|e| bad(e.to_string()))?);
+                up.text = Some(pairings::decode(&bytes).map_err(|e| bad(e.words(lang)))?);
             }
             _ => {}
         }
@@ -535,12 +534,14 @@ pub(super) async fn pairings_upload(
                 bad(lang.fill("refused.csv_or_trf", &[("name", &format!("{name:?}"))]))
             })?,
         };
-        let boards = import_pairings(&app, round, format, decoded.text)
+        // The file's faults in the console's words, with how it was read.
+        let rows = pairings::parse(&decoded.text, format, round)
+            .map_err(|e| bad(format!("{}{read_as}", e.words(lang))))?;
+        let boards = app
+            .decider
+            .import_pairings(round, rows)
             .await
-            .map_err(|ApiError(status, why)| match status {
-                StatusCode::BAD_REQUEST => ApiError(status, format!("{why}{read_as}")),
-                _ => ApiError(status, why),
-            })?;
+            .map_err(refused_in(lang))?;
         Ok(format!(
             "{}{read_as}",
             lang.fill(
