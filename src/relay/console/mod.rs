@@ -537,7 +537,7 @@ pub fn console_html(p: &HallPage<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::relay::{live::BoardLive, view::Seats};
+    use crate::relay::{alerts::EventFault, live::BoardLive, view::Seats};
 
     fn view(name: &str, number: u32, lost: bool) -> BoardView {
         let mut live = BoardLive::new(name, Some(number), &[]).snapshot();
@@ -564,22 +564,22 @@ mod tests {
     #[test]
     fn the_events_own_alerts_come_first_counted_and_signalled_as_alerts() {
         let views = [view("b1", 1, false)];
-        let fault = EventAlert {
-            id: "hall-B-silent".into(),
-            kind: "hall_silent".into(),
-            hall: "B".into(),
-            since_ms: 1,
-            detail: "hall B has not been heard since 10:00:00 UTC".into(),
-            advice: "check <the> PC".into(),
-        };
+        let fault = EventAlert::new(
+            EventFault::HallSilent {
+                hall: "B".into(),
+                since_ms: 36_000_000,
+                heard: true,
+            },
+            36_000_000,
+        );
         let html = hall_live_html(&views, std::slice::from_ref(&fault), false, Lang::En);
         assert!(
             html.contains(r#"data-open="1"><h2>Alerts (1)</h2>"#),
             "{html}"
         );
         assert!(html.contains(
-            r#"<li class="alert event-alert" data-alert="hall-B-silent" data-kind="hall_silent" data-board-title="Hall B"><strong>Hall B</strong>: <span class="detail" dir="auto">hall B has not been heard since 10:00:00 UTC</span>. <span class="advice">What to do: <span dir="auto">check &lt;the&gt; PC</span>.</span></li>"#
-        ));
+            r#"<li class="alert event-alert" data-alert="hall-B-silent" data-kind="hall_silent" data-board-title="Hall B"><strong>Hall B</strong>: <span class="detail" dir="auto">hall B has not been heard since 10:00:00 UTC: its PC, its boardscribe or its network to the NATS servers is down</span>. <span class="advice">What to do: <span dir="auto">check the hall&#39;s PC, `systemctl status boardscribe` there and its network; the hall keeps recording into its own database meanwhile, and its records arrive when it is back. Watch its boards from the hall&#39;s own console until then</span>.</span></li>"#
+        ), "{html}");
     }
 
     #[test]
