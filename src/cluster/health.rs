@@ -6,15 +6,16 @@
 //! (applied, or refused and why) and the boards it keeps without the number their hall gave
 //! them; [`HallWatch::alerts`] says, at `now`, what needs the arbiter: a hall not heard, a
 //! hall whose records cannot go on, a hall whose outbox grows, a hall that publishes but is not
-//! followed, a board number two halls use. Each alert says what to do. Pure: times are the
-//! caller's (wall-clock ms).
+//! followed, a board number two halls use. Each alert says what to do, typed
+//! ([`EventFault`]: each language words it). Pure: times are the caller's (wall-clock ms).
 
 use std::{collections::BTreeMap, time::Duration};
 
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    Millis, export::publish::utc_date_time, relay::alerts::EventAlert,
+    Millis,
+    relay::alerts::{EventAlert, EventFault, StallReason},
     store::replica::NumberRefused,
 };
 
@@ -143,55 +144,17 @@ impl HallWatch {
         }
         for (hall, &at) in &self.strangers {
             if now_ms.saturating_sub(at) < self.silent_after_ms {
-                out.push(EventAlert {
-                    id: format!("hall-{hall}-not-followed"),
-                    kind: "hall_not_followed".into(),
-                    hall: hall.clone(),
-                    since_ms: at,
-                    detail: format!(
-                        "hall {hall} publishes its records, but the event node does not follow \
-                         it: its boards are missing from the event"
-                    ),
-                    advice: format!(
-                        "add \"{hall}\" to [cluster] halls in the event node's configuration and \
-                         restart it (nothing is lost: the hall's stream keeps every record); or, \
-                         if the hall's name is a mistake, correct [cluster] hall on that PC"
-                    ),
-                });
+                let fault = EventFault::HallNotFollowed { hall: hall.clone() };
+                out.push(EventAlert::new(fault, at));
             }
         }
         for n in numbers {
-            let hall = n.board.split_once('/').map_or("", |(h, _)| h).to_owned();
-            let (detail, advice) = match &n.holder {
-                Some(holder) => (
-                    format!(
-                        "board {} has number {} in its hall, but board {holder} of the event \
-                         already has it: {} is shown and published without a number",
-                        n.board, n.number, n.board
-                    ),
-                    "number the boards across the event, each hall its own range: renumber \
-                     one of the two boards in its hall (its configuration, or its pairings)"
-                        .to_owned(),
-                ),
-                None => (
-                    format!(
-                        "board {} has number {} in its hall; another board of the event had \
-                         it, and it is free now, but {} is still shown without a number",
-                        n.board, n.number, n.board
-                    ),
-                    "renumber the board in its hall (its configuration, or its pairings): it \
-                     takes its number then"
-                        .to_owned(),
-                ),
+            let fault = EventFault::BoardNumberTaken {
+                board: n.board.clone(),
+                number: n.number,
+                holder: n.holder.clone(),
             };
-            out.push(EventAlert {
-                id: format!("board-{}-number", n.board),
-                kind: "board_number_taken".into(),
-                hall,
-                since_ms: 0,
-                detail,
-                advice,
-            });
+            out.push(EventAlert::new(fault, 0));
         }
         out
     }
@@ -200,30 +163,12 @@ impl HallWatch {
         let last_heard = seen.statuses.values().map(|h| h.at_ms).max();
         let unheard_since = last_heard.unwrap_or(self.started_ms);
         if now_ms.saturating_sub(unheard_since) >= self.silent_after_ms {
-            let detail = match last_heard {
-                Some(at) => format!(
-                    "hall {hall} has not been heard since {} UTC: its PC, its boardscribe or \
-                     its network to the NATS servers is down",
-                    time_of_day(at)
-                ),
-                None => format!(
-                    "hall {hall} has not been heard since the event node started ({} UTC): it \
-                     is not running, or cannot reach the NATS servers",
-                    time_of_day(self.started_ms)
-                ),
-            };
-            out.push(EventAlert {
-                id: format!("hall-{hall}-silent"),
-                kind: "hall_silent".into(),
+            let fault = EventFault::HallSilent {
                 hall: hall.to_owned(),
                 since_ms: unheard_since,
-                detail,
-                advice: "check the hall's PC, `systemctl status boardscribe` there and its \
-                         network; the hall keeps recording into its own database meanwhile, \
-                         and its records arrive when it is back. Watch its boards from the \
-                         hall's own console until then"
-                    .into(),
-            });
+                heard: last_heard.is_some(),
+            };
+            out.push(EventAlert::new(fault, unheard_since));
         }
         // Databases heard recently: more than one publishing as the hall is a fault.
         let recent: Vec<&Heard> = seen
@@ -231,49 +176,31 @@ impl HallWatch {
             .values()
             .filter(|h| now_ms.saturating_sub(h.at_ms) < self.silent_after_ms)
             .collect();
-        let mut stalled: Vec<(String, Millis)> = Vec::new();
+        let mut stalled: Vec<(StallReason, Millis)> = Vec::new();
         if recent.len() > 1 {
-            let origins: Vec<&str> = recent.iter().map(|h| h.status.origin.as_str()).collect();
+            let origins = recent.iter().map(|h| h.status.origin.clone()).collect();
             let since = recent.iter().map(|h| h.at_ms).min().unwrap_or(now_ms);
-            stalled.push((
-                format!(
-                    "{} databases publish as hall {hall} (origins {}): only one can",
-                    recent.len(),
-                    origins.join(", ")
-                ),
-                since,
-            ));
+            stalled.push((StallReason::Databases { origins }, since));
         }
         for h in &recent {
             if let (true, Some(why)) = (h.status.stalled, &h.status.failure) {
                 stalled.push((
-                    format!("the hall cannot publish: {why}"),
+                    StallReason::CannotPublish { why: why.clone() },
                     h.failing_since_ms.unwrap_or(h.at_ms),
                 ));
             }
         }
         if let Some((why, since)) = &seen.refused {
-            stalled.push((format!("the event node refuses its records: {why}"), *since));
+            stalled.push((StallReason::Refused { why: why.clone() }, *since));
         }
         if !stalled.is_empty() {
             let since = stalled.iter().map(|s| s.1).min().unwrap_or(now_ms);
-            let whys: Vec<String> = stalled.into_iter().map(|s| s.0).collect();
-            out.push(EventAlert {
-                id: format!("hall-{hall}-stalled"),
-                kind: "hall_stalled".into(),
+            let reasons = stalled.into_iter().map(|s| s.0).collect();
+            let fault = EventFault::HallStalled {
                 hall: hall.to_owned(),
-                since_ms: since,
-                detail: format!(
-                    "hall {hall}'s records stop reaching the event: {}",
-                    whys.join("; ")
-                ),
-                advice: "the hall keeps recording into its own database. Give each hall PC \
-                         its own name ([cluster] hall); a hall whose database was replaced \
-                         records under a new name, and its old database is published again \
-                         under a name of its own with `boardscribe cluster republish` (docs/operations.md, \
-                         \"A hall's PC replaced\")"
-                    .into(),
-            });
+                reasons,
+            };
+            out.push(EventAlert::new(fault, since));
             return;
         }
         for h in &recent {
@@ -285,33 +212,16 @@ impl HallWatch {
             if s.outbox_depth == 0 || waiting < OUTBOX_LATE_MS {
                 continue;
             }
-            out.push(EventAlert {
-                id: format!("hall-{hall}-outbox"),
-                kind: "hall_outbox_growing".into(),
+            let fault = EventFault::HallOutboxGrowing {
                 hall: hall.to_owned(),
-                since_ms: oldest,
-                detail: format!(
-                    "hall {hall} holds {} records the NATS servers have not taken, the oldest \
-                     from {} UTC ({} s ago){}",
-                    s.outbox_depth,
-                    time_of_day(oldest),
-                    waiting / 1000,
-                    s.failure
-                        .as_ref()
-                        .map_or(String::new(), |why| format!(": {why}"))
-                ),
-                advice: "the hall keeps recording and sends them once the servers take them: \
-                         check the NATS servers (disk space, the stream's limits, the hall's \
-                         permissions) and their log"
-                    .into(),
-            });
+                records: s.outbox_depth,
+                oldest_ms: oldest,
+                waiting_ms: waiting,
+                failure: s.failure.clone(),
+            };
+            out.push(EventAlert::new(fault, oldest));
         }
     }
-}
-
-/// `ms` (wall-clock ms since the Unix epoch) as `hh:mm:ss`, UTC.
-fn time_of_day(ms: Millis) -> String {
-    utc_date_time(ms).1
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Alerts: what needs the arbiter, one per irregularity with its life cycle, a board that is
-//! not heard, and the event's own ([`EventAlert`]: a hall's faults, made by the event node).
+//! not heard, and the event's own ([`EventAlert`]: a hall's faults, made by the event node,
+//! typed as an [`EventFault`] that each language words).
 //! Flow: [`game_alerts`] walks a stored game's events in order: an irregularity opens an alert,
 //! or counts as a repeat of the open alert of its kind; a resolution on the board resolves it,
 //! unless the Laws leave something to the arbiter (a penalty due, a decision to make: then only
@@ -11,6 +12,10 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
+
+mod event;
+
+pub use event::{EventAlert, EventFault, StallReason};
 
 use crate::{
     Millis,
@@ -94,26 +99,6 @@ impl Alert {
             None => self.penalty_due.clone(),
         }
     }
-}
-
-/// An alert about the event rather than a game: a hall the event node does not hear, a hall
-/// whose records cannot go on, a hall whose outbox grows, a board number two halls use (the
-/// event node's, [`crate::cluster::health`]). Open while it lasts; gone when it is over.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct EventAlert {
-    /// Unique while open: `hall-A-silent`, `board-B/B7-number`.
-    pub id: String,
-    /// `hall_silent`, `hall_stalled`, `hall_outbox_growing`, `hall_not_followed`,
-    /// `board_number_taken`.
-    pub kind: String,
-    /// The hall it is about.
-    pub hall: String,
-    /// Since when (wall-clock ms).
-    pub since_ms: Millis,
-    /// What is wrong, in words.
-    pub detail: String,
-    /// What to do about it.
-    pub advice: String,
 }
 
 /// Kinds the tracker never holds open: over once play goes on.

@@ -203,6 +203,31 @@ async fn each_fault_of_a_hall_is_an_alert_on_the_event_nodes_console_until_it_is
         );
     }
     assert!(console.contains("What to do:"), "{console}");
+    // In the console's language: Russian words, the command and the time as they are; the API
+    // keeps its English and gives the fault typed beside it.
+    let russian = http
+        .get(format!(
+            "http://127.0.0.1:{}/arbiter?fragment=1&lang=ru",
+            event.http
+        ))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for words in [
+        "зал B не выходит на связь с ",
+        "Что делать:",
+        "`systemctl status boardscribe` на нём",
+    ] {
+        assert!(russian.contains(words), "{words:?} not in:\n{russian}");
+    }
+    assert!(!russian.contains("has not been heard"), "{russian}");
+    assert_eq!(silent["fault"]["kind"], "hall_silent");
+    assert_eq!(silent["fault"]["hall"], "B");
+    assert_eq!(silent["fault"]["heard"], true);
     for path in ["/", "/api/boards", "/round.pgn"] {
         let public = http
             .get(format!("http://127.0.0.1:{}{path}", event.http))

@@ -335,8 +335,9 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str,
     out.push_str("</li>");
 }
 
-/// One of the event's own alerts: the hall, what is wrong and what to do (the console's script
-/// signals it as any other alert).
+/// One of the event's own alerts: the hall, what is wrong and what to do, in `lang` (its fault
+/// worded there; the commands, settings, reasons and times as they are), each isolated
+/// (`dir="auto"`); the console's script signals it as any other alert.
 fn event_alert_item(out: &mut String, a: &EventAlert, lang: Lang) {
     let hall = lang.fill("arbiter.hall", &[("hall", &a.hall)]);
     let _ = write!(
@@ -345,9 +346,9 @@ fn event_alert_item(out: &mut String, a: &EventAlert, lang: Lang) {
         id = escape(&a.id),
         kind = escape(&a.kind),
         hall = escape(&hall),
-        detail = escape(&a.detail),
+        detail = escape(&a.detail_in(lang)),
         what_to_do = escape(lang.text("arbiter.what_to_do")),
-        advice = escape(&a.advice),
+        advice = escape(&a.advice_in(lang)),
     );
 }
 
@@ -537,7 +538,7 @@ pub fn console_html(p: &HallPage<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::relay::{live::BoardLive, view::Seats};
+    use crate::relay::{alerts::EventFault, live::BoardLive, view::Seats};
 
     fn view(name: &str, number: u32, lost: bool) -> BoardView {
         let mut live = BoardLive::new(name, Some(number), &[]).snapshot();
@@ -564,22 +565,79 @@ mod tests {
     #[test]
     fn the_events_own_alerts_come_first_counted_and_signalled_as_alerts() {
         let views = [view("b1", 1, false)];
-        let fault = EventAlert {
-            id: "hall-B-silent".into(),
-            kind: "hall_silent".into(),
-            hall: "B".into(),
-            since_ms: 1,
-            detail: "hall B has not been heard since 10:00:00 UTC".into(),
-            advice: "check <the> PC".into(),
-        };
+        let fault = EventAlert::new(
+            EventFault::HallSilent {
+                hall: "B".into(),
+                since_ms: 36_000_000,
+                heard: true,
+            },
+            36_000_000,
+        );
         let html = hall_live_html(&views, std::slice::from_ref(&fault), false, Lang::En);
         assert!(
             html.contains(r#"data-open="1"><h2>Alerts (1)</h2>"#),
             "{html}"
         );
         assert!(html.contains(
-            r#"<li class="alert event-alert" data-alert="hall-B-silent" data-kind="hall_silent" data-board-title="Hall B"><strong>Hall B</strong>: <span class="detail" dir="auto">hall B has not been heard since 10:00:00 UTC</span>. <span class="advice">What to do: <span dir="auto">check &lt;the&gt; PC</span>.</span></li>"#
-        ));
+            r#"<li class="alert event-alert" data-alert="hall-B-silent" data-kind="hall_silent" data-board-title="Hall B"><strong>Hall B</strong>: <span class="detail" dir="auto">hall B has not been heard since 10:00:00 UTC: its PC, its boardscribe or its network to the NATS servers is down</span>. <span class="advice">What to do: <span dir="auto">check the hall&#39;s PC, `systemctl status boardscribe` there and its network; the hall keeps recording into its own database meanwhile, and its records arrive when it is back. Watch its boards from the hall&#39;s own console until then</span>.</span></li>"#
+        ), "{html}");
+    }
+
+    /// The event's alerts speak the console's language: Russian and Persian words, the hall's
+    /// name in the table's words, the time, the command and the hall's reason as they are.
+    #[test]
+    fn the_events_own_alerts_speak_the_consoles_language() {
+        let views = [view("b1", 1, false)];
+        let alerts = [
+            EventAlert::new(
+                EventFault::HallSilent {
+                    hall: "B".into(),
+                    since_ms: 36_000_000,
+                    heard: true,
+                },
+                36_000_000,
+            ),
+            EventAlert::new(
+                EventFault::HallOutboxGrowing {
+                    hall: "D".into(),
+                    records: 40,
+                    oldest_ms: 36_000_000,
+                    waiting_ms: 12_000,
+                    failure: Some("maximum messages exceeded <limit>".into()),
+                },
+                36_000_000,
+            ),
+        ];
+        let ru = hall_live_html(&views, &alerts, false, Lang::Ru);
+        assert!(ru.contains(
+            r#"data-board-title="Зал B"><strong>Зал B</strong>: <span class="detail" dir="auto">зал B не выходит на связь с 10:00:00 UTC: не работает его компьютер, boardscribe на нём или сеть до серверов NATS</span>. <span class="advice">Что делать: <span dir="auto">проверьте компьютер зала, `systemctl status boardscribe` на нём и его сеть;"#
+        ), "{ru}");
+        assert!(
+            ru.contains("в зале D ждут записи, не принятые серверами NATS (записей: 40); самая старая — от 10:00:00 UTC (12 с назад): maximum messages exceeded &lt;limit&gt;</span>"),
+            "{ru}"
+        );
+        let fa = hall_live_html(&views, &alerts, false, Lang::Fa);
+        assert!(fa.contains(
+            r#"<strong>سالن B</strong>: <span class="detail" dir="auto">سالن B از ساعت 10:00:00 UTC پیامی نفرستاده است:"#
+        ), "{fa}");
+        assert!(
+            fa.contains(r#"<span class="advice">چه باید کرد: <span dir="auto">رایانه سالن، `systemctl status boardscribe` روی آن"#),
+            "{fa}"
+        );
+        assert!(
+            fa.contains("(12 ثانیه پیش): maximum messages exceeded &lt;limit&gt;"),
+            "{fa}"
+        );
+        for html in [&ru, &fa] {
+            for english in [
+                "has not been heard",
+                "What to do",
+                "keeps recording",
+                "records the NATS",
+            ] {
+                assert!(!html.contains(english), "{english:?} left in {html}");
+            }
+        }
     }
 
     #[test]
