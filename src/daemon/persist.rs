@@ -14,6 +14,7 @@ use crate::{
     decider::desk::{Applied, RecordChange},
     device::serial::now_ms,
     metrics::Metrics,
+    phrase::Phrase,
     pipeline::Board,
     recorder::Recorder,
     store::{ClosedGame, Write},
@@ -204,11 +205,8 @@ pub(super) async fn take_change<B: Board>(
         }
         return;
     }
-    let how = format!(
-        "the arbiter set the record to {} plies; tracking goes on from it",
-        moves.len()
-    );
-    if recorder.pipeline.rebase(now_ms(), &moves, &how) {
+    let how = Phrase::new("resolved.record_set").number("plies", moves.len() as u64);
+    if recorder.pipeline.rebase(now_ms(), &moves, how.clone()) {
         info!(game = game.0, plies = moves.len(), "{how}");
         if let Some(hub) = &ctx.hub {
             hub.record_changed(&board.name, &moves);

@@ -179,7 +179,9 @@ pub fn game_alerts(game: &GameRecord) -> Vec<Alert> {
                     open_ids[i].push(id);
                 }
             }
-            Recorded::Resolved { id: Some(id), how } => {
+            Recorded::Resolved {
+                id: Some(id), how, ..
+            } => {
                 let Some(i) = alerts.iter().position(|a| a.irregularities.contains(id)) else {
                     continue;
                 };

@@ -560,6 +560,7 @@ mod tests {
             id: 1,
             ply: 1,
             how: "position restored".into(),
+            how_phrase: None,
         });
         assert!(b.snapshot().irregularities.is_empty());
         b.apply(&TrackerEvent::GameEnded {

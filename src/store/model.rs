@@ -35,6 +35,8 @@ pub enum Recorded {
     Resolved {
         id: Option<u32>,
         how: Option<String>,
+        /// How, as a phrase, for the other languages.
+        how_phrase: Option<Phrase>,
     },
     /// A flag fell (the result the Laws give, proposed to the arbiter).
     FlagFall(FlagFall),
@@ -134,6 +136,8 @@ pub struct FlagFall {
 struct ResolvedDetail {
     id: Option<u32>,
     how: Option<String>,
+    #[serde(default, deserialize_with = "phrase_or_none")]
+    how_phrase: Option<Phrase>,
 }
 
 #[derive(Deserialize)]
@@ -164,6 +168,7 @@ impl Recorded {
                 "resolved" => typed(detail).map(|d: ResolvedDetail| Recorded::Resolved {
                     id: d.id,
                     how: d.how,
+                    how_phrase: d.how_phrase,
                 }),
                 "flag_fall" => typed(detail).map(Recorded::FlagFall),
                 "claimable" => typed(detail).map(|d: ClaimDetail| Recorded::Claimable {
@@ -347,7 +352,9 @@ impl GameRecord {
 
 fn resolution(events: &[EventRecord], id: u32) -> Option<Resolution> {
     events.iter().find_map(|r| match &r.what {
-        Recorded::Resolved { id: Some(i), how } if *i == id => Some(Resolution {
+        Recorded::Resolved {
+            id: Some(i), how, ..
+        } if *i == id => Some(Resolution {
             at_ms: r.at_ms,
             how: how.clone(),
         }),

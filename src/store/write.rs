@@ -467,7 +467,12 @@ pub(super) fn event_row(event: &TrackerEvent) -> Result<(Millis, Option<u32>, St
             id,
             ply,
             how,
-        } => (*at_ms, *ply, json!({ "id": id, "how": how })),
+            how_phrase,
+        } => {
+            let mut v = json!({ "id": id, "how": how });
+            with_phrases(&mut v, [("how_phrase", how_phrase)]);
+            (*at_ms, *ply, v)
+        }
         TrackerEvent::FlagFall {
             at_ms,
             after_ply,

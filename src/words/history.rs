@@ -288,10 +288,14 @@ impl Words {
                     ],
                 ),
             },
-            Recorded::Resolved { id, how } => {
+            Recorded::Resolved {
+                id,
+                how,
+                how_phrase,
+            } => {
                 let id = id.map_or_else(|| "?".to_owned(), |i| i.to_string());
-                match how {
-                    Some(how) => lang.fill("history.resolved_how", &[("id", &id), ("how", how)]),
+                match worded(how_phrase, how, &lang.said(self.kind)) {
+                    Some(how) => lang.fill("history.resolved_how", &[("id", &id), ("how", &how)]),
                     None => lang.fill("history.resolved", &[("id", &id)]),
                 }
             }

@@ -152,7 +152,11 @@ fn arbiter_resumes(
         return recorded;
     }
     let moves = store.game(game.id).unwrap().unwrap().moves;
-    assert!(pipeline.rebase(at, &moves, "the arbiter resumed the game"));
+    assert!(pipeline.rebase(
+        at,
+        &moves,
+        boardscribe::phrase::Phrase::new("resolved.record_set")
+    ));
     write(store, pipeline);
     moves.len()
 }

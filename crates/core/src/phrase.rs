@@ -376,6 +376,29 @@ pub const ENGLISH: &[(&str, &str)] = &[
     ("piece.white_pawn", "white pawn"),
     ("piece.white_queen", "white queen"),
     ("piece.white_rook", "white rook"),
+    ("resolved.board_fits", "the board fits the game again"),
+    (
+        "resolved.illegal_move_pressed",
+        "completed by a clock press: an illegal move",
+    ),
+    (
+        "resolved.moves_found",
+        "the moves missed were found: the board fits the game",
+    ),
+    ("resolved.play_went_on", "position restored; play went on"),
+    ("resolved.position_restored", "position restored"),
+    (
+        "resolved.read_back",
+        "{how}; plies {first} to {last} were read back from the board's memory",
+    ),
+    (
+        "resolved.read_back_one",
+        "{how}; ply {ply} was read back from the board's memory",
+    ),
+    (
+        "resolved.record_set",
+        "the arbiter set the record to {plies} plies; tracking goes on from it",
+    ),
     ("separator", ", "),
     ("then", "{first}; {next}"),
     ("togyz.change", "{place}: {was} → {now}"),

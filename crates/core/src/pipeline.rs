@@ -21,6 +21,7 @@ use crate::{
     arbiter::{Judge, JudgeNotice, LawsSetup, Referee, TogyzReferee},
     game::{GameKind, chess::ChessGame, togyz::TogyzGame},
     memory::{self, Continuation, MemoryError, Recording},
+    phrase::Phrase,
     protocol::{
         Direction, FrameReader, Wire,
         dgt::{self, BwTime, Mode},
@@ -411,7 +412,7 @@ impl<B: Board> Pipeline<B> {
     /// a move): `moves` are its live moves as the store now holds them. The tracker and the
     /// judge go on from them as after a gap (the board's memory is not read: the arbiter's
     /// record stands). Returns whether the tracker took them.
-    pub fn rebase(&mut self, at: Millis, moves: &[RecordedMove], how: &str) -> bool {
+    pub fn rebase(&mut self, at: Millis, moves: &[RecordedMove], how: Phrase) -> bool {
         if !self.tracker.rebase(at, moves, how, &mut self.observed) {
             return false;
         }

@@ -168,7 +168,9 @@ pub enum TrackerEvent {
         id: u32,
         /// The ply play goes on before.
         ply: u32,
+        /// How, in English (`how_phrase` the same for the other languages).
         how: String,
+        how_phrase: Option<Phrase>,
     },
     /// A clock showed a player's flag (Article 6.9): the result the Laws give, proposed to the
     /// arbiter (a game end follows only when the daemon counts as an observer, 6.8).

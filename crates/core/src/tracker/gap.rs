@@ -159,7 +159,7 @@ impl<G: GameKind> Tracker<G> {
         &mut self,
         at: Millis,
         moves: &[RecordedMove],
-        how: &str,
+        how: Phrase,
         out: &mut Vec<TrackerEvent>,
     ) -> bool {
         let Some(g) = self.game.as_ref() else {
@@ -494,11 +494,7 @@ impl<G: GameKind> Tracker<G> {
         }
         // When the moves were made is not known: they carry no clock.
         self.record_upto(at, None, false, usize::MAX, out);
-        self.resolve_open(
-            at,
-            "the moves missed were found: the board fits the game",
-            out,
-        );
+        self.resolve_open(at, Phrase::new("resolved.moves_found"), out);
     }
 
     /// After a gap, whether a clock reading (a press by `presser`, or the first reading) shows

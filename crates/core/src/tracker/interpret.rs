@@ -3,6 +3,7 @@
 //! transitional board changes nothing. Also who pressed a clock, and where games begin.
 
 use super::*;
+use crate::phrase::Phrase;
 
 pub(super) fn find<M: Clone>(list: &[(u64, M)], key: u64) -> Option<M> {
     list.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone())
@@ -90,7 +91,7 @@ impl<G: GameKind> Tracker<G> {
             if let Some(g) = self.game.as_mut() {
                 g.lost = None;
             }
-            self.resolve_open(at, "position restored", out);
+            self.resolve_open(at, Phrase::new("resolved.position_restored"), out);
             return;
         }
         // The full reading is built only when a key matches (or nothing does).
@@ -105,7 +106,7 @@ impl<G: GameKind> Tracker<G> {
         {
             g.push(mv, node, at);
             g.lost = None;
-            self.resolve_open(at, "position restored; play went on", out);
+            self.resolve_open(at, Phrase::new("resolved.play_went_on"), out);
             return;
         }
         // Before the first move, a start position that reads the same both ways round (a pit
@@ -124,7 +125,7 @@ impl<G: GameKind> Tracker<G> {
                     orientation: flipped,
                 });
                 g.push(mv, node, at);
-                self.resolve_open(at, "position restored; play went on", out);
+                self.resolve_open(at, Phrase::new("resolved.play_went_on"), out);
                 return;
             }
         }
@@ -153,13 +154,13 @@ impl<G: GameKind> Tracker<G> {
         if let Some(tip) = g.record_tip() {
             if tip.key == key && tip.reading() == reading() {
                 g.back_to_record(at);
-                self.resolve_open(at, "the board fits the game again", out);
+                self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
                 return;
             }
             if let Some((mv, node)) = tip.move_to(key, reading) {
                 g.back_to_record(at);
                 g.push(mv, node, at);
-                self.resolve_open(at, "the board fits the game again", out);
+                self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
                 return;
             }
         }
@@ -179,7 +180,7 @@ impl<G: GameKind> Tracker<G> {
         {
             g.truncate(back, at);
             g.push(mv, node, at);
-            self.resolve_open(at, "the board fits the game again", out);
+            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }
         // An earlier position: a takeback (the most recent identical position wins).
@@ -187,7 +188,7 @@ impl<G: GameKind> Tracker<G> {
             && g.belief_node(p).reading() == reading()
         {
             g.truncate(p, at);
-            self.resolve_open(at, "the board fits the game again", out);
+            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }
         // A different move a few plies back: what was believed was a misreading (a hand
@@ -209,7 +210,7 @@ impl<G: GameKind> Tracker<G> {
                 }
                 g.truncate(back, at);
                 g.push(mv, node, at);
-                self.resolve_open(at, "the board fits the game again", out);
+                self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
                 return;
             }
         }
@@ -222,7 +223,7 @@ impl<G: GameKind> Tracker<G> {
             for (mv, node) in path {
                 g.push(mv, node, at);
             }
-            self.resolve_open(at, "the board fits the game again", out);
+            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }
         g.failed_search_key = Some(key);

@@ -55,26 +55,28 @@ impl<G: GameKind> Tracker<G> {
     }
 
     /// Every irregularity still open is over: the board fits the game again.
-    pub(super) fn resolve_open(&mut self, at: Millis, how: &str, out: &mut Vec<TrackerEvent>) {
+    pub(super) fn resolve_open(&mut self, at: Millis, how: Phrase, out: &mut Vec<TrackerEvent>) {
         let Some(g) = self.game.as_mut() else {
             return;
         };
         let ply = g.belief_plies() as u32 + 1;
         let how = match g.read_back.take() {
-            Some((first, last)) if first == last => {
-                format!("{how}; ply {first} was read back from the board's memory")
-            }
-            Some((first, last)) => {
-                format!("{how}; plies {first} to {last} were read back from the board's memory")
-            }
-            None => how.to_string(),
+            Some((first, last)) if first == last => Phrase::new("resolved.read_back_one")
+                .phrase("how", how)
+                .number("ply", first as u64),
+            Some((first, last)) => Phrase::new("resolved.read_back")
+                .phrase("how", how)
+                .number("first", first as u64)
+                .number("last", last as u64),
+            None => how,
         };
         for (id, _) in g.open.drain(..) {
             out.push(TrackerEvent::Resolved {
                 at_ms: at,
                 id,
                 ply,
-                how: how.clone(),
+                how: how.to_string(),
+                how_phrase: Some(how.clone()),
             });
         }
     }
@@ -344,12 +346,14 @@ impl<G: GameKind> Tracker<G> {
             Departure::InProgress | Departure::Missing { .. } => {}
             Departure::IllegalMove { detail } => {
                 let ply = g.belief_plies() as u32 + 1;
+                let pressed = Phrase::new("resolved.illegal_move_pressed");
                 for (id, _) in g.open.drain(..) {
                     out.push(TrackerEvent::Resolved {
                         at_ms: at,
                         id,
                         ply,
-                        how: "completed by a clock press: an illegal move".to_string(),
+                        how: pressed.to_string(),
+                        how_phrase: Some(pressed.clone()),
                     });
                 }
                 report(

@@ -1211,7 +1211,7 @@ fn the_clock_is_not_held_against_a_record_the_arbiter_set_with_the_clocks_stoppe
     assert!(t.tracker.rebase(
         t.t,
         &record,
-        "the arbiter confirmed the record",
+        crate::phrase::Phrase::new("resolved.record_set"),
         &mut t.events
     ));
     // The clocks go again, two minutes added to Black's, and 6. h3 is played and pressed.
@@ -1356,10 +1356,12 @@ fn after_the_arbiters_decision_play_faster_than_the_settle_time_is_followed_by_i
         .set(300, "b8", 0);
     let record = t.recorded();
     assert_eq!(record.len(), 2);
-    assert!(
-        t.tracker
-            .rebase(t.t, &record, "the arbiter resumed the game", &mut t.events)
-    );
+    assert!(t.tracker.rebase(
+        t.t,
+        &record,
+        crate::phrase::Phrase::new("resolved.record_set"),
+        &mut t.events
+    ));
     // Blitz: every move pressed at once, and the next hand on its way before any board has
     // stood for the settle time; the board is three, then four plies past the record.
     let presses = [
@@ -1403,10 +1405,12 @@ fn after_the_arbiters_decision_the_presses_heard_tell_runs_of_other_lengths_apar
         .set(300, "e5", piece::BPAWN)
         .set(300, "g1", 0);
     let record = t.recorded();
-    assert!(
-        t.tracker
-            .rebase(t.t, &record, "the arbiter resumed the game", &mut t.events)
-    );
+    assert!(t.tracker.rebase(
+        t.t,
+        &record,
+        crate::phrase::Phrase::new("resolved.record_set"),
+        &mut t.events
+    ));
     right -= 2_000;
     t.t += 50;
     t.tracker
@@ -1432,10 +1436,12 @@ fn after_the_arbiters_decision_the_thread_lost_text_says_how_deep_the_presses_le
     // take it (its pawn is still on a2).
     t.set(300, "e7", 0).set(300, "e5", piece::BPAWN);
     let record = t.recorded();
-    assert!(
-        t.tracker
-            .rebase(t.t, &record, "the arbiter resumed the game", &mut t.events)
-    );
+    assert!(t.tracker.rebase(
+        t.t,
+        &record,
+        crate::phrase::Phrase::new("resolved.record_set"),
+        &mut t.events
+    ));
     right -= 2_000;
     t.t += 50;
     t.tracker
