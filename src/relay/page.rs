@@ -66,7 +66,7 @@ pub(crate) fn board_title_in(b: &BoardSnapshot, lang: Lang) -> String {
 }
 
 /// A board by its number in `lang` (`Доска 12`), else by its name: a snapshot's or a game's.
-pub(crate) fn board_name_in(number: Option<u32>, name: &str, lang: Lang) -> String {
+pub fn board_name_in(number: Option<u32>, name: &str, lang: Lang) -> String {
     match number {
         Some(n) => lang.fill("page.board", &[("n", &n.to_string())]),
         None => name.to_owned(),

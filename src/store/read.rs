@@ -199,6 +199,16 @@ impl Store {
             .collect()
     }
 
+    /// The boards (number, name) whose game of `round` is still in play: not ended, no result.
+    pub fn round_in_play(&self, round: u32) -> Result<Vec<(Option<u32>, String)>, StoreError> {
+        Ok(self
+            .round_headers(round)?
+            .into_iter()
+            .filter(|g| g.ended_at_ms.is_none() && g.result == "*")
+            .map(|g| (g.board_no, g.board_name))
+            .collect())
+    }
+
     /// The headers of the games of `round`, in [`Store::round_games`]'s order, without their
     /// moves and events.
     pub(super) fn round_headers(&self, round: u32) -> Result<Vec<GameRecord>, StoreError> {

@@ -710,7 +710,12 @@ fn art_9_6_1_fivefold_repetition_ends_a_real_game_from_2014_not_in_2009() {
     assert_eq!(noted[0].ply, Some(fifth as u32 + 1));
     assert_eq!(
         noted[0].detail["claim"],
-        "fivefold_repetition: the arbiter declares the draw"
+        "fivefold repetition: the arbiter declares the draw"
+    );
+    // The same as a phrase, for the other languages.
+    assert_eq!(
+        noted[0].detail["claim_phrase"]["key"],
+        "claim.declared.fivefold_repetition"
     );
     assert_ne!(r.game().termination.as_deref(), Some("fivefold_repetition"));
 }

@@ -16,7 +16,7 @@ use boardscribe::{
         ScriptedIrregularity,
     },
     lang::Lang,
-    relay::Token,
+    relay::{Token, page::board_name_in},
     store::{Action, GameRecord, Ruling},
 };
 use relay_common::{Bench, corpus_game};
@@ -88,6 +88,21 @@ impl Console {
             .unwrap();
         assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{path}");
         self.told(&resp).await
+    }
+
+    /// Posts a form as the browser does, following nothing: the status and the body.
+    pub(crate) async fn post_raw(&self, path: &str, form: &[(&str, &str)]) -> (StatusCode, String) {
+        let resp = self
+            .client
+            .post(format!("{}{path}", self.url))
+            .header(header::COOKIE, &self.cookie)
+            .header(header::ORIGIN, &self.origin)
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status();
+        (status, resp.text().await.unwrap())
     }
 
     /// The console's pairings form, as the browser posts it: `round`, `format` and the file's
@@ -457,11 +472,8 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         .unwrap();
     assert!(round.contains(&san), "{round}");
 
-    // Round 2, started from the console; its pairings uploaded as a file.
-    let back = console
-        .post("arbiter/rounds/start", &[("round", "2")])
-        .await;
-    assert!(back.contains("round 2 started"), "{back}");
+    // Round 2's pairings uploaded as a file, before it starts: the console still proposes
+    // round 2, not 3.
     let csv = "board,white,black,white_elo,black_elo\n1,\"Abenov, Arman\",\"Li, Wei\",2610,2555\n2,\"Kim, Ana\",\"Ortiz, Luis\",2400,2380\n";
     let back = console
         .upload_pairings(2, "round2.csv", csv.as_bytes())
@@ -470,6 +482,53 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         back.contains("round 2: 2 boards paired from round2.csv"),
         "{back}"
     );
+    let hall = console.get("arbiter").await;
+    assert!(
+        hall.contains(r#"<input type="number" name="round" min="1" value="2" required></label><button type="submit">Start round"#),
+        "{hall}"
+    );
+    // Round 3 would skip round 2: the console names it and starts nothing until confirmed.
+    let (status, page) = console
+        .post_raw("arbiter/rounds/start", &[("round", "3")])
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(
+        page.contains(&Lang::En.fill("arbiter.confirm_round_skips", &[("rounds", "2")])),
+        "{page}"
+    );
+    assert!(page.contains(r#"name="confirm" value="1""#), "{page}");
+    assert_eq!(bench.store().round_info().unwrap().unwrap().round, 1);
+    // Round 2 over games of round 1 still in play: each board named, then started once
+    // confirmed.
+    let in_play: Vec<String> = bench
+        .store()
+        .round_in_play(1)
+        .unwrap()
+        .iter()
+        .map(|(number, name)| board_name_in(*number, name, Lang::En))
+        .collect();
+    let (status, page) = console
+        .post_raw("arbiter/rounds/start", &[("round", "2")])
+        .await;
+    if in_play.is_empty() {
+        assert_eq!(
+            status,
+            StatusCode::SEE_OTHER,
+            "nothing left: started at once"
+        );
+    } else {
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let named = Lang::En.fill(
+            "arbiter.confirm_round_in_play",
+            &[("current", "1"), ("boards", &in_play.join(", "))],
+        );
+        assert!(page.contains(&named), "{named} in {page}");
+        assert_eq!(bench.store().round_info().unwrap().unwrap().round, 1);
+        let back = console
+            .post("arbiter/rounds/start", &[("round", "2"), ("confirm", "1")])
+            .await;
+        assert!(back.contains("round 2 started"), "{back}");
+    }
     let store = bench.store();
     assert_eq!(store.round_info().unwrap().unwrap().round, 2);
     let paired = store.pairings(2).unwrap();

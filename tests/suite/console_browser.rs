@@ -22,6 +22,7 @@ use boardscribe::{
     lang::Lang,
     pairings::Pairing,
     relay::Token,
+    relay::page::board_name_in,
     store::{Action, GameId, GameRecord, Ruling, Store},
 };
 use browser::{Browser, Viewport, until};
@@ -600,10 +601,36 @@ async fn the_console_in_chromium_logs_in_rules_an_alert_sets_a_result_corrects_a
     assert_eq!(paired.len(), 2);
     assert_eq!(paired[0].white, "Abenov, Arman");
     assert_eq!(paired[1].black, "Ortiz, Luis");
+    // The console proposes round 2 (round 2's pairings do not move it on to 3).
+    assert_eq!(
+        browser
+            .eval("return document.querySelector('form.round-start input[name=round]').value")
+            .await,
+        "2"
+    );
     browser
         .type_into("form.round-start input[name=round]", "2")
         .await;
-    let back = flash_after(&browser, "form.round-start button[type=submit]", "/arbiter").await;
+    // Games of round 1 still in play: the console names their boards and starts round 2
+    // once confirmed.
+    let in_play = bench.store().round_in_play(1).unwrap();
+    let back = if in_play.is_empty() {
+        flash_after(&browser, "form.round-start button[type=submit]", "/arbiter").await
+    } else {
+        browser
+            .submit(
+                "form.round-start button[type=submit]",
+                "/arbiter/rounds/start",
+            )
+            .await;
+        let named = browser.text("section.confirm-round").await;
+        for (number, name) in &in_play {
+            let board = board_name_in(*number, name, Lang::En);
+            assert!(named.contains(&board), "{board} in {named}");
+        }
+        browser.screenshot("round-confirm").await;
+        flash_after(&browser, "form.confirm button[type=submit]", "/arbiter").await
+    };
     assert!(back.contains("round 2 started"), "{back}");
     assert_eq!(browser.text("span.current-round").await, "2");
     let round_text = browser.text("section.round").await;

@@ -12,6 +12,7 @@
 //! without script the page reloads itself. No external assets, no inline script.
 
 pub mod board;
+pub mod round_start;
 pub mod rulings;
 
 use std::fmt::Write as _;

@@ -25,7 +25,11 @@ use crate::{
     game::Kind,
     lang::{Lang, record::ruling_text},
     relay::{
-        console::{Flash, rulings, url_encode},
+        console::{
+            Flash,
+            round_start::{self, Standing},
+            rulings, url_encode,
+        },
         page::board_name_in,
     },
     words::moveno::MoveNo,
@@ -406,6 +410,38 @@ pub(super) async fn add_note(
 #[derive(Deserialize)]
 pub(super) struct RoundForm {
     round: u32,
+    /// The arbiter confirmed what starting the round leaves behind.
+    confirm: Option<String>,
+}
+
+/// Where the event stands for starting a round: its current round, and the boards (in
+/// `lang`'s words) whose game of it is still in play.
+async fn standing(app: &App, lang: Lang) -> Result<Standing, ApiError> {
+    let (current, in_play) = app
+        .db
+        .read(|r, db| {
+            r.refresh(db)?;
+            let store = r.store()?;
+            let current = store
+                .rounds()?
+                .iter()
+                .find(|r| r.current)
+                .map(|r| r.number)
+                .or(store.round_info()?.map(|i| i.round));
+            let in_play = match current {
+                Some(n) => store.round_in_play(n)?,
+                None => Vec::new(),
+            };
+            Ok((current, in_play))
+        })
+        .await?;
+    Ok(Standing {
+        current,
+        in_play: in_play
+            .iter()
+            .map(|(number, name)| board_name_in(*number, name, lang))
+            .collect(),
+    })
 }
 
 /// `POST /arbiter/rounds/start`: round N becomes the current one.
@@ -420,8 +456,24 @@ pub(super) async fn round_start(
         Ok(a) => a,
         Err(refused) => return refused.into_response(),
     };
+    let f = match form {
+        Ok(Form(f)) => f,
+        Err(e) => return back_with(&app, "/arbiter", Err(unreadable(e, lang))),
+    };
+    // A round skipped, gone back to, or started over games still in play: named, and started
+    // only once the arbiter confirms.
+    if f.confirm.is_none() {
+        match standing(&app, lang).await {
+            Ok(now) => {
+                let left = round_start::hazards(&now, f.round);
+                if !left.is_empty() {
+                    return Html(round_start::confirm_html(f.round, &left, lang)).into_response();
+                }
+            }
+            Err(e) => return back_with(&app, "/arbiter", Err(e)),
+        }
+    }
     let outcome = async {
-        let Form(f) = form.map_err(|e| unreadable(e, lang))?;
         let previous = app
             .decider
             .start_round(f.round, author)

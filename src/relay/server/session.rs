@@ -229,7 +229,6 @@ async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
     let zone = history::local_zone();
     let current = rounds.iter().find(|r| r.current);
     let number = current.map(|r| r.number).or(info.map(|i| i.round));
-    let highest = rounds.iter().map(|r| r.number).max().max(number);
     Ok(RoundLine {
         current: number,
         started: current.map(|r| {
@@ -238,7 +237,9 @@ async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
                 r.started_by.clone(),
             )
         }),
-        next: highest.map_or(1, |n| n.saturating_add(1)),
+        // The round after the current one, never one beyond it (a round's pairings imported
+        // before it starts do not move the proposal on).
+        next: number.map_or(1, |n| n.saturating_add(1)),
     })
 }
 
