@@ -268,18 +268,8 @@ impl PairingsError {
                 field,
                 code: c,
                 at,
-            } => (
-                Some(line),
-                lang.fill(
-                    "pairing.control_character",
-                    &[
-                        ("field", field),
-                        ("code", &code(c)),
-                        ("at", &at.to_string()),
-                    ],
-                ),
-            ),
-            E::NotPrintable {
+            }
+            | E::NotPrintable {
                 line,
                 field,
                 code: c,
@@ -287,7 +277,11 @@ impl PairingsError {
             } => (
                 Some(line),
                 lang.fill(
-                    "pairing.not_printable",
+                    if matches!(self, E::ControlCharacter { .. }) {
+                        "pairing.control_character"
+                    } else {
+                        "pairing.not_printable"
+                    },
                     &[
                         ("field", field),
                         ("code", &code(c)),

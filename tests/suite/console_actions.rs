@@ -413,17 +413,13 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
     let number = ply.div_ceil(2).to_string();
     let side = if ply % 2 == 1 { "white" } else { "black" };
     let id2 = game2.id.0.to_string();
-    let refused = console
-        .post(
-            "arbiter/boards/2/correct",
-            &[
-                ("game", &id2),
-                ("move", &number),
-                ("side", side),
-                ("san", "Kz9"),
-            ],
-        )
-        .await;
+    let not_a_move = [
+        ("game", id2.as_str()),
+        ("move", number.as_str()),
+        ("side", side),
+        ("san", "Kz9"),
+    ];
+    let refused = console.post("arbiter/boards/2/correct", &not_a_move).await;
     assert!(refused.starts_with("/arbiter/boards/2?err="), "{refused}");
     assert!(
         refused.ends_with(&Lang::En.fill("refused.invalid_move", &[("text", "Kz9")])),
@@ -432,17 +428,7 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
     // The same refusal in the console's language, once the arbiter chose Russian; then back
     // to English.
     console.get("arbiter?lang=ru").await;
-    let refused = console
-        .post(
-            "arbiter/boards/2/correct",
-            &[
-                ("game", &id2),
-                ("move", &number),
-                ("side", side),
-                ("san", "Kz9"),
-            ],
-        )
-        .await;
+    let refused = console.post("arbiter/boards/2/correct", &not_a_move).await;
     assert!(
         refused.ends_with(&Lang::Ru.fill("refused.invalid_move", &[("text", "Kz9")])),
         "{refused}"

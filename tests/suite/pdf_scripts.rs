@@ -21,7 +21,7 @@ use boardscribe::{
     lang::Lang,
     pairings::{self, PairingsFormat},
     replay::replay_reader_with,
-    store::{GameRecord, RoundInfo, Store},
+    store::{GameId, GameRecord, RoundInfo, Store},
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
@@ -601,6 +601,20 @@ fn names_in_every_script_and_every_label_read_back_from_the_pdf() {
     }
 }
 
+/// Game `game`'s PDF sheet in `lang`, written to `pdf` by the CLI.
+fn export_sheet(db: &Path, game: GameId, lang: Lang, pdf: &Path) {
+    let status = Command::new(BIN)
+        .args(["export", "--format", "pdf", "--lang", lang.code(), "--game"])
+        .arg(game.0.to_string())
+        .arg("--out")
+        .arg(pdf)
+        .arg("--db")
+        .arg(db)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{lang}");
+}
+
 #[test]
 fn a_sheet_in_each_language_prints_its_labels_and_every_name() {
     let dir = tempfile::tempdir().unwrap();
@@ -613,16 +627,7 @@ fn a_sheet_in_each_language_prints_its_labels_and_every_name() {
         .expect("a board with a Persian name");
     for lang in Lang::ALL {
         let pdf = artifacts().join(format!("sheet-{lang}.pdf"));
-        let status = Command::new(BIN)
-            .args(["export", "--format", "pdf", "--lang", lang.code(), "--game"])
-            .arg(g.id.0.to_string())
-            .arg("--out")
-            .arg(&pdf)
-            .arg("--db")
-            .arg(&db)
-            .status()
-            .unwrap();
-        assert!(status.success(), "{lang}");
+        export_sheet(&db, g.id, lang, &pdf);
         let text = pdftotext(&pdf, None);
         for label in labels(g, lang) {
             assert!(text.contains(&label), "{lang}: {label:?} in {text}");
@@ -888,16 +893,7 @@ fn the_irregularities_and_their_penalties_read_in_the_sheets_language() {
     assert!(shown.len() >= 2, "{shown:?}");
     for lang in Lang::ALL {
         let pdf = artifacts().join(format!("remarks-{lang}.pdf"));
-        let status = Command::new(BIN)
-            .args(["export", "--format", "pdf", "--lang", lang.code(), "--game"])
-            .arg(g.id.0.to_string())
-            .arg("--out")
-            .arg(&pdf)
-            .arg("--db")
-            .arg(&db)
-            .status()
-            .unwrap();
-        assert!(status.success(), "{lang}");
+        export_sheet(&db, g.id, lang, &pdf);
         let text = pdftotext(&pdf, None);
         let on_sheet = word_set(&text);
         // A change of a square reads the way the line runs: Persian's arrow points left.
