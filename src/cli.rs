@@ -261,9 +261,9 @@ pub enum RoundCommand {
         round: u32,
         #[arg(long)]
         db: PathBuf,
-        /// Who started it (default: $USER, else "arbiter").
-        #[arg(long)]
-        by: Option<String>,
+        /// Who started it (default: $USER, else "arbiter"); `--by` is the same, as before.
+        #[arg(long, visible_alias = "by")]
+        author: Option<String>,
     },
     /// The event and its rounds: when each was started and by whom, its games and pairings.
     List {

@@ -8,10 +8,10 @@ use crate::words::history;
 
 pub(super) fn round_command(command: RoundCommand) -> anyhow::Result<()> {
     match command {
-        RoundCommand::Start { round, db, by } => {
+        RoundCommand::Start { round, db, author } => {
             let mut store =
                 Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
-            let by = commands::author(by);
+            let by = commands::author(author);
             let previous = store.start_round(round, &by, commands::now_ms()?)?;
             match previous {
                 Some(p) if p == round => println!("round {round} is already the current round"),

@@ -270,7 +270,7 @@ async fn three_rounds_with_one_daemon_each_round_with_its_players() {
         "3",
         r3.to_str().unwrap(),
     ]);
-    let said = cli(&["round", "start", "3", "--db", &db_arg, "--by", "deputy"]);
+    let said = cli(&["round", "start", "3", "--db", &db_arg, "--author", "deputy"]);
     assert!(
         said.contains("round 3 started by deputy (was round 2)"),
         "{said}"
