@@ -799,3 +799,37 @@ async fn pty_bytes_sent_while_no_host_has_the_port_are_not_read_by_the_next_host
     drop(port);
     runner.await.unwrap().unwrap();
 }
+
+/// A togyz korgool record given to `emulate` (the DGT chess board) is refused, naming what it
+/// is, every file of the corpus: its moves (`76 98 …`) read as no chess move at all, and played
+/// they would have been an empty chess game. The chess corpus still reads.
+#[test]
+fn a_togyz_record_given_to_the_chess_emulator_is_an_error_not_an_empty_game() {
+    let dir = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/togyz"
+    ));
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "pgn") {
+            continue;
+        }
+        files += 1;
+        let text = std::fs::read_to_string(&path).unwrap();
+        let refused = boardscribe::emulator::games_from_pgn(&text)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("togyz"), "{}: {refused}", path.display());
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_boardscribe"))
+            .args(["emulate", "--pgn"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{}", path.display());
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("Variant \"togyz\" is not chess"), "{said}");
+    }
+    assert!(files > 0, "no togyz record in {}", dir.display());
+    assert!(!corpus().is_empty());
+}

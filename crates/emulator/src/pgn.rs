@@ -62,6 +62,16 @@ fn outcome_of(o: pgn_reader::Outcome) -> Option<Outcome> {
     }
 }
 
+/// Whether a PGN `Variant` tag names chess as this reader plays it: standard chess (as some
+/// programs write it) or Chess960.
+fn is_chess_variant(variant: &str) -> bool {
+    let v = variant.trim().to_ascii_lowercase();
+    matches!(
+        v.as_str(),
+        "" | "standard" | "chess" | "normal" | "from position" | "chess960" | "fischerandom"
+    )
+}
+
 fn outcome_tag(v: &str) -> Option<Outcome> {
     match v.trim() {
         "1-0" => Some(Outcome::WhiteWins),
@@ -94,6 +104,16 @@ impl Visitor for GameVisitor {
     }
 
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        // A game of another kind (togyz korgool's "76 98 …" reads as no chess move at all):
+        // refused, not played as an empty chess game.
+        if let Some((_, variant)) = tags.iter().find(|(k, _)| k == "Variant")
+            && !is_chess_variant(variant)
+        {
+            return ControlFlow::Break(Err(format!(
+                "Variant {variant:?} is not chess: this reader plays chess and Chess960 games \
+                 (a togyz korgool record is played by the togyz emulator)"
+            )));
+        }
         let fen = tags
             .iter()
             .find(|(k, _)| k == "FEN")
