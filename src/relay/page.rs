@@ -13,7 +13,7 @@ use crate::{
     game::Kind,
     lang::Lang,
     relay::{live::BoardSnapshot, view::BoardView},
-    store::PlayerRecord,
+    store::{PlayerRecord, RoundInfo},
     tracker::Side,
 };
 
@@ -264,12 +264,35 @@ pub(crate) fn language_switch(path: &str, lang: Lang) -> String {
     out
 }
 
-fn page(title: &str, body_attrs: &str, main: &str, path: &str, lang: Lang) -> String {
+/// The event's name (isolated: the organiser's words) and its current round, in `lang`.
+fn event_line(event: Option<&RoundInfo>, lang: Lang) -> String {
+    event.map_or(String::new(), |e| {
+        let round = lang.fill("page.round", &[("round", &e.round.to_string())]);
+        if e.event.trim().is_empty() {
+            format!(r#" <p class="event">{}</p>"#, escape(&round))
+        } else {
+            format!(
+                r#" <p class="event"><bdi>{}</bdi> · {}</p>"#,
+                escape(&e.event),
+                escape(&round)
+            )
+        }
+    })
+}
+
+fn page(
+    title: &str,
+    body_attrs: &str,
+    main: &str,
+    path: &str,
+    event: Option<&RoundInfo>,
+    lang: Lang,
+) -> String {
     format!(
         r#"<!doctype html>
 <html lang="{}" dir="{}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{}</title><style>{STYLE}</style><script src="{}" defer></script></head>
-<body {body_attrs} data-texts="{}"><header><h1>{}</h1> <span id="status">{}</span>{}</header>
+<body {body_attrs} data-texts="{}"><header><h1>{}</h1>{} <span id="status">{}</span>{}</header>
 {main}
 </body></html>
 "#,
@@ -279,13 +302,15 @@ fn page(title: &str, body_attrs: &str, main: &str, path: &str, lang: Lang) -> St
         script_url(),
         escape(&script_texts(lang)),
         escape(title),
+        event_line(event, lang),
         escape(lang.text("page.connecting")),
         language_switch(path, lang),
     )
 }
 
-/// The live page: every board, in `lang`.
-pub fn index_html(boards: &[BoardView], lang: Lang) -> String {
+/// The live page: the event and its round (when the store names them), every board, in
+/// `lang`.
+pub fn index_html(boards: &[BoardView], event: Option<&RoundInfo>, lang: Lang) -> String {
     let mut main = String::from(r#"<main class="boards">"#);
     for b in boards {
         board_section(&mut main, b, false, lang);
@@ -305,13 +330,26 @@ pub fn index_html(boards: &[BoardView], lang: Lang) -> String {
         r#"data-page="index""#,
         &main,
         "/",
+        event,
         lang,
     )
 }
 
-/// One board large, with its move list, in `lang`.
-pub fn board_page_html(board: &BoardView, lang: Lang) -> String {
-    let mut main = String::from(r#"<main class="single">"#);
+/// One board large, with its move list, in `lang`: the way back to every board, and its game's
+/// PGN once the game is named (as spectators may see it).
+pub fn board_page_html(board: &BoardView, event: Option<&RoundInfo>, lang: Lang) -> String {
+    let mut main = format!(
+        r#"<nav class="board-links"><a href="/">{}</a>"#,
+        escape(lang.text("page.all_boards"))
+    );
+    if let Some(game) = board.game_id {
+        let _ = write!(
+            main,
+            r#" · <a href="/games/{game}.pgn">{}</a>"#,
+            escape(lang.text("page.game_pgn"))
+        );
+    }
+    main.push_str(r#"</nav><main class="single">"#);
     board_section(&mut main, board, true, lang);
     main.push_str("</main>");
     let side = |player: &Option<PlayerRecord>, name: &str, side: Side| match player {
@@ -344,6 +382,7 @@ pub fn board_page_html(board: &BoardView, lang: Lang) -> String {
         ),
         &main,
         &path,
+        event,
         lang,
     )
 }
@@ -419,6 +458,48 @@ mod tests {
         assert!(!svg.contains(r#"data-square="e2" data-piece"#));
     }
 
+    /// The event and its round head every page, its name isolated; a board's page leads back to
+    /// every board and, once its game is named, to the game's PGN.
+    #[test]
+    fn the_event_and_round_head_the_pages_and_a_board_page_links_back_and_to_its_pgn() {
+        let event = RoundInfo {
+            event: "Кубок РК".into(),
+            site: "Astana".into(),
+            round: 2,
+        };
+        let live = BoardLive::new("b1", Some(1), &[]).snapshot();
+        let view = BoardView::new(live.clone(), None, Default::default());
+        for lang in Lang::ALL {
+            let round = lang.fill("page.round", &[("round", "2")]);
+            let line = format!(
+                r#"<p class="event"><bdi>Кубок РК</bdi> · {}</p>"#,
+                escape(&round)
+            );
+            let index = index_html(std::slice::from_ref(&view), Some(&event), lang);
+            assert!(index.contains(&line), "{lang}: {index}");
+            let board = board_page_html(&view, Some(&event), lang);
+            assert!(board.contains(&line), "{lang}");
+            assert!(
+                board.contains(&format!(
+                    r#"<a href="/">{}</a>"#,
+                    escape(lang.text("page.all_boards"))
+                )),
+                "{lang}"
+            );
+            assert!(!board.contains("/games/"), "no game named yet");
+        }
+        let view = BoardView::new(live, Some(7), Default::default());
+        let board = board_page_html(&view, None, Lang::En);
+        assert!(
+            board.contains(r#"<a href="/games/7.pgn">This game&#39;s PGN</a>"#),
+            "{board}"
+        );
+        assert!(
+            !board.contains(r#"class="event""#),
+            "no event named: no line"
+        );
+    }
+
     #[test]
     fn names_are_escaped_and_clocks_formatted() {
         let mut live = BoardLive::new("<b1>", Some(3), &[]).snapshot();
@@ -433,11 +514,11 @@ mod tests {
             black: Some(player("\"C\"")),
         };
         let view = BoardView::new(live, Some(1), seats);
-        let html = index_html(std::slice::from_ref(&view), Lang::En);
+        let html = index_html(std::slice::from_ref(&view), None, Lang::En);
         assert!(html.contains("A &amp; B") && html.contains("&quot;C&quot;"));
         assert!(!html.contains("<b1>"));
         assert!(
-            board_page_html(&view, Lang::En)
+            board_page_html(&view, None, Lang::En)
                 .contains(r#"<li data-ply="1" data-san="e4"><span class="n">1.</span>e4</li>"#)
         );
         assert_eq!(clock_text(61_999), "1:01");

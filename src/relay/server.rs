@@ -59,7 +59,7 @@ use crate::{
         page,
         view::{BoardView, Seats},
     },
-    store::{Decision, GameId, GameRecord, Store, StoreError},
+    store::{Decision, GameId, GameRecord, RoundInfo, Store, StoreError},
     tracker::{IrregularityKind, Side},
 };
 
@@ -953,9 +953,10 @@ async fn index(
 ) -> Result<Response, ApiError> {
     let (boards, _) = views(&app, Audience::Public).await?;
     let lang = page_language(&app, &q, &headers);
+    let event = event_info(&app).await?;
     Ok((
         [(header::VARY, "Accept-Language")],
-        Html(page::index_html(&boards, lang)),
+        Html(page::index_html(&boards, event.as_ref(), lang)),
     )
         .into_response())
 }
@@ -974,11 +975,23 @@ async fn board_page(
         .or_else(|| boards.iter().find(|b| b.live.name == key))
         .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no board {key:?}")))?;
     let lang = page_language(&app, &q, &headers);
+    let event = event_info(&app).await?;
     Ok((
         [(header::VARY, "Accept-Language")],
-        Html(page::board_page_html(board, lang)),
+        Html(page::board_page_html(board, event.as_ref(), lang)),
     )
         .into_response())
+}
+
+/// The event's name and current round, as the store keeps them (none before it names them).
+async fn event_info(app: &App) -> Result<Option<RoundInfo>, ApiError> {
+    Ok(app
+        .db
+        .read(|r, db| {
+            r.refresh(db)?;
+            Ok(r.store()?.round_info()?)
+        })
+        .await?)
 }
 
 mod admin;

@@ -541,6 +541,25 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         "{hall}"
     );
     assert!(hall.contains("by Chief Arbiter"), "{hall}");
+    // The live page names the round for spectators; a board's page leads back to every board.
+    let live = reqwest::get(&url).await.unwrap().text().await.unwrap();
+    assert!(
+        live.contains(&format!(
+            "· {}</p>",
+            Lang::En.fill("page.round", &[("round", "2")])
+        )),
+        "{live}"
+    );
+    let board = reqwest::get(format!("{url}boards/1"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        board.contains(r#"<nav class="board-links"><a href="/">"#),
+        "{board}"
+    );
 
     bench.stop().await;
 }

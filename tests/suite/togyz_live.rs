@@ -89,7 +89,7 @@ fn a_replayed_togyz_game_folds_into_the_live_board() {
         assert!(!svg_ky.contains(&format!(">{side}: ")), "{svg_ky}");
     }
     let view = BoardView::new(s.clone(), None, Seats::default());
-    let page = boardscribe::relay::page::board_page_html(&view, ky);
+    let page = boardscribe::relay::page::board_page_html(&view, None, ky);
     assert!(page.contains(ky.text("togyz.store_white")), "{page}");
     for side in ["togyz.white", "togyz.black"] {
         assert!(
