@@ -1,10 +1,10 @@
-//! The record's stored names in a language's words: an irregularity's or an alert's kind, the
-//! arbiter's ruling, a result's reason, a game's termination. The sheets, the console and the
+//! The record's stored names in a language's words: an irregularity's or an alert's kind, a
+//! result's reason, a game's termination (the arbiter's ruling, a store type, is worded by
+//! [`crate::words::ruling_text`], above the store). The sheets, the console and the
 //! pages read the record's names (`illegal_move`, `resignation`, `store_82`) through these, so
 //! each is put in words in one place. Pure.
 
 use super::Lang;
-use crate::{game::Kind, store::Ruling};
 
 /// An irregularity's or an alert's stored kind in words (a kind the tables do not name:
 /// the stored name, capitalised).
@@ -31,24 +31,6 @@ pub fn kind_title(kind: &str, lang: Lang) -> String {
         }
     };
     lang.text(key).to_owned()
-}
-
-/// The arbiter's ruling in words, with what it names.
-pub fn ruling_text(ruling: &Ruling, kind: Kind, lang: Lang) -> String {
-    match ruling {
-        Ruling::PenaltyApplied { description } => {
-            lang.fill("ruling.penalty_described", &[("description", description)])
-        }
-        Ruling::PositionReinstated { ply } => {
-            let n = ply.div_ceil(2).to_string();
-            lang.fill(
-                "ruling.position_reinstated_before",
-                &[("move", &n), ("side", lang.side_of(*ply, kind))],
-            )
-        }
-        Ruling::MoveStands => lang.text("ruling.move_stands").to_owned(),
-        Ruling::NoAction => lang.text("ruling.no_action").to_owned(),
-    }
 }
 
 /// A result's reason in words (a reason of the arbiter's own as written).

@@ -13,13 +13,16 @@
 use jiff::{Timestamp, tz::TimeZone};
 use serde_json::Value;
 
-use super::moveno::{MoveNo, numbered};
+use super::{
+    moveno::{MoveNo, numbered},
+    ruling_text,
+};
 use crate::{
     Millis,
     game::Kind,
     lang::{
         Date, Lang,
-        record::{kind_title, reason_text, ruling_text, termination_text},
+        record::{kind_title, reason_text, termination_text},
     },
     store::{Action, Audit, GameRecord, HistoryEntry, Recorded, Shown, worded},
     text::escape_controls,

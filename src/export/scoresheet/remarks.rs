@@ -5,9 +5,10 @@ use super::*;
 use crate::{
     lang::{
         Lang,
-        record::{kind_title, reason_text, ruling_text, termination_text},
+        record::{kind_title, reason_text, termination_text},
     },
     store::{Entry, Recorded, worded},
+    words::ruling_text,
 };
 
 /// `s` if it says something.

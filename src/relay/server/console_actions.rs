@@ -23,7 +23,7 @@ use super::{
 use crate::{
     decider::{AdminAction, CorrectBody, NoteBody, Refusal, ResultBody, RuleBody},
     game::Kind,
-    lang::{Lang, record::ruling_text},
+    lang::Lang,
     relay::{
         console::{
             Flash,
@@ -32,7 +32,7 @@ use crate::{
         },
         page::board_name_in,
     },
-    words::moveno::MoveNo,
+    words::{moveno::MoveNo, ruling_text},
 };
 
 /// The page to return to: one of the console's own pages (`/arbiter`, its view of the boards
