@@ -22,7 +22,7 @@ use crate::{
     lang::Lang,
     phrase::{Phrase, Words},
     relay::live::{BoardSnapshot, Connection, Lost},
-    store::{Action, GameRecord, Recorded, Ruling},
+    store::{Action, GameRecord, Recorded, Ruling, worded},
     tracker::{IrregularityKind, Side},
 };
 
@@ -94,10 +94,7 @@ impl Alert {
 
     /// The penalty due in `words`, if any (as [`Alert::detail_in`]).
     pub fn penalty_in(&self, words: &impl Words) -> Option<String> {
-        match &self.penalty_phrase {
-            Some(p) => Some(p.words(words)),
-            None => self.penalty_due.clone(),
-        }
+        worded(&self.penalty_phrase, &self.penalty_due, words)
     }
 }
 

@@ -14,6 +14,7 @@ use jiff::{Timestamp, tz::TimeZone};
 use serde_json::Value;
 
 use super::{
+    claim_text,
     moveno::{MoveNo, numbered},
     ruling_text,
 };
@@ -322,12 +323,8 @@ impl Words {
                 claim_phrase,
                 article,
             } => {
-                // A termination's code, or what the record says in words.
-                let claim = match (claim_phrase, claim.as_deref()) {
-                    (Some(p), _) => p.words(&lang.said(self.kind)),
-                    (None, Some(c)) => termination_text(c, lang),
-                    (None, None) => lang.text("history.a_draw").to_owned(),
-                };
+                let claim = claim_text(claim_phrase, claim.as_deref(), self.kind, lang)
+                    .unwrap_or_else(|| lang.text("history.a_draw").to_owned());
                 let mut s = lang.fill("history.claimable", &[("claim", &claim)]);
                 if let Some(a) = article {
                     s.push(' ');

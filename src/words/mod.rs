@@ -3,7 +3,12 @@
 //! time, board, move, what happened and by whom ([`history`]), and the arbiter's ruling in a
 //! language's words ([`ruling_text`]). Pure: the time zone is an argument.
 
-use crate::{game::Kind, lang::Lang, store::Ruling};
+use crate::{
+    game::Kind,
+    lang::{Lang, record::termination_text},
+    phrase::Phrase,
+    store::Ruling,
+};
 
 pub mod history;
 pub mod moveno;
@@ -23,5 +28,20 @@ pub fn ruling_text(ruling: &Ruling, kind: Kind, lang: Lang) -> String {
         }
         Ruling::MoveStands => lang.text("ruling.move_stands").to_owned(),
         Ruling::NoAction => lang.text("ruling.no_action").to_owned(),
+    }
+}
+
+/// A draw to claim in words: what the record says (its phrase), else the termination its code
+/// names; none when the record says neither.
+pub fn claim_text(
+    phrase: &Option<Phrase>,
+    claim: Option<&str>,
+    kind: Kind,
+    lang: Lang,
+) -> Option<String> {
+    match (phrase, claim) {
+        (Some(p), _) => Some(p.words(&lang.said(kind))),
+        (None, Some(c)) => Some(termination_text(c, lang)),
+        (None, None) => None,
     }
 }

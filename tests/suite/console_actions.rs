@@ -75,32 +75,28 @@ impl Console {
         }
     }
 
-    /// Posts a form as the browser does; where it sends back, decoded.
-    async fn post(&self, path: &str, form: &[(&str, &str)]) -> String {
-        let resp = self
-            .client
+    /// Posts a form as the browser does, following nothing.
+    async fn send_form(&self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        self.client
             .post(format!("{}{path}", self.url))
             .header(header::COOKIE, &self.cookie)
             .header(header::ORIGIN, &self.origin)
             .form(form)
             .send()
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    /// Posts a form as the browser does; where it sends back, decoded.
+    async fn post(&self, path: &str, form: &[(&str, &str)]) -> String {
+        let resp = self.send_form(path, form).await;
         assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{path}");
         self.told(&resp).await
     }
 
-    /// Posts a form as the browser does, following nothing: the status and the body.
+    /// Posts a form as the browser does: the status and the body.
     pub(crate) async fn post_raw(&self, path: &str, form: &[(&str, &str)]) -> (StatusCode, String) {
-        let resp = self
-            .client
-            .post(format!("{}{path}", self.url))
-            .header(header::COOKIE, &self.cookie)
-            .header(header::ORIGIN, &self.origin)
-            .form(form)
-            .send()
-            .await
-            .unwrap();
+        let resp = self.send_form(path, form).await;
         let status = resp.status();
         (status, resp.text().await.unwrap())
     }

@@ -5,10 +5,10 @@ use super::*;
 use crate::{
     lang::{
         Lang,
-        record::{kind_title, reason_text, termination_text},
+        record::{kind_title, reason_text},
     },
     store::{Entry, Recorded, worded},
-    words::ruling_text,
+    words::{claim_text, ruling_text},
 };
 
 /// `s` if it says something.
@@ -118,12 +118,8 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
             article,
         } = &e.what
         {
-            // A termination's code, or what the record says in words.
-            let claim = match (claim_phrase, said(claim)) {
-                (Some(p), _) => p.words(&lang.said(kind)),
-                (None, Some(c)) => termination_text(c, lang),
-                (None, None) => lang.text("remark.claim_default").to_owned(),
-            };
+            let claim = claim_text(claim_phrase, said(claim), kind, lang)
+                .unwrap_or_else(|| lang.text("remark.claim_default").to_owned());
             let text = format!("{claim} ({})", lang.before_ply(e.ply, kind));
             push(
                 RemarkKind::Claim,
