@@ -975,6 +975,31 @@ fn csv_field(value: &str) -> String {
     }
 }
 
+impl DecodeError {
+    /// What is wrong and what to do, in `lang`'s words.
+    pub fn words(&self, lang: Lang) -> String {
+        let (line, what) = match self {
+            DecodeError::NotText { line, byte } => (
+                line,
+                lang.fill("pairing.not_text", &[("byte", &format!("0x{byte:02X}"))]),
+            ),
+            DecodeError::Malformed { line, encoding } => (
+                line,
+                lang.fill("pairing.malformed", &[("encoding", encoding.name())]),
+            ),
+        };
+        at_line(lang, Some(*line), what)
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words(Lang::En))
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

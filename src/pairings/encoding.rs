@@ -9,8 +9,6 @@
 
 use std::fmt;
 
-use crate::lang::Lang;
-
 /// The encoding a file was read in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
@@ -61,30 +59,8 @@ pub enum DecodeError {
     Malformed { line: usize, encoding: Encoding },
 }
 
-impl DecodeError {
-    /// What is wrong and what to do, in `lang`'s words.
-    pub fn words(&self, lang: Lang) -> String {
-        let (line, what) = match self {
-            DecodeError::NotText { line, byte } => (
-                line,
-                lang.fill("pairing.not_text", &[("byte", &format!("0x{byte:02X}"))]),
-            ),
-            DecodeError::Malformed { line, encoding } => (
-                line,
-                lang.fill("pairing.malformed", &[("encoding", encoding.name())]),
-            ),
-        };
-        super::at_line(lang, Some(*line), what)
-    }
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.words(Lang::En))
-    }
-}
-
-impl std::error::Error for DecodeError {}
+// `DecodeError`'s words, its Display and its Error impl are in `pairings` (this file stays free
+// of the crate's other modules: the fuzz target compiles it alone).
 
 /// The text of a pairings file, as the module doc says.
 pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
