@@ -21,7 +21,7 @@ use std::{collections::HashMap, fmt, str::FromStr, sync::OnceLock};
 
 use crate::{
     game::Kind,
-    phrase::{English, Words},
+    phrase::{self, English, Words},
     tracker::Side,
 };
 
@@ -254,6 +254,36 @@ impl Words for Said {
             lang => lang.side(side, self.kind).to_owned(),
         }
     }
+
+    /// The machine's local time of day, `14:03:22` (a venue's PC keeps the venue's time); a
+    /// moment on a capture's own clock as [`phrase::utc_time`] says it.
+    fn time(&self, at_ms: u64) -> String {
+        local_time_of_day(at_ms, local_zone())
+    }
+}
+
+/// `at_ms` as a time of day in `zone`, `14:03:22`; a moment on a capture's own clock (before
+/// [`phrase::WALL_CLOCK_MS`]) as [`phrase::utc_time`] says it.
+pub fn local_time_of_day(at_ms: u64, zone: &jiff::tz::TimeZone) -> String {
+    i64::try_from(at_ms)
+        .ok()
+        .filter(|&ms| at_ms >= phrase::WALL_CLOCK_MS && ms > 0)
+        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .map_or_else(
+            || phrase::utc_time(at_ms),
+            |t| {
+                t.to_zoned_datetime(zone.clone())
+                    .strftime("%H:%M:%S")
+                    .to_string()
+            },
+        )
+}
+
+/// The machine's local time zone (`TZ`, else `/etc/localtime`; UTC if neither reads), read
+/// once.
+pub fn local_zone() -> &'static jiff::tz::TimeZone {
+    static ZONE: OnceLock<jiff::tz::TimeZone> = OnceLock::new();
+    ZONE.get_or_init(|| jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC))
 }
 
 /// Every table, flattened to `section.key`, read once.

@@ -86,9 +86,9 @@ impl Alert {
     /// board's loss worded there, else as recorded.
     pub fn detail_in(&self, lang: Lang, words: &impl Words) -> String {
         match (&self.detail_phrase, &self.lost) {
-            (Some(p), _) => p.words(words),
+            (Some(p), _) if p.is_known() => p.words(words),
             (None, Some(lost)) => lost.words(lang),
-            (None, None) => self.detail.clone(),
+            (_, _) => self.detail.clone(),
         }
     }
 

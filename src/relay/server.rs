@@ -471,6 +471,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             post(console_actions::add_note),
         ),
         (
+            spec("POST", "/arbiter/boards/{key}/resume", Arbiter, &[]),
+            post(console_actions::resume),
+        ),
+        (
             spec("POST", "/arbiter/rule", Arbiter, &[]),
             post(console_actions::rule),
         ),

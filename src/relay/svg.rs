@@ -123,8 +123,8 @@ const STORE_H: u32 = 40;
 /// `data-store`, which the page's script names again in the reader's language). An unreadable
 /// FEN draws an empty board.
 pub fn togyz_svg(fen: &str, last: Option<(usize, usize)>, lang: Lang) -> String {
-    let board = togyz::notation::from_fen(fen, togyz::Rules::KYRGYZ)
-        .map(|p| *p.board())
+    let board = togyz::notation::fen_board(fen)
+        .map(|(board, _)| board)
         .unwrap_or(togyz::Board {
             pits: [0; 18],
             stores: [0; 2],

@@ -87,15 +87,16 @@ impl Shown {
     }
 }
 
-/// `phrase` in `words` if there is one, else `english` as recorded.
+/// `phrase` in `words` if there is one this version knows every key of, else `english` as
+/// recorded (a phrase written with keys since retired reads as its record's English).
 pub fn worded(
     phrase: &Option<Phrase>,
     english: &Option<String>,
     words: &impl Words,
 ) -> Option<String> {
     match phrase {
-        Some(p) => Some(p.words(words)),
-        None => english.clone(),
+        Some(p) if p.is_known() => Some(p.words(words)),
+        Some(_) | None => english.clone(),
     }
 }
 

@@ -35,7 +35,7 @@ const EPOCH_FROM_MS: Millis = 100_000_000_000;
 
 /// The machine's local time zone (`TZ`, else `/etc/localtime`); UTC if neither reads.
 pub fn local_zone() -> TimeZone {
-    TimeZone::try_system().unwrap_or(TimeZone::UTC)
+    crate::lang::local_zone().clone()
 }
 
 /// The moment `at_ms` in `zone`, when it is on the epoch's clock; `None` for a stream's own

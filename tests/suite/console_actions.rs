@@ -176,6 +176,23 @@ impl Console {
         resp.text().await.unwrap()
     }
 
+    /// A page, or none while the database does not exist yet (the relay answers 500 until the
+    /// daemon creates it).
+    async fn get_once_ready(&self, path: &str) -> Option<String> {
+        let resp = self
+            .client
+            .get(format!("{}{path}", self.url))
+            .header(header::COOKIE, &self.cookie)
+            .send()
+            .await
+            .unwrap();
+        match resp.status() {
+            StatusCode::OK => Some(resp.text().await.unwrap()),
+            StatusCode::INTERNAL_SERVER_ERROR => None,
+            other => panic!("{path}: {other}"),
+        }
+    }
+
     /// Every alert; none while the database does not exist yet (the relay answers 500 until
     /// the daemon creates it).
     async fn alerts(&self) -> Vec<Value> {
@@ -557,5 +574,139 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         "{board}"
     );
 
+    bench.stop().await;
+}
+
+/// A board unplugged at bullet hands whose memory is gone when it comes back (issue 34, item 2):
+/// the console shows the `thread_lost` alert in words for people (no count of milliseconds;
+/// the record's last move by its number and side), what the board shows drawn beside the
+/// record's last position, and a form that resumes the game. The arbiter copies the moves from
+/// the scoresheets, numbered as they are written, into it: the record is the game, exactly, and
+/// the alert is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_resumes_a_lost_board_from_the_scoresheets_beside_both_positions() {
+    let mut bench = Bench::new(Token::new(TOKEN)).await;
+    let url = bench.url.clone();
+    let game = corpus_game("tatamast22", 12);
+    let mut pos = Chess::default();
+    let mut played: Vec<(String, String)> = Vec::new();
+    for m in &game.moves {
+        let san = San::from_move(&pos, *m).to_string();
+        played.push((m.to_uci(CastlingMode::Standard).to_string(), san));
+        pos.play_unchecked(*m);
+    }
+    bench
+        .start_with(&[(game, 3, 0.0)], 0.1, |_, pty| {
+            pty.unplug_at_ply = Some(10);
+            pty.unplug_for_ms = 6_000;
+            pty.memory_lost_on_unplug = true;
+        })
+        .await;
+    let console = Console::login(&url, "Chief").await;
+    let page = until(120, "a thread_lost alert on the console", async || {
+        let page = console.get_once_ready("arbiter").await?;
+        page.contains(r#"data-kind="thread_lost""#).then_some(page)
+    })
+    .await;
+    let alert = &page[page.find(r#"data-kind="thread_lost""#).unwrap()..];
+    let alert = &alert[..alert.find("</li>").unwrap()];
+    // Words for people: times of day, the record's last move by number and side.
+    let detail = &alert[alert.find(r#"class="detail""#).unwrap()..];
+    let detail = &detail[detail.find('>').unwrap() + 1..detail.find("</span>").unwrap()];
+    assert!(!detail.contains(" ms"), "{detail}");
+    assert!(
+        detail.contains("stops after") && detail.contains(", move "),
+        "{detail}"
+    );
+    // Both positions drawn: what the board showed differs from the record's last position.
+    let figure = |class: &str| {
+        let at = alert
+            .find(&format!(r#"<figure class="{class}">"#))
+            .unwrap_or_else(|| panic!("no {class} in {alert}"));
+        let f = &alert[at..];
+        f[..f.find("</figure>").unwrap()].to_owned()
+    };
+    let (shown, record) = (figure("board-shows"), figure("record-shows"));
+    let pieces = |svg: &str| svg.matches("data-piece=").count();
+    assert!(pieces(&shown) > 0 && pieces(&record) > 0, "{alert}");
+    assert_ne!(
+        shown.replace("board-shows", ""),
+        record.replace("record-shows", ""),
+        "the board and the record show the same position"
+    );
+    let form = &alert[alert.find(r#"<form class="resume""#).expect(alert)..];
+    let action = &form[form.find(r#"action=""#).unwrap() + 8..];
+    let action = action[..action.find('"').unwrap()]
+        .trim_start_matches('/')
+        .to_owned();
+
+    bench.wait_done(Duration::from_secs(180)).await;
+    let recorded = game_on(&bench, 0);
+    let plies = recorded.moves.len();
+    assert!(plies < played.len(), "the record stopped: {plies} plies");
+    let ucis: Vec<String> = played.iter().map(|(u, _)| u.clone()).collect();
+    let live: Vec<String> = recorded
+        .moves
+        .iter()
+        .map(|m| m.uci.clone().unwrap())
+        .collect();
+    assert_eq!(live, ucis[..plies], "nothing invented");
+    // The record's last move is the form's default.
+    let number = plies.div_ceil(2).to_string();
+    assert!(
+        form.contains(&format!(r#"name="move" min="0" value="{number}""#)),
+        "{form}"
+    );
+    // The scoresheets' moves, numbered as written: `6. Nf3 Nc6 7. Bb5`, or `6... Nc6` first.
+    let mut sheet = String::new();
+    for (ply, (_, san)) in played.iter().enumerate().skip(plies) {
+        let n = ply / 2 + 1;
+        if ply % 2 == 0 {
+            sheet.push_str(&format!("{n}. "));
+        } else if ply == plies {
+            sheet.push_str(&format!("{n}... "));
+        }
+        sheet.push_str(san);
+        sheet.push(if ply % 2 == 1 { '\n' } else { ' ' });
+    }
+    let side = if plies.is_multiple_of(2) {
+        "black"
+    } else {
+        "white"
+    };
+    let game_id = recorded.id.0.to_string();
+    let told = console
+        .post(
+            &action,
+            &[
+                ("game", &game_id),
+                ("move", &number),
+                ("side", side),
+                ("moves", &sheet),
+                ("note", "from both scoresheets"),
+            ],
+        )
+        .await;
+    let count = (played.len() - plies).to_string();
+    assert!(
+        told.contains("msg=") && told.contains(&count),
+        "{told} ({count} moves)"
+    );
+    until(15, "the record resumed and the alert over", async || {
+        let g = game_on(&bench, 0);
+        let live: Vec<String> = g.moves.iter().map(|m| m.uci.clone().unwrap()).collect();
+        let open = console
+            .get("arbiter")
+            .await
+            .contains(r#"data-kind="thread_lost""#);
+        (live == ucis && !open).then_some(())
+    })
+    .await;
+    let decisions = bench.store().decisions(recorded.id).unwrap();
+    let resumed = decisions
+        .iter()
+        .find(|d| matches!(d.action, Action::Resume { .. }))
+        .expect("a resume decision");
+    assert_eq!(resumed.author, "Chief");
     bench.stop().await;
 }

@@ -39,6 +39,9 @@ pub enum Arg {
     Phrase(Box<Phrase>),
     /// Phrases one after the other, with the language's separator between them.
     List(Vec<Phrase>),
+    /// A moment, in milliseconds since the Unix epoch: each reader words it in its own time
+    /// ([`Words::time`]; English: UTC).
+    Time(u64),
 }
 
 impl Phrase {
@@ -78,6 +81,33 @@ impl Phrase {
 
     pub fn list(self, name: &str, items: Vec<Phrase>) -> Phrase {
         self.with(name, Arg::List(items))
+    }
+
+    /// The move `ply` (1-based) belongs to, as people write it: its number in the blank `name`
+    /// and the side that made it in `{name}_side` (ply 67: move 34, white).
+    pub fn move_of(self, name: &str, ply: u32) -> Phrase {
+        self.number(name, ply.div_ceil(2))
+            .side(&format!("{name}_side"), Side::of_ply(ply))
+    }
+
+    /// The moment `at_ms` (milliseconds since the Unix epoch) in the blank `name`.
+    pub fn time(self, name: &str, at_ms: u64) -> Phrase {
+        self.with(name, Arg::Time(at_ms))
+    }
+
+    /// Whether every key of this phrase, of the phrases within it and of the terms it names is
+    /// one [`ENGLISH`] has: a phrase an older version wrote with keys since retired is not
+    /// worded again (its record's English stands).
+    pub fn is_known(&self) -> bool {
+        English.template(&self.key).is_some()
+            && self.args.values().all(|arg| match arg {
+                Arg::Term(key) => English.template(key).is_some(),
+                Arg::Phrase(p) => p.is_known(),
+                Arg::List(items) => items.iter().all(Phrase::is_known),
+                Arg::Text(_) | Arg::Number(_) | Arg::Side(_) | Arg::Ordinal(_) | Arg::Time(_) => {
+                    true
+                }
+            })
     }
 
     /// `items` as one phrase (`list`: the items and nothing else).
@@ -155,9 +185,29 @@ impl Arg {
                     p.write(words, out);
                 }
             }
+            Arg::Time(at_ms) => out.push_str(&words.time(*at_ms)),
         }
     }
 }
+
+/// `at_ms` as a time of day in UTC, `14:03:22 UTC`; a moment before 1973 is no wall-clock time
+/// (a capture's clock counting from its start) and reads as the seconds since it, `+12.345 s`.
+pub fn utc_time(at_ms: u64) -> String {
+    if at_ms < WALL_CLOCK_MS {
+        return format!("+{}.{:03} s", at_ms / 1000, at_ms % 1000);
+    }
+    let secs = (at_ms / 1000) % 86_400;
+    format!(
+        "{:02}:{:02}:{:02} UTC",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    )
+}
+
+/// Milliseconds since the epoch below which a moment is taken for a count from a capture's
+/// start rather than a wall-clock time (10^11 ms: March 1973).
+pub const WALL_CLOCK_MS: u64 = 100_000_000_000;
 
 impl fmt::Display for Phrase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -171,6 +221,11 @@ pub trait Words {
     fn template(&self, key: &str) -> Option<&str>;
     /// The name of `side`.
     fn side(&self, side: Side) -> String;
+    /// The moment `at_ms` (milliseconds since the Unix epoch) as its readers tell the time.
+    /// Default: [`utc_time`].
+    fn time(&self, at_ms: u64) -> String {
+        utc_time(at_ms)
+    }
 }
 
 /// English, as the record stores it.
@@ -388,12 +443,13 @@ pub const ENGLISH: &[(&str, &str)] = &[
     ("resolved.play_went_on", "position restored; play went on"),
     ("resolved.position_restored", "position restored"),
     (
-        "resolved.read_back",
-        "{how}; plies {first} to {last} were read back from the board's memory",
+        "resolved.read_back_move",
+        "{how}; move {at} ({at_side}) was read back from the board's memory",
     ),
     (
-        "resolved.read_back_one",
-        "{how}; ply {ply} was read back from the board's memory",
+        "resolved.read_back_moves",
+        "{how}; moves {first} ({first_side}) to {last} ({last_side}) were read back from the \
+         board's memory",
     ),
     (
         "resolved.record_set",
@@ -472,9 +528,15 @@ pub const ENGLISH: &[(&str, &str)] = &[
         "togyz.wrong_setup",
         "{pits} (a game starts with 9 korgools in every pit)",
     ),
-    ("tracker.after_ply", "ply {ply} ({move})"),
+    ("tracker.after_move", "{move}, move {at} ({at_side})"),
     ("tracker.at_press", "{what} (at a clock press)"),
     ("tracker.at_start", "the start (no move recorded)"),
+    (
+        "tracker.lost_thread",
+        "the board was not heard from {since} to {heard}; the record does not reach the \
+         position it showed then: it stops after {last}, and {found}; recording waits for the \
+         board to fit the record again, or for the arbiter",
+    ),
     ("tracker.missing", "{what} (missing: knocked over?)"),
     (
         "tracker.not_completed",
@@ -483,12 +545,6 @@ pub const ENGLISH: &[(&str, &str)] = &[
     (
         "tracker.still_on_board",
         "{what}, still on the board after a move by the opponent",
-    ),
-    (
-        "tracker.thread_lost",
-        "the board was not heard from {since} ms; heard again from {heard} ms it shows{board}, \
-         which the record does not reach: it stops after {last}, and {found}; recording waits \
-         for the board to fit the record again, or for the arbiter",
     ),
 ];
 
@@ -501,6 +557,35 @@ mod tests {
         for pair in ENGLISH.windows(2) {
             assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
         }
+    }
+
+    #[test]
+    fn a_ply_reads_as_its_move_and_side_and_a_moment_as_a_time() {
+        let p = Phrase::new("tracker.after_move")
+            .move_of("at", 68)
+            .text("move", "Nf6");
+        assert_eq!(p.to_string(), "Nf6, move 34 (black)");
+        let p = Phrase::new("tracker.after_move")
+            .move_of("at", 1)
+            .text("move", "e4");
+        assert_eq!(p.to_string(), "e4, move 1 (white)");
+        // 2026-12-05 00:37:04.250 UTC; a capture's own clock counts from its start.
+        assert_eq!(utc_time(1_796_431_024_250), "00:37:04 UTC");
+        assert_eq!(utc_time(83_450), "+83.450 s");
+    }
+
+    #[test]
+    fn a_phrase_with_a_retired_key_anywhere_is_not_known() {
+        let known = Phrase::new("resolved.read_back_move")
+            .phrase("how", Phrase::new("resolved.position_restored"))
+            .move_of("at", 3);
+        assert!(known.is_known());
+        let retired = Phrase::new("resolved.read_back_move")
+            .phrase("how", Phrase::new("resolved.gone_since"))
+            .move_of("at", 3);
+        assert!(!retired.is_known());
+        assert!(!Phrase::new("tracker.after_ply").is_known());
+        assert!(!Phrase::of_list(vec![Phrase::new("x")]).is_known());
     }
 
     #[test]

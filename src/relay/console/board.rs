@@ -151,18 +151,30 @@ pub fn board_html(p: &BoardPage<'_>) -> String {
         let href = escape(&href);
         // The result the board shows is offered first: confirming it is one tap.
         let shown = v.live.result.as_deref();
-        let results: String = [("1-0", "1-0"), ("0-1", "0-1"), ("1/2-1/2", "½-½")]
-            .iter()
-            .map(|(value, label)| {
-                let selected = if shown == Some(*value) {
-                    " selected"
-                } else {
-                    ""
-                };
-                format!(r#"<option value="{value}"{selected}>{label}</option>"#)
-            })
-            .collect();
         let [white, black] = lang.sides(g.kind);
+        // Forfeits as the record and the pairing programs write them (+/- : White wins).
+        let forfeit = |side: &str| lang.fill("arbiter.forfeit_win", &[("side", side)]);
+        let results: String = [
+            ("1-0", "1-0".to_owned()),
+            ("0-1", "0-1".to_owned()),
+            ("1/2-1/2", "½-½".to_owned()),
+            ("+/-", format!("+/− {}", forfeit(white))),
+            ("-/+", format!("−/+ {}", forfeit(black))),
+            ("-/-", format!("−/− {}", lang.text("arbiter.forfeit_both"))),
+        ]
+        .iter()
+        .map(|(value, label)| {
+            let selected = if shown == Some(*value) {
+                " selected"
+            } else {
+                ""
+            };
+            format!(
+                r#"<option value="{value}"{selected}>{}</option>"#,
+                escape(label)
+            )
+        })
+        .collect();
         let t = |key: &'static str| escape(lang.text(key));
         let _ = write!(
             main,

@@ -12,6 +12,7 @@
 //! without script the page reloads itself. No external assets, no inline script.
 
 pub mod board;
+pub mod resume;
 pub mod round_start;
 pub mod rulings;
 
@@ -151,7 +152,10 @@ input,select,button,textarea{font:inherit;max-width:100%}textarea,input.note-tex
 ol.moves{columns:12em;padding-inline-start:2.5em}ol.history{padding-inline-start:1.2em}ol.history li{margin:.2em 0}\
 .flash{padding:.5em 1em;margin:0;background:#e8f5e9}.flash.error{background:#ffebee;color:#b71c1c}\
 form.login{max-width:22em;margin:3em auto;display:flex;flex-direction:column;gap:.6em;padding:0 1em}\
-.error{color:#b71c1c}@media (max-width:600px){td.clock,th.clock{display:none}main{padding:.2em}\
+.error{color:#b71c1c}.diagrams{display:flex;flex-wrap:wrap;gap:1em;margin:.4em 0}\
+.diagrams figure{margin:0;width:min(16em,45vw)}.diagrams svg{width:100%;height:auto}\
+form.resume{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}\
+@media (max-width:600px){td.clock,th.clock{display:none}main{padding:.2em}\
 th,td{padding:.3em .3em}select{width:100%}}";
 
 /// A whole page in `lang`: the head (style, script, a reload without script when `live`),
@@ -333,6 +337,7 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str,
         },
     );
     rulings::rule_form(out, a, v.live.ply, v.live.kind, back, lang);
+    resume::lost_thread_part(out, v, a, lang);
     out.push_str("</li>");
 }
 

@@ -1,7 +1,7 @@
 //! The console's actions: the forms of `/arbiter` and the boards' pages, posted by a logged-in
 //! arbiter (or with the bearer header). Rule on an alert (`POST /arbiter/rule`), set a result,
-//! correct a move by its number and side, add a note (`POST /arbiter/boards/{key}/result`,
-//! `/correct`, `/note`), start a round (`POST /arbiter/rounds/start`) and import a round's
+//! correct a move by its number and side, add a note, resume a game after a lost thread
+//! (`POST /arbiter/boards/{key}/result`, `/correct`, `/note`, `/resume`), start a round (`POST /arbiter/rounds/start`) and import a round's
 //! pairings from an uploaded file (`POST /arbiter/pairings`, multipart). Flow: the guard has
 //! let through only the arbiter, and the console's cookie only from the console's own pages
 //! ([`super::gate`]); each handler reads the form into the decider's own [`AdminAction`] (or
@@ -21,12 +21,12 @@ use super::{
     *,
 };
 use crate::{
-    decider::{AdminAction, CorrectBody, NoteBody, Refusal, ResultBody, RuleBody},
+    decider::{AdminAction, CorrectBody, NoteBody, Refusal, ResultBody, ResumeBody, RuleBody},
     game::Kind,
     lang::Lang,
     relay::{
         console::{
-            Flash,
+            Flash, resume,
             round_start::{self, Standing},
             rulings, url_encode,
         },
@@ -278,11 +278,13 @@ impl BoardForm for ResultForm {
         _kind: Kind,
         lang: Lang,
     ) -> Result<(AdminAction, String), ApiError> {
+        // A forfeit result is a forfeit unless the arbiter says why otherwise.
+        let forfeit = matches!(self.result.as_str(), "+/-" | "-/+" | "-/-");
         let reason = self
             .reason
             .map(|r| r.trim().to_owned())
             .filter(|r| !r.is_empty())
-            .unwrap_or_else(|| "decision".into());
+            .unwrap_or_else(|| if forfeit { "forfeit" } else { "decision" }.into());
         let done = lang.fill("arbiter.done_result", &[("result", &self.result)]);
         let action = AdminAction::Result(ResultBody {
             result: self.result,
@@ -329,15 +331,7 @@ impl BoardForm for CorrectForm {
         if self.number == 0 {
             return Err(bad(lang.text("refused.move_from_one")));
         }
-        let side = match self.side.as_str() {
-            "white" => Side::White,
-            "black" => Side::Black,
-            other => {
-                return Err(bad(
-                    lang.fill("refused.not_a_side", &[("side", &format!("{other:?}"))])
-                ));
-            }
-        };
+        let side = side_named(&self.side, lang)?;
         let ply = MoveNo::ply_of(self.number, side);
         let san = self.san.trim().to_owned();
         let done = lang.fill(
@@ -368,6 +362,80 @@ pub(super) async fn correct(
     form: Result<Form<CorrectForm>, FormRejection>,
 ) -> Response {
     board_form(app, key, caller, headers, form).await
+}
+
+#[derive(Deserialize)]
+pub(super) struct ResumeForm {
+    game: i64,
+    /// The last move that stands: its number (0: the start) and side.
+    #[serde(rename = "move")]
+    number: u32,
+    side: String,
+    /// The moves played since, copied from the scoresheets.
+    moves: Option<String>,
+    note: Option<String>,
+}
+
+impl BoardForm for ResumeForm {
+    fn game(&self) -> i64 {
+        self.game
+    }
+
+    fn action(
+        self,
+        author: String,
+        kind: Kind,
+        lang: Lang,
+    ) -> Result<(AdminAction, String), ApiError> {
+        let side = side_named(&self.side, lang)?;
+        let after_ply = match self.number {
+            0 => 0,
+            n => MoveNo::ply_of(n, side),
+        };
+        let moves = resume::scoresheet_moves(self.moves.as_deref().unwrap_or(""));
+        let count = moves.len().to_string();
+        let done = match after_ply {
+            0 => lang.fill("arbiter.done_resumed_start", &[("count", &count)]),
+            ply => lang.fill(
+                "arbiter.done_resumed",
+                &[
+                    ("move", &self.number.to_string()),
+                    ("side", lang.side_of(ply, kind)),
+                    ("count", &count),
+                ],
+            ),
+        };
+        let action = AdminAction::Resume(ResumeBody {
+            after_ply,
+            moves,
+            author: Some(author),
+            note: note(self.note),
+        });
+        Ok((action, done))
+    }
+}
+
+/// `POST /arbiter/boards/{key}/resume`: after a lost thread, the game goes on from the move
+/// named (later recorded moves withdrawn) with the moves the scoresheets give since.
+pub(super) async fn resume(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<ResumeForm>, FormRejection>,
+) -> Response {
+    board_form(app, key, caller, headers, form).await
+}
+
+/// A form's side, `white` or `black`.
+fn side_named(side: &str, lang: Lang) -> Result<Side, ApiError> {
+    match side {
+        "white" => Ok(Side::White),
+        "black" => Ok(Side::Black),
+        other => Err(bad(
+            lang.fill("refused.not_a_side", &[("side", &format!("{other:?}"))])
+        )),
+    }
 }
 
 #[derive(Deserialize)]

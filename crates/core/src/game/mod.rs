@@ -185,6 +185,13 @@ pub trait GameKind {
     /// Text of a position (FEN for chess).
     fn position_text(pos: &Self::Position) -> String;
 
+    /// Text of what the sensors read, in the form of [`GameKind::position_text`] where the game
+    /// has one (a chess FEN's placement; a togyz korgool FEN, white to move), so that a page can
+    /// draw it beside a position. Default: its `Debug`.
+    fn reading_text(reading: &Self::Reading) -> String {
+        format!("{reading:?}")
+    }
+
     /// Parses a move recorded with [`GameKind::uci`] or [`GameKind::notation`] (to resume a game).
     fn parse_move(pos: &Self::Position, text: &str) -> Option<Self::Move>;
 

@@ -252,19 +252,21 @@ impl<G: GameKind> Tracker<G> {
             (Some(mv), Some(i)) => {
                 let (before, after) = (&g.nodes[i], &g.nodes[n]);
                 let text = G::notation(&before.pos, mv, &after.pos, true);
-                Phrase::new("tracker.after_ply")
-                    .number("ply", n as u64)
+                Phrase::new("tracker.after_move")
+                    .move_of("at", n as u32)
                     .text("move", text)
             }
             _ => Phrase::new("tracker.at_start"),
         };
+        // What the board showed, in the game's own position text: not in the sentence, but
+        // kept in the phrase for a diagram beside the record's last position.
         let board = g
             .unexplained
             .as_ref()
-            .map_or_else(String::new, |u| format!(" {:?}", u.reading));
-        let detail = Phrase::new("tracker.thread_lost")
-            .number("since", since)
-            .number("heard", heard)
+            .map_or_else(String::new, |u| G::reading_text(&u.reading));
+        let detail = Phrase::new("tracker.lost_thread")
+            .time("since", since)
+            .time("heard", heard)
             .text("board", board)
             .phrase("last", last)
             .phrase("found", found.describe(plies, by_presses));

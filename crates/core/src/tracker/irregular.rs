@@ -61,13 +61,13 @@ impl<G: GameKind> Tracker<G> {
         };
         let ply = g.belief_plies() as u32 + 1;
         let how = match g.read_back.take() {
-            Some((first, last)) if first == last => Phrase::new("resolved.read_back_one")
+            Some((first, last)) if first == last => Phrase::new("resolved.read_back_move")
                 .phrase("how", how)
-                .number("ply", first as u64),
-            Some((first, last)) => Phrase::new("resolved.read_back")
+                .move_of("at", first),
+            Some((first, last)) => Phrase::new("resolved.read_back_moves")
                 .phrase("how", how)
-                .number("first", first as u64)
-                .number("last", last as u64),
+                .move_of("first", first)
+                .move_of("last", last),
             None => how,
         };
         for (id, _) in g.open.drain(..) {

@@ -6,6 +6,7 @@ use shakmaty::Square;
 use super::*;
 use crate::{
     game::{Outcome, chess::ChessGame},
+    phrase::Arg,
     protocol::dgt::{BoardDump, piece},
     sensor::dgt::DgtBoardState,
 };
@@ -563,15 +564,38 @@ fn moves_in_either_order_after_a_gap_are_not_recorded_but_the_thread_is_lost() {
     assert_eq!(t.moves(), ["e4"]);
     assert!(t.tracker.thread_lost());
     assert_eq!(t.irregularities(), [IrregularityKind::ThreadLost]);
-    let detail = t
+    let (detail, phrase) = t
         .events
         .iter()
         .find_map(|e| match e {
-            TrackerEvent::Irregularity { detail, .. } => Some(detail.clone()),
+            TrackerEvent::Irregularity {
+                detail,
+                detail_phrase,
+                ..
+            } => Some((detail.clone(), detail_phrase.clone().unwrap())),
             _ => None,
         })
         .unwrap();
-    assert!(detail.contains("ply 1 (e4)"), "{detail}");
+    // The record's last move by its number and side; the moments as times, not counts of ms.
+    assert!(
+        detail.contains("stops after e4, move 1 (white)"),
+        "{detail}"
+    );
+    assert!(!detail.contains(" ms"), "{detail}");
+    assert!(
+        matches!(phrase.args.get("since"), Some(Arg::Time(_))),
+        "{phrase:?}"
+    );
+    // What the board showed is kept for a diagram, as a FEN's placement (the Ruy Lopez after
+    // 3. Bb5), not in the sentence.
+    let Some(Arg::Text(board)) = phrase.args.get("board") else {
+        panic!("{phrase:?}")
+    };
+    assert_eq!(
+        board, "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R",
+        "{phrase:?}"
+    );
+    assert!(!detail.contains(board.as_str()), "{detail}");
     // Four plies are past what the search records (two), and two orders lead there anyway.
     assert!(detail.contains("no run of up to 2 legal moves"), "{detail}");
     // Play goes on from the board: never judged, never recorded, while lost.

@@ -286,6 +286,17 @@ impl GameKind for ChessGame {
         s
     }
 
+    /// The placement field of a FEN (a code that is no piece, an empty square).
+    fn reading_text(reading: &ChessReading) -> String {
+        let mut board = Board::empty();
+        for (i, &code) in reading.0.iter().enumerate() {
+            if let Some(piece) = code_to_piece(code) {
+                board.set_piece_at(Square::new(i as u32), piece);
+            }
+        }
+        board.to_string()
+    }
+
     fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
         if let Ok(uci) = text.parse::<UciMove>()
             && let Ok(m) = uci.to_move(pos)

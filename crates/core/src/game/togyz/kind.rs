@@ -13,7 +13,7 @@ use std::{fmt, hash::Hash};
 
 use super::{
     Board, Move, PITS, Position, Side, TOTAL,
-    notation::{MoveText, to_fen},
+    notation::{MoveText, board_fen, to_fen},
 };
 use crate::game::{Departure, GameKind, Kind, Outcome, Variant};
 use crate::phrase::Phrase;
@@ -226,6 +226,19 @@ impl GameKind for TogyzGame {
 
     fn position_text(pos: &Position) -> String {
         to_fen(pos)
+    }
+
+    /// A FEN of the effective counts (korgools in a marked tuz pit in its owner's store), white
+    /// to move: the sensors do not say whose turn it is.
+    fn reading_text(reading: &TogyzReading) -> String {
+        let e = reading.effective();
+        let count = |n: u16| u8::try_from(n).unwrap_or(u8::MAX);
+        let board = Board {
+            pits: std::array::from_fn(|loc| count(e[loc])),
+            stores: [count(e[STORE]), count(e[STORE + 1])],
+            tuz: reading.tuz.map(|pit| (pit > 0).then_some(pit)),
+        };
+        board_fen(&board, Side::White, 1)
     }
 
     fn parse_move(pos: &Position, text: &str) -> Option<Move> {

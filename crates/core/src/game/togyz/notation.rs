@@ -493,7 +493,12 @@ fn move_token(rec: &mut Record, token: &str, line: usize) -> Result<(), Notation
 /// cells `nS` (n korgools), a digit d for d empty pits, `t` for a tuz; then the stores (white,
 /// black), `S` (white) or `N` (black) to move, and the move number.
 pub fn to_fen(pos: &Position) -> String {
-    let b = pos.board();
+    board_fen(pos.board(), pos.turn(), u32::from(pos.fullmove()))
+}
+
+/// [`to_fen`] of a board that need not be a position the rules reach (a board's sensors read in
+/// the middle of a sowing, korgools in a hand): `turn` to move at move `fullmove`.
+pub fn board_fen(b: &Board, turn: Side, fullmove: u32) -> String {
     let row = |side: Side, pits: &mut dyn Iterator<Item = u8>| {
         let mut cells: Vec<String> = Vec::new();
         let mut empty = 0;
@@ -528,19 +533,41 @@ pub fn to_fen(pos: &Position) -> String {
         row(Side::White, &mut (1..=9)),
         b.stores[0],
         b.stores[1],
-        match pos.turn() {
+        match turn {
             Side::White => 'S',
             Side::Black => 'N',
         },
-        pos.fullmove()
+        fullmove
     )
 }
 
 /// Reads a position written by [`to_fen`].
 pub fn from_fen(s: &str, rules: Rules) -> Result<Position, NotationError> {
     let err = |detail: String| NotationError::Fen { detail };
+    let (board, fields) = fen_board(s)?;
+    let [turn, fullmove] = fields[..] else {
+        return Err(err(format!("expected 5 fields, got {}", fields.len() + 3)));
+    };
+    let num = |t: &str| {
+        t.parse::<u16>()
+            .map_err(|_| err(format!("bad number {t:?}")))
+    };
+    let turn = match turn {
+        "S" => Side::White,
+        "N" => Side::Black,
+        t => return Err(err(format!("bad side to move {t:?}"))),
+    };
+    let fullmove = num(fullmove)?.max(1);
+    let ply = (fullmove - 1) * 2 + u16::from(turn == Side::Black);
+    Ok(Position::from_board(board, turn, ply, rules)?)
+}
+
+/// The board of a FEN written by [`to_fen`] or [`board_fen`], as it is (no rule checks it: a
+/// board read in the middle of a sowing draws as read), and the fields after the stores.
+pub fn fen_board(s: &str) -> Result<(Board, Vec<&str>), NotationError> {
+    let err = |detail: String| NotationError::Fen { detail };
     let fields: Vec<&str> = s.split_whitespace().collect();
-    let [rows, white, black, turn, fullmove] = fields[..] else {
+    let [rows, white, black, ref rest @ ..] = fields[..] else {
         return Err(err(format!("expected 5 fields, got {}", fields.len())));
     };
     let (black_row, white_row) = rows
@@ -590,20 +617,9 @@ pub fn from_fen(s: &str, rules: Rules) -> Result<Position, NotationError> {
             }
         }
     }
-    let num = |t: &str| {
-        t.parse::<u16>()
-            .map_err(|_| err(format!("bad number {t:?}")))
-    };
     let store = |t: &str| t.parse::<u8>().map_err(|_| err(format!("bad store {t:?}")));
     board.stores = [store(white)?, store(black)?];
-    let turn = match turn {
-        "S" => Side::White,
-        "N" => Side::Black,
-        t => return Err(err(format!("bad side to move {t:?}"))),
-    };
-    let fullmove = num(fullmove)?.max(1);
-    let ply = (fullmove - 1) * 2 + u16::from(turn == Side::Black);
-    Ok(Position::from_board(board, turn, ply, rules)?)
+    Ok((board, rest.to_vec()))
 }
 
 #[cfg(test)]
