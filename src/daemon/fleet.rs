@@ -231,6 +231,15 @@ pub async fn record_fleet(
         slice,
     }
     .spawn(&mut relays, &changes);
+    // What the command line decides on this database while the daemon runs, shown live.
+    if let Some(hub) = &hub {
+        relays.spawn(crate::relay::outside::follow(
+            db.clone(),
+            hub.clone(),
+            changes.clone(),
+            stop.clone(),
+        ));
+    }
     if let Some((connection, identity, replicas)) = cluster {
         let crate::cluster::Connection { client, failure } = connection;
         // The event node's decisions, rounds and pairings, taken as the hall's own.

@@ -386,6 +386,11 @@ impl Hub {
     /// note not at all (they see results, not rulings); the arbiter reads each whole.
     pub fn decision(&self, name: &str, decision: &Decision) {
         self.update_for(name, true, |b| {
+            // Shown once, whichever way it came (the decider, or another process's: outside).
+            if decision.id <= b.last_decision {
+                return None;
+            }
+            b.last_decision = decision.id;
             let mut value = json!({
                 "game": decision.game.0, "decision": decision.id,
                 "action": decision.action.as_str(),

@@ -281,6 +281,9 @@ pub struct BoardLive {
     pub(super) losses: u32,
     /// The stored game shown, if it may be named ([`BoardSnapshot::game`]).
     pub(super) game: Option<i64>,
+    /// The latest decision shown (its event id): a decision reaches the hub from the decider
+    /// and from [`super::outside`], and is shown once.
+    pub(super) last_decision: i64,
 }
 
 impl BoardLive {
@@ -314,6 +317,7 @@ impl BoardLive {
             lost_since_ms: None,
             losses: 0,
             game: None,
+            last_decision: 0,
         };
         for mv in moves {
             board.push_move(mv);

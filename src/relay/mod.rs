@@ -8,7 +8,8 @@
 //! functions of [`crate::store`]; SQLite's busy timeout serialises them with the recording
 //! writer. A decision that changes the moves of a game a board is recording (resume, correct) is
 //! handed to that board's task through its desk ([`crate::decider::desk`], which the hub keeps),
-//! which applies it between two reads of its port. The pushed outputs (the Lichess push,
+//! which applies it between two reads of its port; a decision another process (the CLI) takes
+//! on the database is shown live too ([`outside`]). The pushed outputs (the Lichess push,
 //! LiveChess-style folders) are [`crate::broadcast`]'s; the delayed hub spectators follow
 //! ([`delayed`]) is one of them. [`listen`] accepts the connections under limits that a
 //! flood cannot pass (timeouts, a cap keeping descriptors for the boards), and the server's guard
@@ -20,6 +21,7 @@ pub mod delayed;
 pub mod hub;
 pub mod listen;
 pub mod live;
+pub mod outside;
 pub mod page;
 pub mod server;
 pub mod svg;

@@ -557,6 +557,44 @@ impl Store {
         Ok(decision)
     }
 
+    /// Every decision stored after event row `after`, in the order taken, with the board
+    /// whose latest game each is on (none for an earlier game of its board): what another
+    /// process (the CLI) decided while the daemon runs ([`crate::relay::outside`]).
+    pub fn decisions_after(
+        &self,
+        after: i64,
+    ) -> Result<Vec<(Decision, Option<String>)>, DecisionError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT e.id, e.game_id, e.at_ms, e.detail,              (SELECT b.name FROM games g JOIN boards b ON b.id = g.board_id               WHERE g.id = e.game_id               AND g.id = (SELECT MAX(later.id) FROM games later WHERE later.board_id = g.board_id))              FROM events e WHERE e.id > ?1 AND e.kind = ?2 ORDER BY e.id",
+        ).map_err(StoreError::from)?;
+        let rows = stmt
+            .query_map(rusqlite::params![after, DECISION_KIND], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    GameId(r.get(1)?),
+                    super::read::get_ms(r, 2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                ))
+            })
+            .map_err(StoreError::from)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, game, at_ms, detail, board) = row.map_err(StoreError::from)?;
+            let detail = serde_json::from_str(&detail).map_err(StoreError::from)?;
+            out.push((Decision::from_parts(game, id, at_ms, &detail)?, board));
+        }
+        Ok(out)
+    }
+
+    /// The id of the latest event row (0 for none): where [`Store::decisions_after`] starts.
+    pub fn last_event_id(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT COALESCE(MAX(id), 0) FROM events")?
+            .query_row([], |r| r.get(0))?)
+    }
+
     /// Every decision on `game`, in the order they were made.
     pub fn decisions(&self, game: GameId) -> Result<Vec<Decision>, DecisionError> {
         header(&self.conn, game)?;

@@ -710,3 +710,56 @@ async fn the_console_resumes_a_lost_board_from_the_scoresheets_beside_both_posit
     assert_eq!(resumed.author, "Chief");
     bench.stop().await;
 }
+
+/// A result set at the command line (`boardscribe arbiter result`, another process) for a
+/// game already over reaches the open console's live part, `/api/boards` and the public page's
+/// data without a reload (issue 34, item 2): the daemon follows the decisions taken on its
+/// database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_set_at_the_command_line_reaches_the_open_console_and_the_page() {
+    let mut bench = Bench::new(Token::new(TOKEN)).await;
+    let url = bench.url.clone();
+    bench
+        .start(&[(corpus_game("tatamast22", 4), 21, 0.0)], 0.05)
+        .await;
+    bench.wait_done(Duration::from_secs(120)).await;
+    let console = Console::login(&url, "Chief").await;
+    let recorded = game_on(&bench, 0);
+    assert!(!recorded.moves.is_empty());
+    // A result the game does not have yet, decided from the players' signatures.
+    let result = if recorded.result == "0-1" {
+        "1-0"
+    } else {
+        "0-1"
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_boardscribe"))
+        .args(["arbiter", "--db", bench.db.to_str().unwrap(), "result"])
+        .args(["--game", &recorded.id.0.to_string(), "--result", result])
+        .args(["--reason", "decision", "--author", "Deputy"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let board = bench.boards[0].clone();
+    until(10, "the command line's result on the console", async || {
+        let live = console.get("arbiter?fragment=1").await;
+        let row = &live[live.find(&format!(r#"data-board="{board}""#))?..];
+        let row = &row[..row.find("</tr>")?];
+        row.contains(&format!(r#"<span class="san">{result}</span>"#))
+            .then_some(())
+    })
+    .await;
+    let public: Value = reqwest::get(format!("{url}api/boards"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let b = &public["boards"][0];
+    assert_eq!(b["result"], result, "{b}");
+    assert_eq!(b["result_final"], true, "{b}");
+    bench.stop().await;
+}
