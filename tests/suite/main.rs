@@ -60,6 +60,7 @@ mod spectator_crawl;
 mod store;
 mod systemd_units;
 mod togyz_bad_input;
+mod togyz_emulate;
 mod togyz_emulator;
 mod togyz_irregularities;
 mod togyz_live;
