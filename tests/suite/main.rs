@@ -25,6 +25,7 @@ mod console_actions;
 mod console_browser;
 mod corpus_common;
 mod corpus_emulated;
+mod demo_togyz;
 mod ee_tokens;
 mod emulator;
 mod emulator_irregularities;
