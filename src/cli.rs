@@ -14,7 +14,7 @@ use crate::{
     config::{self, Config, ConfigError, ConfigOverrides, FileChecks},
     daemon,
     device::{self, discover},
-    emulator::{self, EmulatorOptions, PtyOptions},
+    emulator::{PtyOptions, PtyScript},
     export::{self, ExportOptions, Format, Notation, SheetOptions, pgn::ClockFormat},
     game::Variant,
     pairings::{self, PairingsFormat},
@@ -25,10 +25,12 @@ use crate::{
 mod arbiter;
 pub mod args;
 mod commands;
+pub mod emulate;
 pub mod logging;
 mod round;
 
 pub use args::{AdminArgs, DemoArgs, LawsArgs, RunArgs};
+pub use emulate::{EmulateArgs, EmulatedKind};
 
 use arbiter::arbiter;
 pub use arbiter::{ArbiterCommand, RulingArg, Who};
@@ -210,48 +212,12 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Variant::Standard)]
         variant: Variant,
     },
-    /// A virtual DGT board with a clock on a pseudo-terminal, playing a game from a PGN file
-    /// (or, with `--variant chess960` and no `--pgn`, a random Chess960 game from `--seed`).
-    Emulate {
-        #[arg(long, required_unless_present = "variant")]
-        pgn: Option<PathBuf>,
-        /// chess960 without --pgn: a seeded random Chess960 game (start position and moves).
-        #[arg(long, value_enum)]
-        variant: Option<Variant>,
-        /// Which game of the file (1-based).
-        #[arg(long, default_value_t = 1)]
-        game: usize,
-        /// Time multiplier for every human duration (0.3: blitz hands, 3: slow hands).
-        #[arg(long, default_value_t = 1.0)]
-        speed: f64,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// The board is set up turned round (black at the connector side).
-        #[arg(long)]
-        rotated: bool,
-        /// Make (or replace) a symlink to the pseudo-terminal here.
-        #[arg(long)]
-        link: Option<PathBuf>,
-        /// Also write every byte both ways to this capture file.
-        #[arg(long)]
-        capture_out: Option<PathBuf>,
-        /// No clock connected.
-        #[arg(long)]
-        no_clock: bool,
-        /// Close the pseudo-terminal during this ply (1-based) and open a new one.
-        #[arg(long)]
-        unplug_at_ply: Option<u32>,
-        /// How long the board stays unplugged, in ms.
-        #[arg(long, default_value_t = 2000)]
-        unplug_for_ms: u64,
-        /// The board's memory is gone when it is plugged in again (as when a long outage
-        /// overran its ring): what was played meanwhile must be found without it.
-        #[arg(long)]
-        memory_lost_on_unplug: bool,
-        /// Keep answering this long after the game, in ms (default: forever).
-        #[arg(long)]
-        linger_ms: Option<u64>,
-    },
+    /// A virtual board with a clock on a pseudo-terminal: a DGT chessboard playing a game from a
+    /// PGN file (or, with `--variant chess960` and no `--pgn`, a random Chess960 game from
+    /// `--seed`), or with `--kind togyz` a togyz korgool pit board (TGZ-1) playing a record
+    /// from a file (or a random togyz game from `--seed`). The clocks start at the time
+    /// control (`--time-control`, or `--config`'s `[tournament]`).
+    Emulate(EmulateArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -492,82 +458,19 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             timeout,
             variant,
         ),
-        Command::Emulate {
-            pgn,
-            variant,
-            game,
-            speed,
-            seed,
-            rotated,
-            link,
-            capture_out,
-            no_clock,
-            unplug_at_ply,
-            unplug_for_ms,
-            memory_lost_on_unplug,
-            linger_ms,
-        } => {
-            let chosen = match (&pgn, variant) {
-                (Some(pgn), _) => {
-                    let text = std::fs::read_to_string(pgn)
-                        .with_context(|| format!("reading {}", pgn.display()))?;
-                    let games = emulator::games_from_pgn(&text)?;
-                    let Some(chosen) = game.checked_sub(1).and_then(|i| games.get(i)) else {
-                        bail!(
-                            "{} has {} game(s); --game {game} is not one of them",
-                            pgn.display(),
-                            games.len()
-                        );
-                    };
-                    chosen.clone()
-                }
-                (None, Some(Variant::Chess960)) => {
-                    let chosen = emulator::chess960_game(seed);
-                    eprintln!(
-                        "Chess960, seed {seed}: {} ({} plies)",
-                        chosen.tag("FEN").unwrap_or("?"),
-                        chosen.moves.len()
-                    );
-                    chosen
-                }
-                (None, _) => bail!("say --pgn FILE, or --variant chess960 for a random game"),
-            };
-            let opts = EmulatorOptions {
-                speed,
-                seed,
-                rotated,
-                clock: !no_clock,
-                ..EmulatorOptions::default()
-            };
-            let script = emulator::script_pgn(&chosen, &opts)?;
-            let pty = PtyOptions {
-                link,
-                capture_out,
-                unplug_at_ply,
-                unplug_for_ms,
-                memory_lost_on_unplug,
-                linger_ms,
-                print_path: true,
-                ..PtyOptions::default()
-            };
-            let rt = tokio::runtime::Runtime::new()?;
-            rt.block_on(emulate_until_stopped(&script, &pty))
-        }
+        Command::Emulate(args) => emulate::emulate(args),
     }
 }
 
 /// Plays `script` on a pty until it is done, or the process is told to stop (SIGTERM, SIGINT,
 /// SIGHUP): then the board's link goes with it, as a device node goes with its device, so that
 /// no host follows it later to a pty another board has been given since.
-async fn emulate_until_stopped(
-    script: &emulator::BoardScript,
-    pty: &PtyOptions,
-) -> anyhow::Result<()> {
+async fn emulate_until_stopped(script: &PtyScript, pty: &PtyOptions) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate())?;
     let mut hup = signal(SignalKind::hangup())?;
     tokio::select! {
-        played = emulator::run_pty(script, pty, None) => Ok(played?),
+        played = script.run(pty, None) => Ok(played?),
         _ = tokio::signal::ctrl_c() => stopped(pty),
         _ = term.recv() => stopped(pty),
         _ = hup.recv() => stopped(pty),

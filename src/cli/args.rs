@@ -110,9 +110,13 @@ impl RunArgs {
 /// `boardscribe demo`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DemoArgs {
-    /// Number of emulated boards.
-    #[arg(long, default_value_t = 2)]
-    pub boards: usize,
+    /// Number of emulated DGT chessboards.
+    #[arg(long = "chess-boards", visible_alias = "boards", default_value_t = 2)]
+    pub chess_boards: usize,
+    /// Number of emulated togyz korgool pit boards (TGZ-1), after the chessboards; 0 for a
+    /// chess-only demo.
+    #[arg(long, default_value_t = 1)]
+    pub togyz_boards: usize,
     /// Time multiplier for the emulated players (1 is human speed).
     #[arg(long, default_value_t = 0.04)]
     pub speed: f64,
@@ -121,7 +125,8 @@ pub struct DemoArgs {
     pub db: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Serve the live page on this address (default: 127.0.0.1:8080, or any free port).
+    /// Serve the live page and the arbiter's console on this address (default: 127.0.0.1:8080,
+    /// or any free port).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
     /// No live page: record, print and exit.
@@ -141,7 +146,8 @@ impl DemoArgs {
     /// What `demo` is told.
     pub fn options(&self) -> DemoOptions {
         DemoOptions {
-            boards: self.boards,
+            chess_boards: self.chess_boards,
+            togyz_boards: self.togyz_boards,
             speed: self.speed,
             db: self.db.clone(),
             seed: self.seed,

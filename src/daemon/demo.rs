@@ -1,13 +1,24 @@
-//! `boardscribe demo`: emulated boards play public-domain games into a temporary database, with
-//! the live page, through the same [`record_fleet`] as `run` (the boards on pseudo-terminals).
+//! `boardscribe demo`: emulated boards play public game scores into a temporary database, with
+//! the live page and the arbiter's console, through the same [`record_fleet`] as `run` (the
+//! boards on pseudo-terminals): DGT chessboards and togyz korgool pit boards side by side.
+//!
+//! Flow: each board's game and script (chess from `fixtures/demo.pgn`, or random Chess960;
+//! togyz korgool from `fixtures/demo-togyz.pgn`), its clock at the demo's time control; the
+//! ptys; the relay with an admin token (the one given, else a new random one in the demo's
+//! directory) so that the console can be logged into; what a newcomer opens printed: the live
+//! page, the console and how to log in; the daemon until the games are over (or Ctrl-C).
+
+use rand::RngCore as _;
 
 use super::*;
 
 /// What `demo` is told: the command line's flags, parsed ([`crate::cli`] reads them).
 #[derive(Clone, Debug)]
 pub struct DemoOptions {
-    /// Number of emulated boards.
-    pub boards: usize,
+    /// Number of emulated DGT chessboards.
+    pub chess_boards: usize,
+    /// Number of emulated togyz korgool pit boards (TGZ-1), numbered after the chessboards.
+    pub togyz_boards: usize,
     /// Time multiplier for the emulated players (1 is human speed).
     pub speed: f64,
     /// Where to put the database (`None`: a new temporary directory).
@@ -19,20 +30,14 @@ pub struct DemoOptions {
     pub no_http: bool,
     /// Keep serving the live page after the games are over, until Ctrl-C.
     pub stay: bool,
-    /// The file holding the admin API's bearer token.
+    /// The file holding the admin API's bearer token (`None`: a new random one in the demo's
+    /// directory).
     pub admin_token_file: Option<PathBuf>,
     pub laws: LawsFlags,
 }
 
-/// The emulated clock for `laws`' time control: the first period's base and increment.
-fn emulated_clock(laws: &LawsSetup) -> (u64, u64) {
-    laws.time_control
-        .as_ref()
-        .and_then(|tc| tc.periods().first())
-        .map_or((15 * 60_000, 10_000), |p| {
-            (u64::from(p.base_secs) * 1000, p.increment_ms())
-        })
-}
+/// The demo's time control unless told: 15 minutes and 10 seconds a move.
+const DEMO_TIME_CONTROL: &str = "15+10";
 
 /// `boardscribe demo`: emulated boards play corpus games into a temporary database.
 pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
@@ -48,67 +53,72 @@ pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
         }
     };
     let db = args.db.clone().unwrap_or_else(|| dir.join("demo.db"));
-    // The emulated clocks run the configured time control (15+10 unless told).
+    // Every emulated clock starts at the demo's time control, as the referee expects it.
     let mut laws = args.laws.setup();
-    // Chess960: a random game from each board's seed (its own start position).
-    let games = match laws.variant {
-        Variant::Standard => emulator::games_from_pgn(DEMO_PGN)?,
-        Variant::Chess960 => (0..args.boards.max(1))
-            .map(|i| emulator::chess960_game(args.seed + i as u64))
-            .collect(),
-    };
     if laws.time_control.is_none() {
-        laws.time_control = Some("15+10".parse()?);
+        laws.time_control = Some(DEMO_TIME_CONTROL.parse()?);
     }
+    let clock = laws.time_control.as_ref().map(emulator::clock_for);
+    let (chess, togyz) = match (args.chess_boards, args.togyz_boards) {
+        (0, 0) => (1, 0),
+        counts => counts,
+    };
+    let mut boards = chess_boards(chess, &args, &laws, clock)?;
+    boards.extend(togyz_boards(togyz, &args, clock)?);
+    let token_file = match (&args.admin_token_file, args.no_http) {
+        (Some(file), _) => Some(file.clone()),
+        (None, false) => Some(new_token_file(&dir)?),
+        (None, true) => None,
+    };
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async {
-        let mut boards = Vec::new();
-        let mut ports = Vec::new();
-        for i in 0..args.boards.max(1) {
-            let game = &games[i % games.len()];
-            let seed = args.seed + i as u64;
-            let opts = EmulatorOptions {
-                speed: args.speed,
-                seed,
-                rotated: i % 2 == 1,
-                time_control: Some(emulated_clock(&laws)),
-                // A few irregularities (a knocked piece, an illegal move, a press without a
-                // move...), so that the demo shows the arbiter's side too.
-                irregularities: emulator::random_irregularities(seed, game.moves.len(), 0.03),
-                ..EmulatorOptions::default()
-            };
-            let script = emulator::script_pgn(game, &opts)?;
-            let link = dir.join(format!("board-{}", i + 1));
-            let pty = PtyOptions {
-                link: Some(link.clone()),
-                ..PtyOptions::default()
-            };
-            boards.push((PtyScript::from(script), pty));
+        let mut scripts = Vec::new();
+        let mut configs = Vec::new();
+        for (i, board) in boards.into_iter().enumerate() {
+            let number = i as u32 + 1;
+            let link = dir.join(format!("board-{number}"));
             println!(
-                "board {}: {} - {} on {}",
-                i + 1,
-                game.tag("White").unwrap_or("?"),
-                game.tag("Black").unwrap_or("?"),
+                "board {number} ({}): {} on {}",
+                board.kind_name,
+                board.players,
                 link.display()
             );
-            ports.push(link);
+            scripts.push((
+                board.script,
+                PtyOptions {
+                    link: Some(link.clone()),
+                    ..PtyOptions::default()
+                },
+            ));
+            configs.push(BoardConfig {
+                number,
+                kind: board.kind,
+                name: link.display().to_string(),
+                locator: Locator::Port(link),
+                clock_layout: ClockLayout::default(),
+            });
         }
         // Every pseudo-terminal exists before the daemon opens it.
-        let mut emulators = PtyFleet::spawn(boards).await?;
+        let mut emulators = PtyFleet::spawn(scripts).await?;
         let (stop_tx, stop_rx) = watch::channel(false);
         let (relay_stop_tx, relay_stop_rx) = watch::channel(false);
-        let fleet = Fleet::new(&db, port_boards(&ports), laws.clone());
+        let fleet = Fleet::new(&db, configs, laws.clone());
         let extras = RelayExtras {
             metrics: fleet.metrics.clone(),
             changes: Some(fleet.changes.clone()),
-            token_file: args.admin_token_file.clone(),
+            token_file: token_file.clone(),
             ..RelayExtras::default()
         };
         let hub = if args.no_http {
             None
         } else {
             let hub = Hub::new();
-            let token = admin_token(args.admin_token_file.as_deref())?;
+            let token = admin_token(token_file.as_deref())?;
+            // A token the demo made is shown: a newcomer logs in with it.
+            let made_token = match (&args.admin_token_file, &token) {
+                (None, Some(token)) => Some(token.text().to_owned()),
+                _ => None,
+            };
             let default = SocketAddr::from(([127, 0, 0, 1], 8080));
             let url = match start_relay_with(
                 args.http.unwrap_or(default),
@@ -129,7 +139,17 @@ pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
                 }
                 Err(e) => return Err(e),
             };
-            println!("live page: {url}");
+            println!("live page:         {url}");
+            println!("arbiter's console: {url}arbiter");
+            if let Some(file) = &token_file {
+                println!(
+                    "  log in with the admin token in {} and your name{}",
+                    file.display(),
+                    made_token
+                        .map(|t| format!(": the token is {t}"))
+                        .unwrap_or_default()
+                );
+            }
             Some(hub)
         };
         let daemon = tokio::spawn({
@@ -171,5 +191,117 @@ pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Games the demo boards play (public-domain game scores from the corpus).
+/// Chess games the demo boards play (public-domain game scores from the corpus).
 const DEMO_PGN: &str = include_str!("../../fixtures/demo.pgn");
+/// Togyz korgool games the demo's pit boards play (Kazakh federation events, from the corpus).
+const DEMO_TOGYZ: &str = include_str!("../../fixtures/demo-togyz.pgn");
+
+/// One emulated board of the demo: its kind, who plays, its script.
+struct DemoBoard {
+    kind: BoardKind,
+    /// For the demo's lines: `chess`, `togyz korgool`.
+    kind_name: &'static str,
+    /// `White - Black`.
+    players: String,
+    script: PtyScript,
+}
+
+/// `count` DGT chessboards: the demo's games in turn (or random Chess960 games), every other
+/// board set up turned round, with a few irregularities for the arbiter's side.
+fn chess_boards(
+    count: usize,
+    args: &DemoOptions,
+    laws: &LawsSetup,
+    clock: Option<(u64, u64)>,
+) -> anyhow::Result<Vec<DemoBoard>> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    // Chess960: a random game from each board's seed (its own start position).
+    let games = match laws.variant {
+        Variant::Standard => emulator::games_from_pgn(DEMO_PGN)?,
+        Variant::Chess960 => (0..count)
+            .map(|i| emulator::chess960_game(args.seed + i as u64))
+            .collect(),
+    };
+    let mut boards = Vec::new();
+    for (i, game) in games.iter().cycle().take(count).enumerate() {
+        let seed = args.seed + i as u64;
+        let opts = EmulatorOptions {
+            speed: args.speed,
+            seed,
+            rotated: i % 2 == 1,
+            time_control: clock,
+            // A few irregularities (a knocked piece, an illegal move, a press without a
+            // move...), so that the demo shows the arbiter's side too.
+            irregularities: emulator::random_irregularities(seed, game.moves.len(), 0.03),
+            ..EmulatorOptions::default()
+        };
+        boards.push(DemoBoard {
+            kind: BoardKind::Dgt,
+            kind_name: "chess",
+            players: format!(
+                "{} - {}",
+                game.tag("White").unwrap_or("?"),
+                game.tag("Black").unwrap_or("?")
+            ),
+            script: emulator::script_pgn(game, &opts)?.into(),
+        });
+    }
+    Ok(boards)
+}
+
+/// `count` togyz korgool pit boards playing the demo's togyz games in turn.
+fn togyz_boards(
+    count: usize,
+    args: &DemoOptions,
+    clock: Option<(u64, u64)>,
+) -> anyhow::Result<Vec<DemoBoard>> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let rules = crate::game::togyz::Rules::KYRGYZ;
+    let records = emulator::togyz_records(DEMO_TOGYZ, rules)?;
+    let mut boards = Vec::new();
+    for (i, (record, moves)) in records.iter().cycle().take(count).enumerate() {
+        let opts = emulator::TogyzEmulatorOptions {
+            speed: args.speed,
+            // Apart from the chessboards' seeds.
+            seed: args.seed.wrapping_add(1000 + i as u64),
+            time_control: clock,
+            rules,
+            ..emulator::TogyzEmulatorOptions::default()
+        };
+        boards.push(DemoBoard {
+            kind: BoardKind::Togyz,
+            kind_name: "togyz korgool",
+            players: format!(
+                "{} - {}",
+                record.header("White").unwrap_or("?"),
+                record.header("Black").unwrap_or("?")
+            ),
+            script: emulator::script_togyz(moves, &opts)?.into(),
+        });
+    }
+    Ok(boards)
+}
+
+/// A new random admin token (256 bits, hex) in `dir/admin.token`, readable by its owner only:
+/// what the demo's console is logged into with when no token file is given.
+fn new_token_file(dir: &Path) -> anyhow::Result<PathBuf> {
+    use std::{io::Write as _, os::unix::fs::OpenOptionsExt as _};
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let path = dir.join("admin.token");
+    // Replaced, not rewritten: a token file left by another demo may be anyone's.
+    let _absent_is_fine = std::fs::remove_file(&path);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    writeln!(file, "{token}").with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}

@@ -13,8 +13,11 @@
 //! move comes `{ [%clk h:mm:ss] }` with the mover's clock as displayed after the press
 //! (whole seconds, rounded down) when it is known; [`ClockFormat`] can make it `hh:mm:ss`, as
 //! DGT LiveChess writes it. Irregularities the board showed are comments
-//! before the ply they happened before (`{ Irregularity: illegal_move (7.5.1) by white: ... }`);
-//! an illegal move is never in the movetext.
+//! before the ply they happened before (`{ Irregularity: illegal_move (7.5.1) by white: ... }`),
+//! each ending as the arbiter's alerts see it: `; resolved: <how>` once put right on the board,
+//! or over all the same (the game ended; play went on past a press without a move, a rotated
+//! board or a mis-set clock, which the board never holds open), else `; unresolved`; an illegal
+//! move is never in the movetext.
 //!
 //! Arbiter decisions are `{ Arbiter: ... }` comments: a ruling with its irregularity, a
 //! corrected move or a note on a ply after that move, a result and a note on the whole game at the
@@ -370,9 +373,17 @@ fn irregularity_comments(game: &GameRecord) -> Vec<(u32, String)> {
             if let Some(ruling) = &shown.ruling {
                 c.push_str(&format!("; {ruling}"));
             }
-            match resolution.as_ref().and_then(|r| r.how.as_deref()) {
-                Some(how) => c.push_str(&format!("; resolved: {how}")),
-                None => c.push_str("; unresolved"),
+            // Over as the arbiter's alerts say it: put right on the board (with how, when the
+            // board said), else the game ended or play went on past an instant kind, which the
+            // board never holds open and so never resolves.
+            let over = game.over_unresolved(i.kind, i.ply, shown.ruling.is_some());
+            match (resolution, over) {
+                (Some(r), _) => match r.how.as_deref() {
+                    Some(how) => c.push_str(&format!("; resolved: {how}")),
+                    None => c.push_str("; resolved"),
+                },
+                (None, Some(over)) => c.push_str(&format!("; resolved: {}", over.as_str())),
+                (None, None) => c.push_str("; unresolved"),
             }
             (i.ply.unwrap_or(1), c)
         })

@@ -98,16 +98,6 @@ impl Alert {
     }
 }
 
-/// Kinds the tracker never holds open: over once play goes on.
-fn is_instant(kind: IrregularityKind) -> bool {
-    matches!(
-        kind,
-        IrregularityKind::ClockWithoutMove
-            | IrregularityKind::BoardRotated
-            | IrregularityKind::ClockMisSet
-    )
-}
-
 /// The board as alerts name it: its number, else its name.
 fn board_key(number: Option<u32>, name: &str) -> Value {
     number.map_or_else(|| json!(name), |n| json!(n))
@@ -172,7 +162,7 @@ pub fn game_alerts(game: &GameRecord) -> Vec<Alert> {
                         alerts.len() - 1
                     }
                 };
-                if !is_instant(kind) {
+                if !kind.is_instant() {
                     open_ids[i].push(id);
                 }
             }
@@ -207,20 +197,16 @@ pub fn game_alerts(game: &GameRecord) -> Vec<Alert> {
             _ => {}
         }
     }
-    let plies = game.moves.len() as u32;
-    let over = game.ended_at_ms.is_some();
     for a in &mut alerts {
-        if a.state != AlertState::Open || a.penalty_due.is_some() {
+        if a.state != AlertState::Open {
             continue;
         }
-        let kind = IrregularityKind::from_str_opt(&a.kind);
-        let played_on = kind.is_some_and(is_instant) && a.ply.is_some_and(|p| plies >= p);
-        if over {
+        let Some(kind) = IrregularityKind::from_str_opt(&a.kind) else {
+            continue;
+        };
+        if let Some(over) = game.over_unresolved(kind, a.ply, a.penalty_due.is_some()) {
             a.state = AlertState::Resolved;
-            a.resolved.get_or_insert_with(|| "the game is over".into());
-        } else if played_on {
-            a.state = AlertState::Resolved;
-            a.resolved.get_or_insert_with(|| "play went on".into());
+            a.resolved.get_or_insert_with(|| over.as_str().into());
         }
     }
     alerts

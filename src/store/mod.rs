@@ -52,7 +52,10 @@ pub use self::{
     history::{HistoryEntry, RetractedMove},
     import::{IMPORT_NOTE, ImportedGame, import_note},
     lookup::{BoardGame, BoardGames},
-    model::{ArbiterRuling, Audit, Entry, IrregularityRecord, Recorded, Resolution, Shown, worded},
+    model::{
+        ArbiterRuling, Audit, Entry, IrregularityRecord, OverUnresolved, Recorded, Resolution,
+        Shown, worded,
+    },
     pairings::RoundInfo,
     players::{PlayerRecord, is_usable_name},
     raw::{RawBlock, RawBuffer, RawChunk, RawError},

@@ -243,7 +243,49 @@ impl IrregularityRecord {
     }
 }
 
+/// How an irregularity the board never showed put right is over all the same: what the
+/// arbiter's alerts and the PGN export both say of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OverUnresolved {
+    /// An instant kind ([`IrregularityKind::is_instant`]) whose ply was played.
+    PlayWentOn,
+    /// The game ended.
+    GameOver,
+}
+
+impl OverUnresolved {
+    /// In the record's words (English, as the alerts and exports have said it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OverUnresolved::PlayWentOn => "play went on",
+            OverUnresolved::GameOver => "the game is over",
+        }
+    }
+}
+
 impl GameRecord {
+    /// How an irregularity of `kind` before `ply`, with no resolution on the board, is over
+    /// all the same: the game ended, or play went on past an instant kind. `None` while it is
+    /// open, and always when `penalty_due` (then only the arbiter's ruling closes it).
+    pub fn over_unresolved(
+        &self,
+        kind: IrregularityKind,
+        ply: Option<u32>,
+        penalty_due: bool,
+    ) -> Option<OverUnresolved> {
+        if penalty_due {
+            return None;
+        }
+        let plies = self.moves.len() as u32;
+        if self.ended_at_ms.is_some() {
+            Some(OverUnresolved::GameOver)
+        } else if kind.is_instant() && ply.is_some_and(|p| plies >= p) {
+            Some(OverUnresolved::PlayWentOn)
+        } else {
+            None
+        }
+    }
+
     /// The game's irregularities, in the order recorded, each shown one with its resolution
     /// (the first `resolved` of its id) and the arbiter's latest ruling on it.
     pub fn irregularities(&self) -> Vec<IrregularityRecord> {
@@ -303,15 +345,7 @@ impl GameRecord {
                     shown,
                     resolution: None,
                     ..
-                } if !matches!(
-                    i.kind,
-                    IrregularityKind::ClockWithoutMove
-                        | IrregularityKind::BoardRotated
-                        | IrregularityKind::ClockMisSet
-                ) =>
-                {
-                    shown.id.map(|id| (id, i.kind))
-                }
+                } if !i.kind.is_instant() => shown.id.map(|id| (id, i.kind)),
                 _ => None,
             })
             .collect()

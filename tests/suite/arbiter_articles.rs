@@ -965,6 +965,30 @@ fn art_6_10_2_a_clock_set_against_the_time_control_is_reported() {
         "the clocks show 0:15:00 and 0:15:00; the time control gives 1:30:00 each"
     );
     assert_eq!(r.ucis(), r.expected_ucis());
+    // The board never holds a mis-set clock open: once play went on, the arbiter's alert is
+    // over by itself, and the PGN says so too (it said "unresolved", the alert's state aside).
+    let alerts = boardscribe::relay::alerts::game_alerts(r.game());
+    let alert = alerts
+        .iter()
+        .find(|a| a.kind == "clock_mis_set")
+        .expect("an alert of the mis-set clock");
+    assert_eq!(
+        alert.state,
+        boardscribe::relay::alerts::AlertState::Resolved,
+        "{alert:?}"
+    );
+    let said = alert.resolved.clone().expect("how it ended");
+    let pgn = export::write_pgn([r.game()], &export::PgnStyle::arbiter());
+    let flat = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+    let comment = flat
+        .split('{')
+        .find(|c| c.contains("Irregularity: clock_mis_set"))
+        .unwrap_or_else(|| panic!("no clock_mis_set comment in {pgn}"));
+    assert!(
+        comment.contains(&format!("; resolved: {said} }}")),
+        "the PGN ends the mis-set clock's comment as the alert did ({said}): {comment}"
+    );
+    assert!(!comment.contains("unresolved"), "{comment}");
     // Set as the event's control: nothing to report.
     let r = play(&game, opts, &laws(Laws::Fide2023, Some("15+10")));
     assert!(r.of_kind("clock_mis_set").is_empty());

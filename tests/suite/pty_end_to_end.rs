@@ -17,11 +17,11 @@ use boardscribe::{
 use serde_json::Value;
 use shakmaty::CastlingMode;
 
-const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/chess");
 
 /// How long any one wait may take before the test fails (the games last 10 to 20 s).
-const DEADLINE: Duration = Duration::from_secs(120);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(120);
 
 fn pgn_path(file: &str) -> PathBuf {
     Path::new(CORPUS).join(format!("{file}.pgn"))
@@ -42,15 +42,15 @@ fn expected_uci(game: &PgnGame) -> Vec<String> {
 }
 
 /// A child process that is killed (and its log shown) if the test fails before it ends.
-struct Proc {
-    name: String,
-    child: Child,
+pub(crate) struct Proc {
+    pub(crate) name: String,
+    pub(crate) child: Child,
     log: PathBuf,
 }
 
 impl Proc {
     /// Starts the binary with `args`; stdout and stderr go to `dir/<name>.log`.
-    fn start(dir: &Path, name: &str, args: &[&str]) -> Proc {
+    pub(crate) fn start(dir: &Path, name: &str, args: &[&str]) -> Proc {
         let log = dir.join(format!("{name}.log"));
         let out = File::create(&log).unwrap();
         let err = out.try_clone().unwrap();
@@ -69,12 +69,12 @@ impl Proc {
         }
     }
 
-    fn log_text(&self) -> String {
+    pub(crate) fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     /// SIGTERM, as systemd stops the daemon.
-    fn terminate(&mut self) {
+    pub(crate) fn terminate(&mut self) {
         let status = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
@@ -89,7 +89,7 @@ impl Proc {
     }
 
     /// Waits for the process to end on its own.
-    fn wait_exit(&mut self, within: Duration) -> ExitStatus {
+    pub(crate) fn wait_exit(&mut self, within: Duration) -> ExitStatus {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -159,7 +159,7 @@ fn run(dir: &Path, name: &str, db: &Path, ports: &[&Path]) -> Proc {
 }
 
 /// Calls `f` until it gives a value; fails after [`DEADLINE`].
-fn poll<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+pub(crate) fn poll<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let start = Instant::now();
     loop {
         if let Some(v) = f() {
@@ -826,4 +826,99 @@ fn a_busy_port_names_its_holder_and_is_taken_as_soon_as_it_is_free() {
     );
     second.terminate();
     second.wait_exit(Duration::from_secs(20));
+}
+
+/// `boardscribe export --db DB` in `format` (and its other `args`), as a fresh process.
+fn export_text(db: &Path, format: &str, args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .args(["export", "--db", db.to_str().unwrap(), "--format", format])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "export --format {format}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The first clock recorded for each side in a JSON-exported game's moves (White's, Black's).
+fn first_clocks(game: &Value) -> (Option<u64>, Option<u64>) {
+    let moves = game["moves"].as_array().cloned().unwrap_or_default();
+    let first = |key: &str| moves.iter().find_map(|m| m[key].as_u64());
+    (first("clock_white_ms"), first("clock_black_ms"))
+}
+
+/// An emulated board told `--time-control 3+2`, recorded by a daemon told the same: its clocks
+/// start at 3 minutes (they started at 15 whatever the control, and every game opened with an
+/// Art. 6.10.2 alert): no `clock_mis_set`, no 6.10.2 remark on the scoresheet, and the first
+/// clock of each side reads a 3-minute game's (3 minutes, less a blitz hand's thinking, plus
+/// the 2-second increment).
+#[test]
+fn an_emulated_game_at_3_plus_2_starts_at_3_minutes_with_no_clock_alert() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (file, n) = ("tatamast22", 27);
+    let expected = expected_uci(&corpus_game(file, n));
+    let (mut emulator, link) = emulate(
+        d,
+        "blitz",
+        file,
+        n,
+        &[
+            "--speed",
+            "0.04",
+            "--seed",
+            "3",
+            "--time-control",
+            "3+2",
+            "--linger-ms",
+            "1500",
+        ],
+    );
+    let board = link.to_str().unwrap();
+    let db = d.join("blitz.db");
+    let mut daemon = Proc::start(
+        d,
+        "run",
+        &[
+            "run",
+            "--db",
+            db.to_str().unwrap(),
+            "--port",
+            board,
+            "--time-control",
+            "3+2",
+        ],
+    );
+    wait_for_moves(&db, board, expected.len());
+    assert!(emulator.wait_exit(DEADLINE).success());
+    daemon.terminate();
+    assert!(daemon.wait_exit(Duration::from_secs(20)).success());
+
+    let json: Value = serde_json::from_str(&export_text(&db, "json", &[])).unwrap();
+    let games = json["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{json:#}");
+    let game = &games[0];
+    let kinds: Vec<&str> = game["irregularities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["kind"].as_str())
+        .collect();
+    assert!(!kinds.contains(&"clock_mis_set"), "{kinds:?}");
+    let (white, black) = first_clocks(game);
+    for (side, clock) in [("white", white), ("black", black)] {
+        let ms = clock.unwrap_or_else(|| panic!("no clock recorded for {side}: {game:#}"));
+        assert!(
+            (170_000..=182_000).contains(&ms),
+            "{side}'s first clock {ms} ms is not a 3-minute game's"
+        );
+    }
+    let id = game["id"].as_i64().unwrap().to_string();
+    let sheet = export_text(&db, "scoresheet", &["--game", &id]);
+    assert!(!sheet.contains("6.10.2"), "a 6.10.2 remark on the sheet");
+    let pgn = export_text(&db, "pgn", &[]);
+    assert!(!pgn.contains("clock_mis_set"), "{pgn}");
 }

@@ -38,11 +38,12 @@ pub use script::{DgtBoard, Event, Payload, Script, ScriptBoard, TogyzBoard, Wire
 pub use togyz::{
     TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzIrregularity, TogyzIrregularityInfo,
     TogyzIrregularityKind, TogyzPayload, TogyzPlyInfo, TogyzScript, TogyzStyle,
-    board_location as togyz_board_location, script_togyz, togyz_records,
+    board_location as togyz_board_location, random_togyz_game, script_togyz, togyz_records,
 };
 
 use boardscribe_core::{
     Millis,
+    arbiter::TimeControl,
     capture::capture_head,
     protocol::dgt::{BoardDump, Frame},
     sensor::dgt::{ClockLayout, ClockReading},
@@ -55,6 +56,9 @@ pub enum EmulatorError {
     Io(#[from] std::io::Error),
     #[error("PGN game {game}: {message}")]
     Pgn { game: usize, message: String },
+    /// A record of another game given to the togyz emulator.
+    #[error("game {game} is not a togyz korgool record: {why} (`emulate --kind dgt` plays chess)")]
+    NotTogyz { game: usize, why: String },
     #[error("illegal move {san:?} at ply {ply}")]
     IllegalMove { ply: u32, san: String },
     #[error("bad emulator options: {0}")]
@@ -97,6 +101,15 @@ impl Default for EmulatorOptions {
             irregularities: Vec::new(),
         }
     }
+}
+
+/// The emulated clock of time control `tc`: its first period's base and increment in ms, what
+/// [`EmulatorOptions::time_control`] and [`TogyzEmulatorOptions::time_control`] take (a delay
+/// is not emulated: the clock counts down from the base).
+pub fn clock_for(tc: &TimeControl) -> (u64, u64) {
+    tc.periods().first().map_or((0, 0), |p| {
+        (u64::from(p.base_secs) * 1000, p.increment_ms())
+    })
 }
 
 /// What a script event is part of.

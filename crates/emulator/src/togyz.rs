@@ -33,6 +33,7 @@ mod hands;
 use hands::{Hands, Report1, Sensors, board_player, color};
 
 mod irregular;
+mod random;
 use boardscribe_core::{
     Millis,
     game::{
@@ -50,6 +51,7 @@ use boardscribe_core::{
 };
 use irregular::irregularity;
 pub use irregular::{TogyzIrregularity, TogyzIrregularityInfo, TogyzIrregularityKind};
+pub use random::random_togyz_game;
 
 /// 25 minutes and 10 seconds a move (the rapid time of [KG 9.3], with an increment).
 const DEFAULT_TIME_CONTROL: (u64, u64) = (25 * 60_000, 10_000);
@@ -176,12 +178,30 @@ impl TogyzScript {
     }
 }
 
-/// The records of a PGN-like togyz text with their moves, replayed under `rules`.
+/// The records of a PGN-like togyz text with their moves, replayed under `rules`. A record of
+/// another game is refused, naming it: a `Variant` tag that is not togyz korgool, or a text whose
+/// moves read as chess (`1. e4 e5`, which no togyz move reads as).
 pub fn togyz_records(text: &str, rules: Rules) -> Result<Vec<(Record, Vec<Move>)>, EmulatorError> {
-    let records = parse_records(text).map_err(|e| EmulatorError::Pgn {
-        game: 0,
-        message: e.to_string(),
+    let records = parse_records(text).map_err(|e| match chess_game_in(text) {
+        Some(game) => EmulatorError::NotTogyz {
+            game,
+            why: format!("its moves read as chess, not as togyz korgool ({e})"),
+        },
+        None => EmulatorError::Pgn {
+            game: 0,
+            message: e.to_string(),
+        },
     })?;
+    if let Some((i, variant)) = records.iter().enumerate().find_map(|(i, rec)| {
+        rec.header("Variant")
+            .filter(|v| !is_togyz_variant(v))
+            .map(|v| (i, v))
+    }) {
+        return Err(EmulatorError::NotTogyz {
+            game: i + 1,
+            why: format!("Variant {variant:?} is not togyz korgool"),
+        });
+    }
     records
         .into_iter()
         .enumerate()
@@ -194,6 +214,34 @@ pub fn togyz_records(text: &str, rules: Rules) -> Result<Vec<(Record, Vec<Move>)
             Ok((rec, moves))
         })
         .collect()
+}
+
+/// Whether a `Variant` tag names togyz korgool (as the corpus writes it, or spelt out).
+fn is_togyz_variant(variant: &str) -> bool {
+    let v: String = variant
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    matches!(
+        v.as_str(),
+        "togyz"
+            | "togyzkorgool"
+            | "togyzkumalak"
+            | "toguzkorgool"
+            | "тоғызқұмалақ"
+            | "тогузкоргоол"
+    )
+}
+
+/// The number (1-based) of the first game of `text` that reads as a chess game with moves, if
+/// any: what a chess PGN given as a togyz record is.
+fn chess_game_in(text: &str) -> Option<usize> {
+    let games = super::games_from_pgn(text).ok()?;
+    games
+        .iter()
+        .position(|g| !g.moves.is_empty())
+        .map(|i| i + 1)
 }
 
 /// The board location of game location `loc` (its own inverse).
@@ -660,5 +708,33 @@ mod tests {
         assert_eq!(s.next_scan(5, 51), 90);
         assert_eq!(s.next_scan(6, 51), 52);
         assert_eq!(s.next_scan(6, 12), 12);
+    }
+
+    #[test]
+    fn a_chess_game_or_another_variant_is_no_togyz_record() {
+        let chess = "[Event \"Havana\"]\n[White \"A\"]\n[Black \"B\"]\n\n1.e4 e5 2.Nf3 Nc6 1-0\n";
+        let refused = togyz_records(chess, Rules::KYRGYZ).unwrap_err().to_string();
+        assert!(
+            refused.contains("game 1 is not a togyz korgool record")
+                && refused.contains("read as chess"),
+            "{refused}"
+        );
+        let other = "[Variant \"Standard\"]\n\n1. 76 98 *\n";
+        let refused = togyz_records(other, Rules::KYRGYZ).unwrap_err().to_string();
+        assert!(
+            refused.contains("Variant \"Standard\" is not togyz"),
+            "{refused}"
+        );
+        // Togyz under its own names reads; a broken togyz record is its own error.
+        for variant in ["togyz", "Togyz Korgool", "togyzkumalak"] {
+            let text = format!("[Variant \"{variant}\"]\n\n1. 76 98 *\n");
+            let read = togyz_records(&text, Rules::KYRGYZ).expect(variant);
+            assert_eq!(read[0].1.len(), 2);
+        }
+        let broken = "[Variant \"togyz\"]\n\n1. 76 0x *\n";
+        let refused = togyz_records(broken, Rules::KYRGYZ)
+            .unwrap_err()
+            .to_string();
+        assert!(!refused.contains("not a togyz"), "{refused}");
     }
 }

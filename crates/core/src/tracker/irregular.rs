@@ -18,12 +18,7 @@ pub(super) fn report<G: GameKind>(
 ) {
     g.irregularities += 1;
     let id = g.irregularities;
-    if !matches!(
-        kind,
-        IrregularityKind::ClockWithoutMove
-            | IrregularityKind::BoardRotated
-            | IrregularityKind::ClockMisSet
-    ) {
+    if !kind.is_instant() {
         g.open.push((id, kind));
     }
     out.push(TrackerEvent::Irregularity {

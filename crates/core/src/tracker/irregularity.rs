@@ -86,6 +86,17 @@ impl IrregularityKind {
         )
     }
 
+    /// Whether the board never holds it open (a press without a move, a board turned round, a
+    /// clock mis-set): no resolution is ever recorded for it, and it is over once play went on.
+    pub fn is_instant(self) -> bool {
+        matches!(
+            self,
+            IrregularityKind::ClockWithoutMove
+                | IrregularityKind::BoardRotated
+                | IrregularityKind::ClockMisSet
+        )
+    }
+
     /// The kind stored as `s`, if any.
     pub fn from_str_opt(s: &str) -> Option<IrregularityKind> {
         IrregularityKind::ALL.into_iter().find(|k| k.as_str() == s)
