@@ -232,6 +232,23 @@ pub struct BoardSnapshot {
 }
 
 impl BoardSnapshot {
+    /// The board as it waits for its next game, its last one over: the start position, no
+    /// moves, no result; what the board and its clock are doing now stays.
+    pub fn awaiting_next_game(self) -> BoardSnapshot {
+        let fresh = BoardLive::with_kind(&self.name, self.number, self.kind, &[]).snapshot();
+        BoardSnapshot {
+            connection: self.connection,
+            lost_reason: self.lost_reason,
+            lost: self.lost,
+            recording: self.recording,
+            store_error: self.store_error,
+            clock: self.clock,
+            lost_since_ms: self.lost_since_ms,
+            losses: self.losses,
+            ..fresh
+        }
+    }
+
     /// What spectators are sent: no irregularities (they are the arbiter's, through the admin
     /// API), nothing of the recorder's state and no reason a board is not heard.
     pub fn public(mut self) -> BoardSnapshot {

@@ -727,6 +727,13 @@ async fn views(app: &App, audience: Audience) -> Result<(Vec<BoardView>, u64), A
 fn view(live: BoardSnapshot, seating: &Seating, audience: Audience) -> BoardView {
     let game = seating.games.get(&live.name);
     let (game_id, seats) = seating.of(&live);
+    // Its game of an earlier round over, the board waits for this round's: no old moves under
+    // the new pairing (the old game's open alerts stay the arbiter's).
+    let live = if seating.awaits_round(&live) {
+        live.awaiting_next_game()
+    } else {
+        live
+    };
     let mut alerts: Vec<Alert> = alerts::board_alert(&live, game.map(|g| g.id))
         .into_iter()
         .collect();

@@ -554,6 +554,33 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         "{hall}"
     );
     assert!(hall.contains("by Chief Arbiter"), "{hall}");
+    // Board 1's game of round 1 is over (its result set above): from the round's start it
+    // shows its round-2 pairing, waiting for that game, with none of round 1's moves under the
+    // new names; on the public data and on the console.
+    let boards: Value = reqwest::get(format!("{url}api/boards"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let b1 = boards["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["number"] == 1)
+        .unwrap();
+    assert_eq!(b1["white"], "Abenov, Arman", "{b1}");
+    assert_eq!(b1["black"], "Li, Wei", "{b1}");
+    assert_eq!(b1["round"], 2, "{b1}");
+    assert_eq!(b1["ply"], 0, "{b1}");
+    assert!(b1["result"].is_null() && b1["game_id"].is_null(), "{b1}");
+    let at = hall.find(r#"data-number="1">"#).unwrap();
+    let row = &hall[hall[..at].rfind("<tr ").unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(
+        row.starts_with(r#"<tr class="state-waiting""#) && row.contains("Abenov, Arman"),
+        "{row}"
+    );
     // The live page names the round for spectators; a board's page leads back to every board.
     let live = reqwest::get(&url).await.unwrap().text().await.unwrap();
     assert!(

@@ -37,6 +37,8 @@ pub(super) struct BoardGame {
     pub(super) id: i64,
     pub(super) seats: Seats,
     pub(super) alerts: Vec<Alert>,
+    /// The game has ended (a result is final, or the board closed it).
+    pub(super) over: bool,
 }
 
 impl BoardGame {
@@ -50,6 +52,7 @@ impl BoardGame {
                 black: g.player(Side::Black),
             },
             alerts,
+            over: g.ended_at_ms.is_some() || g.result != "*",
         }
     }
 }
@@ -65,9 +68,13 @@ pub(super) struct Seating {
 
 impl Seating {
     /// Board `live`'s game id and seats: its latest game's, else its number's pairing in the
-    /// current round.
+    /// current round. A board whose latest game is over and of an earlier round, and that is
+    /// paired in the current round, shows that pairing: it waits for this round's game
+    /// ([`Seating::awaits_round`]).
     pub(super) fn of(&self, live: &BoardSnapshot) -> (Option<i64>, Seats) {
-        if let Some(g) = self.games.get(&live.name) {
+        if let Some(g) = self.games.get(&live.name)
+            && !self.awaits_round(live)
+        {
             return (Some(g.id), g.seats.clone());
         }
         let pairing = live.number.and_then(|n| self.paired.get(&n));
@@ -77,6 +84,18 @@ impl Seating {
             black: pairing.and_then(|p| p.player(Side::Black)),
         };
         (None, seats)
+    }
+
+    /// Whether board `live` waits for its game of the current round: its latest game is over
+    /// and of an earlier round, and its number is paired in the current round.
+    pub(super) fn awaits_round(&self, live: &BoardSnapshot) -> bool {
+        let Some(g) = self.games.get(&live.name) else {
+            return false;
+        };
+        let earlier =
+            matches!((g.seats.round, self.round), (Some(played), Some(now)) if played < now);
+        let paired = live.number.is_some_and(|n| self.paired.contains_key(&n));
+        g.over && earlier && paired
     }
 }
 
