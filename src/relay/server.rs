@@ -459,6 +459,15 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             get(session::arbiter_board_page),
         ),
         (
+            spec(
+                "GET",
+                "/arbiter/decisions",
+                Arbiter,
+                &["board", "round", "author", "lang"],
+            ),
+            get(session::arbiter_decisions_page),
+        ),
+        (
             spec("POST", "/arbiter/boards/{key}/result", Arbiter, &[]),
             post(console_actions::result),
         ),

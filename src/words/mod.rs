@@ -1,6 +1,7 @@
 //! The record in the arbiter's words, for the command line and the console alike: move numbers
 //! as said at the board (`34b` is ply 68: [`moveno`]), and a game's history as lines of local
-//! time, board, move, what happened and by whom ([`history`]), and the arbiter's ruling in a
+//! time, board, move, what happened and by whom ([`history`]), the event's decisions in one
+//! log ([`decision_log`]), and the arbiter's ruling in a
 //! language's words ([`ruling_text`]). Pure: the time zone is an argument.
 
 use crate::{
@@ -10,6 +11,7 @@ use crate::{
     store::Ruling,
 };
 
+pub mod decision_log;
 pub mod history;
 pub mod moveno;
 

@@ -601,6 +601,42 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         "{board}"
     );
 
+    // The event's log of decisions: every one taken above, filtered by board, round and
+    // author (any case), each line naming its author.
+    let store = bench.store();
+    let taken: usize = store
+        .games()
+        .unwrap()
+        .iter()
+        .map(|g| store.decisions(g.id).unwrap().len())
+        .sum();
+    assert!(taken >= 4, "{taken} decisions");
+    let logged = async |query: &str| {
+        let page = console.get(&format!("arbiter/decisions{query}")).await;
+        let authors: Vec<String> = page
+            .split(r#"<li data-author=""#)
+            .skip(1)
+            .map(|li| li[..li.find('"').unwrap()].to_owned())
+            .collect();
+        authors
+    };
+    let all = logged("").await;
+    assert_eq!(all.len(), taken);
+    assert!(all.iter().all(|a| a == "Chief Arbiter"), "{all:?}");
+    let on = |n: u32| {
+        let g = store.games().unwrap();
+        g.iter()
+            .filter(|g| g.board_no == Some(n))
+            .map(|g| store.decisions(g.id).unwrap().len())
+            .sum::<usize>()
+    };
+    assert_eq!(logged("?board=1").await.len(), on(1));
+    assert_eq!(logged("?board=2").await.len(), on(2));
+    assert_eq!(on(1) + on(2), taken);
+    assert_eq!(logged("?round=1&author=chief+arbiter").await.len(), taken);
+    assert!(logged("?round=2").await.is_empty());
+    assert!(logged("?author=Deputy").await.is_empty());
+
     bench.stop().await;
 }
 

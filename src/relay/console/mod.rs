@@ -12,6 +12,7 @@
 //! without script the page reloads itself. No external assets, no inline script.
 
 pub mod board;
+pub mod decisions;
 pub mod resume;
 pub mod round_start;
 pub mod rulings;
@@ -187,13 +188,14 @@ fn page(title: &str, main: &str, live: bool, lang: Lang) -> String {
 fn header(out: &mut String, flash: Option<&Flash>, path: &str, lang: Lang) {
     let _ = write!(
         out,
-        r#"<header><h1><a href="/arbiter">{title}</a></h1><nav><a href="/arbiter">{all}</a> · <a href="/arbiter?attention=1">{attention}</a></nav>
+        r#"<header><h1><a href="/arbiter">{title}</a></h1><nav><a href="/arbiter">{all}</a> · <a href="/arbiter?attention=1">{attention}</a> · <a href="/arbiter/decisions">{decisions}</a></nav>
 <label><input type="checkbox" id="sound"> {sound}</label>
 <form method="post" action="/arbiter/logout"><button type="submit">{logout}</button></form>{langs}</header>
 <div id="alert-signal" role="alert" hidden><strong>{new_alert}</strong> <span></span> {dismiss}</div>"#,
         title = escape(lang.text("arbiter.title")),
         all = escape(lang.text("arbiter.all_boards")),
         attention = escape(lang.text("arbiter.needs_attention")),
+        decisions = escape(lang.text("arbiter.decisions_link")),
         sound = escape(lang.text("arbiter.sound")),
         logout = escape(lang.text("arbiter.log_out")),
         langs = language_switch(path, lang),

@@ -18,7 +18,10 @@ use super::*;
 use crate::{
     lang::Lang,
     relay::console::{self, BoardPage, Flash, HallPage, LoginError, RoundLine},
-    words::history,
+    words::{
+        decision_log::{LogFilter, decision_log},
+        history,
+    },
 };
 
 /// The console's language: the one its switch asks for (`?lang=`, kept in the session from
@@ -280,6 +283,64 @@ pub(super) async fn arbiter_page(
         lang,
     });
     Ok(html(StatusCode::OK, body))
+}
+
+#[derive(Deserialize)]
+pub(super) struct LogQuery {
+    board: Option<String>,
+    /// A number, or blank (the form's empty field): every round.
+    round: Option<String>,
+    author: Option<String>,
+    lang: Option<String>,
+}
+
+/// `GET /arbiter/decisions`: the event's decisions, filtered by board, round and author (the
+/// login form when not logged in).
+pub(super) async fn arbiter_decisions_page(
+    State(app): State<App>,
+    headers: HeaderMap,
+    axum::extract::Query(q): axum::extract::Query<LogQuery>,
+) -> Result<Response, ApiError> {
+    let lang = console_language(&app, &headers, q.lang.as_deref());
+    if app.authorize(&headers).is_err() {
+        return Ok(html(StatusCode::OK, console::login_html(None, lang)));
+    }
+    let blank = |v: Option<String>| v.filter(|v| !v.trim().is_empty());
+    let round = match blank(q.round) {
+        None => None,
+        Some(r) => Some(r.trim().parse::<u32>().map_err(|_| {
+            ApiError(
+                StatusCode::BAD_REQUEST,
+                lang.fill("refused.not_a_round", &[("text", &r)]),
+            )
+        })?),
+    };
+    let filter = LogFilter {
+        board: blank(q.board),
+        round,
+        author: blank(q.author),
+    };
+    let games = app
+        .db
+        .read(|r, db| {
+            r.refresh(db)?;
+            let store = r.store()?;
+            let mut out = Vec::new();
+            for game in store.games()? {
+                // A history that does not read is left out; the record still is.
+                match store.history(game.id) {
+                    Ok(h) => out.push((game, h)),
+                    Err(e) => warn!(game = game.id.0, cause = %e, "a game's history does not read"),
+                }
+            }
+            Ok(out)
+        })
+        .await?;
+    let log = decision_log(&games, &filter, &history::local_zone(), lang);
+    Ok(html(
+        StatusCode::OK,
+        console::decisions::decisions_html(&log, &filter, lang),
+    ))
 }
 
 /// The view of the board `key` names: its number, else its name.
