@@ -554,6 +554,12 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         "{hall}"
     );
     assert!(hall.contains("by Chief Arbiter"), "{hall}");
+    // The spectators' link: the address the console was reached at, and its QR code.
+    assert!(
+        hall.contains(&format!(r#"<a href="{url}" dir="ltr">{url}</a>"#)),
+        "{url} in {hall}"
+    );
+    assert!(hall.contains(r#"<figure class="qr" role="img""#), "{hall}");
     // Board 1's game of round 1 is over (its result set above): from the round's start it
     // shows its round-2 pairing, waiting for that game, with none of round 1's moves under the
     // new names; on the public data and on the console.

@@ -16,6 +16,7 @@ pub mod decisions;
 pub mod resume;
 pub mod round_start;
 pub mod rulings;
+pub mod spectators;
 
 use std::fmt::Write as _;
 
@@ -128,6 +129,8 @@ pub struct HallPage<'a> {
     pub event_alerts: &'a [EventAlert],
     pub attention_only: bool,
     pub round: RoundLine,
+    /// The live page's address for spectators (the host the console was reached at).
+    pub spectators: Option<String>,
     pub flash: Option<Flash>,
     pub lang: Lang,
 }
@@ -153,7 +156,7 @@ input,select,button,textarea{font:inherit;max-width:100%}textarea,input.note-tex
 ol.moves{columns:12em;padding-inline-start:2.5em}ol.history{padding-inline-start:1.2em}ol.history li{margin:.2em 0}\
 .flash{padding:.5em 1em;margin:0;background:#e8f5e9}.flash.error{background:#ffebee;color:#b71c1c}\
 form.login{max-width:22em;margin:3em auto;display:flex;flex-direction:column;gap:.6em;padding:0 1em}\
-.error{color:#b71c1c}.diagrams{display:flex;flex-wrap:wrap;gap:1em;margin:.4em 0}\
+.error{color:#b71c1c}.qr svg{width:10em;height:auto}.qr{margin:.3em 0}.diagrams{display:flex;flex-wrap:wrap;gap:1em;margin:.4em 0}\
 .diagrams figure{margin:0;width:min(16em,45vw)}.diagrams svg{width:100%;height:auto}\
 form.resume{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}\
 @media (max-width:600px){td.clock,th.clock{display:none}main{padding:.2em}\
@@ -539,6 +542,9 @@ pub fn console_html(p: &HallPage<'_>) -> String {
     ));
     main.push_str("</div>");
     round_section(&mut main, &p.round, lang);
+    if let Some(url) = &p.spectators {
+        spectators::spectators_section(&mut main, url, lang);
+    }
     main.push_str("</main>");
     page(lang.text("arbiter.title"), &main, true, lang)
 }
@@ -660,6 +666,7 @@ mod tests {
             event_alerts: &[],
             attention_only: false,
             round: RoundLine::default(),
+            spectators: None,
             flash: None,
             lang: Lang::En,
         });
@@ -686,6 +693,7 @@ mod tests {
                 started: Some(("2026-12-02 10:00:00".into(), "Chief".into())),
                 next: 3,
             },
+            spectators: Some("http://10.0.0.5:8080/".into()),
             flash: Some(Flash {
                 text: "board 1: <b>".into(),
                 error: true,
@@ -702,6 +710,9 @@ mod tests {
         assert!(html.contains(r#"<span class="current-round">2</span>"#));
         assert!(html.contains(r#"name="round" min="1" value="3""#));
         assert!(html.contains(r#"enctype="multipart/form-data""#));
+        // The spectators' link, written out and drawn as a QR code.
+        assert!(html.contains(r#"<a href="http://10.0.0.5:8080/" dir="ltr">"#));
+        assert!(html.contains(r#"<figure class="qr""#));
     }
 
     #[test]

@@ -246,6 +246,28 @@ async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
     })
 }
 
+/// The live page's address as spectators in the hall reach it: the host the arbiter's own
+/// browser asked for, over https when the request came so (or TLS is ended in front of the
+/// daemon); none without a usable Host.
+fn spectators_url(app: &App, headers: &HeaderMap) -> Option<String> {
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    let usable = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'));
+    if !usable {
+        return None;
+    }
+    let https = app.secure_cookies
+        || headers
+            .get("x-forwarded-proto")
+            .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https"));
+    Some(format!(
+        "{}://{host}/",
+        if https { "https" } else { "http" }
+    ))
+}
+
 /// A console page asked for without a session: the login form (a refresh of the live part:
 /// 401, and the script reloads the page).
 fn not_logged_in(q: &Query, lang: Lang) -> Result<Response, ApiError> {
@@ -279,6 +301,7 @@ pub(super) async fn arbiter_page(
         event_alerts: &event_alerts,
         attention_only,
         round: round_line(&app, lang).await?,
+        spectators: spectators_url(&app, &headers),
         flash: q.flash(&app),
         lang,
     });
