@@ -74,11 +74,11 @@ pub enum Command {
         db: PathBuf,
         #[arg(long, value_enum, default_value_t = ExportFormat::Pgn)]
         format: ExportFormat,
-        /// Only this game (required for scoresheet; for pdf, this game or --round).
-        #[arg(long, required_if_eq("format", "scoresheet"))]
+        /// Only this game (for scoresheet and pdf: this game or --round).
+        #[arg(long)]
         game: Option<i64>,
         /// Only the games of this round: every game that began in it, by board (pgn and json);
-        /// with pdf, one file with a sheet per board of the round, in board order.
+        /// with scoresheet or pdf, one file with a sheet per board of the round, in board order.
         #[arg(long, conflicts_with = "game")]
         round: Option<u32>,
         /// How the scoresheet (HTML or PDF) writes the pieces: san (K Q R B N), figurine

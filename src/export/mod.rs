@@ -61,7 +61,7 @@ pub enum ExportError {
     #[error("a {0} is of one game: give the game's id (--game ID)")]
     GameRequired(&'static str),
     #[error(
-        "a PDF is of one game or one round: give --game ID, or --round N for every board's sheet"
+        "a scoresheet (HTML or PDF) is of one game or one round: give --game ID, or --round N for every board's sheet"
     )]
     GameOrRoundRequired,
     #[error("a PDF is not text: write it as bytes (export_bytes)")]
@@ -146,12 +146,24 @@ pub fn export_bytes(
 ) -> Result<Vec<u8>, ExportError> {
     match format {
         Format::Pgn | Format::Json => Ok(export_with(store, format, game, options)?.into_bytes()),
-        Format::Scoresheet => {
-            let g = one_game(store, format, game)?;
-            Ok(scoresheet_html(&g, sheet).into_bytes())
-        }
+        Format::Scoresheet => match (game, options.round) {
+            (None, Some(round)) => {
+                let sheets = round_sheets(store, round, sheet)?;
+                let title = sheet
+                    .lang
+                    .fill("sheet.round_document", &[("round", &round.to_string())]);
+                Ok(scoresheet::html_sheets(&sheets, sheet.lang, &title).into_bytes())
+            }
+            _ => {
+                let g = one_game(store, format, game)?;
+                Ok(scoresheet_html(&g, sheet).into_bytes())
+            }
+        },
         Format::Pdf => match (game, options.round) {
-            (None, Some(round)) => round_pdf(store, round, sheet),
+            (None, Some(round)) => Ok(pdf::pdf_sheets(
+                &round_sheets(store, round, sheet)?,
+                &format!("Scoresheets, round {round}"),
+            )?),
             _ => {
                 let g = one_game(store, format, game)?;
                 Ok(pdf::pdf(&Scoresheet::from_game(&g, sheet))?)
@@ -160,9 +172,13 @@ pub fn export_bytes(
     }
 }
 
-/// The PDF of round `round`: each board's game (as the round's broadcast picks them), its
-/// sheets one after the other, in board order.
-fn round_pdf(store: &Store, round: u32, sheet: &SheetOptions) -> Result<Vec<u8>, ExportError> {
+/// The sheets of round `round`: each board's game (as the round's broadcast picks them), in
+/// board order; one file prints them all (HTML or PDF).
+fn round_sheets(
+    store: &Store,
+    round: u32,
+    sheet: &SheetOptions,
+) -> Result<Vec<Scoresheet>, ExportError> {
     let games = store.round_games(round)?;
     let sheets: Vec<Scoresheet> = round::broadcast_games(&games, round)
         .into_iter()
@@ -171,10 +187,7 @@ fn round_pdf(store: &Store, round: u32, sheet: &SheetOptions) -> Result<Vec<u8>,
     if sheets.is_empty() {
         return Err(ExportError::EmptyRound(round));
     }
-    Ok(pdf::pdf_sheets(
-        &sheets,
-        &format!("Scoresheets, round {round}"),
-    )?)
+    Ok(sheets)
 }
 
 /// The one game a scoresheet format needs.
@@ -184,7 +197,9 @@ fn one_game(
     game: Option<GameId>,
 ) -> Result<GameRecord, ExportError> {
     let name = match format {
-        Format::Pdf if game.is_none() => return Err(ExportError::GameOrRoundRequired),
+        Format::Pdf | Format::Scoresheet if game.is_none() => {
+            return Err(ExportError::GameOrRoundRequired);
+        }
         Format::Pdf => "PDF scoresheet",
         _ => "scoresheet",
     };

@@ -444,7 +444,7 @@ ol.remarks .art { font-weight: bold; }
 mod html;
 mod remarks;
 
-pub use html::html;
+pub use html::{html, html_sheets};
 use remarks::remarks;
 
 #[cfg(test)]

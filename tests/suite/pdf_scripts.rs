@@ -755,6 +755,72 @@ fn the_round_pdf_has_each_boards_sheet_in_board_order() {
     }
 }
 
+/// All of a round's sheets in one printable HTML page too (issue 34, item 4): each board's
+/// sheet, in board order, in the language asked for, titled as the round's.
+#[test]
+fn the_round_html_has_each_boards_sheet_in_board_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, games) = round_db(dir.path(), &short_games(BOARDS.len()));
+    let out = Command::new(BIN)
+        .args([
+            "export",
+            "--format",
+            "scoresheet",
+            "--round",
+            "1",
+            "--lang",
+            "ru",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = String::from_utf8(out.stdout).unwrap();
+    std::fs::write(artifacts().join("round-1-ru.html"), &html).unwrap();
+    assert!(
+        html.starts_with("<!DOCTYPE html>\n<html lang=\"ru\""),
+        "{html}"
+    );
+    let title = Lang::Ru.fill("sheet.round_document", &[("round", "1")]);
+    assert!(html.contains(&format!("<title>{title}</title>")), "{html}");
+    assert_eq!(
+        html.matches(r#"<section class="sheet""#).count(),
+        BOARDS.len(),
+        "one sheet a board"
+    );
+    let mut from = 0;
+    for (b, g) in BOARDS.iter().zip(&games) {
+        let label = Lang::Ru.fill(
+            "sheet.page",
+            &[("game", &g.id.0.to_string()), ("page", "1"), ("pages", "1")],
+        );
+        let at = from + html[from..].find(&label).expect(&label);
+        let next = html[at..]
+            .find(r#"<section class="sheet""#)
+            .map_or(html.len(), |n| at + n);
+        let sheet = &html[from..next];
+        assert!(
+            sheet.contains(b.white.1) && sheet.contains(b.black.1),
+            "game {}: {sheet}",
+            g.id.0
+        );
+        from = next;
+    }
+    // Neither --game nor --round: an error that says what to give.
+    let out = Command::new(BIN)
+        .args(["export", "--format", "scoresheet", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--round N"));
+}
+
 #[test]
 fn a_name_no_font_prints_is_refused_at_import_with_its_line_and_character() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,7 +11,6 @@ use super::*;
 /// mark); `ol.remarks` with `li.remark` (`span.art` the article); `.result .value`; and
 /// `div.signature` lines for White, Black and the Arbiter.
 pub fn html(sheet: &Scoresheet) -> String {
-    let mut out = String::new();
     let lang = sheet.lang;
     let title = lang.fill(
         "sheet.document",
@@ -20,18 +19,27 @@ pub fn html(sheet: &Scoresheet) -> String {
             ("board", sheet.header.board.as_deref().unwrap_or("")),
         ],
     );
+    html_sheets(std::slice::from_ref(sheet), lang, &title)
+}
+
+/// Several games' sheets in one printable page titled `title` (a round's, in board order): each
+/// game's sheets one after the other, a printed page each.
+pub fn html_sheets(sheets: &[Scoresheet], lang: Lang, title: &str) -> String {
+    let mut out = String::new();
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"{}\" dir=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
         lang.code(),
         lang.dir(),
-        escape_html(&title)
+        escape_html(title)
     );
-    let pages = sheet.pages();
-    let count = pages.len();
-    for page in &pages {
-        html_page(&mut out, sheet, page, count);
+    for sheet in sheets {
+        let pages = sheet.pages();
+        let count = pages.len();
+        for page in &pages {
+            html_page(&mut out, sheet, page, count);
+        }
     }
     out.push_str("</body>\n</html>\n");
     out
