@@ -468,6 +468,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             get(session::arbiter_decisions_page),
         ),
         (
+            spec("GET", "/arbiter/sheets/{file}", Arbiter, &["lang"]),
+            get(session::round_sheets),
+        ),
+        (
             spec("POST", "/arbiter/boards/{key}/result", Arbiter, &[]),
             post(console_actions::result),
         ),

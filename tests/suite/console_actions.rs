@@ -554,6 +554,47 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         "{hall}"
     );
     assert!(hall.contains("by Chief Arbiter"), "{hall}");
+    // Round 1's sheets, every board's in one printable file (HTML and PDF), from the console;
+    // the current round's links on the hall page; nothing for a round without games, or for
+    // anyone else.
+    assert!(
+        hall.contains(r#"<a class="sheets" href="/arbiter/sheets/2.html?lang=en">HTML</a>"#),
+        "{hall}"
+    );
+    let sheets = console.get("arbiter/sheets/1.html").await;
+    assert_eq!(
+        sheets.matches(r#"<section class="sheet""#).count(),
+        2,
+        "{sheets}"
+    );
+    let pdf = console
+        .client
+        .get(format!("{url}arbiter/sheets/1.pdf"))
+        .header(header::COOKIE, &console.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pdf.status(), StatusCode::OK);
+    assert_eq!(pdf.headers()[header::CONTENT_TYPE], "application/pdf");
+    assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF"));
+    let none = console
+        .client
+        .get(format!("{url}arbiter/sheets/2.html"))
+        .header(header::COOKIE, &console.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(none.status(), StatusCode::NOT_FOUND);
+    let stranger = reqwest::get(format!("{url}arbiter/sheets/1.html"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !stranger.contains(r#"<section class="sheet""#),
+        "{stranger}"
+    );
     // The spectators' link: the address the console was reached at, and its QR code.
     assert!(
         hall.contains(&format!(r#"<a href="{url}" dir="ltr">{url}</a>"#)),

@@ -480,8 +480,10 @@ fn round_section(out: &mut String, round: &RoundLine, lang: Lang) {
             }
             let _ = write!(
                 out,
-                r#" <a href="/rounds/{n}.pgn">{}</a>"#,
-                escape(&lang.fill("arbiter.round_pgn", &[("round", &n.to_string())]))
+                r#" <a href="/rounds/{n}.pgn">{}</a> · {} <a class="sheets" href="/arbiter/sheets/{n}.html?lang={code}">HTML</a> <a class="sheets" href="/arbiter/sheets/{n}.pdf?lang={code}">PDF</a>"#,
+                escape(&lang.fill("arbiter.round_pgn", &[("round", &n.to_string())])),
+                escape(&lang.fill("arbiter.round_sheets", &[("round", &n.to_string())])),
+                code = lang.code(),
             );
         }
         None => out.push_str(&escape(lang.text("arbiter.no_round"))),

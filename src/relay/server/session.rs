@@ -16,6 +16,7 @@ use rand::RngCore as _;
 
 use super::*;
 use crate::{
+    export::{self, ExportOptions, Format, SheetOptions},
     lang::Lang,
     relay::console::{self, BoardPage, Flash, HallPage, LoginError, RoundLine},
     words::{
@@ -364,6 +365,68 @@ pub(super) async fn arbiter_decisions_page(
         StatusCode::OK,
         console::decisions::decisions_html(&log, &filter, lang),
     ))
+}
+
+/// `GET /arbiter/sheets/{N}.html` and `/arbiter/sheets/{N}.pdf`: every scoresheet of round N
+/// in one printable file, in the console's language and the event's notation (its
+/// `[tournament] notation`, else SAN), as `export --format scoresheet|pdf --round N` writes it.
+pub(super) async fn round_sheets(
+    State(app): State<App>,
+    UrlPath(file): UrlPath<String>,
+    headers: HeaderMap,
+    axum::extract::Query(q): axum::extract::Query<Query>,
+) -> Result<Response, ApiError> {
+    let lang = console_language(&app, &headers, q.lang.as_deref());
+    if app.authorize(&headers).is_err() {
+        return not_logged_in(&q, lang);
+    }
+    let no_file = || ApiError(StatusCode::NOT_FOUND, format!("no round sheets {file:?}"));
+    let (round, format, content_type) = match file.rsplit_once('.') {
+        Some((n, "html")) => (n, Format::Scoresheet, "text/html; charset=utf-8"),
+        Some((n, "pdf")) => (n, Format::Pdf, "application/pdf"),
+        _ => return Err(no_file()),
+    };
+    let round: u32 = round.parse().ok().filter(|n| *n >= 1).ok_or_else(no_file)?;
+    let bytes = app
+        .db
+        .read(move |r, db| {
+            r.refresh(db)?;
+            let store = r.store()?;
+            let notation = store
+                .event()?
+                .and_then(|e| e.settings.notation)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_default();
+            let sheet = SheetOptions {
+                notation,
+                lang,
+                ..SheetOptions::default()
+            };
+            let options = ExportOptions {
+                round: Some(round),
+                ..ExportOptions::default()
+            };
+            Ok(export::export_bytes(store, format, None, options, &sheet))
+        })
+        .await?
+        .map_err(|e| match e {
+            export::ExportError::EmptyRound(_) => ApiError(
+                StatusCode::NOT_FOUND,
+                lang.fill("arbiter.round_no_games", &[("round", &round.to_string())]),
+            ),
+            other => {
+                warn!(round, cause = %other, "the round's sheets could not be written");
+                ApiError(StatusCode::INTERNAL_SERVER_ERROR, other.to_string())
+            }
+        })?;
+    Ok((
+        [
+            (header::CACHE_CONTROL, "no-store"),
+            (header::CONTENT_TYPE, content_type),
+        ],
+        bytes,
+    )
+        .into_response())
 }
 
 /// The view of the board `key` names: its number, else its name.
