@@ -165,27 +165,25 @@ impl Console {
     }
 
     pub(crate) async fn get(&self, path: &str) -> String {
-        let resp = self
-            .client
+        let resp = self.get_response(path).await;
+        assert_eq!(resp.status(), StatusCode::OK, "{path}");
+        resp.text().await.unwrap()
+    }
+
+    /// A path's answer as it comes, with the session's cookie.
+    async fn get_response(&self, path: &str) -> reqwest::Response {
+        self.client
             .get(format!("{}{path}", self.url))
             .header(header::COOKIE, &self.cookie)
             .send()
             .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::OK, "{path}");
-        resp.text().await.unwrap()
+            .unwrap()
     }
 
     /// A page, or none while the database does not exist yet (the relay answers 500 until the
     /// daemon creates it).
     async fn get_once_ready(&self, path: &str) -> Option<String> {
-        let resp = self
-            .client
-            .get(format!("{}{path}", self.url))
-            .header(header::COOKIE, &self.cookie)
-            .send()
-            .await
-            .unwrap();
+        let resp = self.get_response(path).await;
         match resp.status() {
             StatusCode::OK => Some(resp.text().await.unwrap()),
             StatusCode::INTERNAL_SERVER_ERROR => None,
@@ -567,23 +565,11 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
         2,
         "{sheets}"
     );
-    let pdf = console
-        .client
-        .get(format!("{url}arbiter/sheets/1.pdf"))
-        .header(header::COOKIE, &console.cookie)
-        .send()
-        .await
-        .unwrap();
+    let pdf = console.get_response("arbiter/sheets/1.pdf").await;
     assert_eq!(pdf.status(), StatusCode::OK);
     assert_eq!(pdf.headers()[header::CONTENT_TYPE], "application/pdf");
     assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF"));
-    let none = console
-        .client
-        .get(format!("{url}arbiter/sheets/2.html"))
-        .header(header::COOKIE, &console.cookie)
-        .send()
-        .await
-        .unwrap();
+    let none = console.get_response("arbiter/sheets/2.html").await;
     assert_eq!(none.status(), StatusCode::NOT_FOUND);
     let stranger = reqwest::get(format!("{url}arbiter/sheets/1.html"))
         .await
