@@ -245,6 +245,11 @@ ALTER TABLE tournament ADD COLUMN language TEXT;
     r#"
 ALTER TABLE tournament ADD COLUMN notation TEXT;
 "#,
+    // 11: the event's tie-breaks (`[tournament] tiebreaks`, issue 34: names, comma-separated, in
+    // order): how the standings rank players on equal points.
+    r#"
+ALTER TABLE tournament ADD COLUMN tiebreaks TEXT;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them
