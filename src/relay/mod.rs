@@ -22,6 +22,7 @@ pub mod listen;
 pub mod live;
 pub mod page;
 pub mod server;
+pub mod standings_page;
 pub mod svg;
 pub mod view;
 

@@ -57,6 +57,7 @@ mod run_config;
 mod scoresheet;
 mod sheet_notation;
 mod spectator_crawl;
+mod standings_pages;
 mod standings_trf;
 mod store;
 mod systemd_units;

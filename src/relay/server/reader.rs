@@ -198,6 +198,41 @@ impl ReaderState {
         Ok(())
     }
 
+    /// The event's standings: from the whole record for the arbiter (`public_at: None`), else
+    /// from the games as the public sees them at that moment ([`public::view`]: a result the
+    /// delay still hides counts for nothing yet).
+    pub(super) fn standings(
+        &mut self,
+        db: &Path,
+        public_at: Option<Millis>,
+    ) -> Result<crate::standings::Standings, RelayError> {
+        self.refresh(db)?;
+        let games = match public_at {
+            None => self.games(db)?,
+            Some(now_ms) => {
+                let publication = self.publication;
+                Arc::new(public::view(
+                    self.store()?,
+                    public::Shown::Every,
+                    &publication,
+                    now_ms,
+                )?)
+            }
+        };
+        let store = self.store()?;
+        let field = store.standings_field(&games)?;
+        Ok(crate::standings::standings(
+            &field,
+            &store.event_tiebreaks()?,
+        )?)
+    }
+
+    /// The event as a TRF-16, from the whole record (the arbiter's).
+    pub(super) fn trf(&mut self, db: &Path) -> Result<String, RelayError> {
+        self.refresh(db)?;
+        Ok(crate::export::event_trf(self.store()?)?)
+    }
+
     pub(super) fn store(&self) -> Result<&Store, RelayError> {
         self.store.as_ref().ok_or(RelayError::NoReader)
     }
