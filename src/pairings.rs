@@ -60,6 +60,12 @@ pub struct Pairing {
     pub white_fed: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub black_fed: Option<String>,
+    /// The players' starting ranks in the TRF the pairing came from (its `001` numbers), which
+    /// the TRF export keeps; none from a CSV.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_start: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_start: Option<u32>,
 }
 
 impl Pairing {
@@ -77,6 +83,8 @@ impl Pairing {
             black_title: None,
             white_fed: None,
             black_fed: None,
+            white_start: None,
+            black_start: None,
         }
     }
 }
@@ -535,6 +543,8 @@ pub fn parse_trf(text: &str, round: u32) -> Result<Vec<Pairing>, PairingsError> 
             black_title: b.title.clone(),
             white_fed: w.fed.clone(),
             black_fed: b.fed.clone(),
+            white_start: Some(w.number),
+            black_start: Some(b.number),
         })
         .collect())
 }
@@ -1053,6 +1063,8 @@ mod tests {
                     black_title: None,
                     white_fed: Some("KAZ".into()),
                     black_fed: Some("CHN".into()),
+                    white_start: Some(1),
+                    black_start: Some(3),
                 },
                 Pairing {
                     board: 2,
@@ -1066,6 +1078,8 @@ mod tests {
                     black_title: Some("IM".into()),
                     white_fed: Some("KAZ".into()),
                     black_fed: Some("KAZ".into()),
+                    white_start: Some(6),
+                    black_start: Some(2),
                 },
             ]
         );
@@ -1557,6 +1571,8 @@ mod tests {
                     black_title: title,
                     white_fed: fed.clone(),
                     black_fed: fed,
+                    white_start: None,
+                    black_start: None,
                 },
             )
     }

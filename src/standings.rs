@@ -37,6 +37,9 @@ pub struct Entrant {
     pub title: Option<String>,
     pub federation: Option<String>,
     pub fide_id: Option<u32>,
+    /// The starting rank of the TRF the pairings came from, if they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_rank: Option<u32>,
 }
 
 impl Entrant {
@@ -48,6 +51,7 @@ impl Entrant {
             title: None,
             federation: None,
             fide_id: None,
+            start_rank: None,
         }
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! Flow: [`write_trf`] takes the event's header, the standings' [`Field`] and its
 //! [`Standings`] and writes the header lines, then one `001` line per player by starting rank.
-//! Pure. Starting ranks ([`start_ranks`]) are by rating (highest first, unrated last) and then
-//! by name, as pairing programs number players (the store keeps no TRF's own numbers).
+//! Pure. Starting ranks ([`start_ranks`]) are the imported TRF's own numbers when they number
+//! every player; otherwise by rating (highest first, unrated last) and then by name, as
+//! pairing programs number players.
 //!
 //! The layout is FIDE's "Data Exchange Format, Tournament Report File" (TRF16, agreed by the
 //! FIDE Systems of Pairings and Programs Commission; Handbook, in force from 2016), fields at
@@ -37,9 +38,17 @@ pub struct TrfHeader {
     pub time_control: Option<String>,
 }
 
-/// Each player's starting rank (1-based), by [`Field::players`] index: highest rating first,
-/// unrated last, then by name.
+/// Each player's starting rank (1-based), by [`Field::players`] index: the TRF's own numbers
+/// when the pairings came from one and they number every player 1 to N; else highest rating
+/// first, unrated last, then by name.
 pub fn start_ranks(field: &Field) -> Vec<u32> {
+    let n = field.players.len();
+    let own: Vec<u32> = field.players.iter().filter_map(|p| p.start_rank).collect();
+    let mut sorted = own.clone();
+    sorted.sort_unstable();
+    if own.len() == n && sorted.iter().copied().eq(1..=n as u32) {
+        return own;
+    }
     let mut order: Vec<PlayerIndex> = (0..field.players.len()).collect();
     order.sort_by(|&a, &b| {
         let (pa, pb) = (&field.players[a], &field.players[b]);
@@ -199,6 +208,7 @@ mod tests {
             title: title.map(Into::into),
             federation: Some("KGZ".into()),
             fide_id: rating.map(|r| 13_000_000 + r),
+            start_rank: None,
         }
     }
 
@@ -307,6 +317,27 @@ mod tests {
         assert_eq!(cols(zhakyp, 102, 109), "0000 - Z");
         assert_eq!(cols(players[2], 11, 13), "  f");
         assert_eq!(cols(players[2], 92, 99), "0004 b +");
+    }
+
+    #[test]
+    fn a_trfs_own_numbers_stand_when_they_number_everyone() {
+        let mut field = Field {
+            players: vec![
+                entrant("Zhakyp, Aibek", None, None),
+                entrant("Osmonova, Dinara", Some(2350), None),
+                entrant("Asanov, Bakyt", Some(2100), None),
+            ],
+            rounds: vec![],
+        };
+        assert_eq!(start_ranks(&field), [3, 1, 2], "by rating, then name");
+        for (p, n) in field.players.iter_mut().zip([1, 3, 2]) {
+            p.start_rank = Some(n);
+        }
+        assert_eq!(start_ranks(&field), [1, 3, 2], "the file's");
+        field.players[2].start_rank = Some(7);
+        assert_eq!(start_ranks(&field), [3, 1, 2], "a gap: numbered anew");
+        field.players[2].start_rank = None;
+        assert_eq!(start_ranks(&field), [3, 1, 2], "one without: numbered anew");
     }
 
     #[test]

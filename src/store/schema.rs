@@ -250,6 +250,12 @@ ALTER TABLE tournament ADD COLUMN notation TEXT;
     r#"
 ALTER TABLE tournament ADD COLUMN tiebreaks TEXT;
 "#,
+    // 12: the players' starting ranks of the TRF a round's pairings came from (issue 34), kept
+    // for the TRF export; NULL for a CSV's.
+    r#"
+ALTER TABLE pairings ADD COLUMN white_start INTEGER;
+ALTER TABLE pairings ADD COLUMN black_start INTEGER;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

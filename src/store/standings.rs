@@ -7,7 +7,8 @@
 //! A player is known by FIDE id, else by name; a board's result is its round's game on that
 //! board (one per board, as a broadcast picks it: [`broadcast_games`]), the arbiter's word
 //! included (forfeits `+/-`, `-/+`, `-/-`); no game, or `*`, is pending. Byes are not kept by
-//! the store: a player without a board in a round is absent (a zero-point bye).
+//! the store: a player without a board in a round is absent (a zero-point bye). A TRF's
+//! starting ranks, kept with its pairings, go with each player.
 
 use std::collections::HashMap;
 
@@ -15,6 +16,7 @@ use super::{GameRecord, Pairing, Store, StoreError};
 use crate::{
     export::round::broadcast_games,
     standings::{BoardOutcome, BoardResult, Entrant, Field, PlayerIndex, RoundResults, TieBreak},
+    tracker::Side,
 };
 
 /// How a player is told apart from the others: FIDE id, else name.
@@ -22,6 +24,65 @@ use crate::{
 enum PlayerKey {
     Fide(u32),
     Name(String),
+}
+
+/// `side`'s player of a pairing, as the standings show them.
+fn side_entrant(p: &Pairing, side: Side) -> Entrant {
+    let (name, fide_id, rating, title, federation, start_rank) = match side {
+        Side::White => (
+            &p.white,
+            p.white_fide,
+            p.white_elo,
+            &p.white_title,
+            &p.white_fed,
+            p.white_start,
+        ),
+        Side::Black => (
+            &p.black,
+            p.black_fide,
+            p.black_elo,
+            &p.black_title,
+            &p.black_fed,
+            p.black_start,
+        ),
+    };
+    let given = |t: &Option<String>| t.clone().filter(|t| !t.trim().is_empty());
+    Entrant {
+        name: name.trim().to_owned(),
+        rating,
+        title: given(title),
+        federation: given(federation),
+        fide_id,
+        start_rank,
+    }
+}
+
+/// The index of `entrant` in `players`, added if new; a player seen before takes the latest
+/// round's details (a rating corrected, a title added), keeping a starting rank it had.
+fn seat(
+    players: &mut Vec<Entrant>,
+    index: &mut HashMap<PlayerKey, PlayerIndex>,
+    entrant: Entrant,
+) -> PlayerIndex {
+    let key = match entrant.fide_id {
+        Some(id) => PlayerKey::Fide(id),
+        None => PlayerKey::Name(entrant.name.clone()),
+    };
+    match index.get(&key) {
+        Some(&i) => {
+            let start_rank = entrant.start_rank.or(players[i].start_rank);
+            players[i] = Entrant {
+                start_rank,
+                ..entrant
+            };
+            i
+        }
+        None => {
+            index.insert(key, players.len());
+            players.push(entrant);
+            players.len() - 1
+        }
+    }
 }
 
 /// The field of `rounds` (round number, its pairings; any order) with the results of `games`.
@@ -42,46 +103,8 @@ pub fn event_field(rounds: &[(u32, Vec<Pairing>)], games: &[GameRecord]) -> Fiel
         };
         let shown = broadcast_games(games, *round);
         for p in pairings {
-            let mut player =
-                |name: &str, fide, elo, title: &Option<String>, fed: &Option<String>| {
-                    let entrant = Entrant {
-                        name: name.trim().to_owned(),
-                        rating: elo,
-                        title: title.clone().filter(|t| !t.trim().is_empty()),
-                        federation: fed.clone().filter(|f| !f.trim().is_empty()),
-                        fide_id: fide,
-                    };
-                    let key = match fide {
-                        Some(id) => PlayerKey::Fide(id),
-                        None => PlayerKey::Name(entrant.name.clone()),
-                    };
-                    match index.get(&key) {
-                        Some(&i) => {
-                            // The latest round's details stand (a rating corrected, a title added).
-                            players[i] = entrant;
-                            i
-                        }
-                        None => {
-                            index.insert(key, players.len());
-                            players.push(entrant);
-                            players.len() - 1
-                        }
-                    }
-                };
-            let white = player(
-                &p.white,
-                p.white_fide,
-                p.white_elo,
-                &p.white_title,
-                &p.white_fed,
-            );
-            let black = player(
-                &p.black,
-                p.black_fide,
-                p.black_elo,
-                &p.black_title,
-                &p.black_fed,
-            );
+            let white = seat(&mut players, &mut index, side_entrant(p, Side::White));
+            let black = seat(&mut players, &mut index, side_entrant(p, Side::Black));
             let outcome = shown
                 .iter()
                 .find(|g| g.board_no == Some(p.board))
