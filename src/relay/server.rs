@@ -1005,7 +1005,7 @@ async fn board_page(
 
 /// The standings as spectators may see them: only results the public view already shows
 /// (the delay), ranked by the event's tie-breaks.
-async fn public_standings(app: &App) -> Result<crate::standings::Standings, ApiError> {
+async fn public_standings(app: &App) -> Result<Arc<crate::standings::Standings>, ApiError> {
     let now = now_ms();
     Ok(app.db.read(move |r, db| r.standings(db, Some(now))).await?)
 }
@@ -1036,7 +1036,11 @@ async fn standings_page(
 /// `GET /standings.json`: the public standings as data (the contract: docs/architecture.md).
 async fn standings_json(State(app): State<App>) -> Result<Response, ApiError> {
     let standings = public_standings(&app).await?;
-    Ok(([(header::CACHE_CONTROL, "no-cache")], Json(standings)).into_response())
+    Ok((
+        [(header::CACHE_CONTROL, "no-cache")],
+        Json(standings.as_ref()),
+    )
+        .into_response())
 }
 
 /// The event's name and current round, as the store keeps them (none before it names them).

@@ -193,8 +193,13 @@ mod tests {
             moves: Vec::new(),
             events: Vec::new(),
         };
+        // A togyz korgool game scores as a chess game does (the togyz rules' 7.1: 1, ½, 0).
+        let togyz = |round, board, result| GameRecord {
+            kind: crate::game::Kind::Togyz,
+            ..game(round, board, result)
+        };
         let games = vec![
-            game(1, 1, "1-0"),
+            togyz(1, 1, "1-0"),
             game(1, 2, "-/+"),
             game(2, 1, "1/2-1/2"),
             game(2, 2, "*"),
