@@ -287,6 +287,9 @@ pub enum ExportFormat {
     Scoresheet,
     /// The same scoresheet as PDF (fonts embedded: any script), of one game or of a round.
     Pdf,
+    /// The event's results as a FIDE TRF-16 file, every round's opponents, colours and results
+    /// (Swiss-Manager, JaVaFo and bbpPairings read it).
+    Trf,
 }
 
 /// Runs one command.
@@ -336,6 +339,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 ExportFormat::Json => Format::Json,
                 ExportFormat::Scoresheet => Format::Scoresheet,
                 ExportFormat::Pdf => Format::Pdf,
+                ExportFormat::Trf => Format::Trf,
             };
             let options = ExportOptions {
                 history,

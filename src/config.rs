@@ -134,6 +134,28 @@ pub struct Tournament {
     /// How the scoresheets write chess moves: `san` (the default), `figurine`, or `local` (the
     /// language's piece letters, figurines where its Laws text gives none to print).
     pub notation: Notation,
+    /// The tie-breaks after points, in order (`[tournament] tiebreaks`; FIDE C.07's usual Swiss
+    /// list when not given): `buchholz-cut1`, `buchholz`, `sonneborn-berger`,
+    /// `direct-encounter`, `wins`.
+    pub tiebreaks: Tiebreaks,
+}
+
+/// `[tournament] tiebreaks`, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tiebreaks(pub Vec<crate::standings::TieBreak>);
+
+impl Default for Tiebreaks {
+    fn default() -> Tiebreaks {
+        Tiebreaks(crate::standings::TieBreak::DEFAULT.to_vec())
+    }
+}
+
+impl fmt::Display for Tiebreaks {
+    /// The names, comma-separated, as the event keeps them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.0.iter().map(|t| t.name()).collect();
+        f.write_str(&names.join(","))
+    }
 }
 
 /// The game a board is made for.
@@ -572,6 +594,9 @@ impl Config {
                 "notation: {} on the sheets ({printed}{why})\n",
                 t.notation
             ));
+        }
+        if t.tiebreaks != Tiebreaks::default() {
+            out.push_str(&format!("tiebreaks: {}\n", t.tiebreaks));
         }
         out.push_str(&format!("boards: {}\n", self.boards.len()));
         for b in &self.boards {

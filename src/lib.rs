@@ -33,6 +33,7 @@ pub mod recorder;
 pub mod relay;
 pub mod replay;
 pub mod services;
+pub mod standings;
 pub mod store;
 pub mod text;
 pub mod words;

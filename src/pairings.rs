@@ -14,7 +14,8 @@
 //! score of the pair before the round, then the sum of both scores, then the better (lower)
 //! starting rank of the pair; score from rounds before: `1 + W F U` count 1, `= D H` count ½.
 //! Names are `Lastname, Firstname` as in the file; a blank or zero FIDE number or rating is none;
-//! the title (columns 11-13) and the federation (columns 54-56) are kept when not blank.
+//! the title (columns 11-13; TRF-16's codes `g`, `m`, `wg`, … written out: `GM`, `IM`, `WGM`)
+//! and the federation (columns 54-56) are kept when not blank.
 //!
 //! CSV: a header naming the columns (any order, any case): `board`, `white`, `black` required;
 //! `white_fide`, `black_fide`, `white_elo`, `black_elo`, `white_title`, `black_title`,
@@ -59,6 +60,12 @@ pub struct Pairing {
     pub white_fed: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub black_fed: Option<String>,
+    /// The players' starting ranks in the TRF the pairing came from (its `001` numbers), which
+    /// the TRF export keeps; none from a CSV.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_start: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_start: Option<u32>,
 }
 
 impl Pairing {
@@ -76,6 +83,8 @@ impl Pairing {
             black_title: None,
             white_fed: None,
             black_fed: None,
+            white_start: None,
+            black_start: None,
         }
     }
 }
@@ -534,6 +543,8 @@ pub fn parse_trf(text: &str, round: u32) -> Result<Vec<Pairing>, PairingsError> 
             black_title: b.title.clone(),
             white_fed: w.fed.clone(),
             black_fed: b.fed.clone(),
+            white_start: Some(w.number),
+            black_start: Some(b.number),
         })
         .collect())
 }
@@ -575,6 +586,23 @@ fn trf_number(
     }
 }
 
+/// A title as TRF-16 codes it (`g`, `m`, `wg`, ...) written out (`GM`, `IM`, `WGM`); a title
+/// written out already, or anything else, as the file has it.
+fn title_from_trf(title: String) -> String {
+    let full = match title.as_str() {
+        "g" => "GM",
+        "m" => "IM",
+        "f" => "FM",
+        "c" => "CM",
+        "wg" => "WGM",
+        "wm" => "WIM",
+        "wf" => "WFM",
+        "wc" => "WCM",
+        _ => return title,
+    };
+    full.to_owned()
+}
+
 fn trf_player(raw: &str, line: usize, round: u32) -> Result<TrfPlayer, PairingsError> {
     let chars: Vec<char> = raw.trim_end_matches(['\r', '\n']).chars().collect();
     let number = trf_number(&chars, 5, 8, line, "starting rank")?.ok_or_else(|| {
@@ -595,7 +623,7 @@ fn trf_player(raw: &str, line: usize, round: u32) -> Result<TrfPlayer, PairingsE
     let elo = trf_number(&chars, 49, 52, line, "rating")?;
     let fide = trf_number(&chars, 58, 68, line, "FIDE number")?;
     let text = |from, to| Some(columns(&chars, from, to)).filter(|t| !t.is_empty());
-    let (title, fed) = (text(11, 13), text(54, 56));
+    let (title, fed) = (text(11, 13).map(title_from_trf), text(54, 56));
     check_text(line, "title", title.as_deref().unwrap_or_default())?;
     check_text(line, "federation", fed.as_deref().unwrap_or_default())?;
     let mut halves_before = 0;
@@ -1035,6 +1063,8 @@ mod tests {
                     black_title: None,
                     white_fed: Some("KAZ".into()),
                     black_fed: Some("CHN".into()),
+                    white_start: Some(1),
+                    black_start: Some(3),
                 },
                 Pairing {
                     board: 2,
@@ -1048,6 +1078,8 @@ mod tests {
                     black_title: Some("IM".into()),
                     white_fed: Some("KAZ".into()),
                     black_fed: Some("KAZ".into()),
+                    white_start: Some(6),
+                    black_start: Some(2),
                 },
             ]
         );
@@ -1539,6 +1571,8 @@ mod tests {
                     black_title: title,
                     white_fed: fed.clone(),
                     black_fed: fed,
+                    white_start: None,
+                    black_start: None,
                 },
             )
     }

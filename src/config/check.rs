@@ -516,6 +516,12 @@ pub(super) fn tournament(t: &RawTournament, ck: &mut Checker<'_>) -> Tournament 
             Err(e) => ck.at(n.span(), e.to_string()),
         }
     }
+    if let Some(names) = &t.tiebreaks {
+        match crate::standings::parse_tiebreaks(names.get_ref()) {
+            Ok(list) => out.tiebreaks = super::Tiebreaks(list),
+            Err(e) => ck.at(names.span(), e.to_string()),
+        }
+    }
     if let Some(s) = &t.supervision {
         match SUPERVISIONS
             .iter()

@@ -41,6 +41,7 @@ pub(super) struct RawTournament {
     pub(super) variant: Option<Spanned<String>>,
     pub(super) language: Option<Spanned<String>>,
     pub(super) notation: Option<Spanned<String>>,
+    pub(super) tiebreaks: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Deserialize)]

@@ -904,3 +904,36 @@ fn notation_is_read_and_local_without_letters_is_warned_of() {
         "venue.toml:2:12: unknown notation \"Figurines\"; valid: san, figurine, local"
     );
 }
+
+/// Issue 34: `[tournament] tiebreaks` lists the tie-breaks in order; without it FIDE's usual
+/// Swiss list stands; an unknown or repeated name is refused where it is written.
+#[test]
+fn tiebreaks_are_read_in_order_and_an_unknown_one_is_refused() {
+    use crate::standings::TieBreak;
+    let c = ok(EXAMPLE);
+    assert_eq!(c.tournament.tiebreaks.0, TieBreak::DEFAULT.to_vec());
+    assert!(
+        !c.summary().contains("tiebreaks"),
+        "the default is not worth a line"
+    );
+
+    let c = ok("[tournament]\ntiebreaks = [\"sonneborn-berger\", \"direct-encounter\"]\n");
+    assert_eq!(
+        c.tournament.tiebreaks.0,
+        [TieBreak::SonnebornBerger, TieBreak::DirectEncounter]
+    );
+    assert!(
+        c.summary()
+            .contains("tiebreaks: sonneborn-berger,direct-encounter\n"),
+        "{}",
+        c.summary()
+    );
+
+    let e = one_error("[tournament]\ntiebreaks = [\"buchholz\", \"koya\"]\n");
+    assert!(
+        e.starts_with("venue.toml:2:13:") && e.contains("unknown tie-break \"koya\""),
+        "{e}"
+    );
+    let e = one_error("[tournament]\ntiebreaks = [\"wins\", \"wins\"]\n");
+    assert!(e.contains("tie-break wins is listed twice"), "{e}");
+}

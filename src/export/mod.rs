@@ -19,6 +19,7 @@ pub mod pgn;
 pub mod publish;
 pub mod round;
 pub mod scoresheet;
+pub mod trf;
 
 pub use self::{
     json::{json, json_with_history},
@@ -38,6 +39,9 @@ pub enum Format {
     Scoresheet,
     /// The same scoresheet as PDF (bytes: see [`export_bytes`]).
     Pdf,
+    /// The event's results as a FIDE TRF-16 ([`trf`]): every round's opponents, colours and
+    /// results, for the pairing program.
+    Trf,
 }
 
 impl Format {
@@ -70,6 +74,8 @@ pub enum ExportError {
     EmptyRound(u32),
     #[error(transparent)]
     Pdf(#[from] pdf::PdfError),
+    #[error("the pairings cannot be scored: {0}")]
+    Standings(#[from] crate::standings::FieldError),
 }
 
 /// What an export shows besides the record.
@@ -81,6 +87,33 @@ pub struct ExportOptions {
     pub clk: ClockFormat,
     /// Only the games of this round (every game that began in it, by board).
     pub round: Option<u32>,
+}
+
+/// The event's standings from the whole record (the arbiter's and the exports' view), ranked
+/// by the event's tie-breaks, with the field they were made of.
+pub fn event_standings(
+    store: &Store,
+) -> Result<(crate::standings::Field, crate::standings::Standings), ExportError> {
+    let field = store.standings_field(&store.games()?)?;
+    let standings = crate::standings::standings(&field, &store.event_tiebreaks()?)?;
+    Ok((field, standings))
+}
+
+/// The event as a TRF-16 ([`trf::write_trf`]), from the whole record.
+pub fn event_trf(store: &Store) -> Result<String, ExportError> {
+    let (field, standings) = event_standings(store)?;
+    let event = store.event()?;
+    let header = match event {
+        Some(e) => trf::TrfHeader {
+            event: e.round.event,
+            site: Some(e.round.site).filter(|s| s != "?"),
+            start_date: e.settings.start_date,
+            end_date: e.settings.end_date,
+            time_control: e.settings.time_control,
+        },
+        None => trf::TrfHeader::default(),
+    };
+    Ok(trf::write_trf(&header, &field, &standings))
 }
 
 /// One game (`Some(id)`) or every game, rendered in `format`; the text ends with a newline.
@@ -97,6 +130,7 @@ pub fn export_with(
 ) -> Result<String, ExportError> {
     match format {
         Format::Pdf => return Err(ExportError::NotText),
+        Format::Trf => return event_trf(store),
         Format::Scoresheet => {
             let g = one_game(store, format, game)?;
             return Ok(scoresheet_html(&g, &SheetOptions::default()));
@@ -123,7 +157,7 @@ pub fn export_with(
             games.iter().zip(h).map(|(g, h)| (g, h.as_slice())),
             &PgnStyle::internal(options.clk),
         ),
-        (Format::Scoresheet | Format::Pdf, _) => return Err(ExportError::NotText),
+        (Format::Scoresheet | Format::Pdf | Format::Trf, _) => return Err(ExportError::NotText),
         (Format::Json, h) => {
             let value = match h {
                 None => json(&games),
@@ -145,7 +179,9 @@ pub fn export_bytes(
     sheet: &SheetOptions,
 ) -> Result<Vec<u8>, ExportError> {
     match format {
-        Format::Pgn | Format::Json => Ok(export_with(store, format, game, options)?.into_bytes()),
+        Format::Pgn | Format::Json | Format::Trf => {
+            Ok(export_with(store, format, game, options)?.into_bytes())
+        }
         Format::Scoresheet => match (game, options.round) {
             (None, Some(round)) => {
                 let sheets = round_sheets(store, round, sheet)?;

@@ -24,6 +24,7 @@ pub mod live;
 pub mod outside;
 pub mod page;
 pub mod server;
+pub mod standings_page;
 pub mod svg;
 pub mod view;
 

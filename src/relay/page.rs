@@ -17,7 +17,8 @@ use crate::{
     tracker::Side,
 };
 
-const STYLE: &str = include_str!("assets/live.css");
+/// The page's style (the standings page shares it).
+pub(crate) const STYLE: &str = include_str!("assets/live.css");
 /// The page's script, served as `/live.js` (no inline script: the server's CSP forbids it).
 pub const SCRIPT: &str = include_str!("assets/live.js");
 

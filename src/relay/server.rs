@@ -81,6 +81,10 @@ pub enum RelayError {
     Io(#[from] std::io::Error),
     #[error("the read connection is not open")]
     NoReader,
+    #[error("the pairings cannot be scored: {0}")]
+    Standings(#[from] crate::standings::FieldError),
+    #[error(transparent)]
+    Export(#[from] crate::export::ExportError),
 }
 
 /// The admin bearer token; never shown (its `Debug` is redacted).
@@ -498,6 +502,22 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
         (
             spec("POST", "/arbiter/pairings", Arbiter, &[]),
             post(console_actions::pairings_upload),
+        ),
+        (
+            spec("GET", "/standings", Public, &["lang"]),
+            get(standings_page),
+        ),
+        (
+            spec("GET", "/standings.json", Public, &[]),
+            get(standings_json),
+        ),
+        (
+            spec("GET", "/arbiter/standings", Arbiter, &["lang"]),
+            get(session::arbiter_standings),
+        ),
+        (
+            spec("GET", "/arbiter/standings.trf", Arbiter, &[]),
+            get(session::arbiter_trf),
         ),
         (
             spec("GET", "/round.pgn", PublicOrArbiter, &["boards"]),
@@ -1003,6 +1023,46 @@ async fn board_page(
     Ok((
         [(header::VARY, "Accept-Language")],
         Html(page::board_page_html(board, event.as_ref(), lang)),
+    )
+        .into_response())
+}
+
+/// The standings as spectators may see them: only results the public view already shows
+/// (the delay), ranked by the event's tie-breaks.
+async fn public_standings(app: &App) -> Result<Arc<crate::standings::Standings>, ApiError> {
+    let now = now_ms();
+    Ok(app.db.read(move |r, db| r.standings(db, Some(now))).await?)
+}
+
+/// `GET /standings`: the public standings page, in the page's language.
+async fn standings_page(
+    State(app): State<App>,
+    Query(q): Query<LangQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let standings = public_standings(&app).await?;
+    let lang = page_language(&app, &q, &headers);
+    let event = event_info(&app).await?;
+    Ok((
+        [
+            (header::VARY, "Accept-Language"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Html(crate::relay::standings_page::public_html(
+            &standings,
+            event.as_ref(),
+            lang,
+        )),
+    )
+        .into_response())
+}
+
+/// `GET /standings.json`: the public standings as data (the contract: docs/architecture.md).
+async fn standings_json(State(app): State<App>) -> Result<Response, ApiError> {
+    let standings = public_standings(&app).await?;
+    Ok((
+        [(header::CACHE_CONTROL, "no-cache")],
+        Json(standings.as_ref()),
     )
         .into_response())
 }

@@ -48,6 +48,7 @@ pub fn event_settings(t: &crate::config::Tournament) -> EventSettings {
         variant: Some(t.variant.to_string()),
         language: Some(t.language.to_string()),
         notation: Some(t.notation.to_string()),
+        tiebreaks: Some(t.tiebreaks.to_string()),
     }
 }
 

@@ -32,6 +32,9 @@ pub struct EventSettings {
     /// How the event's sheets write chess moves (`san`, `figurine`, `local`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notation: Option<String>,
+    /// The tie-breaks after points, comma-separated, in order (`buchholz-cut1,buchholz,…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiebreaks: Option<String>,
 }
 
 /// The event as stored: its name, site and current round, and its settings.
@@ -108,7 +111,8 @@ impl Store {
         self.conn
             .prepare_cached(
                 "UPDATE tournament SET start_date = ?1, end_date = ?2, time_control = ?3, \
-                 laws = ?4, variant = ?5, language = ?6, notation = ?7 WHERE id = 1",
+                 laws = ?4, variant = ?5, language = ?6, notation = ?7, tiebreaks = ?8 \
+                 WHERE id = 1",
             )?
             .execute((
                 &settings.start_date,
@@ -118,6 +122,7 @@ impl Store {
                 &settings.variant,
                 &settings.language,
                 &settings.notation,
+                &settings.tiebreaks,
             ))?;
         Ok(opened)
     }
@@ -158,7 +163,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT event, site, round, start_date, end_date, time_control, laws, variant, \
-                 language, notation FROM tournament WHERE id = 1",
+                 language, notation, tiebreaks FROM tournament WHERE id = 1",
             )?
             .query_row([], |r| {
                 Ok(StoredEvent {
@@ -175,6 +180,7 @@ impl Store {
                         variant: r.get(7)?,
                         language: r.get(8)?,
                         notation: r.get(9)?,
+                        tiebreaks: r.get(10)?,
                     },
                 })
             })

@@ -29,6 +29,7 @@ pub mod raw;
 mod read;
 pub mod replica;
 pub mod schema;
+mod standings;
 mod write;
 
 use std::{
@@ -59,6 +60,7 @@ pub use self::{
     pairings::RoundInfo,
     players::{PlayerRecord, is_usable_name},
     raw::{RawBlock, RawBuffer, RawChunk, RawError},
+    standings::event_field,
 };
 pub use crate::pairings::Pairing;
 use crate::{

@@ -21,7 +21,7 @@ pub struct RoundInfo {
 
 /// The pairing columns, in the order [`pairing_row`] reads them.
 pub(super) const PAIRING_COLUMNS: &str = "board, white, black, white_fide, black_fide, \
-     white_elo, black_elo, white_title, black_title, white_fed, black_fed";
+     white_elo, black_elo, white_title, black_title, white_fed, black_fed, white_start, black_start";
 
 /// A pairing from a row whose columns from `first` on are [`PAIRING_COLUMNS`].
 pub(super) fn pairing_row(r: &Row<'_>, first: usize) -> rusqlite::Result<Pairing> {
@@ -37,6 +37,8 @@ pub(super) fn pairing_row(r: &Row<'_>, first: usize) -> rusqlite::Result<Pairing
         black_title: r.get(first + 8)?,
         white_fed: r.get(first + 9)?,
         black_fed: r.get(first + 10)?,
+        white_start: r.get(first + 11)?,
+        black_start: r.get(first + 12)?,
     })
 }
 
@@ -115,7 +117,7 @@ impl Store {
         {
             let mut insert = tx.prepare_cached(&format!(
                 "INSERT INTO pairings (round, {PAIRING_COLUMNS}) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
             ))?;
             for p in rows {
                 let res = insert.execute((
@@ -131,6 +133,8 @@ impl Store {
                     &p.black_title,
                     &p.white_fed,
                     &p.black_fed,
+                    p.white_start,
+                    p.black_start,
                 ));
                 match res {
                     Ok(_) => {}
@@ -161,7 +165,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Every pairing of `round`, by board.
+    /// Every pairing of `round`, by board, with the TRF's starting ranks when it came from one.
     pub fn pairings(&self, round: u32) -> Result<Vec<Pairing>, StoreError> {
         Ok(self
             .conn

@@ -60,7 +60,7 @@ pub(super) const GAME_SELECT: &str = "SELECT g.id, g.board_id, b.name, g.kind, g
      g.started_at_ms, g.ended_at_ms, g.white, g.black, g.result, g.termination, \
      g.event, g.site, g.round, g.board_no, \
      p.board, p.white, p.black, p.white_fide, p.black_fide, p.white_elo, p.black_elo, \
-     p.white_title, p.black_title, p.white_fed, p.black_fed, \
+     p.white_title, p.black_title, p.white_fed, p.black_fed, p.white_start, p.black_start, \
      g.start_position, g.time_control \
      FROM games g JOIN boards b ON b.id = g.board_id \
      LEFT JOIN pairings p ON p.round = CAST(g.round AS INTEGER) AND p.board = g.board_no";
@@ -91,8 +91,8 @@ pub(super) fn game_header(r: &Row<'_>) -> rusqlite::Result<Result<GameRecord, St
         board_name: r.get(2)?,
         kind,
         orientation,
-        start_position: r.get(27)?,
-        time_control: r.get(28)?,
+        start_position: r.get(29)?,
+        time_control: r.get(30)?,
         date: r.get(5)?,
         started_at_ms: get_ms(r, 6)?,
         ended_at_ms: get_opt_ms(r, 7)?,

@@ -245,6 +245,17 @@ ALTER TABLE tournament ADD COLUMN language TEXT;
     r#"
 ALTER TABLE tournament ADD COLUMN notation TEXT;
 "#,
+    // 11: the event's tie-breaks (`[tournament] tiebreaks`, issue 34: names, comma-separated, in
+    // order): how the standings rank players on equal points.
+    r#"
+ALTER TABLE tournament ADD COLUMN tiebreaks TEXT;
+"#,
+    // 12: the players' starting ranks of the TRF a round's pairings came from (issue 34), kept
+    // for the TRF export; NULL for a CSV's.
+    r#"
+ALTER TABLE pairings ADD COLUMN white_start INTEGER;
+ALTER TABLE pairings ADD COLUMN black_start INTEGER;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

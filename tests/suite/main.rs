@@ -58,6 +58,8 @@ mod run_config;
 mod scoresheet;
 mod sheet_notation;
 mod spectator_crawl;
+mod standings_pages;
+mod standings_trf;
 mod store;
 mod systemd_units;
 mod togyz_bad_input;

@@ -485,6 +485,11 @@ fn round_section(out: &mut String, round: &RoundLine, lang: Lang) {
                 escape(&lang.fill("arbiter.round_sheets", &[("round", &n.to_string())])),
                 code = lang.code(),
             );
+            let _ = write!(
+                out,
+                r#" · <a href="/arbiter/standings">{}</a>"#,
+                escape(lang.text("standings.title"))
+            );
         }
         None => out.push_str(&escape(lang.text("arbiter.no_round"))),
     }
@@ -549,6 +554,22 @@ pub fn console_html(p: &HallPage<'_>) -> String {
     }
     main.push_str("</main>");
     page(lang.text("arbiter.title"), &main, true, lang)
+}
+
+/// The standings page of the console: the table with the crosstable, counting every result
+/// (no delay), and the event's TRF to download for the pairing program.
+pub fn standings_html(s: &crate::standings::Standings, lang: Lang) -> String {
+    use crate::relay::standings_page::{TABLE_STYLE, heading, table_html};
+    let mut main = String::new();
+    header(&mut main, None, "/arbiter/standings", lang);
+    let _ = write!(
+        main,
+        r#"<main><style>{TABLE_STYLE}</style><h2>{}</h2><p><a href="/arbiter/standings.trf" download="standings.trf">{}</a></p>{}</main>"#,
+        escape(&heading(s, lang)),
+        escape(lang.text("standings.trf")),
+        table_html(s, lang),
+    );
+    page(lang.text("standings.title"), &main, false, lang)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! ask for any slice).
 
 use super::*;
+use crate::standings::Standings;
 
 /// A rendered PGN body and its strong entity tag.
 #[derive(Clone)]
@@ -117,6 +118,10 @@ pub(super) struct ReaderState {
     /// the delay's window slides, the running clock runs); the most recently used only, as
     /// anyone may ask for any slice.
     pub(super) public: Recent<(Millis, Rendered)>,
+    /// The standings: the arbiter's (every result) and the public's with the second they show
+    /// (a result comes out of the delay as time passes); both dropped when the database changes.
+    pub(super) standings_all: Option<Arc<Standings>>,
+    pub(super) standings_public: Option<(Millis, Arc<Standings>)>,
 }
 
 /// How many public renders are kept: a broadcast asks for a few slices, a crawler for any.
@@ -212,9 +217,61 @@ impl ReaderState {
             self.per_game.clear();
             self.boards = None;
             self.public.clear();
+            self.standings_all = None;
+            self.standings_public = None;
         }
         self.store = Some(store);
         Ok(())
+    }
+
+    /// The event's standings: from the whole record for the arbiter (`public_at: None`), else
+    /// from the games as the public sees them at that moment ([`public::view`]: a result the
+    /// delay still hides counts for nothing yet). Kept until the database changes (the
+    /// public's, with a delay, for the second it shows).
+    pub(super) fn standings(
+        &mut self,
+        db: &Path,
+        public_at: Option<Millis>,
+    ) -> Result<Arc<Standings>, RelayError> {
+        self.refresh(db)?;
+        let stamp = public_at.map(|now_ms| match self.publication.cutoff(now_ms) {
+            Some(_) => now_ms / 1000,
+            None => 0,
+        });
+        match (stamp, &self.standings_all, &self.standings_public) {
+            (None, Some(all), _) => return Ok(all.clone()),
+            (Some(at), _, Some((shown, s))) if *shown == at => return Ok(s.clone()),
+            _ => {}
+        }
+        let games = match public_at {
+            None => self.games(db)?,
+            Some(now_ms) => {
+                let publication = self.publication;
+                Arc::new(public::view(
+                    self.store()?,
+                    public::Shown::Every,
+                    &publication,
+                    now_ms,
+                )?)
+            }
+        };
+        let store = self.store()?;
+        let field = store.standings_field(&games)?;
+        let standings = Arc::new(crate::standings::standings(
+            &field,
+            &store.event_tiebreaks()?,
+        )?);
+        match stamp {
+            None => self.standings_all = Some(standings.clone()),
+            Some(at) => self.standings_public = Some((at, standings.clone())),
+        }
+        Ok(standings)
+    }
+
+    /// The event as a TRF-16, from the whole record (the arbiter's).
+    pub(super) fn trf(&mut self, db: &Path) -> Result<String, RelayError> {
+        self.refresh(db)?;
+        Ok(crate::export::event_trf(self.store()?)?)
     }
 
     pub(super) fn store(&self) -> Result<&Store, RelayError> {

@@ -429,6 +429,44 @@ pub(super) async fn round_sheets(
         .into_response())
 }
 
+/// `GET /arbiter/standings`: the standings with every result (no delay) and the TRF link.
+pub(super) async fn arbiter_standings(
+    State(app): State<App>,
+    headers: HeaderMap,
+    axum::extract::Query(q): axum::extract::Query<Query>,
+) -> Result<Response, ApiError> {
+    let lang = console_language(&app, &headers, q.lang.as_deref());
+    if app.authorize(&headers).is_err() {
+        return not_logged_in(&q, lang);
+    }
+    let standings = app.db.read(|r, db| r.standings(db, None)).await?;
+    Ok(html(
+        StatusCode::OK,
+        console::standings_html(&standings, lang),
+    ))
+}
+
+/// `GET /arbiter/standings.trf`: the event as a TRF-16, to download for the pairing program.
+pub(super) async fn arbiter_trf(
+    State(app): State<App>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    let trf = app.db.read(|r, db| r.trf(db)).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"standings.trf\"",
+            ),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        trf,
+    )
+        .into_response())
+}
+
 /// The view of the board `key` names: its number, else its name.
 pub(super) fn find_board<'a>(views: &'a [BoardView], key: &str) -> Option<&'a BoardView> {
     let number = key.parse::<u32>().ok();
