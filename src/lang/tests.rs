@@ -77,6 +77,7 @@ const KEPT: &[&str] = &[
     "trf",
     "NATS",
     "UTC",
+    "QR",
 ];
 
 /// Latin words a key's text keeps in every language, as the user types or reads them: an

@@ -671,12 +671,14 @@ async fn the_console_in_chromium_logs_in_rules_an_alert_sets_a_result_corrects_a
     let public = Public::read(&url).await;
     public.assert_clean(&secrets);
 
-    // (g) The public page in the browser: the result, never the irregularity or a note.
+    // (g) The public page in the browser: board 1, its round-1 game over (0-1, in round 1's
+    // PGN above), shows its round-2 pairing from the round's start; never the irregularity or
+    // a note.
     browser.goto(&url).await;
     let text = until(20, "the public page's boards", async || {
         let text = browser.eval("return document.body.innerText").await;
         let text = text.as_str().unwrap_or("").to_owned();
-        text.contains("0-1").then_some(text)
+        (text.contains("Abenov, Arman") && text.contains("Li, Wei")).then_some(text)
     })
     .await;
     for s in &secrets {
