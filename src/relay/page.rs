@@ -269,11 +269,17 @@ pub(crate) fn language_switch(path: &str, lang: Lang) -> String {
 fn event_line(event: Option<&RoundInfo>, lang: Lang) -> String {
     event.map_or(String::new(), |e| {
         let round = lang.fill("page.round", &[("round", &e.round.to_string())]);
+        // The event's standings, for spectators (at the broadcast's delay).
+        let standings = format!(
+            r#" <a class="standings" href="/standings?lang={}">{}</a>"#,
+            lang.code(),
+            escape(lang.text("standings.title"))
+        );
         if e.event.trim().is_empty() {
-            format!(r#" <p class="event">{}</p>"#, escape(&round))
+            format!(r#" <p class="event">{}</p>{standings}"#, escape(&round))
         } else {
             format!(
-                r#" <p class="event"><bdi>{}</bdi> · {}</p>"#,
+                r#" <p class="event"><bdi>{}</bdi> · {}</p>{standings}"#,
                 escape(&e.event),
                 escape(&round)
             )
@@ -478,6 +484,12 @@ mod tests {
             );
             let index = index_html(std::slice::from_ref(&view), Some(&event), lang);
             assert!(index.contains(&line), "{lang}: {index}");
+            // And the way to the event's standings, in the page's language.
+            assert!(index.contains(&format!(
+                r#"<a class="standings" href="/standings?lang={}">{}</a>"#,
+                lang.code(),
+                escape(lang.text("standings.title"))
+            )));
             let board = board_page_html(&view, Some(&event), lang);
             assert!(board.contains(&line), "{lang}");
             assert!(
