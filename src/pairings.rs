@@ -437,6 +437,57 @@ pub fn parse(
     }
 }
 
+/// A player without a board in a round, as a TRF's pairing program left them out: the kind of
+/// bye by its TRF code (`U` allocated by the pairing, `F` full point, `H` half point, `Z` zero
+/// point). A player with neither a board nor a bye in a round is absent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundBye {
+    pub name: String,
+    pub fide: Option<u32>,
+    pub elo: Option<u32>,
+    pub title: Option<String>,
+    pub fed: Option<String>,
+    /// The TRF's starting rank.
+    pub start: Option<u32>,
+    /// `U`, `F`, `H` or `Z`.
+    pub code: char,
+}
+
+/// The byes of `round` in a pairings file: a TRF's players with no opponent in that round and a
+/// bye's code there (`0000 - U`); a CSV has none.
+pub fn parse_byes(
+    text: &str,
+    format: PairingsFormat,
+    round: u32,
+) -> Result<Vec<RoundBye>, PairingsError> {
+    if format == PairingsFormat::Csv {
+        return Ok(Vec::new());
+    }
+    if round == 0 {
+        return Err(PairingsError::RoundZero);
+    }
+    let mut byes = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        if !raw.starts_with("001") {
+            continue;
+        }
+        let p = trf_player(raw, i + 1, round)?;
+        let code = p.code.to_ascii_uppercase();
+        if p.opponent.is_none() && matches!(code, 'U' | 'F' | 'H' | 'Z') {
+            byes.push(RoundBye {
+                name: p.name,
+                fide: p.fide,
+                elo: p.elo,
+                title: p.title,
+                fed: p.fed,
+                start: Some(p.number),
+                code,
+            });
+        }
+    }
+    Ok(byes)
+}
+
 // ---------------------------------------------------------------- TRF
 
 /// A `001` line's fields the pairings need.
@@ -450,9 +501,10 @@ struct TrfPlayer {
     fed: Option<String>,
     /// Score from the rounds before the one asked for, in half points.
     halves_before: u32,
-    /// Opponent and colour in the round asked for.
+    /// Opponent, colour and result code in the round asked for.
     opponent: Option<u32>,
     colour: char,
+    code: char,
 }
 
 /// The pairings of `round` from a TRF file, ordered and numbered as the module doc says.
@@ -629,6 +681,7 @@ fn trf_player(raw: &str, line: usize, round: u32) -> Result<TrfPlayer, PairingsE
     let mut halves_before = 0;
     let mut opponent = None;
     let mut colour = '-';
+    let mut code = ' ';
     for r in 1..=round {
         let at = 92 + 10 * (r as usize - 1);
         if r < round {
@@ -642,6 +695,7 @@ fn trf_player(raw: &str, line: usize, round: u32) -> Result<TrfPlayer, PairingsE
         }
         let field = "opponent";
         opponent = trf_number(&chars, at, at + 3, line, field)?;
+        code = chars.get(at + 6).copied().unwrap_or(' ');
         colour = match chars.get(at + 4).copied().unwrap_or(' ') {
             ' ' | '-' => '-',
             c if c.eq_ignore_ascii_case(&'w') => 'w',
@@ -666,6 +720,7 @@ fn trf_player(raw: &str, line: usize, round: u32) -> Result<TrfPlayer, PairingsE
         halves_before,
         opponent,
         colour,
+        code,
     })
 }
 
@@ -1033,6 +1088,44 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn a_trfs_byes_are_read_with_their_code_and_a_csv_has_none() {
+        let line = |n: u32, name: &str, cell: &str| {
+            let mut l = format!("001 {n:>4}      {name:<33}");
+            l.push_str(&" ".repeat(91 - l.chars().count()));
+            l.push_str(cell);
+            l
+        };
+        let text = [
+            line(1, "Abenov, Arman", "   2 w  "),
+            line(2, "Batyrov, Bolot", "   1 b  "),
+            line(3, "Chen, Wei", "0000 - u"),
+            line(4, "Dosova, Dana", "0000 - F"),
+            line(5, "Erdene, Bat", "        "),
+        ]
+        .join("\n");
+        let byes = parse_byes(&text, PairingsFormat::Trf, 1).unwrap();
+        let read: Vec<(&str, char, Option<u32>)> = byes
+            .iter()
+            .map(|b| (b.name.as_str(), b.code, b.start))
+            .collect();
+        assert_eq!(
+            read,
+            [("Chen, Wei", 'U', Some(3)), ("Dosova, Dana", 'F', Some(4))]
+        );
+        // The boards are read as ever; the absent player is neither.
+        assert_eq!(parse_trf(&text, 1).unwrap().len(), 1);
+        assert!(
+            parse_byes("board,white,black\n", PairingsFormat::Csv, 1)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            parse_byes(&text, PairingsFormat::Trf, 0),
+            Err(PairingsError::RoundZero)
+        );
+    }
 
     /// Six players after two rounds, round 3 paired: written by hand in TRF16 columns.
     const TRF: &str = "\

@@ -36,7 +36,7 @@ pub use self::{
 use crate::{
     Millis,
     device::serial::now_ms,
-    pairings::Pairing,
+    pairings::{Pairing, RoundBye},
     phrase::Phrase,
     store::{Decision, GameId, Store, StoreError},
     tracker::RecordedMove,
@@ -288,10 +288,22 @@ impl Decider {
         )
     }
 
-    /// Imports round `round`'s pairings (replacing the round's earlier ones): how many boards;
-    /// at the event node, every hall gets them too.
-    pub async fn import_pairings(&self, round: u32, rows: Vec<Pairing>) -> Result<usize, Refusal> {
+    /// Imports round `round`'s pairings and byes (replacing the round's earlier ones): how many
+    /// boards; at the event node, every hall gets the boards too (the byes count for the
+    /// standings, which the event node keeps).
+    pub async fn import_pairings(
+        &self,
+        round: u32,
+        rows: Vec<Pairing>,
+        byes: Vec<RoundBye>,
+    ) -> Result<usize, Refusal> {
         let imported = self.import_rows(round, rows.clone()).await?;
+        self.on_store(move |store| {
+            store
+                .set_byes(round, &byes)
+                .map_err(|e| store_refusal(e, |_| false))
+        })
+        .await?;
         if let Some(route) = &self.route {
             let _ignored_if_stopping = route.send(Routed::Pairings { round, rows }).await;
         }

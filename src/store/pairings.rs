@@ -8,7 +8,7 @@
 use rusqlite::{OptionalExtension, Row, TransactionBehavior};
 
 use super::{BoardId, Store, StoreError};
-use crate::pairings::Pairing;
+use crate::pairings::{Pairing, RoundBye};
 
 /// The tournament setting a game takes when it starts.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -152,6 +152,57 @@ impl Store {
         }
         tx.commit()?;
         Ok(rows.len())
+    }
+
+    /// Replaces the byes of `round` with `byes` (none for a CSV's round, so that a file
+    /// imported again leaves no bye of the one before).
+    pub fn set_byes(&mut self, round: u32, byes: &[RoundBye]) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.prepare_cached("DELETE FROM round_byes WHERE round = ?1")?
+            .execute([round])?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO round_byes (round, name, fide, elo, title, fed, start, code) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?;
+            for b in byes {
+                insert.execute((
+                    round,
+                    &b.name,
+                    b.fide,
+                    b.elo,
+                    &b.title,
+                    &b.fed,
+                    b.start,
+                    b.code.to_string(),
+                ))?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The byes of `round`, in the order imported.
+    pub fn byes(&self, round: u32) -> Result<Vec<RoundBye>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT name, fide, elo, title, fed, start, code FROM round_byes \
+             WHERE round = ?1 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map([round], |r| {
+            let code: String = r.get(6)?;
+            Ok(RoundBye {
+                name: r.get(0)?,
+                fide: r.get(1)?,
+                elo: r.get(2)?,
+                title: r.get(3)?,
+                fed: r.get(4)?,
+                start: r.get(5)?,
+                code: code.chars().next().unwrap_or('Z'),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// The pairing at `board` in `round`.

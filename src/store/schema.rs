@@ -256,6 +256,21 @@ ALTER TABLE tournament ADD COLUMN tiebreaks TEXT;
 ALTER TABLE pairings ADD COLUMN white_start INTEGER;
 ALTER TABLE pairings ADD COLUMN black_start INTEGER;
 "#,
+    // 13: the byes of a round's pairings (issue 34): a TRF's players left without a board, with
+    // the kind of bye (`U`, `F`, `H`, `Z`), for the standings and the TRF export.
+    r#"
+CREATE TABLE round_byes (
+    round  INTEGER NOT NULL,
+    name   TEXT NOT NULL,
+    fide   INTEGER,
+    elo    INTEGER,
+    title  TEXT,
+    fed    TEXT,
+    start  INTEGER,
+    code   TEXT NOT NULL CHECK (code IN ('U', 'F', 'H', 'Z'))
+) STRICT;
+CREATE INDEX round_byes_round ON round_byes (round);
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

@@ -6,16 +6,20 @@
 //! public view for spectators: what the delay lets them see), to [`event_field`], which is pure.
 //! A player is known by FIDE id, else by name; a board's result is its round's game on that
 //! board (one per board, as a broadcast picks it: [`broadcast_games`]), the arbiter's word
-//! included (forfeits `+/-`, `-/+`, `-/-`); no game, or `*`, is pending. Byes are not kept by
-//! the store: a player without a board in a round is absent (a zero-point bye). A TRF's
-//! starting ranks, kept with its pairings, go with each player.
+//! included (forfeits `+/-`, `-/+`, `-/-`); no game, or `*`, is pending. A TRF's byes are kept
+//! with its round ([`Store::byes`]: `U`, `F`, `H`, `Z`); a player with neither a board nor a bye
+//! in a round is absent. A TRF's starting ranks, kept with its pairings, go with each player.
 
 use std::collections::HashMap;
 
 use super::{GameRecord, Pairing, Store, StoreError};
 use crate::{
     export::round::broadcast_games,
-    standings::{BoardOutcome, BoardResult, Entrant, Field, PlayerIndex, RoundResults, TieBreak},
+    pairings::RoundBye,
+    standings::{
+        BoardOutcome, BoardResult, Bye, ByeKind, Entrant, Field, PlayerIndex, RoundResults,
+        TieBreak,
+    },
     tracker::Side,
 };
 
@@ -85,16 +89,42 @@ fn seat(
     }
 }
 
-/// The field of `rounds` (round number, its pairings; any order) with the results of `games`.
-/// Rounds run from 1 to the highest one given; a round without pairings has no boards.
-pub fn event_field(rounds: &[(u32, Vec<Pairing>)], games: &[GameRecord]) -> Field {
+/// One paired round as the store keeps it: its number, its boards' pairings and its byes.
+pub type PairedRound = (u32, Vec<Pairing>, Vec<RoundBye>);
+
+/// A bye's player, as the standings show them.
+fn bye_entrant(b: &RoundBye) -> Entrant {
+    let given = |t: &Option<String>| t.clone().filter(|t| !t.trim().is_empty());
+    Entrant {
+        name: b.name.trim().to_owned(),
+        rating: b.elo,
+        title: given(&b.title),
+        federation: given(&b.fed),
+        fide_id: b.fide,
+        start_rank: b.start,
+    }
+}
+
+/// The kind of bye of a TRF code.
+fn bye_kind(code: char) -> ByeKind {
+    match code {
+        'U' => ByeKind::PairingAllocated,
+        'F' => ByeKind::FullPoint,
+        'H' => ByeKind::HalfPoint,
+        _ => ByeKind::ZeroPoint,
+    }
+}
+
+/// The field of `rounds` (round number, its pairings and byes; any order) with the results of
+/// `games`. Rounds run from 1 to the highest one given; a round without pairings has no boards.
+pub fn event_field(rounds: &[PairedRound], games: &[GameRecord]) -> Field {
     let mut index: HashMap<PlayerKey, PlayerIndex> = HashMap::new();
     let mut players: Vec<Entrant> = Vec::new();
-    let last = rounds.iter().map(|(r, _)| *r).max().unwrap_or(0);
-    let mut sorted: Vec<&(u32, Vec<Pairing>)> = rounds.iter().collect();
-    sorted.sort_by_key(|(r, _)| *r);
+    let last = rounds.iter().map(|(r, ..)| *r).max().unwrap_or(0);
+    let mut sorted: Vec<&PairedRound> = rounds.iter().collect();
+    sorted.sort_by_key(|(r, ..)| *r);
     let mut out = vec![RoundResults::default(); last as usize];
-    for (round, pairings) in sorted {
+    for (round, pairings, byes) in sorted {
         let Some(slot) = (*round as usize)
             .checked_sub(1)
             .and_then(|i| out.get_mut(i))
@@ -117,6 +147,13 @@ pub fn event_field(rounds: &[(u32, Vec<Pairing>)], games: &[GameRecord]) -> Fiel
                 outcome,
             });
         }
+        for b in byes {
+            let player = seat(&mut players, &mut index, bye_entrant(b));
+            slot.byes.push(Bye {
+                player,
+                kind: bye_kind(b.code),
+            });
+        }
     }
     Field {
         players,
@@ -125,8 +162,8 @@ pub fn event_field(rounds: &[(u32, Vec<Pairing>)], games: &[GameRecord]) -> Fiel
 }
 
 impl Store {
-    /// Every paired round's pairings, by round.
-    pub fn paired_rounds(&self) -> Result<Vec<(u32, Vec<Pairing>)>, StoreError> {
+    /// Every paired round's pairings and byes, by round.
+    pub fn paired_rounds(&self) -> Result<Vec<PairedRound>, StoreError> {
         let numbers: Vec<u32> = self
             .conn
             .prepare_cached("SELECT DISTINCT round FROM pairings ORDER BY round")?
@@ -134,7 +171,7 @@ impl Store {
             .collect::<Result<_, _>>()?;
         numbers
             .into_iter()
-            .map(|n| Ok((n, self.pairings(n)?)))
+            .map(|n| Ok((n, self.pairings(n)?, self.byes(n)?)))
             .collect()
     }
 

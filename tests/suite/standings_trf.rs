@@ -255,3 +255,92 @@ fn the_trf_export_reads_back_and_keeps_the_layout() {
         assert_eq!(cols(line, 102, 120).trim_end(), r2, "{line}");
     }
 }
+
+/// A TRF's byes (an odd number of players: one left out each round, `0000 - U`; a requested
+/// half-point bye `H`) are kept with the round's pairings and count in the standings: the
+/// exported TRF gives each its points and writes its bye back; a player with neither a board
+/// nor a bye is absent (`Z`, no point).
+#[test]
+fn a_trfs_byes_count_in_the_standings_and_come_back_in_the_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("event.db");
+    let db = db_path.to_str().unwrap();
+    // Four players: 1 plays 2 in round 1, 3 has the pairing's bye (U), 4 a requested half
+    // point (H).
+    let mut trf = String::from("012 Bishkek Rapid\n");
+    for (number, name, rating, cell) in [
+        (1, "Abenov, Arman", 2610, "   2 w  "),
+        (2, "Batyrov, Bolot", 2480, "   1 b  "),
+        (3, "Chen, Wei", 2500, "0000 - U"),
+        (4, "Dosova, Dana", 2350, "0000 - H"),
+    ] {
+        let mut line = vec![' '; 100];
+        let mut put = |column: usize, text: &str| {
+            for (k, c) in text.chars().enumerate() {
+                line[column - 1 + k] = c;
+            }
+        };
+        put(1, "001");
+        put(5, &format!("{number:>4}"));
+        put(15, name);
+        put(49, &format!("{rating:>4}"));
+        put(92, cell);
+        trf.push_str(line.into_iter().collect::<String>().trim_end());
+        trf.push('\n');
+    }
+    let trf_in = dir.path().join("round1.trf");
+    std::fs::write(&trf_in, &trf).unwrap();
+    ok(&[
+        "pairings",
+        "--db",
+        db,
+        "--round",
+        "1",
+        trf_in.to_str().unwrap(),
+    ]);
+    let store = Store::open_read_only(&db_path).unwrap();
+    let byes = store.byes(1).unwrap();
+    let kept: Vec<(&str, char)> = byes.iter().map(|b| (b.name.as_str(), b.code)).collect();
+    assert_eq!(kept, [("Chen, Wei", 'U'), ("Dosova, Dana", 'H')]);
+
+    let exported = ok(&["export", "--db", db, "--format", "trf"]);
+    let player = |name: &str| {
+        exported
+            .lines()
+            .find(|l| l.starts_with("001") && l.contains(name))
+            .unwrap_or_else(|| panic!("{name} in {exported}"))
+            .to_owned()
+    };
+    // Points at columns 81-84, the round's cell at 92-99.
+    let chen = player("Chen, Wei");
+    assert_eq!(cols(&chen, 81, 84).trim(), "1.0", "{chen}");
+    assert_eq!(cols(&chen, 92, 99), "0000 - U", "{chen}");
+    let dosova = player("Dosova, Dana");
+    assert_eq!(cols(&dosova, 81, 84).trim(), "0.5", "{dosova}");
+    assert_eq!(cols(&dosova, 92, 99), "0000 - H", "{dosova}");
+    // The game not played yet: no point, its opponent and colour kept.
+    let abenov = player("Abenov, Arman");
+    assert_eq!(cols(&abenov, 81, 84).trim(), "0.0", "{abenov}");
+    // Imported again from a CSV, the round has no byes left over.
+    let csv = dir.path().join("round1.csv");
+    std::fs::write(
+        &csv,
+        "board,white,black\n1,\"Abenov, Arman\",\"Batyrov, Bolot\"\n",
+    )
+    .unwrap();
+    ok(&[
+        "pairings",
+        "--db",
+        db,
+        "--round",
+        "1",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        Store::open_read_only(&db_path)
+            .unwrap()
+            .byes(1)
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -147,8 +147,10 @@ pub(super) async fn import_pairings(
         ));
     }
     let rows = pairings::parse(&text, format, round)
-        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
-    Ok(app.decider.import_pairings(round, rows).await?)
+        .and_then(|rows| Ok((rows, pairings::parse_byes(&text, format, round)?)))
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()));
+    let (rows, byes) = rows?;
+    Ok(app.decider.import_pairings(round, rows, byes).await?)
 }
 
 /// Makes round `n` the current one, recorded as started by `by`: the round current before.

@@ -656,10 +656,12 @@ pub(super) async fn pairings_upload(
         };
         // The file's faults in the console's words, with how it was read.
         let rows = pairings::parse(&decoded.text, format, round)
-            .map_err(|e| bad(format!("{}{read_as}", e.words(lang))))?;
+            .and_then(|rows| Ok((rows, pairings::parse_byes(&decoded.text, format, round)?)))
+            .map_err(|e| bad(format!("{}{read_as}", e.words(lang))));
+        let (rows, byes) = rows?;
         let boards = app
             .decider
-            .import_pairings(round, rows)
+            .import_pairings(round, rows, byes)
             .await
             .map_err(refused_in(lang))?;
         Ok(format!(
