@@ -28,6 +28,7 @@ mod players;
 pub mod raw;
 mod read;
 pub mod replica;
+mod round_pick;
 pub mod schema;
 mod standings;
 mod write;
@@ -60,6 +61,7 @@ pub use self::{
     pairings::RoundInfo,
     players::{PlayerRecord, is_usable_name},
     raw::{RawBlock, RawBuffer, RawChunk, RawError},
+    round_pick::broadcast_games,
     standings::event_field,
 };
 pub use crate::pairings::Pairing;

@@ -12,9 +12,8 @@
 
 use std::collections::HashMap;
 
-use super::{GameRecord, Pairing, Store, StoreError};
+use super::{GameRecord, Pairing, Store, StoreError, broadcast_games};
 use crate::{
-    export::round::broadcast_games,
     pairings::RoundBye,
     standings::{
         BoardOutcome, BoardResult, Bye, ByeKind, Entrant, Field, PlayerIndex, RoundResults,
