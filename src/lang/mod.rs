@@ -265,18 +265,20 @@ impl Words for Said {
 /// `at_ms` as a time of day in `zone`, `14:03:22`; a moment on a capture's own clock (before
 /// [`phrase::WALL_CLOCK_MS`]) as [`phrase::utc_time`] says it.
 pub fn local_time_of_day(at_ms: u64, zone: &jiff::tz::TimeZone) -> String {
+    local_time(at_ms, zone).map_or_else(
+        || phrase::utc_time(at_ms),
+        |t| t.strftime("%H:%M:%S").to_string(),
+    )
+}
+
+/// The moment `at_ms` in `zone`, when it is on the epoch's clock; `None` for a stream's own
+/// clock (a replayed capture's, from 0: before [`phrase::WALL_CLOCK_MS`]).
+pub fn local_time(at_ms: u64, zone: &jiff::tz::TimeZone) -> Option<jiff::ZonedDateTime> {
     i64::try_from(at_ms)
         .ok()
-        .filter(|&ms| at_ms >= phrase::WALL_CLOCK_MS && ms > 0)
+        .filter(|_| at_ms >= phrase::WALL_CLOCK_MS)
         .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
-        .map_or_else(
-            || phrase::utc_time(at_ms),
-            |t| {
-                t.to_zoned_datetime(zone.clone())
-                    .strftime("%H:%M:%S")
-                    .to_string()
-            },
-        )
+        .map(|t| t.to_zoned_datetime(zone.clone()))
 }
 
 /// The machine's local time zone (`TZ`, else `/etc/localtime`; UTC if neither reads), read

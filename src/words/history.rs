@@ -10,7 +10,7 @@
 //! withdrew follow on an indented line, and a control character stored before they were
 //! refused shows escaped (`\u{1b}`). Nothing here reads the store.
 
-use jiff::{Timestamp, tz::TimeZone};
+use jiff::tz::TimeZone;
 use serde_json::Value;
 
 use super::{
@@ -22,30 +22,18 @@ use crate::{
     Millis,
     game::Kind,
     lang::{
-        Date, Lang,
+        Date, Lang, local_time,
         record::{kind_title, reason_text, termination_text},
     },
+    phrase::WALL_CLOCK_MS,
     store::{Action, Audit, GameRecord, HistoryEntry, Recorded, Shown, worded},
     text::escape_controls,
     tracker::Side,
 };
 
-/// Times below this are a stream's own clock (a capture's seconds from 0), not the epoch's.
-const EPOCH_FROM_MS: Millis = 100_000_000_000;
-
 /// The machine's local time zone (`TZ`, else `/etc/localtime`); UTC if neither reads.
 pub fn local_zone() -> TimeZone {
     crate::lang::local_zone().clone()
-}
-
-/// The moment `at_ms` in `zone`, when it is on the epoch's clock; `None` for a stream's own
-/// clock (a replayed capture's, from 0).
-fn local_time(at_ms: Millis, zone: &TimeZone) -> Option<jiff::ZonedDateTime> {
-    i64::try_from(at_ms)
-        .ok()
-        .filter(|&ms| ms >= EPOCH_FROM_MS as i64)
-        .and_then(|ms| Timestamp::from_millisecond(ms).ok())
-        .map(|t| t.to_zoned_datetime(zone.clone()))
 }
 
 /// `capture +0:01:23.450`: a moment on a stream's own clock.
@@ -144,7 +132,7 @@ pub fn in_words(
 /// moves and the event are on the same clock (a live board's: the epoch's); else all of them
 /// (a replayed capture's moves are on its own clock).
 fn plies_at(game: &GameRecord, at_ms: Millis) -> u32 {
-    let same_clock = at_ms >= EPOCH_FROM_MS && game.moves.iter().all(|m| m.at_ms >= EPOCH_FROM_MS);
+    let same_clock = at_ms >= WALL_CLOCK_MS && game.moves.iter().all(|m| m.at_ms >= WALL_CLOCK_MS);
     let n = if same_clock {
         game.moves.iter().filter(|m| m.at_ms <= at_ms).count()
     } else {
