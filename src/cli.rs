@@ -403,8 +403,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
             let byes = pairings::parse_byes(&decoded.text, format, round)
                 .with_context(|| format!("{}{read_as}", file.display()))?;
-            let n = store.import_pairings(round, &rows)?;
-            store.set_byes(round, &byes)?;
+            let n = store.import_round(round, &rows, &byes)?;
             println!("round {round}: {n} boards imported{read_as}");
             Ok(())
         }

@@ -297,13 +297,7 @@ impl Decider {
         rows: Vec<Pairing>,
         byes: Vec<RoundBye>,
     ) -> Result<usize, Refusal> {
-        let imported = self.import_rows(round, rows.clone()).await?;
-        self.on_store(move |store| {
-            store
-                .set_byes(round, &byes)
-                .map_err(|e| store_refusal(e, |_| false))
-        })
-        .await?;
+        let imported = self.import_round(round, rows.clone(), byes).await?;
         if let Some(route) = &self.route {
             let _ignored_if_stopping = route.send(Routed::Pairings { round, rows }).await;
         }
@@ -312,10 +306,20 @@ impl Decider {
 
     /// Imports round `round`'s pairings here: a hall's command, or the event node's own.
     pub async fn import_rows(&self, round: u32, rows: Vec<Pairing>) -> Result<usize, Refusal> {
+        self.import_round(round, rows, Vec::new()).await
+    }
+
+    /// Imports round `round`'s pairings and byes in one transaction.
+    async fn import_round(
+        &self,
+        round: u32,
+        rows: Vec<Pairing>,
+        byes: Vec<RoundBye>,
+    ) -> Result<usize, Refusal> {
         let imported = self
             .on_store(move |store| {
                 store
-                    .import_pairings(round, &rows)
+                    .import_round(round, &rows, &byes)
                     .map_err(|e| store_refusal(e, |e| matches!(e, StoreError::InvalidNumber(..))))
             })
             .await?;

@@ -101,8 +101,21 @@ impl Store {
             .optional()?)
     }
 
-    /// Replaces the pairings of `round` with `rows`, in one transaction; returns how many.
+    /// Replaces the pairings of `round` with `rows` (and leaves it no byes), in one
+    /// transaction; returns how many.
     pub fn import_pairings(&mut self, round: u32, rows: &[Pairing]) -> Result<usize, StoreError> {
+        self.import_round(round, rows, &[])
+    }
+
+    /// Replaces the pairings of `round` with `rows` and its byes with `byes` (a TRF's; none
+    /// for a CSV's, so that a file imported again leaves no bye of the one before), in one
+    /// transaction; returns how many boards.
+    pub fn import_round(
+        &mut self,
+        round: u32,
+        rows: &[Pairing],
+        byes: &[RoundBye],
+    ) -> Result<usize, StoreError> {
         if round == 0 {
             return Err(StoreError::InvalidNumber("round", 0));
         }
@@ -150,16 +163,6 @@ impl Store {
                 }
             }
         }
-        tx.commit()?;
-        Ok(rows.len())
-    }
-
-    /// Replaces the byes of `round` with `byes` (none for a CSV's round, so that a file
-    /// imported again leaves no bye of the one before).
-    pub fn set_byes(&mut self, round: u32, byes: &[RoundBye]) -> Result<(), StoreError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.prepare_cached("DELETE FROM round_byes WHERE round = ?1")?
             .execute([round])?;
         {
@@ -181,7 +184,7 @@ impl Store {
             }
         }
         tx.commit()?;
-        Ok(())
+        Ok(rows.len())
     }
 
     /// The byes of `round`, in the order imported.
