@@ -171,7 +171,7 @@ impl Console {
     }
 
     /// A path's answer as it comes, with the session's cookie.
-    async fn get_response(&self, path: &str) -> reqwest::Response {
+    pub(crate) async fn get_response(&self, path: &str) -> reqwest::Response {
         self.client
             .get(format!("{}{path}", self.url))
             .header(header::COOKIE, &self.cookie)

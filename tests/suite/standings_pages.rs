@@ -236,13 +236,7 @@ async fn spectators_see_the_delayed_standings_and_the_arbiter_every_result() {
     assert!(bob.contains(r#"<td dir="ltr">1</td>"#), "{bob}");
     assert!(bob.contains(r#"<td dir="ltr">4○1</td>"#), "{bob}");
 
-    let trf = console
-        .client
-        .get(format!("{url}arbiter/standings.trf"))
-        .header(header::COOKIE, &console.cookie)
-        .send()
-        .await
-        .unwrap();
+    let trf = console.get_response("arbiter/standings.trf").await;
     assert_eq!(trf.status(), StatusCode::OK);
     assert!(
         trf.headers()[header::CONTENT_DISPOSITION]
