@@ -328,11 +328,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             let notation = match (notation, figurine) {
                 (Some(n), _) => n,
                 (None, true) => Notation::Figurine,
-                (None, false) => event
-                    .as_ref()
-                    .and_then(|e| e.notation.as_deref())
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or_default(),
+                (None, false) => Notation::of_event(event.as_ref()),
             };
             let format = match format {
                 ExportFormat::Pgn => Format::Pgn,

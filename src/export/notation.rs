@@ -12,7 +12,10 @@
 
 use std::{fmt, str::FromStr};
 
-use crate::lang::{Lang, NoPieceLetters, pieces::PIECES};
+use crate::{
+    lang::{Lang, NoPieceLetters, pieces::PIECES},
+    store::EventSettings,
+};
 
 /// How a scoresheet writes the pieces of chess moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -30,6 +33,15 @@ pub enum Notation {
 impl Notation {
     /// Every notation, as the config names them.
     pub const ALL: [Notation; 3] = [Notation::San, Notation::Figurine, Notation::Local];
+
+    /// The event's notation (`[tournament] notation`, kept with the event), else SAN: what a
+    /// sheet is written in unless asked otherwise.
+    pub fn of_event(event: Option<&EventSettings>) -> Notation {
+        event
+            .and_then(|e| e.notation.as_deref())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_default()
+    }
 
     /// The config name: `"san"`, `"figurine"` or `"local"`.
     pub fn as_str(self) -> &'static str {

@@ -16,7 +16,7 @@ use rand::RngCore as _;
 
 use super::*;
 use crate::{
-    export::{self, ExportOptions, Format, SheetOptions},
+    export::{self, ExportOptions, Format, Notation, SheetOptions},
     lang::Lang,
     relay::console::{self, BoardPage, Flash, HallPage, LoginError, RoundLine},
     words::{
@@ -392,13 +392,9 @@ pub(super) async fn round_sheets(
         .read(move |r, db| {
             r.refresh(db)?;
             let store = r.store()?;
-            let notation = store
-                .event()?
-                .and_then(|e| e.settings.notation)
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_default();
+            let event = store.event()?.map(|e| e.settings);
             let sheet = SheetOptions {
-                notation,
+                notation: Notation::of_event(event.as_ref()),
                 lang,
                 ..SheetOptions::default()
             };
