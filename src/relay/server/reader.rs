@@ -40,6 +40,8 @@ pub(super) struct BoardGame {
     pub(super) alerts: Vec<Alert>,
     /// The game has ended (a result is final, or the board closed it).
     pub(super) over: bool,
+    /// The position after its last move, if it has one.
+    pub(super) last_position: Option<String>,
 }
 
 impl BoardGame {
@@ -54,6 +56,7 @@ impl BoardGame {
             },
             alerts,
             over: g.ended_at_ms.is_some() || g.result != "*",
+            last_position: g.moves.last().map(|m| m.position.clone()),
         }
     }
 }
@@ -88,7 +91,9 @@ impl Seating {
     }
 
     /// Whether board `live` waits for its game of the current round: its latest game is over
-    /// and of an earlier round, and its number is paired in the current round.
+    /// and of an earlier round, its number is paired in the current round, and the board shows
+    /// that game's last position or none (a board already playing a newer game, which the
+    /// store read here does not hold yet, shows that one).
     pub(super) fn awaits_round(&self, live: &BoardSnapshot) -> bool {
         let Some(g) = self.games.get(&live.name) else {
             return false;
@@ -96,7 +101,8 @@ impl Seating {
         let earlier =
             matches!((g.seats.round, self.round), (Some(played), Some(now)) if played < now);
         let paired = live.number.is_some_and(|n| self.paired.contains_key(&n));
-        g.over && earlier && paired
+        let shows_it = live.ply == 0 || g.last_position.as_deref() == Some(live.fen.as_str());
+        g.over && earlier && paired && shows_it
     }
 }
 
