@@ -100,6 +100,19 @@ pub enum ArbiterCommand {
         #[arg(long)]
         author: Option<String>,
     },
+    /// Undo an earlier decision (its id, from `history`), as a further decision: a result gives
+    /// back the one it replaced (and a game it closed is open again), a ruling's irregularity is
+    /// open again, a note is withdrawn, a correction or a resume gives back the moves it
+    /// withdrew. Both decisions stay in the history. For a game a running daemon records, use
+    /// the console or `POST /api/admin/games/N/undo`: its board then records a reopened game at
+    /// once; here, the next daemon start does.
+    Undo {
+        #[command(flatten)]
+        who: Who,
+        /// The decision to undo (its id).
+        #[arg(long)]
+        decision: i64,
+    },
     /// Print a game's events, decisions included, in the order recorded: in words, one line
     /// each (local time, board and game, move, what happened, by whom).
     History {
@@ -332,6 +345,16 @@ pub(super) fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::
             let ply = ply_of(&store, game, ply, move_no.as_deref())?;
             store.add_note(game, ply, &text, &author(who), now_ms()?)?
         }
+        ArbiterCommand::Undo { who, decision } => {
+            let game = resolve_game(&store, who.game)?;
+            store.undo_decision(
+                game,
+                decision,
+                &author(who.author),
+                who.note.as_deref(),
+                now_ms()?,
+            )?
+        }
         ArbiterCommand::History { game, json } => {
             let game = resolve_game(&store, game)?;
             let entries = store.history(game)?;
@@ -408,6 +431,29 @@ pub(super) fn print_decision(d: &Decision) {
                 String::new()
             }
         ),
+        Action::Undo {
+            decision,
+            undone,
+            result,
+            reopened,
+            retracted,
+            restored,
+            ..
+        } => {
+            let mut s = format!("decision {decision} ({}) undone", undone.replace('_', " "));
+            if let Some(result) = result {
+                s.push_str(&format!(": the result is {result} again"));
+            }
+            if *reopened {
+                s.push_str(", the game is open again");
+            }
+            if retracted + restored > 0 {
+                s.push_str(&format!(
+                    ": {retracted} move(s) withdrawn, {restored} recorded again"
+                ));
+            }
+            s
+        }
     };
     println!(
         "decision {} on game {} by {}: {what}",

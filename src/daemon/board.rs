@@ -23,6 +23,7 @@ use super::{
     port::{Unavailable, open, retry_delay, wait_for_port},
 };
 use crate::{
+    Millis,
     arbiter::{Judge, LawsSetup, TogyzReferee},
     config::{BoardConfig, Locator},
     decider::desk::{RecordChange, next_change},
@@ -36,7 +37,7 @@ use crate::{
     recorder::Recorder,
     relay::live::Lost,
     sensor::dgt::ClockLayout,
-    store::{BoardId, GameId, Store},
+    store::{BoardId, GameId, GameRecord, Store},
     tracker::{RecordedMove, Tracker, TrackerSettings},
 };
 
@@ -163,47 +164,18 @@ pub fn prepare<B: BoardKit>(
         open => open,
     };
     let tracker = match open {
-        Some(open) => {
-            // A Chess960 game goes on from its own start position (none stored: the standard
-            // one); a start that does not read is a game that does not replay.
-            let start = match open.start_position.as_deref() {
-                None => Some(None),
-                Some(text) => B::Game::parse_start(text).map(Some),
-            };
-            let resumed_tracker = start.and_then(|start| {
-                Tracker::resume(
-                    settings.clone(),
-                    open.orientation,
-                    start,
-                    &open.moves,
-                    now_ms(),
-                )
-            });
-            match resumed_tracker {
-                Some(mut t) => {
-                    info!(board = %name, game = open.id.0, plies = open.moves.len(), "resuming game");
-                    // A result the kings showed after the last move is not reported again.
-                    let last = open.moves.len() as u32 + 1;
-                    if open.gesture_before(last) {
-                        t.gesture_already_reported();
-                    }
-                    // Irregularities go on being numbered after the stored ones; those still
-                    // open are resolved when the board fits the game again.
-                    t.number_irregularities_after(open.last_irregularity_id());
-                    t.reopen_irregularities(&open.open_irregularities());
-                    judge.resume(open.start_position.as_deref(), &open.moves);
-                    let (flags, illegal) = open.judged_counts();
-                    judge.resumed_counts(&flags, &illegal);
-                    game = Some(open.id);
-                    resumed = open.moves;
-                    t
-                }
-                None => {
-                    warn!(board = %name, game = open.id.0, "stored game does not replay; waiting for a new game");
-                    Tracker::new(settings)
-                }
+        Some(open) => match resume_tracker::<B>(settings.clone(), &mut judge, &open, now_ms()) {
+            Some(t) => {
+                info!(board = %name, game = open.id.0, plies = open.moves.len(), "resuming game");
+                game = Some(open.id);
+                resumed = open.moves;
+                t
             }
-        }
+            None => {
+                warn!(board = %name, game = open.id.0, "stored game does not replay; waiting for a new game");
+                Tracker::new(settings)
+            }
+        },
         None => Tracker::new(settings),
     };
     Ok(BoardSpec {
@@ -217,6 +189,35 @@ pub fn prepare<B: BoardKit>(
         game,
         resumed,
     })
+}
+
+/// The tracker going on with `open`, a stored game (after a restart, or reopened by the
+/// arbiter), its judge (`judge`) following it too: the game played again from its start (a
+/// Chess960 game from its own; none stored: the standard one) to its last move, as after a gap
+/// at `at`; its irregularities numbered after the stored ones, those still open resolved when
+/// the board fits the game again; a result the kings showed after the last move not reported
+/// again. `None` if its start or a move does not replay (nothing is changed then).
+pub(super) fn resume_tracker<B: Board>(
+    settings: TrackerSettings,
+    judge: &mut B::Judge,
+    open: &GameRecord,
+    at: Millis,
+) -> Option<Tracker<B::Game>> {
+    let start = match open.start_position.as_deref() {
+        None => None,
+        Some(text) => Some(B::Game::parse_start(text)?),
+    };
+    let mut t = Tracker::resume(settings, open.orientation, start, &open.moves, at)?;
+    let last = open.moves.len() as u32 + 1;
+    if open.gesture_before(last) {
+        t.gesture_already_reported();
+    }
+    t.number_irregularities_after(open.last_irregularity_id());
+    t.reopen_irregularities(&open.open_irregularities());
+    judge.resume(open.start_position.as_deref(), &open.moves);
+    let (flags, illegal) = open.judged_counts();
+    judge.resumed_counts(&flags, &illegal);
+    Some(t)
 }
 
 /// A board asked for its memory that sends nothing for this long has none to give.

@@ -17,7 +17,7 @@ use crate::{
     phrase::Phrase,
     pipeline::Board,
     recorder::Recorder,
-    store::{ClosedGame, Write},
+    store::{ClosedGame, GameRecord, Write},
     tracker::TrackerEvent,
 };
 
@@ -180,11 +180,16 @@ pub(super) async fn take_change<B: Board>(
         moves,
         record_changed,
         closed,
+        reopened,
     }) = applied
     else {
         return;
     };
     if board.game != Some(game) {
+        return;
+    }
+    if let Some(open) = reopened {
+        reopen(&open, recorder, board, ctx);
         return;
     }
     if closed && recorder.pipeline.close_game() {
@@ -218,6 +223,39 @@ pub(super) async fn take_change<B: Board>(
         );
     }
     persist(recorder, board, ctx, Attempt::Now).await;
+}
+
+/// The arbiter undid the result that closed the board's game `open`: the board records it
+/// again from its record, as after a restart, and the live page shows it going on.
+fn reopen<B: Board>(
+    open: &GameRecord,
+    recorder: &mut Recorder<B>,
+    board: &mut BoardRef,
+    ctx: &Ctx,
+) {
+    let at = now_ms();
+    let taken = recorder.pipeline.reopen(at, |settings, judge| {
+        super::board::resume_tracker::<B>(settings, judge, open, at)
+    });
+    if !taken {
+        error!(
+            game = open.id.0,
+            "the game the arbiter reopened does not replay; the board waits for a new game"
+        );
+        return;
+    }
+    info!(
+        game = open.id.0,
+        plies = open.moves.len(),
+        "the arbiter's result undone: the board records the game again"
+    );
+    if !board.playing {
+        board.playing = true;
+        ctx.metrics.game_started();
+    }
+    if let Some(hub) = &ctx.hub {
+        hub.record_changed(&board.name, &open.moves);
+    }
 }
 
 /// The store found `closed` closed when this board wrote to it (a result the arbiter set from

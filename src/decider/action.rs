@@ -1,5 +1,6 @@
 //! What an arbiter decides on a game: a result, a ruling, a corrected move, a resumed game, a
-//! note ([`AdminAction`], with the bodies the admin API reads as JSON).
+//! note, or the undoing of an earlier one ([`AdminAction`], with the bodies the admin API reads
+//! as JSON).
 //!
 //! Flow: the admin API and the console build an action (its author the session's arbiter when
 //! there is one: [`AdminAction::by`]), the event node carries it to a hall over NATS, and the
@@ -59,6 +60,15 @@ pub struct NoteBody {
     pub author: Option<String>,
 }
 
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndoBody {
+    /// The decision undone (its id, as the game's history gives it).
+    pub decision: i64,
+    pub author: Option<String>,
+    pub note: Option<String>,
+}
+
 /// An admin request, validated: what the admin API, the console and (at the event node) a
 /// hall's command carry.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -69,6 +79,7 @@ pub enum AdminAction {
     Correct(CorrectBody),
     Resume(ResumeBody),
     Note(NoteBody),
+    Undo(UndoBody),
 }
 
 /// The author of a decision: the one given, else "arbiter".
@@ -115,6 +126,9 @@ impl AdminAction {
                 at,
             ),
             AdminAction::Note(b) => store.add_note(game, b.ply, &b.text, &author(b.author), at),
+            AdminAction::Undo(b) => {
+                store.undo_decision(game, b.decision, &author(b.author), b.note.as_deref(), at)
+            }
         }
     }
 
@@ -126,6 +140,7 @@ impl AdminAction {
             AdminAction::Correct(b) => b.author.clone(),
             AdminAction::Resume(b) => b.author.clone(),
             AdminAction::Note(b) => b.author.clone(),
+            AdminAction::Undo(b) => b.author.clone(),
         })
     }
 
@@ -137,6 +152,7 @@ impl AdminAction {
             AdminAction::Correct(b) => &mut b.author,
             AdminAction::Resume(b) => &mut b.author,
             AdminAction::Note(b) => &mut b.author,
+            AdminAction::Undo(b) => &mut b.author,
         };
         *slot = Some(who);
         self
@@ -147,9 +163,9 @@ impl AdminAction {
         matches!(self, AdminAction::Correct(_) | AdminAction::Resume(_))
     }
 
-    /// Whether the board recording the game takes it (a changed record, or a result, which
-    /// closes the game once final).
+    /// Whether the board recording the game takes it (a changed record, a result, which
+    /// closes the game once final, or an undo, which may give back moves or reopen the game).
     pub fn for_the_board(&self) -> bool {
-        self.changes_record() || matches!(self, AdminAction::Result(_))
+        self.changes_record() || matches!(self, AdminAction::Result(_) | AdminAction::Undo(_))
     }
 }

@@ -10,7 +10,8 @@
 //! new record. A board that no task records has no desk: the decider applies the decision
 //! itself. A change the board cannot take (its store refuses writes) is dropped, and the
 //! decider, seeing its answer channel closed, says so. A result the arbiter sets goes through
-//! the desk too: once it is final the board's task ends its game ([`Applied::closed`]).
+//! the desk too: once it is final the board's task ends its game ([`Applied::closed`]); an
+//! undone result may reopen it ([`Applied::reopened`]).
 
 use std::{
     collections::HashMap,
@@ -19,7 +20,10 @@ use std::{
 
 use tokio::sync::mpsc;
 
-use crate::{store::GameId, tracker::RecordedMove};
+use crate::{
+    store::{GameId, GameRecord},
+    tracker::RecordedMove,
+};
 
 /// Changes a desk holds before the decider waits (decisions come one at a time from people).
 const DESK_CAPACITY: usize = 8;
@@ -34,7 +38,7 @@ pub struct RecordChange {
 }
 
 /// What a decision did to the game, for the board's task to follow.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Applied {
     /// The game's live moves after it.
     pub moves: Vec<RecordedMove>,
@@ -42,6 +46,9 @@ pub struct Applied {
     pub record_changed: bool,
     /// The game is closed (the arbiter's final result): the board no longer extends it.
     pub closed: bool,
+    /// The game, closed before, is open again (the arbiter's result undone): the board
+    /// records it again from its record, as after a restart.
+    pub reopened: Option<Box<GameRecord>>,
 }
 
 /// The desks of the boards being recorded, by board name; cheap to clone.

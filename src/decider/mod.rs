@@ -30,7 +30,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{error, info};
 
 pub use self::{
-    action::{AdminAction, CorrectBody, NoteBody, ResultBody, ResumeBody, RuleBody, author},
+    action::{
+        AdminAction, CorrectBody, NoteBody, ResultBody, ResumeBody, RuleBody, UndoBody, author,
+    },
     refusal::{Refusal, Refused},
 };
 use crate::{
@@ -38,7 +40,7 @@ use crate::{
     device::serial::now_ms,
     pairings::{Pairing, RoundBye},
     phrase::Phrase,
-    store::{Decision, GameId, Store, StoreError},
+    store::{Action, Decision, GameId, GameRecord, Store, StoreError},
     tracker::RecordedMove,
 };
 use desk::{Applied, Desks, RecordChange};
@@ -101,13 +103,14 @@ struct Writer {
     store: Mutex<Option<Store>>,
 }
 
-/// What a decision gave back: the decision, the game's board, its live moves and whether it is
-/// closed.
+/// What a decision gave back: the decision, the game's board, its live moves, whether it is
+/// closed, and the game whole when the decision reopened it (an undone result).
 struct Decided {
     decision: Decision,
     board: Option<String>,
     moves: Vec<RecordedMove>,
     closed: bool,
+    reopened: Option<Box<GameRecord>>,
 }
 
 impl Decider {
@@ -227,7 +230,6 @@ impl Decider {
             true => self.board_of_latest_game(game).await?,
             false => None,
         };
-        let record_changed = action.changes_record();
         let writer = self.writer.clone();
         let decided = match live_board {
             Some(board) => {
@@ -240,8 +242,9 @@ impl Decider {
                         let result = writer.decide(action, game, at);
                         let applied = result.as_ref().ok().map(|d| Applied {
                             moves: d.moves.clone(),
-                            record_changed,
+                            record_changed: d.decision.action.changed_record(),
                             closed: d.closed,
+                            reopened: d.reopened.clone(),
                         });
                         let _ignored_if_asker_gone = answer.send(result);
                         applied
@@ -403,6 +406,10 @@ impl Writer {
             let decision = action.apply(store, game, at)?;
             // The game exists: the decision was made on it.
             let record = store.game(game).map_err(Refusal::failed)?;
+            let reopened = match &decision.action {
+                Action::Undo { reopened: true, .. } => record.clone().map(Box::new),
+                _ => None,
+            };
             let (board, moves, closed) = record.map_or((None, Vec::new(), false), |g| {
                 (Some(g.board_name), g.moves, g.ended_at_ms.is_some())
             });
@@ -411,6 +418,7 @@ impl Writer {
                 board,
                 moves,
                 closed,
+                reopened,
             })
         })
     }

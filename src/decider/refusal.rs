@@ -175,6 +175,23 @@ fn decision_words(e: &DecisionError) -> Option<Phrase> {
                 .text("notation", notation)
                 .phrase("move", move_at(*ply))
         }
+        DecisionError::UnknownDecision { game: g, id } => Phrase::new("refused.unknown_decision")
+            .with("game", game(g))
+            .number("id", id.unsigned_abs()),
+        DecisionError::UndoOfUndo { id } => {
+            Phrase::new("refused.undo_of_undo").number("id", id.unsigned_abs())
+        }
+        DecisionError::AlreadyUndone { id, by } => Phrase::new("refused.already_undone")
+            .number("id", id.unsigned_abs())
+            .number("by", by.unsigned_abs()),
+        DecisionError::LaterDecision { id, later } => Phrase::new("refused.later_decision")
+            .number("id", id.unsigned_abs())
+            .number("later", later.unsigned_abs()),
+        DecisionError::UndoBreaksLaterMove { ply, notation } => {
+            Phrase::new("refused.undo_breaks_move")
+                .text("notation", notation)
+                .phrase("move", move_at(*ply))
+        }
         DecisionError::EmptyAuthor => Phrase::new("refused.empty_author"),
         DecisionError::EmptyNote => Phrase::new("refused.empty_note"),
         DecisionError::Store(_)

@@ -166,10 +166,11 @@ fn move_json(kind: Kind, m: &RecordedMove) -> Value {
     Value::Object(o)
 }
 
-/// The arbiter's decisions on `g`, in the order made: each decision's stored fields with its
-/// event's `id`, `at_ms` and `ply` (the decision's own `ply`, the move's, wins over the event's).
+/// The arbiter's decisions on `g`, in the order made, the undone ones and the undos too: each
+/// decision's stored fields with its event's `id`, `at_ms` and `ply` (the decision's own `ply`,
+/// the move's, wins over the event's), and `undone_by` (the undo's id) for one undone.
 pub fn decisions(g: &GameRecord) -> Vec<Value> {
-    g.decisions()
+    g.all_decisions()
         .map(|(d, ply)| {
             let mut o = Map::new();
             o.insert("id".into(), d.id.into());
@@ -177,6 +178,9 @@ pub fn decisions(g: &GameRecord) -> Vec<Value> {
             o.insert("ply".into(), ply.into());
             if let Value::Object(fields) = d.fields() {
                 o.extend(fields);
+            }
+            if let Some(by) = g.undone_by(d.id) {
+                o.insert("undone_by".into(), by.into());
             }
             Value::Object(o)
         })

@@ -306,6 +306,10 @@ fn decision_comments(game: &GameRecord) -> Vec<(Option<u32>, String)> {
                         let _ = write!(c, " with {} from the scoresheets", moves.join(" "));
                     }
                 }
+                // Not among the decisions that stand (`GameRecord::decisions`), said anyway.
+                Action::Undo { decision, .. } => {
+                    let _ = write!(c, " decision {decision} undone");
+                }
                 Action::Note { .. } => {
                     let _ = write!(c, " {}", d.note.as_deref().unwrap_or_default());
                     let _ = write!(c, " ({})", d.author);

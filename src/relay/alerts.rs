@@ -181,11 +181,13 @@ pub fn game_alerts(game: &GameRecord) -> Vec<Alert> {
                     }
                 }
             }
+            // An undone ruling never counts: its alert stands as the board left it.
             Recorded::Decision(d) => {
                 if let Action::Rule {
                     irregularity,
                     ruling,
                 } = &d.action
+                    && game.undone_by(d.id).is_none()
                     && let Some(a) = alerts
                         .iter_mut()
                         .find(|a| a.irregularities.contains(irregularity))

@@ -408,11 +408,36 @@ impl Hub {
                     value["result"] = json!(result);
                 }
                 Action::Rule { irregularity, .. } => {
-                    b.irregularities.retain(|i| i.id != *irregularity);
+                    if let Some(i) = b.irregularities.iter().position(|i| i.id == *irregularity) {
+                        let ruled = b.irregularities.remove(i);
+                        b.ruled.push((decision.id, ruled));
+                    }
                     public = false;
                 }
                 Action::Note { .. } => public = false,
                 Action::CorrectMove { .. } | Action::Resume { .. } => {}
+                Action::Undo {
+                    decision: undone,
+                    undone: what,
+                    result,
+                    termination,
+                    ..
+                } => {
+                    value["undone"] = json!(undone);
+                    // An undone ruling's irregularity is open again (when this hub saw it ruled).
+                    if let Some(i) = b.ruled.iter().position(|(d, _)| d == undone) {
+                        let (_, open) = b.ruled.remove(i);
+                        b.irregularities.push(open);
+                    }
+                    if let Some(result) = result {
+                        let set = result != "*";
+                        b.result = set.then(|| result.clone());
+                        b.result_final = set;
+                        b.termination = termination.clone().filter(|_| set);
+                        value["result"] = json!(result);
+                    }
+                    public = what == "set_result" || what == "correct_move" || what == "resume";
+                }
             }
             let public = public.then(|| value.clone());
             let mut arbiter = value;

@@ -289,6 +289,9 @@ pub struct BoardLive {
     pub(super) clock: Option<LiveClock>,
     pub(super) time_trouble: TimeTroubleMarks,
     pub(super) irregularities: Vec<OpenIrregularity>,
+    /// The irregularities an arbiter's ruling closed, by the ruling's decision: open again if
+    /// the ruling is undone.
+    pub(super) ruled: Vec<(i64, OpenIrregularity)>,
     pub(super) result: Option<String>,
     pub(super) result_final: bool,
     pub(super) termination: Option<String>,
@@ -327,6 +330,7 @@ impl BoardLive {
             clock: None,
             time_trouble: TimeTroubleMarks::default(),
             irregularities: Vec::new(),
+            ruled: Vec::new(),
             result: None,
             result_final: false,
             termination: None,

@@ -492,6 +492,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             post(console_actions::resume),
         ),
         (
+            spec("POST", "/arbiter/boards/{key}/undo", Arbiter, &[]),
+            post(console_actions::undo),
+        ),
+        (
             spec("POST", "/arbiter/rule", Arbiter, &[]),
             post(console_actions::rule),
         ),

@@ -133,7 +133,11 @@ pub fn begun_by(game: &GameRecord, at_ms: Millis) -> bool {
 /// the board, the arbiter setting a result.
 fn changes_result(what: &Recorded, kind: &str) -> bool {
     match what {
-        Recorded::Decision(d) => matches!(d.action, Action::SetResult { .. }),
+        Recorded::Decision(d) => match &d.action {
+            Action::SetResult { .. } => true,
+            Action::Undo { result, .. } => result.is_some(),
+            _ => false,
+        },
         Recorded::ResultGesture { .. } => true,
         _ => kind == "game_ended",
     }
@@ -141,20 +145,33 @@ fn changes_result(what: &Recorded, kind: &str) -> bool {
 
 /// The result standing at `at_ms`, folded over the events recorded by then the way the store
 /// writes them: the board's gesture or end sets it unless the arbiter set one; the arbiter's
-/// `*` gives it back to the board.
+/// `*` gives it back to the board; an undone result gives back the one it replaced.
 pub fn result_at(events: &[EventRecord], at_ms: Millis) -> String {
     let mut result = String::from("*");
-    let mut arbiter_set = false;
+    // The arbiter's results set by then and not undone by then, in order.
+    let mut set: Vec<(i64, bool)> = Vec::new();
+    let arbiter_set = |set: &[(i64, bool)]| set.last().is_some_and(|(_, fin)| *fin);
     for e in events.iter().filter(|e| e.at_ms <= at_ms) {
         match &e.what {
-            Recorded::Decision(d) => {
-                if let Action::SetResult { result: r, .. } = &d.action {
+            Recorded::Decision(d) => match &d.action {
+                Action::SetResult { result: r, .. } => {
                     result = r.clone();
-                    arbiter_set = r != "*";
+                    set.push((d.id, r != "*"));
                 }
+                Action::Undo {
+                    decision,
+                    result: Some(r),
+                    ..
+                } => {
+                    set.retain(|(id, _)| id != decision);
+                    result = r.clone();
+                }
+                _ => {}
+            },
+            Recorded::ResultGesture { proposed: Some(p) } if !arbiter_set(&set) => {
+                result = p.clone()
             }
-            Recorded::ResultGesture { proposed: Some(p) } if !arbiter_set => result = p.clone(),
-            _ if e.kind == "game_ended" && !arbiter_set => {
+            _ if e.kind == "game_ended" && !arbiter_set(&set) => {
                 if let Some(r) = e.detail.get("result").and_then(|v| v.as_str()) {
                     result = r.to_owned();
                 }

@@ -15,10 +15,14 @@ use rusqlite::{Connection, OptionalExtension};
 use super::{BoardId, GameId, Store, StoreError};
 
 /// SQL condition on a `games` row: no arbiter's result stands on it (none was set, or the
-/// latest one set is `*`). A gesture or a game end changes the result only then.
+/// latest one set and not undone is `*`). A gesture or a game end changes the result only then.
 pub(super) const NO_ARBITER_RESULT: &str = "COALESCE((SELECT json_extract(d.detail, '$.result') \
      FROM events d WHERE d.game_id = games.id AND d.kind = 'decision' \
-     AND json_extract(d.detail, '$.action') = 'set_result' ORDER BY d.id DESC LIMIT 1), '*') = '*'";
+     AND json_extract(d.detail, '$.action') = 'set_result' \
+     AND NOT EXISTS (SELECT 1 FROM events u WHERE u.game_id = d.game_id \
+     AND u.kind = 'decision' AND json_extract(u.detail, '$.action') = 'undo' \
+     AND json_extract(u.detail, '$.decision') = d.id) \
+     ORDER BY d.id DESC LIMIT 1), '*') = '*'";
 
 /// A game the store closed while its board's task may still follow it: the board's events
 /// found no open game. Its result is the one that stands.

@@ -26,7 +26,8 @@ use crate::{
     arbiter::{
         IrregularityKind, Laws,
         correction::{
-            CorrectionError, check_reason, continue_record, replay_corrected, resignation_drawn,
+            CorrectionError, check_reason, continue_record, replay_corrected, replay_rows,
+            resignation_drawn,
         },
     },
     game::{
@@ -98,6 +99,18 @@ pub enum DecisionError {
     /// names: [`crate::text`]).
     #[error(transparent)]
     ControlCharacter(#[from] crate::text::ControlCharacter),
+    #[error("game {} has no decision {id}", .game.0)]
+    UnknownDecision { game: GameId, id: i64 },
+    #[error("decision {id} is an undo: to take the undone decision again, take it anew")]
+    UndoOfUndo { id: i64 },
+    #[error("decision {id} is already undone (by decision {by})")]
+    AlreadyUndone { id: i64, by: i64 },
+    #[error("decision {later} changed the game after decision {id}: undo it first")]
+    LaterDecision { id: i64, later: i64 },
+    #[error(
+        "undoing it would leave the move {notation} recorded since, at ply {ply}, illegal: correct the record instead"
+    )]
+    UndoBreaksLaterMove { ply: u32, notation: String },
     #[error("decision event {id} is unreadable: {source}")]
     Unreadable { id: i64, source: serde_json::Error },
 }
@@ -206,6 +219,33 @@ pub enum Action {
         moves: Vec<String>,
         retracted: u32,
     },
+    /// Decision `decision` (an earlier one on this game, named `undone` by its action) is
+    /// withdrawn: it no longer counts, and what it did is reversed, as a further decision (both
+    /// stay in the history). An undone result gives back `result` and `termination`, the ones
+    /// it replaced, and a game it closed whose result is open again is `reopened` (its board
+    /// records it again). An undone correction or resume retracted the `retracted` live moves
+    /// from `ply` and recorded `restored` in their place: the ones it had retracted, then the
+    /// moves recorded after it, played again.
+    Undo {
+        decision: i64,
+        undone: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        termination: Option<String>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        reopened: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<u32>,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        retracted: u32,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        restored: u32,
+    },
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Action {
@@ -217,6 +257,29 @@ impl Action {
             Action::CorrectMove { .. } => "correct_move",
             Action::Note { .. } => "note",
             Action::Resume { .. } => "resume",
+            Action::Undo { .. } => "undo",
+        }
+    }
+
+    /// Whether it changed the game's live moves (a correction, a resumed game, an undo of
+    /// either): the board recording the game goes on from the record it leaves.
+    pub fn changed_record(&self) -> bool {
+        match self {
+            Action::CorrectMove { .. } | Action::Resume { .. } => true,
+            Action::Undo {
+                retracted,
+                restored,
+                ..
+            } => retracted + restored > 0,
+            _ => false,
+        }
+    }
+
+    /// The decision it withdraws, for an undo.
+    pub fn undoes(&self) -> Option<i64> {
+        match self {
+            Action::Undo { decision, .. } => Some(*decision),
+            _ => None,
         }
     }
 }
@@ -557,6 +620,186 @@ impl Store {
         Ok(decision)
     }
 
+    /// Undoes decision `decision` of `game`, as a further decision ([`Action::Undo`]): the
+    /// undone one no longer counts (a ruling's irregularity is open again, a note is withdrawn)
+    /// and what it did is reversed. An undone result gives back the result it replaced; a game it
+    /// closed whose result is then open is reopened if it is still its board's latest game (the
+    /// board records it again), and one whose earlier final result stands again is closed. An
+    /// undone correction or resume gives back the moves it retracted, and the moves recorded
+    /// after it are played again after them (refused if one is no longer legal there). Refused:
+    /// an undo (take the decision anew), a decision already undone, and a result, correction or
+    /// resume that a later one (not undone) changed again: undo that first.
+    pub fn undo_decision(
+        &mut self,
+        game: GameId,
+        decision: i64,
+        author: &str,
+        note: Option<&str>,
+        at_ms: Millis,
+    ) -> Result<Decision, DecisionError> {
+        let author = check_author(author)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (board, _, _) = header(&tx, game)?;
+        let decisions = game_events(&tx, game)?
+            .iter()
+            .filter(|e| e.kind == DECISION_KIND)
+            .map(|e| Decision::from_event(game, e))
+            .collect::<Result<Vec<_>, _>>()?;
+        let target = decisions
+            .iter()
+            .find(|d| d.id == decision)
+            .ok_or(DecisionError::UnknownDecision { game, id: decision })?;
+        let undone_by = |id: i64| {
+            decisions
+                .iter()
+                .find(|d| d.action.undoes() == Some(id))
+                .map(|d| d.id)
+        };
+        if let Some(by) = undone_by(decision) {
+            return Err(DecisionError::AlreadyUndone { id: decision, by });
+        }
+        // A later decision of the same sort, still standing, changed what this one did.
+        let later_standing = |same: fn(&Action) -> bool| {
+            decisions
+                .iter()
+                .filter(|d| d.id > decision && same(&d.action))
+                .find(|d| undone_by(d.id).is_none())
+                .map(|d| DecisionError::LaterDecision {
+                    id: decision,
+                    later: d.id,
+                })
+        };
+        let undone = target.action.as_str().to_owned();
+        let mut action = Action::Undo {
+            decision,
+            undone,
+            result: None,
+            termination: None,
+            reopened: false,
+            ply: None,
+            retracted: 0,
+            restored: 0,
+        };
+        let mut restore = None;
+        match &target.action {
+            Action::Undo { .. } => return Err(DecisionError::UndoOfUndo { id: decision }),
+            Action::Rule { .. } | Action::Note { .. } => {}
+            Action::SetResult {
+                previous_result,
+                previous_termination,
+                ..
+            } => {
+                if let Some(e) = later_standing(|a| matches!(a, Action::SetResult { .. })) {
+                    return Err(e);
+                }
+                let (closed, latest): (bool, bool) = tx
+                    .prepare_cached(
+                        "SELECT ended_at_ms IS NOT NULL, \
+                         id = (SELECT MAX(id) FROM games WHERE board_id = g.board_id) \
+                         FROM games g WHERE id = ?1",
+                    )?
+                    .query_row([game], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                if let Action::Undo {
+                    result,
+                    termination,
+                    reopened,
+                    ..
+                } = &mut action
+                {
+                    *result = Some(previous_result.clone());
+                    termination.clone_from(previous_termination);
+                    *reopened = previous_result == "*" && closed && latest;
+                }
+            }
+            Action::CorrectMove { ply, retracted, .. } => {
+                if let Some(e) = later_standing(is_record_change) {
+                    return Err(e);
+                }
+                restore = Some((*ply, *retracted as usize));
+            }
+            Action::Resume {
+                after_ply, moves, ..
+            } => {
+                if let Some(e) = later_standing(is_record_change) {
+                    return Err(e);
+                }
+                restore = Some((after_ply + 1, moves.len()));
+            }
+        }
+        let mut restored_rows = Vec::new();
+        if let Some((first, inserted)) = restore {
+            let live = live_moves(&tx, game)?;
+            let kept = &live[..(first as usize - 1).min(live.len())];
+            // The rows the decision retracted, then the moves recorded after its own.
+            let mut rows: Vec<_> = tx
+                .prepare_cached(&format!(
+                    "SELECT {} FROM moves WHERE game_id = ?1 AND retracted_by = ?2 ORDER BY ply",
+                    super::read::MOVE_COLUMNS
+                ))?
+                .query_map((game, decision), |r| super::read::move_row(r, 0))?
+                .collect::<Result<_, _>>()?;
+            rows.extend(live.iter().skip(kept.len() + inserted).cloned());
+            let start: Option<String> = tx
+                .prepare_cached("SELECT start_position FROM games WHERE id = ?1")?
+                .query_row([game], |r| r.get(0))?;
+            let replayed = match game_kind(&tx, game)? {
+                Kind::Chess => replay_rows::<ChessGame>(start.as_deref(), kept, &rows),
+                Kind::Togyz => replay_rows::<TogyzGame>(start.as_deref(), kept, &rows),
+            };
+            restored_rows = replayed.map_err(|e| match e {
+                CorrectionError::LaterMoveIllegal { ply, notation, .. } => {
+                    DecisionError::UndoBreaksLaterMove { ply, notation }
+                }
+                other => other.into(),
+            })?;
+            if let Action::Undo {
+                ply,
+                retracted,
+                restored,
+                ..
+            } = &mut action
+            {
+                *ply = Some(first);
+                *retracted = (live.len() - kept.len()) as u32;
+                *restored = restored_rows.len() as u32;
+            }
+        }
+        let column = restore.map(|(first, _)| first);
+        let decision = insert(&tx, game, board, column, action, author, note, at_ms)?;
+        match &decision.action {
+            Action::Undo {
+                result: Some(result),
+                termination,
+                reopened,
+                ..
+            } => {
+                tx.prepare_cached(
+                    "UPDATE games SET result = ?1, termination = ?2, \
+                     ended_at_ms = CASE WHEN ?3 THEN NULL ELSE ended_at_ms END WHERE id = ?4",
+                )?
+                .execute((result, termination, reopened, game))?;
+                super::closing::close_decided(&tx, game, result)?;
+            }
+            Action::Undo {
+                ply: Some(first), ..
+            } => {
+                tx.prepare_cached(
+                    "UPDATE moves SET retracted_by = ?1 \
+                     WHERE game_id = ?2 AND ply >= ?3 AND retracted_by IS NULL",
+                )?
+                .execute((decision.id, game, first))?;
+                for mv in &restored_rows {
+                    insert_move_row(&tx, game, mv)?;
+                }
+            }
+            _ => {}
+        }
+        tx.commit()?;
+        Ok(decision)
+    }
+
     /// Every decision stored after event row `after`, in the order taken, with the board
     /// whose latest game each is on (none for an earlier game of its board): what another
     /// process (the CLI) decided while the daemon runs ([`crate::relay::outside`]).
@@ -604,6 +847,11 @@ impl Store {
             .map(|e| Decision::from_event(game, e))
             .collect()
     }
+}
+
+/// A decision that changes the game's moves (an undo of one is not: it gives back the record).
+fn is_record_change(action: &Action) -> bool {
+    matches!(action, Action::CorrectMove { .. } | Action::Resume { .. })
 }
 
 fn check_author(author: &str) -> Result<&str, DecisionError> {

@@ -315,12 +315,28 @@ impl GameRecord {
         })
     }
 
-    /// The arbiter's decisions on the game, in the order made, each with its event's ply.
+    /// The arbiter's decisions on the game that stand, in the order made, each with its event's
+    /// ply: none undone, and no undo (the history keeps both: [`GameRecord::all_decisions`]).
     pub fn decisions(&self) -> impl Iterator<Item = (&Decision, Option<u32>)> {
+        let undone = undone_ids(&self.events);
+        self.all_decisions()
+            .filter(move |(d, _)| d.action.undoes().is_none() && !undone.contains(&d.id))
+    }
+
+    /// Every decision taken on the game, undone or not, undos too, in the order made, each
+    /// with its event's ply.
+    pub fn all_decisions(&self) -> impl Iterator<Item = (&Decision, Option<u32>)> {
         self.events.iter().filter_map(|e| match &e.what {
             Recorded::Decision(d) => Some((d, e.ply)),
             _ => None,
         })
+    }
+
+    /// The decision that undid decision `id`, if one did.
+    pub fn undone_by(&self, id: i64) -> Option<i64> {
+        self.all_decisions()
+            .find(|(d, _)| d.action.undoes() == Some(id))
+            .map(|(d, _)| d.id)
     }
 
     /// The highest number an irregularity of the game was given, 0 if none.
@@ -397,8 +413,21 @@ fn resolution(events: &[EventRecord], id: u32) -> Option<Resolution> {
     })
 }
 
+/// The decisions of `events` that a later one undid.
+pub fn undone_ids(events: &[EventRecord]) -> Vec<i64> {
+    events
+        .iter()
+        .filter_map(|e| match &e.what {
+            Recorded::Decision(d) => d.action.undoes(),
+            _ => None,
+        })
+        .collect()
+}
+
 fn ruled(events: &[EventRecord], id: u32) -> Option<ArbiterRuling> {
+    let undone = undone_ids(events);
     events.iter().rev().find_map(|e| match &e.what {
+        Recorded::Decision(d) if undone.contains(&d.id) => None,
         Recorded::Decision(d) => match &d.action {
             super::Action::Rule {
                 irregularity,

@@ -226,6 +226,36 @@ impl Words {
                         ],
                     ),
                     Action::Note { .. } => lang.text("history.note").to_owned(),
+                    Action::Undo {
+                        decision,
+                        result,
+                        reopened,
+                        retracted,
+                        restored,
+                        ..
+                    } => {
+                        let mut s =
+                            lang.fill("history.undone", &[("decision", &decision.to_string())]);
+                        if let Some(result) = result {
+                            s.push_str(lang.text("remark.then"));
+                            s.push_str(&lang.fill("history.undone_result", &[("result", result)]));
+                        }
+                        if *reopened {
+                            s.push_str(lang.text("remark.then"));
+                            s.push_str(lang.text("history.undone_reopened"));
+                        }
+                        if retracted + restored > 0 {
+                            s.push_str(lang.text("remark.then"));
+                            s.push_str(&lang.fill(
+                                "history.undone_moves",
+                                &[
+                                    ("withdrawn", &retracted.to_string()),
+                                    ("restored", &restored.to_string()),
+                                ],
+                            ));
+                        }
+                        s
+                    }
                     Action::Resume {
                         after_ply,
                         moves,

@@ -29,10 +29,10 @@ const UCI: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../shared/captures/dgt-arnsholt/1.uci"
 );
-const T: u64 = 1_764_000_000_000;
+pub(crate) const T: u64 = 1_764_000_000_000;
 
 /// The moves of 1.capture as its `.uci` file gives them.
-fn expected_uci() -> Vec<String> {
+pub(crate) fn expected_uci() -> Vec<String> {
     std::fs::read_to_string(UCI)
         .unwrap()
         .split_whitespace()
@@ -42,7 +42,7 @@ fn expected_uci() -> Vec<String> {
 }
 
 /// `(SAN with suffix, FEN after)` of each move of `ucis` played from the start, by shakmaty.
-fn sans_and_fens(ucis: &[String]) -> Vec<(String, String)> {
+pub(crate) fn sans_and_fens(ucis: &[String]) -> Vec<(String, String)> {
     let mut pos = Chess::default();
     ucis.iter()
         .map(|u| {
@@ -55,7 +55,7 @@ fn sans_and_fens(ucis: &[String]) -> Vec<(String, String)> {
 }
 
 /// 1.capture replayed into a fresh database file.
-fn replayed() -> (tempfile::TempDir, PathBuf, Store, GameId) {
+pub(crate) fn replayed() -> (tempfile::TempDir, PathBuf, Store, GameId) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
     let mut store = Store::open(&db).unwrap();
@@ -74,7 +74,7 @@ fn replayed() -> (tempfile::TempDir, PathBuf, Store, GameId) {
 
 /// The game of 1.capture played by the emulator with an illegal move (reinstated) before ply 9
 /// and a clock press without a move before ply 20, replayed into `store`.
-fn irregular_game(store: &mut Store) -> GameId {
+pub(crate) fn irregular_game(store: &mut Store) -> GameId {
     let mut pos = Chess::default();
     let mut moves = Vec::new();
     let mut sans = Vec::new();
@@ -120,7 +120,7 @@ fn irregular_game(store: &mut Store) -> GameId {
 }
 
 /// Rows of the moves table of `game`: (all, retracted).
-fn move_rows(db: &Path, game: GameId) -> (i64, i64) {
+pub(crate) fn move_rows(db: &Path, game: GameId) -> (i64, i64) {
     let conn = rusqlite::Connection::open(db).unwrap();
     conn.query_row(
         "SELECT count(*), count(retracted_by) FROM moves WHERE game_id = ?1",
@@ -134,7 +134,7 @@ fn event_count(store: &Store, game: GameId) -> usize {
     store.game(game).unwrap().unwrap().events.len()
 }
 
-fn json_game(store: &Store, game: GameId, history: bool) -> Value {
+pub(crate) fn json_game(store: &Store, game: GameId, history: bool) -> Value {
     let text = export::export_with(
         store,
         Format::Json,
@@ -149,7 +149,7 @@ fn json_game(store: &Store, game: GameId, history: bool) -> Value {
     v["games"][0].clone()
 }
 
-fn pgn(store: &Store, game: GameId, history: bool) -> String {
+pub(crate) fn pgn(store: &Store, game: GameId, history: bool) -> String {
     export::export_with(
         store,
         Format::Pgn,
@@ -163,7 +163,7 @@ fn pgn(store: &Store, game: GameId, history: bool) -> String {
 }
 
 /// The movetext of a PGN without comments, as SAN tokens (move numbers dropped).
-fn movetext_sans(pgn: &str) -> Vec<String> {
+pub(crate) fn movetext_sans(pgn: &str) -> Vec<String> {
     let body = pgn.split("\n\n").nth(1).unwrap();
     let mut out = Vec::new();
     let mut depth = 0;

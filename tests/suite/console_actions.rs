@@ -88,7 +88,7 @@ impl Console {
     }
 
     /// Posts a form as the browser does; where it sends back, decoded.
-    async fn post(&self, path: &str, form: &[(&str, &str)]) -> String {
+    pub(crate) async fn post(&self, path: &str, form: &[(&str, &str)]) -> String {
         let resp = self.send_form(path, form).await;
         assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{path}");
         self.told(&resp).await
@@ -254,7 +254,7 @@ fn another_last_move(game: &GameRecord) -> (u32, String) {
 }
 
 /// Waits for `cond` on fresh reads, up to `secs`.
-async fn until<T>(secs: u64, what: &str, mut cond: impl AsyncFnMut() -> Option<T>) -> T {
+pub(crate) async fn until<T>(secs: u64, what: &str, mut cond: impl AsyncFnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         if let Some(v) = cond().await {

@@ -11,6 +11,7 @@ mod arbiter_cli;
 mod arbiter_decisions;
 mod arbiter_final;
 mod arbiter_rules;
+mod arbiter_undo;
 mod bad_input;
 mod broadcast_delay;
 mod browser;

@@ -368,7 +368,6 @@ impl<B: Board> Pipeline<B> {
                 }
             }
         }
-        self.latest = self.latest.max(at);
         self.tracker.tick(at, &mut self.observed);
         self.collect();
     }
@@ -425,6 +424,35 @@ impl<B: Board> Pipeline<B> {
         self.tracker.reading_memory(false);
         // The board as it is now, against the new record (a move finished meanwhile is one
         // move from it; it will not change again before it is pressed).
+        if self.sensor.is_known() {
+            self.tracker.observe(at, &self.sensor, &mut self.observed);
+        }
+        self.collect();
+        true
+    }
+
+    /// The arbiter undid the final result that closed the game: the board records it again.
+    /// `resume` makes the tracker that goes on with it from the tracker's settings, and sets the
+    /// judge on it; the board is then followed as after a restart (lost until it fits the
+    /// record, its memory read after the gap). Returns whether the game was taken: not while
+    /// another game is followed, nor when `resume` gives none.
+    pub fn reopen(
+        &mut self,
+        at: Millis,
+        resume: impl FnOnce(TrackerSettings, &mut B::Judge) -> Option<Tracker<B::Game>>,
+    ) -> bool {
+        if self.tracker.has_game() {
+            return false;
+        }
+        let Some(tracker) = resume(self.tracker.settings().clone(), &mut self.judge) else {
+            return false;
+        };
+        self.tracker = tracker;
+        self.memory = MemoryRead::Due;
+        self.memory_reads = 0;
+        self.press_reread = false;
+        self.catching_up = false;
+        self.latest = self.latest.max(at);
         if self.sensor.is_known() {
             self.tracker.observe(at, &self.sensor, &mut self.observed);
         }

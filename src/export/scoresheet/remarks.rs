@@ -136,6 +136,8 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
         let note = said(&d.note);
         let is_note = matches!(d.action, Action::Note { .. });
         let (title, mut text, ply) = match &d.action {
+            // Only the decisions that stand are remarked (the history keeps the undone ones).
+            Action::Undo { .. } => continue,
             Action::SetResult {
                 result,
                 reason,

@@ -25,6 +25,9 @@ pub struct BoardPage<'a> {
     pub game: Option<&'a GameRecord>,
     /// The game's history, one line per event, in words.
     pub history: &'a [String],
+    /// The game's decisions that stand (none undone), by id, each in the history's words: each
+    /// can be undone.
+    pub standing: &'a [(i64, String)],
     pub flash: Option<Flash>,
     pub lang: Lang,
 }
@@ -123,6 +126,31 @@ pub fn board_live_html(p: &BoardPage<'_>) -> String {
     out
 }
 
+/// The decisions that stand, each with a form that undoes it (as a further decision: both stay
+/// in the history).
+fn undo_section(out: &mut String, p: &BoardPage<'_>, href: &str, game: i64) {
+    if p.standing.is_empty() {
+        return;
+    }
+    let lang = p.lang;
+    let t = |key: &'static str| escape(lang.text(key));
+    let _ = write!(
+        out,
+        r#"<section class="standing"><h2>{}</h2><ol class="history">"#,
+        t("arbiter.standing_head")
+    );
+    for (id, line) in p.standing {
+        let _ = write!(
+            out,
+            r#"<li data-decision="{id}"><span dir="auto">{line}</span><form class="undo" method="post" action="{href}/undo"><input type="hidden" name="game" value="{game}"><input type="hidden" name="decision" value="{id}"><input type="text" name="note" placeholder="{note}" maxlength="500" aria-label="{note}" dir="auto"><button type="submit">{undo}</button></form></li>"#,
+            line = escape(line),
+            note = t("arbiter.undo_why"),
+            undo = t("arbiter.undo"),
+        );
+    }
+    out.push_str("</ol></section>");
+}
+
 /// The board's page, in the page's language.
 pub fn board_html(p: &BoardPage<'_>) -> String {
     let v = p.view;
@@ -204,6 +232,7 @@ pub fn board_html(p: &BoardPage<'_>) -> String {
             );
         }
         main.push_str("</datalist></section>");
+        undo_section(&mut main, p, &href, game);
     }
     main.push_str("</main>");
     page(
@@ -232,6 +261,7 @@ mod tests {
             view: &view,
             game: None,
             history: &history,
+            standing: &[],
             flash: None,
             lang: Lang::En,
         });

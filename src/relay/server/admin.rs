@@ -1,5 +1,5 @@
 //! The admin API: `POST /api/admin/games/{id}/{action}` (a result, a ruling, a corrected move, a
-//! resumed game, a note) and `POST /api/admin/pairings`, behind the bearer token (or the
+//! resumed game, a note, an earlier decision undone: `{"decision": ID}`) and `POST /api/admin/pairings`, behind the bearer token (or the
 //! console's cookie, from the console's own pages: [`super::gate`]). Flow: the body is parsed
 //! into an [`AdminAction`] (its author the session's arbiter when the cookie carried it), handed
 //! to the [`crate::decider`] (which records it as a decision in the store; the board's task
@@ -28,10 +28,11 @@ pub(super) async fn admin(
         "correct" => AdminAction::Correct(parse_body(&body)?),
         "resume" => AdminAction::Resume(parse_body(&body)?),
         "note" => AdminAction::Note(parse_body(&body)?),
+        "undo" => AdminAction::Undo(parse_body(&body)?),
         other => {
             return Err(ApiError(
                 StatusCode::NOT_FOUND,
-                format!("no admin action {other:?} (result, rule, correct, resume, note)"),
+                format!("no admin action {other:?} (result, rule, correct, resume, note, undo)"),
             ));
         }
     };

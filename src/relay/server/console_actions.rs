@@ -21,7 +21,9 @@ use super::{
     *,
 };
 use crate::{
-    decider::{AdminAction, CorrectBody, NoteBody, Refusal, ResultBody, ResumeBody, RuleBody},
+    decider::{
+        AdminAction, CorrectBody, NoteBody, Refusal, ResultBody, ResumeBody, RuleBody, UndoBody,
+    },
     game::Kind,
     lang::Lang,
     relay::{
@@ -471,6 +473,48 @@ pub(super) async fn add_note(
     caller: Option<Extension<Caller>>,
     headers: HeaderMap,
     form: Result<Form<NoteForm>, FormRejection>,
+) -> Response {
+    board_form(app, key, caller, headers, form).await
+}
+
+#[derive(Deserialize)]
+pub(super) struct UndoForm {
+    game: i64,
+    decision: i64,
+    note: Option<String>,
+}
+
+impl BoardForm for UndoForm {
+    fn game(&self) -> i64 {
+        self.game
+    }
+
+    fn action(
+        self,
+        author: String,
+        _kind: Kind,
+        lang: Lang,
+    ) -> Result<(AdminAction, String), ApiError> {
+        let done = lang.fill(
+            "arbiter.done_undo",
+            &[("decision", &self.decision.to_string())],
+        );
+        let action = AdminAction::Undo(UndoBody {
+            decision: self.decision,
+            author: Some(author),
+            note: self.note.filter(|n| !n.trim().is_empty()),
+        });
+        Ok((action, done))
+    }
+}
+
+/// `POST /arbiter/boards/{key}/undo`: an earlier decision on the game undone, as a further one.
+pub(super) async fn undo(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<UndoForm>, FormRejection>,
 ) -> Response {
     board_form(app, key, caller, headers, form).await
 }

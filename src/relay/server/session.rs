@@ -509,10 +509,21 @@ pub(super) async fn arbiter_board_page(
         .as_ref()
         .map(|g| history::in_words(g, &entries, &zone, lang))
         .unwrap_or_default();
+    // The decisions that stand, each in the history's words, to be undone.
+    let standing: Vec<(i64, String)> = game.as_ref().map_or_else(Vec::new, |g| {
+        g.decisions()
+            .filter_map(|(d, _)| {
+                let entry = entries.iter().find(|e| e.event.id == d.id)?;
+                let words = history::in_words(g, std::slice::from_ref(entry), &zone, lang);
+                Some((d.id, words.into_iter().next()?))
+            })
+            .collect()
+    });
     let page = BoardPage {
         view,
         game: game.as_ref(),
         history: &lines,
+        standing: &standing,
         flash: q.flash(&app),
         lang,
     };

@@ -180,6 +180,56 @@ pub fn replay_corrected(
     Ok(out)
 }
 
+/// `kept` followed by `rows` played again where they now stand (an undone correction or
+/// resume: the rows the decision had retracted, then the moves the board recorded after it),
+/// from `start` (its stored text; `None`: the standard start). Each row must be legal where it
+/// is played, read by its stored UCI when it has one (never read as another move its notation
+/// would also name); each keeps its time and clocks, its ply, notation and position are its
+/// place's now. Refused at the first row that is not legal there.
+pub fn replay_rows<G: GameKind>(
+    start: Option<&str>,
+    kept: &[RecordedMove],
+    rows: &[RecordedMove],
+) -> Result<Vec<RecordedMove>, CorrectionError> {
+    let mut pos = match start {
+        None => G::start(),
+        Some(text) => {
+            G::parse_start(text).ok_or_else(|| CorrectionError::StoredStart(text.to_owned()))?
+        }
+    };
+    for row in kept {
+        let mv = row
+            .to_move::<G>(&pos)
+            .ok_or_else(|| CorrectionError::StoredMove {
+                ply: row.ply,
+                uci: row.uci.clone(),
+            })?;
+        pos = G::play(&pos, &mv);
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let ply = (kept.len() + i + 1) as u32;
+        let text = row.uci.as_deref().unwrap_or(&row.notation);
+        let mv = G::parse_move(&pos, text).ok_or_else(|| CorrectionError::LaterMoveIllegal {
+            ply,
+            uci: row.uci.clone().unwrap_or_default(),
+            notation: row.notation.clone(),
+        })?;
+        let after = G::play(&pos, &mv);
+        let mut successors = Vec::new();
+        G::successors(&after, 0, &mut successors);
+        out.push(RecordedMove {
+            ply,
+            notation: G::notation(&pos, &mv, &after, !successors.is_empty()),
+            uci: G::uci(&pos, &mv),
+            position: G::position_text(&after),
+            ..row.clone()
+        });
+        pos = after;
+    }
+    Ok(out)
+}
+
 /// `texts` played after `kept` (the game from `start`, its stored text; `None`: the standard
 /// start), as recorded moves stamped `at_ms`, without clocks.
 pub fn continue_record<G: GameKind>(

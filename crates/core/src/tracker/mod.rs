@@ -216,6 +216,11 @@ impl<G: GameKind> Tracker<G> {
         }
     }
 
+    /// How it tracks (as it was made).
+    pub fn settings(&self) -> &TrackerSettings {
+        &self.settings
+    }
+
     /// What the events emitted since the last call play, one beside each event that
     /// [`TrackerEvent::plays`], in the events' order.
     pub fn take_played(&mut self) -> Vec<Played<G>> {
