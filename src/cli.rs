@@ -231,6 +231,16 @@ pub enum RoundCommand {
         #[arg(long, visible_alias = "by")]
         author: Option<String>,
     },
+    /// Undo the start of round N, the latest round start (started by mistake): the round before
+    /// it is current again. Refused once a game has begun in it. Both stay in the round log.
+    Undo {
+        round: u32,
+        #[arg(long)]
+        db: PathBuf,
+        /// Who undid it (default: $USER, else "arbiter").
+        #[arg(long, visible_alias = "by")]
+        author: Option<String>,
+    },
     /// The event and its rounds: when each was started and by whom, its games and pairings.
     List {
         #[arg(long)]

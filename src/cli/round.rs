@@ -1,6 +1,6 @@
-//! `boardscribe round start N` and `round list`: the arbiter moves the event to its next round in
-//! the store (a running daemon reads it there: games that begin from now on are that round's),
-//! and lists the rounds.
+//! `boardscribe round start N`, `round undo N` and `round list`: the arbiter moves the event to
+//! its next round in the store (a running daemon reads it there: games that begin from now on
+//! are that round's), undoes a round started by mistake, and lists the rounds.
 
 use super::*;
 use crate::store::RoundRecord;
@@ -20,6 +20,16 @@ pub(super) fn round_command(command: RoundCommand) -> anyhow::Result<()> {
                 ),
                 None => println!("round {round} started by {by}"),
             }
+            Ok(())
+        }
+        RoundCommand::Undo { round, db, author } => {
+            let mut store =
+                Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+            let by = commands::author(author);
+            let current = store.undo_round_start(round, &by, commands::now_ms()?)?;
+            println!(
+                "the start of round {round} is undone by {by}: round {current} is current again"
+            );
             Ok(())
         }
         RoundCommand::List { db, json } => {

@@ -1,5 +1,5 @@
 //! The event node's commands to the halls: an arbiter's decision goes to the hall that owns the
-//! board, a round start and a round's pairings to every hall. Each hall stays the single writer
+//! board, a round start (or its undoing) and a round's pairings to every hall. Each hall stays the single writer
 //! of its boards: it records the decision first, and the decision comes back to the event node
 //! like any record.
 //!
@@ -59,6 +59,8 @@ pub enum CommandBody {
     Decision { game: i64, decision: AdminAction },
     /// Round `round` starts (started by `by`).
     StartRound { round: u32, by: String },
+    /// The start of round `round` is undone (by `by`).
+    UndoRound { round: u32, by: String },
     /// Round `round`'s pairings.
     Pairings { round: u32, rows: Vec<Pairing> },
 }
@@ -143,6 +145,10 @@ pub async fn route(
             }
             Routed::Round { n, by, at_ms } => {
                 let body = CommandBody::StartRound { round: n, by };
+                broadcast(&js, &halls, replicas, at_ms, body).await;
+            }
+            Routed::UndoRound { n, by, at_ms } => {
+                let body = CommandBody::UndoRound { round: n, by };
                 broadcast(&js, &halls, replicas, at_ms, body).await;
             }
             Routed::Pairings { round, rows } => {
@@ -403,6 +409,12 @@ async fn take_from_stream(
             }
             CommandBody::StartRound { round, by } => {
                 match decider.start_round_at(round, by, command.at_ms).await {
+                    Ok(_) => Outcome::Done,
+                    Err(refusal) => Outcome::Refused { refusal },
+                }
+            }
+            CommandBody::UndoRound { round, by } => {
+                match decider.undo_round_start_at(round, by, command.at_ms).await {
                     Ok(_) => Outcome::Done,
                     Err(refusal) => Outcome::Refused { refusal },
                 }

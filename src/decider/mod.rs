@@ -75,6 +75,8 @@ pub enum Routed {
     },
     /// Round `n` started, by `by`, at `at_ms`: every hall starts it too.
     Round { n: u32, by: String, at_ms: Millis },
+    /// The start of round `n` undone, by `by`, at `at_ms`: every hall undoes it too.
+    UndoRound { n: u32, by: String, at_ms: Millis },
     /// Round `round`'s pairings: every hall imports them too.
     Pairings { round: u32, rows: Vec<Pairing> },
 }
@@ -367,6 +369,50 @@ impl Decider {
         info!(round = n, previous, by = %by, "round started");
         self.changed();
         Ok(previous)
+    }
+}
+
+impl Decider {
+    /// Undoes the start of round `n` (by `by`): the round before it is current again. At the
+    /// event node every hall undoes it too. Returns the round current again.
+    pub async fn undo_round_start(&self, n: u32, by: String) -> Result<u32, Refusal> {
+        let at = now_ms();
+        let current = self.undo_round_start_at(n, by.clone(), at).await?;
+        if let Some(route) = &self.route {
+            let _ignored_if_stopping = route.send(Routed::UndoRound { n, by, at_ms: at }).await;
+        }
+        Ok(current)
+    }
+
+    /// Undoes the start of round `n` here, by `by` at `at`: a hall's command, or the event
+    /// node's own.
+    pub async fn undo_round_start_at(
+        &self,
+        n: u32,
+        by: String,
+        at: Millis,
+    ) -> Result<u32, Refusal> {
+        let who = by.clone();
+        let current = self
+            .on_store(move |store| {
+                store.undo_round_start(n, &who, at).map_err(|e| match e {
+                    StoreError::RoundStartNotUndoable { round, games: 0 } => Refusal::worded(
+                        Refused::Invalid,
+                        Phrase::new("refused.round_undo_not_latest").number("round", round),
+                    ),
+                    StoreError::RoundStartNotUndoable { round, games } => Refusal::worded(
+                        Refused::Invalid,
+                        Phrase::new("refused.round_undo_games")
+                            .number("round", round)
+                            .number("games", games),
+                    ),
+                    e => store_refusal(e, |e| matches!(e, StoreError::ControlCharacter(_))),
+                })
+            })
+            .await?;
+        info!(round = n, current, by = %by, "round start undone");
+        self.changed();
+        Ok(current)
     }
 }
 

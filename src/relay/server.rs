@@ -500,6 +500,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             post(console_actions::rule),
         ),
         (
+            spec("POST", "/arbiter/rounds/undo", Arbiter, &[]),
+            post(console_actions::round_undo),
+        ),
+        (
             spec("POST", "/arbiter/rounds/start", Arbiter, &[]),
             post(console_actions::round_start),
         ),
@@ -535,6 +539,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
         (
             spec("POST", "/api/admin/rounds/{n}/start", Arbiter, &[]),
             post(admin_round_start),
+        ),
+        (
+            spec("POST", "/api/admin/rounds/{n}/undo", Arbiter, &[]),
+            post(admin_round_undo),
         ),
         (
             spec("GET", "/games/{file}", PublicOrArbiter, &[]),
@@ -1090,7 +1098,7 @@ mod reader;
 mod session;
 mod streams;
 
-use admin::{admin, admin_pairings, admin_round_start};
+use admin::{admin, admin_pairings, admin_round_start, admin_round_undo};
 use reader::{PgnAsk, ReaderState, Rendered, Seating};
 
 #[cfg(test)]

@@ -153,8 +153,65 @@ impl Store {
         )?
         .execute([round])?;
         record_round_start(&tx, round, by, at_ms)?;
+        if before != Some(round) {
+            tx.prepare_cached(
+                "INSERT INTO round_log (round, previous, action, by, at_ms) \
+                 VALUES (?1, ?2, 'start', ?3, ?4)",
+            )?
+            .execute((round, before, by, sql_ms(at_ms)?))?;
+        }
         tx.commit()?;
         Ok(before)
+    }
+
+    /// The round start that can be undone now, as (the round, the round current before it): the
+    /// latest change of the current round, made by a start from a round before, while no game
+    /// has begun in it. `None` otherwise.
+    pub fn round_start_to_undo(&self) -> Result<Option<(u32, u32)>, StoreError> {
+        Ok(last_round_start(&self.conn)?.and_then(|s| match s.games {
+            0 => Some((s.round, s.previous)),
+            _ => None,
+        }))
+    }
+
+    /// Undoes the start of `round` (by `by`, at `at_ms`), the latest change of the current
+    /// round: the round current before it is current again, and the log keeps both. Refused
+    /// ([`StoreError::RoundStartNotUndoable`]) unless `round` is current, was made so by the
+    /// latest start, from an earlier round, and no game has begun in it. A round whose first
+    /// start this was is no longer listed as started, so that starting it later records when it
+    /// really started. Returns the round current again.
+    pub fn undo_round_start(
+        &mut self,
+        round: u32,
+        by: &str,
+        at_ms: Millis,
+    ) -> Result<u32, StoreError> {
+        crate::text::one_line("name of who undid the round's start", by)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let last = last_round_start(&tx)?;
+        let start = match last {
+            Some(s) if s.round == round && s.games == 0 => s,
+            Some(s) if s.round == round => {
+                return Err(StoreError::RoundStartNotUndoable {
+                    round,
+                    games: s.games,
+                });
+            }
+            _ => return Err(StoreError::RoundStartNotUndoable { round, games: 0 }),
+        };
+        tx.prepare_cached("UPDATE tournament SET round = ?1 WHERE id = 1")?
+            .execute([start.previous])?;
+        tx.prepare_cached("DELETE FROM rounds WHERE number = ?1 AND started_at_ms = ?2")?
+            .execute((round, sql_ms(start.at_ms)?))?;
+        tx.prepare_cached(
+            "INSERT INTO round_log (round, previous, action, by, at_ms) \
+             VALUES (?1, ?2, 'undo', ?3, ?4)",
+        )?
+        .execute((start.previous, round, by, sql_ms(at_ms)?))?;
+        tx.commit()?;
+        Ok(start.previous)
     }
 
     /// The event, `None` until a round was set.
@@ -214,6 +271,53 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// The latest change of the current round, when it is a start from an earlier round.
+struct LastStart {
+    round: u32,
+    previous: u32,
+    at_ms: Millis,
+    /// Games begun in it since.
+    games: u32,
+}
+
+/// The latest change of the current round if it is a start from an earlier round: the round,
+/// the one before, when it was started, and how many games began in it since.
+fn last_round_start(conn: &Connection) -> Result<Option<LastStart>, StoreError> {
+    let current: Option<u32> = conn
+        .prepare_cached("SELECT round FROM tournament WHERE id = 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    let last = conn
+        .prepare_cached(
+            "SELECT round, previous, action, at_ms, \
+             (SELECT count(*) FROM games WHERE round = CAST(l.round AS TEXT)) \
+             FROM round_log l ORDER BY id DESC LIMIT 1",
+        )?
+        .query_row([], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, Option<u32>>(1)?,
+                r.get::<_, String>(2)?,
+                super::read::get_ms(r, 3)?,
+                r.get::<_, u32>(4)?,
+            ))
+        })
+        .optional()?;
+    Ok(match last {
+        Some((round, Some(previous), action, at_ms, games))
+            if action == "start" && current == Some(round) =>
+        {
+            Some(LastStart {
+                round,
+                previous,
+                at_ms,
+                games,
+            })
+        }
+        _ => None,
+    })
 }
 
 /// Notes that `round` was started (its first start stands: starting it again makes it current,
@@ -326,5 +430,56 @@ mod tests {
         }
         assert!(store.rounds().unwrap().is_empty());
         assert_eq!(store.round_info().unwrap(), None);
+    }
+
+    #[test]
+    fn a_round_started_by_mistake_is_undone_until_a_game_begins_in_it() {
+        let mut store = Store::open_in_memory().unwrap();
+        store
+            .open_event(Some(&info(1)), &EventSettings::default(), 1)
+            .unwrap();
+        // The config's round is not a start from an earlier one: nothing to undo.
+        assert_eq!(store.round_start_to_undo().unwrap(), None);
+        store.start_round(3, "Chief", 10).unwrap();
+        assert_eq!(store.round_start_to_undo().unwrap(), Some((3, 1)));
+        // Only the start that made the current round, by its number.
+        assert!(matches!(
+            store.undo_round_start(2, "Chief", 11),
+            Err(StoreError::RoundStartNotUndoable { round: 2, games: 0 })
+        ));
+        assert_eq!(store.undo_round_start(3, "Chief", 12).unwrap(), 1);
+        assert_eq!(store.round_info().unwrap().unwrap().round, 1);
+        let started: Vec<u32> = store.rounds().unwrap().iter().map(|r| r.number).collect();
+        assert_eq!(started, [1], "round 3 is no longer listed as started");
+        // An undo is not undone: the round is started again, at its own time.
+        assert_eq!(store.round_start_to_undo().unwrap(), None);
+        assert!(store.undo_round_start(1, "Chief", 13).is_err());
+        store.start_round(2, "Chief", 20).unwrap();
+        let two = store.rounds().unwrap().pop().unwrap();
+        assert_eq!((two.number, two.started_at_ms, two.current), (2, 20, true));
+        // A game begun in it: the start stands.
+        let board = store.board("b1", crate::game::Kind::Chess).unwrap();
+        super::super::begin_test_game(&mut store, board, 21);
+        assert_eq!(store.round_start_to_undo().unwrap(), None);
+        assert!(matches!(
+            store.undo_round_start(2, "Chief", 22),
+            Err(StoreError::RoundStartNotUndoable { round: 2, games: 1 })
+        ));
+        let log: Vec<(u32, Option<u32>, String)> = store
+            .conn
+            .prepare("SELECT round, previous, action FROM round_log ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            log,
+            [
+                (3, Some(1), "start".into()),
+                (1, Some(3), "undo".into()),
+                (2, Some(1), "start".into())
+            ]
+        );
     }
 }

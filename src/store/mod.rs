@@ -116,6 +116,13 @@ pub enum StoreError {
     UnknownBoard(BoardId),
     #[error("no game with id {0:?}")]
     UnknownGame(GameId),
+    /// Only the latest round start, from an earlier round, can be undone, and only before a
+    /// game begins in it (`games`: how many have).
+    #[error(
+        "the start of round {round} cannot be undone: {}",
+        match games { 0 => "it is not the latest start of the current round".to_owned(), n => format!("{n} game(s) began in it") }
+    )]
+    RoundStartNotUndoable { round: u32, games: u32 },
     #[error("game {game:?} already has a live move at ply {ply}")]
     PlyTaken { game: GameId, ply: u32 },
     #[error("date {0:?} is not of the form YYYY.MM.DD")]

@@ -271,6 +271,20 @@ CREATE TABLE round_byes (
 ) STRICT;
 CREATE INDEX round_byes_round ON round_byes (round);
 "#,
+    // 14: every change of the current round by the arbiter (issue 34): a round started
+    // (`start`) and a start undone (`undo`), each with the round current after it (`round`) and
+    // before it (`previous`), so that a round started by mistake can be undone, and the log
+    // says both.
+    r#"
+CREATE TABLE round_log (
+    id       INTEGER PRIMARY KEY,
+    round    INTEGER NOT NULL,
+    previous INTEGER,
+    action   TEXT NOT NULL CHECK (action IN ('start', 'undo')),
+    by       TEXT NOT NULL,
+    at_ms    INTEGER NOT NULL
+) STRICT;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

@@ -440,3 +440,70 @@ async fn a_result_set_on_the_wrong_board_is_undone_from_the_console_and_the_boar
     assert_ne!(b["result"], "1-0", "{b}");
     bench.stop().await;
 }
+
+/// A round started by mistake from the console (issue 34, item 1) is undone there: the console
+/// offers to undo the latest round start while no game has begun in it, the round before is
+/// current again (the console, the round list of the command line), and a second undo is
+/// refused with the reason, through the API too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_started_by_mistake_is_undone_from_the_console() {
+    use std::time::Duration;
+
+    use boardscribe::relay::Token;
+    use reqwest::StatusCode;
+
+    use crate::{
+        console_actions::{Console, TOKEN, until},
+        relay_common::{Bench, corpus_game},
+    };
+
+    let mut bench = Bench::with_round(Token::new(TOKEN), Some(1)).await;
+    let url = bench.url.clone();
+    bench
+        .start(&[(corpus_game("tatamast22", 4), 3, 0.0)], 0.05)
+        .await;
+    let console = Console::login(&url, "Chief").await;
+    let db = bench.db.clone();
+    until(60, "the board's game of round 1", async || {
+        let games = Store::open_read_only(&db).ok()?.games().ok()?;
+        games.into_iter().find(|g| g.round == Some(1))
+    })
+    .await;
+    let undo_form = r#"<form class="round-undo" method="post" action="/arbiter/rounds/undo"><input type="hidden" name="round" value="3">"#;
+    assert!(!console.get("arbiter").await.contains("round-undo"));
+    // Round 3 instead of 2, confirmed past the warning.
+    let back = console
+        .post("arbiter/rounds/start", &[("round", "3"), ("confirm", "1")])
+        .await;
+    assert!(back.contains("msg="), "{back}");
+    let page = console.get("arbiter").await;
+    assert!(page.contains(undo_form), "{page}");
+    let back = console.post("arbiter/rounds/undo", &[("round", "3")]).await;
+    assert!(back.contains("msg=") && back.contains("round 1"), "{back}");
+    let page = console.get("arbiter").await;
+    assert!(!page.contains("round-undo"), "{page}");
+    let rounds = std::process::Command::new(env!("CARGO_BIN_EXE_boardscribe"))
+        .args(["round", "list", "--json", "--db", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let rounds: serde_json::Value = serde_json::from_slice(&rounds.stdout).unwrap();
+    let listed: Vec<(u64, bool)> = rounds["rounds"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{rounds}"))
+        .iter()
+        .map(|r| (r["number"].as_u64().unwrap(), r["current"] == true))
+        .collect();
+    assert_eq!(listed, [(1, true)], "{rounds}");
+    // Nothing left to undo: refused, with the reason.
+    let back = console.post("arbiter/rounds/undo", &[("round", "3")]).await;
+    assert!(back.contains("err=") && back.contains("round 3"), "{back}");
+    let refused = reqwest::Client::new()
+        .post(format!("{url}api/admin/rounds/3/undo"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    bench.wait_done(Duration::from_secs(120)).await;
+    bench.stop().await;
+}

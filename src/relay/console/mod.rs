@@ -120,6 +120,8 @@ pub struct RoundLine {
     /// When (the local time, in words) and by whom.
     pub started: Option<(String, String)>,
     pub next: u32,
+    /// The round start that can be undone (the round, and the one current again after).
+    pub undo: Option<(u32, u32)>,
 }
 
 /// The console's main page.
@@ -493,6 +495,19 @@ fn round_section(out: &mut String, round: &RoundLine, lang: Lang) {
         }
         None => out.push_str(&escape(lang.text("arbiter.no_round"))),
     }
+    if let Some((undone, back)) = round.undo {
+        let _ = write!(
+            out,
+            r#" <form class="round-undo" method="post" action="/arbiter/rounds/undo"><input type="hidden" name="round" value="{undone}"><button type="submit">{}</button></form>"#,
+            escape(&lang.fill(
+                "arbiter.undo_round",
+                &[
+                    ("round", &undone.to_string()),
+                    ("previous", &back.to_string())
+                ]
+            ))
+        );
+    }
     let next = round.next;
     let _ = write!(
         out,
@@ -715,6 +730,7 @@ mod tests {
                 current: Some(2),
                 started: Some(("2026-12-02 10:00:00".into(), "Chief".into())),
                 next: 3,
+                undo: Some((2, 1)),
             },
             spectators: Some("http://10.0.0.5:8080/".into()),
             flash: Some(Flash {
@@ -725,6 +741,9 @@ mod tests {
         });
         assert!(html.contains(r#"<script src="/arbiter/console.js" defer></script>"#));
         assert!(!html.contains("<script>"), "no inline script");
+        assert!(html.contains(
+            r#"<form class="round-undo" method="post" action="/arbiter/rounds/undo"><input type="hidden" name="round" value="2"><button type="submit">Undo the start of round 2 (round 1 again)</button></form>"#
+        ));
         assert!(
             html.contains(
                 r#"<p class="flash error" role="status" dir="auto">board 1: &lt;b&gt;</p>"#

@@ -133,6 +133,26 @@ pub(super) async fn admin_round_start(
     Ok(Json(json!({ "round": n, "previous": previous, "by": by })).into_response())
 }
 
+/// `POST /api/admin/rounds/{n}/undo`: the start of round `n` (the latest) undone; answers the
+/// round current again.
+pub(super) async fn admin_round_undo(
+    State(app): State<App>,
+    UrlPath(n): UrlPath<u32>,
+    headers: HeaderMap,
+    caller: Option<axum::Extension<Caller>>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    let body: RoundStartBody = if body.iter().all(u8::is_ascii_whitespace) {
+        RoundStartBody::default()
+    } else {
+        parse_body(&body)?
+    };
+    let by = session_arbiter(caller).unwrap_or_else(|| author(body.author));
+    let current = app.decider.undo_round_start(n, by.clone()).await?;
+    Ok(Json(json!({ "undone": n, "round": current, "by": by })).into_response())
+}
+
 /// Imports round `round`'s pairings from `text` (replacing the round's earlier ones): how many
 /// boards; nothing changes on a refusal, which says what is wrong and where.
 pub(super) async fn import_pairings(

@@ -607,6 +607,46 @@ pub(super) async fn round_start(
     back_with(&app, "/arbiter", outcome)
 }
 
+#[derive(Deserialize)]
+pub(super) struct RoundUndoForm {
+    round: u32,
+}
+
+/// `POST /arbiter/rounds/undo`: the start of round N (the latest one) undone: the round before
+/// it is current again.
+pub(super) async fn round_undo(
+    State(app): State<App>,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<RoundUndoForm>, FormRejection>,
+) -> Response {
+    let lang = console_language(&app, &headers, None);
+    let author = match arbiter(caller) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let f = match form {
+        Ok(Form(f)) => f,
+        Err(e) => return back_with(&app, "/arbiter", Err(unreadable(e, lang))),
+    };
+    let outcome = async {
+        let current = app
+            .decider
+            .undo_round_start(f.round, author)
+            .await
+            .map_err(refused_in(lang))?;
+        Ok(lang.fill(
+            "arbiter.done_round_undone",
+            &[
+                ("round", &f.round.to_string()),
+                ("current", &current.to_string()),
+            ],
+        ))
+    }
+    .await;
+    back_with(&app, "/arbiter", outcome)
+}
+
 /// The largest pairings file the console takes.
 const MAX_PAIRINGS_BYTES: usize = 1 << 20;
 

@@ -222,12 +222,16 @@ impl Query {
 
 /// The event's round as the console shows it.
 async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
-    let (rounds, info) = app
+    let (rounds, info, undo) = app
         .db
         .read(|r, db| {
             r.refresh(db)?;
             let store = r.store()?;
-            Ok((store.rounds()?, store.round_info()?))
+            Ok((
+                store.rounds()?,
+                store.round_info()?,
+                store.round_start_to_undo()?,
+            ))
         })
         .await?;
     let zone = history::local_zone();
@@ -244,6 +248,7 @@ async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
         // The round after the current one, never one beyond it (a round's pairings imported
         // before it starts do not move the proposal on).
         next: number.map_or(1, |n| n.saturating_add(1)),
+        undo,
     })
 }
 
