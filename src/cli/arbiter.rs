@@ -100,6 +100,24 @@ pub enum ArbiterCommand {
         #[arg(long)]
         author: Option<String>,
     },
+    /// Record a paired board's game of a round as not played: a forfeit (+/- White wins, -/+
+    /// Black wins, -/- both lose), for a board where no game began in that round. The game is
+    /// stored with no moves, its players the pairing's; its result can be undone like any.
+    Forfeit {
+        /// The round (default: the current one).
+        #[arg(long)]
+        round: Option<u32>,
+        /// The board's number, as in the pairings.
+        #[arg(long)]
+        board: u32,
+        #[arg(long, allow_hyphen_values = true)]
+        result: String,
+        /// Who decided (default: $USER, else "arbiter").
+        #[arg(long)]
+        author: Option<String>,
+        #[arg(long)]
+        note: Option<String>,
+    },
     /// Undo an earlier decision (its id, from `history`), as a further decision: a result gives
     /// back the one it replaced (and a game it closed is open again), a ruling's irregularity is
     /// open again, a note is withdrawn, a correction or a resume gives back the moves it
@@ -344,6 +362,29 @@ pub(super) fn arbiter(db: &std::path::Path, command: ArbiterCommand) -> anyhow::
             let game = resolve_game(&store, game)?;
             let ply = ply_of(&store, game, ply, move_no.as_deref())?;
             store.add_note(game, ply, &text, &author(who), now_ms()?)?
+        }
+        ArbiterCommand::Forfeit {
+            round,
+            board,
+            result,
+            author: who,
+            note,
+        } => {
+            let round = match round {
+                Some(r) => r,
+                None => store
+                    .round_info()?
+                    .map(|i| i.round)
+                    .context("no round is current: say which with --round")?,
+            };
+            store.record_forfeit(
+                board,
+                round,
+                &result,
+                &author(who),
+                note.as_deref(),
+                now_ms()?,
+            )?
         }
         ArbiterCommand::Undo { who, decision } => {
             let game = resolve_game(&store, who.game)?;

@@ -373,6 +373,36 @@ impl Decider {
 }
 
 impl Decider {
+    /// Records board number `board`'s game of round `round` as not played (`result`: a forfeit)
+    /// here, in this hall's store ([`Store::record_forfeit`]): the game is the board's, so at
+    /// the event node, which holds no board of its own, it is refused (take it at the hall).
+    pub async fn record_forfeit(
+        &self,
+        board: u32,
+        round: u32,
+        result: String,
+        author: String,
+        note: Option<String>,
+    ) -> Result<Decision, Refusal> {
+        if self.route.is_some() {
+            return Err(Refusal::worded(
+                Refused::Invalid,
+                Phrase::new("refused.forfeit_at_hall").number("board", board),
+            ));
+        }
+        let at = now_ms();
+        let decision = self
+            .on_store(move |store| {
+                store
+                    .record_forfeit(board, round, &result, &author, note.as_deref(), at)
+                    .map_err(Refusal::from)
+            })
+            .await?;
+        info!(board, round, game = decision.game.0, "forfeit recorded");
+        self.changed();
+        Ok(decision)
+    }
+
     /// Undoes the start of round `n` (by `by`): the round before it is current again. At the
     /// event node every hall undoes it too. Returns the round current again.
     pub async fn undo_round_start(&self, n: u32, by: String) -> Result<u32, Refusal> {

@@ -175,6 +175,23 @@ fn decision_words(e: &DecisionError) -> Option<Phrase> {
                 .text("notation", notation)
                 .phrase("move", move_at(*ply))
         }
+        DecisionError::NotAForfeit(result) => {
+            Phrase::new("refused.not_a_forfeit").text("result", result)
+        }
+        DecisionError::NoBoardNumbered(board) => {
+            Phrase::new("refused.no_board_numbered").number("board", *board)
+        }
+        DecisionError::NotPaired { board, round } => Phrase::new("refused.not_paired")
+            .number("board", *board)
+            .number("round", *round),
+        DecisionError::BoardHasGame {
+            board,
+            round,
+            game: g,
+        } => Phrase::new("refused.board_has_game")
+            .number("board", *board)
+            .number("round", *round)
+            .with("game", game(g)),
         DecisionError::UnknownDecision { game: g, id } => Phrase::new("refused.unknown_decision")
             .with("game", game(g))
             .number("id", id.unsigned_abs()),

@@ -496,6 +496,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             post(console_actions::undo),
         ),
         (
+            spec("POST", "/arbiter/boards/{key}/forfeit", Arbiter, &[]),
+            post(console_actions::forfeit),
+        ),
+        (
             spec("POST", "/arbiter/rule", Arbiter, &[]),
             post(console_actions::rule),
         ),
@@ -774,8 +778,17 @@ fn view(live: BoardSnapshot, seating: &Seating, audience: Audience) -> BoardView
     let (game_id, seats) = seating.of(&live);
     // Its game of an earlier round over, the board waits for this round's: no old moves under
     // the new pairing (the old game's open alerts stay the arbiter's).
+    // A game recorded as not played (a forfeit): the start position under its result, not
+    // the board's earlier game.
     let live = if seating.awaits_round(&live) {
         live.awaiting_next_game()
+    } else if let Some((result, termination)) = game.and_then(|g| g.unplayed.clone()) {
+        BoardSnapshot {
+            result: Some(result),
+            result_final: true,
+            termination,
+            ..live.awaiting_next_game()
+        }
     } else {
         live
     };

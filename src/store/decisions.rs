@@ -48,6 +48,9 @@ pub const RESIGNATION_CANNOT_MATE: &str = "resignation_opponent_cannot_mate";
 /// Results an arbiter may set: the PGN ones and the forfeits of unplayed games.
 pub const RESULTS: &[&str] = &["1-0", "0-1", "1/2-1/2", "*", "+/-", "-/+", "-/-"];
 
+/// The results of a game not played: White wins by forfeit, Black does, both lose.
+pub const FORFEITS: &[&str] = &["+/-", "-/+", "-/-"];
+
 /// Why a decision was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum DecisionError {
@@ -99,6 +102,18 @@ pub enum DecisionError {
     /// names: [`crate::text`]).
     #[error(transparent)]
     ControlCharacter(#[from] crate::text::ControlCharacter),
+    #[error("{0:?} is not a forfeit (one of +/-, -/+, -/-)")]
+    NotAForfeit(String),
+    #[error("no board has number {0}")]
+    NoBoardNumbered(u32),
+    #[error("board {board} is not paired in round {round}")]
+    NotPaired { board: u32, round: u32 },
+    #[error("board {board} already has game {} in round {round}: set its result instead", .game.0)]
+    BoardHasGame {
+        board: u32,
+        round: u32,
+        game: GameId,
+    },
     #[error("game {} has no decision {id}", .game.0)]
     UnknownDecision { game: GameId, id: i64 },
     #[error("decision {id} is an undo: to take the undone decision again, take it anew")]
@@ -622,9 +637,10 @@ impl Store {
 
     /// Undoes decision `decision` of `game`, as a further decision ([`Action::Undo`]): the
     /// undone one no longer counts (a ruling's irregularity is open again, a note is withdrawn)
-    /// and what it did is reversed. An undone result gives back the result it replaced; a game it
-    /// closed whose result is then open is reopened if it is still its board's latest game (the
-    /// board records it again), and one whose earlier final result stands again is closed. An
+    /// and what it did is reversed. An undone result gives back the result it replaced; a game
+    /// its board began, closed by it, whose result is then open is reopened if it is still its
+    /// board's latest game (the board records it again; a game recorded as not played is not),
+    /// and one whose earlier final result stands again is closed. An
     /// undone correction or resume gives back the moves it retracted, and the moves recorded
     /// after it are played again after them (refused if one is no longer legal there). Refused:
     /// an undo (take the decision anew), a decision already undone, and a result, correction or
@@ -694,9 +710,13 @@ impl Store {
                 if let Some(e) = later_standing(|a| matches!(a, Action::SetResult { .. })) {
                     return Err(e);
                 }
+                // A game its board began (not one recorded as not played), closed, its board's
+                // latest: its board can record it on.
                 let (closed, latest): (bool, bool) = tx
                     .prepare_cached(
-                        "SELECT ended_at_ms IS NOT NULL, \
+                        "SELECT ended_at_ms IS NOT NULL \
+                         AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id \
+                             AND e.kind = 'game_started'), \
                          id = (SELECT MAX(id) FROM games WHERE board_id = g.board_id) \
                          FROM games g WHERE id = ?1",
                     )?
@@ -796,6 +816,75 @@ impl Store {
             }
             _ => {}
         }
+        tx.commit()?;
+        Ok(decision)
+    }
+
+    /// Records the game of board number `board` in round `round` as not played: a forfeit
+    /// (`result`: `+/-`, `-/+` or `-/-`), for a board paired in that round where no game began.
+    /// The game is stored with no moves, begun and ended at `at_ms`, its players the pairing's,
+    /// and the result set on it as a decision (reason `forfeit`), which can be undone like any.
+    /// Refused for a board not paired in the round, or that has a game in it already (set that
+    /// game's result instead).
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_forfeit(
+        &mut self,
+        board: u32,
+        round: u32,
+        result: &str,
+        author: &str,
+        note: Option<&str>,
+        at_ms: Millis,
+    ) -> Result<Decision, DecisionError> {
+        let author = check_author(author)?;
+        if !FORFEITS.contains(&result) {
+            return Err(DecisionError::NotAForfeit(result.to_owned()));
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (board_id, kind): (super::BoardId, String) = tx
+            .prepare_cached("SELECT id, kind FROM boards WHERE number = ?1 ORDER BY id LIMIT 1")?
+            .query_row([board], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?
+            .ok_or(DecisionError::NoBoardNumbered(board))?;
+        let paired: bool = tx
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM pairings WHERE round = ?1 AND board = ?2)",
+            )?
+            .query_row((round, board), |r| r.get(0))?;
+        if !paired {
+            return Err(DecisionError::NotPaired { board, round });
+        }
+        let played: Option<GameId> = tx
+            .prepare_cached(
+                "SELECT id FROM games WHERE board_id = ?1 AND round = CAST(?2 AS TEXT) \
+                 ORDER BY id DESC LIMIT 1",
+            )?
+            .query_row((board_id, round), |r| r.get(0))
+            .optional()?;
+        if let Some(game) = played {
+            return Err(DecisionError::BoardHasGame { board, round, game });
+        }
+        let at = sql_ms(at_ms)?;
+        let game = GameId(
+            tx.prepare_cached(
+                "INSERT INTO games (board_id, kind, orientation, started_at_ms, ended_at_ms, \
+                 event, site, round, board_no, time_control) \
+                 SELECT ?1, ?2, 'normal', ?3, ?3, t.event, t.site, CAST(?4 AS TEXT), ?5, \
+                 t.time_control FROM (SELECT 1) LEFT JOIN tournament t ON t.id = 1",
+            )?
+            .insert((board_id, kind, at, round, board))?,
+        );
+        let action = Action::SetResult {
+            result: result.to_owned(),
+            reason: ResultReason::Forfeit,
+            previous_result: "*".to_owned(),
+            previous_termination: None,
+        };
+        let decision = insert(&tx, game, board_id, None, action, author, note, at_ms)?;
+        tx.prepare_cached("UPDATE games SET result = ?1, termination = ?2 WHERE id = ?3")?
+            .execute((result, ResultReason::Forfeit.as_str(), game))?;
         tx.commit()?;
         Ok(decision)
     }

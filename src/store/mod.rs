@@ -48,7 +48,9 @@ use serde_json::json;
 pub use self::{
     as_of::{begun_by, result_at},
     closing::ClosedGame,
-    decisions::{Action, DECISION_KIND, Decision, DecisionError, RESULTS, ResultReason, Ruling},
+    decisions::{
+        Action, DECISION_KIND, Decision, DecisionError, FORFEITS, RESULTS, ResultReason, Ruling,
+    },
     event::{EventOpened, EventSettings, RoundRecord, StoredEvent},
     hall_outbox::{HallError, HallIdentity, HallSnapshot, OutboxRecord, OutboxState},
     history::{HistoryEntry, RetractedMove},

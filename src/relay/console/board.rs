@@ -28,6 +28,9 @@ pub struct BoardPage<'a> {
     /// The game's decisions that stand (none undone), by id, each in the history's words: each
     /// can be undone.
     pub standing: &'a [(i64, String)],
+    /// A board with no game in the round it is paired in: the round, for the form that records
+    /// its game as not played (a forfeit).
+    pub unplayed_round: Option<u32>,
     pub flash: Option<Flash>,
     pub lang: Lang,
 }
@@ -126,6 +129,30 @@ pub fn board_live_html(p: &BoardPage<'_>) -> String {
     out
 }
 
+/// The form that records a paired board's game of `round` as not played: a forfeit of either
+/// side, or of both.
+fn forfeit_section(out: &mut String, p: &BoardPage<'_>, href: &str, round: u32, number: u32) {
+    let lang = p.lang;
+    let t = |key: &'static str| escape(lang.text(key));
+    let [white, black] = lang.sides(p.view.live.kind);
+    let forfeit = |side: &str| lang.fill("arbiter.forfeit_win", &[("side", side)]);
+    let options: String = [
+        ("+/-", format!("+/− {}", forfeit(white))),
+        ("-/+", format!("−/+ {}", forfeit(black))),
+        ("-/-", format!("−/− {}", lang.text("arbiter.forfeit_both"))),
+    ]
+    .iter()
+    .map(|(value, label)| format!(r#"<option value="{value}">{}</option>"#, escape(label)))
+    .collect();
+    let _ = write!(
+        out,
+        r#"<section class="actions"><h2>{head}</h2><form class="forfeit" method="post" action="{href}/forfeit"><input type="hidden" name="round" value="{round}"><input type="hidden" name="board" value="{number}"><select name="result" aria-label="{head}">{options}</select><input type="text" name="note" placeholder="{note}" maxlength="500" aria-label="{note}" dir="auto"><button type="submit">{record}</button></form></section>"#,
+        head = escape(&lang.fill("arbiter.forfeit_head", &[("round", &round.to_string())])),
+        note = t("arbiter.note"),
+        record = t("arbiter.record_forfeit"),
+    );
+}
+
 /// The decisions that stand, each with a form that undoes it (as a further decision: both stay
 /// in the history).
 fn undo_section(out: &mut String, p: &BoardPage<'_>, href: &str, game: i64) {
@@ -174,6 +201,9 @@ pub fn board_html(p: &BoardPage<'_>) -> String {
         black = player_label(v, Side::Black, lang),
         live = board_live_html(p),
     );
+    if let (None, Some(round), Some(number)) = (p.game, p.unplayed_round, v.live.number) {
+        forfeit_section(&mut main, p, &escape(&href), round, number);
+    }
     if let Some(g) = p.game {
         let game = g.id.0;
         let href = escape(&href);
@@ -262,6 +292,7 @@ mod tests {
             game: None,
             history: &history,
             standing: &[],
+            unplayed_round: None,
             flash: None,
             lang: Lang::En,
         });

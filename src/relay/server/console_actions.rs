@@ -608,6 +608,47 @@ pub(super) async fn round_start(
 }
 
 #[derive(Deserialize)]
+pub(super) struct ForfeitForm {
+    round: u32,
+    board: u32,
+    result: String,
+    note: Option<String>,
+}
+
+/// `POST /arbiter/boards/{key}/forfeit`: a paired board's game of a round recorded as not played.
+pub(super) async fn forfeit(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<ForfeitForm>, FormRejection>,
+) -> Response {
+    let lang = console_language(&app, &headers, None);
+    let back = format!("/arbiter/boards/{}", url_encode(&key));
+    let author = match arbiter(caller) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let f = match form {
+        Ok(Form(f)) => f,
+        Err(e) => return back_with(&app, &back, Err(unreadable(e, lang))),
+    };
+    let outcome = async {
+        let note = f.note.filter(|n| !n.trim().is_empty());
+        app.decider
+            .record_forfeit(f.board, f.round, f.result.clone(), author, note)
+            .await
+            .map_err(refused_in(lang))?;
+        Ok(lang.fill(
+            "arbiter.done_forfeit",
+            &[("result", &f.result), ("round", &f.round.to_string())],
+        ))
+    }
+    .await;
+    back_with(&app, &back, outcome)
+}
+
+#[derive(Deserialize)]
 pub(super) struct RoundUndoForm {
     round: u32,
 }

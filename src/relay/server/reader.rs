@@ -42,6 +42,8 @@ pub(super) struct BoardGame {
     pub(super) over: bool,
     /// The position after its last move, if it has one.
     pub(super) last_position: Option<String>,
+    /// A game not played (no move, over, a forfeit): its result and termination.
+    pub(super) unplayed: Option<(String, Option<String>)>,
 }
 
 impl BoardGame {
@@ -57,6 +59,10 @@ impl BoardGame {
             alerts,
             over: g.ended_at_ms.is_some() || g.result != "*",
             last_position: g.moves.last().map(|m| m.position.clone()),
+            unplayed: (g.moves.is_empty()
+                && g.ended_at_ms.is_some()
+                && crate::store::FORFEITS.contains(&g.result.as_str()))
+            .then(|| (g.result.clone(), g.termination.clone())),
         }
     }
 }

@@ -491,6 +491,18 @@ pub(super) async fn arbiter_board_page(
     let (views, _) = views(&app, Audience::Arbiter).await?;
     let view = find_board(&views, &key)
         .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no board {key:?}")))?;
+    // A board paired in its round with no game in it yet: its game can be recorded unplayed.
+    let unplayed_round = match (view.game_id, view.round, view.live.number) {
+        (None, Some(round), Some(number)) => app
+            .db
+            .read(move |r, db| {
+                r.refresh(db)?;
+                Ok(r.store()?.pairing(round, number)?.map(|_| round))
+            })
+            .await
+            .unwrap_or(None),
+        _ => None,
+    };
     let (game, entries) = match view.game_id {
         Some(id) => {
             app.db
@@ -529,6 +541,7 @@ pub(super) async fn arbiter_board_page(
         game: game.as_ref(),
         history: &lines,
         standing: &standing,
+        unplayed_round,
         flash: q.flash(&app),
         lang,
     };
