@@ -18,7 +18,10 @@ use crate::{
 };
 
 /// The page's style (the standings page shares it).
-pub(crate) const STYLE: &str = include_str!("assets/live.css");
+pub(crate) const STYLE: &str = concat!(
+    include_str!("assets/live.css"),
+    include_str!("assets/boards.css")
+);
 /// The page's script, served as `/live.js` (no inline script: the server's CSP forbids it).
 pub const SCRIPT: &str = include_str!("assets/live.js");
 

@@ -31,6 +31,7 @@ mod demo_togyz;
 mod ee_tokens;
 mod emulator;
 mod emulator_irregularities;
+mod event_browser;
 mod event_rounds;
 mod fleet;
 mod fleet_common;

@@ -137,7 +137,9 @@ pub struct HallPage<'a> {
     pub lang: Lang,
 }
 
-const STYLE: &str = "body{font:15px system-ui,sans-serif;margin:0;background:#fafafa}\
+/// The console's style; the boards are drawn as the live page draws them (`boards.css`).
+const STYLE: &str = concat!(
+    "body{font:15px system-ui,sans-serif;margin:0;background:#fafafa}\
 header{display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:center;padding:.5em 1em;background:#263238;color:#fff}\
 header a{color:#fff}header h1{font-size:1.1em;margin:0}header form{margin:0}main{padding:.5em}\
 nav.langs{display:flex;flex-wrap:wrap;gap:.2em .6em;font-size:.8em}nav.langs a{color:#9bd;text-decoration:none}\
@@ -162,7 +164,9 @@ form.login{max-width:22em;margin:3em auto;display:flex;flex-direction:column;gap
 .diagrams figure{margin:0;width:min(16em,45vw)}.diagrams svg{width:100%;height:auto}\
 form.resume{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}\
 @media (max-width:600px){td.clock,th.clock{display:none}main{padding:.2em}\
-th,td{padding:.3em .3em}select{width:100%}}";
+th,td{padding:.3em .3em}select{width:100%}}",
+    include_str!("../assets/boards.css")
+);
 
 /// A whole page in `lang`: the head (style, script, a reload without script when `live`),
 /// then `main`.
