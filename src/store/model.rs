@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{
     DECISION_KIND, EventRecord, GameId, GameRecord,
-    decisions::{Decision, Ruling},
+    decisions::{Action, Decision, Ruling},
 };
 use crate::{
     Millis,
@@ -332,6 +332,34 @@ impl GameRecord {
         })
     }
 
+    /// The result as it stands for the event (the standings, the TRF for the pairing program):
+    /// the arbiter's, or the one the game ended with on the board by the rules (a mate, a
+    /// draw by the rules, togyz korgool's count); `*` while the result is only proposed (the
+    /// kings' gesture, a flag fallen: the arbiter has to confirm it) or there is none.
+    pub fn confirmed_result(&self) -> &str {
+        if self.result == "*" {
+            return "*";
+        }
+        let arbiter = self
+            .decisions()
+            .filter_map(|(d, _)| match &d.action {
+                Action::SetResult { result, .. } => Some(result.as_str()),
+                _ => None,
+            })
+            .last();
+        let ended = || {
+            self.events.iter().any(|e| {
+                e.kind == "game_ended"
+                    && e.detail.get("result").and_then(|r| r.as_str()) == Some(self.result.as_str())
+            })
+        };
+        match arbiter {
+            Some(r) if r == self.result => &self.result,
+            _ if ended() => &self.result,
+            _ => "*",
+        }
+    }
+
     /// The decision that undid decision `id`, if one did.
     pub fn undone_by(&self, id: i64) -> Option<i64> {
         self.all_decisions()
@@ -429,7 +457,7 @@ fn ruled(events: &[EventRecord], id: u32) -> Option<ArbiterRuling> {
     events.iter().rev().find_map(|e| match &e.what {
         Recorded::Decision(d) if undone.contains(&d.id) => None,
         Recorded::Decision(d) => match &d.action {
-            super::Action::Rule {
+            Action::Rule {
                 irregularity,
                 ruling,
             } if *irregularity == id => Some(ArbiterRuling {

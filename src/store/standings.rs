@@ -138,7 +138,7 @@ pub fn event_field(rounds: &[PairedRound], games: &[GameRecord]) -> Field {
                 .iter()
                 .find(|g| g.board_no == Some(p.board))
                 .map_or(BoardOutcome::Pending, |g| {
-                    BoardOutcome::from_result(&g.result)
+                    BoardOutcome::from_result(g.confirmed_result())
                 });
             slot.boards.push(BoardResult {
                 white,
@@ -198,9 +198,10 @@ impl Store {
 mod tests {
     use super::*;
     use crate::standings::{TieBreak, standings};
+    use crate::store::EventRecord;
 
     #[test]
-    fn a_round_reads_its_boards_results_and_a_missing_game_is_pending() {
+    fn a_round_reads_its_boards_confirmed_results_and_a_proposed_one_is_pending() {
         let mut store = Store::open_in_memory().unwrap();
         let r1 = vec![Pairing::new(1, "Ann", "Bob"), Pairing::new(2, "Cid", "Dee")];
         let r2 = vec![Pairing::new(1, "Dee", "Ann"), Pairing::new(2, "Bob", "Cid")];
@@ -229,16 +230,56 @@ mod tests {
             moves: Vec::new(),
             events: Vec::new(),
         };
+        // A game the board ended with its result (by the rules).
+        let ended = |round: u32, board: u32, result: &str| GameRecord {
+            events: vec![EventRecord {
+                id: 1,
+                at_ms: 0,
+                kind: "game_ended".into(),
+                ply: None,
+                detail: serde_json::json!({ "result": result }),
+                what: crate::store::Recorded::Other,
+            }],
+            ..game(round, board, result)
+        };
         // A togyz korgool game scores as a chess game does (the togyz rules' 7.1: 1, ½, 0).
         let togyz = |round, board, result| GameRecord {
             kind: crate::game::Kind::Togyz,
-            ..game(round, board, result)
+            ..ended(round, board, result)
         };
+        // A result the arbiter set (a forfeit).
+        let decided = |round: u32, board: u32, result: &str| {
+            let decision = crate::store::Decision {
+                id: 2,
+                game: crate::store::GameId(0),
+                at_ms: 0,
+                author: "Chief".into(),
+                note: None,
+                action: crate::store::Action::SetResult {
+                    result: result.into(),
+                    reason: crate::store::ResultReason::Forfeit,
+                    previous_result: "*".into(),
+                    previous_termination: None,
+                },
+            };
+            GameRecord {
+                events: vec![EventRecord {
+                    id: 2,
+                    at_ms: 0,
+                    kind: "decision".into(),
+                    ply: None,
+                    detail: decision.fields(),
+                    what: crate::store::Recorded::Decision(decision),
+                }],
+                ..game(round, board, result)
+            }
+        };
+        // Round 2, board 2: the kings showed 1-0, which no one has confirmed: pending.
         let games = vec![
             togyz(1, 1, "1-0"),
-            game(1, 2, "-/+"),
-            game(2, 1, "1/2-1/2"),
-            game(2, 2, "*"),
+            decided(1, 2, "-/+"),
+            ended(2, 1, "1/2-1/2"),
+            game(2, 2, "1-0"),
         ];
         let field = store.standings_field(&games).unwrap();
         let names: Vec<&str> = field.players.iter().map(|p| p.name.as_str()).collect();
