@@ -253,18 +253,33 @@ async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
 }
 
 /// The live page's address as spectators in the hall reach it: the host the arbiter's own
-/// browser asked for, over https when the request came so (or TLS is ended in front of the
-/// daemon); none without a usable Host.
+/// browser asked for (behind a reverse proxy, the one it names in `X-Forwarded-Host`, as the
+/// gate takes it), over https when the request came so (or TLS is ended in front of the
+/// daemon); none without a usable host.
 fn spectators_url(app: &App, headers: &HeaderMap) -> Option<String> {
-    let host = headers.get(header::HOST)?.to_str().ok()?;
-    let usable = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'));
-    if !usable {
-        return None;
-    }
-    let https = app.secure_cookies
+    spectators_address(headers, app.secure_cookies)
+}
+
+/// [`spectators_url`] from the request's headers, `secure` when the daemon's cookies are (TLS in
+/// front of it).
+fn spectators_address(headers: &HeaderMap, secure: bool) -> Option<String> {
+    let usable = |host: &&str| {
+        !host.is_empty()
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'))
+    };
+    let named = |name: header::HeaderName| {
+        headers
+            .get(name)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.split(',').next())
+            .map(str::trim)
+            .filter(usable)
+    };
+    let host =
+        named(header::HeaderName::from_static("x-forwarded-host")).or(named(header::HOST))?;
+    let https = secure
         || headers
             .get("x-forwarded-proto")
             .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https"));
@@ -659,6 +674,43 @@ pub(super) async fn arbiter_logout(State(app): State<App>, headers: HeaderMap) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spectators_address_is_the_host_the_arbiter_reached_even_behind_a_proxy() {
+        let headers = |pairs: &[(&'static str, &str)]| {
+            let mut h = HeaderMap::new();
+            for (name, value) in pairs {
+                h.insert(*name, value.parse().unwrap());
+            }
+            h
+        };
+        let direct = headers(&[("host", "10.0.0.5:8080")]);
+        assert_eq!(
+            spectators_address(&direct, false).as_deref(),
+            Some("http://10.0.0.5:8080/")
+        );
+        // A reverse proxy reaching the daemon on 127.0.0.1 names the venue's host and TLS.
+        let proxied = headers(&[
+            ("host", "127.0.0.1:8080"),
+            ("x-forwarded-host", "live.venue.example, inner.proxy"),
+            ("x-forwarded-proto", "https"),
+        ]);
+        assert_eq!(
+            spectators_address(&proxied, false).as_deref(),
+            Some("https://live.venue.example/")
+        );
+        // A forwarded host that is not a host name is not used; nor is a Host that is not.
+        let odd = headers(&[("host", "10.0.0.5"), ("x-forwarded-host", "a b<c>")]);
+        assert_eq!(
+            spectators_address(&odd, true).as_deref(),
+            Some("https://10.0.0.5/")
+        );
+        assert_eq!(
+            spectators_address(&headers(&[("host", "x/y")]), false),
+            None
+        );
+        assert_eq!(spectators_address(&HeaderMap::new(), false), None);
+    }
 
     #[test]
     fn login_names_are_trimmed_cleaned_and_bounded() {
