@@ -373,6 +373,41 @@ impl Decider {
 }
 
 impl Decider {
+    /// Gives `name` a bye of kind `code` in `round` ([`Store::set_bye`]): the event's, kept
+    /// here (at the event node too, whose standings count it).
+    pub async fn set_bye(
+        &self,
+        round: u32,
+        name: String,
+        code: char,
+        by: String,
+    ) -> Result<(), Refusal> {
+        let who = name.clone();
+        self.on_store(move |store| {
+            store
+                .set_bye(round, &who, code, &by, now_ms())
+                .map_err(bye_refusal)
+        })
+        .await?;
+        info!(round, name = %name, code = %code, "bye given");
+        self.changed();
+        Ok(())
+    }
+
+    /// Withdraws `name`'s bye in `round` ([`Store::withdraw_bye`]).
+    pub async fn withdraw_bye(&self, round: u32, name: String, by: String) -> Result<(), Refusal> {
+        let who = name.clone();
+        self.on_store(move |store| {
+            store
+                .withdraw_bye(round, &who, &by, now_ms())
+                .map_err(bye_refusal)
+        })
+        .await?;
+        info!(round, name = %name, "bye withdrawn");
+        self.changed();
+        Ok(())
+    }
+
     /// Records board number `board`'s game of round `round` as not played (`result`: a forfeit)
     /// here, in this hall's store ([`Store::record_forfeit`]): the game is the board's, so at
     /// the event node, which holds no board of its own, it is refused (take it at the hall).
@@ -443,6 +478,36 @@ impl Decider {
         info!(round = n, current, by = %by, "round start undone");
         self.changed();
         Ok(current)
+    }
+}
+
+/// The store's refusal of a bye, in the arbiter's words where the arbiter can mend it.
+fn bye_refusal(e: StoreError) -> Refusal {
+    let worded = |phrase| Refusal::worded(Refused::Invalid, phrase);
+    match e {
+        StoreError::UnknownPlayer(name) => {
+            worded(Phrase::new("refused.unknown_player").text("name", &name))
+        }
+        StoreError::PlayerPaired { round, name, board } => worded(
+            Phrase::new("refused.player_paired")
+                .text("name", &name)
+                .number("board", board)
+                .number("round", round),
+        ),
+        StoreError::NotAByeCode(code) => {
+            worded(Phrase::new("refused.not_a_bye").text("code", code.to_string()))
+        }
+        StoreError::NoBye { round, name } => worded(
+            Phrase::new("refused.no_bye")
+                .text("name", &name)
+                .number("round", round),
+        ),
+        e => store_refusal(e, |e| {
+            matches!(
+                e,
+                StoreError::ControlCharacter(_) | StoreError::InvalidNumber(..)
+            )
+        }),
     }
 }
 

@@ -81,10 +81,16 @@ const KEPT: &[&str] = &[
 ];
 
 /// Latin words a key's text keeps in every language, as the user types or reads them: an
-/// example of a CSV header, the colour letters of a TRF, Excel's own menu names.
+/// example of a CSV header, the colour letters and bye codes of a TRF, Excel's own menu names.
 const KEPT_IN: &[(&str, &[&str])] = &[
     ("pairing.delimiter", &["board", "white", "black"]),
     ("pairing.bad_colour", &["w", "b"]),
+    // A bye's code, as the TRF and the pairing programs write it.
+    ("arbiter.bye_half", &["H"]),
+    ("arbiter.bye_full", &["F"]),
+    ("arbiter.bye_pairing", &["U"]),
+    ("arbiter.bye_zero", &["Z"]),
+    ("refused.not_a_bye", &["U", "F", "H", "Z"]),
     (
         "pairing.not_text",
         &["Excel", "Save", "As", "Comma", "delimited"],

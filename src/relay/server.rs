@@ -508,6 +508,14 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             post(console_actions::round_undo),
         ),
         (
+            spec("POST", "/arbiter/byes", Arbiter, &[]),
+            post(console_actions::give_bye),
+        ),
+        (
+            spec("POST", "/arbiter/byes/withdraw", Arbiter, &[]),
+            post(console_actions::withdraw_bye),
+        ),
+        (
             spec("POST", "/arbiter/rounds/start", Arbiter, &[]),
             post(console_actions::round_start),
         ),

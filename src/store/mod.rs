@@ -118,6 +118,20 @@ pub enum StoreError {
     UnknownBoard(BoardId),
     #[error("no game with id {0:?}")]
     UnknownGame(GameId),
+    /// A bye for a name no pairing of the event names.
+    #[error("no player named {0:?} in the event's pairings")]
+    UnknownPlayer(String),
+    /// A bye for a player who has a board in that round.
+    #[error("{name} plays on board {board} in round {round}: no bye")]
+    PlayerPaired {
+        round: u32,
+        name: String,
+        board: u32,
+    },
+    #[error("{0:?} is not a bye (U, F, H or Z)")]
+    NotAByeCode(char),
+    #[error("{name} has no bye in round {round}")]
+    NoBye { round: u32, name: String },
     /// Only the latest round start, from an earlier round, can be undone, and only before a
     /// game begins in it (`games`: how many have).
     #[error(

@@ -7,8 +7,12 @@
 
 use rusqlite::{OptionalExtension, Row, TransactionBehavior};
 
-use super::{BoardId, Store, StoreError};
-use crate::pairings::{Pairing, RoundBye};
+use super::{BoardId, Store, StoreError, write::sql_ms};
+use crate::{
+    Millis,
+    pairings::{Pairing, RoundBye},
+    tracker::Side,
+};
 
 /// The tournament setting a game takes when it starts.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -185,6 +189,119 @@ impl Store {
         }
         tx.commit()?;
         Ok(rows.len())
+    }
+
+    /// Gives `name` a bye of kind `code` in `round` (`U` the pairing program's, `F` a full
+    /// point, `H` a half point asked for, `Z` none), by `by` at `at_ms`: kept with the round's
+    /// byes as a TRF's are, so that the standings and the TRF count it; the player's FIDE id,
+    /// rating, title, federation and starting rank are copied from the latest pairing that
+    /// names the player, so that the bye counts for the same player. Replaces the player's bye
+    /// in that round; logged. Refused for a name no pairing of the event names, a player paired
+    /// on a board in that round, and a code that is no bye's.
+    pub fn set_bye(
+        &mut self,
+        round: u32,
+        name: &str,
+        code: char,
+        by: &str,
+        at_ms: Millis,
+    ) -> Result<(), StoreError> {
+        if round == 0 {
+            return Err(StoreError::InvalidNumber("round", 0));
+        }
+        if !matches!(code, 'U' | 'F' | 'H' | 'Z') {
+            return Err(StoreError::NotAByeCode(code));
+        }
+        crate::text::one_line("name of who gave the bye", by)?;
+        let name = name.trim();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let paired: Option<u32> = tx
+            .prepare_cached(
+                "SELECT board FROM pairings WHERE round = ?1 AND (white = ?2 OR black = ?2)",
+            )?
+            .query_row((round, name), |r| r.get(0))
+            .optional()?;
+        if let Some(board) = paired {
+            return Err(StoreError::PlayerPaired {
+                round,
+                name: name.to_owned(),
+                board,
+            });
+        }
+        let known = tx
+            .prepare_cached(&format!(
+                "SELECT {PAIRING_COLUMNS} FROM pairings WHERE white = ?1 OR black = ?1 \
+                 ORDER BY round DESC LIMIT 1"
+            ))?
+            .query_row([name], |r| pairing_row(r, 0))
+            .optional()?;
+        let Some(p) = known else {
+            return Err(StoreError::UnknownPlayer(name.to_owned()));
+        };
+        let side = if p.white == name {
+            Side::White
+        } else {
+            Side::Black
+        };
+        let player = p.player(side);
+        let start = match side {
+            Side::White => p.white_start,
+            Side::Black => p.black_start,
+        };
+        tx.prepare_cached("DELETE FROM round_byes WHERE round = ?1 AND name = ?2")?
+            .execute((round, name))?;
+        tx.prepare_cached(
+            "INSERT INTO round_byes (round, name, fide, elo, title, fed, start, code) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?
+        .execute((
+            round,
+            name,
+            player.as_ref().and_then(|p| p.fide),
+            player.as_ref().and_then(|p| p.elo),
+            player.as_ref().and_then(|p| p.title.clone()),
+            player.as_ref().and_then(|p| p.fed.clone()),
+            start,
+            code.to_string(),
+        ))?;
+        tx.prepare_cached(
+            "INSERT INTO bye_log (round, name, code, by, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute((round, name, code.to_string(), by, sql_ms(at_ms)?))?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Withdraws `name`'s bye in `round` (given by mistake), by `by` at `at_ms`; logged.
+    pub fn withdraw_bye(
+        &mut self,
+        round: u32,
+        name: &str,
+        by: &str,
+        at_ms: Millis,
+    ) -> Result<(), StoreError> {
+        crate::text::one_line("name of who withdrew the bye", by)?;
+        let name = name.trim();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let gone = tx
+            .prepare_cached("DELETE FROM round_byes WHERE round = ?1 AND name = ?2")?
+            .execute((round, name))?;
+        if gone == 0 {
+            return Err(StoreError::NoBye {
+                round,
+                name: name.to_owned(),
+            });
+        }
+        tx.prepare_cached(
+            "INSERT INTO bye_log (round, name, code, by, at_ms) VALUES (?1, ?2, NULL, ?3, ?4)",
+        )?
+        .execute((round, name, by, sql_ms(at_ms)?))?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// The byes of `round`, in the order imported.

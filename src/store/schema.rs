@@ -285,6 +285,18 @@ CREATE TABLE round_log (
     at_ms    INTEGER NOT NULL
 ) STRICT;
 "#,
+    // 15: every bye the arbiter gave or withdrew in the console (issue 34): the round, the
+    // player, the kind (`U`, `F`, `H`, `Z`; none for a bye withdrawn), who and when.
+    r#"
+CREATE TABLE bye_log (
+    id     INTEGER PRIMARY KEY,
+    round  INTEGER NOT NULL,
+    name   TEXT NOT NULL,
+    code   TEXT CHECK (code IN ('U', 'F', 'H', 'Z')),
+    by     TEXT NOT NULL,
+    at_ms  INTEGER NOT NULL
+) STRICT;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

@@ -177,3 +177,102 @@ async fn a_board_without_a_game_is_forfeited_from_the_console_and_counts_in_the_
     assert_eq!(again.result, "*");
     bench.stop().await;
 }
+
+/// A bye given in the console (issue 34, item 2): a player who asked for a half-point bye in a
+/// round whose pairings (a CSV) carry none. The console's standings page offers the form; the
+/// bye counts in the standings (public and the arbiter's) and comes back in the TRF; a player
+/// with a board in that round, or a name no pairing gives, is refused with the reason; the bye
+/// can be withdrawn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bye_given_in_the_console_counts_in_the_standings_and_can_be_withdrawn() {
+    use boardscribe::{
+        pairings::Pairing,
+        store::{EventSettings, RoundInfo},
+    };
+
+    let bench = Bench::new(Token::new(TOKEN)).await;
+    {
+        let mut store = Store::open(&bench.db).unwrap();
+        let info = RoundInfo {
+            event: "Club open".into(),
+            site: "Here".into(),
+            round: 1,
+        };
+        store
+            .open_event(Some(&info), &EventSettings::default(), 1)
+            .unwrap();
+        store
+            .import_pairings(1, &[Pairing::new(1, "Ann", "Bob")])
+            .unwrap();
+        store
+            .import_pairings(2, &[Pairing::new(1, "Bob", "Cid")])
+            .unwrap();
+    }
+    let console = Console::login(&bench.url, "Chief").await;
+    let page = console.get("arbiter/standings").await;
+    assert!(page.contains(r#"<form class="bye""#), "{page}");
+    assert!(page.contains(r#"<option value="Cid">"#), "{page}");
+    let points = async |name: &str| {
+        let json: Value = reqwest::get(format!("{}standings.json", bench.url))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["entrant"]["name"] == name)
+            .map(|r| r["points"].as_f64().unwrap())
+    };
+    assert_eq!(points("Cid").await, Some(0.0));
+    let back = console
+        .post(
+            "arbiter/byes",
+            &[("round", "1"), ("name", "Cid"), ("code", "H")],
+        )
+        .await;
+    assert!(back.contains("msg=Cid"), "{back}");
+    assert_eq!(points("Cid").await, Some(0.5));
+    let page = console.get("arbiter/standings").await;
+    assert!(
+        page.contains(r#"<input type="hidden" name="name" value="Cid">"#),
+        "{page}"
+    );
+    let trf = console.get("arbiter/standings.trf").await;
+    let cid = trf
+        .lines()
+        .find(|l| l.starts_with("001") && l.contains("Cid"))
+        .unwrap_or_else(|| panic!("{trf}"));
+    assert_eq!(cid.get(91..99), Some("0000 - H"), "{trf}");
+    // Refused, with the reason: a player with a board that round, a name no pairing gives.
+    let back = console
+        .post(
+            "arbiter/byes",
+            &[("round", "1"), ("name", "Ann"), ("code", "H")],
+        )
+        .await;
+    assert!(back.contains("err=") && back.contains("board 1"), "{back}");
+    let back = console
+        .post(
+            "arbiter/byes",
+            &[("round", "1"), ("name", "Dan"), ("code", "F")],
+        )
+        .await;
+    assert!(back.contains("err=") && back.contains("Dan"), "{back}");
+    // Withdrawn: no bye, no half point.
+    let back = console
+        .post("arbiter/byes/withdraw", &[("round", "1"), ("name", "Cid")])
+        .await;
+    assert!(back.contains("msg=Cid"), "{back}");
+    assert_eq!(points("Cid").await, Some(0.0));
+    assert!(
+        Store::open_read_only(&bench.db)
+            .unwrap()
+            .byes(1)
+            .unwrap()
+            .is_empty()
+    );
+    bench.stop().await;
+}

@@ -575,19 +575,86 @@ pub fn console_html(p: &HallPage<'_>) -> String {
     page(lang.text("arbiter.title"), &main, true, lang)
 }
 
+/// The byes the console's standings page shows, and the round its form proposes.
+pub struct ByesPanel<'a> {
+    /// Every round's byes, by round.
+    pub byes: &'a [(u32, crate::pairings::RoundBye)],
+    /// The round the form proposes (the current one).
+    pub round: u32,
+}
+
+/// The kinds of bye the console gives, by code, with their words' keys.
+const BYE_KINDS: [(char, &str); 4] = [
+    ('H', "arbiter.bye_half"),
+    ('F', "arbiter.bye_full"),
+    ('U', "arbiter.bye_pairing"),
+    ('Z', "arbiter.bye_zero"),
+];
+
 /// The standings page of the console: the table with the crosstable, counting every result
-/// (no delay), and the event's TRF to download for the pairing program.
-pub fn standings_html(s: &crate::standings::Standings, lang: Lang) -> String {
+/// (no delay), the event's TRF to download for the pairing program, and the byes: each with a
+/// form that withdraws it, and a form that gives one (a player who asked for a half-point bye;
+/// a CSV's round, which carries none).
+pub fn standings_html(
+    s: &crate::standings::Standings,
+    byes: &ByesPanel<'_>,
+    flash: Option<&Flash>,
+    lang: Lang,
+) -> String {
     use crate::relay::standings_page::{TABLE_STYLE, heading, table_html};
+    let t = |key: &'static str| escape(lang.text(key));
     let mut main = String::new();
-    header(&mut main, None, "/arbiter/standings", lang);
+    header(&mut main, flash, "/arbiter/standings", lang);
     let _ = write!(
         main,
-        r#"<main><style>{TABLE_STYLE}</style><h2>{}</h2><p><a href="/arbiter/standings.trf" download="standings.trf">{}</a></p>{}</main>"#,
+        r#"<main><style>{TABLE_STYLE}</style><h2>{}</h2><p><a href="/arbiter/standings.trf" download="standings.trf">{}</a></p>{}"#,
         escape(&heading(s, lang)),
         escape(lang.text("standings.trf")),
         table_html(s, lang),
     );
+    let kind = |code: char| {
+        BYE_KINDS
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map_or(String::new(), |(_, key)| escape(lang.text(key)))
+    };
+    let _ = write!(
+        main,
+        r#"<section class="byes"><h2>{}</h2><ul>"#,
+        t("arbiter.byes_head")
+    );
+    for (round, bye) in byes.byes {
+        let _ = write!(
+            main,
+            r#"<li data-round="{round}">{round_word} {round} · <bdi>{name}</bdi> · {kind}<form class="bye-withdraw" method="post" action="/arbiter/byes/withdraw"><input type="hidden" name="round" value="{round}"><input type="hidden" name="name" value="{name}"><button type="submit">{withdraw}</button></form></li>"#,
+            round_word = t("sheet.round"),
+            name = escape(&bye.name),
+            kind = kind(bye.code),
+            withdraw = t("arbiter.bye_withdraw"),
+        );
+    }
+    let options: String = BYE_KINDS
+        .iter()
+        .map(|(code, key)| {
+            format!(
+                r#"<option value="{code}">{}</option>"#,
+                escape(lang.text(key))
+            )
+        })
+        .collect();
+    let _ = write!(
+        main,
+        r#"</ul><form class="bye" method="post" action="/arbiter/byes"><label>{round_word} <input type="number" name="round" min="1" value="{round}" required inputmode="numeric" size="4"></label><input type="text" name="name" list="players" required maxlength="200" aria-label="{player}" placeholder="{player}" dir="auto"><select name="code" aria-label="{head}">{options}</select><button type="submit">{give}</button></form><datalist id="players">"#,
+        round_word = t("sheet.round"),
+        round = byes.round,
+        player = t("standings.player"),
+        head = t("arbiter.byes_head"),
+        give = t("arbiter.bye_give"),
+    );
+    for row in &s.rows {
+        let _ = write!(main, r#"<option value="{}">"#, escape(&row.entrant.name));
+    }
+    main.push_str("</datalist></section></main>");
     page(lang.text("standings.title"), &main, false, lang)
 }
 

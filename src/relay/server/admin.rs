@@ -113,6 +113,17 @@ pub(super) struct RoundStartBody {
     pub(super) author: Option<String>,
 }
 
+/// Who acts on a round: the console session's arbiter, else the body's `author` (an empty
+/// body names none).
+fn round_author(caller: Option<axum::Extension<Caller>>, body: &[u8]) -> Result<String, ApiError> {
+    let body: RoundStartBody = if body.iter().all(u8::is_ascii_whitespace) {
+        RoundStartBody::default()
+    } else {
+        parse_body(body)?
+    };
+    Ok(session_arbiter(caller).unwrap_or_else(|| author(body.author)))
+}
+
 /// `POST /api/admin/rounds/{n}/start`: round `n` becomes the current one (games that begin from
 /// now on are its games; a game going on stays in its round). The body may name the author.
 pub(super) async fn admin_round_start(
@@ -123,12 +134,7 @@ pub(super) async fn admin_round_start(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
-    let body: RoundStartBody = if body.iter().all(u8::is_ascii_whitespace) {
-        RoundStartBody::default()
-    } else {
-        parse_body(&body)?
-    };
-    let by = session_arbiter(caller).unwrap_or_else(|| author(body.author));
+    let by = round_author(caller, &body)?;
     let previous = start_round(&app, n, by.clone()).await?;
     Ok(Json(json!({ "round": n, "previous": previous, "by": by })).into_response())
 }
@@ -143,12 +149,7 @@ pub(super) async fn admin_round_undo(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
-    let body: RoundStartBody = if body.iter().all(u8::is_ascii_whitespace) {
-        RoundStartBody::default()
-    } else {
-        parse_body(&body)?
-    };
-    let by = session_arbiter(caller).unwrap_or_else(|| author(body.author));
+    let by = round_author(caller, &body)?;
     let current = app.decider.undo_round_start(n, by.clone()).await?;
     Ok(Json(json!({ "undone": n, "round": current, "by": by })).into_response())
 }

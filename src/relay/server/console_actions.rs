@@ -649,6 +649,82 @@ pub(super) async fn forfeit(
 }
 
 #[derive(Deserialize)]
+pub(super) struct ByeForm {
+    round: u32,
+    name: String,
+    /// `U`, `F`, `H` or `Z`; none to withdraw the bye.
+    code: Option<String>,
+}
+
+/// `POST /arbiter/byes`: a player given a bye in a round; `POST /arbiter/byes/withdraw`: the
+/// bye withdrawn. Back to the standings with what was done.
+async fn bye_form(
+    app: App,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<ByeForm>, FormRejection>,
+    give: bool,
+) -> Response {
+    let lang = console_language(&app, &headers, None);
+    let back = "/arbiter/standings";
+    let author = match arbiter(caller) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let f = match form {
+        Ok(Form(f)) => f,
+        Err(e) => return back_with(&app, back, Err(unreadable(e, lang))),
+    };
+    let outcome = async {
+        let round = f.round.to_string();
+        let name = f.name.trim().to_owned();
+        if give {
+            let code = f
+                .code
+                .as_deref()
+                .and_then(|c| c.chars().next())
+                .unwrap_or('?');
+            app.decider
+                .set_bye(f.round, name.clone(), code, author)
+                .await
+                .map_err(refused_in(lang))?;
+            Ok(lang.fill("arbiter.done_bye", &[("name", &name), ("round", &round)]))
+        } else {
+            app.decider
+                .withdraw_bye(f.round, name.clone(), author)
+                .await
+                .map_err(refused_in(lang))?;
+            Ok(lang.fill(
+                "arbiter.done_bye_withdrawn",
+                &[("name", &name), ("round", &round)],
+            ))
+        }
+    }
+    .await;
+    back_with(&app, back, outcome)
+}
+
+/// `POST /arbiter/byes`: a player given a bye in a round.
+pub(super) async fn give_bye(
+    State(app): State<App>,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<ByeForm>, FormRejection>,
+) -> Response {
+    bye_form(app, caller, headers, form, true).await
+}
+
+/// `POST /arbiter/byes/withdraw`: a bye withdrawn.
+pub(super) async fn withdraw_bye(
+    State(app): State<App>,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<ByeForm>, FormRejection>,
+) -> Response {
+    bye_form(app, caller, headers, form, false).await
+}
+
+#[derive(Deserialize)]
 pub(super) struct RoundUndoForm {
     round: u32,
 }

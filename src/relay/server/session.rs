@@ -456,9 +456,23 @@ pub(super) async fn arbiter_standings(
         return not_logged_in(&q, lang);
     }
     let standings = app.db.read(|r, db| r.standings(db, None)).await?;
+    let (byes, round) = app
+        .db
+        .read(|r, db| {
+            r.refresh(db)?;
+            let store = r.store()?;
+            let byes: Vec<_> = store
+                .paired_rounds()?
+                .into_iter()
+                .flat_map(|(round, _, byes)| byes.into_iter().map(move |b| (round, b)))
+                .collect();
+            Ok((byes, store.round_info()?.map_or(1, |i| i.round)))
+        })
+        .await?;
+    let panel = console::ByesPanel { byes: &byes, round };
     Ok(html(
         StatusCode::OK,
-        console::standings_html(&standings, lang),
+        console::standings_html(&standings, &panel, q.flash(&app).as_ref(), lang),
     ))
 }
 

@@ -191,21 +191,7 @@ pub fn replay_rows<G: GameKind>(
     kept: &[RecordedMove],
     rows: &[RecordedMove],
 ) -> Result<Vec<RecordedMove>, CorrectionError> {
-    let mut pos = match start {
-        None => G::start(),
-        Some(text) => {
-            G::parse_start(text).ok_or_else(|| CorrectionError::StoredStart(text.to_owned()))?
-        }
-    };
-    for row in kept {
-        let mv = row
-            .to_move::<G>(&pos)
-            .ok_or_else(|| CorrectionError::StoredMove {
-                ply: row.ply,
-                uci: row.uci.clone(),
-            })?;
-        pos = G::play(&pos, &mv);
-    }
+    let mut pos = position_after::<G>(start, kept)?;
     let mut out = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         let ply = (kept.len() + i + 1) as u32;
@@ -230,14 +216,12 @@ pub fn replay_rows<G: GameKind>(
     Ok(out)
 }
 
-/// `texts` played after `kept` (the game from `start`, its stored text; `None`: the standard
-/// start), as recorded moves stamped `at_ms`, without clocks.
-pub fn continue_record<G: GameKind>(
+/// The position after `kept`, the game's stored moves, played from `start` (its stored text;
+/// `None`: the kind's standard start); refused if the start or a move does not read.
+fn position_after<G: GameKind>(
     start: Option<&str>,
     kept: &[RecordedMove],
-    texts: &[String],
-    at_ms: Millis,
-) -> Result<Vec<RecordedMove>, CorrectionError> {
+) -> Result<G::Position, CorrectionError> {
     let mut pos = match start {
         None => G::start(),
         Some(text) => {
@@ -253,6 +237,18 @@ pub fn continue_record<G: GameKind>(
             })?;
         pos = G::play(&pos, &mv);
     }
+    Ok(pos)
+}
+
+/// `texts` played after `kept` (the game from `start`, its stored text; `None`: the standard
+/// start), as recorded moves stamped `at_ms`, without clocks.
+pub fn continue_record<G: GameKind>(
+    start: Option<&str>,
+    kept: &[RecordedMove],
+    texts: &[String],
+    at_ms: Millis,
+) -> Result<Vec<RecordedMove>, CorrectionError> {
+    let mut pos = position_after::<G>(start, kept)?;
     let mut out = Vec::with_capacity(texts.len());
     for (i, text) in texts.iter().enumerate() {
         let ply = (kept.len() + i + 1) as u32;
