@@ -62,6 +62,39 @@ pub struct RoundRecord {
     pub current: bool,
 }
 
+/// A decision of the arbiter on the event rather than on a game: a round started, a round's
+/// start undone, a bye given or withdrawn (the round log and the bye log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventDecision {
+    /// Wall-clock ms since the Unix epoch.
+    pub at_ms: Millis,
+    /// The round it is about.
+    pub round: u32,
+    pub author: String,
+    pub change: EventChange,
+}
+
+/// What an [`EventDecision`] changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventChange {
+    /// The round was started; the one current before it.
+    RoundStarted {
+        previous: Option<u32>,
+    },
+    /// The start of `undone` was undone: the round is current again.
+    RoundStartUndone {
+        undone: u32,
+    },
+    /// The player was given a bye (`U`, `F`, `H`, `Z`).
+    ByeGiven {
+        name: String,
+        code: char,
+    },
+    ByeWithdrawn {
+        name: String,
+    },
+}
+
 /// What [`Store::open_event`] did with the config's round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventOpened {
@@ -212,6 +245,53 @@ impl Store {
         .execute((start.previous, round, by, sql_ms(at_ms)?))?;
         tx.commit()?;
         Ok(start.previous)
+    }
+
+    /// The arbiter's decisions on the event (round starts and their undoing, byes), in the
+    /// order taken.
+    pub fn event_decisions(&self) -> Result<Vec<EventDecision>, StoreError> {
+        let mut out = Vec::new();
+        let mut rounds = self.conn.prepare_cached(
+            "SELECT at_ms, round, previous, action, by FROM round_log ORDER BY id",
+        )?;
+        let rows = rounds.query_map([], |r| {
+            let (round, previous, action): (u32, Option<u32>, String) =
+                (r.get(1)?, r.get(2)?, r.get(3)?);
+            Ok(EventDecision {
+                at_ms: super::read::get_ms(r, 0)?,
+                round,
+                author: r.get(4)?,
+                change: match action.as_str() {
+                    "undo" => EventChange::RoundStartUndone {
+                        undone: previous.unwrap_or(0),
+                    },
+                    _ => EventChange::RoundStarted { previous },
+                },
+            })
+        })?;
+        for row in rows {
+            out.push(row?);
+        }
+        let mut byes = self
+            .conn
+            .prepare_cached("SELECT at_ms, round, name, code, by FROM bye_log ORDER BY id")?;
+        let rows = byes.query_map([], |r| {
+            let (name, code): (String, Option<String>) = (r.get(2)?, r.get(3)?);
+            Ok(EventDecision {
+                at_ms: super::read::get_ms(r, 0)?,
+                round: r.get(1)?,
+                author: r.get(4)?,
+                change: match code.and_then(|c| c.chars().next()) {
+                    Some(code) => EventChange::ByeGiven { name, code },
+                    None => EventChange::ByeWithdrawn { name },
+                },
+            })
+        })?;
+        for row in rows {
+            out.push(row?);
+        }
+        out.sort_by_key(|d| d.at_ms);
+        Ok(out)
     }
 
     /// The event, `None` until a round was set.

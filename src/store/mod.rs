@@ -51,7 +51,7 @@ pub use self::{
     decisions::{
         Action, DECISION_KIND, Decision, DecisionError, FORFEITS, RESULTS, ResultReason, Ruling,
     },
-    event::{EventOpened, EventSettings, RoundRecord, StoredEvent},
+    event::{EventChange, EventDecision, EventOpened, EventSettings, RoundRecord, StoredEvent},
     hall_outbox::{HallError, HallIdentity, HallSnapshot, OutboxRecord, OutboxState},
     history::{HistoryEntry, RetractedMove},
     import::{IMPORT_NOTE, ImportedGame, import_note},

@@ -653,8 +653,11 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
             .collect();
         authors
     };
+    // The event's own decisions too: round 2 started from the console.
+    let event = store.event_decisions().unwrap();
+    assert!(event.iter().any(|d| d.round == 2), "{event:?}");
     let all = logged("").await;
-    assert_eq!(all.len(), taken);
+    assert_eq!(all.len(), taken + event.len());
     assert!(all.iter().all(|a| a == "Chief Arbiter"), "{all:?}");
     let on = |n: u32| {
         let g = store.games().unwrap();
@@ -666,8 +669,12 @@ async fn the_console_rules_sets_results_corrects_notes_and_runs_rounds_through_i
     assert_eq!(logged("?board=1").await.len(), on(1));
     assert_eq!(logged("?board=2").await.len(), on(2));
     assert_eq!(on(1) + on(2), taken);
-    assert_eq!(logged("?round=1&author=chief+arbiter").await.len(), taken);
-    assert!(logged("?round=2").await.is_empty());
+    let of_round = |n: u32| event.iter().filter(|d| d.round == n).count();
+    assert_eq!(
+        logged("?round=1&author=chief+arbiter").await.len(),
+        taken + of_round(1)
+    );
+    assert_eq!(logged("?round=2").await.len(), of_round(2));
     assert!(logged("?author=Deputy").await.is_empty());
 
     bench.stop().await;

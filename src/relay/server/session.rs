@@ -364,7 +364,7 @@ pub(super) async fn arbiter_decisions_page(
         round,
         author: blank(q.author),
     };
-    let games = app
+    let (games, event) = app
         .db
         .read(|r, db| {
             r.refresh(db)?;
@@ -377,10 +377,10 @@ pub(super) async fn arbiter_decisions_page(
                     Err(e) => warn!(game = game.id.0, cause = %e, "a game's history does not read"),
                 }
             }
-            Ok(out)
+            Ok((out, store.event_decisions()?))
         })
         .await?;
-    let log = decision_log(&games, &filter, &history::local_zone(), lang);
+    let log = decision_log(&games, &event, &filter, &history::local_zone(), lang);
     Ok(html(
         StatusCode::OK,
         console::decisions::decisions_html(&log, &filter, lang),
