@@ -163,8 +163,11 @@ pub fn log_notice(notice: &Notice) {
             recorded,
             in_memory, in_hand, recovered, "board memory read after a gap"
         ),
-        Notice::MemoryUseless(cause) => {
+        Notice::MemoryUseless { cause, in_a_row: 1 } => {
             warn!(%cause, "board memory read after a gap does not help")
+        }
+        Notice::MemoryUseless { cause, in_a_row } => {
+            debug!(%cause, in_a_row, "board memory read again after a gap: no help yet")
         }
         Notice::MemoryNotRead { asked_at_ms, why } => {
             warn!(asked_at_ms, %why, "the board's memory could not be read")

@@ -73,8 +73,10 @@ pub enum Notice {
         in_hand: usize,
         recovered: usize,
     },
-    /// Board memory read after a gap that does not help (why).
-    MemoryUseless(String),
+    /// Board memory read after a gap that does not help (why); `in_a_row`: how many reads since
+    /// the gap (or since the last that helped) have not, this one included. After `thread_lost`
+    /// the memory is read again at presses, so only the first says it at the warning's level.
+    MemoryUseless { cause: String, in_a_row: u32 },
     /// Board memory asked for at `asked_at_ms` did not come (why).
     MemoryNotRead { asked_at_ms: Millis, why: String },
     /// The judge's own note ([`Judge::take_notices`]).
@@ -281,6 +283,8 @@ pub struct Pipeline<B: Board> {
     /// The last read brought plies: if the board still does not fit, the memory is read again
     /// at once (the game went on while it was read).
     catching_up: bool,
+    /// Reads in a row since the gap, or since the last that brought plies, that did not help.
+    useless_reads: u32,
 }
 
 /// How many times board memory is read after one gap without bringing a ply: once when the
@@ -330,6 +334,7 @@ impl<B: Board> Pipeline<B> {
             memory_reads: 0,
             press_reread: false,
             catching_up: false,
+            useless_reads: 0,
         }
     }
 
@@ -403,6 +408,7 @@ impl<B: Board> Pipeline<B> {
         self.tracker.reading_memory(false);
         self.memory = MemoryRead::Due;
         self.memory_reads = 0;
+        self.useless_reads = 0;
         self.press_reread = false;
         self.catching_up = false;
     }
@@ -450,6 +456,7 @@ impl<B: Board> Pipeline<B> {
         self.tracker = tracker;
         self.memory = MemoryRead::Due;
         self.memory_reads = 0;
+        self.useless_reads = 0;
         self.press_reread = false;
         self.catching_up = false;
         self.latest = self.latest.max(at);
@@ -576,6 +583,7 @@ impl<B: Board> Pipeline<B> {
                     // Progress: the reads go on while they bring plies, and the board as it is
                     // now is held against the record it brought (it may fit it again).
                     self.memory_reads = 0;
+                    self.useless_reads = 0;
                     self.catching_up = true;
                     if self.sensor.is_known() {
                         self.tracker.observe(at, &self.sensor, &mut self.observed);
@@ -588,7 +596,13 @@ impl<B: Board> Pipeline<B> {
                     recovered: n,
                 });
             }
-            Err(e) => self.notices.push(Notice::MemoryUseless(e.to_string())),
+            Err(e) => {
+                self.useless_reads += 1;
+                self.notices.push(Notice::MemoryUseless {
+                    cause: e.to_string(),
+                    in_a_row: self.useless_reads,
+                });
+            }
         }
     }
 
