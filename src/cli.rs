@@ -409,7 +409,13 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
             let byes = pairings::parse_byes(&decoded.text, format, round)
                 .with_context(|| format!("{}{read_as}", file.display()))?;
-            let n = store.import_round(round, &rows, &byes)?;
+            let n = store.import_round_by(
+                round,
+                &rows,
+                &byes,
+                &commands::author(None),
+                commands::now_ms()?,
+            )?;
             println!("round {round}: {n} boards imported{read_as}");
             Ok(())
         }

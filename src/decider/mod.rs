@@ -293,23 +293,77 @@ impl Decider {
         )
     }
 
-    /// Imports round `round`'s pairings and byes (replacing the round's earlier ones): how many
-    /// boards; at the event node, every hall gets the boards too (the byes count for the
-    /// standings, which the event node keeps).
+    /// Imports round `round`'s pairings and byes (replacing the round's earlier ones), by `by`,
+    /// logged so that it can be undone: how many boards; at the event node, every hall gets
+    /// the boards too (the byes count for the standings, which the event node keeps).
     pub async fn import_pairings(
         &self,
         round: u32,
         rows: Vec<Pairing>,
         byes: Vec<RoundBye>,
+        by: String,
     ) -> Result<usize, Refusal> {
-        let imported = self.import_round(round, rows.clone(), byes).await?;
+        let sent = rows.clone();
+        let imported = self
+            .on_store(move |store| {
+                store
+                    .import_round_by(round, &rows, &byes, &by, now_ms())
+                    .map_err(|e| {
+                        store_refusal(e, |e| {
+                            matches!(
+                                e,
+                                StoreError::InvalidNumber(..) | StoreError::ControlCharacter(_)
+                            )
+                        })
+                    })
+            })
+            .await?;
+        info!(round, boards = imported, "pairings imported");
+        self.changed();
         if let Some(route) = &self.route {
-            let _ignored_if_stopping = route.send(Routed::Pairings { round, rows }).await;
+            let _ignored_if_stopping = route.send(Routed::Pairings { round, rows: sent }).await;
         }
         Ok(imported)
     }
 
-    /// Imports round `round`'s pairings here: a hall's command, or the event node's own.
+    /// Undoes the latest import of round `round`'s pairings (by `by`): the round's pairings and
+    /// byes before it are back; at the event node every hall gets those boards again. Returns
+    /// how many boards the round has now.
+    pub async fn undo_pairings_import(&self, round: u32, by: String) -> Result<usize, Refusal> {
+        let restored = self
+            .on_store(move |store| {
+                store
+                    .undo_pairings_import(round, &by, now_ms())
+                    .map_err(|e| match e {
+                        StoreError::ImportNotUndoable { round, games: 0 } => Refusal::worded(
+                            Refused::Invalid,
+                            Phrase::new("refused.import_undo_not_latest").number("round", round),
+                        ),
+                        StoreError::ImportNotUndoable { round, games } => Refusal::worded(
+                            Refused::Invalid,
+                            Phrase::new("refused.import_undo_games")
+                                .number("round", round)
+                                .number("games", games),
+                        ),
+                        e => store_refusal(e, |e| matches!(e, StoreError::ControlCharacter(_))),
+                    })
+            })
+            .await?;
+        info!(round, boards = restored.len(), "pairings import undone");
+        self.changed();
+        let boards = restored.len();
+        if let Some(route) = &self.route {
+            let _ignored_if_stopping = route
+                .send(Routed::Pairings {
+                    round,
+                    rows: restored,
+                })
+                .await;
+        }
+        Ok(boards)
+    }
+
+    /// Imports round `round`'s pairings here: a hall's command.
     pub async fn import_rows(&self, round: u32, rows: Vec<Pairing>) -> Result<usize, Refusal> {
         self.import_round(round, rows, Vec::new()).await
     }

@@ -508,6 +508,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             post(console_actions::round_undo),
         ),
         (
+            spec("POST", "/arbiter/pairings/undo", Arbiter, &[]),
+            post(console_actions::pairings_undo),
+        ),
+        (
             spec("POST", "/arbiter/byes", Arbiter, &[]),
             post(console_actions::give_bye),
         ),

@@ -63,7 +63,8 @@ pub struct RoundRecord {
 }
 
 /// A decision of the arbiter on the event rather than on a game: a round started, a round's
-/// start undone, a bye given or withdrawn (the round log and the bye log).
+/// start undone, a bye given or withdrawn, a round's pairings imported or that undone (the
+/// round log, the bye log and the pairings log).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EventDecision {
     /// Wall-clock ms since the Unix epoch.
@@ -92,6 +93,14 @@ pub enum EventChange {
     },
     ByeWithdrawn {
         name: String,
+    },
+    /// The round's pairings were imported (`boards` boards), or that import undone (the
+    /// round has `boards` boards again).
+    PairingsImported {
+        boards: u32,
+    },
+    PairingsImportUndone {
+        boards: u32,
     },
 }
 
@@ -284,6 +293,24 @@ impl Store {
                 change: match code.and_then(|c| c.chars().next()) {
                     Some(code) => EventChange::ByeGiven { name, code },
                     None => EventChange::ByeWithdrawn { name },
+                },
+            })
+        })?;
+        for row in rows {
+            out.push(row?);
+        }
+        let mut imports = self.conn.prepare_cached(
+            "SELECT at_ms, round, action, boards, by FROM pairings_log ORDER BY id",
+        )?;
+        let rows = imports.query_map([], |r| {
+            let (action, boards): (String, u32) = (r.get(2)?, r.get(3)?);
+            Ok(EventDecision {
+                at_ms: super::read::get_ms(r, 0)?,
+                round: r.get(1)?,
+                author: r.get(4)?,
+                change: match action.as_str() {
+                    "undo" => EventChange::PairingsImportUndone { boards },
+                    _ => EventChange::PairingsImported { boards },
                 },
             })
         })?;

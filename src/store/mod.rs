@@ -130,6 +130,13 @@ pub enum StoreError {
     },
     #[error("{0:?} is not a bye (U, F, H or Z)")]
     NotAByeCode(char),
+    /// Only the latest import of pairings, of a round where no game has begun since, can be
+    /// undone (`games`: how many have).
+    #[error(
+        "the import of round {round}'s pairings cannot be undone: {}",
+        match games { 0 => "it is not the latest import".to_owned(), n => format!("{n} game(s) began in the round since") }
+    )]
+    ImportNotUndoable { round: u32, games: u32 },
     #[error("{name} has no bye in round {round}")]
     NoBye { round: u32, name: String },
     /// Only the latest round start, from an earlier round, can be undone, and only before a

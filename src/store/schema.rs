@@ -297,6 +297,21 @@ CREATE TABLE bye_log (
     at_ms  INTEGER NOT NULL
 ) STRICT;
 "#,
+    // 16: every import of a round's pairings by the arbiter, and every import undone (issue
+    // 34), each with the round's pairings and byes as they were before it (JSON), so that an
+    // import of the wrong file can be undone and the log says both.
+    r#"
+CREATE TABLE pairings_log (
+    id       INTEGER PRIMARY KEY,
+    round    INTEGER NOT NULL,
+    action   TEXT NOT NULL CHECK (action IN ('import', 'undo')),
+    pairings TEXT NOT NULL,
+    byes     TEXT NOT NULL,
+    boards   INTEGER NOT NULL,
+    by       TEXT NOT NULL,
+    at_ms    INTEGER NOT NULL
+) STRICT;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

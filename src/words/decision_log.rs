@@ -138,6 +138,14 @@ fn event_line(d: &EventDecision, zone: &TimeZone, lang: Lang) -> String {
             )
         }
         EventChange::ByeWithdrawn { name } => lang.fill("history.bye_withdrawn", &[("name", name)]),
+        EventChange::PairingsImported { boards } => lang.fill(
+            "history.pairings_imported",
+            &[("boards", &boards.to_string())],
+        ),
+        EventChange::PairingsImportUndone { boards } => lang.fill(
+            "history.pairings_undone",
+            &[("boards", &boards.to_string())],
+        ),
     };
     format!(
         "{}  {}  {what} {}",

@@ -507,3 +507,72 @@ async fn a_round_started_by_mistake_is_undone_from_the_console() {
     bench.wait_done(Duration::from_secs(120)).await;
     bench.stop().await;
 }
+
+/// A round's pairings imported from the wrong file (issue 34, item 1) are undone from the
+/// console: the round's pairings before that import are back, the decisions log says both, and
+/// an undo is not undone (the right file is imported again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_pairings_file_is_undone_from_the_console() {
+    use boardscribe::{
+        relay::Token,
+        store::{EventSettings, RoundInfo},
+    };
+
+    use crate::{
+        console_actions::{Console, TOKEN},
+        relay_common::Bench,
+    };
+
+    let bench = Bench::new(Token::new(TOKEN)).await;
+    {
+        let mut store = Store::open(&bench.db).unwrap();
+        let info = RoundInfo {
+            event: "Club open".into(),
+            site: "Here".into(),
+            round: 1,
+        };
+        store
+            .open_event(Some(&info), &EventSettings::default(), 1)
+            .unwrap();
+    }
+    let console = Console::login(&bench.url, "Chief").await;
+    let right = "board,white,black\n1,Ann,Bob\n2,Cid,Dee\n";
+    let wrong = "board,white,black\n1,Ann,Cid\n2,Bob,Dee\n3,Eve,Fay\n";
+    console
+        .upload_pairings(2, "round2.csv", right.as_bytes())
+        .await;
+    console
+        .upload_pairings(2, "round3.csv", wrong.as_bytes())
+        .await;
+    let names = || {
+        let store = Store::open_read_only(&bench.db).unwrap();
+        store
+            .pairings(2)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.board, p.white, p.black))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names().len(), 3);
+    let page = console.get("arbiter").await;
+    let form = r#"<form class="pairings-undo" method="post" action="/arbiter/pairings/undo"><input type="hidden" name="round" value="2">"#;
+    assert!(page.contains(form), "{page}");
+    let back = console.post("arbiter/pairings/undo", &[("round", "2")]).await;
+    assert!(back.contains("msg="), "{back}");
+    assert_eq!(
+        names(),
+        [
+            (1, "Ann".to_owned(), "Bob".to_owned()),
+            (2, "Cid".to_owned(), "Dee".to_owned())
+        ]
+    );
+    // Not again: the undo stands until a file is imported anew.
+    let page = console.get("arbiter").await;
+    assert!(!page.contains("pairings-undo"), "{page}");
+    let back = console.post("arbiter/pairings/undo", &[("round", "2")]).await;
+    assert!(back.contains("err="), "{back}");
+    let log = console.get("arbiter/decisions?round=2").await;
+    assert_eq!(log.matches("pairings imported").count(), 2, "{log}");
+    assert_eq!(log.matches("import of the pairings undone").count(), 1, "{log}");
+    bench.stop().await;
+}

@@ -122,6 +122,8 @@ pub struct RoundLine {
     pub next: u32,
     /// The round start that can be undone (the round, and the one current again after).
     pub undo: Option<(u32, u32)>,
+    /// The import of pairings that can be undone (its round, and how many boards it set).
+    pub import_undo: Option<(u32, u32)>,
 }
 
 /// The console's main page.
@@ -512,6 +514,19 @@ fn round_section(out: &mut String, round: &RoundLine, lang: Lang) {
             ))
         );
     }
+    if let Some((paired, boards)) = round.import_undo {
+        let _ = write!(
+            out,
+            r#" <form class="pairings-undo" method="post" action="/arbiter/pairings/undo"><input type="hidden" name="round" value="{paired}"><button type="submit">{}</button></form>"#,
+            escape(&lang.fill(
+                "arbiter.undo_import",
+                &[
+                    ("round", &paired.to_string()),
+                    ("boards", &boards.to_string())
+                ]
+            ))
+        );
+    }
     let next = round.next;
     let _ = write!(
         out,
@@ -802,6 +817,7 @@ mod tests {
                 started: Some(("2026-12-02 10:00:00".into(), "Chief".into())),
                 next: 3,
                 undo: Some((2, 1)),
+                import_undo: Some((3, 12)),
             },
             spectators: Some("http://10.0.0.5:8080/".into()),
             flash: Some(Flash {
@@ -815,6 +831,9 @@ mod tests {
         assert!(html.contains(
             r#"<form class="round-undo" method="post" action="/arbiter/rounds/undo"><input type="hidden" name="round" value="2"><button type="submit">Undo the start of round 2 (round 1 again)</button></form>"#
         ));
+        assert!(html.contains(
+            r#"<form class="pairings-undo" method="post" action="/arbiter/pairings/undo"><input type="hidden" name="round" value="3"><button type="submit">Undo the import of round 3&#39;s pairings (12 boards)</button></form>"#
+        ), "{html}");
         assert!(
             html.contains(
                 r#"<p class="flash error" role="status" dir="auto">board 1: &lt;b&gt;</p>"#

@@ -81,6 +81,9 @@ pub(super) struct PairingsBody {
     pub(super) round: u32,
     pub(super) format: PairingsFormatBody,
     pub(super) text: String,
+    /// Who imported them (the console session's arbiter wins; default "arbiter").
+    #[serde(default)]
+    pub(super) author: Option<String>,
 }
 
 #[derive(Clone, Copy, Deserialize)]
@@ -94,16 +97,18 @@ pub(super) enum PairingsFormatBody {
 pub(super) async fn admin_pairings(
     State(app): State<App>,
     headers: HeaderMap,
+    caller: Option<axum::Extension<Caller>>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
     let body: PairingsBody = parse_body(&body)?;
+    let by = session_arbiter(caller).unwrap_or_else(|| author(body.author.clone()));
     let format = match body.format {
         PairingsFormatBody::Csv => PairingsFormat::Csv,
         PairingsFormatBody::Trf => PairingsFormat::Trf,
     };
     let round = body.round;
-    let imported = import_pairings(&app, round, format, body.text).await?;
+    let imported = import_pairings(&app, round, format, body.text, by).await?;
     Ok(Json(json!({ "round": round, "boards": imported })).into_response())
 }
 
@@ -161,6 +166,7 @@ pub(super) async fn import_pairings(
     round: u32,
     format: PairingsFormat,
     text: String,
+    by: String,
 ) -> Result<usize, ApiError> {
     if round == 0 {
         return Err(ApiError(
@@ -172,7 +178,7 @@ pub(super) async fn import_pairings(
         .and_then(|rows| Ok((rows, pairings::parse_byes(&text, format, round)?)))
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()));
     let (rows, byes) = rows?;
-    Ok(app.decider.import_pairings(round, rows, byes).await?)
+    Ok(app.decider.import_pairings(round, rows, byes, by).await?)
 }
 
 /// Makes round `n` the current one, recorded as started by `by`: the round current before.

@@ -724,6 +724,40 @@ pub(super) async fn withdraw_bye(
     bye_form(app, caller, headers, form, false).await
 }
 
+/// `POST /arbiter/pairings/undo`: the latest import of round N's pairings undone.
+pub(super) async fn pairings_undo(
+    State(app): State<App>,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<RoundUndoForm>, FormRejection>,
+) -> Response {
+    let lang = console_language(&app, &headers, None);
+    let author = match arbiter(caller) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let f = match form {
+        Ok(Form(f)) => f,
+        Err(e) => return back_with(&app, "/arbiter", Err(unreadable(e, lang))),
+    };
+    let outcome = async {
+        let boards = app
+            .decider
+            .undo_pairings_import(f.round, author)
+            .await
+            .map_err(refused_in(lang))?;
+        Ok(lang.fill(
+            "arbiter.done_import_undone",
+            &[
+                ("round", &f.round.to_string()),
+                ("boards", &boards.to_string()),
+            ],
+        ))
+    }
+    .await;
+    back_with(&app, "/arbiter", outcome)
+}
+
 #[derive(Deserialize)]
 pub(super) struct RoundUndoForm {
     round: u32,
@@ -825,9 +859,10 @@ pub(super) async fn pairings_upload(
     parts: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Response {
     let lang = console_language(&app, &headers, None);
-    if let Err(refused) = arbiter(caller) {
-        return refused.into_response();
-    }
+    let author = match arbiter(caller) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
     let outcome = async {
         let parts = parts
             .map_err(|e| bad(lang.fill("refused.upload_unreadable", &[("why", &e.body_text())])))?;
@@ -862,7 +897,7 @@ pub(super) async fn pairings_upload(
         let (rows, byes) = rows?;
         let boards = app
             .decider
-            .import_pairings(round, rows, byes)
+            .import_pairings(round, rows, byes, author)
             .await
             .map_err(refused_in(lang))?;
         Ok(format!(

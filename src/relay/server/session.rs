@@ -222,7 +222,7 @@ impl Query {
 
 /// The event's round as the console shows it.
 async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
-    let (rounds, info, undo) = app
+    let (rounds, info, undo, import_undo) = app
         .db
         .read(|r, db| {
             r.refresh(db)?;
@@ -231,6 +231,7 @@ async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
                 store.rounds()?,
                 store.round_info()?,
                 store.round_start_to_undo()?,
+                store.pairings_import_to_undo()?,
             ))
         })
         .await?;
@@ -249,6 +250,7 @@ async fn round_line(app: &App, lang: Lang) -> Result<RoundLine, ApiError> {
         // before it starts do not move the proposal on).
         next: number.map_or(1, |n| n.saturating_add(1)),
         undo,
+        import_undo,
     })
 }
 
