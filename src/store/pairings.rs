@@ -552,7 +552,9 @@ mod tests {
             start: None,
             code: 'H',
         }];
-        store.import_round_by(1, &first, &byes, "Chief", 10).unwrap();
+        store
+            .import_round_by(1, &first, &byes, "Chief", 10)
+            .unwrap();
         store.import_round_by(1, &second, &[], "Chief", 20).unwrap();
         assert_eq!(store.pairings_import_to_undo().unwrap(), Some((1, 2)));
         assert!(matches!(

@@ -37,6 +37,9 @@ pub struct LogEntry {
     pub author: String,
     /// Its line in words, then the moves it withdrew, if any.
     pub lines: Vec<String>,
+    /// A decision on a game that stands (not undone, not an undo): its board (number, else
+    /// name), game and decision, for the form that undoes it.
+    pub undo: Option<(String, i64, i64)>,
 }
 
 impl LogFilter {
@@ -85,6 +88,7 @@ pub fn decision_log(
             round: Some(d.round),
             author: d.author.clone(),
             lines: vec![event_line(d, zone, lang)],
+            undo: None,
         });
     }
     for (game, history) in games {
@@ -95,12 +99,17 @@ pub fn decision_log(
             if !filter.takes(game, &d.author) {
                 continue;
             }
+            let standing = d.action.undoes().is_none() && game.undone_by(d.id).is_none();
+            let board = game
+                .board_no
+                .map_or_else(|| game.board_name.clone(), |n| n.to_string());
             log.push(LogEntry {
                 at_ms: entry.event.at_ms,
                 id: entry.event.id,
                 round: game.round,
                 author: d.author.clone(),
                 lines: in_words(game, std::slice::from_ref(entry), zone, lang),
+                undo: standing.then_some((board, game.id.0, d.id)),
             });
         }
     }

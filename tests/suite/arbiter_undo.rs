@@ -557,7 +557,9 @@ async fn a_wrong_pairings_file_is_undone_from_the_console() {
     let page = console.get("arbiter").await;
     let form = r#"<form class="pairings-undo" method="post" action="/arbiter/pairings/undo"><input type="hidden" name="round" value="2">"#;
     assert!(page.contains(form), "{page}");
-    let back = console.post("arbiter/pairings/undo", &[("round", "2")]).await;
+    let back = console
+        .post("arbiter/pairings/undo", &[("round", "2")])
+        .await;
     assert!(back.contains("msg="), "{back}");
     assert_eq!(
         names(),
@@ -569,10 +571,16 @@ async fn a_wrong_pairings_file_is_undone_from_the_console() {
     // Not again: the undo stands until a file is imported anew.
     let page = console.get("arbiter").await;
     assert!(!page.contains("pairings-undo"), "{page}");
-    let back = console.post("arbiter/pairings/undo", &[("round", "2")]).await;
+    let back = console
+        .post("arbiter/pairings/undo", &[("round", "2")])
+        .await;
     assert!(back.contains("err="), "{back}");
     let log = console.get("arbiter/decisions?round=2").await;
     assert_eq!(log.matches("pairings imported").count(), 2, "{log}");
-    assert_eq!(log.matches("import of the pairings undone").count(), 1, "{log}");
+    assert_eq!(
+        log.matches("import of the pairings undone").count(),
+        1,
+        "{log}"
+    );
     bench.stop().await;
 }

@@ -91,9 +91,13 @@ fn shown_in_pgn(text: &str) -> Vec<Shown> {
 
 /// Every move row ever written, by (game id, ply, SAN): the earliest time made.
 fn move_rows(db: &Path) -> HashMap<(i64, u32, String), u64> {
-    let conn =
+    // The daemon may not have created the database yet (as `stored_all`): no row then, so that
+    // any move shown is one never recorded.
+    let Ok(conn) =
         rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .unwrap();
+    else {
+        return HashMap::new();
+    };
     let Ok(mut stmt) = conn
         .prepare("SELECT m.game_id, m.ply, m.notation, min(m.at_ms) FROM moves m GROUP BY 1, 2, 3")
     else {

@@ -55,6 +55,15 @@ pub fn decisions_html(log: &[LogEntry], filter: &LogFilter, lang: Lang) -> Strin
                 main.push_str(&escape(line));
             }
         }
+        // A decision that stands can be undone from here, whichever game of the board it is on.
+        if let Some((board, game, decision)) = &entry.undo {
+            let _ = write!(
+                main,
+                r#"<form class="undo" method="post" action="/arbiter/boards/{}/undo"><input type="hidden" name="game" value="{game}"><input type="hidden" name="decision" value="{decision}"><button type="submit">{}</button></form>"#,
+                escape(&super::url_encode(board)),
+                t("arbiter.undo"),
+            );
+        }
         main.push_str("</li>");
     }
     main.push_str("</ol></main>");
@@ -76,6 +85,7 @@ mod tests {
                 "2026-12-02 10:05:00  board 12 (game 7)  move 2 white  move corrected".into(),
                 "    withdrawn: 2. g3".into(),
             ],
+            undo: Some(("12".into(), 7, 31)),
         }];
         let filter = LogFilter {
             board: Some("12".into()),
@@ -88,6 +98,9 @@ mod tests {
             assert!(html.contains(r#"name="round" min="1" value="2""#), "{html}");
             assert!(html.contains(r#"data-author="Chief &lt;A&gt;" data-round="2""#));
             assert!(html.contains(r#"<br><span class="withdrawn">withdrawn: 2. g3</span>"#));
+            assert!(html.contains(
+                r#"<form class="undo" method="post" action="/arbiter/boards/12/undo"><input type="hidden" name="game" value="7"><input type="hidden" name="decision" value="31">"#
+            ));
             assert!(html.contains(&format!(r#"<html lang="{}""#, lang.code())));
         }
     }
