@@ -373,6 +373,7 @@ impl<B: Board> Pipeline<B> {
                 }
             }
         }
+        self.latest = self.latest.max(at);
         self.tracker.tick(at, &mut self.observed);
         self.collect();
     }
@@ -459,7 +460,6 @@ impl<B: Board> Pipeline<B> {
         self.useless_reads = 0;
         self.press_reread = false;
         self.catching_up = false;
-        self.latest = self.latest.max(at);
         if self.sensor.is_known() {
             self.tracker.observe(at, &self.sensor, &mut self.observed);
         }
