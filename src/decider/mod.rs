@@ -363,22 +363,13 @@ impl Decider {
         Ok(boards)
     }
 
-    /// Imports round `round`'s pairings here: a hall's command.
+    /// Imports round `round`'s pairings here, without byes (the event node keeps those): a
+    /// hall's command.
     pub async fn import_rows(&self, round: u32, rows: Vec<Pairing>) -> Result<usize, Refusal> {
-        self.import_round(round, rows, Vec::new()).await
-    }
-
-    /// Imports round `round`'s pairings and byes in one transaction.
-    async fn import_round(
-        &self,
-        round: u32,
-        rows: Vec<Pairing>,
-        byes: Vec<RoundBye>,
-    ) -> Result<usize, Refusal> {
         let imported = self
             .on_store(move |store| {
                 store
-                    .import_round(round, &rows, &byes)
+                    .import_pairings(round, &rows)
                     .map_err(|e| store_refusal(e, |e| matches!(e, StoreError::InvalidNumber(..))))
             })
             .await?;

@@ -503,9 +503,7 @@ impl Store {
             return Err(DecisionError::NoSuchPly { game, ply, plies });
         }
         let old = &live[ply as usize - 1];
-        let start: Option<String> = tx
-            .prepare_cached("SELECT start_position FROM games WHERE id = ?1")?
-            .query_row([game], |r| r.get(0))?;
+        let start = stored_start(&tx, game)?;
         let start = start_of(start.as_deref())
             .ok_or_else(|| DecisionError::StoredStart(start.unwrap_or_default()))?;
         let corrected = replay_corrected(start, &live, ply, new_move)?;
@@ -600,9 +598,7 @@ impl Store {
         if after_ply == plies && moves.is_empty() {
             return Err(DecisionError::NothingToResume);
         }
-        let start: Option<String> = tx
-            .prepare_cached("SELECT start_position FROM games WHERE id = ?1")?
-            .query_row([game], |r| r.get(0))?;
+        let start = stored_start(&tx, game)?;
         let kept = &live[..after_ply as usize];
         let added = match kind {
             Kind::Chess => continue_record::<ChessGame>(start.as_deref(), kept, moves, at_ms)?,
@@ -658,11 +654,7 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let (board, _, _) = header(&tx, game)?;
-        let decisions = game_events(&tx, game)?
-            .iter()
-            .filter(|e| e.kind == DECISION_KIND)
-            .map(|e| Decision::from_event(game, e))
-            .collect::<Result<Vec<_>, _>>()?;
+        let decisions = game_decisions(&tx, game)?;
         let target = decisions
             .iter()
             .find(|d| d.id == decision)
@@ -761,9 +753,7 @@ impl Store {
                 .query_map((game, decision), |r| super::read::move_row(r, 0))?
                 .collect::<Result<_, _>>()?;
             rows.extend(live.iter().skip(kept.len() + inserted).cloned());
-            let start: Option<String> = tx
-                .prepare_cached("SELECT start_position FROM games WHERE id = ?1")?
-                .query_row([game], |r| r.get(0))?;
+            let start = stored_start(&tx, game)?;
             let replayed = match game_kind(&tx, game)? {
                 Kind::Chess => replay_rows::<ChessGame>(start.as_deref(), kept, &rows),
                 Kind::Togyz => replay_rows::<TogyzGame>(start.as_deref(), kept, &rows),
@@ -930,12 +920,24 @@ impl Store {
     /// Every decision on `game`, in the order they were made.
     pub fn decisions(&self, game: GameId) -> Result<Vec<Decision>, DecisionError> {
         header(&self.conn, game)?;
-        game_events(&self.conn, game)?
-            .iter()
-            .filter(|e| e.kind == DECISION_KIND)
-            .map(|e| Decision::from_event(game, e))
-            .collect()
+        game_decisions(&self.conn, game)
     }
+}
+
+/// Every decision on `game`, in the order made.
+fn game_decisions(conn: &Connection, game: GameId) -> Result<Vec<Decision>, DecisionError> {
+    game_events(conn, game)?
+        .iter()
+        .filter(|e| e.kind == DECISION_KIND)
+        .map(|e| Decision::from_event(game, e))
+        .collect()
+}
+
+/// The start position `game` keeps (none: its kind's standard start).
+fn stored_start(conn: &Connection, game: GameId) -> Result<Option<String>, DecisionError> {
+    Ok(conn
+        .prepare_cached("SELECT start_position FROM games WHERE id = ?1")?
+        .query_row([game], |r| r.get(0))?)
 }
 
 /// A decision that changes the game's moves (an undo of one is not: it gives back the record).

@@ -120,12 +120,7 @@ impl Store {
         rows: &[Pairing],
         byes: &[RoundBye],
     ) -> Result<usize, StoreError> {
-        if round == 0 {
-            return Err(StoreError::InvalidNumber("round", 0));
-        }
-        if let Some(p) = rows.iter().find(|p| p.board == 0) {
-            return Err(StoreError::InvalidNumber("board number", p.board));
-        }
+        check_numbers(round, rows)?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -258,12 +253,7 @@ impl Store {
         by: &str,
         at_ms: Millis,
     ) -> Result<usize, StoreError> {
-        if round == 0 {
-            return Err(StoreError::InvalidNumber("round", 0));
-        }
-        if let Some(p) = rows.iter().find(|p| p.board == 0) {
-            return Err(StoreError::InvalidNumber("board number", p.board));
-        }
+        check_numbers(round, rows)?;
         crate::text::one_line("name of who imported the pairings", by)?;
         let tx = self
             .conn
@@ -456,6 +446,17 @@ impl Store {
     pub fn pairings(&self, round: u32) -> Result<Vec<Pairing>, StoreError> {
         round_pairings(&self.conn, round)
     }
+}
+
+/// Refuses round 0 and a board 0 among `rows`.
+fn check_numbers(round: u32, rows: &[Pairing]) -> Result<(), StoreError> {
+    if round == 0 {
+        return Err(StoreError::InvalidNumber("round", 0));
+    }
+    if let Some(p) = rows.iter().find(|p| p.board == 0) {
+        return Err(StoreError::InvalidNumber("board number", p.board));
+    }
+    Ok(())
 }
 
 /// Replaces the pairings and byes of `round` with `rows` and `byes`, in `tx`.

@@ -623,17 +623,8 @@ pub(super) async fn forfeit(
     headers: HeaderMap,
     form: Result<Form<ForfeitForm>, FormRejection>,
 ) -> Response {
-    let lang = console_language(&app, &headers, None);
     let back = format!("/arbiter/boards/{}", url_encode(&key));
-    let author = match arbiter(caller) {
-        Ok(a) => a,
-        Err(refused) => return refused.into_response(),
-    };
-    let f = match form {
-        Ok(Form(f)) => f,
-        Err(e) => return back_with(&app, &back, Err(unreadable(e, lang))),
-    };
-    let outcome = async {
+    let act = async |app: App, f: ForfeitForm, author, lang: Lang| {
         let note = f.note.filter(|n| !n.trim().is_empty());
         app.decider
             .record_forfeit(f.board, f.round, f.result.clone(), author, note)
@@ -643,9 +634,8 @@ pub(super) async fn forfeit(
             "arbiter.done_forfeit",
             &[("result", &f.result), ("round", &f.round.to_string())],
         ))
-    }
-    .await;
-    back_with(&app, &back, outcome)
+    };
+    event_form(app, caller, headers, form, &back, act).await
 }
 
 #[derive(Deserialize)]
@@ -665,17 +655,7 @@ async fn bye_form(
     form: Result<Form<ByeForm>, FormRejection>,
     give: bool,
 ) -> Response {
-    let lang = console_language(&app, &headers, None);
-    let back = "/arbiter/standings";
-    let author = match arbiter(caller) {
-        Ok(a) => a,
-        Err(refused) => return refused.into_response(),
-    };
-    let f = match form {
-        Ok(Form(f)) => f,
-        Err(e) => return back_with(&app, back, Err(unreadable(e, lang))),
-    };
-    let outcome = async {
+    let act = async |app: App, f: ByeForm, author, lang: Lang| {
         let round = f.round.to_string();
         let name = f.name.trim().to_owned();
         if give {
@@ -699,9 +679,8 @@ async fn bye_form(
                 &[("name", &name), ("round", &round)],
             ))
         }
-    }
-    .await;
-    back_with(&app, back, outcome)
+    };
+    event_form(app, caller, headers, form, "/arbiter/standings", act).await
 }
 
 /// `POST /arbiter/byes`: a player given a bye in a round.
@@ -731,16 +710,7 @@ pub(super) async fn pairings_undo(
     headers: HeaderMap,
     form: Result<Form<RoundUndoForm>, FormRejection>,
 ) -> Response {
-    let lang = console_language(&app, &headers, None);
-    let author = match arbiter(caller) {
-        Ok(a) => a,
-        Err(refused) => return refused.into_response(),
-    };
-    let f = match form {
-        Ok(Form(f)) => f,
-        Err(e) => return back_with(&app, "/arbiter", Err(unreadable(e, lang))),
-    };
-    let outcome = async {
+    let act = async |app: App, f: RoundUndoForm, author, lang: Lang| {
         let boards = app
             .decider
             .undo_pairings_import(f.round, author)
@@ -753,9 +723,8 @@ pub(super) async fn pairings_undo(
                 ("boards", &boards.to_string()),
             ],
         ))
-    }
-    .await;
-    back_with(&app, "/arbiter", outcome)
+    };
+    event_form(app, caller, headers, form, "/arbiter", act).await
 }
 
 #[derive(Deserialize)]
@@ -771,16 +740,7 @@ pub(super) async fn round_undo(
     headers: HeaderMap,
     form: Result<Form<RoundUndoForm>, FormRejection>,
 ) -> Response {
-    let lang = console_language(&app, &headers, None);
-    let author = match arbiter(caller) {
-        Ok(a) => a,
-        Err(refused) => return refused.into_response(),
-    };
-    let f = match form {
-        Ok(Form(f)) => f,
-        Err(e) => return back_with(&app, "/arbiter", Err(unreadable(e, lang))),
-    };
-    let outcome = async {
+    let act = async |app: App, f: RoundUndoForm, author, lang: Lang| {
         let current = app
             .decider
             .undo_round_start(f.round, author)
@@ -793,9 +753,31 @@ pub(super) async fn round_undo(
                 ("current", &current.to_string()),
             ],
         ))
-    }
-    .await;
-    back_with(&app, "/arbiter", outcome)
+    };
+    event_form(app, caller, headers, form, "/arbiter", act).await
+}
+
+/// A console form on the event rather than on a game (a forfeit, a bye, an undone round start
+/// or pairings import): read as the session's arbiter, acted on by `act` (what was done, in
+/// the console's words), then back to `back` with that, or with why nothing was.
+async fn event_form<F>(
+    app: App,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<F>, FormRejection>,
+    back: &str,
+    act: impl AsyncFnOnce(App, F, String, Lang) -> Result<String, ApiError>,
+) -> Response {
+    let lang = console_language(&app, &headers, None);
+    let author = match arbiter(caller) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let outcome = match form {
+        Ok(Form(f)) => act(app.clone(), f, author, lang).await,
+        Err(e) => Err(unreadable(e, lang)),
+    };
+    back_with(&app, back, outcome)
 }
 
 /// The largest pairings file the console takes.
