@@ -922,3 +922,95 @@ fn an_emulated_game_at_3_plus_2_starts_at_3_minutes_with_no_clock_alert() {
     let pgn = export_text(&db, "pgn", &[]);
     assert!(!pgn.contains("clock_mis_set"), "{pgn}");
 }
+
+/// A result set on the wrong game mid-play, undone (issue 34, item 1), as a venue meets it with
+/// real processes: `emulate` plays on, `run` records; the arbiter sets 1-0 at the command line
+/// (the daemon closes the game), the daemon is killed, the arbiter undoes the result at the
+/// command line, and the daemon started again takes the reopened game up as after any restart:
+/// the board's memory gives back what was played meanwhile, and the record is the whole game,
+/// one game, with both decisions in its history.
+#[test]
+fn a_result_undone_while_the_daemon_was_down_is_taken_up_again_at_its_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (file, n) = ("London1851", 138);
+    let expected = expected_uci(&corpus_game(file, n));
+    let (_emulator, link) = emulate(
+        d,
+        "board",
+        file,
+        n,
+        &["--speed", "0.08", "--seed", "7", "--linger-ms", "1000"],
+    );
+    let board = link.to_str().unwrap();
+    let db = d.join("live.db");
+    let db_arg = db.to_str().unwrap();
+    let mut first = run(d, "run-1", &db, &[&link]);
+    wait_for_moves(&db, board, 8);
+    let game = boardscribe::store::Store::open_read_only(&db)
+        .unwrap()
+        .games()
+        .unwrap()
+        .pop()
+        .unwrap()
+        .id;
+    let id = game.0.to_string();
+    let cli = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    cli(&[
+        "arbiter",
+        "--db",
+        db_arg,
+        "result",
+        "--game",
+        &id,
+        "--result",
+        "1-0",
+        "--reason",
+        "resignation",
+    ]);
+    first.kill_hard();
+    let store = boardscribe::store::Store::open_read_only(&db).unwrap();
+    let closed = store.game(game).unwrap().unwrap();
+    assert!(closed.moves.len() < expected.len(), "closed mid-game");
+    let set = store.decisions(game).unwrap().pop().unwrap();
+    drop(store);
+    cli(&[
+        "arbiter",
+        "--db",
+        db_arg,
+        "undo",
+        "--game",
+        &id,
+        "--decision",
+        &set.id.to_string(),
+    ]);
+    let mut second = run(d, "run-2", &db, &[&link]);
+    wait_for_moves(&db, board, expected.len());
+    second.terminate();
+    assert!(second.wait_exit(Duration::from_secs(20)).success());
+    assert!(
+        second.log_text().contains("resuming game"),
+        "{}",
+        second.log_text()
+    );
+    let last = export(&db).unwrap();
+    assert_eq!(last.len(), 1, "one game, taken up again: {last:#?}");
+    assert_eq!(last[0].moves, expected);
+    let decisions = boardscribe::store::Store::open_read_only(&db)
+        .unwrap()
+        .game(game)
+        .unwrap()
+        .unwrap();
+    let actions: Vec<&str> = decisions
+        .all_decisions()
+        .map(|(d, _)| d.action.as_str())
+        .collect();
+    assert_eq!(actions, ["set_result", "undo"]);
+}
