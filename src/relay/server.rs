@@ -161,19 +161,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Db {
-    /// Runs `f` on the reader, on a blocking thread.
+    /// Runs `f` on the reader, on a blocking thread, on one snapshot of the database. A read
+    /// the database refused is tried once more on a connection opened anew (the cause is
+    /// logged), so that a passing refusal (a busy or recovering database on a loaded machine)
+    /// costs the asker nothing.
     async fn read<T: Send + 'static>(
         self: &Arc<Self>,
-        f: impl FnOnce(&mut ReaderState, &Path) -> Result<T, RelayError> + Send + 'static,
+        f: impl Fn(&mut ReaderState, &Path) -> Result<T, RelayError> + Send + 'static,
     ) -> Result<T, RelayError> {
         let db = self.clone();
         tokio::task::spawn_blocking(move || {
             let mut reader = lock(&db.reader);
-            let result = f(&mut reader, &db.path);
-            if result.is_err() {
-                reader.store = None;
+            match reader.in_snapshot(&db.path, &f) {
+                Err(RelayError::Store(cause)) => {
+                    warn!(%cause, "a read of the database failed; trying once more on a new connection");
+                    reader.in_snapshot(&db.path, &f)
+                }
+                done => done,
             }
-            result
         })
         .await?
     }

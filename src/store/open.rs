@@ -172,6 +172,19 @@ impl Store {
         })
     }
 
+    /// Begins a read transaction: until [`Store::end_read`], every query of this connection
+    /// sees the database as one commit left it, whatever other connections commit meanwhile.
+    pub fn begin_read(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch("BEGIN DEFERRED")?;
+        Ok(())
+    }
+
+    /// Ends the read transaction [`Store::begin_read`] began.
+    pub fn end_read(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch("COMMIT")?;
+        Ok(())
+    }
+
     /// SQLite's `data_version`: changes whenever another connection has committed, so a reader
     /// can tell cheaply whether what it rendered is still current.
     pub fn data_version(&self) -> Result<i64, StoreError> {

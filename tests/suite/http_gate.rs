@@ -42,13 +42,14 @@ const RSS_BOUND_MIB: u64 = 2000 * 48 / 1024;
 
 /// A `run` process recording `boards`, its relay on a free port with the admin token.
 struct Hall {
-    dir: tempfile::TempDir,
     db: PathBuf,
     http: u16,
     token_file: PathBuf,
     daemon: Daemon,
     boards: Vec<HallBoard>,
     fleet: Option<PtyFleet>,
+    /// Last: fields drop in order, and the daemon's drop prints its log from this folder.
+    dir: tempfile::TempDir,
 }
 
 impl Hall {

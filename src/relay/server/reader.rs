@@ -213,6 +213,29 @@ pub(super) enum PgnAsk {
 }
 
 impl ReaderState {
+    /// `f` over one read transaction, so that every query it makes sees the same commits. A
+    /// failure drops the connection: the next read opens it anew.
+    pub(super) fn in_snapshot<T>(
+        &mut self,
+        db: &Path,
+        f: impl Fn(&mut ReaderState, &Path) -> Result<T, RelayError>,
+    ) -> Result<T, RelayError> {
+        let result = self
+            .refresh(db)
+            .and_then(|()| Ok(self.store()?.begin_read()?))
+            .and_then(|()| {
+                let read = f(self, db);
+                let ended = self.store()?.end_read();
+                let read = read?;
+                ended?;
+                Ok(read)
+            });
+        if result.is_err() {
+            self.store = None;
+        }
+        result
+    }
+
     /// Opens the connection if needed and drops the cache if another connection committed.
     pub(super) fn refresh(&mut self, db: &Path) -> Result<(), RelayError> {
         let store = match self.store.take() {
