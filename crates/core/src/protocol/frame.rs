@@ -1,40 +1,101 @@
-//! The frame reader: owns the byte buffer of one board, finds frame boundaries, resynchronises.
+//! The frame reader: owns the byte buffer of one board and hands its bytes to the board's wire,
+//! which cuts frames off them.
 //!
 //! Flow: the device layer [`FrameReader::push`]es bytes as they arrive and calls
 //! [`FrameReader::next_frame`] until it returns `None`. Each call yields a decoded
-//! frame or a [`DecodeWarning`] saying which bytes were dropped; after a warning the reader
-//! already stands on the next byte with bit 7 set (dgt-notes 1.2), so the caller logs it and
+//! frame or a [`DecodeWarning`] saying which bytes were dropped; after a warning the wire has
+//! already put the reader on the byte where the next frame may start, so the caller logs it and
 //! calls again. Bytes are consumed by moving an offset; the buffer is compacted on `push`, and
-//! after draining it never holds more than one incomplete frame
-//! ([`MAX_FRAME_LEN`](super::dgt::MAX_FRAME_LEN) bytes).
-//! The reader serves every protocol on DGT's framing through [`Wire`]: [`Mode`] reads DGT frames,
-//! [`crate::protocol::tgz::Tgz`] reads TGZ-1 frames.
+//! after draining it never holds more than one incomplete frame.
+//! Each protocol owns its framing through [`Wire::cut`]: DGT's binary frames and TGZ-1's, which
+//! share DGT's framing, resynchronise on the next byte with bit 7 set ([`dgt_framed`],
+//! dgt-notes 1.2); an ASCII protocol resynchronises on its own start character.
 
 use nom::Err;
 
 use super::dgt::{self, FrameError, MessageId, Mode, PResult, RawFrame};
 
-/// A protocol on DGT's framing: how a frame is cut off the stream and how its payload is decoded.
+/// A protocol's framing and decoding: how the next frame is cut off the bytes a board sent.
 pub trait Wire {
     type Frame;
 
-    /// Cuts the next frame off `i` (streaming: `Incomplete` on short input).
-    fn split<'a>(&self, i: &'a [u8]) -> PResult<'a, RawFrame<'a>>;
-
-    /// Decodes a frame that [`Wire::split`] accepted.
-    fn decode(&self, raw: RawFrame<'_>) -> Result<Self::Frame, FrameError>;
+    /// The frame at the start of `buf`, or the warning for the bytes that are not one, with how
+    /// many bytes it took (at least one); `None` while `buf` holds only the start of a frame.
+    fn cut(&self, buf: &[u8]) -> Option<(Result<Self::Frame, DecodeWarning>, usize)>;
 }
 
 /// DGT frames in single-board or bus mode.
 impl Wire for Mode {
     type Frame = dgt::Frame;
 
-    fn split<'a>(&self, i: &'a [u8]) -> PResult<'a, RawFrame<'a>> {
-        dgt::split_frame(i, *self)
+    fn cut(&self, buf: &[u8]) -> Option<(Result<dgt::Frame, DecodeWarning>, usize)> {
+        dgt_framed(
+            buf,
+            |i| dgt::split_frame(i, *self),
+            |raw| dgt::decode_payload(raw, *self),
+        )
     }
+}
 
-    fn decode(&self, raw: RawFrame<'_>) -> Result<dgt::Frame, FrameError> {
-        dgt::decode_payload(raw, *self)
+/// [`Wire::cut`] for a protocol on DGT's framing (an id byte with bit 7 set, a 14-bit length,
+/// a payload of 7-bit bytes): `split` cuts a frame, `decode` reads its payload. Bytes that do
+/// not make a frame are skipped up to the next byte with bit 7 set, never past it.
+pub fn dgt_framed<F>(
+    buf: &[u8],
+    split: impl for<'a> Fn(&'a [u8]) -> PResult<'a, RawFrame<'a>>,
+    decode: impl Fn(RawFrame<'_>) -> Result<F, FrameError>,
+) -> Option<(Result<F, DecodeWarning>, usize)> {
+    let &first = buf.first()?;
+    match split(buf) {
+        Ok((after, raw)) => {
+            let used = buf.len() - after.len();
+            let result = decode(raw).map_err(|e| DecodeWarning::InvalidPayload {
+                id: MessageId(raw.id),
+                detail: e.to_string(),
+                skipped: used,
+            });
+            Some((result, used))
+        }
+        Err(Err::Incomplete(_)) => None,
+        Err(Err::Error(e) | Err::Failure(e)) => {
+            let id = MessageId(first);
+            // Skip to the next byte with bit 7 set, never past it.
+            let to_next = || {
+                1 + buf[1..]
+                    .iter()
+                    .position(|&b| b & 0x80 != 0)
+                    .unwrap_or(buf.len() - 1)
+            };
+            let w = match e {
+                FrameError::NotAFrameStart { .. } => {
+                    let count = buf.iter().position(|&b| b & 0x80 != 0).unwrap_or(buf.len());
+                    DecodeWarning::SkippedGarbage { count }
+                }
+                FrameError::HighBit { offset, .. } => DecodeWarning::HighBitInFrame {
+                    id,
+                    offset,
+                    skipped: offset,
+                },
+                FrameError::BadLength { len, .. } => DecodeWarning::BadLength {
+                    id,
+                    len,
+                    skipped: to_next(),
+                },
+                FrameError::Oversize { len, max, .. } => DecodeWarning::Oversize {
+                    id,
+                    len,
+                    max,
+                    skipped: to_next(),
+                },
+                other => DecodeWarning::InvalidPayload {
+                    id,
+                    detail: other.to_string(),
+                    skipped: to_next(),
+                },
+            };
+            let used = w.skipped();
+            Some((Err(w), used))
+        }
     }
 }
 
@@ -77,6 +138,10 @@ pub enum DecodeWarning {
         detail: String,
         skipped: usize,
     },
+    /// A protocol not on DGT's framing dropped bytes that made no message of it (a bad check
+    /// digit, a wrong count of numbers, bytes before a message's start), and why.
+    #[error("dropped {skipped} byte(s): {detail}")]
+    Dropped { detail: String, skipped: usize },
 }
 
 impl DecodeWarning {
@@ -87,7 +152,8 @@ impl DecodeWarning {
             DecodeWarning::BadLength { skipped, .. }
             | DecodeWarning::Oversize { skipped, .. }
             | DecodeWarning::HighBitInFrame { skipped, .. }
-            | DecodeWarning::InvalidPayload { skipped, .. } => *skipped,
+            | DecodeWarning::InvalidPayload { skipped, .. }
+            | DecodeWarning::Dropped { skipped, .. } => *skipped,
         }
     }
 }
@@ -158,65 +224,12 @@ impl<W: Wire> FrameReader<W> {
     /// The next frame; `None` when more bytes are needed; `Err` when bytes were skipped.
     pub fn next_frame(&mut self) -> Option<Result<W::Frame, DecodeWarning>> {
         let rest = &self.buf[self.pos..];
-        let &first = rest.first()?;
-        let (result, used) = match self.wire.split(rest) {
-            Ok((after, raw)) => {
-                let used = rest.len() - after.len();
-                let result = self
-                    .wire
-                    .decode(raw)
-                    .map_err(|e| DecodeWarning::InvalidPayload {
-                        id: MessageId(raw.id),
-                        detail: e.to_string(),
-                        skipped: used,
-                    });
-                (result, used)
-            }
-            Err(Err::Incomplete(_)) => return None,
-            Err(Err::Error(e) | Err::Failure(e)) => {
-                let id = MessageId(first);
-                // Skip to the next byte with bit 7 set, never past it.
-                let to_next = || {
-                    1 + rest[1..]
-                        .iter()
-                        .position(|&b| b & 0x80 != 0)
-                        .unwrap_or(rest.len() - 1)
-                };
-                let w = match e {
-                    FrameError::NotAFrameStart { .. } => {
-                        let count = rest
-                            .iter()
-                            .position(|&b| b & 0x80 != 0)
-                            .unwrap_or(rest.len());
-                        DecodeWarning::SkippedGarbage { count }
-                    }
-                    FrameError::HighBit { offset, .. } => DecodeWarning::HighBitInFrame {
-                        id,
-                        offset,
-                        skipped: offset,
-                    },
-                    FrameError::BadLength { len, .. } => DecodeWarning::BadLength {
-                        id,
-                        len,
-                        skipped: to_next(),
-                    },
-                    FrameError::Oversize { len, max, .. } => DecodeWarning::Oversize {
-                        id,
-                        len,
-                        max,
-                        skipped: to_next(),
-                    },
-                    other => DecodeWarning::InvalidPayload {
-                        id,
-                        detail: other.to_string(),
-                        skipped: to_next(),
-                    },
-                };
-                let used = w.skipped();
-                (Err(w), used)
-            }
-        };
-        self.pos += used;
+        if rest.is_empty() {
+            return None;
+        }
+        let (result, used) = self.wire.cut(rest)?;
+        // A wire that took nothing would be asked the same again: every answer moves on.
+        self.pos += used.clamp(1, rest.len());
         Some(result)
     }
 }

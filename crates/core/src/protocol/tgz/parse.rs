@@ -11,7 +11,7 @@ use crate::protocol::{
         self, FrameError, LenRule, MessageId, Mode, PResult, RawFrame, TRADEMARK_MAX_LEN,
         UNKNOWN_MAX_LEN, split_frame_with,
     },
-    frame::Wire,
+    frame::{DecodeWarning, Wire},
 };
 
 /// The total lengths (header included) a TGZ-1 message id may have.
@@ -95,11 +95,7 @@ pub(super) fn in_range(
 impl Wire for Tgz {
     type Frame = Frame;
 
-    fn split<'a>(&self, i: &'a [u8]) -> PResult<'a, RawFrame<'a>> {
-        split_frame(i)
-    }
-
-    fn decode(&self, raw: RawFrame<'_>) -> Result<Frame, FrameError> {
-        decode_payload(raw)
+    fn cut(&self, buf: &[u8]) -> Option<(Result<Frame, DecodeWarning>, usize)> {
+        crate::protocol::frame::dgt_framed(buf, split_frame, decode_payload)
     }
 }
