@@ -13,6 +13,7 @@
 
 use std::hint::black_box;
 
+use boardscribe::sensor::dgt::DgtFrames as _;
 use boardscribe::{
     capture::parse_capture,
     device::Direction,
@@ -23,7 +24,7 @@ use boardscribe::{
         dgt::{Frame, Mode},
     },
     replay::replay_reader,
-    sensor::dgt::{ClockReading, DgtBoardState},
+    sensor::dgt::{ChessSensor, ClockReading},
     store::Store,
     tracker::{GapSearch, Tracker, TrackerEvent, TrackerSettings, search_gap},
 };
@@ -66,7 +67,7 @@ fn pipeline(c: &mut Criterion) {
             let mut events = Vec::new();
             let mut n = 0;
             for game in &games {
-                let mut sensor = DgtBoardState::default();
+                let mut sensor = ChessSensor::default();
                 let mut tracker = Tracker::<ChessGame>::new(TrackerSettings::default());
                 for (t, f) in game {
                     match f {

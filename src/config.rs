@@ -158,30 +158,8 @@ impl fmt::Display for Tiebreaks {
     }
 }
 
-/// The game a board is made for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BoardKind {
-    /// A DGT electronic chessboard.
-    Dgt,
-    /// A togyz korgool pit board (TGZ-1 frames).
-    Togyz,
-}
-
-impl BoardKind {
-    /// The config name: `"dgt"` or `"togyz"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BoardKind::Dgt => "dgt",
-            BoardKind::Togyz => "togyz",
-        }
-    }
-}
-
-impl fmt::Display for BoardKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
+/// A board's kind (`kind = "dgt"`): the core's one list of them.
+pub use crate::kind::BoardKind;
 
 /// One `[[board]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -686,7 +664,7 @@ mod raw;
 mod relay;
 
 use boards::{boards, buses};
-use check::{Checker, KINDS, LAYOUTS, line_column, list, serde_message, validate};
+use check::{Checker, LAYOUTS, line_column, list, serde_message, validate};
 pub use check::{open_bind_warning, plain_http_refusal, weak_admin_token};
 use cluster::cluster_config;
 pub use cluster::is_hall_name;

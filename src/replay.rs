@@ -14,8 +14,9 @@ use crate::{
     Millis,
     arbiter::LawsSetup,
     device::Direction,
-    game::Kind,
-    pipeline::{Board, Dgt, Pipeline, PipelineStats, Tgz},
+    game::GameKind,
+    kind::{BoardKind, WithBoard},
+    pipeline::{Board, Pipeline, PipelineStats},
     recorder::Recorder,
     store::{GameId, Store, StoreError, Write},
     tracker::{Tracker, TrackerEvent},
@@ -139,29 +140,33 @@ pub fn replay_reader_with(
         on_commit,
     };
     match run.lines.device() {
-        None | Some("dgt") => {
-            let board = run.store.board(&name, Kind::Chess)?;
-            let tracker = Tracker::new(laws.tracker_settings());
-            run.drive(Recorder::new(
-                board,
-                Pipeline::<Dgt>::new(tracker, laws.referee()),
-            ))
-        }
         Some("dgt-bus") => {
             // One board's share of a bus: the commands to its address and its bus replies.
-            let board = run.store.board(&name, Kind::Chess)?;
-            let tracker = Tracker::new(laws.tracker_settings());
-            let pipeline = Pipeline::<crate::bus::DgtBus>::new(tracker, laws.referee());
-            run.drive(Recorder::new(board, pipeline))
+            run.with::<crate::bus::DgtBus>(laws)
         }
-        Some("togyz") => {
-            let board = run.store.board(&name, Kind::Togyz)?;
-            run.drive(Recorder::<Tgz>::fresh_togyz(board))
-        }
-        Some(device) => Err(ReplayError::Device {
-            path: source.to_string(),
-            device: device.to_string(),
-        }),
+        // A capture without a device is a DGT board's (the first captures named none).
+        None => run.with::<crate::pipeline::Dgt>(laws),
+        Some(device) => match BoardKind::from_name(device) {
+            Some(kind) => kind.with_board(Replay { run, laws }),
+            None => Err(ReplayError::Device {
+                path: source.to_string(),
+                device: device.to_string(),
+            }),
+        },
+    }
+}
+
+/// A replay of a board of the kind [`BoardKind::with_board`] gives.
+struct Replay<'a, R> {
+    run: Run<'a, R>,
+    laws: &'a LawsSetup,
+}
+
+impl<R: BufRead> WithBoard for Replay<'_, R> {
+    type Output = Result<ReplaySummary, ReplayError>;
+
+    fn run<B: Board>(self) -> Self::Output {
+        self.run.with::<B>(self.laws)
     }
 }
 
@@ -178,6 +183,18 @@ struct Run<'a, R> {
 }
 
 impl<R: BufRead> Run<'_, R> {
+    /// Replays the capture on a `B` board under `laws`.
+    fn with<B: Board>(self, laws: &LawsSetup) -> Result<ReplaySummary, ReplayError> {
+        let board = self
+            .store
+            .board(&self.summary.board, <B::Game as GameKind>::KIND)?;
+        let tracker = Tracker::new(B::settings(laws));
+        self.drive(Recorder::new(
+            board,
+            Pipeline::<B>::new(tracker, B::judge(laws)),
+        ))
+    }
+
     /// Feeds the rest of the capture through `recorder`, committing in batches.
     fn drive<B: Board>(mut self, mut recorder: Recorder<B>) -> Result<ReplaySummary, ReplayError> {
         while let Some((t_ms, dir)) = self.next {

@@ -43,18 +43,15 @@ pub(super) fn boards(
         } else {
             numbers.insert(number, number_field.span().start);
         }
-        let kind = match KINDS
-            .iter()
-            .find(|k| k.as_str() == kind_field.get_ref().trim())
-        {
-            Some(&k) => Some(k),
+        let kind = match BoardKind::from_name(kind_field.get_ref().trim()) {
+            Some(k) => Some(k),
             None => {
                 ck.at(
                     kind_field.span(),
                     format!(
                         "unknown board kind {:?}; valid: {}",
                         kind_field.get_ref(),
-                        list(&KINDS, BoardKind::as_str)
+                        list(&BoardKind::ALL, BoardKind::name)
                     ),
                 );
                 None
@@ -91,10 +88,10 @@ pub(super) fn boards(
                     ),
                 );
             }
-            if kind == Some(BoardKind::Togyz) {
+            if let Some(kind) = kind.filter(|&k| k != BoardKind::Dgt) {
                 ck.at(
                     kind_field.span(),
-                    "only dgt boards can be on a bus; remove bus from this togyz board".to_owned(),
+                    format!("only dgt boards can be on a bus; remove bus from this {kind} board"),
                 );
             }
             let serial = match &b.bus_serial {
@@ -185,10 +182,10 @@ pub(super) fn board_clock_layout(
         return ClockLayout::default();
     };
     match LAYOUTS.iter().find(|(_, s)| *s == cl.get_ref().trim()) {
-        Some(&(layout, _)) if kind != BoardKind::Togyz => return layout,
+        Some(&(layout, _)) if kind == BoardKind::Dgt => return layout,
         Some(_) => ck.at(
             cl.span(),
-            "clock_layout is for dgt boards; remove it from this togyz board".to_owned(),
+            format!("clock_layout is for dgt boards; remove it from this {kind} board"),
         ),
         None => ck.at(
             cl.span(),

@@ -160,8 +160,6 @@ pub(super) fn list<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Stri
     all.iter().map(|&t| name(t)).collect::<Vec<_>>().join(", ")
 }
 
-pub(super) const KINDS: [BoardKind; 2] = [BoardKind::Dgt, BoardKind::Togyz];
-
 pub(super) const SUPERVISIONS: [Supervision; 2] = [Supervision::Full, Supervision::Reduced];
 
 pub(super) const LAYOUTS: [(ClockLayout, &str); 2] =

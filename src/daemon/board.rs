@@ -3,7 +3,7 @@
 //! Flow: [`prepare`] resolves a configured board in the store and resumes its open game;
 //! [`board_task`] then loops until `stop`: find the port of the board's [`Locator`] (a serial
 //! number is looked up in sysfs on every attempt, so a board moved to another USB port is found
-//! again), open it, send the kind's start-up commands ([`BoardKit`]), and run a session: bytes in,
+//! again), open it with its kind's line, send the kind's start-up commands ([`Board`]), and run a session: bytes in,
 //! watchdog probes when the board falls silent, writes to the store writer, events announced once
 //! durable, counters into the [`Metrics`]. A lost board is reopened with backoff; its game goes on.
 //! A batch the store refuses (a full disk) goes back into the recorder, which keeps tracking; it
@@ -14,6 +14,7 @@
 
 use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 use tracing::{error, info, warn};
 
@@ -24,16 +25,15 @@ use super::{
 };
 use crate::{
     Millis,
-    arbiter::{Judge, LawsSetup, TogyzReferee},
+    arbiter::{Judge, LawsSetup},
     config::{BoardConfig, Locator},
     decider::desk::{RecordChange, next_change},
     device::{
         Direction,
         serial::{self, Backoff, Watchdog, now_ms},
     },
-    game::{GameKind, Kind, togyz::TogyzGame},
-    pipeline::{Board, Dgt, Pipeline, Tgz},
-    protocol::tgz,
+    game::{GameKind, Kind},
+    pipeline::{Board, Pipeline},
     recorder::Recorder,
     relay::live::Lost,
     sensor::dgt::ClockLayout,
@@ -41,78 +41,8 @@ use crate::{
     tracker::{RecordedMove, Tracker, TrackerSettings},
 };
 
-/// What the daemon needs of a kind of board beyond its recorder.
-pub trait BoardKit: Board + 'static {
-    /// The kind the store records.
-    const KIND: Kind;
-    /// Sent after every open (boards power up silent).
-    fn startup() -> Vec<u8>;
-    /// Sent when the board falls silent: answered in every mode.
-    fn probe() -> Vec<u8>;
-    /// Asks for the board's memory, after a gap (boards with [`Board::HAS_MEMORY`]).
-    fn memory_request() -> Vec<u8> {
-        Vec::new()
-    }
-    fn settings(laws: &LawsSetup) -> TrackerSettings;
-    fn judge(laws: &LawsSetup) -> Self::Judge;
-}
-
-impl BoardKit for Dgt {
-    const KIND: Kind = Kind::Chess;
-
-    fn startup() -> Vec<u8> {
-        serial::STARTUP.to_vec()
-    }
-
-    fn probe() -> Vec<u8> {
-        serial::PROBE.to_vec()
-    }
-
-    /// Reset first: a board sending updates could mix them into the reply.
-    fn memory_request() -> Vec<u8> {
-        vec![
-            crate::protocol::dgt::cmd::SEND_RESET,
-            crate::protocol::dgt::cmd::SEND_EE_MOVES,
-        ]
-    }
-
-    fn settings(laws: &LawsSetup) -> TrackerSettings {
-        laws.tracker_settings()
-    }
-
-    fn judge(laws: &LawsSetup) -> Self::Judge {
-        laws.referee()
-    }
-}
-
-impl BoardKit for Tgz {
-    const KIND: Kind = Kind::Togyz;
-
-    /// Identity, a full dump, updates with the clock, and the clock now.
-    fn startup() -> Vec<u8> {
-        let mut out = vec![tgz::cmd::RETURN_SERIALNR];
-        for c in tgz::startup(true) {
-            c.encode(&mut out);
-        }
-        out.push(tgz::cmd::SEND_CLK);
-        out
-    }
-
-    fn probe() -> Vec<u8> {
-        vec![tgz::cmd::RETURN_SERIALNR]
-    }
-
-    fn settings(_laws: &LawsSetup) -> TrackerSettings {
-        TrackerSettings::for_game::<TogyzGame>()
-    }
-
-    fn judge(_laws: &LawsSetup) -> TogyzReferee {
-        TogyzReferee::new(crate::game::togyz::Rules::KYRGYZ)
-    }
-}
-
 /// One board to record: where it is and what the store knows of it.
-pub struct BoardSpec<B: BoardKit> {
+pub struct BoardSpec<B: Board> {
     pub name: String,
     /// The board number of the pairings.
     pub number: u32,
@@ -127,7 +57,7 @@ pub struct BoardSpec<B: BoardKit> {
     pub resumed: Vec<RecordedMove>,
 }
 
-impl<B: BoardKit> BoardSpec<B> {
+impl<B: Board> BoardSpec<B> {
     /// The board as the daemon records it, reached through `locator` (its own, or its bus's):
     /// what it shows and its recorder. A resumed game counts as started.
     pub(super) fn start(self, locator: Locator, ctx: &Ctx) -> (BoardRef, Recorder<B>) {
@@ -142,14 +72,64 @@ impl<B: BoardKit> BoardSpec<B> {
     }
 }
 
+/// A configured board of any kind, prepared: what the fleet shows of it before it starts, and
+/// its task.
+pub trait PreparedBoard: Send {
+    fn name(&self) -> &str;
+    fn number(&self) -> u32;
+    /// The game its kind is made for.
+    fn game(&self) -> Kind;
+    /// The resumed game's moves.
+    fn resumed(&self) -> &[RecordedMove];
+    /// The board's task ([`board_task`]).
+    fn run(self: Box<Self>, ctx: Ctx, seed: u64) -> BoxFuture<'static, ()>;
+}
+
+impl<B: Board> PreparedBoard for BoardSpec<B> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn number(&self) -> u32 {
+        self.number
+    }
+
+    fn game(&self) -> Kind {
+        <B::Game as GameKind>::KIND
+    }
+
+    fn resumed(&self) -> &[RecordedMove] {
+        &self.resumed
+    }
+
+    fn run(self: Box<Self>, ctx: Ctx, seed: u64) -> BoxFuture<'static, ()> {
+        Box::pin(board_task(*self, ctx, seed))
+    }
+}
+
+/// [`prepare`] for a board of the kind [`crate::kind::BoardKind::with_board`] gives.
+pub struct Prepare<'a> {
+    pub store: &'a mut Store,
+    pub cfg: &'a BoardConfig,
+    pub laws: &'a LawsSetup,
+}
+
+impl crate::kind::WithBoard for Prepare<'_> {
+    type Output = anyhow::Result<Box<dyn PreparedBoard>>;
+
+    fn run<B: Board>(self) -> Self::Output {
+        Ok(Box::new(prepare::<B>(self.store, self.cfg, self.laws)?))
+    }
+}
+
 /// Resolves `cfg` in the store (numbering it) and resumes its open game.
-pub fn prepare<B: BoardKit>(
+pub fn prepare<B: Board>(
     store: &mut Store,
     cfg: &BoardConfig,
     laws: &LawsSetup,
 ) -> anyhow::Result<BoardSpec<B>> {
     let name = cfg.name.clone();
-    let id = store.board(&name, B::KIND)?;
+    let id = store.board(&name, <B::Game as GameKind>::KIND)?;
     store.set_board_number(id, cfg.number)?;
     let settings = B::settings(laws);
     let mut judge = B::judge(laws);
@@ -230,7 +210,7 @@ const MEMORY_WAIT: Duration = Duration::from_secs(20);
 const BUSY_RETRY: Duration = Duration::from_millis(250);
 
 /// Keeps one board recorded: reconnects with backoff until `stop`.
-pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
+pub async fn board_task<B: Board>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
     if let Some(game) = spec.game {
         tracing::Span::current().record("game", game.0);
     }
@@ -252,7 +232,7 @@ pub async fn board_task<B: BoardKit>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
         }
         // Writes the store refused are tried again while the board is away, too.
         persist(&mut recorder, &mut board, &ctx, Attempt::WhenDue).await;
-        match open(&board.locator, &ctx.sysfs) {
+        match open(&board.locator, &ctx.sysfs, B::LINK) {
             Ok((path, port)) => {
                 unavailable = None;
                 info!(port = %path.display(), "board connected");
@@ -382,7 +362,7 @@ impl Intake {
     }
 }
 
-async fn session<B: BoardKit>(
+async fn session<B: Board>(
     mut port: tokio_serial::SerialStream,
     path: &std::path::Path,
     board: &mut BoardRef,

@@ -20,13 +20,12 @@ use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use super::{
-    board::{BoardKit, BoardSpec},
+    board::BoardSpec,
     context::{Attempt, BoardRef, Ctx},
     persist, port,
 };
 use crate::{
     Millis,
-    arbiter::LawsSetup,
     bus::{BoardInput, BusMaster, DgtBus, MasterSettings, fold_reply},
     config::Locator,
     decider::desk::{RecordChange, next_change},
@@ -34,34 +33,11 @@ use crate::{
         Direction,
         serial::{self, Backoff, now_ms},
     },
-    game::Kind,
     pipeline::Board,
     protocol::dgt::{Command, Frame, FrameError, Mode, parse_frame, split_frame},
     recorder::Recorder,
     relay::live::Lost,
-    tracker::TrackerSettings,
 };
-
-impl BoardKit for DgtBus {
-    const KIND: Kind = Kind::Chess;
-
-    /// Nothing: the master speaks for the whole bus.
-    fn startup() -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn probe() -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn settings(laws: &LawsSetup) -> TrackerSettings {
-        laws.tracker_settings()
-    }
-
-    fn judge(laws: &LawsSetup) -> <Self as Board>::Judge {
-        laws.referee()
-    }
-}
 
 /// One bus to record: its port and the boards expected on it, by address.
 pub struct BusSpec {
@@ -163,7 +139,7 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
         if *stop.borrow() {
             break;
         }
-        match port::open(&locator, &ctx.sysfs) {
+        match port::open(&locator, &ctx.sysfs, DgtBus::LINK) {
             Ok((path, port)) => {
                 unavailable = None;
                 info!(bus = %name, port = %path.display(), "bus port open");
@@ -450,7 +426,7 @@ pub async fn ping_bus(
     sysfs: &std::path::Path,
     settings: &MasterSettings,
 ) -> Result<Vec<u16>, String> {
-    let (path, mut port) = port::open(&bus.locator, sysfs)?;
+    let (path, mut port) = port::open(&bus.locator, sysfs, DgtBus::LINK)?;
     let ping = Command::Bus {
         cmd: crate::protocol::dgt::BusCommand::Ping,
         address: crate::bus::master::BROADCAST,

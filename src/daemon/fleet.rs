@@ -95,12 +95,6 @@ pub async fn record_boards(
     record_fleet(fleet, stop, hub, announce).await
 }
 
-/// A configured board of either kind, prepared.
-pub(super) enum Prepared {
-    Dgt(Box<board::BoardSpec<Dgt>>),
-    Tgz(Box<board::BoardSpec<Tgz>>),
-}
-
 /// systemd's STATUS line: boards and games, and a full store.
 pub(super) fn fleet_status(metrics: &Metrics) -> String {
     let line = status_line(
@@ -175,10 +169,11 @@ pub async fn record_fleet(
     }
     let mut prepared = Vec::new();
     for cfg in &boards {
-        prepared.push(match cfg.kind {
-            BoardKind::Dgt => Prepared::Dgt(Box::new(board::prepare(&mut store, cfg, &laws)?)),
-            BoardKind::Togyz => Prepared::Tgz(Box::new(board::prepare(&mut store, cfg, &laws)?)),
-        });
+        prepared.push(cfg.kind.with_board(board::Prepare {
+            store: &mut store,
+            cfg,
+            laws: &laws,
+        })?);
     }
     let mut bus_specs = Vec::new();
     for bus in &buses {
@@ -205,11 +200,7 @@ pub async fn record_fleet(
             }
         }
         for p in &prepared {
-            let (name, number, kind, moves) = match p {
-                Prepared::Dgt(b) => (&b.name, b.number, crate::game::Kind::Chess, &b.resumed),
-                Prepared::Tgz(b) => (&b.name, b.number, crate::game::Kind::Togyz, &b.resumed),
-            };
-            hub.add_board_kind(name, Some(number), kind, moves);
+            hub.add_board_kind(p.name(), Some(p.number()), p.game(), p.resumed());
         }
     }
     metrics.set_boards_configured(
@@ -279,16 +270,8 @@ pub async fn record_fleet(
     for (i, p) in prepared.into_iter().enumerate() {
         let ctx = ctx.clone();
         let seed = i as u64;
-        match p {
-            Prepared::Dgt(b) => {
-                let span = info_span!("board", board = %b.name, game = field::Empty);
-                tasks.spawn(board::board_task(*b, ctx, seed).instrument(span));
-            }
-            Prepared::Tgz(b) => {
-                let span = info_span!("board", board = %b.name, game = field::Empty);
-                tasks.spawn(board::board_task(*b, ctx, seed).instrument(span));
-            }
-        }
+        let span = info_span!("board", board = %p.name(), game = field::Empty);
+        tasks.spawn(p.run(ctx, seed).instrument(span));
     }
     bus::spawn_buses(&mut tasks, bus_specs, &ctx, 1000);
     drop(ctx);

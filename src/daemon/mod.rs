@@ -33,7 +33,6 @@ use tokio::{sync::watch, task::JoinSet};
 use tracing::{Instrument, error, field, info, info_span, warn};
 
 pub use self::{
-    board::BoardKit,
     demo::{DemoOptions, demo},
     fleet::{Fleet, port_boards, record_boards, record_fleet},
     print::{pgn_date, print_event},
@@ -52,7 +51,6 @@ use crate::{
     game::Variant,
     metrics::Metrics,
     notify::{Notifier, status_line},
-    pipeline::{Dgt, Tgz},
     relay::{Hub, RelayExtras, Token},
     sensor::dgt::ClockLayout,
     store::{EventOpened, EventSettings, RoundInfo, Store},

@@ -12,6 +12,7 @@ use crate::{
         discover,
         serial::{self, Backoff},
     },
+    kind::Link,
 };
 
 /// A board lost less than this long ago is retried every [`RECENT_RETRY`] at most.
@@ -72,18 +73,20 @@ impl From<Unavailable> for String {
     }
 }
 
-/// Finds the board's port now and opens it.
+/// Finds the board's port now and opens it, reached over `link` (its kind's).
 pub(super) fn open(
     locator: &Locator,
     sysfs: &std::path::Path,
+    link: Link,
 ) -> Result<(PathBuf, tokio_serial::SerialStream), Unavailable> {
+    let Link::Serial(line) = link;
     let plain = |why: String| Unavailable { why, busy: false };
     let path = match discover::path_to_open(locator, sysfs) {
         Ok(Some(path)) => path,
         Ok(None) => return Err(plain(format!("{locator} is not plugged in"))),
         Err(e) => return Err(plain(e.to_string())),
     };
-    let port = serial::open(&path).map_err(|e| Unavailable {
+    let port = serial::open(&path, line).map_err(|e| Unavailable {
         busy: e.is_busy(),
         why: e.to_string(),
     })?;

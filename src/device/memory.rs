@@ -56,7 +56,7 @@ pub fn read_dump(path: &Path) -> Result<Vec<u8>, DumpError> {
 /// Asks the board on `port` for its memory (DGT_SEND_EE_MOVES, 0x49) and reads the reply; it
 /// takes about 8 s at 9600 baud for a full log. Returns the bytes read.
 pub async fn fetch_from_port(port: &Path, wait: Duration) -> Result<Vec<u8>, DumpError> {
-    let mut stream = serial::open(port)?;
+    let mut stream = serial::open(port, crate::kind::SerialSettings::DGT)?;
     // A board in update mode would mix field updates into the reply: reset it first.
     serial::send(&mut stream, port, &[cmd::SEND_RESET, cmd::SEND_EE_MOVES]).await?;
     let deadline = tokio::time::Instant::now() + wait;

@@ -1,6 +1,6 @@
 //! `boardscribe record`: a real board's stream, both directions, to a capture file.
 //!
-//! Flow: open the port like `run` does, send the start-up commands, and write every chunk that
+//! Flow: open the port like `run` does (with the line of its `--kind`), send its start-up commands, and write every chunk that
 //! goes either way, timestamped from the start, until Ctrl-C or `--seconds` have passed.
 
 use std::{
@@ -15,7 +15,10 @@ use super::{
     Direction,
     serial::{self, now_ms},
 };
-use crate::capture::CaptureWriter;
+use crate::{
+    capture::CaptureWriter,
+    kind::{BoardKind, Link},
+};
 
 /// `boardscribe record`.
 #[derive(clap::Args, Debug, Clone)]
@@ -29,6 +32,9 @@ pub struct RecordArgs {
     /// Stop after this many seconds (default: at Ctrl-C).
     #[arg(long)]
     pub seconds: Option<u64>,
+    /// The kind of board: its line settings, its start-up commands and the capture's device.
+    #[arg(long, value_enum, default_value_t = BoardKind::Dgt)]
+    pub kind: BoardKind,
 }
 
 /// Records until Ctrl-C or the time limit.
@@ -39,14 +45,16 @@ pub fn record(args: RecordArgs) -> anyhow::Result<()> {
         ("port".to_string(), args.port.display().to_string()),
         ("started_unix_ms".to_string(), now_ms().to_string()),
     ];
-    let mut writer = CaptureWriter::new(BufWriter::new(file), "dgt", &extra)?;
+    let mut writer = CaptureWriter::new(BufWriter::new(file), args.kind.name(), &extra)?;
+    let Link::Serial(line) = args.kind.link();
+    let startup = args.kind.startup();
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async {
-        let mut port = serial::open(&args.port)?;
+        let mut port = serial::open(&args.port, line)?;
         let start = Instant::now();
         let elapsed = |start: Instant| start.elapsed().as_millis() as u64;
-        serial::send(&mut port, &args.port, &serial::STARTUP).await?;
-        writer.write(elapsed(start), Direction::ToBoard, &serial::STARTUP)?;
+        serial::send(&mut port, &args.port, &startup).await?;
+        writer.write(elapsed(start), Direction::ToBoard, &startup)?;
         let limit = args.seconds.map(Duration::from_secs);
         let mut buf = [0u8; 4096];
         loop {

@@ -1,8 +1,8 @@
-//! The serial transport of one DGT board: open, start up, read, watch, reconnect.
+//! The serial transport of one board: open, start up, read, watch, reconnect.
 //!
-//! Flow: open the port at 9600 8N1 without flow control and exclusively, dropping what the
-//! kernel held from before; send the start-up commands (identify, full dump, update mode,
-//! clock); then every read is timestamped and handed, raw, to the board's pipeline before
+//! Flow: open the port with its kind's line settings (DGT: 9600 8N1) without flow control and
+//! exclusively, dropping what the kernel held from before; send the kind's start-up commands
+//! (DGT: identify, full dump, update mode, clock); then every read is timestamped and handed, raw, to the board's pipeline before
 //! anything is decoded. A watchdog asks a silent board for its serial number and gives up on it
 //! when it still says nothing; the session then ends and the caller reconnects with backoff. A
 //! reconnect always begins with a fresh full dump.
@@ -19,7 +19,10 @@ use tokio_serial::{
 };
 
 use super::holders;
-use crate::{Millis, protocol::dgt::cmd};
+use crate::{
+    Millis,
+    kind::{self, SerialSettings},
+};
 
 /// Why a port could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -45,19 +48,8 @@ pub enum DeviceError {
     },
 }
 
-/// Commands sent after every (re)open: single-board mode (any single-board command leaves bus
-/// mode), identity, a full dump, updates with clock times only when they change, the clock.
-pub const STARTUP: [u8; 6] = [
-    cmd::RETURN_SERIALNR,
-    cmd::SEND_VERSION,
-    cmd::RETURN_LONG_SERIALNR,
-    cmd::SEND_BRD,
-    cmd::SEND_UPDATE_NICE,
-    cmd::SEND_CLK,
-];
-
-/// The watchdog's probe: cheap, answered in every mode.
-pub const PROBE: [u8; 1] = [cmd::RETURN_SERIALNR];
+/// DGT's start-up commands and probe, which `record` sends too.
+pub use crate::protocol::dgt::{PROBE, STARTUP};
 
 /// Watchdog timings.
 #[derive(Clone, Copy, Debug)]
@@ -106,14 +98,25 @@ fn open_failed(path: &Path, shown: String, source: tokio_serial::Error) -> Devic
     }
 }
 
-/// Opens a DGT board's port: 9600 baud, 8N1, no flow control, exclusive. A port another
-/// process holds is refused with that process named ([`DeviceError::Busy`]).
-pub fn open(path: &Path) -> Result<SerialStream, DeviceError> {
+/// Opens a board's port with its kind's line settings (DGT: 9600 8N1), no flow control,
+/// exclusive. A port another process holds is refused with that process named
+/// ([`DeviceError::Busy`]).
+pub fn open(path: &Path, line: SerialSettings) -> Result<SerialStream, DeviceError> {
     let shown = path.display().to_string();
-    let mut port = tokio_serial::new(shown.clone(), 9600)
-        .data_bits(DataBits::Eight)
-        .parity(Parity::None)
-        .stop_bits(StopBits::One)
+    let mut port = tokio_serial::new(shown.clone(), line.baud)
+        .data_bits(match line.data_bits {
+            kind::DataBits::Seven => DataBits::Seven,
+            kind::DataBits::Eight => DataBits::Eight,
+        })
+        .parity(match line.parity {
+            kind::Parity::None => Parity::None,
+            kind::Parity::Odd => Parity::Odd,
+            kind::Parity::Even => Parity::Even,
+        })
+        .stop_bits(match line.stop_bits {
+            kind::StopBits::One => StopBits::One,
+            kind::StopBits::Two => StopBits::Two,
+        })
         .flow_control(FlowControl::None)
         .open_native_async()
         .map_err(|source| open_failed(path, shown.clone(), source))?;

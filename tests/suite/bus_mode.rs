@@ -623,7 +623,7 @@ async fn poll_cycle_of_sixteen_boards() {
     let seats = seats(games, 300);
     let dir = tempfile::tempdir().unwrap();
     let (chain, path) = idle_chain(&seats, &dir.path().join("bus")).await;
-    let mut port = serial::open(&path).unwrap();
+    let mut port = serial::open(&path, boardscribe::kind::SerialSettings::DGT).unwrap();
     let settings = MasterSettings::default();
     let mut master = BusMaster::new(settings, seats.iter().map(|s| s.address));
     let mut reader = FrameReader::with_wire(Mode::Bus);

@@ -9,7 +9,8 @@
 //! `pipeline`, which wires one board's bytes through all of it. `bus` is DGT bus mode: a master
 //! polling a chain of boards, whose replies fold into one pipeline per board. `memory` reads a
 //! board's EEPROM log back into games, and `capture` is the capture file format (timestamped raw
-//! bytes, read and written as text).
+//! bytes, read and written as text). `kind` is the one list of the kinds of board read (a
+//! vendor's protocol and its line), which only the pipeline's boards and the edges know.
 //! The daemon crate (`boardscribe`) holds the edges: ports, the store, exports, the relay.
 #![forbid(unsafe_code)]
 
@@ -17,6 +18,7 @@ pub mod arbiter;
 pub mod bus;
 pub mod capture;
 pub mod game;
+pub mod kind;
 pub mod memory;
 pub mod phrase;
 pub mod pipeline;

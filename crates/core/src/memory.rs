@@ -10,6 +10,7 @@
 //! A board writes BEGINPOS only for the standard start (dgt-notes 1.11): a Chess960 set-up is
 //! read from its field tokens, by a tracker that knows the 960 starts ([`games_from_log_in`]).
 
+use crate::sensor::dgt::DgtFrames as _;
 use crate::{
     Millis,
     arbiter::LawsSetup,
@@ -21,7 +22,7 @@ use crate::{
             BoardDump, BwTime, ClockTime, EeTag, EeToken, EeTokenError, Frame, Mode, piece, status,
         },
     },
-    sensor::{Orientation, dgt::DgtBoardState},
+    sensor::{Orientation, dgt::ChessSensor},
     tracker::{RecordedMove, Side, Tracker, TrackerEvent, TrackerSettings},
 };
 
@@ -481,7 +482,7 @@ fn last_move_in_hand(events: &[TrackerEvent], board: &[u8; 64], white: bool) -> 
         return false;
     };
     let (before, after) = (ChessGame::reading(&before), ChessGame::reading(&after));
-    let mut sensed = DgtBoardState::default();
+    let mut sensed = ChessSensor::default();
     sensed.apply_dump(&BoardDump(*board));
     let now = sensed.reading(orientation);
     (0..64).any(|sq| {

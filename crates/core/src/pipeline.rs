@@ -20,6 +20,7 @@ use crate::{
     Millis,
     arbiter::{Judge, JudgeNotice, LawsSetup, Referee, TogyzReferee},
     game::{GameKind, chess::ChessGame, togyz::TogyzGame},
+    kind::{BoardKind, Link, SerialSettings},
     memory::{self, Continuation, MemoryError, Recording},
     phrase::Phrase,
     protocol::{
@@ -29,7 +30,7 @@ use crate::{
     },
     sensor::{
         Sensed,
-        dgt::{ClockLayout, ClockReading, DgtBoardState},
+        dgt::{ChessSensor, ClockLayout, ClockReading},
         tgz::TgzBoardState,
     },
     tracker::{RecordedMove, Side, Tracker, TrackerEvent, TrackerSettings},
@@ -83,16 +84,52 @@ pub enum Notice {
     Judge(JudgeNotice),
 }
 
-/// One kind of board, as the pipeline sees it: its wire, sensor state, game and judge.
-pub trait Board {
-    type Wire: Wire<Frame = Self::Frame>;
-    type Frame: Debug;
+/// One kind of board, as the pipeline and the edges see it: its wire, sensor state, game and
+/// judge, and the commands the host sends it. The seam every vendor plugs into: a new kind of
+/// board is a protocol module, a sensor, an implementation of this trait and its line in
+/// [`BoardKind`].
+pub trait Board: 'static {
+    type Wire: Wire<Frame = Self::Frame> + Send;
+    type Frame: Debug + Send;
     type Game: GameKind;
-    type Sensor: Sensed<<Self::Game as GameKind>::Reading> + Default;
-    type Judge: Judge<Game = Self::Game>;
+    type Sensor: Sensed<<Self::Game as GameKind>::Reading> + Default + Send;
+    type Judge: Judge<Game = Self::Game> + Send;
+
+    /// Which kind of board it is ([`BoardKind`]).
+    const KIND: BoardKind;
+
+    /// Who makes it, as `devices` shows it.
+    const VENDOR: &'static str;
+
+    /// How the host reaches it.
+    const LINK: Link;
+
+    /// Whether its frames carry the clocks' times.
+    const REPORTS_CLOCK: bool;
+
+    /// A capture's `device` for what this pipeline reads (its kind's name, unless it reads
+    /// the kind another way, as a DGT board on a bus).
+    const DEVICE: &'static str = Self::KIND.name();
 
     /// The frame reader's wire.
     fn wire() -> Self::Wire;
+
+    /// Sent after every open (boards power up silent): what switches on its reports.
+    fn startup() -> Vec<u8>;
+
+    /// Sent when the board falls silent: answered in every mode.
+    fn probe() -> Vec<u8>;
+
+    /// Asks for the board's memory, after a gap (boards with [`Board::HAS_MEMORY`]).
+    fn memory_request() -> Vec<u8> {
+        Vec::new()
+    }
+
+    /// The tracker's settings under `laws`.
+    fn settings(laws: &LawsSetup) -> TrackerSettings;
+
+    /// The judge of its games under `laws`.
+    fn judge(laws: &LawsSetup) -> Self::Judge;
 
     /// Folds `frame` into `sensor`; what it was.
     fn apply(sensor: &mut Self::Sensor, frame: Self::Frame) -> Applied;
@@ -136,21 +173,46 @@ impl Board for Dgt {
     type Wire = Mode;
     type Frame = dgt::Frame;
     type Game = ChessGame;
-    type Sensor = DgtBoardState;
+    type Sensor = ChessSensor;
     type Judge = Referee;
+    const KIND: BoardKind = BoardKind::Dgt;
+    const VENDOR: &'static str = "DGT";
+    const LINK: Link = Link::Serial(SerialSettings::DGT);
+    const REPORTS_CLOCK: bool = true;
 
     fn wire() -> Mode {
         Mode::Single
     }
 
-    fn apply(sensor: &mut DgtBoardState, frame: dgt::Frame) -> Applied {
+    fn startup() -> Vec<u8> {
+        dgt::STARTUP.to_vec()
+    }
+
+    fn probe() -> Vec<u8> {
+        dgt::PROBE.to_vec()
+    }
+
+    /// Reset first: a board sending updates could mix them into the reply.
+    fn memory_request() -> Vec<u8> {
+        vec![dgt::cmd::SEND_RESET, dgt::cmd::SEND_EE_MOVES]
+    }
+
+    fn settings(laws: &LawsSetup) -> TrackerSettings {
+        laws.tracker_settings()
+    }
+
+    fn judge(laws: &LawsSetup) -> Referee {
+        laws.referee()
+    }
+
+    fn apply(sensor: &mut ChessSensor, frame: dgt::Frame) -> Applied {
         match frame {
             dgt::Frame::BoardDump(dump) => {
-                sensor.apply_dump(&dump);
+                sensor.set_all(&dump.0);
                 Applied::Board
             }
             dgt::Frame::FieldUpdate { square, piece } => {
-                if sensor.apply_field(square, piece) && sensor.is_known() {
+                if sensor.set_square(square, piece & 0x0f) && sensor.is_known() {
                     Applied::Board
                 } else {
                     Applied::Nothing
@@ -175,7 +237,7 @@ impl Board for Dgt {
         }
     }
 
-    fn reset(sensor: &mut DgtBoardState) {
+    fn reset(sensor: &mut ChessSensor) {
         sensor.reset();
     }
 
@@ -199,9 +261,36 @@ impl Board for Tgz {
     type Game = TogyzGame;
     type Sensor = TgzBoardState;
     type Judge = TogyzReferee;
+    const KIND: BoardKind = BoardKind::Togyz;
+    const VENDOR: &'static str = "togyz korgool pit board (TGZ-1)";
+    /// DGT's line, which TGZ-1 keeps.
+    const LINK: Link = Link::Serial(SerialSettings::DGT);
+    const REPORTS_CLOCK: bool = true;
 
     fn wire() -> tgz::Tgz {
         tgz::Tgz
+    }
+
+    /// Identity, a full dump, updates with the clock, and the clock now.
+    fn startup() -> Vec<u8> {
+        let mut out = vec![tgz::cmd::RETURN_SERIALNR];
+        for c in tgz::startup(true) {
+            c.encode(&mut out);
+        }
+        out.push(tgz::cmd::SEND_CLK);
+        out
+    }
+
+    fn probe() -> Vec<u8> {
+        vec![tgz::cmd::RETURN_SERIALNR]
+    }
+
+    fn settings(_laws: &LawsSetup) -> TrackerSettings {
+        TrackerSettings::for_game::<TogyzGame>()
+    }
+
+    fn judge(_laws: &LawsSetup) -> TogyzReferee {
+        TogyzReferee::new(crate::game::togyz::Rules::KYRGYZ)
     }
 
     fn apply(sensor: &mut TgzBoardState, frame: tgz::Frame) -> Applied {

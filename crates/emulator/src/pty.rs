@@ -35,6 +35,7 @@ mod port;
 use boardscribe_core::{
     Millis,
     capture::push_line,
+    kind::BoardKind,
     memory::EeRecorder,
     protocol::Direction,
     protocol::{

@@ -13,6 +13,7 @@ use std::{convert::Infallible, fmt::Debug};
 use boardscribe_core::{
     Millis,
     capture::push_line,
+    kind::BoardKind,
     protocol::{Direction, dgt, tgz},
 };
 
@@ -70,7 +71,7 @@ impl ScriptBoard for DgtBoard {
     /// The kings' centre squares (board indices: white king, black king).
     type Gesture = (u8, u8);
     type Irregularity = crate::IrregularityInfo;
-    const DEVICE: &'static str = "dgt";
+    const DEVICE: &'static str = BoardKind::Dgt.name();
     const SOURCE: &'static str = "boardscribe emulator script";
 }
 
@@ -81,7 +82,7 @@ impl ScriptBoard for TogyzBoard {
     type Dump = tgz::PitDump;
     type Gesture = Infallible;
     type Irregularity = crate::TogyzIrregularityInfo;
-    const DEVICE: &'static str = "togyz";
+    const DEVICE: &'static str = BoardKind::Togyz.name();
     const SOURCE: &'static str = "boardscribe togyz emulator script";
 }
 

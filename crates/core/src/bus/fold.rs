@@ -14,11 +14,12 @@
 use super::from_start::ee_moves_from_start;
 use crate::{
     Millis,
-    arbiter::Referee,
+    arbiter::{LawsSetup, Referee},
     game::{
         GameKind,
         chess::{ChessGame, ChessReading},
     },
+    kind::{BoardKind, Link, SerialSettings},
     memory::{self, Continuation, MemoryError, Recording},
     pipeline::{Applied, Board, Dgt, Notice},
     protocol::dgt::{
@@ -27,8 +28,9 @@ use crate::{
     },
     sensor::{
         Orientation, Sensed,
-        dgt::{ClockLayout, DgtBoardState},
+        dgt::{ChessSensor, ClockLayout},
     },
+    tracker::TrackerSettings,
 };
 
 /// What one reply means for the board's pipeline and for the master.
@@ -159,7 +161,7 @@ pub fn fold_in_order(reply: &BusReply, last: Option<BwTime>, layout: ClockLayout
 /// on), and when it was last read (what its next changes are stamped with).
 #[derive(Clone, Debug, Default)]
 pub struct BusBoardState {
-    board: DgtBoardState,
+    board: ChessSensor,
     clock: Option<BwTime>,
     /// When the last update or dump of the board was read.
     polled_at: Option<Millis>,
@@ -193,9 +195,31 @@ impl Board for DgtBus {
     type Game = ChessGame;
     type Sensor = BusBoardState;
     type Judge = Referee;
+    const KIND: BoardKind = BoardKind::Dgt;
+    const DEVICE: &'static str = "dgt-bus";
+    const VENDOR: &'static str = "DGT";
+    const LINK: Link = Link::Serial(SerialSettings::DGT);
+    const REPORTS_CLOCK: bool = true;
 
     fn wire() -> Mode {
         Mode::Bus
+    }
+
+    /// Nothing: the master speaks for the whole bus.
+    fn startup() -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn probe() -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn settings(laws: &LawsSetup) -> TrackerSettings {
+        laws.tracker_settings()
+    }
+
+    fn judge(laws: &LawsSetup) -> Referee {
+        laws.referee()
     }
 
     /// One folded frame (see [`DgtBus::split`]). A whole reply given here instead of through
@@ -246,8 +270,7 @@ impl Board for DgtBus {
                 .ok_or_else(|| MemoryError::BadStart(text.to_owned()))?,
             None => ChessGame::start(),
         };
-        let codes =
-            DgtBoardState::codes_showing(&ChessGame::reading(&start), recording.orientation);
+        let codes = ChessSensor::codes_showing(&ChessGame::reading(&start), recording.orientation);
         let log = ee_moves_from_start(log, &codes)?;
         memory::continuation(&log, recording, notices)
     }

@@ -122,11 +122,11 @@ pub enum Departure {
 }
 
 /// A game kind, as the tracker sees it.
-pub trait GameKind {
-    type Position: Clone + Debug;
-    type Move: Clone + Debug + PartialEq;
+pub trait GameKind: Send + 'static {
+    type Position: Clone + Debug + Send;
+    type Move: Clone + Debug + PartialEq + Send;
     /// What the sensors read, already oriented (for chess: 64 piece codes, a1 = index 0).
-    type Reading: Clone + Debug + PartialEq;
+    type Reading: Clone + Debug + PartialEq + Send;
 
     const KIND: Kind;
 

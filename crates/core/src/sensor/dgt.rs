@@ -1,20 +1,11 @@
 //! The DGT board as its sensors see it, and the DGT clock as it reports itself.
 //!
-//! Flow: a board dump replaces all 64 codes, a field update changes one; two keys (one per
-//! orientation) are kept up to date in O(1) per update so the tracker can compare the board with
-//! expected positions without copying it. BWTIME frames become [`ClockReading`]s; null frames,
+//! Flow: a board dump replaces all 64 codes of the [`ChessSensor`], a field update changes one
+//! ([`DgtFrames`]: DGT's piece codes are the square codes). BWTIME frames become [`ClockReading`]s; null frames,
 //! acknowledgements, implausible times and "no clock" frames are dropped (dgt-notes 1.8, 1.9).
 
-use super::Orientation;
-use crate::{
-    game::{
-        GameKind,
-        chess::{ChessGame, ChessReading, square_of_board_index, zobrist},
-    },
-    protocol::dgt::{BoardDump, BwTime, hour_flags},
-};
-
-pub use super::ClockReading;
+pub use super::{ClockReading, chess::ChessSensor};
+use crate::protocol::dgt::{BoardDump, BwTime, hour_flags};
 
 /// Hours-byte bits that show a flag.
 const FLAG: u8 = hour_flags::FLAG_FALLEN | hour_flags::FLAG_INDICATED;
@@ -68,131 +59,30 @@ impl ClockReading {
     }
 }
 
-/// The 64 squares as sensed, in board numbering (0 = a8 when the board lies normally).
-#[derive(Clone, Debug)]
-pub struct DgtBoardState {
-    codes: [u8; 64],
-    key_normal: u64,
-    key_rotated: u64,
-    /// A full dump has been seen since the state was created or reset.
-    known: bool,
-}
-
-impl Default for DgtBoardState {
-    fn default() -> Self {
-        DgtBoardState {
-            codes: [0; 64],
-            key_normal: 0,
-            key_rotated: 0,
-            known: false,
-        }
-    }
-}
-
-#[inline]
-fn game_square(board_index: usize, o: Orientation) -> usize {
-    match o {
-        Orientation::Normal => square_of_board_index(board_index),
-        Orientation::Rotated => square_of_board_index(board_index ^ 63),
-        Orientation::QuarterLeft | Orientation::QuarterRight => {
-            let sq = square_of_board_index(board_index);
-            let (file, rank) = (sq % 8, sq / 8);
-            if o == Orientation::QuarterLeft {
-                (7 - file) * 8 + rank
-            } else {
-                file * 8 + (7 - rank)
-            }
-        }
-    }
-}
-
-impl DgtBoardState {
+/// The 64 squares as a DGT board reports them: a dump sets all, a field update one, in board
+/// numbering (0 = a8 when the board lies normally), DGT's piece codes being the square codes.
+pub trait DgtFrames {
     /// Replaces every square from a board dump.
-    pub fn apply_dump(&mut self, dump: &BoardDump) {
-        self.codes = dump.0;
-        self.key_normal = 0;
-        self.key_rotated = 0;
-        for (i, &code) in self.codes.iter().enumerate() {
-            self.key_normal ^= zobrist(game_square(i, Orientation::Normal), code);
-            self.key_rotated ^= zobrist(game_square(i, Orientation::Rotated), code);
-        }
-        self.known = true;
-    }
-
+    fn apply_dump(&mut self, dump: &BoardDump);
     /// Changes one square; returns whether the board changed. Out-of-range squares are ignored.
-    #[inline]
-    pub fn apply_field(&mut self, square: u8, code: u8) -> bool {
-        let i = usize::from(square);
-        if i >= 64 {
-            return false;
-        }
-        let code = code & 0x0f;
-        let old = self.codes[i];
-        if old == code {
-            return false;
-        }
-        let n = game_square(i, Orientation::Normal);
-        let r = game_square(i, Orientation::Rotated);
-        self.key_normal ^= zobrist(n, old) ^ zobrist(n, code);
-        self.key_rotated ^= zobrist(r, old) ^ zobrist(r, code);
-        self.codes[i] = code;
-        true
-    }
-
-    /// Whether a full dump has been applied (field updates alone do not make a board known).
-    pub fn is_known(&self) -> bool {
-        self.known
-    }
-
-    /// Forgets the board (after a reconnect, until the next dump).
-    pub fn reset(&mut self) {
-        *self = DgtBoardState::default();
-    }
-
-    /// Raw codes in board numbering.
-    pub fn codes(&self) -> &[u8; 64] {
-        &self.codes
-    }
-
-    /// The key of the reading in orientation `o` (equal to `ChessGame::reading_key` of it).
-    #[inline]
-    pub fn key(&self, o: Orientation) -> u64 {
-        match o {
-            Orientation::Normal => self.key_normal,
-            Orientation::Rotated => self.key_rotated,
-            // A quarter-turned board is rare (and against 2.1): its key is computed when asked.
-            Orientation::QuarterLeft | Orientation::QuarterRight => self.quarter_key(o),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn quarter_key(&self, o: Orientation) -> u64 {
-        ChessGame::reading_key(&self.reading(o))
-    }
-
-    /// The reading in game squares for orientation `o`.
-    pub fn reading(&self, o: Orientation) -> ChessReading {
-        let mut r = [0u8; 64];
-        for (i, &code) in self.codes.iter().enumerate() {
-            r[game_square(i, o)] = code;
-        }
-        ChessReading(r)
-    }
-
-    /// The squares (board numbering) that show `reading` (game squares) with the board lying
-    /// in `o`: the inverse of [`DgtBoardState::reading`].
-    pub fn codes_showing(reading: &ChessReading, o: Orientation) -> [u8; 64] {
-        let mut codes = [0u8; 64];
-        for (i, code) in codes.iter_mut().enumerate() {
-            *code = reading.0[game_square(i, o)];
-        }
-        codes
-    }
-
+    fn apply_field(&mut self, square: u8, code: u8) -> bool;
     /// The board dump that reproduces this state.
-    pub fn to_dump(&self) -> BoardDump {
-        BoardDump(self.codes)
+    fn to_dump(&self) -> BoardDump;
+}
+
+impl DgtFrames for ChessSensor {
+    #[inline]
+    fn apply_dump(&mut self, dump: &BoardDump) {
+        self.set_all(&dump.0);
+    }
+
+    #[inline]
+    fn apply_field(&mut self, square: u8, code: u8) -> bool {
+        self.set_square(square, code & 0x0f)
+    }
+
+    fn to_dump(&self) -> BoardDump {
+        BoardDump(*self.codes())
     }
 }
 
@@ -202,6 +92,7 @@ mod tests {
     use crate::{
         game::{GameKind, chess::ChessGame},
         protocol::dgt::{ClockTime, hour_flags, status},
+        sensor::Orientation,
     };
 
     fn start_dump() -> BoardDump {
@@ -216,7 +107,7 @@ mod tests {
 
     #[test]
     fn keys_follow_updates_in_both_orientations() {
-        let mut s = DgtBoardState::default();
+        let mut s = ChessSensor::default();
         s.apply_dump(&start_dump());
         let start = ChessGame::reading(&ChessGame::start());
         assert_eq!(s.reading(Orientation::Normal), start);

@@ -1,10 +1,12 @@
 //! Sensor state: folds decoded frames into the board as the sensors see it.
 //!
-//! Flow: `BoardDump` replaces all 64 squares, `FieldUpdate` changes one; the state keeps an
-//! incremental key for each orientation so the tracker can compare readings in O(1). A board turned
+//! Flow: a chessboard's position ([`chess::ChessSensor`]: a whole position replaces all 64
+//! squares, DGT's `FieldUpdate` changes one) keeps an incremental key for each orientation so
+//! the tracker can compare readings in O(1). A board turned
 //! round (black at the connector side) reads square `i` as `i ^ 63` (dgt-notes 1.6). The togyz
 //! korgool pit board (`tgz`) works the same way over 20 location counts and two tuz markers.
 
+pub mod chess;
 pub mod dgt;
 pub mod tgz;
 
@@ -72,18 +74,18 @@ pub trait Sensed<R> {
     fn is_known(&self) -> bool;
 }
 
-impl Sensed<crate::game::chess::ChessReading> for dgt::DgtBoardState {
+impl Sensed<crate::game::chess::ChessReading> for chess::ChessSensor {
     #[inline]
     fn key(&self, o: Orientation) -> u64 {
-        dgt::DgtBoardState::key(self, o)
+        chess::ChessSensor::key(self, o)
     }
 
     fn reading(&self, o: Orientation) -> crate::game::chess::ChessReading {
-        dgt::DgtBoardState::reading(self, o)
+        chess::ChessSensor::reading(self, o)
     }
 
     fn is_known(&self) -> bool {
-        dgt::DgtBoardState::is_known(self)
+        chess::ChessSensor::is_known(self)
     }
 }
 

@@ -5,10 +5,11 @@
 use shakmaty::{CastlingMode, Chess, Position, Square, fen::Fen};
 
 use super::*;
+use crate::sensor::dgt::DgtFrames as _;
 use crate::{
     game::chess::{ChessGame, chess960_start, chess960_starts, piece_code},
     protocol::dgt::{BoardDump, piece},
-    sensor::dgt::DgtBoardState,
+    sensor::dgt::ChessSensor,
 };
 
 fn settings() -> TrackerSettings {
@@ -42,7 +43,7 @@ fn dump(pos: &Chess, rotated: bool) -> BoardDump {
 
 /// A board with a clock (White's on the left), feeding a Chess960 tracker.
 struct Table {
-    board: DgtBoardState,
+    board: ChessSensor,
     tracker: Tracker<ChessGame>,
     t: Millis,
     events: Vec<TrackerEvent>,
@@ -57,7 +58,7 @@ impl Table {
         let tracker =
             Tracker::resume(settings(), Orientation::Normal, Some(pos.clone()), &[], 0).unwrap();
         let mut t = Table {
-            board: DgtBoardState::default(),
+            board: ChessSensor::default(),
             tracker,
             t: 0,
             events: Vec::new(),
@@ -72,7 +73,7 @@ impl Table {
     /// A fresh tracker, the board showing `pos` (turned round or not).
     fn fresh(pos: &Chess, rotated: bool) -> Table {
         let mut t = Table {
-            board: DgtBoardState::default(),
+            board: ChessSensor::default(),
             tracker: Tracker::new(settings()),
             t: 0,
             events: Vec::new(),

@@ -4,16 +4,17 @@
 use shakmaty::Square;
 
 use super::*;
+use crate::sensor::dgt::DgtFrames as _;
 use crate::{
     game::{Outcome, chess::ChessGame},
     phrase::Arg,
     protocol::dgt::{BoardDump, piece},
-    sensor::dgt::DgtBoardState,
+    sensor::dgt::ChessSensor,
 };
 
 /// A board on the table, driven square by square, feeding a tracker.
 struct Table {
-    board: DgtBoardState,
+    board: ChessSensor,
     tracker: Tracker<ChessGame>,
     t: Millis,
     events: Vec<TrackerEvent>,
@@ -48,7 +49,7 @@ impl Table {
             codes.reverse();
         }
         let mut t = Table {
-            board: DgtBoardState::default(),
+            board: ChessSensor::default(),
             tracker: Tracker::new(TrackerSettings::default()),
             t: 0,
             events: Vec::new(),

@@ -12,7 +12,7 @@ pub(super) struct DgtState {
 impl PtyBoard for BoardScript {
     type State = DgtState;
     type Event = ScriptEvent;
-    const DEVICE: &'static str = "dgt";
+    const DEVICE: &'static str = BoardKind::Dgt.name();
     const NAME: &'static str = "emulated DGT board";
 
     fn start_state(&self) -> DgtState {
@@ -130,7 +130,7 @@ impl PtyBoard for BoardScript {
 impl PtyBoard for TogyzScript {
     type State = PitDump;
     type Event = TogyzEvent;
-    const DEVICE: &'static str = "togyz";
+    const DEVICE: &'static str = BoardKind::Togyz.name();
     const NAME: &'static str = "emulated togyz pit board";
 
     fn start_state(&self) -> PitDump {

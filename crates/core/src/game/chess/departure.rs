@@ -8,10 +8,9 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square, attacks::attacks};
 
-use super::{ChessGame, ChessReading, code_to_piece};
+use super::{ChessGame, ChessReading, code, code_to_piece};
 use crate::game::{Departure, GameKind};
 use crate::phrase::{Arg, Phrase};
-use crate::protocol::dgt::piece;
 
 /// How `reading` departs from `pos`; `succ` are the legal moves of `pos`.
 pub(super) fn departure(
@@ -27,7 +26,7 @@ pub(super) fn departure(
     }
     let us = pos.turn();
     // Only lifted pieces: a piece in the hand, or one knocked over (only time tells).
-    let lifted_only = diff.iter().all(|&s| reading.0[s] == piece::EMPTY);
+    let lifted_only = diff.iter().all(|&s| reading.0[s] == code::EMPTY);
     let missing = || Departure::Missing {
         detail: describe(&expected, reading, &diff),
     };
@@ -115,7 +114,7 @@ fn part_way(pos: &Chess, m: &Move, diff: &[usize], reading: &ChessReading, press
     diff.iter().all(|&s| {
         let r = reading.0[s];
         r == after.0[s]
-            || r == piece::EMPTY
+            || r == code::EMPTY
             || on_the_way(s)
             || (!pressed && m.is_promotion() && s == m.to() as usize && r == pawn)
     })
@@ -133,13 +132,13 @@ fn illegal_move(
     let ours = |code: u8| code_to_piece(code).filter(|p| p.color == us);
     match *diff {
         [a, b] => {
-            let (from, to) = if reading.0[a] == piece::EMPTY {
+            let (from, to) = if reading.0[a] == code::EMPTY {
                 (a, b)
             } else {
                 (b, a)
             };
             let moved = ours(expected.0[from])?;
-            if reading.0[from] != piece::EMPTY {
+            if reading.0[from] != code::EMPTY {
                 return None;
             }
             let placed = ours(reading.0[to])?;
@@ -154,7 +153,7 @@ fn illegal_move(
                 return None;
             }
             let name = format!("{}{}{}", role_letter(moved.role), from, to);
-            let legal_shape = shape_allowed(pos, moved, from, to, target != piece::EMPTY);
+            let legal_shape = shape_allowed(pos, moved, from, to, target != code::EMPTY);
             let why = if moved.role == Role::Pawn && last_rank && !promoted && legal_shape {
                 if !pressed {
                     return None;
@@ -253,7 +252,7 @@ fn piece_name(code: u8) -> Arg {
             },
             format!("{:?}", p.role).to_lowercase()
         )),
-        None if code == piece::EMPTY => Arg::Term("piece.empty".to_owned()),
+        None if code == code::EMPTY => Arg::Term("piece.empty".to_owned()),
         None => Arg::Phrase(Box::new(
             Phrase::new("piece.code").text("code", format!("{code:#04x}")),
         )),
@@ -282,7 +281,7 @@ pub(super) fn wrong_setup(reading: &ChessReading) -> Option<Phrase> {
     }
     let mut counts = [0u8; 16];
     for (s, &code) in reading.0.iter().enumerate() {
-        if code == piece::EMPTY {
+        if code == code::EMPTY {
             continue;
         }
         let p = code_to_piece(code)?;
@@ -318,7 +317,7 @@ pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<Phrase> {
     let mut counts = [0u8; 16];
     let mut want = [0u8; 16];
     for (s, &code) in reading.0.iter().enumerate() {
-        if code == piece::EMPTY {
+        if code == code::EMPTY {
             continue;
         }
         let p = code_to_piece(code)?;
@@ -337,7 +336,7 @@ pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<Phrase> {
     (counts[1..] == want[1..]).then_some(())?;
     let square = |s: usize| Square::new(s as u32);
     let mut wrong = Vec::new();
-    for (rank, pawn) in [(1, piece::WPAWN), (6, piece::BPAWN)] {
+    for (rank, pawn) in [(1, code::WPAWN), (6, code::BPAWN)] {
         for s in rank * 8..rank * 8 + 8 {
             if reading.0[s] != pawn {
                 wrong.push(
@@ -351,12 +350,12 @@ pub(super) fn wrong_setup_960(reading: &ChessReading) -> Option<Phrase> {
     if wrong.is_empty() {
         let white = &reading.0[..8];
         let of = |code: u8| (0..8).filter(move |&f| white[f] == code);
-        let bishops: Vec<usize> = of(piece::WBISHOP).collect();
+        let bishops: Vec<usize> = of(code::WBISHOP).collect();
         if bishops.len() == 2 && bishops[0] % 2 == bishops[1] % 2 {
             wrong.push(Phrase::new("chess.bishops_one_colour"));
         }
-        let rooks: Vec<usize> = of(piece::WROOK).collect();
-        let king = of(piece::WKING).next();
+        let rooks: Vec<usize> = of(code::WROOK).collect();
+        let king = of(code::WKING).next();
         if let (Some(k), [a, b]) = (king, rooks.as_slice())
             && !(a < &k && &k < b)
         {
@@ -432,8 +431,8 @@ mod tests {
         // A pawn left on e8 unpromoted.
         let pos = position("4k3/4P3/8/8/8/8/8/4K3 w - - 0 1");
         let mut r = ChessGame::reading(&pos);
-        r.0[Square::E7 as usize] = piece::EMPTY;
-        r.0[Square::D8 as usize] = piece::WPAWN;
+        r.0[Square::E7 as usize] = code::EMPTY;
+        r.0[Square::D8 as usize] = code::WPAWN;
         assert_eq!(
             illegal_position(&r).map(|p| p.to_string()).as_deref(),
             Some("white pawn on d8")
@@ -441,8 +440,8 @@ mod tests {
         // A black pawn on a1.
         let pos = position("4k3/8/8/8/8/8/p7/4K3 b - - 0 1");
         let mut r = ChessGame::reading(&pos);
-        r.0[Square::A2 as usize] = piece::EMPTY;
-        r.0[Square::A1 as usize] = piece::BPAWN;
+        r.0[Square::A2 as usize] = code::EMPTY;
+        r.0[Square::A1 as usize] = code::BPAWN;
         assert_eq!(
             illegal_position(&r).map(|p| p.to_string()).as_deref(),
             Some("black pawn on a1")
@@ -450,7 +449,7 @@ mod tests {
         // Both kings in check (no legal position, so built square by square): a rook on each
         // king's rank.
         let board: shakmaty::Board = "4k2R/8/8/8/8/8/8/r3K3".parse().expect("board");
-        let mut r = ChessReading([piece::EMPTY; 64]);
+        let mut r = ChessReading([code::EMPTY; 64]);
         for (sq, p) in board {
             r.0[sq as usize] = super::super::piece_code(p);
         }
@@ -482,21 +481,21 @@ mod tests {
     fn a_piece_in_the_hand_or_a_capture_half_done_is_in_progress() {
         let pos = position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
         // The knight lifted: in the hand, or knocked over (only time tells).
-        let r = moved(&pos, &[(Square::F3, piece::EMPTY)]);
+        let r = moved(&pos, &[(Square::F3, code::EMPTY)]);
         assert!(matches!(
             classify(&pos, &r, false),
             Departure::Missing { .. }
         ));
         assert_eq!(classify(&pos, &r, true), Departure::InProgress);
         // Nxe5: the victim lifted first, then the knight too.
-        let r = moved(&pos, &[(Square::E5, piece::EMPTY)]);
+        let r = moved(&pos, &[(Square::E5, code::EMPTY)]);
         assert!(matches!(
             classify(&pos, &r, false),
             Departure::Missing { .. }
         ));
         let r = moved(
             &pos,
-            &[(Square::E5, piece::EMPTY), (Square::F3, piece::EMPTY)],
+            &[(Square::E5, code::EMPTY), (Square::F3, code::EMPTY)],
         );
         assert!(matches!(
             classify(&pos, &r, false),
@@ -506,7 +505,7 @@ mod tests {
         let pos = position("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
         let r = moved(
             &pos,
-            &[(Square::E1, piece::EMPTY), (Square::G1, piece::WKING)],
+            &[(Square::E1, code::EMPTY), (Square::G1, code::WKING)],
         );
         assert_eq!(classify(&pos, &r, false), Departure::InProgress);
     }
@@ -517,7 +516,7 @@ mod tests {
         // A bishop moved like a rook: c1-c3 (onto an empty square).
         let r = moved(
             &pos,
-            &[(Square::C1, piece::EMPTY), (Square::C3, piece::WBISHOP)],
+            &[(Square::C1, code::EMPTY), (Square::C3, code::WBISHOP)],
         );
         match classify(&pos, &r, true) {
             Departure::IllegalMove { detail } => {
@@ -529,7 +528,7 @@ mod tests {
         let pos = position("4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1");
         let r = moved(
             &pos,
-            &[(Square::D2, piece::EMPTY), (Square::F3, piece::WKNIGHT)],
+            &[(Square::D2, code::EMPTY), (Square::F3, code::WKNIGHT)],
         );
         match classify(&pos, &r, true) {
             Departure::IllegalMove { detail } => {
@@ -544,7 +543,7 @@ mod tests {
         let pos = position("8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
         let r = moved(
             &pos,
-            &[(Square::E7, piece::EMPTY), (Square::E8, piece::WPAWN)],
+            &[(Square::E7, code::EMPTY), (Square::E8, code::WPAWN)],
         );
         assert_eq!(classify(&pos, &r, false), Departure::InProgress);
         match classify(&pos, &r, true) {
@@ -560,7 +559,7 @@ mod tests {
         let pos = Chess::default();
         let r = moved(
             &pos,
-            &[(Square::G8, piece::EMPTY), (Square::H6, piece::BKNIGHT)],
+            &[(Square::G8, code::EMPTY), (Square::H6, code::BKNIGHT)],
         );
         match classify(&pos, &r, false) {
             Departure::Displaced { detail } => {
@@ -572,7 +571,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // A black piece knocked over (missing) while White is to move.
-        let r = moved(&pos, &[(Square::C8, piece::EMPTY)]);
+        let r = moved(&pos, &[(Square::C8, code::EMPTY)]);
         assert!(matches!(
             classify(&pos, &r, false),
             Departure::Displaced { .. }
@@ -585,10 +584,10 @@ mod tests {
         let r = moved(
             &pos,
             &[
-                (Square::E1, piece::EMPTY),
-                (Square::G1, piece::WKING),
-                (Square::H1, piece::EMPTY),
-                (Square::F1, piece::WROOK),
+                (Square::E1, code::EMPTY),
+                (Square::G1, code::WKING),
+                (Square::H1, code::EMPTY),
+                (Square::F1, code::WROOK),
             ],
         );
         match classify(&pos, &r, true) {
@@ -623,7 +622,7 @@ mod tests {
         let detail = wrong_setup_960(&r).unwrap();
         assert!(detail.to_string().contains("b8: black bishop"), "{detail}");
         // A piece missing is no set-up yet.
-        r.0[Square::B1 as usize] = piece::EMPTY;
+        r.0[Square::B1 as usize] = code::EMPTY;
         assert_eq!(wrong_setup_960(&r), None);
     }
 
@@ -639,7 +638,7 @@ mod tests {
         );
         // A piece missing is not a set-up (still being set up).
         let mut r = start;
-        r.0[Square::B1 as usize] = piece::EMPTY;
+        r.0[Square::B1 as usize] = code::EMPTY;
         assert_eq!(wrong_setup(&r), None);
         // After 1. e4 a pawn is off the home ranks.
         let mut r = start;

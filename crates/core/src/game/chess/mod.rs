@@ -1,6 +1,6 @@
-//! Chess over `shakmaty`: the [`GameKind`] the tracker uses for DGT boards.
+//! Chess over `shakmaty`: the [`GameKind`] the tracker uses for every chessboard.
 //!
-//! A reading is 64 DGT piece codes in square order (a1 = 0, h8 = 63). Its key is a Zobrist-style
+//! A reading is 64 square codes ([`code`], vendor-neutral) in square order (a1 = 0, h8 = 63). Its key is a Zobrist-style
 //! XOR over (square, code); the key of the reading after a move is derived from the move's squares
 //! alone, so the successors of a position cost one legal-move generation and no board copies.
 //! Chess960 games begin from any of the 960 start positions ([`chess960_starts`]), built with
@@ -20,9 +20,31 @@ use shakmaty::{
 mod departure;
 
 use super::{Departure, GameKind, Kind, Outcome, Variant};
-use crate::protocol::dgt::piece;
 
-/// 64 DGT piece codes indexed by square (a1 = 0 ... h8 = 63).
+/// What a chessboard's sensors can tell stands on a square: boardscribe's own codes, whatever
+/// the vendor. Numbered as DGT numbers its pieces, so that a DGT board's codes are read as they
+/// come; every other kind of board maps its own into these ([`piece_code`]).
+pub mod code {
+    pub const EMPTY: u8 = 0;
+    pub const WPAWN: u8 = 1;
+    pub const WROOK: u8 = 2;
+    pub const WKNIGHT: u8 = 3;
+    pub const WBISHOP: u8 = 4;
+    pub const WKING: u8 = 5;
+    pub const WQUEEN: u8 = 6;
+    pub const BPAWN: u8 = 7;
+    pub const BROOK: u8 = 8;
+    pub const BKNIGHT: u8 = 9;
+    pub const BBISHOP: u8 = 10;
+    pub const BKING: u8 = 11;
+    pub const BQUEEN: u8 = 12;
+    /// Result tokens a board can sense (DGT's "magic" pieces): draw, White wins, Black wins.
+    pub const RESULT_DRAW: u8 = 13;
+    pub const RESULT_WHITE_WINS: u8 = 14;
+    pub const RESULT_BLACK_WINS: u8 = 15;
+}
+
+/// 64 square codes ([`code`]) indexed by square (a1 = 0 ... h8 = 63).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ChessReading(pub [u8; 64]);
 
@@ -75,18 +97,18 @@ pub fn zobrist(sq: usize, code: u8) -> u64 {
     ZOBRIST[sq & 63][usize::from(code & 0x0f)]
 }
 
-/// The DGT code of a piece.
+/// The square code ([`code`]) of a piece.
 #[inline]
 pub fn piece_code(p: Piece) -> u8 {
     // Indexed by shakmaty's role discriminant (pawn = 1 ... king = 6).
     const WHITE: [u8; 7] = [
-        piece::EMPTY,
-        piece::WPAWN,
-        piece::WKNIGHT,
-        piece::WBISHOP,
-        piece::WROOK,
-        piece::WQUEEN,
-        piece::WKING,
+        code::EMPTY,
+        code::WPAWN,
+        code::WKNIGHT,
+        code::WBISHOP,
+        code::WROOK,
+        code::WQUEEN,
+        code::WKING,
     ];
     let white = WHITE[p.role as usize];
     match p.color {
@@ -95,7 +117,7 @@ pub fn piece_code(p: Piece) -> u8 {
     }
 }
 
-/// The piece a DGT code stands for; `None` for empty and the special codes 0x0d-0x0f.
+/// The piece a square code stands for; `None` for empty, unknown and the result tokens.
 pub fn code_to_piece(code: u8) -> Option<Piece> {
     let (color, base) = match code {
         1..=6 => (Color::White, code),
@@ -113,7 +135,8 @@ pub fn code_to_piece(code: u8) -> Option<Piece> {
     Some(Piece { color, role })
 }
 
-/// Square index (a1 = 0) of a DGT board index (a8 = 0) on a board lying normally.
+/// Square index (a1 = 0) of a board index (a8 = 0, the numbering sensor states keep) on a
+/// board lying normally.
 #[inline]
 pub fn square_of_board_index(i: usize) -> usize {
     let file = i % 8;
@@ -336,8 +359,8 @@ impl GameKind for ChessGame {
             }
             found
         };
-        let wk = find(piece::WKING)?;
-        let bk = find(piece::BKING)?;
+        let wk = find(code::WKING)?;
+        let bk = find(code::BKING)?;
         if !centre.iter().any(|&s| s as usize == wk) || !centre.iter().any(|&s| s as usize == bk) {
             return None;
         }
@@ -352,9 +375,9 @@ impl GameKind for ChessGame {
     /// The DGT result pieces (dgt-notes 1.6): 0x0d draw, 0x0e white wins, 0x0f black wins.
     fn result_token(reading: &ChessReading) -> Option<Outcome> {
         reading.0.iter().find_map(|&code| match code {
-            piece::PIECE1_DRAW => Some(Outcome::Draw),
-            piece::PIECE2_WHITE_WIN => Some(Outcome::WhiteWins),
-            piece::PIECE3_BLACK_WIN => Some(Outcome::BlackWins),
+            code::RESULT_DRAW => Some(Outcome::Draw),
+            code::RESULT_WHITE_WINS => Some(Outcome::WhiteWins),
+            code::RESULT_BLACK_WINS => Some(Outcome::BlackWins),
             _ => None,
         })
     }
@@ -362,11 +385,11 @@ impl GameKind for ChessGame {
     /// Only kings moved (at most both, each from a square to another, even onto a square a
     /// piece was taken off to make room), or one result piece was put on an empty square.
     fn shows_only_result(before: &ChessReading, shown: &ChessReading) -> bool {
-        let king = |c: u8| c == piece::WKING || c == piece::BKING;
+        let king = |c: u8| c == code::WKING || c == code::BKING;
         let token = |c: u8| {
             matches!(
                 c,
-                piece::PIECE1_DRAW | piece::PIECE2_WHITE_WIN | piece::PIECE3_BLACK_WIN
+                code::RESULT_DRAW | code::RESULT_WHITE_WINS | code::RESULT_BLACK_WINS
             )
         };
         let mut changed = 0;
@@ -375,8 +398,8 @@ impl GameKind for ChessGame {
                 continue;
             }
             changed += 1;
-            let king_moved = king(b) || (b == piece::EMPTY && king(a));
-            if !(king_moved || (a == piece::EMPTY && token(b))) {
+            let king_moved = king(b) || (b == code::EMPTY && king(a));
+            if !(king_moved || (a == code::EMPTY && token(b))) {
                 return false;
             }
         }
@@ -425,7 +448,7 @@ impl GameKind for ChessGame {
         for (i, &want) in target.0.iter().enumerate() {
             let sq = Square::new(i as u32);
             let have = board.piece_at(sq);
-            let have_code = have.map_or(piece::EMPTY, piece_code);
+            let have_code = have.map_or(code::EMPTY, piece_code);
             if have_code == want {
                 continue;
             }
@@ -587,7 +610,7 @@ mod tests {
             assert_eq!(piece_code(code_to_piece(code).unwrap()), code);
         }
         assert_eq!(code_to_piece(0), None);
-        assert_eq!(code_to_piece(piece::PIECE1_DRAW), None);
+        assert_eq!(code_to_piece(code::RESULT_DRAW), None);
     }
 
     #[test]
@@ -601,15 +624,15 @@ mod tests {
     #[test]
     fn result_gesture_by_square_colour() {
         let mut r = [0u8; 64];
-        r[Square::E4 as usize] = piece::WKING;
-        r[Square::D5 as usize] = piece::BKING;
+        r[Square::E4 as usize] = code::WKING;
+        r[Square::D5 as usize] = code::BKING;
         assert_eq!(
             ChessGame::result_gesture(&ChessReading(r)),
             Some(Outcome::WhiteWins)
         );
         let mut r = [0u8; 64];
-        r[Square::D4 as usize] = piece::WKING;
-        r[Square::E5 as usize] = piece::BKING;
+        r[Square::D4 as usize] = code::WKING;
+        r[Square::E5 as usize] = code::BKING;
         assert_eq!(
             ChessGame::result_gesture(&ChessReading(r)),
             Some(Outcome::BlackWins)

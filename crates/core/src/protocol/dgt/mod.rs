@@ -175,3 +175,17 @@ pub mod cmd {
     pub const SET_LEDS: u8 = 0x60;
     pub const CLOCK_MESSAGE: u8 = 0x2b;
 }
+
+/// Commands sent after every (re)open: single-board mode (any single-board command leaves bus
+/// mode), identity, a full dump, updates with clock times only when they change, the clock.
+pub const STARTUP: [u8; 6] = [
+    cmd::RETURN_SERIALNR,
+    cmd::SEND_VERSION,
+    cmd::RETURN_LONG_SERIALNR,
+    cmd::SEND_BRD,
+    cmd::SEND_UPDATE_NICE,
+    cmd::SEND_CLK,
+];
+
+/// The watchdog's probe: cheap, answered in every mode.
+pub const PROBE: [u8; 1] = [cmd::RETURN_SERIALNR];
