@@ -4,7 +4,10 @@
 //! the nom decoders of [`dgt`] (or, with the [`tgz::Tgz`] wire, of [`tgz`], the pit board on the
 //! same framing); callers see [`dgt::Frame`] / [`tgz::Frame`] values and [`DecodeWarning`]s only.
 //! Host commands are built and decoded in [`dgt::Command`] and [`tgz::Command`].
+//! [`chesslink`] is the Millennium boards' ASCII protocol on its own framing
+//! ([`chesslink::ChessLink`] wire), commands included.
 
+pub mod chesslink;
 pub mod dgt;
 pub mod frame;
 pub mod tgz;
