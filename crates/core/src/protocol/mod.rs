@@ -3,9 +3,12 @@
 //! Flow: [`FrameReader`] (in `frame.rs`) owns a board's byte buffer and cuts it into frames with
 //! the nom decoders of [`dgt`] (or, with the [`tgz::Tgz`] wire, of [`tgz`], the pit board on the
 //! same framing); callers see [`dgt::Frame`] / [`tgz::Frame`] values and [`DecodeWarning`]s only.
-//! Host commands are built and decoded in [`dgt::Command`] and [`tgz::Command`]. Chessnut boards
-//! (USB HID reports, [`chessnut`]) go through the same reader with the [`chessnut::Chessnut`] wire.
+//! Host commands are built and decoded in [`dgt::Command`] and [`tgz::Command`]. The other
+//! vendors' protocols own their framing: [`chesslink`] is the Millennium boards' ASCII protocol
+//! ([`chesslink::ChessLink`] wire), [`chessnut`] the Chessnut boards' USB HID reports
+//! ([`chessnut::Chessnut`] wire), commands included.
 
+pub mod chesslink;
 pub mod chessnut;
 pub mod dgt;
 pub mod frame;
