@@ -6,8 +6,10 @@
 //! Host commands are built and decoded in [`dgt::Command`] and [`tgz::Command`]. The other
 //! vendors' protocols own their framing: [`chesslink`] is the Millennium boards' ASCII protocol
 //! ([`chesslink::ChessLink`] wire), [`chessnut`] the Chessnut boards' USB HID reports
-//! ([`chessnut::Chessnut`] wire), commands included.
+//! ([`chessnut::Chessnut`] wire), [`certabo`] the ASCII records of Certabo and Tabutronic RFID
+//! boards ([`certabo::Certabo`] wire, [`certabo::HostCommand`]), commands included.
 
+pub mod certabo;
 pub mod chesslink;
 pub mod chessnut;
 pub mod dgt;
