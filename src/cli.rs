@@ -30,7 +30,7 @@ pub mod logging;
 mod round;
 
 pub use args::{AdminArgs, DemoArgs, LawsArgs, RunArgs};
-pub use emulate::{EmulateArgs, EmulatedKind};
+pub use emulate::EmulateArgs;
 
 use arbiter::arbiter;
 pub use arbiter::{ArbiterCommand, RulingArg, Who};
@@ -448,6 +448,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 database: db,
                 http,
                 ports: Vec::new(),
+                port_kind: crate::kind::BoardKind::Dgt,
                 delay_ms: delay,
             },
         }),

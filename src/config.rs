@@ -311,8 +311,10 @@ pub struct ConfigOverrides {
     pub database: Option<PathBuf>,
     /// `--http`: also turns the HTTP server on.
     pub http: Option<SocketAddr>,
-    /// `--port` (repeatable): these DGT boards, numbered 1, 2, … in order, replace the file's.
+    /// `--port` (repeatable): these boards, numbered 1, 2, … in order, replace the file's.
     pub ports: Vec<PathBuf>,
+    /// `--kind`: the kind of the boards of `ports`.
+    pub port_kind: BoardKind,
     /// `--delay`: the broadcast delay, in ms.
     pub delay_ms: Option<u64>,
 }
@@ -498,7 +500,7 @@ impl Config {
                 .zip(o.ports)
                 .map(|(number, port)| BoardConfig {
                     number,
-                    kind: BoardKind::Dgt,
+                    kind: o.port_kind,
                     name: format!("board {number}"),
                     locator: Locator::Port(port),
                     clock_layout: ClockLayout::default(),

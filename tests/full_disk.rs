@@ -252,7 +252,11 @@ async fn a_full_disk_suspends_recording_and_loses_no_move() {
         ..LawsSetup::default()
     };
     let limit = PageLimit::new();
-    let mut fleet = daemon::Fleet::new(&db, daemon::port_boards(&ports), laws);
+    let mut fleet = daemon::Fleet::new(
+        &db,
+        daemon::port_boards(&ports, boardscribe::kind::BoardKind::Dgt),
+        laws,
+    );
     fleet.page_limit = Some(limit.clone());
     let metrics = fleet.metrics.clone();
     let (stop, stop_rx) = watch::channel(false);

@@ -60,10 +60,13 @@ pub struct RunArgs {
     /// The database (created if missing; default: the config's, else boardscribe.db).
     #[arg(long)]
     pub db: Option<PathBuf>,
-    /// Serial ports of DGT boards (repeat for several boards), numbered 1, 2, … in order;
+    /// Serial ports of boards (repeat for several boards), numbered 1, 2, … in order;
     /// replaces the config's boards.
     #[arg(long = "port", value_name = "DEVICE")]
     pub ports: Vec<PathBuf>,
+    /// The kind of the boards given with --port.
+    #[arg(long, value_enum, default_value_t = crate::kind::BoardKind::Dgt, requires = "ports")]
+    pub kind: crate::kind::BoardKind,
     /// Print every move as it is recorded.
     #[arg(long)]
     pub print_moves: bool,
@@ -98,6 +101,7 @@ impl RunArgs {
                 database: self.db.clone(),
                 http: self.http,
                 ports: self.ports.clone(),
+                port_kind: self.kind,
                 delay_ms: self.delay,
             },
             print_moves: self.print_moves,

@@ -1,5 +1,6 @@
 //! `boardscribe emulate`: one emulated board on a pseudo-terminal, a DGT chessboard (`--kind
-//! dgt`, the default) or a TGZ-1 togyz korgool pit board (`--kind togyz`), playing a record
+//! dgt`, the default), a TGZ-1 togyz korgool pit board (`--kind togyz`) or a Millennium
+//! ChessLink board (`--kind chesslink`, the DGT board's hands on a board without a clock), playing a record
 //! from a file or a seeded random game, with its clock set to the event's time control.
 //!
 //! Flow: the arguments ([`EmulateArgs`]) give the game (read and chosen, or drawn from the
@@ -10,31 +11,23 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use clap::ValueEnum;
 
 use crate::{
     arbiter::TimeControl,
     config::{Config, ConfigOverrides},
     emulator::{self, EmulatorOptions, PtyOptions, PtyScript, TogyzEmulatorOptions},
     game::{Variant, togyz::Rules},
+    kind::BoardKind,
 };
-
-/// The board `emulate` plays.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum EmulatedKind {
-    /// A DGT electronic chessboard with a clock.
-    #[default]
-    Dgt,
-    /// A togyz korgool pit board (TGZ-1) with a clock.
-    Togyz,
-}
 
 /// `boardscribe emulate`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EmulateArgs {
     /// The board: dgt (a chessboard) or togyz (a togyz korgool pit board).
-    #[arg(long, value_enum, default_value_t = EmulatedKind::Dgt)]
-    pub kind: EmulatedKind,
+    /// The kind of board: dgt (with a clock unless --no-clock), togyz (a TGZ-1 pit board with
+    /// its clock), chesslink (a Millennium board: no clock).
+    #[arg(long, value_enum, default_value_t = BoardKind::Dgt)]
+    pub kind: BoardKind,
     /// The game record: PGN for chess, the corpus's PGN-like text for togyz korgool. Without
     /// it, a seeded random game (`--seed`): togyz korgool, or chess with `--variant chess960`.
     #[arg(long)]
@@ -90,8 +83,19 @@ pub struct EmulateArgs {
 pub fn emulate(args: EmulateArgs) -> anyhow::Result<()> {
     let clock = clock_setting(args.time_control.as_ref(), args.config.as_deref())?;
     let script = match args.kind {
-        EmulatedKind::Dgt => PtyScript::Dgt(chess_script(&args, clock)?),
-        EmulatedKind::Togyz => PtyScript::Togyz(togyz_script(&args, clock)?),
+        BoardKind::Dgt => PtyScript::Dgt(chess_script(&args, clock)?),
+        BoardKind::Togyz => PtyScript::Togyz(togyz_script(&args, clock)?),
+        // The same hands on a board without a clock.
+        BoardKind::ChessLink => {
+            let hands = chess_script(
+                &EmulateArgs {
+                    no_clock: true,
+                    ..args.clone()
+                },
+                None,
+            )?;
+            PtyScript::ChessLink(emulator::chesslink_script(&hands))
+        }
     };
     let pty = PtyOptions {
         link: args.link,

@@ -541,6 +541,7 @@ fn flags_win_over_the_file() {
         database: Some("flag.db".into()),
         http: Some("0.0.0.0:9000".parse().unwrap()),
         ports: vec!["/dev/pts/3".into(), "/dev/pts/4".into()],
+        port_kind: BoardKind::Dgt,
         delay_ms: Some(90_000),
     };
     let c = Config::load(Some(&path), overrides).unwrap();

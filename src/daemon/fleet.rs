@@ -66,13 +66,13 @@ impl Fleet {
     }
 }
 
-/// DGT boards on `ports`, numbered 1, 2, … in order, each named after its port.
-pub fn port_boards(ports: &[PathBuf]) -> Vec<BoardConfig> {
+/// Boards of `kind` on `ports`, numbered 1, 2, … in order, each named after its port.
+pub fn port_boards(ports: &[PathBuf], kind: BoardKind) -> Vec<BoardConfig> {
     (1u32..)
         .zip(ports)
         .map(|(number, port)| BoardConfig {
             number,
-            kind: BoardKind::Dgt,
+            kind,
             name: port.display().to_string(),
             locator: Locator::Port(port.clone()),
             clock_layout: ClockLayout::default(),
@@ -91,7 +91,7 @@ pub async fn record_boards(
     hub: Option<Hub>,
     announce: impl Fn(&str, &TrackerEvent) + Send + Sync + 'static,
 ) -> anyhow::Result<()> {
-    let fleet = Fleet::new(db, port_boards(ports), laws.clone());
+    let fleet = Fleet::new(db, port_boards(ports, BoardKind::Dgt), laws.clone());
     record_fleet(fleet, stop, hub, announce).await
 }
 

@@ -85,7 +85,7 @@ pub fn admin_token(file: Option<&Path>) -> anyhow::Result<Option<Token>> {
 
 /// `boardscribe run`: records every configured board until SIGINT/SIGTERM.
 pub fn run(args: RunOptions) -> anyhow::Result<()> {
-    let ports = args.overrides.ports.clone();
+    let (ports, kind) = (args.overrides.ports.clone(), args.overrides.port_kind);
     // The token files are read as `config check` reads them (the admin one unless a flag
     // names another), so that both refuse the same config with the same words.
     let files = crate::config::FileChecks {
@@ -95,7 +95,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     let mut config = Config::load_with(args.config.as_deref(), args.overrides, files)?;
     if !ports.is_empty() {
         // Boards given by port keep the port as their name, as before the config existed.
-        config.boards = port_boards(&ports);
+        config.boards = port_boards(&ports, kind);
     }
     if config.boards.is_empty() && config.buses.iter().all(|b| b.boards.is_empty()) {
         bail!(

@@ -207,7 +207,11 @@ async fn three_rounds_with_one_daemon_each_round_with_its_players() {
         time_control: Some("15+10".parse().unwrap()),
         ..LawsSetup::default()
     };
-    let mut fleet = daemon::Fleet::new(&db, daemon::port_boards(&ports), laws);
+    let mut fleet = daemon::Fleet::new(
+        &db,
+        daemon::port_boards(&ports, boardscribe::kind::BoardKind::Dgt),
+        laws,
+    );
     fleet.metrics = metrics;
     fleet.changes = changes;
     fleet.round = Some(RoundInfo {

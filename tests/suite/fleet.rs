@@ -161,14 +161,7 @@ async fn round(hall: Vec<fleet_common::HallBoard>, unplugged: Vec<usize>, with_g
             mine.len()
         );
         let g = mine[0];
-        let got: Vec<String> = g
-            .moves
-            .iter()
-            .map(|m| match b.kind {
-                Kind::Dgt => m.uci.clone().unwrap_or_default(),
-                Kind::Togyz => m.notation.clone(),
-            })
-            .collect();
+        let got = b.moves_of(g);
         if got != b.moves {
             let (a, z) = (format!("board={} ", b.name), format!("board={}}}", b.name));
             let lines: Vec<&str> = log

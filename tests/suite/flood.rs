@@ -25,7 +25,7 @@ use boardscribe::{
     emulator::{PtyEvent, PtyFleet},
     store::Store,
 };
-use fleet_common::{Daemon, Kind};
+use fleet_common::Daemon;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const CHESS_BOARDS: usize = 12;
@@ -225,14 +225,7 @@ async fn round(hall: &[fleet_common::HallBoard], unplugged: usize, flood: bool) 
     for b in hall {
         let mine: Vec<_> = games.iter().filter(|g| g.board_name == b.name).collect();
         assert_eq!(mine.len(), 1, "{} ({}): games", b.name, b.source);
-        let got: Vec<String> = mine[0]
-            .moves
-            .iter()
-            .map(|m| match b.kind {
-                Kind::Dgt => m.uci.clone().unwrap_or_default(),
-                Kind::Togyz => m.notation.clone(),
-            })
-            .collect();
+        let got = b.moves_of(mine[0]);
         assert_eq!(got, b.moves, "{} ({}) moves", b.name, b.source);
         assert_eq!(mine[0].result, b.result, "{} ({}) result", b.name, b.source);
     }

@@ -29,7 +29,7 @@ use std::{
 };
 
 use boardscribe::{emulator::PtyFleet, store::Store};
-use fleet_common::{Daemon, HallBoard, Kind};
+use fleet_common::{Daemon, HallBoard};
 use reqwest::{StatusCode, header, redirect::Policy};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -136,14 +136,7 @@ impl Hall {
         for b in &self.boards {
             let mine: Vec<_> = games.iter().filter(|g| g.board_name == b.name).collect();
             assert_eq!(mine.len(), 1, "{} ({}): games", b.name, b.source);
-            let got: Vec<String> = mine[0]
-                .moves
-                .iter()
-                .map(|m| match b.kind {
-                    Kind::Dgt => m.uci.clone().unwrap_or_default(),
-                    Kind::Togyz => m.notation.clone(),
-                })
-                .collect();
+            let got = b.moves_of(mine[0]);
             assert_eq!(got, b.moves, "{} ({}) moves", b.name, b.source);
         }
     }

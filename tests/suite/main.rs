@@ -75,4 +75,5 @@ mod togyz_replay;
 mod togyz_rules;
 mod togyz_tracker;
 mod udev_rules;
+mod vendor_corpus;
 mod watchdog;

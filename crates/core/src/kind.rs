@@ -12,28 +12,38 @@ use serde::{Deserialize, Serialize};
 use crate::{
     game::{GameKind, Kind},
     pipeline::{Board, Dgt, Tgz},
+    sensor::chesslink::ChessLinkBoard,
 };
 
 /// A kind of board: a vendor's protocol and the game it is made for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum BoardKind {
     /// A DGT electronic chessboard (USB, Bluetooth serial or a bus), often with a DGT clock.
+    #[default]
     Dgt,
     /// A togyz korgool pit board speaking TGZ-1 (DGT's framing), with its clock.
     Togyz,
+    /// A Millennium ChessLink board (Exclusive, Performance, eONE): the whole position on
+    /// every change, no clock.
+    #[serde(rename = "chesslink")]
+    #[cfg_attr(feature = "clap", value(name = "chesslink"))]
+    ChessLink,
 }
 
 impl BoardKind {
     /// Every kind, in the order `devices` and the config's error list them.
-    pub const ALL: [BoardKind; 2] = [BoardKind::Dgt, BoardKind::Togyz];
+    pub const ALL: [BoardKind; 3] = [BoardKind::Dgt, BoardKind::Togyz, BoardKind::ChessLink];
 
     /// The name a config's `kind`, a capture's `device` and the command line use.
     pub const fn name(self) -> &'static str {
         match self {
             BoardKind::Dgt => "dgt",
             BoardKind::Togyz => "togyz",
+            BoardKind::ChessLink => "chesslink",
         }
     }
 
@@ -49,6 +59,7 @@ impl BoardKind {
         match self {
             BoardKind::Dgt => w.run::<Dgt>(),
             BoardKind::Togyz => w.run::<Tgz>(),
+            BoardKind::ChessLink => w.run::<ChessLinkBoard>(),
         }
     }
 

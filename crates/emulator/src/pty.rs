@@ -28,6 +28,8 @@ use tokio::{
 use super::{
     BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
     TogyzPayload, TogyzScript, capture_header,
+    chesslink::{ChessLinkBoard, ChessLinkScript},
+    script::Event,
 };
 
 mod boards;
@@ -39,6 +41,7 @@ use boardscribe_core::{
     memory::EeRecorder,
     protocol::Direction,
     protocol::{
+        chesslink as cl,
         dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
         tgz::{self, PitDump},
     },
@@ -122,6 +125,10 @@ enum Host {
     Reply(Vec<u8>),
     /// Answer with these bytes only while clock frames are on (DGT's clock-message ack).
     ClockReply(Vec<u8>),
+    /// Answer with these bytes, then report in this mode (a ChessLink register write).
+    ReplyAndUpdates(Vec<u8>, Mode),
+    /// Answer with these bytes, then stop reporting.
+    ReplyAndReset(Vec<u8>),
     Ignore,
 }
 
@@ -257,6 +264,18 @@ impl<S: PtyBoard> Runner<'_, S> {
                     }
                 }
                 Host::Reply(bytes) => self.send(&bytes).await?,
+                Host::ReplyAndUpdates(bytes, mode) => {
+                    self.send(&bytes).await?;
+                    self.mode = mode;
+                    if first_update.is_none() {
+                        *first_update =
+                            Some(Instant::now() + Duration::from_millis(self.opts.start_delay_ms));
+                    }
+                }
+                Host::ReplyAndReset(bytes) => {
+                    self.send(&bytes).await?;
+                    self.mode = Mode::Idle;
+                }
                 Host::ClockReply(bytes) => {
                     if self.mode == Mode::Full {
                         self.send(&bytes).await?;
@@ -437,11 +456,18 @@ async fn run<S: PtyBoard>(
 pub enum PtyScript {
     Dgt(BoardScript),
     Togyz(TogyzScript),
+    ChessLink(ChessLinkScript),
 }
 
 impl From<BoardScript> for PtyScript {
     fn from(s: BoardScript) -> PtyScript {
         PtyScript::Dgt(s)
+    }
+}
+
+impl From<ChessLinkScript> for PtyScript {
+    fn from(s: ChessLinkScript) -> PtyScript {
+        PtyScript::ChessLink(s)
     }
 }
 
@@ -461,6 +487,7 @@ impl PtyScript {
         match self {
             PtyScript::Dgt(s) => run_pty(s, opts, events).await,
             PtyScript::Togyz(s) => run_togyz_pty(s, opts, events).await,
+            PtyScript::ChessLink(s) => run(s, opts, events).await,
         }
     }
 }

@@ -22,8 +22,8 @@ use boardscribe::{
     capture::parse_capture,
     device::Direction,
     emulator::{
-        self, BoardScript, EmulatorOptions, EventKind, Payload, PtyOptions, PtyScript, TogyzAction,
-        TogyzEmulatorOptions, TogyzPayload, TogyzScript,
+        self, BoardScript, ChessLinkScript, EmulatorOptions, EventKind, Payload, PtyOptions,
+        PtyScript, TogyzAction, TogyzEmulatorOptions, TogyzPayload, TogyzScript,
     },
     game::{
         GameKind,
@@ -53,6 +53,7 @@ pub static ONE_ROUND_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::con
 pub enum Kind {
     Dgt,
     Togyz,
+    ChessLink,
 }
 
 impl Kind {
@@ -61,6 +62,7 @@ impl Kind {
         match self {
             Kind::Dgt => "dgt",
             Kind::Togyz => "togyz",
+            Kind::ChessLink => "chesslink",
         }
     }
 }
@@ -81,11 +83,23 @@ pub struct HallBoard {
 }
 
 impl HallBoard {
+    /// `game`'s moves as [`HallBoard::moves`] writes them (UCI for chess, togyz notation).
+    pub fn moves_of(&self, game: &boardscribe::store::GameRecord) -> Vec<String> {
+        game.moves
+            .iter()
+            .map(|m| match self.kind {
+                Kind::Dgt | Kind::ChessLink => m.uci.clone().unwrap_or_default(),
+                Kind::Togyz => m.notation.clone(),
+            })
+            .collect()
+    }
+
     /// When the script plays its last event, from the body's start (ms).
     pub fn length_ms(&self) -> u64 {
         match &self.script {
             PtyScript::Dgt(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
             PtyScript::Togyz(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
+            PtyScript::ChessLink(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
         }
     }
 }
@@ -581,6 +595,7 @@ fn dues(script: &PtyScript) -> Vec<Due> {
     match script {
         PtyScript::Dgt(s) => dgt_dues(s),
         PtyScript::Togyz(s) => togyz_dues(s),
+        PtyScript::ChessLink(s) => chesslink_dues(s),
     }
 }
 
@@ -604,6 +619,20 @@ fn dgt_dues(s: &BoardScript) -> Vec<Due> {
                 }
                 _ => None,
             };
+            Some((e.at_ms - s.body_start_ms, f.to_bytes(), what))
+        })
+        .collect()
+}
+
+fn chesslink_dues(s: &ChessLinkScript) -> Vec<Due> {
+    s.events
+        .iter()
+        .filter(|e| e.kind != EventKind::Handshake)
+        .filter_map(|e| {
+            let Payload::Frame(f) = &e.payload else {
+                return None;
+            };
+            let what = (e.kind == EventKind::Move).then_some((e.ply, false));
             Some((e.at_ms - s.body_start_ms, f.to_bytes(), what))
         })
         .collect()
@@ -648,6 +677,7 @@ pub fn written_late(script: &PtyScript, capture: &str, ready: Instant) -> (Vec<W
     let plies = match script {
         PtyScript::Dgt(s) => s.plies.len(),
         PtyScript::Togyz(s) => s.plies.len(),
+        PtyScript::ChessLink(s) => s.plies.len(),
     };
     let mut out = vec![Written::default(); plies];
     let Ok(cap) = parse_capture(capture) else {
@@ -660,6 +690,8 @@ pub fn written_late(script: &PtyScript, capture: &str, ready: Instant) -> (Vec<W
             dgt::cmd::SEND_UPDATE_BRD,
         ],
         PtyScript::Togyz(_) => &[tgz::cmd::SEND_UPDATE_BRD, tgz::cmd::SEND_UPDATE_NICE],
+        // The register write that switches reports on.
+        PtyScript::ChessLink(_) => &[boardscribe::protocol::chesslink::cmd::WRITE],
     };
     let Some(origin) = cap
         .chunks

@@ -190,7 +190,11 @@ impl Bench {
         let db = self.db.clone();
         let stop = self.stop.subscribe();
         let hub = self.hub.clone();
-        let mut fleet = daemon::Fleet::new(&db, daemon::port_boards(&self.ports), laws);
+        let mut fleet = daemon::Fleet::new(
+            &db,
+            daemon::port_boards(&self.ports, boardscribe::kind::BoardKind::Dgt),
+            laws,
+        );
         fleet.metrics = self.metrics.clone();
         fleet.changes = self.changes.clone();
         fleet.publication = self.outputs.publication;

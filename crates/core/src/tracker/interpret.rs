@@ -45,6 +45,43 @@ pub(super) fn moves_to<G: GameKind>(
     None
 }
 
+/// The one legal move from `tip` that `sensed` shows whole, and after which `sensed` is
+/// part-way through the next move (a piece lifted, or a move under way), when `sensed` is no
+/// move in progress from `tip` itself; `None` when no move, or more than one, does so.
+pub(super) fn begun_after_one<G: GameKind>(
+    tip: &Node<G>,
+    sensed: &G::Reading,
+) -> Option<(G::Move, Node<G>)> {
+    let under_way = |d: Departure| matches!(d, Departure::InProgress | Departure::Missing { .. });
+    if under_way(G::departure(&tip.pos, tip.successors(), sensed, false)) {
+        return None;
+    }
+    let to_sensed = G::reading_distance(tip.reading(), sensed);
+    let mut found: Option<(G::Move, Node<G>)> = None;
+    for (k, mv) in tip.successors() {
+        // A king's move may be the start of the kings' result gesture, the other king lifted
+        // on its way: that waits for the board to settle (a reply then fits two plies).
+        if G::gesture_may_include(&tip.pos, mv) {
+            continue;
+        }
+        let node = Node::new(G::play(&tip.pos, mv), *k);
+        let rest = G::reading_distance(node.reading(), sensed);
+        // The move shows whole (every place it changed reads as after it: the distances add
+        // up), and what differs besides is the next move under way.
+        if rest > G::MOVE_SPAN
+            || G::reading_distance(tip.reading(), node.reading()) + rest != to_sensed
+            || !under_way(G::departure(&node.pos, node.successors(), sensed, false))
+        {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        found = Some((mv.clone(), node));
+    }
+    found
+}
+
 /// Who pressed to leave the lever as `reading` shows it: the left player pressed when the lever
 /// went high on the right.
 pub(super) fn presser_of(reading: &ClockReading, white_on_left: bool) -> Side {
@@ -223,6 +260,32 @@ impl<G: GameKind> Tracker<G> {
             for (mv, node) in path {
                 g.push(mv, node, at);
             }
+            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+            return;
+        }
+        // A move completed and the next begun in one reading ([`TrackerSettings::whole_reports`]):
+        // a board that reports its whole position once a change has held (a debounce, a scan),
+        // not every square as it changes, shows a quick reply's piece already lifted when the
+        // move before it is first seen whole. Taken only when the board is no move in progress from the belief, and
+        // one legal move alone leaves it part-way through the next.
+        if self.settings.whole_reports
+            && distance <= self.settings.two_ply_max_distance
+            && let Some((mv, node)) = begun_after_one(g.tip(), sensed_reading)
+        {
+            g.push(mv, node, at);
+            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+            return;
+        }
+        // The same with the belief's last move revised: a piece slid on from where it rested
+        // while the reply began, in one reading.
+        if self.settings.whole_reports
+            && let Some(back) = plies.checked_sub(1)
+            && G::reading_distance(g.belief_node(back).reading(), sensed_reading)
+                <= self.settings.two_ply_max_distance
+            && let Some((mv, node)) = begun_after_one(g.belief_node(back), sensed_reading)
+        {
+            g.truncate(back, at);
+            g.push(mv, node, at);
             self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }

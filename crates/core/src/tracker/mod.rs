@@ -82,6 +82,10 @@ pub struct TrackerSettings {
     pub displaced_max_distance: usize,
     /// Which start positions begin a game ([`GameKind::starts`]).
     pub variant: Variant,
+    /// The board reports its whole position once a change has held (a debounce, a scan), not
+    /// every place as it changes: a move and the first lift of the reply can come in one
+    /// reading, which is then taken as that move with the reply under way.
+    pub whole_reports: bool,
 }
 
 impl TrackerSettings {
@@ -113,6 +117,7 @@ impl Default for TrackerSettings {
             expected_clock_ms: None,
             displaced_max_distance: 4,
             variant: Variant::Standard,
+            whole_reports: false,
         }
     }
 }

@@ -1495,3 +1495,72 @@ fn after_the_arbiters_decision_the_thread_lost_text_says_how_deep_the_presses_le
     );
     assert!(!detail.contains("up to 2 legal moves"), "{detail}");
 }
+
+/// A board reporting whole positions once a change has held: `changes` (square, code) all in
+/// one report after `dt` ms.
+fn report(t: &mut Table, dt: Millis, changes: &[(&str, u8)]) {
+    t.t += dt;
+    for &(sq, code) in changes {
+        let i = t.index(sq);
+        t.board.apply_field(i, code);
+    }
+    t.tracker.observe(t.t, &t.board, &mut t.events);
+}
+
+fn whole_reports_table(whole_reports: bool) -> Table {
+    let mut t = Table::new(false);
+    t.tracker = Tracker::new(TrackerSettings {
+        whole_reports,
+        ..TrackerSettings::default()
+    });
+    t.tracker.observe(0, &t.board, &mut t.events);
+    t
+}
+
+#[test]
+fn a_move_and_the_replys_lift_in_one_whole_report_are_that_move_with_the_reply_under_way() {
+    for whole_reports in [true, false] {
+        let mut t = whole_reports_table(whole_reports);
+        // 1. e4, lifted and put down in one report, and Black's e-pawn already in the hand.
+        report(&mut t, 500, &[("e2", 0), ("e4", piece::WPAWN), ("e7", 0)]);
+        t.wait(1000);
+        if whole_reports {
+            assert_eq!(t.moves(), ["e4"], "{:?}", t.kinds());
+        } else {
+            // Every square as it changes (DGT): a board no move explains waits.
+            assert!(t.moves().is_empty(), "{:?}", t.moves());
+        }
+        // 1... e5 put down: the game goes on either way.
+        report(&mut t, 100, &[("e5", piece::BPAWN)]);
+        t.wait(1000);
+        assert_eq!(t.moves(), ["e4", "e5"], "whole reports: {whole_reports}");
+    }
+}
+
+#[test]
+fn a_slide_finished_while_the_reply_began_revises_the_resting_square() {
+    let mut t = whole_reports_table(true);
+    t.play(&[("e2", "e4", piece::WPAWN), ("e7", "e5", piece::BPAWN)]);
+    // 2. Qh5, the queen resting on g4 on its way.
+    report(&mut t, 300, &[("d1", 0), ("g4", piece::WQUEEN)]);
+    t.wait(200);
+    // The queen on h5 and Black's knight lifted from b8, in one report.
+    report(&mut t, 100, &[("g4", 0), ("h5", piece::WQUEEN), ("b8", 0)]);
+    report(&mut t, 200, &[("c6", piece::BKNIGHT)]);
+    t.wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5", "Qh5", "Nc6"], "{:?}", t.kinds());
+}
+
+#[test]
+fn a_kings_step_with_the_other_king_lifted_waits_for_the_gesture() {
+    let mut t = whole_reports_table(true);
+    t.play(&[("e2", "e4", piece::WPAWN), ("e7", "e5", piece::BPAWN)]);
+    // 2. Ke2 with Black's king already in the hand: a king's move may start the kings'
+    // gesture, so nothing is taken until the board settles.
+    report(&mut t, 300, &[("e1", 0), ("e2", piece::WKING), ("e8", 0)]);
+    assert_eq!(t.moves(), ["e4", "e5"], "{:?}", t.kinds());
+    // 2... Ke7: both plies at once.
+    report(&mut t, 100, &[("e7", piece::BKING)]);
+    t.wait(1000);
+    assert_eq!(t.moves(), ["e4", "e5", "Ke2", "Ke7"], "{:?}", t.kinds());
+}

@@ -204,3 +204,80 @@ impl PtyBoard for TogyzScript {
         Some((1, Host::Reply(reply.to_bytes())))
     }
 }
+
+impl PtyBoard for ChessLinkScript {
+    /// The squares in board numbering, as the board senses them.
+    type State = [u8; 64];
+    type Event = Event<ChessLinkBoard>;
+    const DEVICE: &'static str = BoardKind::ChessLink.name();
+    const NAME: &'static str = "emulated ChessLink board";
+
+    fn start_state(&self) -> [u8; 64] {
+        self.start_dump
+    }
+
+    fn initial_clock(&self) -> BwTime {
+        self.initial_clock
+    }
+
+    fn body_start_ms(&self) -> Millis {
+        self.body_start_ms
+    }
+
+    fn body(&self) -> Vec<&Event<ChessLinkBoard>> {
+        self.events
+            .iter()
+            .filter(|e| e.kind != EventKind::Handshake)
+            .collect()
+    }
+
+    fn at_ms(e: &Event<ChessLinkBoard>) -> Millis {
+        e.at_ms
+    }
+
+    /// After the first report of `ply` (the piece lifted, or the move whole).
+    fn unplug_after(&self, body: &[&Event<ChessLinkBoard>], ply: u32) -> Option<usize> {
+        body.iter()
+            .position(|e| e.kind == EventKind::Move && e.ply == ply)
+    }
+
+    fn play(
+        board: &mut [u8; 64],
+        _clock: &mut BwTime,
+        e: &Event<ChessLinkBoard>,
+    ) -> Option<(Vec<u8>, Channel)> {
+        let Payload::Frame(f) = &e.payload else {
+            return None;
+        };
+        if let cl::Frame::Status(report) = f {
+            *board = board_of(report);
+        }
+        Some((f.to_bytes(), Channel::Board))
+    }
+
+    fn command(&self, buf: &[u8], board: &mut [u8; 64], _clock: &BwTime) -> Option<(usize, Host)> {
+        let (command, used) = cl::cut_command(buf)?;
+        let Ok(command) = command else {
+            return Some((used, Host::Ignore));
+        };
+        let (reply, reports) = crate::chesslink::answer(&command, board);
+        let host = match (reply, reports) {
+            (Some(f), Some(true)) => Host::ReplyAndUpdates(f.to_bytes(), Mode::Board),
+            (Some(f), Some(false)) => Host::ReplyAndReset(f.to_bytes()),
+            (Some(f), None) => Host::Reply(f.to_bytes()),
+            (None, Some(false)) => Host::Reset,
+            (None, Some(true)) => Host::Updates(Mode::Board),
+            (None, None) => Host::Ignore,
+        };
+        Some((used, host))
+    }
+}
+
+/// The squares in board numbering of a report (report index `i` is board index `63 - i`).
+fn board_of(report: &cl::Report) -> [u8; 64] {
+    let mut board = [0u8; 64];
+    for (i, p) in report.0.iter().enumerate() {
+        board[63 - i] = p.map_or(0, boardscribe_core::game::chess::piece_code);
+    }
+    board
+}

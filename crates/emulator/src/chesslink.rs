@@ -1,0 +1,293 @@
+//! An emulated Millennium ChessLink board: the same hands as the DGT emulator's, on a board that
+//! reports its whole position once a change has held for its debounce, and has no clock.
+//!
+//! Flow: [`chesslink_script`] takes a DGT board's script (made with or without a clock; its
+//! clock frames are left out, since a ChessLink board has none) and follows its square changes
+//! on a board of its own: the board state after each scan of changes is reported as an `s`
+//! report once it has held for [`DEBOUNCE_MS`] (two scans, the mode the daemon sets with
+//! `W0204`); a state the hands leave sooner is never reported, as on the real board. The
+//! handshake is the host's start-up (`V`, `W0000`, `W0204`, `S`) and the board's answers. The
+//! pty runner plays the result like any other script and answers the host's commands
+//! ([`crate::pty`]). Pure.
+
+use boardscribe_core::{
+    Millis,
+    protocol::{
+        Direction,
+        chesslink::{Command, Frame, Report, reg},
+        dgt,
+    },
+};
+
+use super::{
+    BoardScript, EventKind, IrregularityInfo, PlyInfo,
+    script::{Event, Payload, Script, ScriptBoard, WireFrame},
+};
+
+/// How long a change must hold before the board reports it: two scans of 40.96 ms (register 02
+/// set to 4, `W0204`, as the daemon sets it).
+pub const DEBOUNCE_MS: Millis = 82;
+
+/// The board's firmware version in its `v` reply (`v010374`: 01.03, as picochess logs a real
+/// board's).
+pub const VERSION: (u8, u8) = (0x01, 0x03);
+
+/// A Millennium ChessLink board, as its script is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChessLinkBoard;
+
+impl WireFrame for Frame {
+    fn wire_bytes(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+}
+
+impl ScriptBoard for ChessLinkBoard {
+    type Frame = Frame;
+    type Action = ();
+    type Ply = PlyInfo;
+    /// The squares in board numbering (0 = a8 on a board lying normally), square codes.
+    type Dump = [u8; 64];
+    /// The kings' centre squares (board indices: white king, black king).
+    type Gesture = (u8, u8);
+    type Irregularity = IrregularityInfo;
+    const DEVICE: &'static str = boardscribe_core::kind::BoardKind::ChessLink.name();
+    const SOURCE: &'static str = "boardscribe ChessLink emulator script";
+}
+
+/// A chess game as the timed traffic of a ChessLink board.
+pub type ChessLinkScript = Script<ChessLinkBoard>;
+
+/// The report of squares in board numbering (0 = a8): report index `i` is board index `63 - i`
+/// (the report begins at h1).
+pub fn report_of(board: &[u8; 64]) -> Report {
+    let mut report = Report::EMPTY;
+    for (i, p) in report.0.iter_mut().enumerate() {
+        *p = boardscribe_core::game::chess::code_to_piece(board[63 - i]);
+    }
+    report
+}
+
+/// The host's start-up commands, as the daemon sends them.
+fn startup_bytes() -> Vec<u8> {
+    let mut out = Vec::new();
+    for c in boardscribe_core::protocol::chesslink::startup(
+        boardscribe_core::protocol::chesslink::STARTUP_REPORT,
+    ) {
+        c.encode(&mut out);
+    }
+    out
+}
+
+/// `dgt` played on a ChessLink board (see the module doc).
+pub fn chesslink_script(dgt: &BoardScript) -> ChessLinkScript {
+    let mut events = Vec::new();
+    let mut board = dgt.start_dump.0;
+    // The handshake: the host's start-up, then the board's answers (the version, the two
+    // register writes echoed, the position).
+    let t0 = dgt.events.first().map_or(0, |e| e.at_ms);
+    let handshake = |at_ms: Millis, dir: Direction, payload: Payload<Frame>| Event {
+        at_ms,
+        dir,
+        payload,
+        kind: EventKind::Handshake,
+        action: (),
+        ply: 0,
+    };
+    events.push(handshake(
+        t0,
+        Direction::ToBoard,
+        Payload::Command(startup_bytes()),
+    ));
+    let answers = [
+        Frame::Version {
+            high: VERSION.0,
+            low: VERSION.1,
+        },
+        Frame::RegisterWritten {
+            address: reg::SERIAL_SETUP,
+            value: 0,
+        },
+        Frame::RegisterWritten {
+            address: reg::AUTO_REPORT,
+            value: boardscribe_core::protocol::chesslink::STARTUP_REPORT.value(),
+        },
+        Frame::Status(report_of(&board)),
+    ];
+    for (i, f) in answers.into_iter().enumerate() {
+        events.push(handshake(
+            t0 + 5 + i as Millis,
+            Direction::FromBoard,
+            Payload::Frame(f),
+        ));
+    }
+    // The body: the board after each instant's changes; a state reported once it held.
+    let mut pending: Option<(Millis, [u8; 64], EventKind, u32)> = None;
+    let mut reported = board;
+    let mut flush = |pending: &mut Option<(Millis, [u8; 64], EventKind, u32)>,
+                     until: Option<Millis>,
+                     events: &mut Vec<Event<ChessLinkBoard>>| {
+        if let Some((at, state, kind, ply)) = *pending
+            && until.is_none_or(|t| t >= at + DEBOUNCE_MS)
+        {
+            if state != reported {
+                reported = state;
+                events.push(Event {
+                    at_ms: at + DEBOUNCE_MS,
+                    dir: Direction::FromBoard,
+                    payload: Payload::Frame(Frame::Status(report_of(&state))),
+                    kind,
+                    action: (),
+                    ply,
+                });
+            }
+            *pending = None;
+        }
+    };
+    for e in dgt.events.iter().filter(|e| e.kind != EventKind::Handshake) {
+        let Payload::Frame(frame) = &e.payload else {
+            continue;
+        };
+        match frame {
+            dgt::Frame::FieldUpdate { square, piece } => {
+                if let Some(s) = board.get_mut(usize::from(*square)) {
+                    *s = *piece;
+                }
+            }
+            dgt::Frame::BoardDump(d) => board = d.0,
+            // No clock, no memory, no identity frames on this board.
+            _ => continue,
+        }
+        // A change at another instant than the one pending: the pending state is reported
+        // if it held long enough, forgotten if not.
+        if pending.is_some_and(|(at, ..)| at != e.at_ms) {
+            flush(&mut pending, Some(e.at_ms), &mut events);
+        }
+        pending = Some((e.at_ms, board, e.kind, e.ply));
+    }
+    flush(&mut pending, None, &mut events);
+    events.sort_by_key(|e| e.at_ms);
+    Script {
+        events,
+        plies: dgt.plies.clone(),
+        start_dump: dgt.start_dump.0,
+        initial_clock: dgt.initial_clock,
+        serial: dgt.serial.clone(),
+        rotated: dgt.rotated,
+        body_start_ms: dgt.body_start_ms,
+        result_gesture: dgt.result_gesture,
+        irregularities: dgt.irregularities.clone(),
+    }
+}
+
+/// What the board answers to a command, and whether it switches automatic reports on or off.
+pub(crate) fn answer(command: &Command, board: &[u8; 64]) -> (Option<Frame>, Option<bool>) {
+    match command {
+        Command::Status => (Some(Frame::Status(report_of(board))), None),
+        Command::Version => (
+            Some(Frame::Version {
+                high: VERSION.0,
+                low: VERSION.1,
+            }),
+            None,
+        ),
+        Command::SetLeds(_) => (Some(Frame::LedsSet), None),
+        Command::LedsOff => (Some(Frame::LedsOff), None),
+        Command::WriteRegister { address, value } => {
+            let reports = (*address == reg::AUTO_REPORT).then(|| {
+                boardscribe_core::protocol::chesslink::AutoReport::from_value(*value)
+                    != boardscribe_core::protocol::chesslink::AutoReport::Off
+            });
+            (
+                Some(Frame::RegisterWritten {
+                    address: *address,
+                    value: *value,
+                }),
+                reports,
+            )
+        }
+        Command::ReadRegister { address } => (
+            Some(Frame::RegisterRead {
+                address: *address,
+                value: 0,
+            }),
+            None,
+        ),
+        // Reset: no reply (spec); the report mode goes back to the board's default.
+        Command::Reset => (None, Some(false)),
+        Command::Identify { .. } => (None, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{EmulatorOptions, games_from_pgn, script_pgn};
+
+    fn script(speed: f64) -> BoardScript {
+        let pgn = "[Event \"t\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 *\n";
+        let games = games_from_pgn(pgn).unwrap_or_default();
+        let opts = EmulatorOptions {
+            speed,
+            clock: false,
+            ..EmulatorOptions::default()
+        };
+        script_pgn(&games[0], &opts).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn every_ply_ends_in_a_report_of_its_board_and_nothing_is_reported_early() {
+        for speed in [0.3, 1.0, 3.0] {
+            let dgt = script(speed);
+            let cl = chesslink_script(&dgt);
+            let reports: Vec<(Millis, Report)> = cl
+                .events
+                .iter()
+                .filter_map(|e| match &e.payload {
+                    Payload::Frame(Frame::Status(r)) if e.kind != EventKind::Handshake => {
+                        Some((e.at_ms, *r))
+                    }
+                    _ => None,
+                })
+                .collect();
+            for p in &dgt.plies {
+                let after = report_of(&p.board_after.0);
+                assert!(
+                    reports
+                        .iter()
+                        .any(|(t, r)| *r == after && *t >= p.end_ms + DEBOUNCE_MS),
+                    "ply {} at x{speed}",
+                    p.ply
+                );
+            }
+            // Times never go back, and no two reports in a row are the same.
+            assert!(cl.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+            assert!(reports.windows(2).all(|w| w[0].1 != w[1].1));
+            let capture = cl.to_capture_text();
+            assert!(capture.contains("device: chesslink"), "{capture}");
+        }
+    }
+
+    #[test]
+    fn the_board_answers_the_startup_as_the_daemon_expects() {
+        let start = [0u8; 64];
+        let (reply, reports) = answer(
+            &Command::set_auto_report(boardscribe_core::protocol::chesslink::STARTUP_REPORT),
+            &start,
+        );
+        assert_eq!(reports, Some(true));
+        assert!(matches!(
+            reply,
+            Some(Frame::RegisterWritten {
+                address: 2,
+                value: 4
+            })
+        ));
+        let (off, reports) = answer(
+            &Command::set_auto_report(boardscribe_core::protocol::chesslink::AutoReport::Off),
+            &start,
+        );
+        assert!(off.is_some());
+        assert_eq!(reports, Some(false));
+    }
+}

@@ -1,0 +1,188 @@
+//! Corpus games on the other vendors' boards (and on DGT boards without a clock, the
+//! reference): 300 games of the chess corpus
+//! (../shared/corpus/chess), each played by the emulator's hands (seeded), put on the vendor's
+//! emulated board (its reports, its debounce, no clock), written as a capture and replayed
+//! through the `replay` path into SQLite, give exactly the game's moves, with no clock stamp
+//! and no false alarm: at human speed, with blitz hands (x0.3) and slow hands (x3). Every
+//! seventh board lies turned round.
+
+use boardscribe::{
+    arbiter::{Laws, LawsConfig, LawsSetup},
+    emulator::{self, BoardScript, EmulatorOptions, PgnGame},
+    replay::replay_reader_with,
+    store::Store,
+    tracker::TrackerEvent,
+};
+
+/// How many corpus games each vendor plays, spread over the whole corpus.
+const GAMES: usize = 300;
+
+/// Every third game of the corpus, 300 of them, named `file#n`.
+fn games() -> Vec<(String, PgnGame)> {
+    let all: Vec<(String, PgnGame)> = crate::corpus_common::chess_files()
+        .into_iter()
+        .flat_map(|(stem, games)| {
+            games
+                .into_iter()
+                .enumerate()
+                .map(move |(i, g)| (format!("{stem}#{}", i + 1), g))
+        })
+        .collect();
+    let picked: Vec<_> = all.into_iter().step_by(3).take(GAMES).collect();
+    assert_eq!(picked.len(), GAMES);
+    picked
+}
+
+/// Plays the games on a vendor's board (`capture`: a DGT script's hands as that board's
+/// capture) with hands `scale` times as fast; returns what went wrong.
+fn run(capture: fn(&BoardScript) -> String, scale: f64) -> Vec<String> {
+    let games = games();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = games.len().div_ceil(threads);
+    let results: Vec<(Vec<String>, usize, usize, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = games
+            .chunks(chunk)
+            .enumerate()
+            .map(|(part, games)| {
+                s.spawn(move || {
+                    let mut store = Store::open_in_memory().unwrap();
+                    // Historical games, played past what ends a game today: the 2009 Laws.
+                    let laws = LawsSetup {
+                        cfg: LawsConfig::for_edition(Laws::Fide2009),
+                        time_control: None,
+                        ..LawsSetup::default()
+                    };
+                    let (mut failures, mut plies, mut takebacks, mut alarms) =
+                        (Vec::new(), 0, 0, 0);
+                    for (i, (name, game)) in games.iter().enumerate() {
+                        let index = part * chunk + i;
+                        let opts = EmulatorOptions {
+                            seed: (index as u64 ^ (scale * 1000.0) as u64) + 77,
+                            rotated: index.is_multiple_of(7),
+                            clock: false,
+                            ..EmulatorOptions::default()
+                        };
+                        let mut script = emulator::script_pgn(game, &opts).unwrap();
+                        script.scale_times(scale);
+                        let text = capture(&script);
+                        let summary = replay_reader_with(
+                            &mut store,
+                            name,
+                            name,
+                            text.as_bytes(),
+                            &laws,
+                            &mut |_, e| match e {
+                                TrackerEvent::Takeback { .. } => takebacks += 1,
+                                TrackerEvent::Irregularity { .. } => alarms += 1,
+                                _ => {}
+                            },
+                        )
+                        .unwrap();
+                        plies += script.plies.len();
+                        let expected: Vec<&str> =
+                            script.plies.iter().map(|p| p.uci.as_str()).collect();
+                        let got = summary
+                            .games
+                            .last()
+                            .and_then(|g| store.game(*g).unwrap())
+                            .map(|g| g.moves)
+                            .unwrap_or_default();
+                        let uci: Vec<&str> =
+                            got.iter().map(|m| m.uci.as_deref().unwrap_or("")).collect();
+                        if uci != expected || summary.games.len() != 1 {
+                            let first = uci.iter().zip(&expected).position(|(a, b)| a != b);
+                            failures.push(format!(
+                                "{name} (seed {}, x{scale}): {} games, {} of {} plies, first \
+                                 difference at {:?}",
+                                opts.seed,
+                                summary.games.len(),
+                                uci.len(),
+                                expected.len(),
+                                first.map(|p| (p + 1, uci[p], expected[p]))
+                            ));
+                        }
+                        // No clock on these boards: no move carries a time.
+                        if got
+                            .iter()
+                            .any(|m| m.clock_white_ms.is_some() || m.clock_black_ms.is_some())
+                        {
+                            failures.push(format!("{name}: a clock time on a board without one"));
+                        }
+                    }
+                    (failures, plies, takebacks, alarms)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut all = Vec::new();
+    let (mut plies, mut takebacks, mut alarms) = (0, 0, 0);
+    for (f, p, t, a) in results {
+        all.extend(f);
+        plies += p;
+        takebacks += t;
+        alarms += a;
+    }
+    eprintln!("x{scale}: {plies} plies, {takebacks} takebacks, {alarms} irregularities");
+    // No script takes a move back or has an irregularity: any is a false alarm.
+    if takebacks > 0 {
+        all.push(format!("{takebacks} takebacks recorded, none played"));
+    }
+    if alarms * 1000 > plies {
+        all.push(format!(
+            "{alarms} irregularities reported in {plies} plies with none played (over 0.1 %)"
+        ));
+    }
+    all
+}
+
+fn check(capture: fn(&BoardScript) -> String, scale: f64) {
+    let failures = run(capture, scale);
+    assert!(
+        failures.is_empty(),
+        "{} of {GAMES} games differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn chesslink(script: &BoardScript) -> String {
+    emulator::chesslink_script(script).to_capture_text()
+}
+
+/// Not yet exact: one game of 300 reads a rook to f1 with the reply's rook lifted as a rook to
+/// g1, a rook to f1 and its capture (issue 35 goes on).
+#[test]
+#[ignore = "1 of 300 games differs at human speed; issue 35 is open"]
+fn chesslink_at_human_speed() {
+    check(chesslink, 1.0);
+}
+
+/// Not yet exact: with blitz hands a move, its reply and the next lift often come in one
+/// report; 16 of 300 games differ (issue 35 is open).
+#[test]
+#[ignore = "16 of 300 games differ with blitz hands; issue 35 is open"]
+fn chesslink_with_blitz_hands() {
+    check(chesslink, 0.3);
+}
+
+#[test]
+fn chesslink_with_slow_hands() {
+    check(chesslink, 3.0);
+}
+
+/// The same games on DGT boards without a clock (every square as it changes, no press): the
+/// reference the other vendors' boards are held to.
+fn dgt_without_a_clock(script: &BoardScript) -> String {
+    script.to_capture_text()
+}
+
+#[test]
+fn dgt_without_a_clock_at_human_speed() {
+    check(dgt_without_a_clock, 1.0);
+}
+
+#[test]
+fn dgt_without_a_clock_with_blitz_hands() {
+    check(dgt_without_a_clock, 0.3);
+}
