@@ -1014,3 +1014,131 @@ fn a_result_undone_while_the_daemon_was_down_is_taken_up_again_at_its_restart() 
         .collect();
     assert_eq!(actions, ["set_result", "undo"]);
 }
+
+/// Two Millennium ChessLink boards, one turned round, each a real `emulate --kind chesslink`
+/// process on a pseudo-terminal, recorded by a real `run --kind chesslink` over the ChessLink
+/// line: every move of each game, in order, no clock time, and replaying the captures the
+/// emulators wrote gives the same record.
+#[test]
+fn chesslink_boards_are_recorded_by_run_and_their_captures_replay_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let boards = [
+        ("millennium", "Capablanca", 179, "21", false),
+        ("millennium-turned", "Capablanca", 228, "22", true),
+    ];
+    let mut emulators = Vec::new();
+    let mut links = Vec::new();
+    for (name, file, n, seed, rotated) in boards {
+        let mut extra = vec![
+            "--kind",
+            "chesslink",
+            "--speed",
+            "0.5",
+            "--seed",
+            seed,
+            "--linger-ms",
+            "1500",
+        ];
+        if rotated {
+            extra.push("--rotated");
+        }
+        let (p, link) = emulate(d, name, file, n, &extra);
+        emulators.push(p);
+        links.push(link);
+    }
+    let live_db = d.join("live.db");
+    let mut args = vec![
+        "run",
+        "--db",
+        live_db.to_str().unwrap(),
+        "--kind",
+        "chesslink",
+    ];
+    for l in &links {
+        args.extend(["--port", l.to_str().unwrap()]);
+    }
+    let mut daemon = Proc::start(d, "run", &args);
+    for ((_, file, n, _, _), link) in boards.iter().zip(&links) {
+        let expected = expected_uci(&corpus_game(file, *n));
+        wait_for_moves(&live_db, link.to_str().unwrap(), expected.len());
+    }
+    for e in &mut emulators {
+        let status = e.wait_exit(DEADLINE);
+        assert!(status.success(), "{} failed: {status}", e.name);
+    }
+    daemon.terminate();
+    let status = daemon.wait_exit(Duration::from_secs(20));
+    assert!(status.success(), "run after SIGTERM: {status}");
+    let live = export(&live_db).unwrap();
+    let replay_db = d.join("replay.db");
+    let mut args = vec!["replay".to_string()];
+    for (name, ..) in &boards {
+        args.push(d.join(format!("{name}.capture")).display().to_string());
+    }
+    args.extend([
+        "--db".into(),
+        replay_db.display().to_string(),
+        "--quiet".into(),
+    ]);
+    let out = Command::new(BIN).args(&args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replayed = export(&replay_db).unwrap();
+    for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
+        let expected = expected_uci(&corpus_game(file, *n));
+        let live_games = games_of(&live, link.to_str().unwrap());
+        let replay_games = games_of(&replayed, name);
+        assert_eq!(live_games.len(), 1, "{name}: live games {live_games:#?}");
+        assert_eq!(replay_games.len(), 1, "{name}: replayed {replay_games:#?}");
+        assert_eq!(
+            live_games[0].moves, expected,
+            "{name}: live record vs {file} #{n}"
+        );
+        assert_eq!(
+            replay_games[0].moves, expected,
+            "{name}: replay of its capture"
+        );
+        let orientation = if *rotated { "rotated" } else { "normal" };
+        assert_eq!(live_games[0].orientation, orientation, "{name}");
+        // The capture names the kind, so that replay reads it as a ChessLink board.
+        let capture = std::fs::read_to_string(d.join(format!("{name}.capture"))).unwrap();
+        assert!(capture.contains("# device: chesslink"), "{name}");
+    }
+    // No clock on these boards: no move carries a time.
+    let json = Command::new(BIN)
+        .args([
+            "export",
+            "--db",
+            live_db.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let exported: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let mut clocks = Vec::new();
+    clock_values(&exported, &mut clocks);
+    assert!(!clocks.is_empty(), "the export names the clocks");
+    assert!(clocks.iter().all(Value::is_null), "{clocks:?}");
+}
+
+/// Every `clock_white_ms` and `clock_black_ms` value in `v`.
+fn clock_values(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if k == "clock_white_ms" || k == "clock_black_ms" {
+                    out.push(v.clone());
+                } else {
+                    clock_values(v, out);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| clock_values(v, out)),
+        _ => {}
+    }
+}
