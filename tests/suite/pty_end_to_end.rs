@@ -173,6 +173,30 @@ pub(crate) fn poll<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// `boardscribe replay` of the captures `<dir>/<name>.capture` into a fresh database, as a
+/// fresh process; its export.
+fn replay_captures(dir: &Path, names: &[&str]) -> Vec<Exported> {
+    let replay_db = dir.join("replay.db");
+    let mut args = vec!["replay".to_string()];
+    args.extend(
+        names
+            .iter()
+            .map(|name| dir.join(format!("{name}.capture")).display().to_string()),
+    );
+    args.extend([
+        "--db".into(),
+        replay_db.display().to_string(),
+        "--quiet".into(),
+    ]);
+    let out = Command::new(BIN).args(&args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    export(&replay_db).unwrap()
+}
+
 /// One game as exported.
 #[derive(Clone, Debug, PartialEq)]
 struct Exported {
@@ -291,25 +315,8 @@ fn emulate_and_run_record_what_replay_records() {
     assert!(status.success(), "run after SIGTERM: {status}");
     let live = export(&live_db).unwrap();
 
-    let replay_db = d.join("replay.db");
-    let captures: Vec<PathBuf> = boards
-        .iter()
-        .map(|(name, ..)| d.join(format!("{name}.capture")))
-        .collect();
-    let mut args = vec!["replay".to_string()];
-    args.extend(captures.iter().map(|c| c.display().to_string()));
-    args.extend([
-        "--db".into(),
-        replay_db.display().to_string(),
-        "--quiet".into(),
-    ]);
-    let out = Command::new(BIN).args(&args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "replay failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let replayed = export(&replay_db).unwrap();
+    let names: Vec<&str> = boards.iter().map(|(name, ..)| *name).collect();
+    let replayed = replay_captures(d, &names);
 
     for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
         let expected = expected_uci(&corpus_game(file, *n));
@@ -1071,23 +1078,8 @@ fn chesslink_boards_are_recorded_by_run_and_their_captures_replay_alike() {
     let status = daemon.wait_exit(Duration::from_secs(20));
     assert!(status.success(), "run after SIGTERM: {status}");
     let live = export(&live_db).unwrap();
-    let replay_db = d.join("replay.db");
-    let mut args = vec!["replay".to_string()];
-    for (name, ..) in &boards {
-        args.push(d.join(format!("{name}.capture")).display().to_string());
-    }
-    args.extend([
-        "--db".into(),
-        replay_db.display().to_string(),
-        "--quiet".into(),
-    ]);
-    let out = Command::new(BIN).args(&args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "replay failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let replayed = export(&replay_db).unwrap();
+    let names: Vec<&str> = boards.iter().map(|(name, ..)| *name).collect();
+    let replayed = replay_captures(d, &names);
     for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
         let expected = expected_uci(&corpus_game(file, *n));
         let live_games = games_of(&live, link.to_str().unwrap());

@@ -27,7 +27,7 @@
 
 use std::{collections::BTreeMap, fmt, str::FromStr};
 
-use shakmaty::{Color, Piece, Role, Square};
+use shakmaty::{Color, Piece, Square};
 
 use super::{ChipId, Record, board_index, square_at};
 
@@ -120,28 +120,16 @@ pub struct Calibration {
 /// The first line of the text form; a later format gets a new one.
 const TEXT_VERSION: &str = "certabo-calibration-1";
 
-/// The piece the calibration setup puts on board index `i`, if any.
+/// The piece the calibration setup puts on board index `i`, if any: the start position's, and
+/// the extra queens on d3 and d6.
 fn setup_piece(i: usize) -> Option<Piece> {
-    const BACK: [Role; 8] = [
-        Role::Rook,
-        Role::Knight,
-        Role::Bishop,
-        Role::Queen,
-        Role::King,
-        Role::Bishop,
-        Role::Knight,
-        Role::Rook,
-    ];
     let sq = square_at(i);
-    let back = BACK[i % 8];
-    match i / 8 {
-        0 => Some(back.of(Color::Black)),
-        1 => Some(Color::Black.pawn()),
-        6 => Some(Color::White.pawn()),
-        7 => Some(back.of(Color::White)),
-        _ if sq == WHITE_EXTRA_QUEEN => Some(Color::White.queen()),
-        _ if sq == BLACK_EXTRA_QUEEN => Some(Color::Black.queen()),
-        _ => None,
+    if sq == WHITE_EXTRA_QUEEN {
+        Some(Color::White.queen())
+    } else if sq == BLACK_EXTRA_QUEEN {
+        Some(Color::Black.queen())
+    } else {
+        shakmaty::Board::new().piece_at(sq)
     }
 }
 

@@ -125,37 +125,10 @@ impl Report {
     }
 }
 
+/// The standard start position in shakmaty's square order.
 fn start_squares() -> [Option<Piece>; 64] {
-    let back = [
-        Role::Rook,
-        Role::Knight,
-        Role::Bishop,
-        Role::Queen,
-        Role::King,
-        Role::Bishop,
-        Role::Knight,
-        Role::Rook,
-    ];
-    let mut sq = [None; 64];
-    for (file, &role) in back.iter().enumerate() {
-        sq[file] = Some(Piece {
-            color: Color::White,
-            role,
-        });
-        sq[8 + file] = Some(Piece {
-            color: Color::White,
-            role: Role::Pawn,
-        });
-        sq[48 + file] = Some(Piece {
-            color: Color::Black,
-            role: Role::Pawn,
-        });
-        sq[56 + file] = Some(Piece {
-            color: Color::Black,
-            role,
-        });
-    }
-    sq
+    let board = Board::new();
+    std::array::from_fn(|i| board.piece_at(Square::new(i as u32)))
 }
 
 /// The LEDs at the corners of the squares: a 9 × 9 grid.
