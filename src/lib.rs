@@ -40,7 +40,8 @@ pub mod words;
 
 /// The pure floors, from `boardscribe-core`, under the names the daemon has always used.
 pub use boardscribe_core::{
-    Millis, arbiter, bus, capture, game, kind, memory, phrase, pipeline, protocol, sensor, tracker,
+    Millis, arbiter, boards, bus, capture, game, kind, memory, phrase, pipeline, protocol, sensor,
+    tracker,
 };
 /// The emulated boards (`boardscribe-emulator`): `demo`, the tests and the benches play on them.
 pub use boardscribe_emulator as emulator;

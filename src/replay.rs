@@ -13,9 +13,10 @@ use crate::capture::{CaptureError, CaptureLines};
 use crate::{
     Millis,
     arbiter::LawsSetup,
+    boards::WithBoard,
     device::Direction,
     game::GameKind,
-    kind::{BoardKind, WithBoard},
+    kind::BoardKind,
     pipeline::{Board, Pipeline, PipelineStats},
     recorder::Recorder,
     store::{GameId, Store, StoreError, Write},

@@ -114,7 +114,7 @@ pub struct Prepare<'a> {
     pub laws: &'a LawsSetup,
 }
 
-impl crate::kind::WithBoard for Prepare<'_> {
+impl crate::boards::WithBoard for Prepare<'_> {
     type Output = anyhow::Result<Box<dyn PreparedBoard>>;
 
     fn run<B: Board>(self) -> Self::Output {

@@ -2,18 +2,13 @@
 //! edges need to know before a byte is read (its link: the serial line's settings, or USB HID).
 //!
 //! Flow: a config's `kind = "..."`, a capture's `device`, `devices` and `emulate --kind` all name
-//! a kind by [`BoardKind::name`]; the daemon turns a [`BoardKind`] into its pipeline's
-//! [`crate::pipeline::Board`] type in one match, and opens its port with [`BoardKind::link`].
+//! a kind by [`BoardKind::name`]; [`crate::boards`] turns a [`BoardKind`] into its pipeline's
+//! [`crate::pipeline::Board`] type in one match, and the daemon opens its port with the line
+//! that type declares ([`Link`]).
 //! Everything past the pipeline (tracker, referee, store, relay) knows the game kind only
 //! ([`BoardKind::game`]), never the vendor.
 
 use serde::{Deserialize, Serialize};
-
-use crate::{
-    game::{GameKind, Kind},
-    pipeline::{Board, Dgt, Tgz},
-    sensor::chesslink::ChessLinkBoard,
-};
 
 /// A kind of board: a vendor's protocol and the game it is made for.
 #[derive(
@@ -50,74 +45,6 @@ impl BoardKind {
     /// The kind named `name` ([`BoardKind::name`]).
     pub fn from_name(name: &str) -> Option<BoardKind> {
         BoardKind::ALL.into_iter().find(|k| k.name() == name)
-    }
-
-    /// Runs `w` with this kind's pipeline board type: the one match from a kind to the code
-    /// that reads it. Everything else a kind is (its line, its game, its commands) comes from
-    /// that type's [`Board`] implementation.
-    pub fn with_board<W: WithBoard>(self, w: W) -> W::Output {
-        match self {
-            BoardKind::Dgt => w.run::<Dgt>(),
-            BoardKind::Togyz => w.run::<Tgz>(),
-            BoardKind::ChessLink => w.run::<ChessLinkBoard>(),
-        }
-    }
-
-    /// Who makes it, as `devices` shows it.
-    pub fn vendor(self) -> &'static str {
-        self.with_board(Facts).vendor
-    }
-
-    /// The game its boards are made for.
-    pub fn game(self) -> Kind {
-        self.with_board(Facts).game
-    }
-
-    /// How the host reaches it.
-    pub fn link(self) -> Link {
-        self.with_board(Facts).link
-    }
-
-    /// Whether its frames carry the clocks' times (else a game on it has no `[%clk]` unless
-    /// a clock is read some other way).
-    pub fn reports_clock(self) -> bool {
-        self.with_board(Facts).reports_clock
-    }
-
-    /// Sent after every open: what switches on its reports.
-    pub fn startup(self) -> Vec<u8> {
-        self.with_board(Facts).startup
-    }
-}
-
-/// Something done with a kind's pipeline board type ([`BoardKind::with_board`]).
-pub trait WithBoard {
-    type Output;
-    fn run<B: Board>(self) -> Self::Output;
-}
-
-/// A kind's facts, read off its board type.
-struct Facts;
-
-struct KindFacts {
-    vendor: &'static str,
-    game: Kind,
-    link: Link,
-    reports_clock: bool,
-    startup: Vec<u8>,
-}
-
-impl WithBoard for Facts {
-    type Output = KindFacts;
-
-    fn run<B: Board>(self) -> KindFacts {
-        KindFacts {
-            vendor: B::VENDOR,
-            game: <B::Game as GameKind>::KIND,
-            link: B::LINK,
-            reports_clock: B::REPORTS_CLOCK,
-            startup: B::startup(),
-        }
     }
 }
 
@@ -208,8 +135,7 @@ mod tests {
 
     #[test]
     fn lines_are_written_as_terminals_write_them() {
-        let Link::Serial(dgt) = BoardKind::Dgt.link();
-        assert_eq!(dgt.to_string(), "9600 8N1");
+        assert_eq!(SerialSettings::DGT.to_string(), "9600 8N1");
         let seven_odd = SerialSettings {
             baud: 38_400,
             data_bits: DataBits::Seven,

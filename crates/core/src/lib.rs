@@ -10,11 +10,13 @@
 //! polling a chain of boards, whose replies fold into one pipeline per board. `memory` reads a
 //! board's EEPROM log back into games, and `capture` is the capture file format (timestamped raw
 //! bytes, read and written as text). `kind` is the one list of the kinds of board read (a
-//! vendor's protocol and its line), which only the pipeline's boards and the edges know.
+//! vendor's protocol and its line), which only the pipeline's boards and the edges know;
+//! `boards` turns a kind into the pipeline board that reads it.
 //! The daemon crate (`boardscribe`) holds the edges: ports, the store, exports, the relay.
 #![forbid(unsafe_code)]
 
 pub mod arbiter;
+pub mod boards;
 pub mod bus;
 pub mod capture;
 pub mod game;
