@@ -23,7 +23,6 @@ use crate::{
 /// `boardscribe emulate`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EmulateArgs {
-    /// The board: dgt (a chessboard) or togyz (a togyz korgool pit board).
     /// The kind of board: dgt (with a clock unless --no-clock), togyz (a TGZ-1 pit board with
     /// its clock), chesslink (a Millennium board: no clock).
     #[arg(long, value_enum, default_value_t = BoardKind::Dgt)]
