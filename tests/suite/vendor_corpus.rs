@@ -150,10 +150,7 @@ fn chesslink(script: &BoardScript) -> String {
     emulator::chesslink_script(script).to_capture_text()
 }
 
-/// Not yet exact: one game of 300 reads a rook to f1 with the reply's rook lifted as a rook to
-/// g1, a rook to f1 and its capture (issue 35 goes on).
 #[test]
-#[ignore = "1 of 300 games differs at human speed; issue 35 is open"]
 fn chesslink_at_human_speed() {
     check(chesslink, 1.0);
 }

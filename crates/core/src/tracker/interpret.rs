@@ -254,6 +254,22 @@ impl<G: GameKind> Tracker<G> {
         // Two plies before the board settled, or a transitional board.
         let sensed_reading = reading();
         let distance = G::reading_distance(g.tip().reading(), sensed_reading);
+        // With whole reports ([`TrackerSettings::whole_reports`]): the belief's last move
+        // revised, a piece slid on from where it rested while the reply began, in one reading.
+        // Before two plies from the belief: a rook to f1 with the other rook lifted reads as
+        // a rook to g1, a rook to f1 and its capture too, which needs a piece placed and taken
+        // in less than the board's debounce.
+        if self.settings.whole_reports
+            && let Some(back) = plies.checked_sub(1)
+            && G::reading_distance(g.belief_node(back).reading(), sensed_reading)
+                <= self.settings.two_ply_max_distance
+            && let Some((mv, node)) = begun_after_one(g.belief_node(back), sensed_reading)
+        {
+            g.truncate(back, at);
+            g.push(mv, node, at);
+            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+            return;
+        }
         if (3..=self.settings.two_ply_max_distance).contains(&distance)
             && let Some(path) = moves_to::<G>(g.tip(), key, sensed_reading, 2)
         {
@@ -272,19 +288,6 @@ impl<G: GameKind> Tracker<G> {
             && distance <= self.settings.two_ply_max_distance
             && let Some((mv, node)) = begun_after_one(g.tip(), sensed_reading)
         {
-            g.push(mv, node, at);
-            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
-            return;
-        }
-        // The same with the belief's last move revised: a piece slid on from where it rested
-        // while the reply began, in one reading.
-        if self.settings.whole_reports
-            && let Some(back) = plies.checked_sub(1)
-            && G::reading_distance(g.belief_node(back).reading(), sensed_reading)
-                <= self.settings.two_ply_max_distance
-            && let Some((mv, node)) = begun_after_one(g.belief_node(back), sensed_reading)
-        {
-            g.truncate(back, at);
             g.push(mv, node, at);
             self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
