@@ -12,15 +12,7 @@ use boardscribe::{
 };
 
 fn corpus() -> Vec<(String, PgnGame)> {
-    crate::corpus_common::chess_files()
-        .into_iter()
-        .flat_map(|(stem, games)| {
-            games
-                .into_iter()
-                .enumerate()
-                .map(move |(i, g)| (format!("{stem}#{}", i + 1), g))
-        })
-        .collect()
+    crate::corpus_common::named_chess_games()
 }
 
 /// Plays every game with `scale` applied to the capture times; returns the mismatches.

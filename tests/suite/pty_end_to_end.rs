@@ -173,6 +173,63 @@ pub(crate) fn poll<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// A board of [`record_and_replay`]: its name (its link's and capture's), the corpus file and
+/// game it plays, the emulator's seed, and whether it is set up turned round.
+type Played<'a> = (&'a str, &'a str, usize, &'a str, bool);
+
+/// What [`record_and_replay`] saw: each board's link, the live record, the captures' replay.
+struct Recorded {
+    links: Vec<PathBuf>,
+    live: Vec<Exported>,
+    replayed: Vec<Exported>,
+}
+
+/// `boards` played at once by real `emulate` processes (at `speed`, with `kind`: extra
+/// arguments given both to `emulate` and `run`), recorded into `<dir>/live.db` by a real `run`
+/// until every move is in and every emulator is done; `run` then stopped with SIGTERM, and the
+/// captures the emulators wrote replayed by a real `replay`.
+fn record_and_replay(dir: &Path, boards: &[Played<'_>], speed: &str, kind: &[&str]) -> Recorded {
+    let mut emulators = Vec::new();
+    let mut links = Vec::new();
+    for &(name, file, n, seed, rotated) in boards {
+        let mut extra = kind.to_vec();
+        extra.extend(["--speed", speed, "--seed", seed, "--linger-ms", "1500"]);
+        if rotated {
+            extra.push("--rotated");
+        }
+        let (p, link) = emulate(dir, name, file, n, &extra);
+        emulators.push(p);
+        links.push(link);
+    }
+    let live_db = dir.join("live.db");
+    let mut args = vec!["run", "--db", live_db.to_str().unwrap()];
+    args.extend(kind);
+    for l in &links {
+        args.extend(["--port", l.to_str().unwrap()]);
+    }
+    let mut daemon = Proc::start(dir, "run", &args);
+    for (&(_, file, n, _, _), link) in boards.iter().zip(&links) {
+        let expected = expected_uci(&corpus_game(file, n));
+        wait_for_moves(&live_db, link.to_str().unwrap(), expected.len());
+    }
+    // Let the boards finish (result gesture, linger) so the daemon has read all they sent.
+    for e in &mut emulators {
+        let status = e.wait_exit(DEADLINE);
+        assert!(status.success(), "{} failed: {status}", e.name);
+    }
+    daemon.terminate();
+    let status = daemon.wait_exit(Duration::from_secs(20));
+    assert!(status.success(), "run after SIGTERM: {status}");
+    let live = export(&live_db).unwrap();
+    let names: Vec<&str> = boards.iter().map(|b| b.0).collect();
+    let replayed = replay_captures(dir, &names);
+    Recorded {
+        links,
+        live,
+        replayed,
+    }
+}
+
 /// `boardscribe replay` of the captures `<dir>/<name>.capture` into a fresh database, as a
 /// fresh process; its export.
 fn replay_captures(dir: &Path, names: &[&str]) -> Vec<Exported> {
@@ -286,37 +343,11 @@ fn emulate_and_run_record_what_replay_records() {
         ("upright", "tatamast22", 27, "11", false),
         ("turned", "tatamast22", 86, "12", true),
     ];
-    let mut emulators = Vec::new();
-    let mut links = Vec::new();
-    for (name, file, n, seed, rotated) in boards {
-        let mut extra = vec!["--speed", "0.04", "--seed", seed, "--linger-ms", "1500"];
-        if rotated {
-            extra.push("--rotated");
-        }
-        let (p, link) = emulate(d, name, file, n, &extra);
-        emulators.push(p);
-        links.push(link);
-    }
-    let live_db = d.join("live.db");
-    let ports: Vec<&Path> = links.iter().map(PathBuf::as_path).collect();
-    let mut daemon = run(d, "run", &live_db, &ports);
-
-    for ((_, file, n, _, _), link) in boards.iter().zip(&links) {
-        let expected = expected_uci(&corpus_game(file, *n));
-        wait_for_moves(&live_db, link.to_str().unwrap(), expected.len());
-    }
-    // Let the boards finish (result gesture, linger) so the daemon has read all they sent.
-    for e in &mut emulators {
-        let status = e.wait_exit(DEADLINE);
-        assert!(status.success(), "{} failed: {status}", e.name);
-    }
-    daemon.terminate();
-    let status = daemon.wait_exit(Duration::from_secs(20));
-    assert!(status.success(), "run after SIGTERM: {status}");
-    let live = export(&live_db).unwrap();
-
-    let names: Vec<&str> = boards.iter().map(|(name, ..)| *name).collect();
-    let replayed = replay_captures(d, &names);
+    let Recorded {
+        links,
+        live,
+        replayed,
+    } = record_and_replay(d, &boards, "0.04", &[]);
 
     for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
         let expected = expected_uci(&corpus_game(file, *n));
@@ -1034,52 +1065,12 @@ fn chesslink_boards_are_recorded_by_run_and_their_captures_replay_alike() {
         ("millennium", "Capablanca", 179, "21", false),
         ("millennium-turned", "Capablanca", 228, "22", true),
     ];
-    let mut emulators = Vec::new();
-    let mut links = Vec::new();
-    for (name, file, n, seed, rotated) in boards {
-        let mut extra = vec![
-            "--kind",
-            "chesslink",
-            "--speed",
-            "0.5",
-            "--seed",
-            seed,
-            "--linger-ms",
-            "1500",
-        ];
-        if rotated {
-            extra.push("--rotated");
-        }
-        let (p, link) = emulate(d, name, file, n, &extra);
-        emulators.push(p);
-        links.push(link);
-    }
+    let Recorded {
+        links,
+        live,
+        replayed,
+    } = record_and_replay(d, &boards, "0.5", &["--kind", "chesslink"]);
     let live_db = d.join("live.db");
-    let mut args = vec![
-        "run",
-        "--db",
-        live_db.to_str().unwrap(),
-        "--kind",
-        "chesslink",
-    ];
-    for l in &links {
-        args.extend(["--port", l.to_str().unwrap()]);
-    }
-    let mut daemon = Proc::start(d, "run", &args);
-    for ((_, file, n, _, _), link) in boards.iter().zip(&links) {
-        let expected = expected_uci(&corpus_game(file, *n));
-        wait_for_moves(&live_db, link.to_str().unwrap(), expected.len());
-    }
-    for e in &mut emulators {
-        let status = e.wait_exit(DEADLINE);
-        assert!(status.success(), "{} failed: {status}", e.name);
-    }
-    daemon.terminate();
-    let status = daemon.wait_exit(Duration::from_secs(20));
-    assert!(status.success(), "run after SIGTERM: {status}");
-    let live = export(&live_db).unwrap();
-    let names: Vec<&str> = boards.iter().map(|(name, ..)| *name).collect();
-    let replayed = replay_captures(d, &names);
     for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
         let expected = expected_uci(&corpus_game(file, *n));
         let live_games = games_of(&live, link.to_str().unwrap());

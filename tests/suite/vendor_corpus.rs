@@ -19,15 +19,7 @@ const GAMES: usize = 300;
 
 /// Every third game of the corpus, 300 of them, named `file#n`.
 fn games() -> Vec<(String, PgnGame)> {
-    let all: Vec<(String, PgnGame)> = crate::corpus_common::chess_files()
-        .into_iter()
-        .flat_map(|(stem, games)| {
-            games
-                .into_iter()
-                .enumerate()
-                .map(move |(i, g)| (format!("{stem}#{}", i + 1), g))
-        })
-        .collect();
+    let all = crate::corpus_common::named_chess_games();
     let picked: Vec<_> = all.into_iter().step_by(3).take(GAMES).collect();
     assert_eq!(picked.len(), GAMES);
     picked

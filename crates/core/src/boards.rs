@@ -48,7 +48,14 @@ impl BoardKind {
 
     /// Sent after every open: what switches on its reports.
     pub fn startup(self) -> Vec<u8> {
-        self.with_board(Facts).startup
+        struct Startup;
+        impl WithBoard for Startup {
+            type Output = Vec<u8>;
+            fn run<B: Board>(self) -> Vec<u8> {
+                B::startup()
+            }
+        }
+        self.with_board(Startup)
     }
 }
 
@@ -58,7 +65,7 @@ pub trait WithBoard {
     fn run<B: Board>(self) -> Self::Output;
 }
 
-/// A kind's facts, read off its board type.
+/// A kind's facts, read off its board type's constants (nothing built).
 struct Facts;
 
 struct KindFacts {
@@ -66,7 +73,6 @@ struct KindFacts {
     game: Kind,
     link: Link,
     reports_clock: bool,
-    startup: Vec<u8>,
 }
 
 impl WithBoard for Facts {
@@ -78,7 +84,6 @@ impl WithBoard for Facts {
             game: <B::Game as GameKind>::KIND,
             link: B::LINK,
             reports_clock: B::REPORTS_CLOCK,
-            startup: B::startup(),
         }
     }
 }

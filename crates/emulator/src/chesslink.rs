@@ -14,9 +14,10 @@ use boardscribe_core::{
     Millis,
     protocol::{
         Direction,
-        chesslink::{Command, Frame, Report, reg},
+        chesslink::{Command, Frame, reg},
         dgt,
     },
+    sensor::chesslink::report_of,
 };
 
 use super::{
@@ -57,16 +58,6 @@ impl ScriptBoard for ChessLinkBoard {
 
 /// A chess game as the timed traffic of a ChessLink board.
 pub type ChessLinkScript = Script<ChessLinkBoard>;
-
-/// The report of squares in board numbering (0 = a8): report index `i` is board index `63 - i`
-/// (the report begins at h1).
-pub fn report_of(board: &[u8; 64]) -> Report {
-    let mut report = Report::EMPTY;
-    for (i, p) in report.0.iter_mut().enumerate() {
-        *p = boardscribe_core::game::chess::code_to_piece(board[63 - i]);
-    }
-    report
-}
 
 /// The host's start-up commands, as the daemon sends them.
 fn startup_bytes() -> Vec<u8> {
@@ -221,6 +212,8 @@ pub(crate) fn answer(command: &Command, board: &[u8; 64]) -> (Option<Frame>, Opt
 
 #[cfg(test)]
 mod tests {
+    use boardscribe_core::protocol::chesslink::Report;
+
     use super::*;
     use crate::{EmulatorOptions, games_from_pgn, script_pgn};
 

@@ -30,3 +30,16 @@ pub fn chess_games() -> Vec<PgnGame> {
         .flat_map(|(_, games)| games)
         .collect()
 }
+
+/// Every corpus game, file after file, each named `stem#n` (1-based in its file).
+pub fn named_chess_games() -> Vec<(String, PgnGame)> {
+    chess_files()
+        .into_iter()
+        .flat_map(|(stem, games)| {
+            games
+                .into_iter()
+                .enumerate()
+                .map(move |(i, g)| (format!("{stem}#{}", i + 1), g))
+        })
+        .collect()
+}

@@ -11,7 +11,7 @@
 use super::chess::ChessSensor;
 use crate::{
     arbiter::{LawsSetup, Referee},
-    game::chess::{ChessGame, code, piece_code},
+    game::chess::{ChessGame, code, code_to_piece, piece_code},
     kind::{BoardKind, DataBits, Link, Parity, SerialSettings, StopBits},
     pipeline::{Applied, Board, Notice},
     protocol::chesslink::{ChessLink, Command, Frame, Report, STARTUP_REPORT, startup},
@@ -24,11 +24,12 @@ pub struct ChessLinkBoard;
 /// The board's square codes in board numbering (index 0 = a8 ... 63 = h1 on a board lying
 /// normally) from a report, whose index 0 is h1: report index `i` is board index `63 - i`.
 pub fn board_codes(report: &Report) -> [u8; 64] {
-    let mut codes = [code::EMPTY; 64];
-    for (i, piece) in report.0.iter().enumerate() {
-        codes[63 - i] = piece.map_or(code::EMPTY, piece_code);
-    }
-    codes
+    std::array::from_fn(|i| report.0[63 - i].map_or(code::EMPTY, piece_code))
+}
+
+/// The report a board showing `codes` (board numbering) sends: the inverse of [`board_codes`].
+pub fn report_of(codes: &[u8; 64]) -> Report {
+    Report(std::array::from_fn(|i| code_to_piece(codes[63 - i])))
 }
 
 impl Board for ChessLinkBoard {
@@ -174,6 +175,14 @@ mod tests {
         assert_eq!(reading.0.iter().filter(|&&c| c != code::EMPTY).count(), 2);
         // The protocol module's own mapping agrees.
         assert_eq!(report.piece_at(Square::H1, Lies::Normal), Some(king));
+    }
+
+    #[test]
+    fn a_report_and_its_board_codes_give_each_other_back() {
+        let report = Report::start(Lies::TurnedRound);
+        assert_eq!(report_of(&board_codes(&report)), report);
+        let codes = board_codes(&Report::start(Lies::Normal));
+        assert_eq!(board_codes(&report_of(&codes)), codes);
     }
 
     #[test]

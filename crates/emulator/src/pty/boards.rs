@@ -250,7 +250,7 @@ impl PtyBoard for ChessLinkScript {
             return None;
         };
         if let cl::Frame::Status(report) = f {
-            *board = board_of(report);
+            *board = boardscribe_core::sensor::chesslink::board_codes(report);
         }
         Some((f.to_bytes(), Channel::Board))
     }
@@ -271,13 +271,4 @@ impl PtyBoard for ChessLinkScript {
         };
         Some((used, host))
     }
-}
-
-/// The squares in board numbering of a report (report index `i` is board index `63 - i`).
-fn board_of(report: &cl::Report) -> [u8; 64] {
-    let mut board = [0u8; 64];
-    for (i, p) in report.0.iter().enumerate() {
-        board[63 - i] = p.map_or(0, boardscribe_core::game::chess::piece_code);
-    }
-    board
 }
