@@ -13,10 +13,11 @@ use crate::{
     arbiter::LawsSetup,
     config::{self, Config, ConfigError, ConfigOverrides, FileChecks},
     daemon,
-    device::{self, discover},
+    device::{self, discover, probe},
     emulator::{PtyOptions, PtyScript},
     export::{self, ExportOptions, Format, Notation, SheetOptions, pgn::ClockFormat},
     game::Variant,
+    kind::BoardKind,
     pairings::{self, PairingsFormat},
     store::{GameId, Store},
     tracker::TrackerEvent,
@@ -183,6 +184,15 @@ pub enum Command {
         /// The venue configuration, to say which board each port is.
         #[arg(long)]
         config: Option<PathBuf>,
+        /// Ask every USB serial port that neither looks like a known board nor is configured
+        /// which kind of board is behind it (each kind's question, with its line settings):
+        /// how boards on generic USB serial chips (Millennium ChessLink) are found. It writes
+        /// to those ports: leave it off where other serial devices are plugged in.
+        #[arg(long)]
+        probe: bool,
+        /// Ask this port too (a Bluetooth serial port, a pseudo-terminal); repeatable.
+        #[arg(long, value_name = "PATH")]
+        probe_port: Vec<PathBuf>,
         /// The sysfs root to read.
         #[arg(long, default_value = "/sys", hide = true)]
         sysfs: PathBuf,
@@ -460,7 +470,12 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             config,
         }),
         Command::Config { command } => config_command(command),
-        Command::Devices { config, sysfs } => devices(config.as_deref(), &sysfs),
+        Command::Devices {
+            config,
+            probe,
+            probe_port,
+            sysfs,
+        } => devices(config.as_deref(), &sysfs, probe, &probe_port),
         Command::Record(args) => device::record::record(args),
         Command::ImportMemory {
             db,

@@ -74,6 +74,8 @@ pub(super) fn config_command(command: ConfigCommand) -> anyhow::Result<()> {
 pub(super) fn devices(
     config: Option<&std::path::Path>,
     sysfs: &std::path::Path,
+    probe: bool,
+    probe_ports: &[PathBuf],
 ) -> anyhow::Result<()> {
     let (boards, buses) = match config {
         Some(path) => {
@@ -85,9 +87,47 @@ pub(super) fn devices(
     let ports = discover::list_ports(sysfs)?;
     print!("{}", discover::describe(&ports, &boards));
     print!("{}", busy_ports(&ports, &boards, &buses));
+    let rt = tokio::runtime::Runtime::new()?;
+    // Unclaimed USB ports when asked, and the ports named: (path, USB serial number).
+    let unclaimed = ports.iter().filter(|p| {
+        p.usb.as_ref().is_some_and(|u| {
+            matches!(
+                discover::classify(u),
+                discover::Looks::Other | discover::Looks::MaybeDgt
+            )
+        }) && discover::configured_board(&boards, p).is_none()
+    });
+    let to_probe: Vec<(PathBuf, Option<String>)> = unclaimed
+        .filter(|_| probe)
+        .map(|p| {
+            (
+                p.path.clone(),
+                p.usb.as_ref().and_then(|u| u.serial.clone()),
+            )
+        })
+        .chain(probe_ports.iter().map(|p| (p.clone(), None)))
+        .collect();
+    for (path, serial) in &to_probe {
+        let shown = path.display();
+        match rt.block_on(probe::probe_port(path, probe::ANSWER_WAIT)) {
+            Ok(Some(found)) => {
+                println!("{shown}: {found}");
+                if let Some(serial) = serial {
+                    println!(
+                        "  to name it in udev/70-boardscribe.rules: {}",
+                        probe::udev_line(found.kind, serial)
+                    );
+                }
+            }
+            Ok(None) => {
+                let asked: Vec<&str> = BoardKind::ALL.iter().map(|k| k.name()).collect();
+                println!("{shown}: no board answered (asked as {})", asked.join(", "));
+            }
+            Err(e) => println!("{shown}: not asked: {e}"),
+        }
+    }
     if !buses.is_empty() {
         // A quick broadcast ping on every configured bus.
-        let rt = tokio::runtime::Runtime::new()?;
         let settings = crate::bus::MasterSettings::default();
         for bus in &buses {
             let found = rt.block_on(crate::daemon::bus::ping_bus(bus, sysfs, &settings));

@@ -6,6 +6,7 @@
 pub mod discover;
 pub mod holders;
 pub mod memory;
+pub mod probe;
 pub mod record;
 pub mod serial;
 

@@ -1125,3 +1125,65 @@ fn clock_values(v: &Value, out: &mut Vec<Value>) {
         _ => {}
     }
 }
+
+/// `devices --probe-port` asks each port each kind's question with that kind's line, and names
+/// the board that answered: a DGT board, a Millennium ChessLink board and a togyz korgool pit
+/// board, each a real `emulate` process on a pseudo-terminal that nothing else names, are each
+/// found as what they are, and a port that is not there is said not to be asked.
+#[test]
+fn devices_probe_finds_the_kind_of_each_board_by_asking() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_dgt, dgt) = emulate(d, "dgt", "Capablanca", 179, &[]);
+    let (_chesslink, chesslink) =
+        emulate(d, "chesslink", "Capablanca", 179, &["--kind", "chesslink"]);
+    let togyz_link = d.join("togyz");
+    let _togyz = Proc::start(
+        d,
+        "emulate-togyz",
+        &[
+            "emulate",
+            "--kind",
+            "togyz",
+            "--link",
+            togyz_link.to_str().unwrap(),
+        ],
+    );
+    poll("the togyz link", || {
+        std::fs::symlink_metadata(&togyz_link).ok().map(|_| ())
+    });
+    // A sysfs with no USB ports: only the ports named are asked.
+    let sysfs = d.join("sys");
+    std::fs::create_dir_all(sysfs.join("class/tty")).unwrap();
+    let missing = d.join("no-such-port");
+    let mut args = vec!["devices".to_owned(), "--sysfs".to_owned()];
+    args.push(sysfs.display().to_string());
+    for p in [&dgt, &chesslink, &togyz_link, &missing] {
+        args.push("--probe-port".to_owned());
+        args.push(p.display().to_string());
+    }
+    let out = Command::new(BIN).args(&args).output().unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{listed}");
+    let line_of = |p: &Path| {
+        let prefix = format!("{}: ", p.display());
+        listed
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no line for {}:\n{listed}", p.display()))
+            .to_owned()
+    };
+    let dgt_line = line_of(&dgt);
+    assert!(
+        dgt_line.contains("(dgt)") && dgt_line.contains("serial number"),
+        "{dgt_line}"
+    );
+    let chesslink_line = line_of(&chesslink);
+    assert!(
+        chesslink_line.contains("Millennium ChessLink (chesslink)")
+            && chesslink_line.contains("firmware version"),
+        "{chesslink_line}"
+    );
+    assert!(line_of(&togyz_link).contains("(togyz)"), "{listed}");
+    assert!(line_of(&missing).contains("not asked"), "{listed}");
+}

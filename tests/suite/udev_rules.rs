@@ -499,3 +499,49 @@ fn the_evaluator_follows_udev_patterns() {
     assert!(!glob("?*", ""));
     assert!(glob("TGZ Pit Board*", "TGZ Pit Board"));
 }
+
+/// A board on a generic USB serial chip is named by the line `devices --probe` prints for it
+/// (its kind and USB serial number), pasted where the rules say; the real udev reads the rules
+/// with it without a complaint, and without it the chip is left alone.
+#[test]
+fn a_board_found_by_probing_is_named_by_the_line_devices_prints() {
+    use boardscribe::{device::probe::udev_line, kind::BoardKind};
+    let line = udev_line(BoardKind::ChessLink, "MCL0042");
+    let end = "ENV{BOARDSCRIBE_KIND}!=\"?*\", GOTO=\"boardscribe_end\"";
+    let pasted = RULES.replacen(end, &format!("{line}\n\n{end}"), 1);
+    assert_ne!(pasted, RULES, "the rules have no place for probed boards");
+    let chip = tty(
+        "ttyUSB4",
+        &[
+            ("idVendor", "0403"),
+            ("idProduct", "6015"),
+            ("serial", "MCL0042"),
+            ("product", "FT230X Basic UART"),
+        ],
+    );
+    assert_eq!(
+        evaluate(&parse(&pasted), &chip),
+        board("eboard/chesslink-MCL0042")
+    );
+    assert_eq!(evaluate(&parse(RULES), &chip), Outcome::default());
+    // Another board on the same chip is not taken for it.
+    let other = tty(
+        "ttyUSB5",
+        &[
+            ("idVendor", "0403"),
+            ("idProduct", "6015"),
+            ("serial", "X9"),
+        ],
+    );
+    assert_eq!(evaluate(&parse(&pasted), &other), Outcome::default());
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("70-boardscribe.rules");
+    std::fs::write(&file, &pasted).unwrap();
+    let out = udevadm_test(&file);
+    assert_eq!(
+        complaints(&out, "70-boardscribe.rules"),
+        Vec::<&str>::new(),
+        "{out}"
+    );
+}

@@ -9,7 +9,8 @@
 use crate::{
     game::{GameKind, Kind},
     kind::{BoardKind, Link},
-    pipeline::{Board, Dgt, Tgz},
+    pipeline::{Applied, Board, Dgt, Notice, Tgz},
+    protocol::FrameReader,
     sensor::chesslink::ChessLinkBoard,
 };
 
@@ -57,6 +58,60 @@ impl BoardKind {
         }
         self.with_board(Startup)
     }
+
+    /// Sent to a port nothing names, to learn whether a board of this kind is behind it
+    /// ([`Board::identify`]).
+    pub fn identify(self) -> Vec<u8> {
+        struct Identify;
+        impl WithBoard for Identify {
+            type Output = Vec<u8>;
+            fn run<B: Board>(self) -> Vec<u8> {
+                B::identify()
+            }
+        }
+        self.with_board(Identify)
+    }
+
+    /// Whether `answer`, what a port sent back after [`BoardKind::identify`], is a board of
+    /// this kind talking: it is when a whole report of the kind's protocol (what the board
+    /// senses) decoded; what the board said of itself is kept. Bytes of another protocol, or
+    /// noise, are not (a frame's checks and lengths must hold), nor an identity alone: DGT and
+    /// TGZ-1 boards answer the same serial-number request alike, and only their reports differ.
+    pub fn identified(self, answer: &[u8]) -> Option<Identified> {
+        struct Read<'a>(&'a [u8]);
+        impl WithBoard for Read<'_> {
+            type Output = Option<Identified>;
+            fn run<B: Board>(self) -> Option<Identified> {
+                let mut reader = FrameReader::with_wire(B::wire());
+                reader.push(self.0);
+                let mut sensor = B::Sensor::default();
+                let mut found = Identified::default();
+                while let Some(frame) = reader.next_frame() {
+                    let Ok(frame) = frame else { continue };
+                    match B::apply(&mut sensor, frame) {
+                        Applied::Noted(Notice::Identity { what, value }) => {
+                            found.identity.push(format!("{what} {value}"));
+                        }
+                        Applied::Board | Applied::Clock(_) | Applied::Nothing => {
+                            found.reports += 1;
+                        }
+                        Applied::Memory(_) | Applied::Noted(_) => {}
+                    }
+                }
+                (found.reports > 0).then_some(found)
+            }
+        }
+        self.with_board(Read(answer))
+    }
+}
+
+/// A board of a kind heard on a port ([`BoardKind::identified`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Identified {
+    /// What the board said of itself: `firmware version 01.02`, `serial number 12345`.
+    pub identity: Vec<String>,
+    /// How many of its reports (a position, a square, a clock) came.
+    pub reports: usize,
 }
 
 /// Something done with a kind's pipeline board type ([`BoardKind::with_board`]).
@@ -110,5 +165,62 @@ mod tests {
         assert_eq!(chesslink.to_string(), "38400 7O1");
         assert!(!BoardKind::ChessLink.reports_clock() && BoardKind::Dgt.reports_clock());
         assert_eq!(BoardKind::Togyz.game(), Kind::Togyz);
+    }
+
+    /// What a ChessLink board answers to `V` and `S` (version 1.2, the start position), and a
+    /// DGT board to a serial number and board request (an empty board).
+    fn answers() -> (Vec<u8>, Vec<u8>) {
+        use crate::protocol::{chesslink, dgt};
+        let mut chesslink = chesslink::Frame::Version { high: 1, low: 2 }.to_bytes();
+        chesslink.extend(
+            chesslink::Frame::Status(chesslink::Report::start(chesslink::Orientation::Normal))
+                .to_bytes(),
+        );
+        let mut dgt = dgt::Frame::SerialNr("12345".into()).to_bytes();
+        dgt.extend(dgt::Frame::BoardDump(dgt::BoardDump([0; 64])).to_bytes());
+        (chesslink, dgt)
+    }
+
+    #[test]
+    fn a_board_is_identified_by_its_own_answer_and_no_other_kinds() {
+        let (chesslink, dgt) = answers();
+        assert_eq!(BoardKind::ChessLink.identify(), b"V56S53");
+        let found = BoardKind::ChessLink.identified(&chesslink);
+        assert_eq!(
+            found.map(|f| f.identity),
+            Some(vec!["firmware version 01.02".to_owned()])
+        );
+        let found = BoardKind::Dgt.identified(&dgt);
+        assert_eq!(
+            found.map(|f| f.identity),
+            Some(vec!["serial number 12345".to_owned()])
+        );
+        // An identity alone is not a board: a TGZ-1 board answers DGT's serial number request.
+        let serial_only = crate::protocol::dgt::Frame::SerialNr("12345".into()).to_bytes();
+        assert_eq!(BoardKind::Dgt.identified(&serial_only), None);
+        // Each answer is only its own kind's.
+        for k in BoardKind::ALL {
+            if k != BoardKind::ChessLink {
+                assert_eq!(k.identified(&chesslink), None, "{k}");
+            }
+            if k != BoardKind::Dgt {
+                assert_eq!(k.identified(&dgt), None, "{k}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_report_identifies_a_board_and_noise_identifies_none() {
+        use crate::protocol::chesslink::{Frame, Orientation, Report};
+        // Noise before the answer (what the port held) does not hide it.
+        let mut heard = b"\x00\xffgarbage 17 ".to_vec();
+        heard.extend(Frame::Status(Report::start(Orientation::Normal)).to_bytes());
+        let found = BoardKind::ChessLink.identified(&heard);
+        assert_eq!(found.map(|f| f.reports), Some(1));
+        let noise: Vec<u8> = (0..2000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        for k in BoardKind::ALL {
+            assert_eq!(k.identified(&noise), None, "{k}");
+            assert_eq!(k.identified(&[]), None, "{k}");
+        }
     }
 }

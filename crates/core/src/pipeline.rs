@@ -120,6 +120,14 @@ pub trait Board: 'static {
     /// Sent when the board falls silent: answered in every mode.
     fn probe() -> Vec<u8>;
 
+    /// Sent to a port nothing names, to learn whether a board of this kind is behind it
+    /// (`devices --probe`): a board of the kind answers with a report of what it senses, and
+    /// its identity if asked ([`crate::boards::Identified`]). The probe, unless the kind has a
+    /// better question.
+    fn identify() -> Vec<u8> {
+        Self::probe()
+    }
+
     /// Asks for the board's memory, after a gap (boards with [`Board::HAS_MEMORY`]).
     fn memory_request() -> Vec<u8> {
         Vec::new()
@@ -190,6 +198,11 @@ impl Board for Dgt {
 
     fn probe() -> Vec<u8> {
         dgt::PROBE.to_vec()
+    }
+
+    /// The serial number and the board: the dump tells a DGT board from a TGZ-1 one.
+    fn identify() -> Vec<u8> {
+        vec![dgt::cmd::RETURN_SERIALNR, dgt::cmd::SEND_BRD]
     }
 
     /// Reset first: a board sending updates could mix them into the reply.
@@ -283,6 +296,11 @@ impl Board for Tgz {
 
     fn probe() -> Vec<u8> {
         vec![tgz::cmd::RETURN_SERIALNR]
+    }
+
+    /// The serial number and the board: the dump tells a TGZ-1 board from a DGT one.
+    fn identify() -> Vec<u8> {
+        vec![tgz::cmd::RETURN_SERIALNR, tgz::cmd::SEND_BRD]
     }
 
     fn settings(_laws: &LawsSetup) -> TrackerSettings {

@@ -96,6 +96,14 @@ impl Board for ChessLinkBoard {
         Command::Status.to_bytes()
     }
 
+    /// The version (`V`), as the drivers find a ChessLink board among serial ports, and the
+    /// position.
+    fn identify() -> Vec<u8> {
+        let mut out = Command::Version.to_bytes();
+        Command::Status.encode(&mut out);
+        out
+    }
+
     /// Whole positions, each once it held for the debounce.
     fn settings(laws: &LawsSetup) -> TrackerSettings {
         TrackerSettings {
