@@ -9,7 +9,7 @@ use std::{net::SocketAddr, path::PathBuf};
 use crate::{
     arbiter::{Federation, Laws, Supervision, TimeControl},
     config::{ConfigOverrides, LawsFlags},
-    daemon::{DemoOptions, RunOptions},
+    daemon::{BoardMix, DemoOptions, RunOptions},
     game::Variant,
 };
 
@@ -114,13 +114,17 @@ impl RunArgs {
 /// `boardscribe demo`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DemoArgs {
-    /// Number of emulated DGT chessboards.
-    #[arg(long = "chess-boards", visible_alias = "boards", default_value_t = 2)]
+    /// Number of emulated chessboards, each vendor's in turn (DGT, Millennium ChessLink...).
+    #[arg(long = "chess-boards", default_value_t = 2)]
     pub chess_boards: usize,
     /// Number of emulated togyz korgool pit boards (TGZ-1), after the chessboards; 0 for a
     /// chess-only demo.
     #[arg(long, default_value_t = 1)]
     pub togyz_boards: usize,
+    /// The boards by kind, in board order: `dgt=4,chesslink=2,togyz=1` (instead of
+    /// --chess-boards and --togyz-boards); a bare number is a number of chessboards.
+    #[arg(long, value_name = "KIND=N,...", conflicts_with_all = ["chess_boards", "togyz_boards"])]
+    pub boards: Option<BoardMix>,
     /// Time multiplier for the emulated players (1 is human speed).
     #[arg(long, default_value_t = 0.04)]
     pub speed: f64,
@@ -150,8 +154,10 @@ impl DemoArgs {
     /// What `demo` is told.
     pub fn options(&self) -> DemoOptions {
         DemoOptions {
-            chess_boards: self.chess_boards,
-            togyz_boards: self.togyz_boards,
+            boards: match &self.boards {
+                Some(mix) => mix.0.clone(),
+                None => BoardMix::in_turn(self.chess_boards, self.togyz_boards).0,
+            },
             speed: self.speed,
             db: self.db.clone(),
             seed: self.seed,

@@ -1,7 +1,8 @@
 //! `boardscribe emulate`: one emulated board on a pseudo-terminal, a DGT chessboard (`--kind
-//! dgt`, the default), a TGZ-1 togyz korgool pit board (`--kind togyz`) or a Millennium
-//! ChessLink board (`--kind chesslink`, the DGT board's hands on a board without a clock), playing a record
-//! from a file or a seeded random game, with its clock set to the event's time control.
+//! dgt`, the default), a TGZ-1 togyz korgool pit board (`--kind togyz`) or another vendor's
+//! chessboard (`--kind chesslink`: the DGT board's hands on that board, without a clock if it
+//! has none), playing a record from a file or a seeded random game, with its clock set to the
+//! event's time control.
 //!
 //! Flow: the arguments ([`EmulateArgs`]) give the game (read and chosen, or drawn from the
 //! seed), the clock ([`clock_setting`]: `--time-control`, else the config's `[tournament]`,
@@ -16,7 +17,7 @@ use crate::{
     arbiter::TimeControl,
     config::{Config, ConfigOverrides},
     emulator::{self, EmulatorOptions, PtyOptions, PtyScript, TogyzEmulatorOptions},
-    game::{Variant, togyz::Rules},
+    game::{Kind, Variant, togyz::Rules},
     kind::BoardKind,
 };
 
@@ -81,19 +82,22 @@ pub struct EmulateArgs {
 /// process is told to stop.
 pub fn emulate(args: EmulateArgs) -> anyhow::Result<()> {
     let clock = clock_setting(args.time_control.as_ref(), args.config.as_deref())?;
-    let script = match args.kind {
-        BoardKind::Dgt => PtyScript::Dgt(chess_script(&args, clock)?),
-        BoardKind::Togyz => PtyScript::Togyz(togyz_script(&args, clock)?),
-        // The same hands on a board without a clock.
-        BoardKind::ChessLink => {
-            let hands = chess_script(
-                &EmulateArgs {
+    let script = match args.kind.game() {
+        Kind::Togyz => PtyScript::Togyz(togyz_script(&args, clock)?),
+        // A DGT board's hands, on a board of the kind asked for (without a clock, if the kind
+        // has none).
+        Kind::Chess => {
+            let hands = if args.kind.reports_clock() {
+                chess_script(&args, clock)?
+            } else {
+                let no_clock = EmulateArgs {
                     no_clock: true,
                     ..args.clone()
-                },
-                None,
-            )?;
-            PtyScript::ChessLink(emulator::chesslink_script(&hands))
+                };
+                chess_script(&no_clock, None)?
+            };
+            PtyScript::chess_hands(args.kind, hands)
+                .with_context(|| format!("{} boards cannot be emulated", args.kind))?
         }
     };
     let pty = PtyOptions {

@@ -2,23 +2,25 @@
 //! the live page and the arbiter's console, through the same [`record_fleet`] as `run` (the
 //! boards on pseudo-terminals): DGT chessboards and togyz korgool pit boards side by side.
 //!
-//! Flow: each board's game and script (chess from `fixtures/demo.pgn`, or random Chess960;
-//! togyz korgool from `fixtures/demo-togyz.pgn`), its clock at the demo's time control; the
+//! Flow: each board's kind (`--boards dgt=2,chesslink=1,togyz=1`: vendors side by side), game
+//! and script (chess from `fixtures/demo.pgn`, or random Chess960, each vendor's board with the
+//! same hands; togyz korgool from `fixtures/demo-togyz.pgn`), its clock at the demo's time
+//! control (boards without a clock play without one); the
 //! ptys; the relay with an admin token (the one given, else a new random one in the demo's
 //! directory) so that the console can be logged into; what a newcomer opens printed: the live
 //! page, the console and how to log in; the daemon until the games are over (or Ctrl-C).
 
 use rand::RngCore as _;
 
+use crate::game::Kind;
+
 use super::*;
 
 /// What `demo` is told: the command line's flags, parsed ([`crate::cli`] reads them).
 #[derive(Clone, Debug)]
 pub struct DemoOptions {
-    /// Number of emulated DGT chessboards.
-    pub chess_boards: usize,
-    /// Number of emulated togyz korgool pit boards (TGZ-1), numbered after the chessboards.
-    pub togyz_boards: usize,
+    /// The emulated boards' kinds, one per board in board order (empty: one DGT board).
+    pub boards: Vec<BoardKind>,
     /// Time multiplier for the emulated players (1 is human speed).
     pub speed: f64,
     /// Where to put the database (`None`: a new temporary directory).
@@ -59,12 +61,11 @@ pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
         laws.time_control = Some(DEMO_TIME_CONTROL.parse()?);
     }
     let clock = laws.time_control.as_ref().map(emulator::clock_for);
-    let (chess, togyz) = match (args.chess_boards, args.togyz_boards) {
-        (0, 0) => (1, 0),
-        counts => counts,
+    let kinds = match args.boards.as_slice() {
+        [] => vec![BoardKind::Dgt],
+        kinds => kinds.to_vec(),
     };
-    let mut boards = chess_boards(chess, &args, &laws, clock)?;
-    boards.extend(togyz_boards(togyz, &args, clock)?);
+    let boards = demo_boards(&kinds, &args, &laws, clock)?;
     let token_file = match (&args.admin_token_file, args.no_http) {
         (Some(file), _) => Some(file.clone()),
         (None, false) => Some(new_token_file(&dir)?),
@@ -77,10 +78,26 @@ pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
         for (i, board) in boards.into_iter().enumerate() {
             let number = i as u32 + 1;
             let link = dir.join(format!("board-{number}"));
+            // `board 2 (chess): A - B [Millennium ChessLink, no clock, hands at human
+            // speed] on LINK`.
+            let clock = if board.kind.reports_clock() {
+                ""
+            } else {
+                ", no clock"
+            };
+            let hands = if board.kind.reports_whole_positions() && args.speed < 1.0 {
+                ", hands at human speed"
+            } else {
+                ""
+            };
+            let game = match board.kind.game() {
+                Kind::Chess => "chess",
+                Kind::Togyz => "togyz korgool",
+            };
             println!(
-                "board {number} ({}): {} on {}",
-                board.kind_name,
+                "board {number} ({game}): {} [{}{clock}{hands}] on {}",
                 board.players,
+                board.kind.vendor(),
                 link.display()
             );
             scripts.push((
@@ -199,91 +216,150 @@ const DEMO_TOGYZ: &str = include_str!("../../fixtures/demo-togyz.pgn");
 /// One emulated board of the demo: its kind, who plays, its script.
 struct DemoBoard {
     kind: BoardKind,
-    /// For the demo's lines: `chess`, `togyz korgool`.
-    kind_name: &'static str,
     /// `White - Black`.
     players: String,
     script: PtyScript,
 }
 
-/// `count` DGT chessboards: the demo's games in turn (or random Chess960 games), every other
-/// board set up turned round, with a few irregularities for the arbiter's side.
-fn chess_boards(
-    count: usize,
+/// The demo's boards, one of each kind in `kinds`: chessboards play the demo's games in turn
+/// (or random Chess960 games), every other one set up turned round, with a few irregularities
+/// for the arbiter's side, each vendor's board with the same hands (and no clock where it has
+/// none); togyz korgool pit boards play the demo's togyz games in turn.
+fn demo_boards(
+    kinds: &[BoardKind],
     args: &DemoOptions,
     laws: &LawsSetup,
     clock: Option<(u64, u64)>,
 ) -> anyhow::Result<Vec<DemoBoard>> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
+    let chess_count = kinds.iter().filter(|k| k.game() == Kind::Chess).count();
     // Chess960: a random game from each board's seed (its own start position).
-    let games = match laws.variant {
+    let chess_games = match laws.variant {
+        _ if chess_count == 0 => Vec::new(),
         Variant::Standard => emulator::games_from_pgn(DEMO_PGN)?,
-        Variant::Chess960 => (0..count)
+        Variant::Chess960 => (0..chess_count)
             .map(|i| emulator::chess960_game(args.seed + i as u64))
             .collect(),
     };
+    let togyz_rules = crate::game::togyz::Rules::KYRGYZ;
+    let togyz_games = if kinds.len() > chess_count {
+        emulator::togyz_records(DEMO_TOGYZ, togyz_rules)?
+    } else {
+        Vec::new()
+    };
+    let (mut chess_seen, mut togyz_seen) = (0, 0);
     let mut boards = Vec::new();
-    for (i, game) in games.iter().cycle().take(count).enumerate() {
-        let seed = args.seed + i as u64;
-        let opts = EmulatorOptions {
-            speed: args.speed,
-            seed,
-            rotated: i % 2 == 1,
-            time_control: clock,
-            // A few irregularities (a knocked piece, an illegal move, a press without a
-            // move...), so that the demo shows the arbiter's side too.
-            irregularities: emulator::random_irregularities(seed, game.moves.len(), 0.03),
-            ..EmulatorOptions::default()
+    for &kind in kinds {
+        let board = match kind.game() {
+            Kind::Chess => {
+                let i = chess_seen;
+                chess_seen += 1;
+                let game = &chess_games[i % chess_games.len()];
+                let seed = args.seed + i as u64;
+                // A board that reports whole positions after its debounce sees only what the
+                // hands hold that long: its hands play at human speed at most (what its tests
+                // show exact), and only the thinking is the demo's speed.
+                let (speed, think_speed) = if kind.reports_whole_positions() {
+                    (args.speed.max(1.0), Some(args.speed))
+                } else {
+                    (args.speed, None)
+                };
+                let opts = EmulatorOptions {
+                    speed,
+                    think_speed,
+                    seed,
+                    rotated: i % 2 == 1,
+                    clock: kind.reports_clock(),
+                    time_control: clock.filter(|_| kind.reports_clock()),
+                    // A few irregularities (a knocked piece, an illegal move, a press without
+                    // a move...), so that the demo shows the arbiter's side too.
+                    irregularities: emulator::random_irregularities(seed, game.moves.len(), 0.03),
+                    ..EmulatorOptions::default()
+                };
+                let hands = emulator::script_pgn(game, &opts)?;
+                DemoBoard {
+                    kind,
+                    players: format!(
+                        "{} - {}",
+                        game.tag("White").unwrap_or("?"),
+                        game.tag("Black").unwrap_or("?")
+                    ),
+                    script: PtyScript::chess_hands(kind, hands)
+                        .with_context(|| format!("{kind} boards cannot be emulated"))?,
+                }
+            }
+            Kind::Togyz => {
+                let i = togyz_seen;
+                togyz_seen += 1;
+                let (record, moves) = &togyz_games[i % togyz_games.len()];
+                let opts = emulator::TogyzEmulatorOptions {
+                    speed: args.speed,
+                    // Apart from the chessboards' seeds.
+                    seed: args.seed.wrapping_add(1000 + i as u64),
+                    time_control: clock,
+                    rules: togyz_rules,
+                    ..emulator::TogyzEmulatorOptions::default()
+                };
+                DemoBoard {
+                    kind,
+                    players: format!(
+                        "{} - {}",
+                        record.header("White").unwrap_or("?"),
+                        record.header("Black").unwrap_or("?")
+                    ),
+                    script: emulator::script_togyz(moves, &opts)?.into(),
+                }
+            }
         };
-        boards.push(DemoBoard {
-            kind: BoardKind::Dgt,
-            kind_name: "chess",
-            players: format!(
-                "{} - {}",
-                game.tag("White").unwrap_or("?"),
-                game.tag("Black").unwrap_or("?")
-            ),
-            script: emulator::script_pgn(game, &opts)?.into(),
-        });
+        boards.push(board);
     }
     Ok(boards)
 }
 
-/// `count` togyz korgool pit boards playing the demo's togyz games in turn.
-fn togyz_boards(
-    count: usize,
-    args: &DemoOptions,
-    clock: Option<(u64, u64)>,
-) -> anyhow::Result<Vec<DemoBoard>> {
-    if count == 0 {
-        return Ok(Vec::new());
+/// A demo's boards as `--boards` gives them: `dgt=2,chesslink=1,togyz=1` (each kind and how
+/// many, in board order), or a number of chessboards (the chess kinds in turn).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardMix(pub Vec<BoardKind>);
+
+impl BoardMix {
+    /// `chess` chessboards, the chess kinds in turn (DGT first), then `togyz` pit boards.
+    pub fn in_turn(chess: usize, togyz: usize) -> BoardMix {
+        let chess_kinds: Vec<BoardKind> = BoardKind::ALL
+            .into_iter()
+            .filter(|k| k.game() == Kind::Chess && PtyScript::can_emulate(*k))
+            .collect();
+        let mut kinds: Vec<BoardKind> = chess_kinds.iter().copied().cycle().take(chess).collect();
+        kinds.extend(std::iter::repeat_n(BoardKind::Togyz, togyz));
+        BoardMix(kinds)
     }
-    let rules = crate::game::togyz::Rules::KYRGYZ;
-    let records = emulator::togyz_records(DEMO_TOGYZ, rules)?;
-    let mut boards = Vec::new();
-    for (i, (record, moves)) in records.iter().cycle().take(count).enumerate() {
-        let opts = emulator::TogyzEmulatorOptions {
-            speed: args.speed,
-            // Apart from the chessboards' seeds.
-            seed: args.seed.wrapping_add(1000 + i as u64),
-            time_control: clock,
-            rules,
-            ..emulator::TogyzEmulatorOptions::default()
-        };
-        boards.push(DemoBoard {
-            kind: BoardKind::Togyz,
-            kind_name: "togyz korgool",
-            players: format!(
-                "{} - {}",
-                record.header("White").unwrap_or("?"),
-                record.header("Black").unwrap_or("?")
-            ),
-            script: emulator::script_togyz(moves, &opts)?.into(),
-        });
+}
+
+impl std::str::FromStr for BoardMix {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<BoardMix, String> {
+        if let Ok(chess) = s.trim().parse::<usize>() {
+            return Ok(BoardMix::in_turn(chess, 0));
+        }
+        let mut kinds = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, count) = part.split_once('=').unwrap_or((part, "1"));
+            let names = || {
+                let all: Vec<&str> = BoardKind::ALL.iter().map(|k| k.name()).collect();
+                all.join(", ")
+            };
+            let kind = BoardKind::from_name(name.trim())
+                .ok_or_else(|| format!("unknown board kind {name:?}; valid: {}", names()))?;
+            if !PtyScript::can_emulate(kind) {
+                return Err(format!("{kind} boards cannot be emulated"));
+            }
+            let count: usize = count
+                .trim()
+                .parse()
+                .map_err(|_| format!("{part:?}: the count after = is not a number"))?;
+            kinds.extend(std::iter::repeat_n(kind, count));
+        }
+        Ok(BoardMix(kinds))
     }
-    Ok(boards)
 }
 
 /// A new random admin token (256 bits, hex) in `dir/admin.token`, readable by its owner only:
@@ -304,4 +380,29 @@ fn new_token_file(dir: &Path) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("writing {}", path.display()))?;
     writeln!(file, "{token}").with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mix_names_each_kind_and_count_in_board_order() {
+        let mix: BoardMix = "dgt=2, chesslink=1,togyz".parse().unwrap();
+        use BoardKind::*;
+        assert_eq!(mix.0, vec![Dgt, Dgt, ChessLink, Togyz]);
+        // A bare number: that many chessboards, the vendors in turn.
+        let chess: BoardMix = "3".parse().unwrap();
+        assert_eq!(chess.0.len(), 3);
+        assert_eq!(chess.0[0], Dgt);
+        assert!(chess.0.iter().all(|k| k.game() == Kind::Chess));
+        assert!(chess.0.contains(&ChessLink), "{chess:?}");
+        assert_eq!(BoardMix::in_turn(1, 2).0, vec![Dgt, Togyz, Togyz]);
+        let err = "dgt=2,chess=1".parse::<BoardMix>().unwrap_err();
+        assert!(
+            err.contains("\"chess\"") && err.contains("chesslink"),
+            "{err}"
+        );
+        assert!("dgt=two".parse::<BoardMix>().is_err());
+    }
 }

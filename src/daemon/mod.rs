@@ -33,7 +33,7 @@ use tokio::{sync::watch, task::JoinSet};
 use tracing::{Instrument, error, field, info, info_span, warn};
 
 pub use self::{
-    demo::{DemoOptions, demo},
+    demo::{BoardMix, DemoOptions, demo},
     fleet::{Fleet, port_boards, record_boards, record_fleet},
     print::{pgn_date, print_event},
     writer::{PageLimit, StoreWriter, WriteError, WriterHooks},

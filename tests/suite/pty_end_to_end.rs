@@ -1187,3 +1187,55 @@ fn devices_probe_finds_the_kind_of_each_board_by_asking() {
     assert!(line_of(&togyz_link).contains("(togyz)"), "{listed}");
     assert!(line_of(&missing).contains("not asked"), "{listed}");
 }
+
+/// `demo --boards` puts vendors side by side: a DGT board and a Millennium ChessLink board
+/// (turned round, as every other demo board), each playing the demo's game with its irregularities, are each
+/// recorded whole: every move of the game in order, clock times on the DGT board's moves and
+/// none on the ChessLink board's, which the demo's line says has no clock.
+#[test]
+fn a_demo_of_mixed_vendors_records_each_boards_game_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let out = Command::new(BIN)
+        .args(["demo", "--no-http", "--boards", "dgt=1,chesslink=1", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = said.lines().filter(|l| l.starts_with("board ")).collect();
+    assert_eq!(lines.len(), 2, "{said}");
+    assert!(lines[0].contains("[DGT]"), "{}", lines[0]);
+    for l in &lines[1..] {
+        assert!(l.contains("[Millennium ChessLink, no clock"), "{l}");
+    }
+    let demo_pgn =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo.pgn")).unwrap();
+    let games = emulator::games_from_pgn(&demo_pgn).unwrap();
+    let exported = export(&db).unwrap();
+    for (i, line) in lines.iter().enumerate() {
+        let link = line.rsplit_once(" on ").unwrap().1;
+        let recorded = games_of(&exported, link);
+        assert_eq!(recorded.len(), 1, "{line}: {recorded:#?}");
+        let expected = expected_uci(&games[i % games.len()]);
+        assert_eq!(recorded[0].moves, expected, "{line}");
+        // Every other chessboard is set up turned round.
+        let orientation = if i % 2 == 1 { "rotated" } else { "normal" };
+        assert_eq!(recorded[0].orientation, orientation, "{line}");
+    }
+    let json = Command::new(BIN)
+        .args(["export", "--db", db.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let all: Value = serde_json::from_slice(&json.stdout).unwrap();
+    for g in all["games"].as_array().unwrap() {
+        let mut clocks = Vec::new();
+        clock_values(&g["moves"], &mut clocks);
+        let dgt = lines[0].ends_with(g["board"].as_str().unwrap());
+        assert_eq!(clocks.iter().all(Value::is_null), !dgt, "{}", g["board"]);
+    }
+}

@@ -47,6 +47,20 @@ impl BoardKind {
         self.with_board(Facts).reports_clock
     }
 
+    /// Whether its boards report the whole position once a change has held for their debounce
+    /// (not every square's change as it happens): states the hands leave sooner are never
+    /// seen, so hands much faster than a human's can hide a move.
+    pub fn reports_whole_positions(self) -> bool {
+        struct Whole;
+        impl WithBoard for Whole {
+            type Output = bool;
+            fn run<B: Board>(self) -> bool {
+                B::settings(&crate::arbiter::LawsSetup::default()).whole_reports
+            }
+        }
+        self.with_board(Whole)
+    }
+
     /// Sent after every open: what switches on its reports.
     pub fn startup(self) -> Vec<u8> {
         struct Startup;
@@ -164,6 +178,8 @@ mod tests {
         let Link::Serial(chesslink) = BoardKind::ChessLink.link();
         assert_eq!(chesslink.to_string(), "38400 7O1");
         assert!(!BoardKind::ChessLink.reports_clock() && BoardKind::Dgt.reports_clock());
+        assert!(BoardKind::ChessLink.reports_whole_positions());
+        assert!(!BoardKind::Dgt.reports_whole_positions());
         assert_eq!(BoardKind::Togyz.game(), Kind::Togyz);
     }
 

@@ -61,6 +61,9 @@ pub fn script_game_from(
     opts: &EmulatorOptions,
 ) -> Result<BoardScript, EmulatorError> {
     check_speed(opts.speed)?;
+    if let Some(think) = opts.think_speed {
+        check_speed(think)?;
+    }
     irregular::validate(&opts.irregularities, moves.len())?;
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     let setup = Setup::new(&mut rng, opts);
@@ -282,7 +285,7 @@ impl<'a> Writer<'a> {
         } else {
             let think = (self.rng.random_range(0.0f64..1.0) * 20f64.ln()).exp() * 1000.0;
             self.prev_press.unwrap_or(self.prev_end).max(self.prev_end)
-                + scale(think as u64, opts.speed)
+                + scale(think as u64, opts.think_speed.unwrap_or(opts.speed))
         };
         begin = begin.max(self.prev_report + 1);
         if styles.contains(&Style::QuickReply) && self.prev_press.is_some_and(|p| begin < p) {

@@ -79,6 +79,9 @@ pub enum EmulatorError {
 pub struct EmulatorOptions {
     /// Time multiplier for every human duration: 1.0 human, 0.3 blitz hands, 3.0 slow hands.
     pub speed: f64,
+    /// Time multiplier for the thinking before each move alone (`None`: [`Self::speed`]): a
+    /// demo's quick game with hands at a speed the board is made for.
+    pub think_speed: Option<f64>,
     pub seed: u64,
     /// Black sits at the connector side: board index = normal index ^ 63.
     pub rotated: bool,
@@ -96,6 +99,7 @@ impl Default for EmulatorOptions {
     fn default() -> Self {
         EmulatorOptions {
             speed: 1.0,
+            think_speed: None,
             seed: 0,
             rotated: false,
             time_control: None,

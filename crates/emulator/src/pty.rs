@@ -478,6 +478,25 @@ impl From<TogyzScript> for PtyScript {
 }
 
 impl PtyScript {
+    /// A DGT board's `hands` played on a chessboard of `kind`: the DGT script itself, or its
+    /// square changes as that vendor's board reports them; `None` for a kind that is not a
+    /// chessboard. A kind without a clock ([`BoardKind::reports_clock`]) is best given hands
+    /// scripted without one (no presses).
+    pub fn chess_hands(kind: BoardKind, hands: BoardScript) -> Option<PtyScript> {
+        match kind {
+            BoardKind::Dgt => Some(PtyScript::Dgt(hands)),
+            BoardKind::ChessLink => Some(PtyScript::ChessLink(crate::chesslink_script(&hands))),
+            BoardKind::Togyz => None,
+        }
+    }
+
+    /// Whether boards of `kind` can be emulated here (on a pseudo-terminal).
+    pub fn can_emulate(kind: BoardKind) -> bool {
+        match kind {
+            BoardKind::Dgt | BoardKind::Togyz | BoardKind::ChessLink => true,
+        }
+    }
+
     /// Runs the script on a pty ([`run_pty`] or [`run_togyz_pty`]).
     pub async fn run(
         &self,
