@@ -106,7 +106,9 @@ mod tests {
             assert_eq!(k.with_board(KindOf), k);
         }
         assert_eq!(BoardKind::Dgt.link(), Link::Serial(SerialSettings::DGT));
-        let Link::Serial(chesslink) = BoardKind::ChessLink.link();
+        let Link::Serial(chesslink) = BoardKind::ChessLink.link() else {
+            panic!("a ChessLink board is on a serial line");
+        };
         assert_eq!(chesslink.to_string(), "38400 7O1");
         assert!(!BoardKind::ChessLink.reports_clock() && BoardKind::Dgt.reports_clock());
         assert_eq!(BoardKind::Togyz.game(), Kind::Togyz);

@@ -1,5 +1,6 @@
 //! The kinds of board boardscribe reads: the one list of them, and what each is made of that the
-//! edges need to know before a byte is read (its link: the serial line's settings, or USB HID).
+//! edges need to know before a byte is read (its link: the serial line's settings, or USB HID with
+//! its gap between writes).
 //!
 //! Flow: a config's `kind = "..."`, a capture's `device`, `devices` and `emulate --kind` all name
 //! a kind by [`BoardKind::name`]; [`crate::boards`] turns a [`BoardKind`] into its pipeline's
@@ -59,6 +60,10 @@ impl std::fmt::Display for BoardKind {
 pub enum Link {
     /// A serial line (USB CDC or FTDI, Bluetooth SPP, a pseudo-terminal) with these settings.
     Serial(SerialSettings),
+    /// USB HID (a hidraw node): each read is one input report and each write one output report
+    /// (the kind's [`crate::pipeline::Board::output_reports`]), no two writes closer than
+    /// `write_gap_ms`.
+    Hid { write_gap_ms: crate::Millis },
 }
 
 /// A serial line's framing of characters.
