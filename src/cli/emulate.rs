@@ -1,6 +1,8 @@
 //! `boardscribe emulate`: one emulated board on a pseudo-terminal, a DGT chessboard (`--kind
 //! dgt`, the default), a TGZ-1 togyz korgool pit board (`--kind togyz`) or a Millennium
-//! ChessLink board (`--kind chesslink`, the DGT board's hands on a board without a clock), playing a record
+//! ChessLink board (`--kind chesslink`, the DGT board's hands on a board without a clock) or a
+//! Chessnut board (`--kind chessnut`, the same hands, on USB HID: a Unix socket at `--link`
+//! stands in for its hidraw node), playing a record
 //! from a file or a seeded random game, with its clock set to the event's time control.
 //!
 //! Flow: the arguments ([`EmulateArgs`]) give the game (read and chosen, or drawn from the
@@ -24,7 +26,8 @@ use crate::{
 #[derive(clap::Args, Debug, Clone)]
 pub struct EmulateArgs {
     /// The kind of board: dgt (with a clock unless --no-clock), togyz (a TGZ-1 pit board with
-    /// its clock), chesslink (a Millennium board: no clock).
+    /// its clock), chesslink (a Millennium board: no clock), chessnut (a Chessnut board on USB
+    /// HID: no clock; a socket at --link stands in for its hidraw node).
     #[arg(long, value_enum, default_value_t = BoardKind::Dgt)]
     pub kind: BoardKind,
     /// The game record: PGN for chess, the corpus's PGN-like text for togyz korgool. Without
@@ -53,7 +56,7 @@ pub struct EmulateArgs {
     /// The board is set up turned round (black at the connector side).
     #[arg(long)]
     pub rotated: bool,
-    /// Make (or replace) a symlink to the pseudo-terminal here.
+    /// Make (or replace) a symlink to the pseudo-terminal here (chessnut: the socket itself).
     #[arg(long)]
     pub link: Option<PathBuf>,
     /// Also write every byte both ways to this capture file.
@@ -94,6 +97,16 @@ pub fn emulate(args: EmulateArgs) -> anyhow::Result<()> {
                 None,
             )?;
             PtyScript::ChessLink(emulator::chesslink_script(&hands))
+        }
+        BoardKind::Chessnut => {
+            let hands = chess_script(
+                &EmulateArgs {
+                    no_clock: true,
+                    ..args.clone()
+                },
+                None,
+            )?;
+            PtyScript::Chessnut(emulator::chessnut_script(&hands))
         }
     };
     let pty = PtyOptions {

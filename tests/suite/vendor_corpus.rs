@@ -138,6 +138,25 @@ fn check(capture: fn(&BoardScript) -> String, scale: f64) {
     );
 }
 
+fn chessnut(script: &BoardScript) -> String {
+    emulator::chessnut_script(script).to_capture_text()
+}
+
+#[test]
+fn chessnut_at_human_speed() {
+    check(chessnut, 1.0);
+}
+
+#[test]
+fn chessnut_with_blitz_hands() {
+    check(chessnut, 0.3);
+}
+
+#[test]
+fn chessnut_with_slow_hands() {
+    check(chessnut, 3.0);
+}
+
 fn chesslink(script: &BoardScript) -> String {
     emulator::chesslink_script(script).to_capture_text()
 }

@@ -10,7 +10,7 @@ use crate::{
     game::{GameKind, Kind},
     kind::{BoardKind, Link},
     pipeline::{Board, Dgt, Tgz},
-    sensor::chesslink::ChessLinkBoard,
+    sensor::{chesslink::ChessLinkBoard, chessnut::ChessnutBoard},
 };
 
 impl BoardKind {
@@ -22,6 +22,7 @@ impl BoardKind {
             BoardKind::Dgt => w.run::<Dgt>(),
             BoardKind::Togyz => w.run::<Tgz>(),
             BoardKind::ChessLink => w.run::<ChessLinkBoard>(),
+            BoardKind::Chessnut => w.run::<ChessnutBoard>(),
         }
     }
 
@@ -112,5 +113,7 @@ mod tests {
         assert_eq!(chesslink.to_string(), "38400 7O1");
         assert!(!BoardKind::ChessLink.reports_clock() && BoardKind::Dgt.reports_clock());
         assert_eq!(BoardKind::Togyz.game(), Kind::Togyz);
+        assert_eq!(BoardKind::Chessnut.link(), Link::Hid { write_gap_ms: 200 });
+        assert!(!BoardKind::Chessnut.reports_clock());
     }
 }

@@ -28,11 +28,19 @@ pub enum BoardKind {
     #[serde(rename = "chesslink")]
     #[cfg_attr(feature = "clap", value(name = "chesslink"))]
     ChessLink,
+    /// A Chessnut board (Air, Air+, Pro, Evo, Go) on USB HID: the whole position about every
+    /// 200 ms, no clock.
+    Chessnut,
 }
 
 impl BoardKind {
     /// Every kind, in the order `devices` and the config's error list them.
-    pub const ALL: [BoardKind; 3] = [BoardKind::Dgt, BoardKind::Togyz, BoardKind::ChessLink];
+    pub const ALL: [BoardKind; 4] = [
+        BoardKind::Dgt,
+        BoardKind::Togyz,
+        BoardKind::ChessLink,
+        BoardKind::Chessnut,
+    ];
 
     /// The name a config's `kind`, a capture's `device` and the command line use.
     pub const fn name(self) -> &'static str {
@@ -40,6 +48,7 @@ impl BoardKind {
             BoardKind::Dgt => "dgt",
             BoardKind::Togyz => "togyz",
             BoardKind::ChessLink => "chesslink",
+            BoardKind::Chessnut => "chessnut",
         }
     }
 

@@ -1,5 +1,5 @@
 //! A scripted board (DGT, a TGZ-1 togyz pit board, a ChessLink board) on a pseudo-terminal,
-//! or (a board on USB HID) on a Unix socket standing in for its hidraw node.
+//! or (a Chessnut board, on USB HID) on a Unix socket standing in for its hidraw node.
 //!
 //! Flow: open a pty pair that behaves as a USB serial device (`port`: released when its host
 //! goes, bytes to no host lost), publish the slave's path (and a symlink), answer host commands
@@ -31,6 +31,7 @@ use super::{
     BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
     TogyzPayload, TogyzScript, capture_header,
     chesslink::{ChessLinkBoard, ChessLinkScript},
+    chessnut::{ChessnutBoard, ChessnutScript},
     script::Event,
 };
 
@@ -44,7 +45,7 @@ use boardscribe_core::{
     memory::EeRecorder,
     protocol::Direction,
     protocol::{
-        chesslink as cl,
+        chesslink as cl, chessnut as cn,
         dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
         tgz::{self, PitDump},
     },
@@ -506,6 +507,13 @@ pub enum PtyScript {
     Dgt(BoardScript),
     Togyz(TogyzScript),
     ChessLink(ChessLinkScript),
+    Chessnut(ChessnutScript),
+}
+
+impl From<ChessnutScript> for PtyScript {
+    fn from(s: ChessnutScript) -> PtyScript {
+        PtyScript::Chessnut(s)
+    }
 }
 
 impl From<BoardScript> for PtyScript {
@@ -537,6 +545,7 @@ impl PtyScript {
             PtyScript::Dgt(s) => run_pty(s, opts, events).await,
             PtyScript::Togyz(s) => run_togyz_pty(s, opts, events).await,
             PtyScript::ChessLink(s) => run(s, opts, events).await,
+            PtyScript::Chessnut(s) => run(s, opts, events).await,
         }
     }
 }
