@@ -108,6 +108,8 @@ pub enum Looks {
     Dgt,
     /// A togyz korgool pit board: product string `TGZ Pit Board…`.
     Togyz,
+    /// A Chessnut board's protocol interface (a HID node: its IDs and usage page 0xFF00).
+    Chessnut,
     /// A generic FTDI or Microchip CDC ID that some DGT boards use, but nothing says DGT: not
     /// claimed (many other devices share these IDs).
     MaybeDgt,
@@ -121,6 +123,7 @@ impl Looks {
         match self {
             Looks::Dgt => "DGT board",
             Looks::Togyz => "TGZ board",
+            Looks::Chessnut => "Chessnut board",
             Looks::MaybeDgt => "maybe DGT (generic ID, not claimed)",
             Looks::Other => "-",
         }
@@ -172,9 +175,13 @@ pub fn classify(usb: &UsbInfo) -> Looks {
 }
 
 /// What a port or HID node looks like: a tty by its USB IDs and strings ([`classify`]); a HID
-/// node is no known board yet.
+/// node by its IDs and usage pages (a Chessnut board's protocol interface).
 pub fn looks(port: &PortInfo) -> Looks {
+    use crate::protocol::chessnut::usb::is_chessnut;
     match (&port.hid, &port.usb) {
+        (Some(h), _) if h.usage_pages.iter().any(|&p| is_chessnut(h.vid, h.pid, p)) => {
+            Looks::Chessnut
+        }
         (Some(_), _) => Looks::Other,
         (None, Some(usb)) => classify(usb),
         (None, None) => Looks::Other,

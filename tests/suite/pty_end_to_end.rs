@@ -1144,7 +1144,7 @@ fn chessnut_boards_are_recorded_by_run_over_sockets_and_their_captures_replay_al
         links,
         live,
         replayed,
-    } = record_and_replay(d, &boards, "1.0", &["--kind", "chessnut"]);
+    } = record_and_replay(d, &boards, "0.5", &["--kind", "chessnut"]);
     for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
         let expected = expected_uci(&corpus_game(file, *n));
         let live_games = games_of(&live, link.to_str().unwrap());

@@ -500,6 +500,10 @@ fn hid_nodes_are_listed_with_their_ids_pages_and_usb_port_paths() {
         [0x0001, 0x000c]
     );
     assert_eq!(node("hidraw2").usb.as_ref().unwrap().port_path, "1-6.2");
+    // A Chessnut board's protocol interface, not its other one, nor a keyboard.
+    assert_eq!(looks(h0), Looks::Chessnut);
+    assert_eq!(looks(node("hidraw1")), Looks::Other);
+    assert_eq!(looks(node("hidraw10")), Looks::Other);
     // Boards told apart by where they are plugged in.
     let boards = [
         board(7, BoardKind::Dgt, Locator::UsbPort("1-6.2".into())),
@@ -525,7 +529,7 @@ fn hid_nodes_are_listed_with_their_ids_pages_and_usb_port_paths() {
         .lines()
         .find(|l| l.starts_with("/dev/hidraw2 "))
         .unwrap();
-    for part in ["2d80:8002", "1-6.2", "7 (board 7)"] {
+    for part in ["2d80:8002", "1-6.2", "Chessnut board", "7 (board 7)"] {
         assert!(row.contains(part), "{row}");
     }
     assert!(
