@@ -317,7 +317,7 @@ fn busy_ports(
         .chain(buses.iter().map(|b| &b.locator))
         .filter_map(|l| match l {
             Locator::Port(p) | Locator::Symlink(p) => Some(p.clone()),
-            Locator::Serial(_) => None,
+            Locator::Serial(_) | Locator::UsbPort(_) => None,
         });
     let mut seen = std::collections::BTreeSet::new();
     let mut out = String::new();

@@ -1,8 +1,9 @@
 //! `boardscribe emulate`: one emulated board on a pseudo-terminal, a DGT chessboard (`--kind
 //! dgt`, the default), a TGZ-1 togyz korgool pit board (`--kind togyz`) or another vendor's
-//! chessboard (`--kind chesslink`: the DGT board's hands on that board, without a clock if it
-//! has none), playing a record from a file or a seeded random game, with its clock set to the
-//! event's time control.
+//! chessboard (`--kind chesslink`, `--kind chessnut`: the DGT board's hands on that board,
+//! without a clock if it has none; a Chessnut board is on USB HID, and a Unix socket at
+//! `--link` stands in for its hidraw node), playing a record from a file or a seeded random
+//! game, with its clock set to the event's time control.
 //!
 //! Flow: the arguments ([`EmulateArgs`]) give the game (read and chosen, or drawn from the
 //! seed), the clock ([`clock_setting`]: `--time-control`, else the config's `[tournament]`,
@@ -25,7 +26,8 @@ use crate::{
 #[derive(clap::Args, Debug, Clone)]
 pub struct EmulateArgs {
     /// The kind of board: dgt (with a clock unless --no-clock), togyz (a TGZ-1 pit board with
-    /// its clock), chesslink (a Millennium board: no clock).
+    /// its clock), chesslink (a Millennium board: no clock), chessnut (a Chessnut board on USB
+    /// HID: no clock; a socket at --link stands in for its hidraw node).
     #[arg(long, value_enum, default_value_t = BoardKind::Dgt)]
     pub kind: BoardKind,
     /// The game record: PGN for chess, the corpus's PGN-like text for togyz korgool. Without
@@ -54,7 +56,7 @@ pub struct EmulateArgs {
     /// The board is set up turned round (black at the connector side).
     #[arg(long)]
     pub rotated: bool,
-    /// Make (or replace) a symlink to the pseudo-terminal here.
+    /// Make (or replace) a symlink to the pseudo-terminal here (chessnut: the socket itself).
     #[arg(long)]
     pub link: Option<PathBuf>,
     /// Also write every byte both ways to this capture file.

@@ -231,7 +231,7 @@ pub(super) fn buses(
         let what = format!("bus {name:?}");
         let Some(locator) = locator_from(
             &what,
-            [
+            &[
                 ("serial", &b.serial),
                 ("symlink", &b.symlink),
                 ("port", &b.port),
@@ -325,26 +325,39 @@ pub(super) fn board_locator(
     let b = rb.get_ref();
     locator_from(
         &format!("board {number}"),
-        [
+        &[
             ("serial", &b.serial),
             ("symlink", &b.symlink),
             ("port", &b.port),
+            ("usb_port", &b.usb_port),
         ],
         rb.span(),
         ck,
     )
 }
 
-/// The one locator of `what` (a board, a bus) among its serial, symlink and port keys.
+/// The keys' names as a list to choose from: `serial, symlink or port`.
+fn one_of(keys: &[(&str, &Option<Spanned<String>>)]) -> String {
+    match keys {
+        [rest @ .., (last, _)] if !rest.is_empty() => {
+            let rest: Vec<&str> = rest.iter().map(|(k, _)| *k).collect();
+            format!("{} or {last}", rest.join(", "))
+        }
+        _ => keys.iter().map(|(k, _)| *k).collect(),
+    }
+}
+
+/// The one locator of `what` (a board, a bus) among its serial, symlink and port keys (and a
+/// board's usb_port).
 pub(super) fn locator_from(
     what: &str,
-    keys: [(&str, &Option<Spanned<String>>); 3],
+    keys: &[(&str, &Option<Spanned<String>>)],
     table: Range<usize>,
     ck: &mut Checker<'_>,
 ) -> Option<Locator> {
     let given: Vec<(&str, &Spanned<String>)> = keys
-        .into_iter()
-        .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
+        .iter()
+        .filter_map(|&(k, v)| v.as_ref().map(|v| (k, v)))
         .collect();
     match given.as_slice() {
         [] => {
@@ -361,6 +374,7 @@ pub(super) fn locator_from(
             let example = match *key {
                 "serial" => "\"12345\"",
                 "symlink" => "\"/dev/eboard/dgt-12345\"",
+                "usb_port" => "\"1-1.4\"",
                 _ => "\"/dev/ttyACM0\"",
             };
             let s = ck.non_empty(v, key, example)?;
@@ -374,6 +388,7 @@ pub(super) fn locator_from(
                     None
                 }
                 "symlink" => Some(Locator::Symlink(PathBuf::from(s))),
+                "usb_port" => Some(Locator::UsbPort(s)),
                 _ => Some(Locator::Port(PathBuf::from(s))),
             }
         }
@@ -381,7 +396,8 @@ pub(super) fn locator_from(
             ck.at(
                 v.span(),
                 format!(
-                    "{what} gives both {first} and {second}; give exactly one of serial, symlink or port"
+                    "{what} gives both {first} and {second}; give exactly one of {}",
+                    one_of(keys)
                 ),
             );
             None

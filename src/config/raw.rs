@@ -54,6 +54,7 @@ pub(super) struct RawBoard {
     pub(super) serial: Option<Spanned<String>>,
     pub(super) symlink: Option<Spanned<String>>,
     pub(super) port: Option<Spanned<String>>,
+    pub(super) usb_port: Option<Spanned<String>>,
     pub(super) clock_layout: Option<Spanned<String>>,
     pub(super) bus: Option<Spanned<String>>,
     pub(super) bus_serial: Option<Spanned<String>>,

@@ -111,7 +111,7 @@ fn unknown_keys_are_errors_that_list_the_valid_ones() {
             "{BOARD_HEAD}port = \"/dev/ttyACM0\"\ncolour = \"white\"\n"
         )),
         "venue.toml:5:1: unknown key `colour`; valid: `number`, `kind`, `name`, `serial`, \
-         `symlink`, `port`, `clock_layout`, `bus`, `bus_serial`"
+         `symlink`, `port`, `usb_port`, `clock_layout`, `bus`, `bus_serial`"
     );
     let e = one_error("[laws]\nfivefold_rule = \"any\"\n");
     assert!(
@@ -164,7 +164,7 @@ fn every_mistake_of_type_is_reported_in_one_pass_with_its_key() {
             "venue.toml:15:10: board.number: invalid type: string \"two\", expected a whole number",
             "venue.toml:16:8: board.kind: invalid type: integer `2`, expected a string",
             "venue.toml:18:1: unknown key `colour`; valid: `number`, `kind`, `name`, `serial`, \
-             `symlink`, `port`, `clock_layout`, `bus`, `bus_serial`",
+             `symlink`, `port`, `usb_port`, `clock_layout`, `bus`, `bus_serial`",
             "venue.toml:21:7: relay.folder.dir: invalid type: sequence, expected a string",
         ]
     );
@@ -398,7 +398,7 @@ fn bind_address() {
 fn board_kind_number_and_layout() {
     assert_eq!(
         one_error("[[board]]\nnumber = 1\nkind = \"chess\"\nport = \"/dev/ttyACM0\"\n"),
-        "venue.toml:3:8: unknown board kind \"chess\"; valid: dgt, togyz, chesslink"
+        "venue.toml:3:8: unknown board kind \"chess\"; valid: dgt, togyz, chesslink, chessnut"
     );
     assert_eq!(
         one_error("[[board]]\nnumber = 0\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n"),
@@ -461,8 +461,8 @@ fn exactly_one_way_to_find_a_board() {
         one_error(&format!(
             "{BOARD_HEAD}serial = \"A1\"\nport = \"/dev/ttyACM0\"\n"
         )),
-        "venue.toml:5:8: board 2 gives both serial and port; give exactly one of serial, symlink \
-         or port"
+        "venue.toml:5:8: board 2 gives both serial and port; give exactly one of serial, symlink, \
+         port or usb_port"
     );
     assert_eq!(
         one_error(&format!("{BOARD_HEAD}symlink = \"eboard/dgt-1\"\n")),
@@ -937,4 +937,17 @@ fn tiebreaks_are_read_in_order_and_an_unknown_one_is_refused() {
     );
     let e = one_error("[tournament]\ntiebreaks = [\"wins\", \"wins\"]\n");
     assert!(e.contains("tie-break wins is listed twice"), "{e}");
+}
+
+#[test]
+fn a_board_is_found_by_its_usb_port_path() {
+    let c = ok(&format!("{BOARD_HEAD}usb_port = \"1-1.4\"\n"));
+    assert_eq!(c.boards[0].locator, Locator::UsbPort("1-1.4".into()));
+    assert_eq!(
+        one_error(&format!(
+            "{BOARD_HEAD}usb_port = \"1-1.4\"\nport = \"/dev/hidraw0\"\n"
+        )),
+        "venue.toml:4:12: board 2 gives both port and usb_port; give exactly one of serial, \
+         symlink, port or usb_port"
+    );
 }

@@ -3,7 +3,9 @@
 //! Flow: [`prepare`] resolves a configured board in the store and resumes its open game;
 //! [`board_task`] then loops until `stop`: find the port of the board's [`Locator`] (a serial
 //! number is looked up in sysfs on every attempt, so a board moved to another USB port is found
-//! again), open it with its kind's line, send the kind's start-up commands ([`Board`]), and run a session: bytes in,
+//! again), open it over its kind's link (a serial line, or USB HID: a hidraw node or the socket
+//! standing in for one, each command an output report, spaced by the link's gap), send the
+//! kind's start-up commands ([`Board`]), and run a session: bytes in,
 //! watchdog probes when the board falls silent, writes to the store writer, events announced once
 //! durable, counters into the [`Metrics`]. A lost board is reopened with backoff; its game goes on.
 //! A batch the store refuses (a full disk) goes back into the recorder, which keeps tracking; it
@@ -30,7 +32,8 @@ use crate::{
     decider::desk::{RecordChange, next_change},
     device::{
         Direction,
-        serial::{self, Backoff, Watchdog, now_ms},
+        link::Port,
+        serial::{Backoff, Watchdog, now_ms},
     },
     game::{GameKind, Kind},
     pipeline::{Board, Pipeline},
@@ -232,7 +235,7 @@ pub async fn board_task<B: Board>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
         }
         // Writes the store refused are tried again while the board is away, too.
         persist(&mut recorder, &mut board, &ctx, Attempt::WhenDue).await;
-        match open(&board.locator, &ctx.sysfs, B::LINK) {
+        match open(&board.locator, &ctx.sysfs, B::LINK).await {
             Ok((path, port)) => {
                 unavailable = None;
                 info!(port = %path.display(), "board connected");
@@ -242,16 +245,8 @@ pub async fn board_task<B: Board>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                     live.hub.board_connected(&board.name);
                 }
                 backoff.reset();
-                let ended = session(
-                    port,
-                    &path,
-                    &mut board,
-                    &mut recorder,
-                    &ctx,
-                    &mut stop,
-                    &mut desk,
-                )
-                .await;
+                let ended =
+                    session(port, &mut board, &mut recorder, &ctx, &mut stop, &mut desk).await;
                 last_seen = Some(Instant::now());
                 recorder.pipeline.disconnected(now_ms());
                 recorder.link(now_ms(), false);
@@ -362,9 +357,22 @@ impl Intake {
     }
 }
 
+/// Sends `commands` to the board as its kind writes them (one output report at a time on a
+/// HID link, each spaced by the link's gap), each kept in the recorder when it went.
+async fn send<B: Board>(
+    port: &mut Port,
+    recorder: &mut Recorder<B>,
+    commands: &[u8],
+) -> Result<(), crate::device::serial::DeviceError> {
+    for report in B::output_reports(commands) {
+        port.send(&report).await?;
+        recorder.feed(now_ms(), Direction::ToBoard, &report);
+    }
+    Ok(())
+}
+
 async fn session<B: Board>(
-    mut port: tokio_serial::SerialStream,
-    path: &std::path::Path,
+    mut port: Port,
     board: &mut BoardRef,
     recorder: &mut Recorder<B>,
     ctx: &Ctx,
@@ -384,10 +392,9 @@ async fn session<B: Board>(
     } else {
         startup.clone()
     };
-    if let Err(e) = serial::send(&mut port, path, &first).await {
+    if let Err(e) = send(&mut port, recorder, &first).await {
         return SessionEnd::Lost(Lost::Port { why: e.to_string() });
     }
-    recorder.feed(now_ms(), Direction::ToBoard, &first);
     let watchdog = Watchdog::default();
     let mut buf = [0u8; 4096];
     let mut last_rx = Instant::now();
@@ -398,10 +405,15 @@ async fn session<B: Board>(
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            read = serial::read(&mut port, path, &mut buf) => match read {
+            read = port.read(&mut buf) => match read {
                 Ok(0) => return SessionEnd::Lost(Lost::Closed),
                 Ok(n) => {
-                    recorder.feed(now_ms(), Direction::FromBoard, &buf[..n]);
+                    let got = if port.reads_reports() {
+                        B::input_report(&buf[..n])
+                    } else {
+                        &buf[..n]
+                    };
+                    recorder.feed(now_ms(), Direction::FromBoard, got);
                     last_rx = Instant::now();
                     probed = false;
                     if let Some(pause) = intake.admit(last_rx, n) {
@@ -430,10 +442,9 @@ async fn session<B: Board>(
                 }
                 if silent >= watchdog.probe_after && !probed {
                     probed = true;
-                    if let Err(e) = serial::send(&mut port, path, &probe).await {
+                    if let Err(e) = send(&mut port, recorder, &probe).await {
                         return SessionEnd::Lost(Lost::Port { why: e.to_string() });
                     }
-                    recorder.feed(now_ms(), Direction::ToBoard, &probe);
                 }
             },
             _ = stop.changed() => return SessionEnd::Stopped,
@@ -445,10 +456,9 @@ async fn session<B: Board>(
             recorder.pipeline.memory_asked(now_ms());
             memory_since = Some(Instant::now());
             let ask = B::memory_request();
-            if let Err(e) = serial::send(&mut port, path, &ask).await {
+            if let Err(e) = send(&mut port, recorder, &ask).await {
                 return SessionEnd::Lost(Lost::Port { why: e.to_string() });
             }
-            recorder.feed(now_ms(), Direction::ToBoard, &ask);
         }
         if let Some(since) = memory_since {
             let waiting = recorder.pipeline.awaiting_memory();
@@ -464,10 +474,9 @@ async fn session<B: Board>(
                     recorder.pipeline.memory_not_read(why);
                 }
                 memory_since = None;
-                if let Err(e) = serial::send(&mut port, path, &startup).await {
+                if let Err(e) = send(&mut port, recorder, &startup).await {
                     return SessionEnd::Lost(Lost::Port { why: e.to_string() });
                 }
-                recorder.feed(now_ms(), Direction::ToBoard, &startup);
             }
         }
         let raw_due = last_raw_flush.elapsed() >= Duration::from_secs(1);

@@ -31,7 +31,8 @@ use crate::{
     decider::desk::{RecordChange, next_change},
     device::{
         Direction,
-        serial::{self, Backoff, now_ms},
+        link::Port,
+        serial::{Backoff, now_ms},
     },
     pipeline::Board,
     protocol::dgt::{Command, Frame, FrameError, Mode, parse_frame, split_frame},
@@ -139,21 +140,12 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
         if *stop.borrow() {
             break;
         }
-        match port::open(&locator, &ctx.sysfs, DgtBus::LINK) {
+        match port::open(&locator, &ctx.sysfs, DgtBus::LINK).await {
             Ok((path, port)) => {
                 unavailable = None;
                 info!(bus = %name, port = %path.display(), "bus port open");
                 backoff.reset();
-                let ended = session(
-                    port,
-                    &path,
-                    &mut boards,
-                    &settings,
-                    &ctx,
-                    &mut stop,
-                    &mut desk,
-                )
-                .await;
+                let ended = session(port, &mut boards, &settings, &ctx, &mut stop, &mut desk).await;
                 last_seen = Some(Instant::now());
                 for b in boards.values_mut() {
                     b.recorder.pipeline.disconnected(now_ms());
@@ -219,8 +211,7 @@ fn lost(b: &mut BusBoard, ctx: &Ctx, why: Lost) {
 
 /// Runs the master on an open port until the port fails (`Some(why)`) or `stop` (`None`).
 async fn session(
-    mut port: tokio_serial::SerialStream,
-    path: &std::path::Path,
+    mut port: Port,
     boards: &mut BTreeMap<u16, BusBoard>,
     settings: &MasterSettings,
     ctx: &Ctx,
@@ -241,7 +232,7 @@ async fn session(
         }
         if let Some((cmd, address)) = master.next_command(now) {
             let bytes = Command::Bus { cmd, address }.to_bytes();
-            if let Err(e) = serial::send(&mut port, path, &bytes).await {
+            if let Err(e) = port.send(&bytes).await {
                 return Some(e.to_string());
             }
             for (&a, b) in boards.iter_mut() {
@@ -255,7 +246,7 @@ async fn session(
             .map_or(100, |w| w.saturating_sub(now_ms()))
             .clamp(1, 100);
         tokio::select! {
-            read = serial::read(&mut port, path, &mut buf) => match read {
+            read = port.read(&mut buf) => match read {
                 Ok(0) => return Some("port closed".into()),
                 Ok(n) => {
                     let at = now_ms();
@@ -426,15 +417,13 @@ pub async fn ping_bus(
     sysfs: &std::path::Path,
     settings: &MasterSettings,
 ) -> Result<Vec<u16>, String> {
-    let (path, mut port) = port::open(&bus.locator, sysfs, DgtBus::LINK)?;
+    let (_, mut port) = port::open(&bus.locator, sysfs, DgtBus::LINK).await?;
     let ping = Command::Bus {
         cmd: crate::protocol::dgt::BusCommand::Ping,
         address: crate::bus::master::BROADCAST,
     }
     .to_bytes();
-    serial::send(&mut port, &path, &ping)
-        .await
-        .map_err(|e| e.to_string())?;
+    port.send(&ping).await.map_err(|e| e.to_string())?;
     let until = tokio::time::Instant::now()
         + Duration::from_millis(settings.discovery_ms + crate::bus::wire_ms(ping.len()));
     let mut splitter = Splitter::default();
@@ -442,7 +431,7 @@ pub async fn ping_bus(
     let mut buf = [0u8; 256];
     loop {
         tokio::select! {
-            read = serial::read(&mut port, &path, &mut buf) => match read {
+            read = port.read(&mut buf) => match read {
                 Ok(0) => break,
                 Ok(n) => {
                     for (_, frame) in splitter.push(&buf[..n]) {

@@ -1,5 +1,6 @@
 //! Finding and opening a board's port: waiting for it to appear (a locator by path, USB serial
-//! or sysfs path), opening it, and how long to wait before trying again.
+//! or USB port path), opening it over its kind's link (a serial line, a hidraw node, or the
+//! socket standing in for one), and how long to wait before trying again.
 
 use std::{
     path::PathBuf,
@@ -10,7 +11,8 @@ use crate::{
     config::Locator,
     device::{
         discover,
-        serial::{self, Backoff},
+        link::{self, Port},
+        serial::Backoff,
     },
     kind::Link,
 };
@@ -74,19 +76,18 @@ impl From<Unavailable> for String {
 }
 
 /// Finds the board's port now and opens it, reached over `link` (its kind's).
-pub(super) fn open(
+pub(super) async fn open(
     locator: &Locator,
     sysfs: &std::path::Path,
     link: Link,
-) -> Result<(PathBuf, tokio_serial::SerialStream), Unavailable> {
-    let Link::Serial(line) = link;
+) -> Result<(PathBuf, Port), Unavailable> {
     let plain = |why: String| Unavailable { why, busy: false };
     let path = match discover::path_to_open(locator, sysfs) {
         Ok(Some(path)) => path,
         Ok(None) => return Err(plain(format!("{locator} is not plugged in"))),
         Err(e) => return Err(plain(e.to_string())),
     };
-    let port = serial::open(&path, line).map_err(|e| Unavailable {
+    let port = link::open(&path, link).await.map_err(|e| Unavailable {
         busy: e.is_busy(),
         why: e.to_string(),
     })?;

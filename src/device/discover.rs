@@ -1,11 +1,16 @@
-//! USB discovery: which serial ports exist, what is behind each, and which configured board it is.
+//! USB discovery: which serial ports and HID nodes exist, what is behind each, and which
+//! configured board it is.
 //!
 //! Flow: [`list_ports`] reads `<sysfs>/class/tty/*/device` (only ttys with a device behind them
-//! are ports), walks up from the port's device to the USB device that carries `idVendor` and
-//! reads its IDs and strings ([`UsbInfo`]); [`classify`] (pure) says what the IDs and product
-//! string look like; [`configured_board`] matches a port to a `[[board]]` by serial number,
-//! symlink target or port path. Pure Rust over sysfs files, no libudev; the sysfs root is a
-//! parameter so tests run on a tree they build as well as on the real `/sys`.
+//! are ports) and `<sysfs>/class/hidraw/*/device` (a HID device: its `uevent`'s `HID_ID` gives
+//! the vendor and product, its `report_descriptor` the usage pages of its top-level
+//! collections, [`HidInfo`]), walks up from the port's device to the USB device that carries
+//! `idVendor` and reads its IDs, strings and USB port path (the device's sysfs name, `1-1.4`:
+//! where it is plugged in, which tells apart boards that carry no serial number) ([`UsbInfo`]);
+//! [`classify`] (pure) says what the IDs and product string look like; [`configured_board`]
+//! matches a port to a `[[board]]` by serial number, symlink target, port path or USB port
+//! path. Pure Rust over sysfs files, no libudev; the sysfs root is a parameter so tests run on
+//! a tree they build as well as on the real `/sys`.
 
 use std::{
     fmt,
@@ -22,6 +27,9 @@ pub enum Locator {
     Symlink(PathBuf),
     /// A port path, e.g. `/dev/ttyACM0`.
     Port(PathBuf),
+    /// Where the board is plugged in: the USB device's port path as sysfs names it, e.g.
+    /// `1-1.4` (bus 1, root hub port 1, hub port 4). For boards that carry no serial number.
+    UsbPort(String),
 }
 
 impl fmt::Display for Locator {
@@ -30,6 +38,7 @@ impl fmt::Display for Locator {
             Locator::Serial(s) => write!(f, "serial {s}"),
             Locator::Symlink(p) => write!(f, "symlink {}", p.display()),
             Locator::Port(p) => write!(f, "port {}", p.display()),
+            Locator::UsbPort(p) => write!(f, "USB port {p}"),
         }
     }
 }
@@ -55,9 +64,29 @@ pub struct UsbInfo {
     /// The `product` attribute (the iProduct string).
     pub product: Option<String>,
     pub manufacturer: Option<String>,
+    /// The USB port path: the device's name in sysfs (`1-1.4`).
+    pub port_path: String,
 }
 
-/// One serial port.
+/// What a HID node's device says of itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HidInfo {
+    /// From `HID_ID` (`bus:vendor:product`) in the device's `uevent`.
+    pub vid: u16,
+    pub pid: u16,
+    /// The usage page of each top-level collection of its report descriptor, in order.
+    pub usage_pages: Vec<u16>,
+}
+
+impl HidInfo {
+    /// Whether a top-level collection is on a vendor-defined usage page (0xFF00 to 0xFFFF,
+    /// USB HID Usage Tables 3): the interface a board's own protocol is on.
+    pub fn is_vendor_defined(&self) -> bool {
+        self.usage_pages.iter().any(|&p| p >= 0xff00)
+    }
+}
+
+/// One serial port or HID node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortInfo {
     /// The kernel name, e.g. `ttyACM0`.
@@ -68,6 +97,8 @@ pub struct PortInfo {
     pub driver: Option<String>,
     /// `None` for a port that is not on USB (a UART on the mainboard).
     pub usb: Option<UsbInfo>,
+    /// A HID node's (`hidraw*`) IDs and usage pages; `None` for a tty.
+    pub hid: Option<HidInfo>,
 }
 
 /// What a port looks like from its USB IDs and strings.
@@ -77,6 +108,8 @@ pub enum Looks {
     Dgt,
     /// A togyz korgool pit board: product string `TGZ Pit Board…`.
     Togyz,
+    /// A Chessnut board's protocol interface (a HID node: its IDs and usage page 0xFF00).
+    Chessnut,
     /// A generic FTDI or Microchip CDC ID that some DGT boards use, but nothing says DGT: not
     /// claimed (many other devices share these IDs).
     MaybeDgt,
@@ -90,6 +123,7 @@ impl Looks {
         match self {
             Looks::Dgt => "DGT board",
             Looks::Togyz => "TGZ board",
+            Looks::Chessnut => "Chessnut board",
             Looks::MaybeDgt => "maybe DGT (generic ID, not claimed)",
             Looks::Other => "-",
         }
@@ -140,6 +174,20 @@ pub fn classify(usb: &UsbInfo) -> Looks {
     }
 }
 
+/// What a port or HID node looks like: a tty by its USB IDs and strings ([`classify`]); a HID
+/// node by its IDs and usage pages (a Chessnut board's protocol interface).
+pub fn looks(port: &PortInfo) -> Looks {
+    use crate::protocol::chessnut::usb::is_chessnut;
+    match (&port.hid, &port.usb) {
+        (Some(h), _) if h.usage_pages.iter().any(|&p| is_chessnut(h.vid, h.pid, p)) => {
+            Looks::Chessnut
+        }
+        (Some(_), _) => Looks::Other,
+        (None, Some(usb)) => classify(usb),
+        (None, None) => Looks::Other,
+    }
+}
+
 /// Why the ports could not be listed.
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoverError {
@@ -150,7 +198,8 @@ pub enum DiscoverError {
     },
 }
 
-/// Every tty under `sysfs` (normally `/sys`) with a device behind it, sorted by name.
+/// Every tty under `sysfs` (normally `/sys`) with a device behind it, and every HID node
+/// (`hidraw*`; none when the class is missing), sorted by name.
 ///
 /// A port that vanishes while being read is left out, not an error.
 pub fn list_ports(sysfs: &Path) -> Result<Vec<PortInfo>, DiscoverError> {
@@ -164,8 +213,46 @@ pub fn list_ports(sysfs: &Path) -> Result<Vec<PortInfo>, DiscoverError> {
         .flatten()
         .filter_map(|e| port_info(&root, &e.path(), &e.file_name().to_string_lossy()))
         .collect();
+    if let Ok(nodes) = std::fs::read_dir(sysfs.join("class/hidraw")) {
+        ports.extend(
+            nodes
+                .flatten()
+                .filter_map(|e| hid_info(&root, &e.path(), &e.file_name().to_string_lossy())),
+        );
+    }
     ports.sort_by_key(|a| natural_key(&a.name));
     Ok(ports)
+}
+
+/// A HID node: its HID device's `uevent` and `report_descriptor`, and the USB device above it.
+fn hid_info(root: &Path, class_entry: &Path, name: &str) -> Option<PortInfo> {
+    let device = std::fs::canonicalize(class_entry.join("device")).ok()?;
+    let uevent = std::fs::read_to_string(device.join("uevent")).ok()?;
+    let (vid, pid) = uevent
+        .lines()
+        .find_map(|l| hid_id(l.strip_prefix("HID_ID=")?))?;
+    let descriptor = std::fs::read(device.join("report_descriptor")).unwrap_or_default();
+    let driver = std::fs::read_link(device.join("driver"))
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+    Some(PortInfo {
+        name: name.to_owned(),
+        path: Path::new("/dev").join(name),
+        driver,
+        usb: usb_info(root, &device),
+        hid: Some(HidInfo {
+            vid,
+            pid,
+            usage_pages: crate::protocol::hid::application_usage_pages(&descriptor),
+        }),
+    })
+}
+
+/// `0003:00002D80:00008002` (bus, vendor, product in hex): the vendor and product.
+fn hid_id(value: &str) -> Option<(u16, u16)> {
+    let mut parts = value.trim().split(':').skip(1);
+    let mut hex = || u16::from_str_radix(parts.next()?, 16).ok();
+    Some((hex()?, hex()?))
 }
 
 /// `ttyACM10` after `ttyACM9`.
@@ -185,6 +272,7 @@ fn port_info(root: &Path, class_entry: &Path, name: &str) -> Option<PortInfo> {
         path: Path::new("/dev").join(name),
         driver,
         usb: usb_info(root, &device),
+        hid: None,
     })
 }
 
@@ -200,6 +288,10 @@ fn usb_info(root: &Path, device: &Path) -> Option<UsbInfo> {
                 serial: attr(d, "serial"),
                 product: attr(d, "product"),
                 manufacturer: attr(d, "manufacturer"),
+                port_path: d
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
             });
         }
         dir = d.parent();
@@ -253,6 +345,11 @@ pub fn locates(locator: &Locator, port: &PortInfo) -> bool {
             .is_some_and(|serial| serial == s),
         Locator::Symlink(link) => link_target(link).is_some_and(|t| t == port.path),
         Locator::Port(p) => *p == port.path || link_target(p).is_some_and(|t| t == port.path),
+        // A HID board's protocol is on its vendor-defined interface, not its keyboard or mouse.
+        Locator::UsbPort(at) => {
+            port.usb.as_ref().is_some_and(|u| u.port_path == *at)
+                && port.hid.as_ref().is_none_or(HidInfo::is_vendor_defined)
+        }
     }
 }
 
@@ -267,11 +364,14 @@ pub fn find_port<'a>(locator: &Locator, ports: &'a [PortInfo]) -> Option<&'a Por
 }
 
 /// The path to open for `locator` now: a symlink or port path as given once its device node
-/// exists, a serial number through the ports of `sysfs`; `None` while the board is away.
+/// exists, a serial number or USB port path through the ports of `sysfs`; `None` while the
+/// board is away.
 pub fn path_to_open(locator: &Locator, sysfs: &Path) -> Result<Option<PathBuf>, DiscoverError> {
     Ok(match locator {
         Locator::Symlink(p) | Locator::Port(p) => p.exists().then(|| p.clone()),
-        Locator::Serial(_) => find_port(locator, &list_ports(sysfs)?).map(|p| p.path.clone()),
+        Locator::Serial(_) | Locator::UsbPort(_) => {
+            find_port(locator, &list_ports(sysfs)?).map(|p| p.path.clone())
+        }
     })
 }
 
@@ -279,9 +379,10 @@ pub fn path_to_open(locator: &Locator, sysfs: &Path) -> Result<Option<PathBuf>, 
 /// configured boards no port matched.
 pub fn describe<B: Expected>(ports: &[PortInfo], boards: &[B]) -> String {
     let dash = |s: Option<&str>| s.unwrap_or("-").to_owned();
-    let mut rows = vec![[
+    let mut rows: Vec<[String; 8]> = vec![[
         "PORT".to_owned(),
         "VID:PID".to_owned(),
+        "USB PORT".to_owned(),
         "SERIAL".to_owned(),
         "PRODUCT".to_owned(),
         "MANUFACTURER".to_owned(),
@@ -296,18 +397,20 @@ pub fn describe<B: Expected>(ports: &[PortInfo], boards: &[B]) -> String {
         );
         rows.push([
             p.path.display().to_string(),
-            usb.map_or_else(
-                || format!("- ({})", p.driver.as_deref().unwrap_or("no USB")),
-                |u| format!("{:04x}:{:04x}", u.vid, u.pid),
-            ),
+            match (usb, &p.hid) {
+                (Some(u), _) => format!("{:04x}:{:04x}", u.vid, u.pid),
+                (None, Some(h)) => format!("{:04x}:{:04x}", h.vid, h.pid),
+                (None, None) => format!("- ({})", p.driver.as_deref().unwrap_or("no USB")),
+            },
+            dash(usb.map(|u| u.port_path.as_str())),
             dash(usb.and_then(|u| u.serial.as_deref())),
             dash(usb.and_then(|u| u.product.as_deref())),
             dash(usb.and_then(|u| u.manufacturer.as_deref())),
-            usb.map_or(Looks::Other, classify).to_string(),
+            looks(p).to_string(),
             board,
         ]);
     }
-    let widths: Vec<usize> = (0..7)
+    let widths: Vec<usize> = (0..8)
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();

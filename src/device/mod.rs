@@ -1,10 +1,11 @@
-//! Devices: serial transport, capture files, replay of captures, recording of real boards.
+//! Devices: serial and HID links, capture files, replay of captures, recording of real boards.
 //!
 //! Everything here is at the edge: it reads or writes bytes and timestamps them; decoding happens
 //! in `protocol`.
 
 pub mod discover;
 pub mod holders;
+pub mod link;
 pub mod memory;
 pub mod probe;
 pub mod record;

@@ -41,7 +41,10 @@ impl std::fmt::Display for Probed {
 /// or `None` when none did. An error when the port cannot be opened (busy, gone, not a tty).
 pub async fn probe_port(path: &Path, wait: Duration) -> Result<Option<Probed>, DeviceError> {
     for kind in BoardKind::ALL {
-        let Link::Serial(line) = kind.link();
+        // A HID board is known by its USB IDs (`devices` lists it): nothing to ask.
+        let Link::Serial(line) = kind.link() else {
+            continue;
+        };
         let mut port = serial::open(path, line)?;
         serial::send(&mut port, path, &kind.identify()).await?;
         let answer = gather(&mut port, path, wait).await?;

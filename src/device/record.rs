@@ -1,7 +1,9 @@
 //! `boardscribe record`: a real board's stream, both directions, to a capture file.
 //!
-//! Flow: open the port like `run` does (with the line of its `--kind`), send its start-up commands, and write every chunk that
-//! goes either way, timestamped from the start, until Ctrl-C or `--seconds` have passed.
+//! Flow: open the port like `run` does (over the link of its `--kind`: a serial line, or a hidraw
+//! node, each read cut to its report), send its start-up commands (one output report at a time
+//! on a HID link), and write every chunk that goes either way, timestamped from the start, until
+//! Ctrl-C or `--seconds` have passed.
 
 use std::{
     io::BufWriter,
@@ -11,19 +13,13 @@ use std::{
 
 use anyhow::Context;
 
-use super::{
-    Direction,
-    serial::{self, now_ms},
-};
-use crate::{
-    capture::CaptureWriter,
-    kind::{BoardKind, Link},
-};
+use super::{Direction, link, serial::now_ms};
+use crate::{boards::WithBoard, capture::CaptureWriter, kind::BoardKind, pipeline::Board};
 
 /// `boardscribe record`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct RecordArgs {
-    /// The board's serial port.
+    /// The board's port: a serial port, a hidraw node (or a socket standing in for one).
     #[arg(long)]
     pub port: PathBuf,
     /// The capture file to write.
@@ -46,15 +42,18 @@ pub fn record(args: RecordArgs) -> anyhow::Result<()> {
         ("started_unix_ms".to_string(), now_ms().to_string()),
     ];
     let mut writer = CaptureWriter::new(BufWriter::new(file), args.kind.name(), &extra)?;
-    let Link::Serial(line) = args.kind.link();
-    let startup = args.kind.startup();
+    let link = args.kind.link();
+    let startup = args.kind.with_board(OutputReports(args.kind.startup()));
+    let trim = args.kind.with_board(InputReport);
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async {
-        let mut port = serial::open(&args.port, line)?;
+        let mut port = link::open(&args.port, link).await?;
         let start = Instant::now();
         let elapsed = |start: Instant| start.elapsed().as_millis() as u64;
-        serial::send(&mut port, &args.port, &startup).await?;
-        writer.write(elapsed(start), Direction::ToBoard, &startup)?;
+        for report in &startup {
+            port.send(report).await?;
+            writer.write(elapsed(start), Direction::ToBoard, report)?;
+        }
         let limit = args.seconds.map(Duration::from_secs);
         let mut buf = [0u8; 4096];
         loop {
@@ -66,12 +65,13 @@ pub fn record(args: RecordArgs) -> anyhow::Result<()> {
                 None => Duration::from_secs(3600 * 24 * 365),
             };
             tokio::select! {
-                read = serial::read(&mut port, &args.port, &mut buf) => {
+                read = port.read(&mut buf) => {
                     let n = read?;
                     if n == 0 {
                         break;
                     }
-                    writer.write(elapsed(start), Direction::FromBoard, &buf[..n])?;
+                    let got = if port.reads_reports() { trim(&buf[..n]) } else { &buf[..n] };
+                    writer.write(elapsed(start), Direction::FromBoard, got)?;
                 }
                 _ = tokio::time::sleep(remaining) => break,
                 _ = tokio::signal::ctrl_c() => break,
@@ -82,4 +82,24 @@ pub fn record(args: RecordArgs) -> anyhow::Result<()> {
     })?;
     eprintln!("capture written to {}", args.out.display());
     Ok(())
+}
+
+/// The writes a kind's board sends `commands` as ([`Board::output_reports`]).
+struct OutputReports(Vec<u8>);
+
+impl WithBoard for OutputReports {
+    type Output = Vec<Vec<u8>>;
+    fn run<B: Board>(self) -> Vec<Vec<u8>> {
+        B::output_reports(&self.0)
+    }
+}
+
+/// How a kind's board cuts one read of a HID link ([`Board::input_report`]).
+struct InputReport;
+
+impl WithBoard for InputReport {
+    type Output = fn(&[u8]) -> &[u8];
+    fn run<B: Board>(self) -> fn(&[u8]) -> &[u8] {
+        B::input_report
+    }
 }

@@ -41,6 +41,12 @@ pub enum DeviceError {
         /// `held by pid 812 (/usr/sbin/ModemManager)`.
         held: String,
     },
+    /// A hidraw node (or the socket standing in for one) that did not open.
+    #[error("cannot open {path}: {source}")]
+    Node {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}: {source}")]
     Io {
         path: String,

@@ -1239,3 +1239,75 @@ fn a_demo_of_mixed_vendors_records_each_boards_game_whole() {
         assert_eq!(clocks.iter().all(Value::is_null), !dgt, "{}", g["board"]);
     }
 }
+
+/// Two Chessnut boards on USB HID, one turned round, each a real `emulate --kind chessnut`
+/// process on a Unix socket standing in for its hidraw node, recorded by a real `run --kind
+/// chessnut` over the HID link: every move of each game, in order, no clock time; the
+/// daemon's writes (its start-up, one command to a report) reach the board at least 200 ms
+/// apart, as the emulator's capture shows; and replaying the captures the emulators wrote gives
+/// the same record.
+#[test]
+fn chessnut_boards_are_recorded_by_run_over_sockets_and_their_captures_replay_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let boards = [
+        ("chessnut", "Capablanca", 179, "31", false),
+        ("chessnut-turned", "Capablanca", 228, "32", true),
+    ];
+    let Recorded {
+        links,
+        live,
+        replayed,
+    } = record_and_replay(d, &boards, "0.5", &["--kind", "chessnut"]);
+    for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
+        let expected = expected_uci(&corpus_game(file, *n));
+        let live_games = games_of(&live, link.to_str().unwrap());
+        let replay_games = games_of(&replayed, name);
+        assert_eq!(live_games.len(), 1, "{name}: live games {live_games:#?}");
+        assert_eq!(replay_games.len(), 1, "{name}: replayed {replay_games:#?}");
+        assert_eq!(
+            live_games[0].moves, expected,
+            "{name}: live record vs {file} #{n}"
+        );
+        assert_eq!(
+            replay_games[0].moves, expected,
+            "{name}: replay of its capture"
+        );
+        let orientation = if *rotated { "rotated" } else { "normal" };
+        assert_eq!(live_games[0].orientation, orientation, "{name}");
+        let text = std::fs::read_to_string(d.join(format!("{name}.capture"))).unwrap();
+        assert!(text.contains("# device: chessnut"), "{name}");
+        // The daemon's writes as the board received them: one command each (a write is one
+        // output report), never two within 200 ms.
+        let capture = boardscribe::capture::parse_capture(&text).unwrap();
+        let writes: Vec<(u64, &[u8])> = capture
+            .chunks
+            .iter()
+            .filter(|c| c.dir == boardscribe::device::Direction::ToBoard)
+            .map(|c| (c.t_ms, c.bytes.as_slice()))
+            .collect();
+        assert!(writes.len() >= 2, "{name}: {writes:?}");
+        for (_, bytes) in &writes {
+            assert_eq!(bytes.len(), 3, "{name}: one command a write: {writes:?}");
+        }
+        for pair in writes.windows(2) {
+            let apart = pair[1].0 - pair[0].0;
+            assert!(apart >= 200, "{name}: writes {apart} ms apart: {writes:?}");
+        }
+    }
+    // No clock on these boards: no move carries a time.
+    let mut clocks = Vec::new();
+    let json = Command::new(BIN)
+        .args([
+            "export",
+            "--db",
+            d.join("live.db").to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    clock_values(&serde_json::from_slice(&json.stdout).unwrap(), &mut clocks);
+    assert!(!clocks.is_empty(), "the export names the clocks");
+    assert!(clocks.iter().all(Value::is_null), "{clocks:?}");
+}

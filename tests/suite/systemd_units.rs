@@ -152,7 +152,12 @@ fn the_unit_is_notify_with_a_watchdog_a_state_directory_and_hardening() {
     }
     assert_eq!(
         s["DeviceAllow"],
-        ["char-ttyUSB rw", "char-ttyACM rw", "char-rfcomm rw"],
+        [
+            "char-ttyUSB rw",
+            "char-ttyACM rw",
+            "char-rfcomm rw",
+            "char-hidraw rw"
+        ],
         "serial devices only"
     );
     assert!(

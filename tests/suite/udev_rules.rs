@@ -411,6 +411,20 @@ fn each_board_kind_gets_its_stable_name_and_permissions() {
             ),
             board("eboard/tgz-TGZ7"),
         ),
+        // A USB HID board: no serial number, so its kernel name; found by its USB port path.
+        (
+            Device {
+                action: "add",
+                subsystem: "hidraw",
+                kernel: "hidraw3",
+                parents: usb(&[
+                    ("idVendor", "2d80"),
+                    ("idProduct", "8002"),
+                    ("product", "Smart Chess Board"),
+                ]),
+            },
+            board("eboard/chessnut-hidraw3"),
+        ),
     ];
     for (dev, want) in cases {
         assert_eq!(evaluate(&rules, &dev), want, "{}", dev.kernel);
@@ -473,6 +487,14 @@ fn other_devices_and_events_get_nothing() {
             kernel: "ttyACM0",
             parents: usb(&[("idVendor", "045b"), ("idProduct", "8111")]),
         },
+        // The Chessnut vendor id on a product id outside its boards', and on a tty.
+        Device {
+            action: "add",
+            subsystem: "hidraw",
+            kernel: "hidraw1",
+            parents: usb(&[("idVendor", "2d80"), ("idProduct", "9001")]),
+        },
+        tty("ttyACM0", &[("idVendor", "2d80"), ("idProduct", "8002")]),
         Device {
             action: "add",
             subsystem: "tty",

@@ -138,6 +138,29 @@ fn check(capture: fn(&BoardScript) -> String, scale: f64) {
     );
 }
 
+fn chessnut(script: &BoardScript) -> String {
+    emulator::chessnut_script(script).to_capture_text()
+}
+
+#[test]
+fn chessnut_at_human_speed() {
+    check(chessnut, 1.0);
+}
+
+/// Not yet exact: with blitz hands a move, its reply and the next lift often fall between two
+/// of the board's 200 ms reports; 17 of 300 games differ (1 takeback, 3 irregularities in
+/// 23,366 plies; issue 35 is open).
+#[test]
+#[ignore = "17 of 300 games differ with blitz hands; issue 35 is open"]
+fn chessnut_with_blitz_hands() {
+    check(chessnut, 0.3);
+}
+
+#[test]
+fn chessnut_with_slow_hands() {
+    check(chessnut, 3.0);
+}
+
 fn chesslink(script: &BoardScript) -> String {
     emulator::chesslink_script(script).to_capture_text()
 }

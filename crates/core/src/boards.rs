@@ -11,7 +11,7 @@ use crate::{
     kind::{BoardKind, Link},
     pipeline::{Applied, Board, Dgt, Notice, Tgz},
     protocol::FrameReader,
-    sensor::chesslink::ChessLinkBoard,
+    sensor::{chesslink::ChessLinkBoard, chessnut::ChessnutBoard},
 };
 
 impl BoardKind {
@@ -23,6 +23,7 @@ impl BoardKind {
             BoardKind::Dgt => w.run::<Dgt>(),
             BoardKind::Togyz => w.run::<Tgz>(),
             BoardKind::ChessLink => w.run::<ChessLinkBoard>(),
+            BoardKind::Chessnut => w.run::<ChessnutBoard>(),
         }
     }
 
@@ -175,12 +176,16 @@ mod tests {
             assert_eq!(k.with_board(KindOf), k);
         }
         assert_eq!(BoardKind::Dgt.link(), Link::Serial(SerialSettings::DGT));
-        let Link::Serial(chesslink) = BoardKind::ChessLink.link();
+        let Link::Serial(chesslink) = BoardKind::ChessLink.link() else {
+            panic!("a ChessLink board is on a serial line");
+        };
         assert_eq!(chesslink.to_string(), "38400 7O1");
         assert!(!BoardKind::ChessLink.reports_clock() && BoardKind::Dgt.reports_clock());
         assert!(BoardKind::ChessLink.reports_whole_positions());
         assert!(!BoardKind::Dgt.reports_whole_positions());
         assert_eq!(BoardKind::Togyz.game(), Kind::Togyz);
+        assert_eq!(BoardKind::Chessnut.link(), Link::Hid { write_gap_ms: 200 });
+        assert!(!BoardKind::Chessnut.reports_clock());
     }
 
     /// What a ChessLink board answers to `V` and `S` (version 1.2, the start position), and a

@@ -1,5 +1,6 @@
 //! The kinds of board boardscribe reads: the one list of them, and what each is made of that the
-//! edges need to know before a byte is read (its link: the serial line's settings, or USB HID).
+//! edges need to know before a byte is read (its link: the serial line's settings, or USB HID with
+//! its gap between writes).
 //!
 //! Flow: a config's `kind = "..."`, a capture's `device`, `devices` and `emulate --kind` all name
 //! a kind by [`BoardKind::name`]; [`crate::boards`] turns a [`BoardKind`] into its pipeline's
@@ -27,11 +28,19 @@ pub enum BoardKind {
     #[serde(rename = "chesslink")]
     #[cfg_attr(feature = "clap", value(name = "chesslink"))]
     ChessLink,
+    /// A Chessnut board (Air, Air+, Pro, Evo, Go) on USB HID: the whole position about every
+    /// 200 ms, no clock.
+    Chessnut,
 }
 
 impl BoardKind {
     /// Every kind, in the order `devices` and the config's error list them.
-    pub const ALL: [BoardKind; 3] = [BoardKind::Dgt, BoardKind::Togyz, BoardKind::ChessLink];
+    pub const ALL: [BoardKind; 4] = [
+        BoardKind::Dgt,
+        BoardKind::Togyz,
+        BoardKind::ChessLink,
+        BoardKind::Chessnut,
+    ];
 
     /// The name a config's `kind`, a capture's `device` and the command line use.
     pub const fn name(self) -> &'static str {
@@ -39,6 +48,7 @@ impl BoardKind {
             BoardKind::Dgt => "dgt",
             BoardKind::Togyz => "togyz",
             BoardKind::ChessLink => "chesslink",
+            BoardKind::Chessnut => "chessnut",
         }
     }
 
@@ -59,6 +69,10 @@ impl std::fmt::Display for BoardKind {
 pub enum Link {
     /// A serial line (USB CDC or FTDI, Bluetooth SPP, a pseudo-terminal) with these settings.
     Serial(SerialSettings),
+    /// USB HID (a hidraw node): each read is one input report and each write one output report
+    /// (the kind's [`crate::pipeline::Board::output_reports`]), no two writes closer than
+    /// `write_gap_ms`.
+    Hid { write_gap_ms: crate::Millis },
 }
 
 /// A serial line's framing of characters.

@@ -128,6 +128,19 @@ pub trait Board: 'static {
         Self::probe()
     }
 
+    /// The writes that send `commands` (the bytes of [`Board::startup`], [`Board::probe`] …):
+    /// on a HID link each write is one output report, so each command goes alone; on a serial
+    /// line the bytes go as they are.
+    fn output_reports(commands: &[u8]) -> Vec<Vec<u8>> {
+        vec![commands.to_vec()]
+    }
+
+    /// What one read of a HID link carries: an input report, cut from the padding a fixed-size
+    /// report may have after it. Reads of a stream (a serial line, a socket) are not cut.
+    fn input_report(read: &[u8]) -> &[u8] {
+        read
+    }
+
     /// Asks for the board's memory, after a gap (boards with [`Board::HAS_MEMORY`]).
     fn memory_request() -> Vec<u8> {
         Vec::new()

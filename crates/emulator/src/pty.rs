@@ -1,4 +1,5 @@
-//! A scripted board (DGT, or a TGZ-1 togyz pit board) on a pseudo-terminal.
+//! A scripted board (DGT, a TGZ-1 togyz pit board, a ChessLink board) on a pseudo-terminal,
+//! or (a Chessnut board, on USB HID) on a Unix socket standing in for its hidraw node.
 //!
 //! Flow: open a pty pair that behaves as a USB serial device (`port`: released when its host
 //! goes, bytes to no host lost), publish the slave's path (and a symlink), answer host commands
@@ -7,8 +8,9 @@
 //! go out only in update mode; the board state and clock advance regardless. An optional
 //! unplug closes the pty mid-move and opens a new one later (the board comes back idle). Every
 //! byte both ways can be written to a capture v1 file. A DGT board keeps its memory as it plays
-//! ([`EeRecorder`]) and answers SEND_EE_MOVES (0x49) with it. One runner serves both boards: a small
-//! `PtyBoard` trait gives a script kind's board state, frames and command answers.
+//! ([`EeRecorder`]) and answers SEND_EE_MOVES (0x49) with it. One runner serves every board: a small
+//! `PtyBoard` trait gives a script kind's board state, frames and command answers, and whether
+//! it is reached over a serial line (a pty) or HID (a socket at the link's path, `socket`).
 //! [`PtyFleet`] starts many boards at once (each waited for until its pty exists) and merges
 //! their events, for the demo, the tests and the benchmarks.
 
@@ -29,11 +31,13 @@ use super::{
     BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
     TogyzPayload, TogyzScript, capture_header,
     chesslink::{ChessLinkBoard, ChessLinkScript},
+    chessnut::{ChessnutBoard, ChessnutScript},
     script::Event,
 };
 
 mod boards;
 mod port;
+mod socket;
 use boardscribe_core::{
     Millis,
     capture::push_line,
@@ -41,12 +45,56 @@ use boardscribe_core::{
     memory::EeRecorder,
     protocol::Direction,
     protocol::{
-        chesslink as cl,
+        chesslink as cl, chessnut as cn,
         dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
         tgz::{self, PitDump},
     },
 };
 pub(super) use port::{Heard, Pty, Sent};
+use socket::Socket;
+
+/// Where the board is reached: a pty (a serial line), or a socket standing in for a hidraw node.
+enum Port {
+    Pty(Pty),
+    Socket(Socket),
+}
+
+impl Port {
+    /// A pty (its link at `link`), or a socket at `link` for a HID board.
+    fn open<S: PtyBoard>(link: Option<&Path>) -> Result<Port, EmulatorError> {
+        if !S::HID {
+            return Ok(Port::Pty(Pty::open(link)?));
+        }
+        let path = link.ok_or_else(|| {
+            EmulatorError::BadOptions(format!(
+                "an {} is reached over a socket: give its path (--link PATH)",
+                S::NAME
+            ))
+        })?;
+        Ok(Port::Socket(Socket::open(path)?))
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Port::Pty(p) => &p.path,
+            Port::Socket(s) => &s.path,
+        }
+    }
+
+    async fn read(&mut self, buf: &mut [u8]) -> Result<Heard, EmulatorError> {
+        match self {
+            Port::Pty(p) => p.read(buf).await,
+            Port::Socket(s) => s.read(buf).await,
+        }
+    }
+
+    async fn send(&mut self, bytes: &[u8]) -> Sent {
+        match self {
+            Port::Pty(p) => p.send(bytes).await,
+            Port::Socket(s) => s.send(bytes).await,
+        }
+    }
+}
 
 /// How the pty runner behaves.
 #[derive(Clone, Debug)]
@@ -141,6 +189,8 @@ trait PtyBoard {
     const DEVICE: &'static str;
     /// For the log.
     const NAME: &'static str;
+    /// Reached over USB HID (a socket standing in for its hidraw node), not a serial line.
+    const HID: bool = false;
 
     fn start_state(&self) -> Self::State;
     fn initial_clock(&self) -> BwTime;
@@ -164,7 +214,7 @@ trait PtyBoard {
     -> Option<(usize, Host)>;
 }
 
-async fn read_opt(pty: Option<&mut Pty>, buf: &mut [u8]) -> Result<Heard, EmulatorError> {
+async fn read_opt(pty: Option<&mut Port>, buf: &mut [u8]) -> Result<Heard, EmulatorError> {
     match pty {
         Some(p) => p.read(buf).await,
         None => std::future::pending().await,
@@ -192,7 +242,7 @@ struct Runner<'a, S: PtyBoard> {
     state: S::State,
     clock: BwTime,
     mode: Mode,
-    pty: Option<Pty>,
+    pty: Option<Port>,
     capture: Option<tokio::fs::File>,
     t0: Instant,
     inbuf: Vec<u8>,
@@ -338,8 +388,8 @@ async fn run<S: PtyBoard>(
         }
         None => None,
     };
-    let pty = Pty::open(opts.link.as_deref())?;
-    let path = pty.path.clone();
+    let pty = Port::open::<S>(opts.link.as_deref())?;
+    let path = pty.path().to_path_buf();
     let mut r = Runner {
         script,
         opts,
@@ -421,8 +471,8 @@ async fn run<S: PtyBoard>(
             }
             Action::Replug => {
                 replug_at = None;
-                let pty = Pty::open(opts.link.as_deref())?;
-                let path = pty.path.clone();
+                let pty = Port::open::<S>(opts.link.as_deref())?;
+                let path = pty.path().to_path_buf();
                 r.pty = Some(pty);
                 r.mode = Mode::Idle;
                 r.inbuf.clear();
@@ -457,6 +507,13 @@ pub enum PtyScript {
     Dgt(BoardScript),
     Togyz(TogyzScript),
     ChessLink(ChessLinkScript),
+    Chessnut(ChessnutScript),
+}
+
+impl From<ChessnutScript> for PtyScript {
+    fn from(s: ChessnutScript) -> PtyScript {
+        PtyScript::Chessnut(s)
+    }
 }
 
 impl From<BoardScript> for PtyScript {
@@ -486,6 +543,7 @@ impl PtyScript {
         match kind {
             BoardKind::Dgt => Some(PtyScript::Dgt(hands)),
             BoardKind::ChessLink => Some(PtyScript::ChessLink(crate::chesslink_script(&hands))),
+            BoardKind::Chessnut => Some(PtyScript::Chessnut(crate::chessnut_script(&hands))),
             BoardKind::Togyz => None,
         }
     }
@@ -493,7 +551,7 @@ impl PtyScript {
     /// Whether boards of `kind` can be emulated here (on a pseudo-terminal).
     pub fn can_emulate(kind: BoardKind) -> bool {
         match kind {
-            BoardKind::Dgt | BoardKind::Togyz | BoardKind::ChessLink => true,
+            BoardKind::Dgt | BoardKind::Togyz | BoardKind::ChessLink | BoardKind::Chessnut => true,
         }
     }
 
@@ -507,6 +565,7 @@ impl PtyScript {
             PtyScript::Dgt(s) => run_pty(s, opts, events).await,
             PtyScript::Togyz(s) => run_togyz_pty(s, opts, events).await,
             PtyScript::ChessLink(s) => run(s, opts, events).await,
+            PtyScript::Chessnut(s) => run(s, opts, events).await,
         }
     }
 }

@@ -13,6 +13,7 @@ fn usb(vid: u16, pid: u16, product: Option<&str>, manufacturer: Option<&str>) ->
         serial: Some("X1".into()),
         product: product.map(Into::into),
         manufacturer: manufacturer.map(Into::into),
+        port_path: "1-1".into(),
     }
 }
 
@@ -245,8 +246,10 @@ fn ports_are_read_from_a_sysfs_tree() {
             serial: Some("00012345".into()),
             product: Some("DGT Smart Board".into()),
             manufacturer: Some("DGT".into()),
+            port_path: "1-1".into(),
         })
     );
+    assert_eq!(acm0.hid, None);
     assert_eq!(classify(ports[1].usb.as_ref().unwrap()), Looks::Togyz);
     let generic = ports[2].usb.as_ref().unwrap();
     assert_eq!(
@@ -267,11 +270,14 @@ fn ports_are_read_from_a_sysfs_tree() {
 #[test]
 fn the_real_sysfs_lists_every_tty_with_a_device() {
     let ports = list_ports(Path::new("/sys")).unwrap();
-    let expected = fs::read_dir("/sys/class/tty")
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().join("device").exists())
-        .count();
+    let with_device = |class: &str| {
+        fs::read_dir(class).map_or(0, |d| {
+            d.flatten()
+                .filter(|e| e.path().join("device").exists())
+                .count()
+        })
+    };
+    let expected = with_device("/sys/class/tty") + with_device("/sys/class/hidraw");
     assert_eq!(ports.len(), expected);
     for p in &ports {
         assert_eq!(p.path, Path::new("/dev").join(&p.name));
@@ -403,5 +409,131 @@ fn the_path_to_open_follows_the_locator() {
     assert_eq!(
         find_port(&serial, &ports).map(|p| p.name.as_str()),
         Some("ttyUSB0")
+    );
+}
+
+/// A HID report descriptor whose top-level collections are on these usage pages (16-bit Usage
+/// Page items, each collection closed at once).
+fn descriptor(pages: &[u16]) -> Vec<u8> {
+    let mut d = Vec::new();
+    for p in pages {
+        let [lo, hi] = p.to_le_bytes();
+        d.extend([0x06, lo, hi, 0x09, 0x01, 0xa1, 0x01, 0xc0]);
+    }
+    d
+}
+
+impl Tree {
+    /// `hidraw*`: the node's device is the HID device below the USB interface, with its
+    /// `uevent` (`HID_ID`) and `report_descriptor`.
+    fn hidraw(&self, port: &str, iface: u8, node: &str, ids: (u16, u16), pages: &[u16]) {
+        let dev = self.usb_device(
+            port,
+            &[
+                ("idVendor", &format!("{:04x}", ids.0)),
+                ("idProduct", &format!("{:04x}", ids.1)),
+                ("product", "Smart Chess Board"),
+            ],
+        );
+        let hid_name = format!("0003:{:04X}:{:04X}.000{iface}", ids.0, ids.1);
+        let hid = dev.join(format!("{port}:1.{iface}")).join(&hid_name);
+        fs::create_dir_all(hid.join("hidraw").join(node)).unwrap();
+        fs::write(
+            hid.join("uevent"),
+            format!(
+                "DRIVER=hid-generic\nHID_ID=0003:{:08X}:{:08X}\nHID_NAME=Chess\nHID_PHYS=usb-0000:00:14.0-{port}/input{iface}\n",
+                ids.0, ids.1
+            ),
+        )
+        .unwrap();
+        fs::write(hid.join("report_descriptor"), descriptor(pages)).unwrap();
+        fs::create_dir_all(self.root.join("class/hidraw")).unwrap();
+        symlink(
+            format!(
+                "../../devices/pci0000:00/0000:00:14.0/usb1/{port}/{port}:1.{iface}/{hid_name}/hidraw/{node}"
+            ),
+            self.root.join("class/hidraw").join(node),
+        )
+        .unwrap();
+        symlink(
+            "../../../{hid_name}".replace("{hid_name}", &hid_name),
+            hid.join("hidraw").join(node).join("device"),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn hid_nodes_are_listed_with_their_ids_pages_and_usb_port_paths() {
+    let t = venue();
+    // Two boards of one model on two USB ports (no serial numbers), each with a second
+    // interface on the Generic Desktop page; and a keyboard.
+    t.hidraw("1-5", 0, "hidraw0", (0x2d80, 0x8002), &[0xff00]);
+    t.hidraw("1-5", 1, "hidraw1", (0x2d80, 0x8002), &[0x0001]);
+    t.hidraw("1-6.2", 0, "hidraw2", (0x2d80, 0x8002), &[0xff00]);
+    t.hidraw("1-7", 0, "hidraw10", (0x046d, 0xc31c), &[0x0001, 0x000c]);
+    let ports = list_ports(&t.root).unwrap();
+    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "hidraw0", "hidraw1", "hidraw2", "hidraw10", "ttyACM0", "ttyACM1", "ttyACM10", "ttyS0",
+            "ttyUSB0"
+        ]
+    );
+    let node = |name: &str| ports.iter().find(|p| p.name == name).unwrap();
+    let h0 = node("hidraw0");
+    assert_eq!(h0.path, PathBuf::from("/dev/hidraw0"));
+    assert_eq!(
+        h0.hid,
+        Some(HidInfo {
+            vid: 0x2d80,
+            pid: 0x8002,
+            usage_pages: vec![0xff00],
+        })
+    );
+    let usb = h0.usb.as_ref().unwrap();
+    assert_eq!((usb.vid, usb.port_path.as_str()), (0x2d80, "1-5"));
+    assert_eq!(node("hidraw1").hid.as_ref().unwrap().usage_pages, [0x0001]);
+    assert_eq!(
+        node("hidraw10").hid.as_ref().unwrap().usage_pages,
+        [0x0001, 0x000c]
+    );
+    assert_eq!(node("hidraw2").usb.as_ref().unwrap().port_path, "1-6.2");
+    // A Chessnut board's protocol interface, not its other one, nor a keyboard.
+    assert_eq!(looks(h0), Looks::Chessnut);
+    assert_eq!(looks(node("hidraw1")), Looks::Other);
+    assert_eq!(looks(node("hidraw10")), Looks::Other);
+    // Boards told apart by where they are plugged in.
+    let boards = [
+        board(7, BoardKind::Dgt, Locator::UsbPort("1-6.2".into())),
+        board(8, BoardKind::Dgt, Locator::UsbPort("1-9".into())),
+    ];
+    assert_eq!(
+        configured_board(&boards, node("hidraw2")).map(|b| b.number),
+        Some(7)
+    );
+    assert_eq!(configured_board(&boards, h0).map(|b| b.number), None);
+    assert_eq!(
+        path_to_open(&boards[0].locator, &t.root).unwrap(),
+        Some(PathBuf::from("/dev/hidraw2"))
+    );
+    assert_eq!(path_to_open(&boards[1].locator, &t.root).unwrap(), None);
+    // Of a board's two interfaces, the one on the vendor-defined page.
+    assert_eq!(
+        path_to_open(&Locator::UsbPort("1-5".into()), &t.root).unwrap(),
+        Some(PathBuf::from("/dev/hidraw0"))
+    );
+    let table = describe(&ports, &boards);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("/dev/hidraw2 "))
+        .unwrap();
+    for part in ["2d80:8002", "1-6.2", "Chessnut board", "7 (board 7)"] {
+        assert!(row.contains(part), "{row}");
+    }
+    assert!(
+        table.ends_with("board 8 (board 8, dgt): not plugged in (USB port 1-9)\n"),
+        "{table}"
     );
 }

@@ -22,8 +22,8 @@ use boardscribe::{
     capture::parse_capture,
     device::Direction,
     emulator::{
-        self, BoardScript, ChessLinkScript, EmulatorOptions, EventKind, Payload, PtyOptions,
-        PtyScript, TogyzAction, TogyzEmulatorOptions, TogyzPayload, TogyzScript,
+        self, BoardScript, EmulatorOptions, EventKind, Payload, PtyOptions, PtyScript, Script,
+        ScriptBoard, TogyzAction, TogyzEmulatorOptions, TogyzPayload, TogyzScript, WireFrame,
     },
     game::{
         GameKind,
@@ -100,6 +100,7 @@ impl HallBoard {
             PtyScript::Dgt(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
             PtyScript::Togyz(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
             PtyScript::ChessLink(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
+            PtyScript::Chessnut(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
         }
     }
 }
@@ -595,7 +596,8 @@ fn dues(script: &PtyScript) -> Vec<Due> {
     match script {
         PtyScript::Dgt(s) => dgt_dues(s),
         PtyScript::Togyz(s) => togyz_dues(s),
-        PtyScript::ChessLink(s) => chesslink_dues(s),
+        PtyScript::ChessLink(s) => whole_position_dues(s),
+        PtyScript::Chessnut(s) => whole_position_dues(s),
     }
 }
 
@@ -624,7 +626,8 @@ fn dgt_dues(s: &BoardScript) -> Vec<Due> {
         .collect()
 }
 
-fn chesslink_dues(s: &ChessLinkScript) -> Vec<Due> {
+/// A board that reports whole positions (ChessLink, Chessnut): each report of a ply's hands.
+fn whole_position_dues<B: ScriptBoard>(s: &Script<B>) -> Vec<Due> {
     s.events
         .iter()
         .filter(|e| e.kind != EventKind::Handshake)
@@ -633,7 +636,7 @@ fn chesslink_dues(s: &ChessLinkScript) -> Vec<Due> {
                 return None;
             };
             let what = (e.kind == EventKind::Move).then_some((e.ply, false));
-            Some((e.at_ms - s.body_start_ms, f.to_bytes(), what))
+            Some((e.at_ms - s.body_start_ms, f.wire_bytes(), what))
         })
         .collect()
 }
@@ -678,6 +681,7 @@ pub fn written_late(script: &PtyScript, capture: &str, ready: Instant) -> (Vec<W
         PtyScript::Dgt(s) => s.plies.len(),
         PtyScript::Togyz(s) => s.plies.len(),
         PtyScript::ChessLink(s) => s.plies.len(),
+        PtyScript::Chessnut(s) => s.plies.len(),
     };
     let mut out = vec![Written::default(); plies];
     let Ok(cap) = parse_capture(capture) else {
@@ -692,6 +696,8 @@ pub fn written_late(script: &PtyScript, capture: &str, ready: Instant) -> (Vec<W
         PtyScript::Togyz(_) => &[tgz::cmd::SEND_UPDATE_BRD, tgz::cmd::SEND_UPDATE_NICE],
         // The register write that switches reports on.
         PtyScript::ChessLink(_) => &[boardscribe::protocol::chesslink::cmd::WRITE],
+        // The mode command that switches reports on.
+        PtyScript::Chessnut(_) => &[boardscribe::protocol::chessnut::cmd::MODE],
     };
     let Some(origin) = cap
         .chunks

@@ -7,13 +7,15 @@
 //! vendors' protocols own their framing: [`chesslink`] is the Millennium boards' ASCII protocol
 //! ([`chesslink::ChessLink`] wire), [`chessnut`] the Chessnut boards' USB HID reports
 //! ([`chessnut::Chessnut`] wire), [`certabo`] the ASCII records of Certabo and Tabutronic RFID
-//! boards ([`certabo::Certabo`] wire, [`certabo::HostCommand`]), commands included.
+//! boards ([`certabo::Certabo`] wire, [`certabo::HostCommand`]), commands included. [`hid`]
+//! reads a USB HID report descriptor, for every HID kind.
 
 pub mod certabo;
 pub mod chesslink;
 pub mod chessnut;
 pub mod dgt;
 pub mod frame;
+pub mod hid;
 pub mod tgz;
 
 pub use frame::{DecodeWarning, FrameReader, Wire};

@@ -208,7 +208,9 @@ mod tests {
         let startup = String::from_utf8(ChessLinkBoard::startup()).unwrap_or_default();
         assert_eq!(startup, "V56W000057W020451S53");
         assert_eq!(ChessLinkBoard::probe(), b"S53");
-        let Link::Serial(line) = ChessLinkBoard::LINK;
+        let Link::Serial(line) = ChessLinkBoard::LINK else {
+            panic!("a ChessLink board is on a serial line");
+        };
         assert_eq!(line.to_string(), "38400 7O1");
     }
 }

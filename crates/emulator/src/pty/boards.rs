@@ -1,5 +1,6 @@
-//! How each kind of emulated board answers on its pseudo-terminal: a DGT board's modes, dumps,
-//! clock and memory replies; a TGZ-1 pit board's.
+//! How each kind of emulated board answers on its pseudo-terminal (or socket): a DGT board's
+//! modes, dumps, clock and memory replies; a TGZ-1 pit board's; a ChessLink board's; a
+//! Chessnut board's.
 
 use super::*;
 
@@ -262,6 +263,75 @@ impl PtyBoard for ChessLinkScript {
         };
         let (reply, reports) = crate::chesslink::answer(&command, board);
         let host = match (reply, reports) {
+            (Some(f), Some(true)) => Host::ReplyAndUpdates(f.to_bytes(), Mode::Board),
+            (Some(f), Some(false)) => Host::ReplyAndReset(f.to_bytes()),
+            (Some(f), None) => Host::Reply(f.to_bytes()),
+            (None, Some(false)) => Host::Reset,
+            (None, Some(true)) => Host::Updates(Mode::Board),
+            (None, None) => Host::Ignore,
+        };
+        Some((used, host))
+    }
+}
+
+impl PtyBoard for ChessnutScript {
+    /// The squares in board numbering, as the board senses them.
+    type State = [u8; 64];
+    type Event = Event<ChessnutBoard>;
+    const DEVICE: &'static str = BoardKind::Chessnut.name();
+    const NAME: &'static str = "emulated Chessnut board";
+    const HID: bool = true;
+
+    fn start_state(&self) -> [u8; 64] {
+        self.start_dump
+    }
+
+    fn initial_clock(&self) -> BwTime {
+        self.initial_clock
+    }
+
+    fn body_start_ms(&self) -> Millis {
+        self.body_start_ms
+    }
+
+    fn body(&self) -> Vec<&Event<ChessnutBoard>> {
+        self.events
+            .iter()
+            .filter(|e| e.kind != EventKind::Handshake)
+            .collect()
+    }
+
+    fn at_ms(e: &Event<ChessnutBoard>) -> Millis {
+        e.at_ms
+    }
+
+    /// After the first report that shows a hand of `ply`.
+    fn unplug_after(&self, body: &[&Event<ChessnutBoard>], ply: u32) -> Option<usize> {
+        body.iter()
+            .position(|e| e.kind == EventKind::Move && e.ply == ply)
+    }
+
+    fn play(
+        board: &mut [u8; 64],
+        _clock: &mut BwTime,
+        e: &Event<ChessnutBoard>,
+    ) -> Option<(Vec<u8>, Channel)> {
+        let Payload::Frame(f) = &e.payload else {
+            return None;
+        };
+        if let cn::Frame::Position(report) = f {
+            *board = boardscribe_core::sensor::chessnut::board_codes(&report.placement);
+        }
+        Some((f.to_bytes(), Channel::Board))
+    }
+
+    fn command(&self, buf: &[u8], _board: &mut [u8; 64], _clock: &BwTime) -> Option<(usize, Host)> {
+        use boardscribe_core::protocol::Wire;
+        let (command, used) = cn::ChessnutCommands.cut(buf)?;
+        let Ok(command) = command else {
+            return Some((used, Host::Ignore));
+        };
+        let host = match crate::chessnut::answer(&command) {
             (Some(f), Some(true)) => Host::ReplyAndUpdates(f.to_bytes(), Mode::Board),
             (Some(f), Some(false)) => Host::ReplyAndReset(f.to_bytes()),
             (Some(f), None) => Host::Reply(f.to_bytes()),

@@ -12,7 +12,7 @@
 //! who notes a second interface on usage page 0x0001, Generic Desktop, which is not it). The
 //! usage page is not in sysfs' uevent; hidapi's Linux backend reads it from the report
 //! descriptor (`thirdparty/hidapi/linux/hid.c`, `get_next_hid_usage`, in \[EL\]), as
-//! [`application_usage_pages`] does.
+//! [`application_usage_pages`] (in [`crate::protocol::hid`], shared by every HID kind) does.
 
 /// The vendor id of every Chessnut board.
 pub const VENDOR_ID: u16 = 0x2d80;
@@ -52,41 +52,4 @@ pub fn is_chessnut(vid: u16, pid: u16, usage_page: u16) -> bool {
     vid == VENDOR_ID && model(pid).is_some() && usage_page == USAGE_PAGE
 }
 
-/// The usage page in effect at each top-level collection of a HID report descriptor, in order
-/// (USB HID 1.11, 6.2.2: short items `prefix data`, the prefix's low two bits the data size
-/// 0/1/2/4, Usage Page the global item 0x04, Collection 0xA0, End Collection 0xC0; long items
-/// 0xFE are skipped). Push and Pop are not followed. A descriptor cut short ends the list.
-pub fn application_usage_pages(descriptor: &[u8]) -> Vec<u16> {
-    let mut pages = Vec::new();
-    let mut page = 0u16;
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(&prefix) = descriptor.get(i) {
-        let (data_at, size) = if prefix == 0xfe {
-            // Long item: size byte, tag byte, data.
-            match descriptor.get(i + 1) {
-                Some(&n) => (i + 3, usize::from(n)),
-                None => break,
-            }
-        } else {
-            (i + 1, [0, 1, 2, 4][usize::from(prefix & 3)])
-        };
-        let Some(data) = descriptor.get(data_at..data_at + size) else {
-            break;
-        };
-        let value = data.iter().rev().fold(0u32, |v, &b| v << 8 | u32::from(b));
-        match prefix & 0xfc {
-            0x04 => page = value as u16,
-            0xa0 => {
-                if depth == 0 {
-                    pages.push(page);
-                }
-                depth += 1;
-            }
-            0xc0 => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i = data_at + size;
-    }
-    pages
-}
+pub use crate::protocol::hid::application_usage_pages;
