@@ -1,6 +1,7 @@
 //! `boardscribe emulate`: one emulated board on a pseudo-terminal, a DGT chessboard (`--kind
 //! dgt`, the default), a TGZ-1 togyz korgool pit board (`--kind togyz`) or a Millennium
-//! ChessLink board (`--kind chesslink`, the DGT board's hands on a board without a clock), playing a record
+//! ChessLink board (`--kind chesslink`, the DGT board's hands on a board without a clock) or a
+//! Certabo board (`--kind certabo`, the same hands on an RFID board), playing a record
 //! from a file or a seeded random game, with its clock set to the event's time control.
 //!
 //! Flow: the arguments ([`EmulateArgs`]) give the game (read and chosen, or drawn from the
@@ -24,7 +25,8 @@ use crate::{
 #[derive(clap::Args, Debug, Clone)]
 pub struct EmulateArgs {
     /// The kind of board: dgt (with a clock unless --no-clock), togyz (a TGZ-1 pit board with
-    /// its clock), chesslink (a Millennium board: no clock).
+    /// its clock), chesslink (a Millennium board: no clock), certabo (an RFID board streaming
+    /// its chips, calibrated at the start with extra queens on d3 and d6: no clock).
     #[arg(long, value_enum, default_value_t = BoardKind::Dgt)]
     pub kind: BoardKind,
     /// The game record: PGN for chess, the corpus's PGN-like text for togyz korgool. Without
@@ -72,6 +74,10 @@ pub struct EmulateArgs {
     /// overran its ring): what was played meanwhile must be found without it.
     #[arg(long)]
     pub memory_lost_on_unplug: bool,
+    /// A Certabo board calibrated before (--kind certabo): it opens with the game's board, not
+    /// with the calibration setup, and its capture says the calibration.
+    #[arg(long)]
+    pub calibrated: bool,
     /// Keep answering this long after the game, in ms (default: forever).
     #[arg(long)]
     pub linger_ms: Option<u64>,
@@ -85,15 +91,16 @@ pub fn emulate(args: EmulateArgs) -> anyhow::Result<()> {
         BoardKind::Dgt => PtyScript::Dgt(chess_script(&args, clock)?),
         BoardKind::Togyz => PtyScript::Togyz(togyz_script(&args, clock)?),
         // The same hands on a board without a clock.
-        BoardKind::ChessLink => {
-            let hands = chess_script(
-                &EmulateArgs {
-                    no_clock: true,
-                    ..args.clone()
-                },
-                None,
-            )?;
-            PtyScript::ChessLink(emulator::chesslink_script(&hands))
+        BoardKind::ChessLink => PtyScript::ChessLink(emulator::chesslink_script(
+            &chess_script_without_clock(&args)?,
+        )),
+        BoardKind::Certabo => {
+            let hands = chess_script_without_clock(&args)?;
+            PtyScript::Certabo(if args.calibrated {
+                emulator::certabo_script_calibrated(&hands)
+            } else {
+                emulator::certabo_script(&hands)
+            })
         }
     };
     let pty = PtyOptions {
@@ -108,6 +115,17 @@ pub fn emulate(args: EmulateArgs) -> anyhow::Result<()> {
     };
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(super::emulate_until_stopped(&script, &pty))
+}
+
+/// The chess game's hands, on a board without a clock.
+fn chess_script_without_clock(args: &EmulateArgs) -> anyhow::Result<emulator::BoardScript> {
+    chess_script(
+        &EmulateArgs {
+            no_clock: true,
+            ..args.clone()
+        },
+        None,
+    )
 }
 
 /// The emulated clock's base and increment in ms: `--time-control`, else the config's

@@ -10,7 +10,7 @@ use crate::{
     game::{GameKind, Kind},
     kind::{BoardKind, Link},
     pipeline::{Board, Dgt, Tgz},
-    sensor::chesslink::ChessLinkBoard,
+    sensor::{certabo::CertaboBoard, chesslink::ChessLinkBoard},
 };
 
 impl BoardKind {
@@ -22,6 +22,7 @@ impl BoardKind {
             BoardKind::Dgt => w.run::<Dgt>(),
             BoardKind::Togyz => w.run::<Tgz>(),
             BoardKind::ChessLink => w.run::<ChessLinkBoard>(),
+            BoardKind::Certabo => w.run::<CertaboBoard>(),
         }
     }
 

@@ -27,11 +27,19 @@ pub enum BoardKind {
     #[serde(rename = "chesslink")]
     #[cfg_attr(feature = "clap", value(name = "chesslink"))]
     ChessLink,
+    /// A Certabo or Tabutronic Cerno RFID board: every piece's chip on every record, several
+    /// records a second, no clock.
+    Certabo,
 }
 
 impl BoardKind {
     /// Every kind, in the order `devices` and the config's error list them.
-    pub const ALL: [BoardKind; 3] = [BoardKind::Dgt, BoardKind::Togyz, BoardKind::ChessLink];
+    pub const ALL: [BoardKind; 4] = [
+        BoardKind::Dgt,
+        BoardKind::Togyz,
+        BoardKind::ChessLink,
+        BoardKind::Certabo,
+    ];
 
     /// The name a config's `kind`, a capture's `device` and the command line use.
     pub const fn name(self) -> &'static str {
@@ -39,6 +47,7 @@ impl BoardKind {
             BoardKind::Dgt => "dgt",
             BoardKind::Togyz => "togyz",
             BoardKind::ChessLink => "chesslink",
+            BoardKind::Certabo => "certabo",
         }
     }
 

@@ -10,10 +10,12 @@
 //! for a togyz korgool pit board: [`script_togyz`] turns a record into a [`TogyzScript`].
 //! [`run_bus_pty`] plays many DGT scripts as a bus-mode chain on one pseudo-terminal.
 //! [`chess960_game`] makes a seeded random Chess960 game to script like any other.
-//! [`chesslink_script`] plays a DGT script's hands on a Millennium ChessLink board. Both kinds
+//! [`chesslink_script`] plays a DGT script's hands on a Millennium ChessLink board,
+//! [`certabo_script`] on a Certabo RFID board (a chip per piece, a record every 350 ms). All kinds
 //! of script are one type, [`Script`], over the board's kind ([`ScriptBoard`]).
 
 mod bus;
+mod certabo;
 mod chess960;
 mod chesslink;
 mod dgt;
@@ -27,6 +29,10 @@ mod series;
 mod togyz;
 
 pub use bus::{BusChainOptions, BusFault, log_tokens, run_bus_pty, script_address};
+pub use certabo::{
+    CALIBRATION_MS, CertaboBoard, CertaboScript, Chips, RECORD_MS, calibration, certabo_script,
+    certabo_script_calibrated,
+};
 pub use chess960::chess960_game;
 pub use chesslink::{ChessLinkBoard, ChessLinkScript, chesslink_script};
 pub use dgt::{script_game, script_game_from, script_pgn};

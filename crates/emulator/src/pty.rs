@@ -27,7 +27,8 @@ use tokio::{
 
 use super::{
     BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
-    TogyzPayload, TogyzScript, capture_header,
+    TogyzPayload, TogyzScript,
+    certabo::{CertaboBoard, CertaboScript},
     chesslink::{ChessLinkBoard, ChessLinkScript},
     script::Event,
 };
@@ -41,7 +42,7 @@ use boardscribe_core::{
     memory::EeRecorder,
     protocol::Direction,
     protocol::{
-        chesslink as cl,
+        certabo as ct, chesslink as cl,
         dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
         tgz::{self, PitDump},
     },
@@ -148,6 +149,11 @@ trait PtyBoard {
     /// The events after the handshake, in time order.
     fn body(&self) -> Vec<&Self::Event>;
     fn at_ms(e: &Self::Event) -> Millis;
+    /// The capture's headers besides `device` and `source` (what the board's sensor is known
+    /// to have learnt of it).
+    fn capture_extra(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// Forgets what the board's memory holds (it keeps only what the board shows now).
     fn forget_memory(_state: &mut Self::State) {}
     /// Index in `body` of the event after which an unplug at `ply` happens.
@@ -332,8 +338,10 @@ async fn run<S: PtyBoard>(
     let capture = match &opts.capture_out {
         Some(p) => {
             let mut f = tokio::fs::File::create(p).await?;
-            f.write_all(capture_header(S::DEVICE, "boardscribe emulate (pty)").as_bytes())
-                .await?;
+            let mut extra = vec![("source".to_owned(), "boardscribe emulate (pty)".to_owned())];
+            extra.extend(script.capture_extra());
+            let head = boardscribe_core::capture::capture_head(S::DEVICE, &extra)?;
+            f.write_all(head.as_bytes()).await?;
             Some(f)
         }
         None => None,
@@ -457,6 +465,13 @@ pub enum PtyScript {
     Dgt(BoardScript),
     Togyz(TogyzScript),
     ChessLink(ChessLinkScript),
+    Certabo(CertaboScript),
+}
+
+impl From<CertaboScript> for PtyScript {
+    fn from(s: CertaboScript) -> PtyScript {
+        PtyScript::Certabo(s)
+    }
 }
 
 impl From<BoardScript> for PtyScript {
@@ -488,6 +503,7 @@ impl PtyScript {
             PtyScript::Dgt(s) => run_pty(s, opts, events).await,
             PtyScript::Togyz(s) => run_togyz_pty(s, opts, events).await,
             PtyScript::ChessLink(s) => run(s, opts, events).await,
+            PtyScript::Certabo(s) => run(s, opts, events).await,
         }
     }
 }
