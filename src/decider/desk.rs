@@ -168,4 +168,31 @@ mod tests {
         // The task ended: the change comes back for the decider to apply.
         assert!(desks.hand(change("b1", 4)).await.is_err());
     }
+
+    #[tokio::test]
+    async fn a_request_to_relearn_reaches_the_boards_task_and_is_answered() {
+        let desks = Desks::default();
+        assert_eq!(desks.relearn("b1").await, None, "no task records b1");
+        let mut rx = desks.open(["b1", "b2"]);
+        // The task answers whether its kind learns anything (here: b2's does, b1's not).
+        let task = tokio::spawn(async move {
+            let mut asked = Vec::new();
+            while let Some(order) = rx.recv().await {
+                if let DeskOrder::Relearn { board, answer } = order {
+                    let learns = board == "b2";
+                    asked.push(board);
+                    let _ignored = answer.send(learns);
+                }
+                if asked.len() == 2 {
+                    break;
+                }
+            }
+            asked
+        });
+        assert_eq!(desks.relearn("b2").await, Some(true));
+        assert_eq!(desks.relearn("b1").await, Some(false));
+        assert_eq!(task.await.unwrap_or_default(), ["b2", "b1"]);
+        // The task is gone: nobody answers.
+        assert_eq!(desks.relearn("b2").await, None);
+    }
 }

@@ -1209,8 +1209,8 @@ fn certabo_boards_are_recorded_by_run_and_keep_their_calibration() {
 
     // The daemon restarted; the boards come back calibrated, with a new game each.
     let again = [
-        ("certabo", "Capablanca", 180, "33", false),
-        ("certabo-turned", "Capablanca", 181, "34", true),
+        ("certabo", "Capablanca", 183, "33", false),
+        ("certabo-turned", "Capablanca", 200, "34", true),
     ];
     let mut emulators = Vec::new();
     for &(name, file, n, seed, rotated) in &again {
