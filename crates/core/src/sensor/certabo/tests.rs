@@ -309,3 +309,49 @@ fn line_and_kind() {
     assert!(!BoardKind::Certabo.reports_clock());
     assert_eq!(CertaboBoard::startup(), [0u8; 8]);
 }
+
+#[test]
+fn cer2nut_records_through_the_pipeline_record_the_move_they_show() {
+    use crate::{
+        arbiter::LawsSetup,
+        pipeline::Pipeline,
+        protocol::Direction,
+        tracker::{Tracker, TrackerEvent},
+    };
+    let laws = LawsSetup::default();
+    let mut p = Pipeline::<CertaboBoard>::new(
+        Tracker::new(CertaboBoard::settings(&laws)),
+        CertaboBoard::judge(&laws),
+    );
+    // Both calibration sets (the start position, with their strays), then 1. e4 as a real
+    // board read it (junk before its ':', nine strays), a record every 350 ms.
+    let mut t = 0;
+    let mut feed = |p: &mut Pipeline<CertaboBoard>, bytes: &[u8]| {
+        p.feed(t, Direction::FromBoard, bytes);
+        t += 350;
+    };
+    for r in records("calibration-a.txt")
+        .into_iter()
+        .chain(records("calibration-b.txt"))
+    {
+        feed(&mut p, &Frame::Pieces(r).to_bytes());
+    }
+    feed(&mut p, &fixture("parser-junk-in-front.txt"));
+    p.tick(t + 5_000);
+    p.flush(t + 5_000);
+    let learnt = p
+        .take_notices()
+        .into_iter()
+        .filter(|n| matches!(n, Notice::Learnt(_)))
+        .count();
+    assert_eq!(learnt, 1);
+    let moves: Vec<String> = p
+        .take_events()
+        .into_iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Move(m) => m.uci,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(moves, ["e2e4"]);
+}
