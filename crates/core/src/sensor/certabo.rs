@@ -291,10 +291,13 @@ impl Board for CertaboBoard {
         LedCommand::OFF.to_bytes().to_vec()
     }
 
-    /// Whole positions, several a second.
+    /// Whole positions, several a second (a record every 350 ms or so: a quick capture and
+    /// recapture can fall between two).
     fn settings(laws: &LawsSetup) -> TrackerSettings {
         TrackerSettings {
             whole_reports: true,
+            // A capture and its recapture on one square can fall between two records.
+            two_ply_min_distance: 2,
             ..laws.tracker_settings()
         }
     }

@@ -270,11 +270,8 @@ impl<G: GameKind> Tracker<G> {
             self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }
-        // Two squares suffice on a board of whole reports: a capture and its recapture on one
-        // square, the piece placed between them and taken before a reading showed it, leave
-        // only the two squares the capturers came from changed.
-        let fewest = if self.settings.whole_reports { 2 } else { 3 };
-        if (fewest..=self.settings.two_ply_max_distance).contains(&distance)
+        if (self.settings.two_ply_min_distance..=self.settings.two_ply_max_distance)
+            .contains(&distance)
             && let Some(path) = moves_to::<G>(g.tip(), key, sensed_reading, 2)
         {
             for (mv, node) in path {
