@@ -25,6 +25,7 @@ use crate::{
 
 mod arbiter;
 pub mod args;
+mod calibrate;
 mod commands;
 pub mod emulate;
 pub mod logging;
@@ -228,6 +229,18 @@ pub enum Command {
     /// from a file (or a random togyz game from `--seed`). The clocks start at the time
     /// control (`--time-control`, or `--config`'s `[tournament]`).
     Emulate(EmulateArgs),
+    /// Ask the running daemon to calibrate a board again (a Certabo board: from the next start
+    /// position it shows, with the extra queens on d3 and d6), through its admin API.
+    Calibrate {
+        /// The board's name, as the daemon records it.
+        board: String,
+        /// The daemon's HTTP address.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        http: std::net::SocketAddr,
+        /// A file holding the admin API's bearer token.
+        #[arg(long)]
+        token_file: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -493,6 +506,11 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             variant,
         ),
         Command::Emulate(args) => emulate::emulate(args),
+        Command::Calibrate {
+            board,
+            http,
+            token_file,
+        } => calibrate::calibrate(&board, http, &token_file),
     }
 }
 

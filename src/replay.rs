@@ -9,7 +9,7 @@ use std::{io::BufRead, path::Path};
 
 use tracing::info_span;
 
-use crate::capture::{CaptureError, CaptureLines};
+use crate::capture::{CaptureError, CaptureLines, LEARNT_HEADER};
 use crate::{
     Millis,
     arbiter::LawsSetup,
@@ -37,6 +37,8 @@ pub enum ReplayError {
     Device { path: String, device: String },
     #[error("store: {0}")]
     Store(#[from] StoreError),
+    #[error("{path}: the `learnt` header does not read: {why}")]
+    Learnt { path: String, why: String },
 }
 
 /// What one replay did.
@@ -190,10 +192,23 @@ impl<R: BufRead> Run<'_, R> {
             .store
             .board(&self.summary.board, <B::Game as GameKind>::KIND)?;
         let tracker = Tracker::new(B::settings(laws));
-        self.drive(Recorder::new(
-            board,
-            Pipeline::<B>::new(tracker, B::judge(laws)),
-        ))
+        let mut pipeline = Pipeline::<B>::new(tracker, B::judge(laws));
+        // What the board's sensor had learnt when the capture began (a calibration), as the
+        // daemon gives it back to a board it opens.
+        let learnt = self
+            .lines
+            .headers()
+            .iter()
+            .find(|(k, _)| k == LEARNT_HEADER);
+        if let Some((_, text)) = learnt {
+            pipeline
+                .restore_sensor(text)
+                .map_err(|why| ReplayError::Learnt {
+                    path: self.source.to_string(),
+                    why,
+                })?;
+        }
+        self.drive(Recorder::new(board, pipeline))
     }
 
     /// Feeds the rest of the capture through `recorder`, committing in batches.

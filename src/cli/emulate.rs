@@ -1,8 +1,8 @@
 //! `boardscribe emulate`: one emulated board on a pseudo-terminal, a DGT chessboard (`--kind
 //! dgt`, the default), a TGZ-1 togyz korgool pit board (`--kind togyz`) or another vendor's
-//! chessboard (`--kind chesslink`, `--kind chessnut`: the DGT board's hands on that board,
-//! without a clock if it has none; a Chessnut board is on USB HID, and a Unix socket at
-//! `--link` stands in for its hidraw node), playing a record from a file or a seeded random
+//! chessboard (`--kind chesslink`, `--kind chessnut`, `--kind certabo`: the DGT board's hands
+//! on that board, without a clock if it has none; a Chessnut board is on USB HID, and a Unix
+//! socket at `--link` stands in for its hidraw node), playing a record from a file or a seeded random
 //! game, with its clock set to the event's time control.
 //!
 //! Flow: the arguments ([`EmulateArgs`]) give the game (read and chosen, or drawn from the
@@ -27,7 +27,8 @@ use crate::{
 pub struct EmulateArgs {
     /// The kind of board: dgt (with a clock unless --no-clock), togyz (a TGZ-1 pit board with
     /// its clock), chesslink (a Millennium board: no clock), chessnut (a Chessnut board on USB
-    /// HID: no clock; a socket at --link stands in for its hidraw node).
+    /// HID: no clock; a socket at --link stands in for its hidraw node), certabo (an RFID board
+    /// streaming its chips, calibrated at the start with extra queens on d3 and d6: no clock).
     #[arg(long, value_enum, default_value_t = BoardKind::Dgt)]
     pub kind: BoardKind,
     /// The game record: PGN for chess, the corpus's PGN-like text for togyz korgool. Without
@@ -75,6 +76,10 @@ pub struct EmulateArgs {
     /// overran its ring): what was played meanwhile must be found without it.
     #[arg(long)]
     pub memory_lost_on_unplug: bool,
+    /// A Certabo board calibrated before (--kind certabo): it opens with the game's board, not
+    /// with the calibration setup, and its capture says the calibration.
+    #[arg(long)]
+    pub calibrated: bool,
     /// Keep answering this long after the game, in ms (default: forever).
     #[arg(long)]
     pub linger_ms: Option<u64>,
@@ -98,8 +103,14 @@ pub fn emulate(args: EmulateArgs) -> anyhow::Result<()> {
                 };
                 chess_script(&no_clock, None)?
             };
-            PtyScript::chess_hands(args.kind, hands)
-                .with_context(|| format!("{} boards cannot be emulated", args.kind))?
+            match args.kind {
+                BoardKind::Certabo if args.calibrated => {
+                    PtyScript::Certabo(emulator::certabo_script_calibrated(&hands))
+                }
+                _ if args.calibrated => bail!("--calibrated is for --kind certabo"),
+                kind => PtyScript::chess_hands(kind, hands)
+                    .with_context(|| format!("{kind} boards cannot be emulated"))?,
+            }
         }
     };
     let pty = PtyOptions {

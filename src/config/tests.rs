@@ -398,7 +398,7 @@ fn bind_address() {
 fn board_kind_number_and_layout() {
     assert_eq!(
         one_error("[[board]]\nnumber = 1\nkind = \"chess\"\nport = \"/dev/ttyACM0\"\n"),
-        "venue.toml:3:8: unknown board kind \"chess\"; valid: dgt, togyz, chesslink, chessnut"
+        "venue.toml:3:8: unknown board kind \"chess\"; valid: dgt, togyz, chesslink, chessnut, certabo"
     );
     assert_eq!(
         one_error("[[board]]\nnumber = 0\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n"),

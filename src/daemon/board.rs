@@ -12,7 +12,7 @@
 //! is tried again every `persist::RETRY_EVERY`, not on every frame, and the board shows on the live
 //! state that its recording is suspended, and why, until the store takes it. An arbiter's
 //! decision that changes the record (from the admin API, through the board's desk) is taken
-//! between two reads, once the board's writes are durable (`persist::take_change`).
+//! between two reads, once the board's writes are durable (`persist::take_order`).
 
 use std::time::{Duration, Instant};
 
@@ -22,14 +22,14 @@ use tracing::{error, info, warn};
 
 use super::{
     context::{Attempt, BoardRef, Ctx},
-    persist::{persist, take_change},
+    persist::{persist, take_order},
     port::{Unavailable, open, retry_delay, wait_for_port},
 };
 use crate::{
     Millis,
     arbiter::{Judge, LawsSetup},
     config::{BoardConfig, Locator},
-    decider::desk::{RecordChange, next_change},
+    decider::desk::{DeskOrder, next_change},
     device::{
         Direction,
         link::Port,
@@ -58,6 +58,8 @@ pub struct BoardSpec<B: Board> {
     pub game: Option<GameId>,
     /// The resumed game's moves (for the live page).
     pub resumed: Vec<RecordedMove>,
+    /// What the board's sensor learnt of it before (a calibration), kept in the store.
+    pub learnt: Option<String>,
 }
 
 impl<B: Board> BoardSpec<B> {
@@ -68,8 +70,18 @@ impl<B: Board> BoardSpec<B> {
             ctx.metrics.game_started();
         }
         let board = BoardRef::new(self.name, locator, ctx, self.game);
-        let pipeline =
+        let mut pipeline =
             Pipeline::<B>::new(self.tracker, self.judge).with_clock_layout(self.clock_layout);
+        if let Some(text) = &self.learnt {
+            match pipeline.restore_sensor(text) {
+                Ok(()) => {
+                    info!(board = %board.name, "the board's sensor goes on with what it learnt before")
+                }
+                Err(why) => {
+                    warn!(board = %board.name, %why, "what the board's sensor learnt before does not read: it learns again")
+                }
+            }
+        }
         let recorder = Recorder::new(self.id, pipeline);
         (board, recorder)
     }
@@ -161,7 +173,9 @@ pub fn prepare<B: Board>(
         },
         None => Tracker::new(settings),
     };
+    let learnt = store.learnt(id, B::KIND.name())?;
     Ok(BoardSpec {
+        learnt,
         name,
         number: cfg.number,
         locator: cfg.locator.clone(),
@@ -295,7 +309,7 @@ pub async fn board_task<B: Board>(spec: BoardSpec<B>, ctx: Ctx, seed: u64) {
                 _ = wait_for_port(&board.locator, &ctx.sysfs, deadline.saturating_duration_since(Instant::now())) => break,
                 _ = stop.changed() => break,
                 change = next_change(&mut desk) => {
-                    take_change(change, &mut recorder, &mut board, &ctx).await;
+                    take_order(change, &mut recorder, &mut board, &ctx).await;
                 }
             }
         }
@@ -377,7 +391,7 @@ async fn session<B: Board>(
     recorder: &mut Recorder<B>,
     ctx: &Ctx,
     stop: &mut watch::Receiver<bool>,
-    desk: &mut Option<mpsc::Receiver<RecordChange>>,
+    desk: &mut Option<mpsc::Receiver<DeskOrder>>,
 ) -> SessionEnd {
     let startup = B::startup();
     let probe = B::probe();
@@ -448,7 +462,7 @@ async fn session<B: Board>(
                 }
             },
             _ = stop.changed() => return SessionEnd::Stopped,
-            change = next_change(desk) => take_change(change, recorder, board, ctx).await,
+            change = next_change(desk) => take_order(change, recorder, board, ctx).await,
         }
         // Lost again after a read (moves made meanwhile): the memory once more, and the usual
         // start-up after it.

@@ -28,7 +28,7 @@ use crate::{
     Millis,
     bus::{BoardInput, BusMaster, DgtBus, MasterSettings, fold_reply},
     config::Locator,
-    decider::desk::{RecordChange, next_change},
+    decider::desk::{DeskOrder, next_change},
     device::{
         Direction,
         link::Port,
@@ -193,11 +193,11 @@ pub async fn bus_task(spec: BusSpec, ctx: Ctx, seed: u64) {
     }
 }
 
-/// An arbiter's decision on the record of one of the bus's boards.
-async fn take_change(change: RecordChange, boards: &mut BTreeMap<u16, BusBoard>, ctx: &Ctx) {
-    match boards.values_mut().find(|b| b.board.name == change.board) {
-        Some(b) => persist::take_change(change, &mut b.recorder, &mut b.board, ctx).await,
-        None => warn!(board = %change.board, "a decision for a board not on this bus"),
+/// An arbiter's decision on the record of one of the bus's boards (or a request to its sensor).
+async fn take_change(order: DeskOrder, boards: &mut BTreeMap<u16, BusBoard>, ctx: &Ctx) {
+    match boards.values_mut().find(|b| b.board.name == order.board()) {
+        Some(b) => persist::take_order(order, &mut b.recorder, &mut b.board, ctx).await,
+        None => warn!(board = %order.board(), "a decision for a board not on this bus"),
     }
 }
 
@@ -216,7 +216,7 @@ async fn session(
     settings: &MasterSettings,
     ctx: &Ctx,
     stop: &mut watch::Receiver<bool>,
-    desk: &mut Option<mpsc::Receiver<RecordChange>>,
+    desk: &mut Option<mpsc::Receiver<DeskOrder>>,
 ) -> Option<String> {
     let mut master = BusMaster::new(settings.clone(), boards.keys().copied());
     let mut splitter = Splitter::default();

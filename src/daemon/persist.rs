@@ -11,7 +11,7 @@ use tracing::{debug, error, info, warn};
 use super::context::{Attempt, BoardRef, Ctx, Refusal};
 use crate::{
     arbiter::IrregularityKind,
-    decider::desk::{Applied, RecordChange},
+    decider::desk::{Applied, DeskOrder, RecordChange},
     device::serial::now_ms,
     metrics::Metrics,
     phrase::Phrase,
@@ -150,11 +150,32 @@ pub(super) async fn persist<B: Board>(
     }
 }
 
+/// Carries out what the board's desk was handed: a decision on its record ([`take_change`]),
+/// or the arbiter's request that its sensor learn the board again (answered at once: whether
+/// its kind learns anything).
+pub(super) async fn take_order<B: Board>(
+    order: DeskOrder,
+    recorder: &mut Recorder<B>,
+    board: &mut BoardRef,
+    ctx: &Ctx,
+) {
+    match order {
+        DeskOrder::Change(change) => take_change(change, recorder, board, ctx).await,
+        DeskOrder::Relearn { answer, .. } => {
+            let learns = recorder.pipeline.relearn_sensor();
+            if learns {
+                info!("the arbiter asks the board's sensor to learn the board again");
+            }
+            let _ignored_if_asker_gone = answer.send(learns);
+        }
+    }
+}
+
 /// Carries out an arbiter's decision that changes the record of this board's game (see
 /// [`crate::decider::desk`]): once everything the board recorded is durable, the decision is
 /// applied to the store, and the recorder goes on from the record it leaves. A board whose
 /// store refuses writes does not take it (the API says so; nothing changes).
-pub(super) async fn take_change<B: Board>(
+async fn take_change<B: Board>(
     change: RecordChange,
     recorder: &mut Recorder<B>,
     board: &mut BoardRef,

@@ -51,14 +51,37 @@ pub struct Applied {
     pub reopened: Option<Box<GameRecord>>,
 }
 
+/// What a board's task is handed at its desk.
+pub enum DeskOrder {
+    /// A decision on the record of its game.
+    Change(RecordChange),
+    /// The arbiter asks the board's sensor to learn the board again (a Certabo board's
+    /// calibration, from the next calibration setup it shows): answered whether its kind
+    /// learns anything.
+    Relearn {
+        board: String,
+        answer: tokio::sync::oneshot::Sender<bool>,
+    },
+}
+
+impl DeskOrder {
+    /// The board it is for.
+    pub fn board(&self) -> &str {
+        match self {
+            DeskOrder::Change(c) => &c.board,
+            DeskOrder::Relearn { board, .. } => board,
+        }
+    }
+}
+
 /// The desks of the boards being recorded, by board name; cheap to clone.
 #[derive(Clone, Default)]
 pub struct Desks {
-    open: Arc<Mutex<HashMap<String, mpsc::Sender<RecordChange>>>>,
+    open: Arc<Mutex<HashMap<String, mpsc::Sender<DeskOrder>>>>,
 }
 
 impl Desks {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<RecordChange>>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<DeskOrder>>> {
         self.open
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -66,10 +89,7 @@ impl Desks {
 
     /// Opens one desk for the boards `names` (one board, or the boards of a bus; replacing
     /// earlier ones): the task that records them keeps the receiver for as long as it does.
-    pub fn open<'a>(
-        &self,
-        names: impl IntoIterator<Item = &'a str>,
-    ) -> mpsc::Receiver<RecordChange> {
+    pub fn open<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> mpsc::Receiver<DeskOrder> {
         let (tx, rx) = mpsc::channel(DESK_CAPACITY);
         let mut open = self.lock();
         for name in names {
@@ -82,14 +102,31 @@ impl Desks {
     pub async fn hand(&self, change: RecordChange) -> Result<(), RecordChange> {
         let desk = self.lock().get(&change.board).cloned();
         match desk {
-            Some(tx) => tx.send(change).await.map_err(|e| e.0),
+            Some(tx) => match tx.send(DeskOrder::Change(change)).await {
+                Err(mpsc::error::SendError(DeskOrder::Change(c))) => Err(c),
+                _ => Ok(()),
+            },
             None => Err(change),
         }
+    }
+
+    /// Asks the task recording `board` to have its sensor learn the board again: whether its
+    /// kind learns anything; `None` if no task records the board (or it stopped meanwhile).
+    pub async fn relearn(&self, board: &str) -> Option<bool> {
+        let tx = self.lock().get(board).cloned()?;
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        tx.send(DeskOrder::Relearn {
+            board: board.to_owned(),
+            answer,
+        })
+        .await
+        .ok()?;
+        answered.await.ok()
     }
 }
 
 /// The next change on `desk`; never, without a desk (no relay) or once its senders are gone.
-pub async fn next_change(desk: &mut Option<mpsc::Receiver<RecordChange>>) -> RecordChange {
+pub async fn next_change(desk: &mut Option<mpsc::Receiver<DeskOrder>>) -> DeskOrder {
     if let Some(rx) = desk.as_mut()
         && let Some(change) = rx.recv().await
     {
@@ -122,10 +159,40 @@ mod tests {
             desks.hand(change("b3", 3)).await.is_err(),
             "not on the desk"
         );
-        let got = rx.recv().await.map(|c| (c.board, c.game));
+        let got = rx.recv().await.and_then(|o| match o {
+            DeskOrder::Change(c) => Some((c.board, c.game)),
+            DeskOrder::Relearn { .. } => None,
+        });
         assert_eq!(got, Some(("b2".to_owned(), GameId(2))));
         drop(rx);
         // The task ended: the change comes back for the decider to apply.
         assert!(desks.hand(change("b1", 4)).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_request_to_relearn_reaches_the_boards_task_and_is_answered() {
+        let desks = Desks::default();
+        assert_eq!(desks.relearn("b1").await, None, "no task records b1");
+        let mut rx = desks.open(["b1", "b2"]);
+        // The task answers whether its kind learns anything (here: b2's does, b1's not).
+        let task = tokio::spawn(async move {
+            let mut asked = Vec::new();
+            while let Some(order) = rx.recv().await {
+                if let DeskOrder::Relearn { board, answer } = order {
+                    let learns = board == "b2";
+                    asked.push(board);
+                    let _ignored = answer.send(learns);
+                }
+                if asked.len() == 2 {
+                    break;
+                }
+            }
+            asked
+        });
+        assert_eq!(desks.relearn("b2").await, Some(true));
+        assert_eq!(desks.relearn("b1").await, Some(false));
+        assert_eq!(task.await.unwrap_or_default(), ["b2", "b1"]);
+        // The task is gone: nobody answers.
+        assert_eq!(desks.relearn("b2").await, None);
     }
 }

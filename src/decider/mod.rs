@@ -378,6 +378,21 @@ impl Decider {
         Ok(imported)
     }
 
+    /// Has the sensor of board `board` learn the board again (a Certabo board's calibration,
+    /// from the next calibration setup it shows), through the task recording it: refused if no
+    /// task records it here, or if its kind learns nothing.
+    pub async fn relearn(&self, board: &str) -> Result<(), Refusal> {
+        match self.live.desks().relearn(board).await {
+            Some(true) => Ok(()),
+            Some(false) => Err(Refusal::invalid(format!(
+                "board {board} learns nothing of itself: its kind needs no calibration"
+            ))),
+            None => Err(Refusal::unavailable(format!(
+                "no board named {board} is being recorded here"
+            ))),
+        }
+    }
+
     /// Makes round `n` the current one, started by `by`: the round current before; at the
     /// event node, every hall starts it too.
     pub async fn start_round(&self, n: u32, by: String) -> Result<Option<u32>, Refusal> {

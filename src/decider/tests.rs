@@ -1,7 +1,7 @@
 //! The decider on a real SQLite store and a real hub, without HTTP: its refusals are kinds.
 
 use super::*;
-use crate::{game::Kind, lang::Lang, relay::Hub, store::BoardId};
+use crate::{decider::desk::DeskOrder, game::Kind, lang::Lang, relay::Hub, store::BoardId};
 
 /// A database holding board `b1` with one game begun (no move yet), and a decider over it.
 struct Venue {
@@ -166,7 +166,9 @@ async fn the_boards_task_takes_the_decision_or_it_is_unavailable() {
     let mut desk = v.hub.desks().open(["b1"]);
     let game = v.game;
     let task = tokio::spawn(async move {
-        let change = desk.recv().await.unwrap();
+        let Some(DeskOrder::Change(change)) = desk.recv().await else {
+            panic!("no change at the desk");
+        };
         assert_eq!((change.board.as_str(), change.game), ("b1", game));
         let applied = tokio::task::spawn_blocking(change.apply).await.unwrap();
         (applied, desk)

@@ -103,9 +103,14 @@ impl<B: Board> Recorder<B> {
     }
 
     /// Logs what the pipeline noticed since the last call.
+    /// Logs the pipeline's notices; what the sensor learnt of the board also goes to the store.
     fn log_notices(&mut self) {
         for notice in self.pipeline.take_notices() {
             log_notice(&notice);
+            if let Notice::Learnt(l) = notice {
+                self.outbox.push_events(self.pipeline.take_events());
+                self.outbox.push_learnt(B::KIND.name(), l.what, l.text);
+            }
         }
     }
 }
@@ -173,6 +178,7 @@ pub fn log_notice(notice: &Notice) {
             warn!(asked_at_ms, %why, "the board's memory could not be read")
         }
         Notice::Judge(n) => warn!("{n}"),
+        Notice::Learnt(l) => info!(what = l.what, how = %l.how, "the board's {} learnt", l.what),
     }
 }
 

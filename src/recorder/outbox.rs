@@ -144,6 +144,16 @@ impl Outbox {
         });
     }
 
+    /// What the board's sensor learnt of it, to keep per board and kind.
+    pub fn push_learnt(&mut self, kind: &'static str, what: &'static str, text: String) {
+        self.writes.push(Write::Learnt {
+            board: self.board,
+            kind,
+            what,
+            text,
+        });
+    }
+
     /// Raw bytes held and not yet taken (refused blocks included).
     pub fn raw_pending(&self) -> usize {
         self.raw.len_bytes() + self.raw_backlog_bytes

@@ -566,6 +566,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             post(admin_round_undo),
         ),
         (
+            spec("POST", "/api/admin/boards/{name}/calibrate", Arbiter, &[]),
+            post(admin_board_calibrate),
+        ),
+        (
             spec("GET", "/games/{file}", PublicOrArbiter, &[]),
             get(game_pgn),
         ),
@@ -1128,7 +1132,7 @@ mod reader;
 mod session;
 mod streams;
 
-use admin::{admin, admin_pairings, admin_round_start, admin_round_undo};
+use admin::{admin, admin_board_calibrate, admin_pairings, admin_round_start, admin_round_undo};
 use reader::{PgnAsk, ReaderState, Rendered, Seating};
 
 #[cfg(test)]

@@ -246,6 +246,14 @@ pub enum Write {
         at_ms: Millis,
         connected: bool,
     },
+    /// What the board's sensor learnt of it (`crate::pipeline::Learnt`), for a board of kind
+    /// `kind` (a kind's name): replaces what was kept before.
+    Learnt {
+        board: BoardId,
+        kind: &'static str,
+        what: &'static str,
+        text: String,
+    },
 }
 
 /// A game as stored: header, live moves, and every event (the history).
@@ -305,6 +313,16 @@ pub struct Store {
 
 impl Store {
     /// The board called `name`, registered as `kind` if it is new.
+    /// What the sensor of `board`, a board of kind `kind` (a kind's name), last learnt of it
+    /// ([`Write::Learnt`]), if anything.
+    pub fn learnt(&self, board: BoardId, kind: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT text FROM board_learnt WHERE board_id = ?1 AND kind = ?2")?
+            .query_row((board, kind), |r| r.get(0))
+            .optional()?)
+    }
+
     pub fn board(&mut self, name: &str, kind: Kind) -> Result<BoardId, StoreError> {
         self.conn
             .prepare_cached(

@@ -312,6 +312,19 @@ CREATE TABLE pairings_log (
     at_ms    INTEGER NOT NULL
 ) STRICT;
 "#,
+    // 17: what a board's sensor learnt of the board itself (a Certabo board's calibration: which
+    // chip is which piece), one opaque text per board and kind of board, kept so that a power
+    // cycle or a restart needs no second calibration; replaced when learnt again.
+    r#"
+CREATE TABLE board_learnt (
+    board_id INTEGER NOT NULL REFERENCES boards(id),
+    kind     TEXT NOT NULL,
+    what     TEXT NOT NULL,
+    text     TEXT NOT NULL,
+    updated  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (board_id, kind)
+) STRICT;
+"#,
 ];
 
 /// Makes the outbox's views and triggers as the row structs make them

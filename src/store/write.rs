@@ -92,6 +92,23 @@ impl<'c> Batch<'c> {
                     .execute((board, sql_ms(*at_ms)?, i64::from(*connected)))?;
                 Ok(())
             }
+            Write::Learnt {
+                board,
+                kind,
+                what,
+                text,
+            } => {
+                self.conn
+                    .prepare_cached(
+                        "INSERT INTO board_learnt (board_id, kind, what, text) \
+                         VALUES (?1, ?2, ?3, ?4) \
+                         ON CONFLICT (board_id, kind) DO UPDATE SET what = excluded.what, \
+                         text = excluded.text, \
+                         updated = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+                    )?
+                    .execute((board, kind, what, text))?;
+                Ok(())
+            }
         }
     }
 

@@ -328,7 +328,7 @@ fn config_check_prints_every_mistake_and_exits_1() {
         text(&out.stderr),
         format!(
             "{p}:2:8: unknown laws edition \"fide-2017\"; valid: fide-2001, fide-2009, fide-2014, fide-2018, fide-2023\n\
-             {p}:6:8: unknown board kind \"chess\"; valid: dgt, togyz, chesslink, chessnut\n\
+             {p}:6:8: unknown board kind \"chess\"; valid: dgt, togyz, chesslink, chessnut, certabo\n\
              boardscribe: {p}: 2 error(s)\n"
         )
     );

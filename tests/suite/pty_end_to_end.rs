@@ -1311,3 +1311,159 @@ fn chessnut_boards_are_recorded_by_run_over_sockets_and_their_captures_replay_al
     assert!(!clocks.is_empty(), "the export names the clocks");
     assert!(clocks.iter().all(Value::is_null), "{clocks:?}");
 }
+
+/// The hands' speed of the Certabo boards' games ([`certabo_boards_are_recorded_by_run_and_keep_their_calibration`]).
+const CERTABO_SPEED: &str = "0.5";
+
+/// Two Certabo boards, one turned round, each a real `emulate --kind certabo` process on a
+/// pseudo-terminal, recorded by a real `run --kind certabo`: each board is calibrated from the
+/// setup it opens with (the start position and the extra queens on d3 and d6), every move of
+/// each game is recorded in order, no clock time, and replaying the captures the emulators
+/// wrote gives the same record. The calibrations are kept per board: a restarted daemon reads
+/// the same boards (their pieces' chips, no setup shown again) without a second calibration,
+/// and their captures, which say the calibration, replay alike.
+#[test]
+fn certabo_boards_are_recorded_by_run_and_keep_their_calibration() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let boards = [
+        ("certabo", "Capablanca", 179, "31", false),
+        ("certabo-turned", "Capablanca", 228, "32", true),
+    ];
+    let Recorded {
+        links,
+        live,
+        replayed,
+    } = record_and_replay(d, &boards, CERTABO_SPEED, &["--kind", "certabo"]);
+    let live_db = d.join("live.db");
+    for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
+        let expected = expected_uci(&corpus_game(file, *n));
+        let live_games = games_of(&live, link.to_str().unwrap());
+        let replay_games = games_of(&replayed, name);
+        assert_eq!(live_games.len(), 1, "{name}: live games {live_games:#?}");
+        assert_eq!(replay_games.len(), 1, "{name}: replayed {replay_games:#?}");
+        assert_eq!(live_games[0].moves, expected, "{name}: live vs {file} #{n}");
+        assert_eq!(replay_games[0].moves, expected, "{name}: its capture");
+        let orientation = if *rotated { "rotated" } else { "normal" };
+        assert_eq!(live_games[0].orientation, orientation, "{name}");
+        let capture = std::fs::read_to_string(d.join(format!("{name}.capture"))).unwrap();
+        assert!(capture.contains("# device: certabo"), "{name}");
+    }
+    let run_log = std::fs::read_to_string(d.join("run.log")).unwrap_or_default();
+    assert_eq!(
+        run_log.matches("calibration learnt").count(),
+        2,
+        "each board calibrated once:\n{run_log}"
+    );
+    // No clock on these boards: no move carries a time.
+    let json = Command::new(BIN)
+        .args([
+            "export",
+            "--db",
+            live_db.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let exported: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let mut clocks = Vec::new();
+    clock_values(&exported, &mut clocks);
+    assert!(!clocks.is_empty(), "the export names the clocks");
+    assert!(clocks.iter().all(Value::is_null), "{clocks:?}");
+    let kept = || -> Vec<(String, String)> {
+        let conn = rusqlite::Connection::open(&live_db).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT b.name, l.text FROM board_learnt l JOIN boards b ON b.id = l.board_id \
+                 WHERE l.kind = 'certabo' ORDER BY b.name",
+            )
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let calibrations = kept();
+    assert_eq!(calibrations.len(), 2, "{calibrations:?}");
+    assert!(
+        calibrations
+            .iter()
+            .all(|(_, text)| text.split_whitespace().count() == 1 + 34),
+        "34 chips each: {calibrations:?}"
+    );
+
+    // The daemon restarted; the boards come back calibrated, with a new game each.
+    let again = [
+        ("certabo", "Capablanca", 183, "33", false),
+        ("certabo-turned", "Capablanca", 200, "34", true),
+    ];
+    let mut emulators = Vec::new();
+    for &(name, file, n, seed, rotated) in &again {
+        let mut extra = vec![
+            "--kind",
+            "certabo",
+            "--calibrated",
+            "--speed",
+            CERTABO_SPEED,
+        ];
+        extra.extend(["--seed", seed, "--linger-ms", "1500"]);
+        if rotated {
+            extra.push("--rotated");
+        }
+        let (p, link) = emulate(d, name, file, n, &extra);
+        assert!(links.contains(&link), "the same board at the same port");
+        emulators.push(p);
+    }
+    let mut args = vec![
+        "run",
+        "--db",
+        live_db.to_str().unwrap(),
+        "--kind",
+        "certabo",
+    ];
+    for l in &links {
+        args.extend(["--port", l.to_str().unwrap()]);
+    }
+    let mut daemon = Proc::start(d, "run-again", &args);
+    for (&(_, file, n, _, _), link) in again.iter().zip(&links) {
+        let expected = expected_uci(&corpus_game(file, n));
+        let got = wait_for_moves(&live_db, link.to_str().unwrap(), expected.len());
+        assert_eq!(got, expected, "after the restart: {file} #{n}");
+    }
+    for e in &mut emulators {
+        let status = e.wait_exit(DEADLINE);
+        assert!(status.success(), "{} failed: {status}", e.name);
+    }
+    daemon.terminate();
+    assert!(daemon.wait_exit(Duration::from_secs(20)).success());
+    let log = daemon.log_text();
+    assert!(
+        !log.contains("calibration learnt"),
+        "calibrated again:\n{log}"
+    );
+    assert_eq!(
+        log.matches("goes on with what it learnt before").count(),
+        2,
+        "{log}"
+    );
+    assert_eq!(kept(), calibrations, "the kept calibrations are unchanged");
+    // The captures say the calibration, so that they replay alike.
+    let _ignored_if_absent = std::fs::remove_file(d.join("replay.db"));
+    let names: Vec<&str> = again.iter().map(|b| b.0).collect();
+    let replayed = replay_captures(d, &names);
+    for &(name, file, n, _, _) in &again {
+        let capture = std::fs::read_to_string(d.join(format!("{name}.capture"))).unwrap();
+        assert!(
+            capture.contains("# learnt: certabo-calibration-1 "),
+            "{name}"
+        );
+        let games = games_of(&replayed, name);
+        assert_eq!(games.len(), 1, "{name}: {games:#?}");
+        assert_eq!(
+            games[0].moves,
+            expected_uci(&corpus_game(file, n)),
+            "{name}"
+        );
+    }
+}

@@ -198,3 +198,27 @@ fn dgt_without_a_clock_at_human_speed() {
 fn dgt_without_a_clock_with_blitz_hands() {
     check(dgt_without_a_clock, 0.3);
 }
+
+/// The same hands on a Certabo board: a record of every chip several times a second,
+/// calibrated from the setup the emulated board opens with (replay learns it as the daemon
+/// does).
+fn certabo(script: &BoardScript) -> String {
+    emulator::certabo_script(script).to_capture_text()
+}
+
+/// Not yet exact: 299 of 300 (tatamast22#9 reads 10... Nxe4 for 10... dxe4: the capture
+/// and the recapture on e4 fell between two records, and two captures fit); issue 35 is open.
+#[test]
+#[ignore = "299 of 300 games exact at human speed; issue 35 is open"]
+fn certabo_at_human_speed() {
+    check(certabo, 1.0);
+}
+
+/// Not yet exact with blitz hands: 39 of 300 games differ (a record every 350 ms misses most
+/// of a quick hand's boards: 11 takebacks and 8 irregularities read in 23,366 plies); issue 35
+/// is open.
+#[test]
+#[ignore = "39 of 300 games differ with blitz hands; issue 35 is open"]
+fn certabo_with_blitz_hands() {
+    check(certabo, 0.3);
+}

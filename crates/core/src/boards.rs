@@ -11,7 +11,7 @@ use crate::{
     kind::{BoardKind, Link},
     pipeline::{Applied, Board, Dgt, Notice, Tgz},
     protocol::FrameReader,
-    sensor::{chesslink::ChessLinkBoard, chessnut::ChessnutBoard},
+    sensor::{certabo::CertaboBoard, chesslink::ChessLinkBoard, chessnut::ChessnutBoard},
 };
 
 impl BoardKind {
@@ -24,6 +24,7 @@ impl BoardKind {
             BoardKind::Togyz => w.run::<Tgz>(),
             BoardKind::ChessLink => w.run::<ChessLinkBoard>(),
             BoardKind::Chessnut => w.run::<ChessnutBoard>(),
+            BoardKind::Certabo => w.run::<CertaboBoard>(),
         }
     }
 

@@ -355,6 +355,11 @@ impl<R: BufRead> Iterator for CaptureLines<R> {
     }
 }
 
+/// The header that carries what a board's sensor had learnt of it when the capture began (a
+/// calibration: `crate::pipeline::Board::learnt`), which `replay` gives back to the sensor as
+/// the daemon does to a board it opens.
+pub const LEARNT_HEADER: &str = "learnt";
+
 /// Writes a capture v1: the header lines at creation, then one line per chunk.
 /// The header lines of a capture: `# boardscribe capture v1`, `# device: {device}` and each
 /// extra `# key: value` (an extra named `device` is left out: the argument wins). Keys must be

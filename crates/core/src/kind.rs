@@ -31,15 +31,19 @@ pub enum BoardKind {
     /// A Chessnut board (Air, Air+, Pro, Evo, Go) on USB HID: the whole position about every
     /// 200 ms, no clock.
     Chessnut,
+    /// A Certabo or Tabutronic Cerno RFID board: every piece's chip on every record, several
+    /// records a second, no clock.
+    Certabo,
 }
 
 impl BoardKind {
     /// Every kind, in the order `devices` and the config's error list them.
-    pub const ALL: [BoardKind; 4] = [
+    pub const ALL: [BoardKind; 5] = [
         BoardKind::Dgt,
         BoardKind::Togyz,
         BoardKind::ChessLink,
         BoardKind::Chessnut,
+        BoardKind::Certabo,
     ];
 
     /// The name a config's `kind`, a capture's `device` and the command line use.
@@ -49,6 +53,7 @@ impl BoardKind {
             BoardKind::Togyz => "togyz",
             BoardKind::ChessLink => "chesslink",
             BoardKind::Chessnut => "chessnut",
+            BoardKind::Certabo => "certabo",
         }
     }
 

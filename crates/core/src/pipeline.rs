@@ -50,6 +50,17 @@ pub enum Applied {
     Noted(Notice),
 }
 
+/// What a sensor learnt of its board ([`Board::learnt`]): the edge keeps `text` per board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Learnt {
+    /// What it is, for the log (`calibration`).
+    pub what: &'static str,
+    /// An opaque text that [`Board::restore`] reads back.
+    pub text: String,
+    /// Why it was learnt, for the log (the setup it was learnt from).
+    pub how: String,
+}
+
 /// Something the pipeline noticed that is not part of the record, for the edge to log, each at
 /// the level its variant names.
 #[derive(Debug)]
@@ -82,6 +93,9 @@ pub enum Notice {
     MemoryNotRead { asked_at_ms: Millis, why: String },
     /// The judge's own note ([`Judge::take_notices`]).
     Judge(JudgeNotice),
+    /// The sensor learnt something of its board ([`Board::learnt`]), for the edge to keep:
+    /// info.
+    Learnt(Learnt),
 }
 
 /// One kind of board, as the pipeline and the edges see it: its wire, sensor state, game and
@@ -155,8 +169,31 @@ pub trait Board: 'static {
     /// Folds `frame` into `sensor`; what it was.
     fn apply(sensor: &mut Self::Sensor, frame: Self::Frame) -> Applied;
 
-    /// Forgets the sensed board (the board went away).
+    /// Forgets the sensed board (the board went away); what the sensor learnt of the board
+    /// itself ([`Board::learnt`]) is kept.
     fn reset(sensor: &mut Self::Sensor);
+
+    /// What the sensor learnt of this board since the last call (a calibration), as text the
+    /// edge keeps per board and gives back to a new sensor through [`Board::restore`]. Most
+    /// boards learn nothing.
+    fn learnt(sensor: &mut Self::Sensor) -> Option<Learnt> {
+        let _ = sensor;
+        None
+    }
+
+    /// Seeds `sensor` with what [`Board::learnt`] gave for this board before (a daemon
+    /// restarted, a capture replayed); an error says why the text does not read.
+    fn restore(sensor: &mut Self::Sensor, text: &str) -> Result<(), String> {
+        let _ = (sensor, text);
+        Ok(())
+    }
+
+    /// Makes `sensor` forget what it learnt and learn it again from what the board shows next
+    /// (the arbiter's request); whether this kind learns anything.
+    fn relearn(sensor: &mut Self::Sensor) -> bool {
+        let _ = sensor;
+        false
+    }
 
     /// Whether the board keeps a log of what was done on it that [`Board::from_memory`] reads
     /// (asked for after every gap).
@@ -762,6 +799,20 @@ impl<B: Board> Pipeline<B> {
             Applied::Noted(notice) => self.notices.push(notice),
             Applied::Nothing => {}
         }
+        if let Some(learnt) = B::learnt(&mut self.sensor) {
+            self.notices.push(Notice::Learnt(learnt));
+        }
+    }
+
+    /// Seeds the sensor with what it learnt of this board before ([`Board::restore`]).
+    pub fn restore_sensor(&mut self, text: &str) -> Result<(), String> {
+        B::restore(&mut self.sensor, text)
+    }
+
+    /// Makes the sensor learn its board again from what it shows next ([`Board::relearn`]);
+    /// whether this kind learns anything.
+    pub fn relearn_sensor(&mut self) -> bool {
+        B::relearn(&mut self.sensor)
     }
 
     /// Passes what the tracker said through the judge, each event with what it plays.

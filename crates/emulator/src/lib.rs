@@ -10,11 +10,13 @@
 //! for a togyz korgool pit board: [`script_togyz`] turns a record into a [`TogyzScript`].
 //! [`run_bus_pty`] plays many DGT scripts as a bus-mode chain on one pseudo-terminal.
 //! [`chess960_game`] makes a seeded random Chess960 game to script like any other.
-//! [`chesslink_script`] plays a DGT script's hands on a Millennium ChessLink board, and
-//! [`chessnut_script`] on a Chessnut board (USB HID, the runner on a socket). Every kind
-//! of script is one type, [`Script`], over the board's kind ([`ScriptBoard`]).
+//! [`chesslink_script`] plays a DGT script's hands on a Millennium ChessLink board,
+//! [`chessnut_script`] on a Chessnut board (USB HID, the runner on a socket) and
+//! [`certabo_script`] on a Certabo RFID board (a chip per piece, a record every 350 ms). Every
+//! kind of script is one type, [`Script`], over the board's kind ([`ScriptBoard`]).
 
 mod bus;
+mod certabo;
 mod chess960;
 mod chesslink;
 mod chessnut;
@@ -29,6 +31,10 @@ mod series;
 mod togyz;
 
 pub use bus::{BusChainOptions, BusFault, log_tokens, run_bus_pty, script_address};
+pub use certabo::{
+    CALIBRATION_MS, CertaboBoard, CertaboScript, Chips, RECORD_MS, calibration, certabo_script,
+    certabo_script_calibrated,
+};
 pub use chess960::chess960_game;
 pub use chesslink::{ChessLinkBoard, ChessLinkScript, chesslink_script};
 pub use chessnut::{ChessnutBoard, ChessnutScript, chessnut_script};

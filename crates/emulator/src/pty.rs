@@ -29,7 +29,8 @@ use tokio::{
 
 use super::{
     BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
-    TogyzPayload, TogyzScript, capture_header,
+    TogyzPayload, TogyzScript,
+    certabo::{CertaboBoard, CertaboScript},
     chesslink::{ChessLinkBoard, ChessLinkScript},
     chessnut::{ChessnutBoard, ChessnutScript},
     script::Event,
@@ -45,7 +46,7 @@ use boardscribe_core::{
     memory::EeRecorder,
     protocol::Direction,
     protocol::{
-        chesslink as cl, chessnut as cn,
+        certabo as ct, chesslink as cl, chessnut as cn,
         dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
         tgz::{self, PitDump},
     },
@@ -198,6 +199,11 @@ trait PtyBoard {
     /// The events after the handshake, in time order.
     fn body(&self) -> Vec<&Self::Event>;
     fn at_ms(e: &Self::Event) -> Millis;
+    /// The capture's headers besides `device` and `source` (what the board's sensor is known
+    /// to have learnt of it).
+    fn capture_extra(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// Forgets what the board's memory holds (it keeps only what the board shows now).
     fn forget_memory(_state: &mut Self::State) {}
     /// Index in `body` of the event after which an unplug at `ply` happens.
@@ -382,8 +388,10 @@ async fn run<S: PtyBoard>(
     let capture = match &opts.capture_out {
         Some(p) => {
             let mut f = tokio::fs::File::create(p).await?;
-            f.write_all(capture_header(S::DEVICE, "boardscribe emulate (pty)").as_bytes())
-                .await?;
+            let mut extra = vec![("source".to_owned(), "boardscribe emulate (pty)".to_owned())];
+            extra.extend(script.capture_extra());
+            let head = boardscribe_core::capture::capture_head(S::DEVICE, &extra)?;
+            f.write_all(head.as_bytes()).await?;
             Some(f)
         }
         None => None,
@@ -508,11 +516,18 @@ pub enum PtyScript {
     Togyz(TogyzScript),
     ChessLink(ChessLinkScript),
     Chessnut(ChessnutScript),
+    Certabo(CertaboScript),
 }
 
 impl From<ChessnutScript> for PtyScript {
     fn from(s: ChessnutScript) -> PtyScript {
         PtyScript::Chessnut(s)
+    }
+}
+
+impl From<CertaboScript> for PtyScript {
+    fn from(s: CertaboScript) -> PtyScript {
+        PtyScript::Certabo(s)
     }
 }
 
@@ -544,6 +559,7 @@ impl PtyScript {
             BoardKind::Dgt => Some(PtyScript::Dgt(hands)),
             BoardKind::ChessLink => Some(PtyScript::ChessLink(crate::chesslink_script(&hands))),
             BoardKind::Chessnut => Some(PtyScript::Chessnut(crate::chessnut_script(&hands))),
+            BoardKind::Certabo => Some(PtyScript::Certabo(crate::certabo_script(&hands))),
             BoardKind::Togyz => None,
         }
     }
@@ -551,7 +567,11 @@ impl PtyScript {
     /// Whether boards of `kind` can be emulated here (on a pseudo-terminal).
     pub fn can_emulate(kind: BoardKind) -> bool {
         match kind {
-            BoardKind::Dgt | BoardKind::Togyz | BoardKind::ChessLink | BoardKind::Chessnut => true,
+            BoardKind::Dgt
+            | BoardKind::Togyz
+            | BoardKind::ChessLink
+            | BoardKind::Chessnut
+            | BoardKind::Certabo => true,
         }
     }
 
@@ -566,6 +586,7 @@ impl PtyScript {
             PtyScript::Togyz(s) => run_togyz_pty(s, opts, events).await,
             PtyScript::ChessLink(s) => run(s, opts, events).await,
             PtyScript::Chessnut(s) => run(s, opts, events).await,
+            PtyScript::Certabo(s) => run(s, opts, events).await,
         }
     }
 }

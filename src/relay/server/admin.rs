@@ -144,6 +144,19 @@ pub(super) async fn admin_round_start(
     Ok(Json(json!({ "round": n, "previous": previous, "by": by })).into_response())
 }
 
+/// `POST /api/admin/boards/{name}/calibrate`: the board's sensor forgets what it learnt of
+/// the board and learns it again from what it shows next (a Certabo board: the start position,
+/// with the extra queens on d3 and d6).
+pub(super) async fn admin_board_calibrate(
+    State(app): State<App>,
+    UrlPath(name): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    app.decider.relearn(&name).await?;
+    Ok(Json(json!({ "board": name, "calibrating": true })).into_response())
+}
+
 /// `POST /api/admin/rounds/{n}/undo`: the start of round `n` (the latest) undone; answers the
 /// round current again.
 pub(super) async fn admin_round_undo(

@@ -54,6 +54,7 @@ pub enum Kind {
     Dgt,
     Togyz,
     ChessLink,
+    Certabo,
 }
 
 impl Kind {
@@ -63,6 +64,7 @@ impl Kind {
             Kind::Dgt => "dgt",
             Kind::Togyz => "togyz",
             Kind::ChessLink => "chesslink",
+            Kind::Certabo => "certabo",
         }
     }
 }
@@ -88,7 +90,7 @@ impl HallBoard {
         game.moves
             .iter()
             .map(|m| match self.kind {
-                Kind::Dgt | Kind::ChessLink => m.uci.clone().unwrap_or_default(),
+                Kind::Dgt | Kind::ChessLink | Kind::Certabo => m.uci.clone().unwrap_or_default(),
                 Kind::Togyz => m.notation.clone(),
             })
             .collect()
@@ -101,6 +103,7 @@ impl HallBoard {
             PtyScript::Togyz(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
             PtyScript::ChessLink(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
             PtyScript::Chessnut(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
+            PtyScript::Certabo(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
         }
     }
 }
@@ -598,6 +601,7 @@ fn dues(script: &PtyScript) -> Vec<Due> {
         PtyScript::Togyz(s) => togyz_dues(s),
         PtyScript::ChessLink(s) => whole_position_dues(s),
         PtyScript::Chessnut(s) => whole_position_dues(s),
+        PtyScript::Certabo(s) => certabo_dues(s),
     }
 }
 
@@ -637,6 +641,20 @@ fn whole_position_dues<B: ScriptBoard>(s: &Script<B>) -> Vec<Due> {
             };
             let what = (e.kind == EventKind::Move).then_some((e.ply, false));
             Some((e.at_ms - s.body_start_ms, f.wire_bytes(), what))
+        })
+        .collect()
+}
+
+fn certabo_dues(s: &boardscribe::emulator::CertaboScript) -> Vec<Due> {
+    s.events
+        .iter()
+        .filter(|e| e.dir == Direction::FromBoard && e.at_ms >= s.body_start_ms)
+        .filter_map(|e| {
+            let Payload::Frame(f) = &e.payload else {
+                return None;
+            };
+            let what = (e.kind == EventKind::Move).then_some((e.ply, false));
+            Some((e.at_ms - s.body_start_ms, f.to_bytes(), what))
         })
         .collect()
 }
@@ -682,6 +700,7 @@ pub fn written_late(script: &PtyScript, capture: &str, ready: Instant) -> (Vec<W
         PtyScript::Togyz(s) => s.plies.len(),
         PtyScript::ChessLink(s) => s.plies.len(),
         PtyScript::Chessnut(s) => s.plies.len(),
+        PtyScript::Certabo(s) => s.plies.len(),
     };
     let mut out = vec![Written::default(); plies];
     let Ok(cap) = parse_capture(capture) else {
@@ -698,6 +717,8 @@ pub fn written_late(script: &PtyScript, capture: &str, ready: Instant) -> (Vec<W
         PtyScript::ChessLink(_) => &[boardscribe::protocol::chesslink::cmd::WRITE],
         // The mode command that switches reports on.
         PtyScript::Chessnut(_) => &[boardscribe::protocol::chessnut::cmd::MODE],
+        // The LEDs off, the host's start-up.
+        PtyScript::Certabo(_) => &[0],
     };
     let Some(origin) = cap
         .chunks

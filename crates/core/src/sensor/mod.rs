@@ -3,11 +3,13 @@
 //! Flow: a chessboard's position ([`chess::ChessSensor`]: a whole position replaces all 64
 //! squares, DGT's `FieldUpdate` changes one) keeps an incremental key for each orientation so
 //! the tracker can compare readings in O(1); a Millennium ChessLink board ([`chesslink`]) reports
-//! the whole position at every change, a Chessnut board ([`chessnut`]) about every 200 ms. A
-//! board turned
+//! the whole position at every change, a Chessnut board ([`chessnut`]) about every 200 ms, a
+//! Certabo board ([`certabo`]) its chip ids several times a second, read through the board's
+//! calibration. A board turned
 //! round (black at the connector side) reads square `i` as `i ^ 63` (dgt-notes 1.6). The togyz
 //! korgool pit board (`tgz`) works the same way over 20 location counts and two tuz markers.
 
+pub mod certabo;
 pub mod chess;
 pub mod chesslink;
 pub mod chessnut;

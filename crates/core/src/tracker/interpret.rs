@@ -270,7 +270,8 @@ impl<G: GameKind> Tracker<G> {
             self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }
-        if (3..=self.settings.two_ply_max_distance).contains(&distance)
+        if (self.settings.two_ply_min_distance..=self.settings.two_ply_max_distance)
+            .contains(&distance)
             && let Some(path) = moves_to::<G>(g.tip(), key, sensed_reading, 2)
         {
             for (mv, node) in path {

@@ -52,6 +52,11 @@ pub struct TrackerSettings {
     pub new_game_min_plies: usize,
     /// Largest number of differing places for which a two-ply search is tried.
     pub two_ply_max_distance: usize,
+    /// Fewest differing places for which a two-ply search is tried: 3, or 2 on a board whose
+    /// readings come far enough apart (a Certabo board's records) that a capture and its
+    /// recapture on one square can fall between two, leaving only the capturers' squares
+    /// changed.
+    pub two_ply_min_distance: usize,
     /// After a clock press, the move is recorded this much later: the sensors may still be
     /// reporting it (a full scan of the board takes 200-250 ms).
     pub scan_ms: Millis,
@@ -107,6 +112,7 @@ impl Default for TrackerSettings {
             press_wait_ms: 3_000,
             new_game_min_plies: 2,
             two_ply_max_distance: 8,
+            two_ply_min_distance: 3,
             scan_ms: 300,
             gap_plies: 2,
             gap_nodes: 20_000,

@@ -1,6 +1,6 @@
 //! How each kind of emulated board answers on its pseudo-terminal (or socket): a DGT board's
 //! modes, dumps, clock and memory replies; a TGZ-1 pit board's; a ChessLink board's; a
-//! Chessnut board's.
+//! Chessnut board's; a Certabo board's.
 
 use super::*;
 
@@ -340,5 +340,77 @@ impl PtyBoard for ChessnutScript {
             (None, None) => Host::Ignore,
         };
         Some((used, host))
+    }
+}
+
+impl PtyBoard for CertaboScript {
+    /// Nothing to answer from: the records are the script's.
+    type State = ();
+    type Event = Event<CertaboBoard>;
+    const DEVICE: &'static str = BoardKind::Certabo.name();
+    const NAME: &'static str = "emulated Certabo board";
+
+    fn start_state(&self) {}
+
+    fn initial_clock(&self) -> BwTime {
+        self.initial_clock
+    }
+
+    fn body_start_ms(&self) -> Millis {
+        self.body_start_ms
+    }
+
+    fn body(&self) -> Vec<&Event<CertaboBoard>> {
+        self.events
+            .iter()
+            .filter(|e| {
+                e.dir == Direction::FromBoard
+                    && matches!(e.payload, Payload::Frame(ct::Frame::Pieces(_)))
+            })
+            .collect()
+    }
+
+    fn at_ms(e: &Event<CertaboBoard>) -> Millis {
+        e.at_ms
+    }
+
+    /// A board calibrated before the script (it opens without the calibration setup): its
+    /// calibration, as a daemon that kept it gives it back.
+    fn capture_extra(&self) -> Vec<(String, String)> {
+        if self.opens_calibrating() {
+            return Vec::new();
+        }
+        vec![(
+            boardscribe_core::capture::LEARNT_HEADER.to_owned(),
+            crate::certabo::calibration().to_text(),
+        )]
+    }
+
+    /// After the first record of `ply` (the piece lifted, or the move whole).
+    fn unplug_after(&self, body: &[&Event<CertaboBoard>], ply: u32) -> Option<usize> {
+        body.iter()
+            .position(|e| e.kind == EventKind::Move && e.ply == ply)
+    }
+
+    fn play(
+        _state: &mut (),
+        _clock: &mut BwTime,
+        e: &Event<CertaboBoard>,
+    ) -> Option<(Vec<u8>, Channel)> {
+        let Payload::Frame(f) = &e.payload else {
+            return None;
+        };
+        Some((f.to_bytes(), Channel::Board))
+    }
+
+    /// An LED command (8 bytes, no framing): answered `L` (one-colour LEDs), as cer2nut reads
+    /// a Certabo board; the board streams from then on (a real one streams from power-up: the
+    /// host's start-up is what starts the script's clock here).
+    fn command(&self, buf: &[u8], _state: &mut (), _clock: &BwTime) -> Option<(usize, Host)> {
+        if buf.len() < ct::LED_COMMAND_LEN {
+            return None;
+        }
+        let ack = ct::Frame::LedAck(ct::LedAck::L).to_bytes();
+        Some((ct::LED_COMMAND_LEN, Host::ReplyAndUpdates(ack, Mode::Board)))
     }
 }

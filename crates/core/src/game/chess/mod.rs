@@ -42,6 +42,9 @@ pub mod code {
     pub const RESULT_DRAW: u8 = 13;
     pub const RESULT_WHITE_WINS: u8 = 14;
     pub const RESULT_BLACK_WINS: u8 = 15;
+    /// A piece the board senses but cannot name (a chip its calibration does not know): no
+    /// position shows it, so a reading with one fits nothing until it is resolved.
+    pub const UNKNOWN: u8 = 16;
 }
 
 /// 64 square codes ([`code`]) indexed by square (a1 = 0 ... h8 = 63).
@@ -69,10 +72,15 @@ impl std::fmt::Debug for ChessReading {
 }
 
 /// Keys for (square, code) pairs; code 0 (empty) contributes nothing.
-static ZOBRIST: [[u64; 16]; 64] = zobrist_table();
+static ZOBRIST: [[u64; CODES]; 64] = zobrist_table();
 
-const fn zobrist_table() -> [[u64; 16]; 64] {
-    let mut table = [[0u64; 16]; 64];
+/// Square codes with a key: 0 ..= [`code::UNKNOWN`].
+const CODES: usize = code::UNKNOWN as usize + 1;
+
+/// The keys of codes 1..16 first, as they always were, then [`code::UNKNOWN`]'s from the same
+/// generator, so that adding a code changes no key already given.
+const fn zobrist_table() -> [[u64; CODES]; 64] {
+    let mut table = [[0u64; CODES]; 64];
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut sq = 0;
     while sq < 64 {
@@ -88,13 +96,23 @@ const fn zobrist_table() -> [[u64; 16]; 64] {
         }
         sq += 1;
     }
+    let mut sq = 0;
+    while sq < 64 {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        table[sq][code::UNKNOWN as usize] = z ^ (z >> 31);
+        sq += 1;
+    }
     table
 }
 
-/// The key contribution of `code` on square index `sq` (a1 = 0).
+/// The key contribution of `code` on square index `sq` (a1 = 0); a code past
+/// [`code::UNKNOWN`] is keyed as it.
 #[inline]
 pub fn zobrist(sq: usize, code: u8) -> u64 {
-    ZOBRIST[sq & 63][usize::from(code & 0x0f)]
+    ZOBRIST[sq & 63][usize::from(code).min(CODES - 1)]
 }
 
 /// The square code ([`code`]) of a piece.

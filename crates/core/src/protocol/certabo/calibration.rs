@@ -215,6 +215,14 @@ impl Calibration {
         Ok(())
     }
 
+    /// Adds one chip as `piece` (an extra queen placed after the calibration); a chip known as
+    /// another piece is an error and changes nothing.
+    pub fn learn_chip(&mut self, chip: ChipId, piece: Piece) -> Result<(), CalibrationError> {
+        let mut one = Calibration::default();
+        one.chips.insert(chip, piece);
+        self.merge(&one)
+    }
+
     /// The piece a chip id stands for.
     pub fn piece(&self, chip: ChipId) -> Option<Piece> {
         self.chips.get(&chip).copied()

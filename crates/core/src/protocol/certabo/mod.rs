@@ -67,8 +67,8 @@ pub use calibration::{
     WHITE_EXTRA_QUEEN,
 };
 pub use led::{
-    CommandReader, HostCommand, LedCommand, LedKind, RGB_COMMAND_LEN, RGB_LEDS, RgbLeds,
-    corner_leds, decode_command,
+    CommandReader, HostCommand, LED_COMMAND_LEN, LedCommand, LedKind, RGB_COMMAND_LEN, RGB_LEDS,
+    RgbLeds, corner_leds, decode_command,
 };
 pub use parse::{RecordError, cut, decode_body};
 
