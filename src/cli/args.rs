@@ -114,7 +114,7 @@ impl RunArgs {
 /// `boardscribe demo`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DemoArgs {
-    /// Number of emulated chessboards, each vendor's in turn (DGT, Millennium ChessLink...).
+    /// Number of emulated DGT chessboards.
     #[arg(long = "chess-boards", default_value_t = 2)]
     pub chess_boards: usize,
     /// Number of emulated togyz korgool pit boards (TGZ-1), after the chessboards; 0 for a
@@ -122,7 +122,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 1)]
     pub togyz_boards: usize,
     /// The boards by kind, in board order: `dgt=4,chesslink=2,togyz=1` (instead of
-    /// --chess-boards and --togyz-boards); a bare number is a number of chessboards.
+    /// --chess-boards and --togyz-boards); a bare number is a number of DGT chessboards.
     #[arg(long, value_name = "KIND=N,...", conflicts_with_all = ["chess_boards", "togyz_boards"])]
     pub boards: Option<BoardMix>,
     /// Time multiplier for the emulated players (1 is human speed).
@@ -156,7 +156,7 @@ impl DemoArgs {
         DemoOptions {
             boards: match &self.boards {
                 Some(mix) => mix.0.clone(),
-                None => BoardMix::in_turn(self.chess_boards, self.togyz_boards).0,
+                None => BoardMix::dgt_and_togyz(self.chess_boards, self.togyz_boards).0,
             },
             speed: self.speed,
             db: self.db.clone(),

@@ -316,18 +316,15 @@ fn demo_boards(
 }
 
 /// A demo's boards as `--boards` gives them: `dgt=2,chesslink=1,togyz=1` (each kind and how
-/// many, in board order), or a number of chessboards (the chess kinds in turn).
+/// many, in board order), or a number of DGT chessboards.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoardMix(pub Vec<BoardKind>);
 
 impl BoardMix {
-    /// `chess` chessboards, the chess kinds in turn (DGT first), then `togyz` pit boards.
-    pub fn in_turn(chess: usize, togyz: usize) -> BoardMix {
-        let chess_kinds: Vec<BoardKind> = BoardKind::ALL
-            .into_iter()
-            .filter(|k| k.game() == Kind::Chess && PtyScript::can_emulate(*k))
-            .collect();
-        let mut kinds: Vec<BoardKind> = chess_kinds.iter().copied().cycle().take(chess).collect();
+    /// `chess` DGT chessboards, then `togyz` pit boards: the demo's boards unless `--boards`
+    /// mixes vendors.
+    pub fn dgt_and_togyz(chess: usize, togyz: usize) -> BoardMix {
+        let mut kinds = vec![BoardKind::Dgt; chess];
         kinds.extend(std::iter::repeat_n(BoardKind::Togyz, togyz));
         BoardMix(kinds)
     }
@@ -338,7 +335,7 @@ impl std::str::FromStr for BoardMix {
 
     fn from_str(s: &str) -> Result<BoardMix, String> {
         if let Ok(chess) = s.trim().parse::<usize>() {
-            return Ok(BoardMix::in_turn(chess, 0));
+            return Ok(BoardMix::dgt_and_togyz(chess, 0));
         }
         let mut kinds = Vec::new();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -391,13 +388,10 @@ mod tests {
         let mix: BoardMix = "dgt=2, chesslink=1,togyz".parse().unwrap();
         use BoardKind::*;
         assert_eq!(mix.0, vec![Dgt, Dgt, ChessLink, Togyz]);
-        // A bare number: that many chessboards, the vendors in turn.
+        // A bare number: that many DGT chessboards.
         let chess: BoardMix = "3".parse().unwrap();
-        assert_eq!(chess.0.len(), 3);
-        assert_eq!(chess.0[0], Dgt);
-        assert!(chess.0.iter().all(|k| k.game() == Kind::Chess));
-        assert!(chess.0.contains(&ChessLink), "{chess:?}");
-        assert_eq!(BoardMix::in_turn(1, 2).0, vec![Dgt, Togyz, Togyz]);
+        assert_eq!(chess.0, vec![Dgt; 3]);
+        assert_eq!(BoardMix::dgt_and_togyz(1, 2).0, vec![Dgt, Togyz, Togyz]);
         let err = "dgt=2,chess=1".parse::<BoardMix>().unwrap_err();
         assert!(
             err.contains("\"chess\"") && err.contains("chesslink"),
