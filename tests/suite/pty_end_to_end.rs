@@ -1243,8 +1243,8 @@ fn a_demo_of_mixed_vendors_records_each_boards_game_whole() {
 /// Two Chessnut boards on USB HID, one turned round, each a real `emulate --kind chessnut`
 /// process on a Unix socket standing in for its hidraw node, recorded by a real `run --kind
 /// chessnut` over the HID link: every move of each game, in order, no clock time; the
-/// daemon's writes (its start-up, one command to a report) reach the board at least 200 ms
-/// apart, as the emulator's capture shows; and replaying the captures the emulators wrote gives
+/// daemon's writes (its start-up, one command to a report) are paced 200 ms apart, as the
+/// emulator's capture shows (within its reads' wake-up); and replaying the captures the emulators wrote gives
 /// the same record.
 #[test]
 fn chessnut_boards_are_recorded_by_run_over_sockets_and_their_captures_replay_alike() {
@@ -1290,9 +1290,12 @@ fn chessnut_boards_are_recorded_by_run_over_sockets_and_their_captures_replay_al
         for (_, bytes) in &writes {
             assert_eq!(bytes.len(), 3, "{name}: one command a write: {writes:?}");
         }
+        // The times are the emulator's reads, and a read can wake late (198 ms apart was seen
+        // under load, the first read 2 ms late): the daemon's pacing leaves 200 ms, writes
+        // without it would be a few ms apart.
         for pair in writes.windows(2) {
             let apart = pair[1].0 - pair[0].0;
-            assert!(apart >= 200, "{name}: writes {apart} ms apart: {writes:?}");
+            assert!(apart >= 180, "{name}: writes {apart} ms apart: {writes:?}");
         }
     }
     // No clock on these boards: no move carries a time.
