@@ -232,13 +232,10 @@ fn hid_info(root: &Path, class_entry: &Path, name: &str) -> Option<PortInfo> {
         .lines()
         .find_map(|l| hid_id(l.strip_prefix("HID_ID=")?))?;
     let descriptor = std::fs::read(device.join("report_descriptor")).unwrap_or_default();
-    let driver = std::fs::read_link(device.join("driver"))
-        .ok()
-        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
     Some(PortInfo {
         name: name.to_owned(),
         path: Path::new("/dev").join(name),
-        driver,
+        driver: driver_of(&device),
         usb: usb_info(root, &device),
         hid: Some(HidInfo {
             vid,
@@ -264,16 +261,20 @@ fn natural_key(name: &str) -> (String, u64) {
 
 fn port_info(root: &Path, class_entry: &Path, name: &str) -> Option<PortInfo> {
     let device = std::fs::canonicalize(class_entry.join("device")).ok()?;
-    let driver = std::fs::read_link(device.join("driver"))
-        .ok()
-        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
     Some(PortInfo {
         name: name.to_owned(),
         path: Path::new("/dev").join(name),
-        driver,
+        driver: driver_of(&device),
         usb: usb_info(root, &device),
         hid: None,
     })
+}
+
+/// The kernel driver bound to `device` (`cdc_acm`, `ftdi_sio`, `hid-generic`...).
+fn driver_of(device: &Path) -> Option<String> {
+    std::fs::read_link(device.join("driver"))
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
 }
 
 /// Walks up from a port's device to the USB device (the first with `idVendor`), within `root`.

@@ -1053,28 +1053,20 @@ fn a_result_undone_while_the_daemon_was_down_is_taken_up_again_at_its_restart() 
     assert_eq!(actions, ["set_result", "undo"]);
 }
 
-/// Two Millennium ChessLink boards, one turned round, each a real `emulate --kind chesslink`
-/// process on a pseudo-terminal, recorded by a real `run --kind chesslink` over the ChessLink
-/// line: every move of each game, in order, no clock time, and replaying the captures the
-/// emulators wrote gives the same record.
-#[test]
-fn chesslink_boards_are_recorded_by_run_and_their_captures_replay_alike() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let boards = [
-        ("millennium", "Capablanca", 179, "21", false),
-        ("millennium-turned", "Capablanca", 228, "22", true),
-    ];
-    let Recorded {
-        links,
-        live,
-        replayed,
-    } = record_and_replay(d, &boards, "0.5", &["--kind", "chesslink"]);
-    let live_db = d.join("live.db");
-    for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
+/// Checks that each of `boards` was recorded whole, live and by the replay of its capture:
+/// exactly its corpus game, lying as it was set up, its capture naming `device`; returns each
+/// board's capture text.
+fn assert_each_board_whole(
+    dir: &Path,
+    boards: &[Played<'_>],
+    recorded: &Recorded,
+    device: &str,
+) -> Vec<String> {
+    let mut captures = Vec::new();
+    for ((name, file, n, _, rotated), link) in boards.iter().zip(&recorded.links) {
         let expected = expected_uci(&corpus_game(file, *n));
-        let live_games = games_of(&live, link.to_str().unwrap());
-        let replay_games = games_of(&replayed, name);
+        let live_games = games_of(&recorded.live, link.to_str().unwrap());
+        let replay_games = games_of(&recorded.replayed, name);
         assert_eq!(live_games.len(), 1, "{name}: live games {live_games:#?}");
         assert_eq!(replay_games.len(), 1, "{name}: replayed {replay_games:#?}");
         assert_eq!(
@@ -1087,19 +1079,19 @@ fn chesslink_boards_are_recorded_by_run_and_their_captures_replay_alike() {
         );
         let orientation = if *rotated { "rotated" } else { "normal" };
         assert_eq!(live_games[0].orientation, orientation, "{name}");
-        // The capture names the kind, so that replay reads it as a ChessLink board.
-        let capture = std::fs::read_to_string(d.join(format!("{name}.capture"))).unwrap();
-        assert!(capture.contains("# device: chesslink"), "{name}");
+        // The capture names the kind, so that replay reads it as that kind of board.
+        let capture = std::fs::read_to_string(dir.join(format!("{name}.capture"))).unwrap();
+        assert!(capture.contains(&format!("# device: {device}")), "{name}");
+        captures.push(capture);
     }
-    // No clock on these boards: no move carries a time.
+    captures
+}
+
+/// Checks that no move in `db`'s export carries a clock time (boards without a clock), and
+/// that the export does name the clocks.
+fn assert_no_clock_times(db: &Path) {
     let json = Command::new(BIN)
-        .args([
-            "export",
-            "--db",
-            live_db.to_str().unwrap(),
-            "--format",
-            "json",
-        ])
+        .args(["export", "--db", db.to_str().unwrap(), "--format", "json"])
         .output()
         .unwrap();
     let exported: Value = serde_json::from_slice(&json.stdout).unwrap();
@@ -1107,6 +1099,24 @@ fn chesslink_boards_are_recorded_by_run_and_their_captures_replay_alike() {
     clock_values(&exported, &mut clocks);
     assert!(!clocks.is_empty(), "the export names the clocks");
     assert!(clocks.iter().all(Value::is_null), "{clocks:?}");
+}
+
+/// Two Millennium ChessLink boards, one turned round, each a real `emulate --kind chesslink`
+/// process on a pseudo-terminal, recorded by a real `run --kind chesslink` over the ChessLink
+/// line: every move of each game, in order, no clock time, and replaying the captures the
+/// emulators wrote gives the same record.
+#[test]
+fn chesslink_boards_are_recorded_by_run_and_their_captures_replay_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let boards = [
+        ("millennium", "Capablanca", 179, "21", false),
+        ("millennium-turned", "Capablanca", 228, "22", true),
+    ];
+    let recorded = record_and_replay(d, &boards, "0.5", &["--kind", "chesslink"]);
+    assert_each_board_whole(d, &boards, &recorded, "chesslink");
+    // No clock on these boards: no move carries a time.
+    assert_no_clock_times(&d.join("live.db"));
 }
 
 /// Every `clock_white_ms` and `clock_black_ms` value in `v`.
@@ -1254,32 +1264,12 @@ fn chessnut_boards_are_recorded_by_run_over_sockets_and_their_captures_replay_al
         ("chessnut", "Capablanca", 179, "31", false),
         ("chessnut-turned", "Capablanca", 228, "32", true),
     ];
-    let Recorded {
-        links,
-        live,
-        replayed,
-    } = record_and_replay(d, &boards, "0.5", &["--kind", "chessnut"]);
-    for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
-        let expected = expected_uci(&corpus_game(file, *n));
-        let live_games = games_of(&live, link.to_str().unwrap());
-        let replay_games = games_of(&replayed, name);
-        assert_eq!(live_games.len(), 1, "{name}: live games {live_games:#?}");
-        assert_eq!(replay_games.len(), 1, "{name}: replayed {replay_games:#?}");
-        assert_eq!(
-            live_games[0].moves, expected,
-            "{name}: live record vs {file} #{n}"
-        );
-        assert_eq!(
-            replay_games[0].moves, expected,
-            "{name}: replay of its capture"
-        );
-        let orientation = if *rotated { "rotated" } else { "normal" };
-        assert_eq!(live_games[0].orientation, orientation, "{name}");
-        let text = std::fs::read_to_string(d.join(format!("{name}.capture"))).unwrap();
-        assert!(text.contains("# device: chessnut"), "{name}");
+    let recorded = record_and_replay(d, &boards, "0.5", &["--kind", "chessnut"]);
+    let captures = assert_each_board_whole(d, &boards, &recorded, "chessnut");
+    for ((name, ..), text) in boards.iter().zip(&captures) {
         // The daemon's writes as the board received them: one command each (a write is one
         // output report), never two within 200 ms.
-        let capture = boardscribe::capture::parse_capture(&text).unwrap();
+        let capture = boardscribe::capture::parse_capture(text).unwrap();
         let writes: Vec<(u64, &[u8])> = capture
             .chunks
             .iter()
@@ -1299,20 +1289,7 @@ fn chessnut_boards_are_recorded_by_run_over_sockets_and_their_captures_replay_al
         }
     }
     // No clock on these boards: no move carries a time.
-    let mut clocks = Vec::new();
-    let json = Command::new(BIN)
-        .args([
-            "export",
-            "--db",
-            d.join("live.db").to_str().unwrap(),
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    clock_values(&serde_json::from_slice(&json.stdout).unwrap(), &mut clocks);
-    assert!(!clocks.is_empty(), "the export names the clocks");
-    assert!(clocks.iter().all(Value::is_null), "{clocks:?}");
+    assert_no_clock_times(&d.join("live.db"));
 }
 
 /// The hands' speed of the Certabo boards' games ([`certabo_boards_are_recorded_by_run_and_keep_their_calibration`]).
@@ -1333,25 +1310,10 @@ fn certabo_boards_are_recorded_by_run_and_keep_their_calibration() {
         ("certabo", "Capablanca", 179, "31", false),
         ("certabo-turned", "Capablanca", 228, "32", true),
     ];
-    let Recorded {
-        links,
-        live,
-        replayed,
-    } = record_and_replay(d, &boards, CERTABO_SPEED, &["--kind", "certabo"]);
+    let recorded = record_and_replay(d, &boards, CERTABO_SPEED, &["--kind", "certabo"]);
     let live_db = d.join("live.db");
-    for ((name, file, n, _, rotated), link) in boards.iter().zip(&links) {
-        let expected = expected_uci(&corpus_game(file, *n));
-        let live_games = games_of(&live, link.to_str().unwrap());
-        let replay_games = games_of(&replayed, name);
-        assert_eq!(live_games.len(), 1, "{name}: live games {live_games:#?}");
-        assert_eq!(replay_games.len(), 1, "{name}: replayed {replay_games:#?}");
-        assert_eq!(live_games[0].moves, expected, "{name}: live vs {file} #{n}");
-        assert_eq!(replay_games[0].moves, expected, "{name}: its capture");
-        let orientation = if *rotated { "rotated" } else { "normal" };
-        assert_eq!(live_games[0].orientation, orientation, "{name}");
-        let capture = std::fs::read_to_string(d.join(format!("{name}.capture"))).unwrap();
-        assert!(capture.contains("# device: certabo"), "{name}");
-    }
+    assert_each_board_whole(d, &boards, &recorded, "certabo");
+    let Recorded { links, .. } = recorded;
     let run_log = std::fs::read_to_string(d.join("run.log")).unwrap_or_default();
     assert_eq!(
         run_log.matches("calibration learnt").count(),
@@ -1359,21 +1321,7 @@ fn certabo_boards_are_recorded_by_run_and_keep_their_calibration() {
         "each board calibrated once:\n{run_log}"
     );
     // No clock on these boards: no move carries a time.
-    let json = Command::new(BIN)
-        .args([
-            "export",
-            "--db",
-            live_db.to_str().unwrap(),
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    let exported: Value = serde_json::from_slice(&json.stdout).unwrap();
-    let mut clocks = Vec::new();
-    clock_values(&exported, &mut clocks);
-    assert!(!clocks.is_empty(), "the export names the clocks");
-    assert!(clocks.iter().all(Value::is_null), "{clocks:?}");
+    assert_no_clock_times(&live_db);
     let kept = || -> Vec<(String, String)> {
         let conn = rusqlite::Connection::open(&live_db).unwrap();
         let mut stmt = conn

@@ -110,11 +110,10 @@ impl CertaboSensor {
             });
             self.calibration = Some(more);
         }
-        if self.chess.is_known() && self.chess.codes() == &codes {
-            Applied::Nothing
-        } else {
-            self.chess.set_all(&codes);
+        if self.chess.report_whole(&codes) {
             Applied::Board
+        } else {
+            Applied::Nothing
         }
     }
 }

@@ -63,6 +63,17 @@ impl ChessSensor {
         self.known = true;
     }
 
+    /// Takes a whole position a board reported (codes in board numbering); returns whether it
+    /// changed anything: a board that reports its position again and again (on a watchdog's
+    /// request, on a timer, on every scan) repeats what the sensor knows.
+    pub fn report_whole(&mut self, codes: &[u8; 64]) -> bool {
+        if self.known && self.codes == *codes {
+            return false;
+        }
+        self.set_all(codes);
+        true
+    }
+
     /// Changes one square (board numbering) to `code`; returns whether the board changed.
     /// Out-of-range squares and codes are ignored.
     #[inline]

@@ -57,11 +57,10 @@ impl Board for ChessLinkBoard {
         match frame {
             Frame::Status(report) => {
                 let codes = board_codes(&report);
-                if sensor.is_known() && sensor.codes() == &codes {
-                    Applied::Nothing
-                } else {
-                    sensor.set_all(&codes);
+                if sensor.report_whole(&codes) {
                     Applied::Board
+                } else {
+                    Applied::Nothing
                 }
             }
             Frame::Version { high, low } => Applied::Noted(Notice::Identity {

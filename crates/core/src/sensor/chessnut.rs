@@ -65,11 +65,10 @@ impl Board for ChessnutBoard {
         match frame {
             Frame::Position(report) => {
                 let codes = board_codes(&report.placement);
-                if sensor.is_known() && sensor.codes() == &codes {
-                    Applied::Nothing
-                } else {
-                    sensor.set_all(&codes);
+                if sensor.report_whole(&codes) {
                     Applied::Board
+                } else {
+                    Applied::Nothing
                 }
             }
             Frame::Battery(b) => Applied::Noted(Notice::Identity {
