@@ -47,6 +47,7 @@ mod journal_priorities;
 mod lichess_push;
 mod lichess_rounds;
 mod live_page;
+mod mixed_hall;
 mod nats_security;
 mod page_languages;
 mod pairing_files;

@@ -537,6 +537,13 @@ pub const ENGLISH: &[(&str, &str)] = &[
          position it showed then: it stops after {last}, and {found}; recording waits for the \
          board to fit the record again, or for the arbiter",
     ),
+    (
+        "tracker.lost_track",
+        "from {since} the board shows a position no run of moves from the record reaches \
+         (play faster than the board reports it, or pieces moved about): the record stops \
+         after {last}, and {found}; recording waits for the board to fit the record again, or \
+         for the arbiter",
+    ),
     ("tracker.missing", "{what} (missing: knocked over?)"),
     (
         "tracker.not_completed",

@@ -47,10 +47,31 @@ impl Nats {
 
     /// A single server, `extra` added to its configuration (users, TLS).
     pub fn start_with(dir: &Path, extra: &str) -> Nats {
-        let mut n = Nats::configure(dir, "n1", None, extra);
-        n.spawn();
-        n.wait_ready(Duration::from_secs(20));
-        n
+        // A port found free may be taken by another test before the server binds it: then
+        // the server stops at once, saying so, and is started again on other ports.
+        for _ in 0..5 {
+            let mut n = Nats::configure(dir, "n1", None, extra);
+            let _ = std::fs::remove_file(&n.log);
+            n.spawn();
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(20) {
+                if n.log().contains("address already in use") {
+                    break;
+                }
+                if n.is_ready() {
+                    return n;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            assert!(
+                n.log().contains("address already in use"),
+                "nats-server {} not ready: {}",
+                n.name,
+                n.log()
+            );
+            n.kill();
+        }
+        panic!("nats-server found no free ports in five tries");
     }
 
     /// Three servers routed to each other (cluster `boardscribe`), JetStream on each.
@@ -126,14 +147,19 @@ impl Nats {
         self.child = Some(child);
     }
 
+    /// Whether the server says JetStream is ready (`/healthz?js-enabled-only=true`) and takes
+    /// clients.
+    fn is_ready(&self) -> bool {
+        fleet_common::http_get(self.monitor, "/healthz?js-enabled-only=true")
+            .is_some_and(|b| b.contains("ok"))
+            && TcpStream::connect(("127.0.0.1", self.port)).is_ok()
+    }
+
     /// Waits until the server says JetStream is ready (`/healthz?js-enabled-only=true`).
     pub fn wait_ready(&self, within: Duration) {
         let start = Instant::now();
         loop {
-            if fleet_common::http_get(self.monitor, "/healthz?js-enabled-only=true")
-                .is_some_and(|b| b.contains("ok"))
-                && TcpStream::connect(("127.0.0.1", self.port)).is_ok()
-            {
+            if self.is_ready() {
                 return;
             }
             assert!(

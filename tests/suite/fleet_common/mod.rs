@@ -55,6 +55,7 @@ pub enum Kind {
     Togyz,
     ChessLink,
     Certabo,
+    Chessnut,
 }
 
 impl Kind {
@@ -65,6 +66,7 @@ impl Kind {
             Kind::Togyz => "togyz",
             Kind::ChessLink => "chesslink",
             Kind::Certabo => "certabo",
+            Kind::Chessnut => "chessnut",
         }
     }
 }
@@ -90,7 +92,9 @@ impl HallBoard {
         game.moves
             .iter()
             .map(|m| match self.kind {
-                Kind::Dgt | Kind::ChessLink | Kind::Certabo => m.uci.clone().unwrap_or_default(),
+                Kind::Dgt | Kind::ChessLink | Kind::Certabo | Kind::Chessnut => {
+                    m.uci.clone().unwrap_or_default()
+                }
                 Kind::Togyz => m.notation.clone(),
             })
             .collect()
@@ -119,26 +123,28 @@ fn outcome<G: GameKind>(moves: &[G::Move]) -> &'static str {
     G::outcome(&pos, !next.is_empty()).map_or("*", |(o, _)| o.as_pgn())
 }
 
+/// Whether the Laws end `g` before its last move: a fivefold repetition or 75 moves without a
+/// capture or a pawn move (9.6). Older games played on: such a game is not one the daemon
+/// records whole.
+pub fn cut_by_the_laws(g: &emulator::PgnGame) -> bool {
+    use shakmaty::{EnPassantMode, Position, fen::Epd};
+    let mut pos = shakmaty::Chess::default();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    g.moves.iter().enumerate().any(|(i, m)| {
+        pos = pos.clone().play(*m).expect("a legal corpus move");
+        let key = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
+        let n = seen.entry(key).or_insert(0);
+        *n += 1;
+        i + 1 < g.moves.len() && (*n >= 5 || pos.halfmoves() >= 150)
+    })
+}
+
 /// `chess` DGT boards then `togyz` pit boards, numbered from 1, playing whole corpus games
 /// (standard start; the chess games taken in turn from each file, the togyz games from each file)
 /// whose script at `speed` lasts at most `max_ms`; a quarter of the chess boards play games the
 /// rules end (mate or stalemate), if the corpus has them. Every other board lies turned round.
 pub fn hall(chess: usize, togyz: usize, speed: f64, max_ms: u64) -> Vec<HallBoard> {
     let mut out = Vec::new();
-    // The Laws end a game at a fivefold repetition or after 75 moves without a capture or a pawn
-    // move (9.6); older games played on: such a game is not one the daemon records whole.
-    let cut_by_the_laws = |g: &emulator::PgnGame| {
-        use shakmaty::{EnPassantMode, Position, fen::Epd};
-        let mut pos = shakmaty::Chess::default();
-        let mut seen: HashMap<String, u32> = HashMap::new();
-        g.moves.iter().enumerate().any(|(i, m)| {
-            pos = pos.clone().play(*m).expect("a legal corpus move");
-            let key = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
-            let n = seen.entry(key).or_insert(0);
-            *n += 1;
-            i + 1 < g.moves.len() && (*n >= 5 || pos.halfmoves() >= 150)
-        })
-    };
     let mut files: Vec<Vec<(String, emulator::PgnGame)>> = CHESS_FILES
         .iter()
         .map(|f| {

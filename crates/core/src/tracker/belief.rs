@@ -33,6 +33,9 @@ pub(super) struct Lost {
     pub(super) depth: Option<(usize, bool)>,
     /// The clock showed presses the board does not explain: only the arbiter ends the gap.
     pub(super) clock_disagrees: bool,
+    /// The board was heard all along, and went where no move from the record reaches (play
+    /// faster than its readings, a run of plies between two): no gap, the record lost track.
+    pub(super) heard: bool,
 }
 
 pub(super) struct Node<G: GameKind> {
@@ -149,6 +152,9 @@ pub(super) struct GameState<G: GameKind> {
     /// After `thread_lost`: the plies the board's memory brought back since (first, last), said
     /// when the alert is resolved.
     pub(super) read_back: Option<(u32, u32)>,
+    /// Since when every board heard has fitted nothing, one of them further from the belief
+    /// than displaced pieces are reported (see `Tracker::lose_track`).
+    pub(super) astray_since: Option<Millis>,
 }
 
 impl<G: GameKind> GameState<G> {
@@ -166,6 +172,7 @@ impl<G: GameKind> GameState<G> {
             ambiguous: None,
             candidates: None,
             read_back: None,
+            astray_since: None,
             unexplained: None,
             open: Vec::new(),
             irregularities: 0,

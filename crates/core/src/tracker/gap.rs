@@ -217,6 +217,48 @@ impl<G: GameKind> Tracker<G> {
         }
     }
 
+    /// A board heard all along whose readings have fitted nothing for `lost_after_ms`, one of
+    /// them further from the belief than displaced pieces are reported
+    /// (`displaced_max_distance`): several plies made between two readings, or pieces moved
+    /// about. Nothing else would report it (it is not displaced pieces, and play goes on past
+    /// it), so the game is lost as after a gap: the board is searched from the record (a run
+    /// found is recorded, and says it was found), and `thread_lost` follows if none is.
+    pub(super) fn lose_track(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        let wait = self.settings.lost_after_ms;
+        let Some(g) = self.game.as_mut() else {
+            return;
+        };
+        let Some(since) = g.astray_since else {
+            return;
+        };
+        if g.ended || g.lost.is_some() {
+            g.astray_since = None;
+            return;
+        }
+        if at < since.saturating_add(wait) {
+            return;
+        }
+        let Some(reading) = g.unexplained.as_ref().map(|u| u.reading.clone()) else {
+            return;
+        };
+        g.astray_since = None;
+        // Unexplained that long already: `thread_lost` is raised at once if the search finds
+        // no run.
+        g.lost = Some(Lost {
+            since,
+            unexplained_since: Some(since),
+            reported: None,
+            found: None,
+            depth: None,
+            clock_disagrees: false,
+            heard: true,
+        });
+        g.failed_search_key = None;
+        // No gap: the presses heard before it count nothing for what the search finds.
+        self.gap_check = None;
+        self.interpret_lost(at, G::reading_key(&reading), &reading, out);
+    }
+
     /// After a gap, a board heard again that has fitted nothing for `lost_after_ms` raises
     /// `thread_lost`: the record stops where it stops, and says so.
     pub(super) fn raise_lost(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
@@ -264,9 +306,14 @@ impl<G: GameKind> Tracker<G> {
             .unexplained
             .as_ref()
             .map_or_else(String::new, |u| G::reading_text(&u.reading));
-        let detail = Phrase::new("tracker.lost_thread")
-            .time("since", since)
-            .time("heard", heard)
+        let detail = if lost.heard {
+            Phrase::new("tracker.lost_track").time("since", since)
+        } else {
+            Phrase::new("tracker.lost_thread")
+                .time("since", since)
+                .time("heard", heard)
+        };
+        let detail = detail
             .text("board", board)
             .phrase("last", last)
             .phrase("found", found.describe(plies, by_presses));
@@ -598,6 +645,7 @@ impl<G: GameKind> Tracker<G> {
             found: Some(GapSearch::ClockDisagrees),
             depth: None,
             clock_disagrees: true,
+            heard: false,
         });
     }
 

@@ -256,10 +256,36 @@ impl<G: GameKind> Tracker<G> {
         let distance = G::reading_distance(g.tip().reading(), sensed_reading);
         // With whole reports ([`TrackerSettings::whole_reports`]): the belief's last move
         // revised, a piece slid on from where it rested while the reply began, in one reading.
-        // Before two plies from the belief: a rook to f1 with the other rook lifted reads as
-        // a rook to g1, a rook to f1 and its capture too, which needs a piece placed and taken
-        // in less than the board's debounce.
-        if self.settings.whole_reports
+        // Before two plies from the belief while that move is not yet recorded: a rook to f1
+        // with the other rook lifted reads as a rook to g1, a rook to f1 and its capture too,
+        // which needs a piece placed and taken in less than the board's debounce. On a board
+        // whose readings come far apart (`two_ply_min_distance` 2: a Certabo board's records)
+        // a capture and its recapture on one square do fall between two readings: there, a
+        // recorded move (it stood on the board, no resting square) is not revised into one
+        // with pieces still missing when two plies from it read whole, and the board is no
+        // move under way from it (two pieces lifted for a capture also read as a capture and
+        // its recapture).
+        let tip_under_way = matches!(
+            G::departure(&g.tip().pos, g.tip().successors(), sensed_reading, false),
+            Departure::InProgress | Departure::Missing { .. }
+        );
+        let last_recorded = plies
+            .checked_sub(1)
+            .is_some_and(|back| back < g.moves.len())
+            && self.settings.two_ply_min_distance <= 2
+            && !tip_under_way;
+        let two_plies = |g: &GameState<G>| {
+            if (self.settings.two_ply_min_distance..=self.settings.two_ply_max_distance)
+                .contains(&distance)
+            {
+                moves_to::<G>(g.tip(), key, sensed_reading, 2)
+            } else {
+                None
+            }
+        };
+        let mut path = if last_recorded { two_plies(g) } else { None };
+        if path.is_none()
+            && self.settings.whole_reports
             && let Some(back) = plies.checked_sub(1)
             && G::reading_distance(g.belief_node(back).reading(), sensed_reading)
                 <= self.settings.two_ply_max_distance
@@ -270,10 +296,10 @@ impl<G: GameKind> Tracker<G> {
             self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }
-        if (self.settings.two_ply_min_distance..=self.settings.two_ply_max_distance)
-            .contains(&distance)
-            && let Some(path) = moves_to::<G>(g.tip(), key, sensed_reading, 2)
-        {
+        if path.is_none() && !last_recorded {
+            path = two_plies(g);
+        }
+        if let Some(path) = path {
             for (mv, node) in path {
                 g.push(mv, node, at);
             }
@@ -292,6 +318,16 @@ impl<G: GameKind> Tracker<G> {
             g.push(mv, node, at);
             self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
+        }
+        // Far from the belief (more than displaced pieces): if nothing explains the boards for
+        // a while, the record has lost track ([`Tracker::lose_track`]).
+        if !g.ended
+            && g.lost.is_none()
+            && distance > self.settings.displaced_max_distance
+            && G::result_token(sensed_reading).is_none()
+            && G::result_gesture(sensed_reading).is_none()
+        {
+            g.astray_since.get_or_insert(at);
         }
         g.failed_search_key = Some(key);
         g.unexplained = Some(Unexplained {

@@ -54,6 +54,8 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
+        // The board is explained: it is not astray.
+        g.astray_since = None;
         let ply = g.belief_plies() as u32 + 1;
         let how = match g.read_back.take() {
             Some((first, last)) if first == last => Phrase::new("resolved.read_back_move")

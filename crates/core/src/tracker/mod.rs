@@ -304,6 +304,7 @@ impl<G: GameKind> Tracker<G> {
                 found: None,
                 depth: None,
                 clock_disagrees: false,
+                heard: false,
             });
         }
         // The clocks of the last press heard: what the players' clocks show until they press
@@ -550,6 +551,7 @@ impl<G: GameKind> Tracker<G> {
                 self.report_gesture(at, since, proposed, out);
             }
         }
+        self.lose_track(at, out);
         self.accept_search(at, out);
         self.raise_lost(at, out);
         self.judge(at, out);

@@ -704,9 +704,10 @@ fn a_pawn_that_may_have_gone_one_square_at_a_time_is_not_recorded_after_a_gap() 
 }
 
 #[test]
-fn without_a_gap_a_board_ahead_of_the_record_is_never_explained_away() {
+fn without_a_gap_a_board_far_ahead_of_the_record_is_not_explained_away_but_said() {
     let mut t = Table::new(false);
     t.mv("e2", "e4", piece::WPAWN).wait(1000);
+    let recorded = t.board.clone();
     t.board.apply_dump(&{
         let mut after = t.board.clone();
         for (sq, code) in RUY_LOPEZ {
@@ -717,8 +718,36 @@ fn without_a_gap_a_board_ahead_of_the_record_is_never_explained_away() {
     t.t += 100;
     t.tracker.observe(t.t, &t.board, &mut t.events);
     t.wait(5000);
+    // Four plies on: longer than any run recorded without the board heard in between.
     assert_eq!(t.moves(), ["e4"]);
+    // The record stops, and says so: the arbiter sees where (no gap: the board was heard).
+    assert!(t.tracker.thread_lost());
+    let said: Vec<&str> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Irregularity { kind, detail, .. }
+                if *kind == IrregularityKind::ThreadLost =>
+            {
+                Some(detail.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", t.events);
+    assert!(
+        said[0].contains("no run of moves from the record reaches"),
+        "{said:?}"
+    );
+    assert!(!said[0].contains("not heard"), "{said:?}");
+    // The board put back as recorded: the game goes on from the record.
+    t.board.apply_dump(&recorded.to_dump());
+    t.t += 100;
+    t.tracker.observe(t.t, &t.board, &mut t.events);
+    t.wait(1000);
     assert!(!t.tracker.is_lost());
+    t.play(&[("e7", "e5", piece::BPAWN)]);
+    assert_eq!(t.moves(), ["e4", "e5"]);
 }
 
 #[test]
@@ -1563,4 +1592,46 @@ fn a_kings_step_with_the_other_king_lifted_waits_for_the_gesture() {
     report(&mut t, 100, &[("e7", piece::BKING)]);
     t.wait(1000);
     assert_eq!(t.moves(), ["e4", "e5", "Ke2", "Ke7"], "{:?}", t.kinds());
+}
+
+#[test]
+fn a_capture_and_its_recapture_between_two_records_after_a_recorded_capture_are_both_played() {
+    let mut t = Table::new(false);
+    t.tracker = Tracker::new(TrackerSettings {
+        whole_reports: true,
+        two_ply_min_distance: 2,
+        ..TrackerSettings::default()
+    });
+    t.tracker.observe(0, &t.board, &mut t.events);
+    // 1. d4 Nf6 2. Nc3 d5 3. e4 dxe4, recorded.
+    t.play(&[
+        ("d2", "d4", piece::WPAWN),
+        ("g8", "f6", piece::BKNIGHT),
+        ("b1", "c3", piece::WKNIGHT),
+        ("d7", "d5", piece::BPAWN),
+        ("e2", "e4", piece::WPAWN),
+        ("d5", "e4", piece::BPAWN),
+    ]);
+    t.wait(2000);
+    assert_eq!(t.moves().len(), 6, "{:?}", t.kinds());
+    // 4. Nxe4 Nxe4 between records: the knight lifted, the pawn taken off, then (the white
+    // knight put down and taken off again unseen) the black knight lifted and put down on e4.
+    report(&mut t, 350, &[("c3", 0)]);
+    report(&mut t, 350, &[("e4", 0)]);
+    report(&mut t, 350, &[("f6", 0)]);
+    report(&mut t, 350, &[("e4", piece::BKNIGHT)]);
+    t.wait(2000);
+    assert_eq!(
+        t.moves(),
+        ["d4", "Nf6", "Nc3", "d5", "e4", "dxe4", "Nxe4", "Nxe4"],
+        "{:?}",
+        t.kinds()
+    );
+    assert!(
+        t.kinds()
+            .iter()
+            .all(|k| ["game_started", "move"].contains(k)),
+        "{:?}",
+        t.kinds()
+    );
 }
