@@ -60,13 +60,7 @@ async fn phase(n: usize, secs: u64, speed: f64) -> Phase {
     let chess = n * 5 / 8;
     let hall = fleet_common::hall(chess, n - chess, speed, u64::MAX);
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let entries: Vec<_> = hall
-        .iter()
-        .map(|b| {
-            let link = dir.path().join(&b.name);
-            (b.number, b.kind.as_config(), b.name.clone(), link)
-        })
-        .collect();
+    let entries = fleet_common::hall_entries(dir.path(), &hall);
     let db = dir.path().join("hall.db");
     let http = fleet_common::free_port();
     let config = dir.path().join("boardscribe.toml");

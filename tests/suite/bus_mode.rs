@@ -533,7 +533,30 @@ async fn killed_and_restarted_every_bus_board_is_recovered_from_its_log_since_th
             .iter()
             .filter(|k| !told.contains(k) && !k.starts_with("recovered_"))
             .collect();
-        assert!(raised.is_empty(), "{}: {raised:?}", s.name);
+        if !raised.is_empty() {
+            // Every event but the moves, with when (from the body's start), its ply and what it
+            // says, and the plies' presses: what the next look into this needs.
+            let t0 = s.script.body_start_ms;
+            let said: Vec<String> = g
+                .events
+                .iter()
+                .filter(|e| e.kind != "move")
+                .map(|e| format!("{} ply {:?} {}: {}", e.at_ms, e.ply, e.kind, e.detail))
+                .collect();
+            let presses: Vec<String> = s
+                .script
+                .plies
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| Some(format!("{}@{}", i + 1, p.press_ms? - t0)))
+                .collect();
+            panic!(
+                "{}: {raised:?}; gaps {gaps:?} (ms of play)\n{}\npresses: {}",
+                s.name,
+                said.join("\n"),
+                presses.join(" ")
+            );
+        }
         // Plies pressed while the daemon was down.
         let missed = s
             .script

@@ -64,13 +64,7 @@ async fn round(hall: Vec<fleet_common::HallBoard>, unplugged: Vec<usize>, with_g
     assert!(unplugged.iter().any(|&i| hall[i].kind == Kind::Dgt));
     assert!(unplugged.iter().any(|&i| hall[i].kind == Kind::Togyz));
     let garbage_link = dir.path().join("garbage");
-    let mut entries: Vec<_> = hall
-        .iter()
-        .map(|b| {
-            let link = dir.path().join(&b.name);
-            (b.number, b.kind.as_config(), b.name.clone(), link)
-        })
-        .collect();
+    let mut entries = fleet_common::hall_entries(dir.path(), &hall);
     if with_garbage {
         let number = hall.len() as u32 + 1;
         entries.push((number, "dgt", "garbage".to_owned(), garbage_link.clone()));
@@ -114,18 +108,7 @@ async fn round(hall: Vec<fleet_common::HallBoard>, unplugged: Vec<usize>, with_g
     assert_eq!(plugs.len(), unplugged.len());
 
     // Every board's last move printed (durable), then the metrics while the daemon runs.
-    let printed_all = |daemon: &Daemon| {
-        let printed = daemon.printed.lock().unwrap();
-        hall.iter().all(|b| {
-            printed
-                .iter()
-                .any(|(n, ply, _)| *n == b.name && *ply as usize == b.moves.len())
-        })
-    };
-    let waited = Instant::now();
-    while !printed_all(&daemon) && waited.elapsed() < Duration::from_secs(20) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    fleet_common::wait_printed_all(&daemon, &hall, Duration::from_secs(20)).await;
     let round_secs = daemon.started.elapsed().as_secs_f64();
     let metrics = tokio::task::block_in_place(|| fleet_common::http_get(http, "/metrics"))
         .expect("/metrics answers");

@@ -128,13 +128,7 @@ async fn round(hall: &[fleet_common::HallBoard], unplugged: usize, flood: bool) 
     // One round at a time, and not beside fleet.rs's (another test's ptys would leak in).
     let _alone = fleet_common::ONE_ROUND_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
-    let entries: Vec<_> = hall
-        .iter()
-        .map(|b| {
-            let link = dir.path().join(&b.name);
-            (b.number, b.kind.as_config(), b.name.clone(), link)
-        })
-        .collect();
+    let entries = fleet_common::hall_entries(dir.path(), hall);
     let db = dir.path().join("flood.db");
     let http = fleet_common::free_port();
     let config = dir.path().join("boardscribe.toml");
@@ -173,18 +167,7 @@ async fn round(hall: &[fleet_common::HallBoard], unplugged: usize, flood: bool) 
     .await
     .expect("the boards did not finish their games in time");
     let replugged_at = replugged_at.expect("the board was not plugged back");
-    let printed_all = |daemon: &Daemon| {
-        let printed = daemon.printed.lock().unwrap();
-        hall.iter().all(|b| {
-            printed
-                .iter()
-                .any(|(n, ply, _)| *n == b.name && *ply as usize == b.moves.len())
-        })
-    };
-    let waited = Instant::now();
-    while !printed_all(&daemon) && waited.elapsed() < Duration::from_secs(20) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    fleet_common::wait_printed_all(&daemon, hall, Duration::from_secs(20)).await;
     let flood_figures = match flooder.as_mut() {
         Some(f) => {
             // Sockets the server closed (its 10 s header timeout) come back 500 ms later, and

@@ -57,13 +57,7 @@ struct Hall {
 impl Hall {
     async fn start(boards: Vec<HallBoard>, nofile: Option<u64>) -> Hall {
         let dir = tempfile::tempdir().unwrap();
-        let entries: Vec<_> = boards
-            .iter()
-            .map(|b| {
-                let link = dir.path().join(&b.name);
-                (b.number, b.kind.as_config(), b.name.clone(), link)
-            })
-            .collect();
+        let entries = fleet_common::hall_entries(dir.path(), &boards);
         let db = dir.path().join("gate.db");
         let http = fleet_common::free_port();
         let token_file = dir.path().join("admin.token");

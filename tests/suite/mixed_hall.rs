@@ -106,13 +106,7 @@ async fn a_hall_of_four_vendors_records_every_game_exactly_on_one_round_pgn() {
     let hall = hall();
     let longest = hall.iter().map(|b| b.length_ms()).max().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let entries: Vec<_> = hall
-        .iter()
-        .map(|b| {
-            let link = dir.path().join(&b.name);
-            (b.number, b.kind.as_config(), b.name.clone(), link)
-        })
-        .collect();
+    let entries = fleet_common::hall_entries(dir.path(), &hall);
     let db = dir.path().join("hall.db");
     let http = fleet_common::free_port();
     let config = dir.path().join("boardscribe.toml");
@@ -133,18 +127,7 @@ async fn a_hall_of_four_vendors_records_every_game_exactly_on_one_round_pgn() {
     .await
     .expect("the boards did not finish their games in time");
     // Every board's last move printed (durable).
-    let printed_all = |daemon: &Daemon| {
-        let printed = daemon.printed.lock().unwrap();
-        hall.iter().all(|b| {
-            printed
-                .iter()
-                .any(|(n, ply, _)| *n == b.name && *ply as usize == b.moves.len())
-        })
-    };
-    let waited = Instant::now();
-    while !printed_all(&daemon) && waited.elapsed() < Duration::from_secs(20) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    fleet_common::wait_printed_all(&daemon, &hall, Duration::from_secs(20)).await;
     let round_secs = played.elapsed().as_secs_f64();
     let pid = daemon.pid();
     let cpu = fleet_common::cpu_secs(pid);

@@ -449,6 +449,16 @@ fn time_to_second_ply_after(script: &emulator::BoardScript, k: usize) -> u64 {
     script.plies[k + 1].start_ms - lifted
 }
 
+/// The ply (from the fourth to the fourth last) whose piece leaves its square before the longest
+/// stretch to the ply after next ([`time_to_second_ply_after`]): the stretch and the ply. A board
+/// unplugged there is found again at most two plies past its record.
+fn longest_two_ply_window(script: &emulator::BoardScript) -> (u64, usize) {
+    (4..=script.plies.len() - 4)
+        .map(|k| (time_to_second_ply_after(script, k), k))
+        .max()
+        .unwrap()
+}
+
 #[test]
 fn unplugged_mid_move_loses_no_move() {
     let dir = tempfile::tempdir().unwrap();
@@ -469,10 +479,7 @@ fn unplugged_mid_move_loses_no_move() {
         },
     )
     .unwrap();
-    let (window, k) = (4..=expected.len() - 4)
-        .map(|k| (time_to_second_ply_after(&script, k), k))
-        .max()
-        .unwrap();
+    let (window, k) = longest_two_ply_window(&script);
     assert!(
         window >= 5000,
         "ply {k}: only {window} ms before two more plies"
@@ -1415,6 +1422,102 @@ fn certabo_boards_are_recorded_by_run_and_keep_their_calibration() {
             games[0].moves,
             expected_uci(&corpus_game(file, n)),
             "{name}"
+        );
+    }
+}
+
+/// Boards without a move memory (a Millennium ChessLink and a Certabo board, each a real
+/// `emulate` process recorded by its own real `run`), unplugged mid-move for 1.5 s: when the
+/// board is found again, what was played meanwhile is found from its position alone (the one
+/// run of legal moves from the record that leads there) and marked as recovered by search.
+/// Every move of the game is recorded, and nothing is raised (a move revised, a slide's
+/// resting square, is the record's own correction, not an alert).
+#[test]
+fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (file, n, seed, speed) = ("Capablanca", 179, 21, 0.5);
+    let game = corpus_game(file, n);
+    let expected = expected_uci(&game);
+    // The board found again must be at most two plies past its record (a gap's search records
+    // runs of two): unplugged during the move before the longest pause, the outage and the
+    // daemon's reconnecting (up to ~4.4 s with its backoff) fit in it.
+    let hands = emulator::script_pgn(
+        &game,
+        &EmulatorOptions {
+            speed,
+            seed,
+            clock: false,
+            ..EmulatorOptions::default()
+        },
+    )
+    .unwrap();
+    let (window, k) = longest_two_ply_window(&hands);
+    assert!(
+        window >= 7000,
+        "ply {k}: only {window} ms before two more plies"
+    );
+    let (speed, seed, k) = (speed.to_string(), seed.to_string(), k.to_string());
+    let mut boards = Vec::new();
+    for kind in ["chesslink", "certabo"] {
+        let (emulator, link) = emulate(
+            d,
+            kind,
+            file,
+            n,
+            &[
+                "--kind",
+                kind,
+                "--speed",
+                &speed,
+                "--seed",
+                &seed,
+                "--unplug-at-ply",
+                &k,
+                "--unplug-for-ms",
+                "1500",
+                "--linger-ms",
+                "1500",
+            ],
+        );
+        let db = d.join(format!("{kind}.db"));
+        let daemon = Proc::start(
+            d,
+            &format!("run-{kind}"),
+            &[
+                "run",
+                "--db",
+                db.to_str().unwrap(),
+                "--kind",
+                kind,
+                "--port",
+                link.to_str().unwrap(),
+            ],
+        );
+        boards.push((kind, emulator, link, db, daemon));
+    }
+    for (kind, _, link, db, daemon) in &mut boards {
+        wait_for_moves(db, link.to_str().unwrap(), expected.len());
+        daemon.terminate();
+        let status = daemon.wait_exit(Duration::from_secs(20));
+        assert!(status.success(), "{kind}: run after SIGTERM: {status}");
+        let log = daemon.log_text();
+        assert!(
+            log.contains("board lost; reconnecting") && log.matches("board connected").count() >= 2,
+            "{kind}: the daemon lost the board and found it again:\n{log}"
+        );
+        let games = export(db).unwrap();
+        assert_eq!(games.len(), 1, "{kind}: {games:#?}");
+        assert_eq!(games[0].moves, expected, "{kind}");
+        let raised: Vec<&String> = games[0]
+            .irregularities
+            .iter()
+            .filter(|k| !k.starts_with("recovered_") && *k != "revised_move")
+            .collect();
+        assert!(raised.is_empty(), "{kind}: {:?}", games[0].irregularities);
+        eprintln!(
+            "{kind}: unplugged at ply {k} for 1.5 s: {:?}",
+            games[0].irregularities
         );
     }
 }

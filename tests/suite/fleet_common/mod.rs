@@ -276,6 +276,39 @@ pub fn hall(chess: usize, togyz: usize, speed: f64, max_ms: u64) -> Vec<HallBoar
     out
 }
 
+/// `hall`'s boards as [`config_text`] lists them, each at the link `dir/<name>` its emulator
+/// makes.
+pub fn hall_entries(dir: &Path, hall: &[HallBoard]) -> Vec<(u32, &'static str, String, PathBuf)> {
+    hall.iter()
+        .map(|b| {
+            (
+                b.number,
+                b.kind.as_config(),
+                b.name.clone(),
+                dir.join(&b.name),
+            )
+        })
+        .collect()
+}
+
+/// Whether `daemon` printed the last move of every board of `hall` (it is durable).
+pub fn printed_all(daemon: &Daemon, hall: &[HallBoard]) -> bool {
+    let printed = daemon.printed.lock().unwrap();
+    hall.iter().all(|b| {
+        printed
+            .iter()
+            .any(|(n, ply, _)| *n == b.name && *ply as usize == b.moves.len())
+    })
+}
+
+/// Waits (at most `within`) until `daemon` printed the last move of every board of `hall`.
+pub async fn wait_printed_all(daemon: &Daemon, hall: &[HallBoard], within: Duration) {
+    let waited = Instant::now();
+    while !printed_all(daemon, hall) && waited.elapsed() < within {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// The config of a hall: `boards` as (number, kind, name, port); `extra` is appended as is.
 pub fn config_text(db: &Path, http_port: u16, boards: &[(u32, &str, String, PathBuf)]) -> String {
     let mut s = format!(

@@ -271,11 +271,14 @@ impl<G: GameKind> Tracker<G> {
         // while the board was not heard: it is not judged.
         let after_gap = self.presses_after_gap > 0;
         self.presses_after_gap = self.presses_after_gap.saturating_sub(1);
+        // While the board's memory is read the record may lag the board by the moves the read
+        // brings (a blitz game goes on while a log is read): a press is no evidence either.
+        let reading_memory = self.memory_pending;
         let Some(g) = self.game.as_mut() else {
             return;
         };
         // After a gap the record lags the board: a press is no evidence of anything.
-        if g.ended || g.lost.is_some() || after_gap {
+        if g.ended || g.lost.is_some() || after_gap || reading_memory {
             return;
         }
         // A press that completes a move of the presser's not yet recorded is what presses are for

@@ -425,6 +425,37 @@ fn a_press_with_no_move_is_reported() {
 }
 
 #[test]
+fn a_press_while_the_memory_is_read_is_not_judged() {
+    let mut t = Table::new(false);
+    t.tracker
+        .clock(t.t, clock(180_000, 180_000, false), &mut t.events);
+    t.wait(1000);
+    // The board's memory is asked for (after a gap, the log since the game's start): the record
+    // may lag the board by what the read brings, so a press with nothing moved is no evidence.
+    t.tracker.reading_memory(true);
+    t.tracker
+        .clock(t.t, clock(179_000, 180_000, true), &mut t.events);
+    t.wait(400);
+    assert!(irregularities(&t).is_empty(), "{:?}", t.kinds());
+    // The read done (it brought nothing), such a press is judged again: Black's press gives
+    // White the move back, and White presses again with nothing moved.
+    t.tracker.reading_memory(false);
+    t.tracker
+        .clock(t.t, clock(179_000, 179_000, false), &mut t.events);
+    t.wait(400);
+    t.tracker
+        .clock(t.t, clock(178_000, 179_000, true), &mut t.events);
+    t.wait(400);
+    assert!(
+        irregularities(&t)
+            .iter()
+            .any(|(k, _, _)| *k == IrregularityKind::ClockWithoutMove),
+        "{:?}",
+        t.kinds()
+    );
+}
+
+#[test]
 fn start_position_again_starts_a_new_game() {
     let mut t = Table::new(false);
     t.mv("e2", "e4", piece::WPAWN).wait(1000);
