@@ -472,6 +472,10 @@ async fn checksum_errors_a_board_off_the_chain_and_a_silent_board_lose_no_move()
 /// was down have their missed plies marked as recovered from memory.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_and_restarted_every_bus_board_is_recovered_from_its_log_since_the_start_tag() {
+    // Not beside the halls of fleet.rs, flood.rs and mixed_hall.rs: beside them (a daemon of
+    // 20 to 64 boards, their emulators in this process) a false `clock_without_move` after a
+    // restart was seen on one board, 2 full runs in 3; its cause is not found yet.
+    let _alone = crate::fleet_common::ONE_ROUND_AT_A_TIME.lock().await;
     let seats = seats(corpus_games("tatamast22", 4), 31);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bus.db");
