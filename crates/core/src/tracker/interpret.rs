@@ -265,15 +265,15 @@ impl<G: GameKind> Tracker<G> {
         // with pieces still missing when two plies from it read whole, and the board is no
         // move under way from it (two pieces lifted for a capture also read as a capture and
         // its recapture).
-        let tip_under_way = matches!(
-            G::departure(&g.tip().pos, g.tip().successors(), sensed_reading, false),
-            Departure::InProgress | Departure::Missing { .. }
-        );
-        let last_recorded = plies
-            .checked_sub(1)
-            .is_some_and(|back| back < g.moves.len())
-            && self.settings.two_ply_min_distance <= 2
-            && !tip_under_way;
+        // The departure from the tip is worked out only on such a board, after a recorded move.
+        let two_plies_first = self.settings.two_ply_min_distance <= 2
+            && plies
+                .checked_sub(1)
+                .is_some_and(|back| back < g.moves.len())
+            && !matches!(
+                G::departure(&g.tip().pos, g.tip().successors(), sensed_reading, false),
+                Departure::InProgress | Departure::Missing { .. }
+            );
         let two_plies = |g: &GameState<G>| {
             if (self.settings.two_ply_min_distance..=self.settings.two_ply_max_distance)
                 .contains(&distance)
@@ -283,7 +283,7 @@ impl<G: GameKind> Tracker<G> {
                 None
             }
         };
-        let mut path = if last_recorded { two_plies(g) } else { None };
+        let mut path = if two_plies_first { two_plies(g) } else { None };
         if path.is_none()
             && self.settings.whole_reports
             && let Some(back) = plies.checked_sub(1)
@@ -296,7 +296,7 @@ impl<G: GameKind> Tracker<G> {
             self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }
-        if path.is_none() && !last_recorded {
+        if path.is_none() && !two_plies_first {
             path = two_plies(g);
         }
         if let Some(path) = path {
