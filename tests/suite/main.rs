@@ -77,4 +77,5 @@ mod togyz_rules;
 mod togyz_tracker;
 mod udev_rules;
 mod vendor_corpus;
+mod vendor_irregularities;
 mod watchdog;
