@@ -119,6 +119,9 @@ pub(super) struct GameState<G: GameKind> {
     pub(super) base: usize,
     pub(super) prov: Vec<(G::Move, Node<G>)>,
     pub(super) changed_at: Millis,
+    /// When the board first showed something other than the belief's last position since the
+    /// belief last changed (`None`: it shows that position still): how long a move stood.
+    pub(super) tip_left_at: Option<Millis>,
     /// Key of the last board for which the two-ply search failed.
     pub(super) failed_search_key: Option<u64>,
     /// The board the sensors show when it fits nothing.
@@ -167,6 +170,7 @@ impl<G: GameKind> GameState<G> {
             base: 0,
             prov: Vec::new(),
             changed_at: at,
+            tip_left_at: None,
             failed_search_key: None,
             searched: None,
             ambiguous: None,
@@ -232,9 +236,18 @@ impl<G: GameKind> GameState<G> {
 
     pub(super) fn changed(&mut self, at: Millis) {
         self.changed_at = at;
+        self.tip_left_at = None;
         self.failed_search_key = None;
         self.unexplained = None;
         self.gesture_reported = false;
+    }
+
+    /// How long the board showed the belief's last position whole before leaving it (up to
+    /// `at` if it still does).
+    pub(super) fn tip_stood_ms(&self, at: Millis) -> Millis {
+        self.tip_left_at
+            .unwrap_or(at)
+            .saturating_sub(self.changed_at)
     }
 
     pub(super) fn push(&mut self, mv: G::Move, node: Node<G>, at: Millis) {

@@ -9,8 +9,12 @@ pub(super) fn find<M: Clone>(list: &[(u64, M)], key: u64) -> Option<M> {
     list.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone())
 }
 
-/// Up to `depth` legal moves from `from` that lead to the reading `sensed` (key `key`); a depth-first search in which every move but the last must show
-/// on the board ([`GameKind::may_show`]). Returns the moves with the positions they reach.
+/// The one run of up to `depth` legal moves from `from` that leads to the reading `sensed` (key
+/// `key`); a depth-first search in which every move but the last must show on the board
+/// ([`GameKind::may_show`]). Returns the moves with the positions they reach; `None` when no
+/// run does, or when two runs of the same length do (25... h6 26. gxh6 and 25... h5 26. gxh6
+/// e.p. read alike once both are done: the board cannot tell which was played, and the record
+/// does not guess).
 pub(super) fn moves_to<G: GameKind>(
     from: &Node<G>,
     key: u64,
@@ -30,19 +34,23 @@ pub(super) fn moves_to<G: GameKind>(
     if depth == 1 {
         return None;
     }
+    let mut found: Option<Vec<(G::Move, Node<G>)>> = None;
     for (k, mv) in succ {
         if !G::may_show(pos, mv, sensed) {
             continue;
         }
         let mid = Node::new(G::play(pos, mv), *k);
         if let Some(rest) = moves_to::<G>(&mid, key, sensed, depth - 1) {
+            if found.is_some() {
+                return None;
+            }
             let mut path = Vec::with_capacity(rest.len() + 1);
             path.push((mv.clone(), mid));
             path.extend(rest);
-            return Some(path);
+            found = Some(path);
         }
     }
-    None
+    found
 }
 
 /// The one legal move from `tip` that `sensed` shows whole, and after which `sensed` is
@@ -130,6 +138,9 @@ impl<G: GameKind> Tracker<G> {
             }
             self.resolve_open(at, Phrase::new("resolved.position_restored"), out);
             return;
+        }
+        if let Some(g) = self.game.as_mut() {
+            g.tip_left_at.get_or_insert(at);
         }
         // The full reading is built only when a key matches (or nothing does).
         let cell = OnceCell::new();
@@ -266,10 +277,12 @@ impl<G: GameKind> Tracker<G> {
         // move under way from it (two pieces lifted for a capture also read as a capture and
         // its recapture).
         // The departure from the tip is worked out only on such a board, after a recorded move.
-        let two_plies_first = self.settings.two_ply_min_distance <= 2
+        let two_plies_first = self.settings.whole_reports
             && plies
                 .checked_sub(1)
                 .is_some_and(|back| back < g.moves.len())
+            && (self.settings.two_ply_min_distance <= 2
+                || g.tip_stood_ms(at) >= self.settings.move_stood_ms)
             && !matches!(
                 G::departure(&g.tip().pos, g.tip().successors(), sensed_reading, false),
                 Departure::InProgress | Departure::Missing { .. }
@@ -291,8 +304,12 @@ impl<G: GameKind> Tracker<G> {
                 <= self.settings.two_ply_max_distance
             && let Some((mv, node)) = begun_after_one(g.belief_node(back), sensed_reading)
         {
-            g.truncate(back, at);
-            g.push(mv, node, at);
+            // The belief's own last move with the reply under way changes nothing (the move
+            // still stood until now).
+            if node.key != g.tip().key {
+                g.truncate(back, at);
+                g.push(mv, node, at);
+            }
             self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
             return;
         }
