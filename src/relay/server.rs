@@ -497,6 +497,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
             post(console_actions::resume),
         ),
         (
+            spec("POST", "/arbiter/boards/{key}/calibrate", Arbiter, &[]),
+            post(console_actions::calibrate),
+        ),
+        (
             spec("POST", "/arbiter/boards/{key}/undo", Arbiter, &[]),
             post(console_actions::undo),
         ),
