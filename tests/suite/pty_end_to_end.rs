@@ -1154,6 +1154,8 @@ fn devices_probe_finds_the_kind_of_each_board_by_asking() {
     let (_dgt, dgt) = emulate(d, "dgt", "Capablanca", 179, &[]);
     let (_chesslink, chesslink) =
         emulate(d, "chesslink", "Capablanca", 179, &["--kind", "chesslink"]);
+    // A Certabo board sends its records unasked: it is known by them.
+    let (_certabo, certabo) = emulate(d, "certabo", "Capablanca", 179, &["--kind", "certabo"]);
     let togyz_link = d.join("togyz");
     let _togyz = Proc::start(
         d,
@@ -1175,7 +1177,7 @@ fn devices_probe_finds_the_kind_of_each_board_by_asking() {
     let missing = d.join("no-such-port");
     let mut args = vec!["devices".to_owned(), "--sysfs".to_owned()];
     args.push(sysfs.display().to_string());
-    for p in [&dgt, &chesslink, &togyz_link, &missing] {
+    for p in [&dgt, &chesslink, &certabo, &togyz_link, &missing] {
         args.push("--probe-port".to_owned());
         args.push(p.display().to_string());
     }
@@ -1202,6 +1204,7 @@ fn devices_probe_finds_the_kind_of_each_board_by_asking() {
         "{chesslink_line}"
     );
     assert!(line_of(&togyz_link).contains("(togyz)"), "{listed}");
+    assert!(line_of(&certabo).contains("(certabo)"), "{listed}");
     assert!(line_of(&missing).contains("not asked"), "{listed}");
 }
 
