@@ -31,10 +31,35 @@ pub fn calibrate(board: &str, http: SocketAddr, token_file: &Path) -> anyhow::Re
         Ok::<_, reqwest::Error>((status, answer.text().await?))
     })?;
     if !status.is_success() {
-        bail!("the daemon refused ({status}): {}", text.trim());
+        bail!("the daemon refused ({status}): {}", reason(&text));
     }
     println!(
         "board {board}: calibrating; set its pieces up in the start position, the extra queens on d3 and d6"
     );
     Ok(())
+}
+
+/// The daemon's reason in its answer `text`: the `error` of its JSON, else the text itself.
+fn reason(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get("error")?.as_str().map(str::to_owned))
+        .unwrap_or_else(|| text.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reason;
+
+    #[test]
+    fn the_reason_is_the_answers_error_or_its_text() {
+        assert_eq!(
+            reason(r#"{"error":"no board named \"b\" is being recorded here"}"#),
+            r#"no board named "b" is being recorded here"#
+        );
+        assert_eq!(
+            reason(" a valid bearer token is required\n"),
+            "a valid bearer token is required"
+        );
+    }
 }

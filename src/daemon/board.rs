@@ -96,6 +96,8 @@ pub trait PreparedBoard: Send {
     fn game(&self) -> Kind;
     /// The resumed game's moves.
     fn resumed(&self) -> &[RecordedMove];
+    /// Whether its sensor learns the board itself (a Certabo board's calibration).
+    fn learns(&self) -> bool;
     /// The board's task ([`board_task`]).
     fn run(self: Box<Self>, ctx: Ctx, seed: u64) -> BoxFuture<'static, ()>;
 }
@@ -115,6 +117,10 @@ impl<B: Board> PreparedBoard for BoardSpec<B> {
 
     fn resumed(&self) -> &[RecordedMove] {
         &self.resumed
+    }
+
+    fn learns(&self) -> bool {
+        B::LEARNS
     }
 
     fn run(self: Box<Self>, ctx: Ctx, seed: u64) -> BoxFuture<'static, ()> {

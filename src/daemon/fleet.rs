@@ -201,6 +201,9 @@ pub async fn record_fleet(
         }
         for p in &prepared {
             hub.add_board_kind(p.name(), Some(p.number()), p.game(), p.resumed());
+            if p.learns() {
+                hub.set_learns(p.name());
+            }
         }
     }
     metrics.set_boards_configured(

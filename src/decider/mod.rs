@@ -384,12 +384,8 @@ impl Decider {
     pub async fn relearn(&self, board: &str) -> Result<(), Refusal> {
         match self.live.desks().relearn(board).await {
             Some(true) => Ok(()),
-            Some(false) => Err(Refusal::invalid(format!(
-                "board {board} learns nothing of itself: its kind needs no calibration"
-            ))),
-            None => Err(Refusal::unavailable(format!(
-                "no board named {board} is being recorded here"
-            ))),
+            Some(false) => Err(Refusal::learns_nothing(board)),
+            None => Err(Refusal::unknown_board(board)),
         }
     }
 

@@ -40,6 +40,8 @@ pub enum Refused {
     Invalid,
     /// No such game.
     UnknownGame,
+    /// No board of that name is recorded here (a board's own request: calibrate it).
+    UnknownBoard,
     /// Nothing can be decided now, and nothing changed: the store refuses writes, the board's
     /// task is stopping, the event node is stopping or cannot reach its broker, the database
     /// is damaged. Taken again later, it may be.
@@ -90,6 +92,22 @@ impl Refusal {
     /// Nothing can be decided now: [`Refused::Unavailable`].
     pub fn unavailable(message: impl Into<String>) -> Refusal {
         Refusal::new(Refused::Unavailable, message)
+    }
+
+    /// No board named `board` is recorded here: [`Refused::UnknownBoard`].
+    pub fn unknown_board(board: &str) -> Refusal {
+        Refusal::worded(
+            Refused::UnknownBoard,
+            Phrase::new("refused.unknown_board").with("board", Arg::Text(format!("{board:?}"))),
+        )
+    }
+
+    /// Board `board`'s kind learns nothing of the board itself: there is nothing to calibrate.
+    pub fn learns_nothing(board: &str) -> Refusal {
+        Refusal::worded(
+            Refused::Invalid,
+            Phrase::new("refused.learns_nothing").with("board", Arg::Text(format!("{board:?}"))),
+        )
     }
 
     /// Something failed inside: `cause` goes to the log, the arbiter reads [`INTERNAL`].

@@ -3,7 +3,10 @@
 //! Flow: open the port like `run` does (over the link of its `--kind`: a serial line, or a hidraw
 //! node, each read cut to its report), send its start-up commands (one output report at a time
 //! on a HID link), and write every chunk that goes either way, timestamped from the start, until
-//! Ctrl-C or `--seconds` have passed.
+//! Ctrl-C or `--seconds` have passed. A board whose sensor learns it (a Certabo board's
+//! calibration) and whose calibration the daemon's database keeps (`--db`) gets it in the
+//! capture's `# learnt:` header, as the daemon would give it back: a capture begun mid-session,
+//! with no calibration setup in it, then replays as the daemon read the board.
 
 use std::{
     io::BufWriter,
@@ -14,7 +17,13 @@ use std::{
 use anyhow::Context;
 
 use super::{Direction, link, serial::now_ms};
-use crate::{boards::WithBoard, capture::CaptureWriter, kind::BoardKind, pipeline::Board};
+use crate::{
+    boards::WithBoard,
+    capture::{CaptureWriter, LEARNT_HEADER},
+    kind::BoardKind,
+    pipeline::Board,
+    store::Store,
+};
 
 /// `boardscribe record`.
 #[derive(clap::Args, Debug, Clone)]
@@ -31,16 +40,31 @@ pub struct RecordArgs {
     /// The kind of board: its line settings, its start-up commands and the capture's device.
     #[arg(long, value_enum, default_value_t = BoardKind::Dgt)]
     pub kind: BoardKind,
+    /// The daemon's database: what it keeps of the board's sensor (a Certabo board's
+    /// calibration) goes into the capture's `# learnt:` header, so that the capture replays
+    /// without a calibration setup in it.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// The board's name in `--db` (default: the port, as `run --port` names it).
+    #[arg(long, requires = "db")]
+    pub board: Option<String>,
 }
 
 /// Records until Ctrl-C or the time limit.
 pub fn record(args: RecordArgs) -> anyhow::Result<()> {
+    let learnt = match &args.db {
+        Some(db) => kept_learnt(&args, db)?,
+        None => None,
+    };
     let file = std::fs::File::create(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
-    let extra = vec![
+    let mut extra = vec![
         ("port".to_string(), args.port.display().to_string()),
         ("started_unix_ms".to_string(), now_ms().to_string()),
     ];
+    if let Some(text) = learnt {
+        extra.push((LEARNT_HEADER.to_string(), text));
+    }
     let mut writer = CaptureWriter::new(BufWriter::new(file), args.kind.name(), &extra)?;
     let link = args.kind.link();
     let startup = args.kind.with_board(OutputReports(args.kind.startup()));
@@ -82,6 +106,47 @@ pub fn record(args: RecordArgs) -> anyhow::Result<()> {
     })?;
     eprintln!("capture written to {}", args.out.display());
     Ok(())
+}
+
+/// What the database `db` keeps of the board's sensor (its calibration), for a kind whose
+/// sensor learns its board; said on stderr either way.
+fn kept_learnt(args: &RecordArgs, db: &std::path::Path) -> anyhow::Result<Option<String>> {
+    let board = match &args.board {
+        Some(name) => name.clone(),
+        None => args.port.display().to_string(),
+    };
+    if !args.kind.with_board(Learns) {
+        eprintln!(
+            "a {} board's sensor learns nothing of the board: --db adds nothing",
+            args.kind.name()
+        );
+        return Ok(None);
+    }
+    let store = Store::open_read_only(db).with_context(|| format!("opening {}", db.display()))?;
+    let text = store
+        .learnt_of(&board, args.kind.name())
+        .with_context(|| format!("reading {}", db.display()))?;
+    match &text {
+        Some(_) => eprintln!(
+            "board {board}: its calibration kept in {} goes into the capture",
+            db.display()
+        ),
+        None => eprintln!(
+            "board {board}: {} keeps no calibration of it: the capture replays only from a calibration setup it shows",
+            db.display()
+        ),
+    }
+    Ok(text)
+}
+
+/// Whether a kind's sensor learns its board ([`Board::LEARNS`]).
+struct Learns;
+
+impl WithBoard for Learns {
+    type Output = bool;
+    fn run<B: Board>(self) -> bool {
+        B::LEARNS
+    }
 }
 
 /// The writes a kind's board sends `commands` as ([`Board::output_reports`]).

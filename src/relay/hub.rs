@@ -166,10 +166,21 @@ impl Hub {
         moves: &[RecordedMove],
     ) {
         let mut state = self.lock();
-        let board = BoardLive::with_kind(name, number, kind, moves);
+        let mut board = BoardLive::with_kind(name, number, kind, moves);
         match state.boards.iter_mut().find(|b| b.name == name) {
-            Some(old) => *old = board,
+            Some(old) => {
+                board.learns = old.learns;
+                *old = board;
+            }
             None => state.boards.push(board),
+        }
+    }
+
+    /// Board `name`'s sensor learns the board itself (a Certabo board's calibration): the
+    /// console offers to have it learn again.
+    pub fn set_learns(&self, name: &str) {
+        if let Some(b) = self.lock().boards.iter_mut().find(|b| b.name == name) {
+            b.learns = true;
         }
     }
 

@@ -229,6 +229,10 @@ pub struct BoardSnapshot {
     /// the delayed feed, once the game began the delay ago); not sent (views name it).
     #[serde(skip)]
     pub game: Option<i64>,
+    /// Whether the board's sensor learns the board itself (a Certabo board's calibration), so
+    /// that the console offers to calibrate it; not sent.
+    #[serde(skip)]
+    pub learns: bool,
 }
 
 impl BoardSnapshot {
@@ -245,6 +249,7 @@ impl BoardSnapshot {
             clock: self.clock,
             lost_since_ms: self.lost_since_ms,
             losses: self.losses,
+            learns: self.learns,
             ..fresh
         }
     }
@@ -262,6 +267,7 @@ impl BoardSnapshot {
         // arbiter's and the operator's; spectators see the board disconnected.
         self.lost_reason = None;
         self.lost = None;
+        self.learns = false;
         self
     }
 }
@@ -304,6 +310,8 @@ pub struct BoardLive {
     /// The latest decision shown (its event id): a decision reaches the hub from the decider
     /// and from [`super::outside`], and is shown once.
     pub(super) last_decision: i64,
+    /// Its sensor learns the board itself ([`BoardSnapshot::learns`]).
+    pub(super) learns: bool,
 }
 
 impl BoardLive {
@@ -339,6 +347,7 @@ impl BoardLive {
             losses: 0,
             game: None,
             last_decision: 0,
+            learns: false,
         };
         for mv in moves {
             board.push_move(mv);
@@ -605,6 +614,7 @@ impl BoardLive {
             lost_since_ms: self.lost_since_ms,
             losses: self.losses,
             game: self.game,
+            learns: self.learns,
         }
     }
 }

@@ -321,7 +321,7 @@ impl From<Refusal> for ApiError {
 fn status_of(reason: Refused) -> StatusCode {
     match reason {
         Refused::Invalid => StatusCode::BAD_REQUEST,
-        Refused::UnknownGame => StatusCode::NOT_FOUND,
+        Refused::UnknownGame | Refused::UnknownBoard => StatusCode::NOT_FOUND,
         Refused::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         // Sent to the hall, not refused: the console says so without an error.
         Refused::Pending => StatusCode::ACCEPTED,
@@ -495,6 +495,10 @@ fn routes() -> Vec<(RouteSpec, axum::routing::MethodRouter<App>)> {
         (
             spec("POST", "/arbiter/boards/{key}/resume", Arbiter, &[]),
             post(console_actions::resume),
+        ),
+        (
+            spec("POST", "/arbiter/boards/{key}/calibrate", Arbiter, &[]),
+            post(console_actions::calibrate),
         ),
         (
             spec("POST", "/arbiter/boards/{key}/undo", Arbiter, &[]),
@@ -1161,6 +1165,7 @@ mod tests {
         for (reason, status) in [
             (Refused::Invalid, StatusCode::BAD_REQUEST),
             (Refused::UnknownGame, StatusCode::NOT_FOUND),
+            (Refused::UnknownBoard, StatusCode::NOT_FOUND),
             (Refused::Unavailable, StatusCode::SERVICE_UNAVAILABLE),
             (Refused::Pending, StatusCode::ACCEPTED),
             (Refused::Failed, StatusCode::INTERNAL_SERVER_ERROR),

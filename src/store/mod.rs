@@ -312,7 +312,6 @@ pub struct Store {
 }
 
 impl Store {
-    /// The board called `name`, registered as `kind` if it is new.
     /// What the sensor of `board`, a board of kind `kind` (a kind's name), last learnt of it
     /// ([`Write::Learnt`]), if anything.
     pub fn learnt(&self, board: BoardId, kind: &str) -> Result<Option<String>, StoreError> {
@@ -323,6 +322,19 @@ impl Store {
             .optional()?)
     }
 
+    /// [`Store::learnt`] of the board called `name`, if the store knows it (nothing written).
+    pub fn learnt_of(&self, name: &str, kind: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT l.text FROM board_learnt l JOIN boards b ON b.id = l.board_id \
+                 WHERE b.name = ?1 AND l.kind = ?2",
+            )?
+            .query_row((name, kind), |r| r.get(0))
+            .optional()?)
+    }
+
+    /// The board called `name`, registered as `kind` if it is new.
     pub fn board(&mut self, name: &str, kind: Kind) -> Result<BoardId, StoreError> {
         self.conn
             .prepare_cached(

@@ -24,6 +24,7 @@ mod config_cli;
 mod console;
 mod console_actions;
 mod console_browser;
+mod console_calibrate;
 mod console_forfeits;
 mod corpus_common;
 mod corpus_emulated;

@@ -1154,6 +1154,8 @@ fn devices_probe_finds_the_kind_of_each_board_by_asking() {
     let (_dgt, dgt) = emulate(d, "dgt", "Capablanca", 179, &[]);
     let (_chesslink, chesslink) =
         emulate(d, "chesslink", "Capablanca", 179, &["--kind", "chesslink"]);
+    // A Certabo board sends its records unasked: it is known by them.
+    let (_certabo, certabo) = emulate(d, "certabo", "Capablanca", 179, &["--kind", "certabo"]);
     let togyz_link = d.join("togyz");
     let _togyz = Proc::start(
         d,
@@ -1175,7 +1177,7 @@ fn devices_probe_finds_the_kind_of_each_board_by_asking() {
     let missing = d.join("no-such-port");
     let mut args = vec!["devices".to_owned(), "--sysfs".to_owned()];
     args.push(sysfs.display().to_string());
-    for p in [&dgt, &chesslink, &togyz_link, &missing] {
+    for p in [&dgt, &chesslink, &certabo, &togyz_link, &missing] {
         args.push("--probe-port".to_owned());
         args.push(p.display().to_string());
     }
@@ -1202,6 +1204,7 @@ fn devices_probe_finds_the_kind_of_each_board_by_asking() {
         "{chesslink_line}"
     );
     assert!(line_of(&togyz_link).contains("(togyz)"), "{listed}");
+    assert!(line_of(&certabo).contains("(certabo)"), "{listed}");
     assert!(line_of(&missing).contains("not asked"), "{listed}");
 }
 
@@ -1424,6 +1427,197 @@ fn certabo_boards_are_recorded_by_run_and_keep_their_calibration() {
             "{name}"
         );
     }
+}
+
+/// `boardscribe calibrate` as a fresh process against the daemon at `http`, with the token in
+/// `token_file`: its exit status, stdout and stderr.
+fn calibrate_cli(board: &str, http: &str, token_file: &Path) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args([
+            "calibrate",
+            board,
+            "--http",
+            http,
+            "--token-file",
+            token_file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Polls the export of `db` until `board` has `count` games and the last has `plies` moves.
+fn wait_for_game(db: &Path, board: &str, count: usize, plies: usize) -> Vec<String> {
+    poll(&format!("{board}: game {count} with {plies} moves"), || {
+        let games = export(db).ok()?;
+        let games = games_of(&games, board);
+        (games.len() == count && games[count - 1].moves.len() >= plies)
+            .then(|| games[count - 1].moves.clone())
+    })
+}
+
+/// A Certabo board recorded by a real `run` (with its HTTP server and admin token), its games
+/// each played by a new real `emulate --kind certabo` process on the same pseudo-terminal path
+/// (as the board is plugged in again), each opening with the calibration setup. Calibrated by
+/// the first setup; the second, shown without a request, changes nothing (a calibrated board
+/// is not calibrated again by showing the setup). `boardscribe calibrate` with a wrong token is
+/// refused (401, the CLI exits non-zero with the daemon's reason), for an unknown board too
+/// (404, naming the board); neither changes anything. Asked with the token, the board is
+/// calibrated again from the next setup it shows (the log says it learnt, the kept row is
+/// written again), and that game is recorded whole.
+#[test]
+fn a_certabo_board_is_calibrated_again_when_the_arbiter_asks_through_calibrate() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let token = d.join("admin.token");
+    std::fs::write(&token, "a-token-long-enough-for-the-admin-api\n").unwrap();
+    let wrong = d.join("wrong.token");
+    std::fs::write(&wrong, "not-the-token-of-this-daemon-at-all").unwrap();
+    let http = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let db = d.join("live.db");
+    let games = [
+        ("Capablanca", 70, "41"),
+        ("Capablanca", 381, "42"),
+        ("Capablanca", 495, "43"),
+    ];
+    let play = |(file, n, seed): (&str, usize, &str)| {
+        emulate(
+            d,
+            "certabo",
+            file,
+            n,
+            &[
+                "--kind",
+                "certabo",
+                "--speed",
+                CERTABO_SPEED,
+                "--seed",
+                seed,
+                "--linger-ms",
+                "1500",
+            ],
+        )
+    };
+    let learnt_row = || -> (String, String) {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.query_row(
+            "SELECT text, updated FROM board_learnt WHERE kind = 'certabo'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+    };
+
+    // Game 1: the board opens with the calibration setup and is calibrated from it.
+    let (mut emulator, link) = play(games[0]);
+    let board = link.to_str().unwrap().to_owned();
+    let mut daemon = Proc::start(
+        d,
+        "run",
+        &[
+            "run",
+            "--db",
+            db.to_str().unwrap(),
+            "--kind",
+            "certabo",
+            "--port",
+            &board,
+            "--http",
+            &http,
+            "--admin-token-file",
+            token.to_str().unwrap(),
+        ],
+    );
+    let learnt = |daemon: &Proc| daemon.log_text().matches("calibration learnt").count();
+    for (k, &(file, n, _)) in games.iter().enumerate().take(2) {
+        if k > 0 {
+            let (next, again) = play(games[k]);
+            assert_eq!(again, link, "the same board at the same path");
+            emulator = next;
+        }
+        let expected = expected_uci(&corpus_game(file, n));
+        assert_eq!(
+            wait_for_game(&db, &board, k + 1, expected.len()),
+            expected,
+            "game {}",
+            k + 1
+        );
+        assert!(emulator.wait_exit(DEADLINE).success(), "emulator {}", k + 1);
+        assert_eq!(learnt(&daemon), 1, "game {}:\n{}", k + 1, daemon.log_text());
+    }
+    let kept = learnt_row();
+    assert_eq!(kept.0.split_whitespace().count(), 1 + 34, "{kept:?}");
+
+    // Refused: a wrong token, an unknown board. Nothing changes.
+    let (ok, out, err) = calibrate_cli(&board, &http, &wrong);
+    assert!(!ok, "a wrong token accepted: {out}");
+    assert!(
+        err.contains("401") && err.contains("a valid bearer token is required"),
+        "{err}"
+    );
+    let (ok, out, err) = calibrate_cli("no-such-board", &http, &token);
+    assert!(!ok, "an unknown board accepted: {out}");
+    assert!(
+        err.contains("404") && err.contains(r#"no board named "no-such-board""#),
+        "{err}"
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (status, body) = rt.block_on(async {
+        let r = reqwest::Client::new()
+            .post(format!(
+                "http://{http}/api/admin/boards/no-such-board/calibrate"
+            ))
+            .bearer_auth("a-token-long-enough-for-the-admin-api")
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    });
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("no board named"), "{body}");
+    let log = daemon.log_text();
+    assert!(!log.contains("learn the board again"), "{log}");
+    assert_eq!(learnt_row(), kept, "refusals change nothing");
+
+    // Asked with the token: calibrated again from the next setup the board shows.
+    let (ok, out, err) = calibrate_cli(&board, &http, &token);
+    assert!(ok, "calibrate refused: {err}");
+    assert!(
+        out.contains("calibrating") && out.contains("d3 and d6"),
+        "{out}"
+    );
+    assert!(
+        daemon
+            .log_text()
+            .contains("the arbiter asks the board's sensor to learn the board again"),
+        "{}",
+        daemon.log_text()
+    );
+    let (mut emulator, again) = play(games[2]);
+    assert_eq!(again, link);
+    let (file, n, _) = games[2];
+    let expected = expected_uci(&corpus_game(file, n));
+    assert_eq!(
+        wait_for_game(&db, &board, 3, expected.len()),
+        expected,
+        "game 3"
+    );
+    assert!(emulator.wait_exit(DEADLINE).success(), "emulator 3");
+    assert_eq!(learnt(&daemon), 2, "{}", daemon.log_text());
+    let relearnt = learnt_row();
+    // The emulated pieces keep their chips: the same calibration, written again.
+    assert_eq!(relearnt.0, kept.0);
+    assert!(relearnt.1 > kept.1, "{kept:?} then {relearnt:?}");
+    daemon.terminate();
+    assert!(daemon.wait_exit(Duration::from_secs(20)).success());
 }
 
 /// Boards without a move memory (a Millennium ChessLink and a Certabo board, each a real

@@ -557,6 +557,34 @@ fn a_board_found_by_probing_is_named_by_the_line_devices_prints() {
     );
     assert_eq!(evaluate(&parse(&pasted), &other), Outcome::default());
 
+    // A Certabo board behind a CP210x bridge, whose USB ID no rule claims.
+    let certabo = udev_line(BoardKind::Certabo, "02A1B3C4");
+    let pasted = pasted.replacen(end, &format!("{certabo}\n\n{end}"), 1);
+    let bridge = |serial: &'static str| {
+        tty(
+            "ttyUSB6",
+            &[
+                ("idVendor", "10c4"),
+                ("idProduct", "ea60"),
+                ("serial", serial),
+                ("product", "CP2102 USB to UART Bridge Controller"),
+                ("manufacturer", "Silicon Labs"),
+            ],
+        )
+    };
+    assert_eq!(
+        evaluate(&parse(&pasted), &bridge("02A1B3C4")),
+        board("eboard/certabo-02A1B3C4")
+    );
+    assert_eq!(
+        evaluate(&parse(RULES), &bridge("02A1B3C4")),
+        Outcome::default()
+    );
+    assert_eq!(
+        evaluate(&parse(&pasted), &bridge("0001")),
+        Outcome::default()
+    );
+
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("70-boardscribe.rules");
     std::fs::write(&file, &pasted).unwrap();

@@ -189,11 +189,15 @@ pub trait Board: 'static {
     }
 
     /// Makes `sensor` forget what it learnt and learn it again from what the board shows next
-    /// (the arbiter's request); whether this kind learns anything.
+    /// (the arbiter's request); whether this kind learns anything ([`Board::LEARNS`]).
     fn relearn(sensor: &mut Self::Sensor) -> bool {
         let _ = sensor;
-        false
+        Self::LEARNS
     }
+
+    /// Whether the sensor learns something of its board itself ([`Board::learnt`]: a Certabo
+    /// board's calibration), which the arbiter can have it learn again ([`Board::relearn`]).
+    const LEARNS: bool = false;
 
     /// Whether the board keeps a log of what was done on it that [`Board::from_memory`] reads
     /// (asked for after every gap).

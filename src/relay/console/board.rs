@@ -264,6 +264,15 @@ pub fn board_html(p: &BoardPage<'_>) -> String {
         main.push_str("</datalist></section>");
         undo_section(&mut main, p, &href, game);
     }
+    if v.live.learns {
+        let _ = write!(
+            main,
+            r#"<section class="actions"><h2>{}</h2>"#,
+            escape(lang.text("arbiter.calibration_head"))
+        );
+        super::calibrate::calibrate_form(&mut main, v, &href, lang);
+        main.push_str("</section>");
+    }
     main.push_str("</main>");
     page(
         &lang.fill("arbiter.board_page", &[("board", &title)]),

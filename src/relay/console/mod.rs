@@ -12,6 +12,7 @@
 //! without script the page reloads itself. No external assets, no inline script.
 
 pub mod board;
+pub mod calibrate;
 pub mod decisions;
 pub mod resume;
 pub mod round_start;
@@ -164,7 +165,7 @@ ol.moves{columns:12em;padding-inline-start:2.5em}ol.history{padding-inline-start
 form.login{max-width:22em;margin:3em auto;display:flex;flex-direction:column;gap:.6em;padding:0 1em}\
 .error{color:#b71c1c}.qr svg{width:10em;height:auto}.qr{margin:.3em 0}.diagrams{display:flex;flex-wrap:wrap;gap:1em;margin:.4em 0}\
 .diagrams figure{margin:0;width:min(16em,45vw)}.diagrams svg{width:100%;height:auto}\
-form.resume{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}\
+form.resume{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0}form.calibrate.inline{margin-inline-start:.5em}\
 @media (max-width:600px){td.clock,th.clock{display:none}main{padding:.2em}\
 th,td{padding:.3em .3em}select{width:100%}}",
     include_str!("../assets/boards.css")
@@ -439,9 +440,12 @@ pub fn hall_live_html(
         }
         let b = &v.live;
         let clock = |ms: Option<u64>| ms.map_or(String::new(), clock_text);
+        // A board whose sensor learns it: calibrated again from its row.
+        let mut calibrate = String::new();
+        calibrate::calibrate_form(&mut calibrate, v, back, lang);
         let _ = write!(
             out,
-            r#"<tr class="state-{class}" data-board="{name}" data-number="{number}"><td><a class="board" href="{href}">{title}</a></td><td class="players">{white} – {black}</td><td class="move">{mv}</td><td class="clock">{wc}</td><td class="clock">{bc}</td><td class="state">{state}{result}</td></tr>"#,
+            r#"<tr class="state-{class}" data-board="{name}" data-number="{number}"><td><a class="board" href="{href}">{title}</a></td><td class="players">{white} – {black}</td><td class="move">{mv}</td><td class="clock">{wc}</td><td class="clock">{bc}</td><td class="state">{state}{result}{calibrate}</td></tr>"#,
             class = state.as_str().replace(' ', "-"),
             name = escape(&b.name),
             number = b.number.map_or(String::new(), |n| n.to_string()),

@@ -1,7 +1,8 @@
 //! The console's actions: the forms of `/arbiter` and the boards' pages, posted by a logged-in
 //! arbiter (or with the bearer header). Rule on an alert (`POST /arbiter/rule`), set a result,
 //! correct a move by its number and side, add a note, resume a game after a lost thread
-//! (`POST /arbiter/boards/{key}/result`, `/correct`, `/note`, `/resume`), start a round (`POST /arbiter/rounds/start`) and import a round's
+//! (`POST /arbiter/boards/{key}/result`, `/correct`, `/note`, `/resume`), calibrate a board
+//! again once the arbiter confirmed (`/calibrate`: a Certabo board), start a round (`POST /arbiter/rounds/start`) and import a round's
 //! pairings from an uploaded file (`POST /arbiter/pairings`, multipart). Flow: the guard has
 //! let through only the arbiter, and the console's cookie only from the console's own pages
 //! ([`super::gate`]); each handler reads the form into the decider's own [`AdminAction`] (or
@@ -17,7 +18,7 @@ use tracing::info;
 
 use super::{
     gate::Caller,
-    session::{console_language, see_other},
+    session::{self, console_language, see_other},
     *,
 };
 use crate::{
@@ -28,11 +29,11 @@ use crate::{
     lang::Lang,
     relay::{
         console::{
-            Flash, resume,
+            Flash, board_href, calibrate as calibrate_page, resume,
             round_start::{self, Standing},
             rulings, url_encode,
         },
-        page::board_name_in,
+        page::{board_name_in, board_title_in},
     },
     words::{moveno::MoveNo, ruling_text},
 };
@@ -957,4 +958,60 @@ mod tests {
         };
         assert_eq!(done, "move 12 (White) corrected to 54");
     }
+}
+
+#[derive(Deserialize)]
+pub(super) struct CalibrateForm {
+    /// The console page to return to.
+    back: Option<String>,
+    /// The arbiter confirmed, having read what to set up.
+    confirm: Option<String>,
+}
+
+/// `POST /arbiter/boards/{key}/calibrate`: the board's sensor learns the board again (a
+/// Certabo board's calibration) from the next calibration setup it shows, as the admin API's
+/// `/api/admin/boards/{name}/calibrate` has it. Asked first, the page naming that setup, for
+/// the arbiter to confirm.
+pub(super) async fn calibrate(
+    State(app): State<App>,
+    UrlPath(key): UrlPath<String>,
+    caller: Option<Extension<Caller>>,
+    headers: HeaderMap,
+    form: Result<Form<CalibrateForm>, FormRejection>,
+) -> Response {
+    let lang = console_language(&app, &headers, None);
+    let author = match arbiter(caller) {
+        Ok(a) => a,
+        Err(refused) => return refused.into_response(),
+    };
+    let f = match form {
+        Ok(Form(f)) => f,
+        Err(e) => return back_with(&app, "/arbiter", Err(unreadable(e, lang))),
+    };
+    let back = back_to(f.back.as_deref()).to_owned();
+    let board = match views(&app, Audience::Arbiter).await {
+        Ok((views, _)) => session::find_board(&views, &key).map(|v| {
+            (
+                v.live.name.clone(),
+                board_title_in(&v.live, lang),
+                board_href(v),
+            )
+        }),
+        Err(e) => return back_with(&app, &back, Err(e)),
+    };
+    let Some((name, title, href)) = board else {
+        let refusal = Refusal::unknown_board(&key);
+        return back_with(&app, &back, Err(refused_in(lang)(refusal)));
+    };
+    if f.confirm.is_none() {
+        return Html(calibrate_page::confirm_html(&title, &href, &back, lang)).into_response();
+    }
+    info!(board = %name, by = %author, "the arbiter asks from the console to calibrate the board again");
+    let outcome = app
+        .decider
+        .relearn(&name)
+        .await
+        .map(|()| lang.fill("arbiter.done_calibrate", &[("board", &title)]))
+        .map_err(refused_in(lang));
+    back_with(&app, &back, outcome)
 }

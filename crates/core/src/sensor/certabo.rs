@@ -235,6 +235,7 @@ impl Board for CertaboBoard {
         stop_bits: StopBits::One,
     });
     const REPORTS_CLOCK: bool = false;
+    const LEARNS: bool = true;
 
     fn wire() -> Certabo {
         Certabo
