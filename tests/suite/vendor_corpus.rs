@@ -43,12 +43,11 @@ fn run(capture: fn(&BoardScript) -> String, scale: f64) -> Wrong {
     // Per thread: its failures, its silent stops, and its plies, takebacks and alarms.
     type Part = (Vec<String>, Vec<String>, Vec<String>, usize, usize, usize);
     let results: Vec<Part> = std::thread::scope(|s| {
-        let handles: Vec<_> =
-            games
-                .chunks(chunk)
-                .enumerate()
-                .map(|(part, games)| {
-                    s.spawn(move || {
+        let handles: Vec<_> = games
+            .chunks(chunk)
+            .enumerate()
+            .map(|(part, games)| {
+                s.spawn(move || {
                         let mut store = Store::open_in_memory().unwrap();
                         // Historical games, played past what ends a game today: the 2009 Laws.
                         let laws = LawsSetup {
@@ -142,8 +141,8 @@ fn run(capture: fn(&BoardScript) -> String, scale: f64) -> Wrong {
                         }
                         (failures, silent, wrong, plies, takebacks, alarms)
                     })
-                })
-                .collect();
+            })
+            .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let (mut all, mut silent_stops, mut silent_wrong) = (Vec::new(), Vec::new(), Vec::new());
