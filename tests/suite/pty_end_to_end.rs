@@ -1675,19 +1675,7 @@ fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
             ],
         );
         let db = d.join(format!("{kind}.db"));
-        let daemon = Proc::start(
-            d,
-            &format!("run-{kind}"),
-            &[
-                "run",
-                "--db",
-                db.to_str().unwrap(),
-                "--kind",
-                kind,
-                "--port",
-                link.to_str().unwrap(),
-            ],
-        );
+        let daemon = run_kind(d, &format!("run-{kind}"), &db, kind, &link);
         boards.push((kind, emulator, link, db, daemon));
     }
     for (kind, _, link, db, daemon) in &mut boards {
@@ -1714,4 +1702,116 @@ fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
             games[0].irregularities
         );
     }
+}
+
+/// Boards without a move memory and without a clock (a Millennium ChessLink on a
+/// pseudo-terminal, a Chessnut on its HID stand-in), each a real `emulate` process recorded by
+/// its own real `run`, the daemon killed with SIGKILL as soon as a ply before the game's
+/// longest pause is stored, and started again at once: nothing stored is lost, the open game is
+/// resumed (not begun again), what was played while the daemon was down is found from the
+/// board's position, and every move of the game is recorded with nothing raised (a revised
+/// move, a slide's resting square, and a recovery by search are the record's own entries).
+#[test]
+fn boards_without_a_memory_whose_daemon_is_killed_mid_game_lose_no_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (file, n, seed, speed) = ("Capablanca", 179, 21, 0.5);
+    let game = corpus_game(file, n);
+    let expected = expected_uci(&game);
+    let hands = emulator::script_pgn(
+        &game,
+        &EmulatorOptions {
+            speed,
+            seed,
+            clock: false,
+            ..EmulatorOptions::default()
+        },
+    )
+    .unwrap();
+    // Killed once ply k is stored, the daemon is back long before ply k + 2 is begun: the board
+    // it finds again is at most two plies past its record (a gap's search records runs of two).
+    let (window, k) = longest_two_ply_window(&hands);
+    assert!(
+        window >= 7000,
+        "ply {k}: only {window} ms before two more plies"
+    );
+    let (speed, seed) = (speed.to_string(), seed.to_string());
+    let mut boards = Vec::new();
+    for kind in ["chesslink", "chessnut"] {
+        let (emulator, link) = emulate(
+            d,
+            kind,
+            file,
+            n,
+            &[
+                "--kind",
+                kind,
+                "--speed",
+                &speed,
+                "--seed",
+                &seed,
+                "--linger-ms",
+                "1500",
+            ],
+        );
+        let db = d.join(format!("{kind}.db"));
+        let daemon = run_kind(d, &format!("run-{kind}-1"), &db, kind, &link);
+        boards.push((kind, emulator, link, db, daemon));
+    }
+    // Each daemon killed as soon as its board's ply k is stored, and started again at once.
+    let mut second = Vec::new();
+    for (kind, _, link, db, daemon) in &mut boards {
+        let board = link.to_str().unwrap();
+        let seen = wait_for_moves(db, board, k);
+        daemon.kill_hard();
+        let stored = export(db).unwrap();
+        let stored = &games_of(&stored, board)[0].moves;
+        assert!(
+            stored.len() >= seen.len() && stored[..] == expected[..stored.len()],
+            "{kind}: seen before the kill {seen:?}, stored after it {stored:?}"
+        );
+        assert!(stored.len() < expected.len(), "{kind}: killed mid-game");
+        second.push(run_kind(d, &format!("run-{kind}-2"), db, kind, link));
+    }
+    for ((kind, _, link, db, _), daemon) in boards.iter().zip(&mut second) {
+        wait_for_moves(db, link.to_str().unwrap(), expected.len());
+        daemon.terminate();
+        let status = daemon.wait_exit(Duration::from_secs(20));
+        assert!(status.success(), "{kind}: run after SIGTERM: {status}");
+        let log = daemon.log_text();
+        assert!(
+            log.contains("resuming game"),
+            "{kind}: the second run resumed the open game:\n{log}"
+        );
+        let games = export(db).unwrap();
+        assert_eq!(games.len(), 1, "{kind}: one game, resumed: {games:#?}");
+        assert_eq!(games[0].moves, expected, "{kind}");
+        let raised: Vec<&String> = games[0]
+            .irregularities
+            .iter()
+            .filter(|k| !k.starts_with("recovered_") && *k != "revised_move")
+            .collect();
+        assert!(raised.is_empty(), "{kind}: {:?}", games[0].irregularities);
+        eprintln!(
+            "{kind}: killed after ply {k}, started again: {:?}",
+            games[0].irregularities
+        );
+    }
+}
+
+/// `boardscribe run --kind KIND` on one board's `port`, writing `db`.
+fn run_kind(dir: &Path, name: &str, db: &Path, kind: &str, port: &Path) -> Proc {
+    Proc::start(
+        dir,
+        name,
+        &[
+            "run",
+            "--db",
+            db.to_str().unwrap(),
+            "--kind",
+            kind,
+            "--port",
+            port.to_str().unwrap(),
+        ],
+    )
 }
