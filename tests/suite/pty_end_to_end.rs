@@ -1620,8 +1620,9 @@ fn a_certabo_board_is_calibrated_again_when_the_arbiter_asks_through_calibrate()
     assert!(daemon.wait_exit(Duration::from_secs(20)).success());
 }
 
-/// Boards without a move memory (a Millennium ChessLink and a Certabo board, each a real
-/// `emulate` process recorded by its own real `run`), unplugged mid-move for 1.5 s: when the
+/// Boards without a move memory (a Millennium ChessLink and a Certabo board on
+/// pseudo-terminals, a Chessnut on its HID stand-in, each a real `emulate` process recorded by
+/// its own real `run`), unplugged mid-move for 1.5 s: when the
 /// board is found again, what was played meanwhile is found from its position alone (the one
 /// run of legal moves from the record that leads there) and marked as recovered by search.
 /// Every move of the game is recorded, and nothing is raised (a move revised, a slide's
@@ -1653,7 +1654,7 @@ fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
     );
     let (speed, seed, k) = (speed.to_string(), seed.to_string(), k.to_string());
     let mut boards = Vec::new();
-    for kind in ["chesslink", "certabo"] {
+    for kind in ["chesslink", "certabo", "chessnut"] {
         let (emulator, link) = emulate(
             d,
             kind,
