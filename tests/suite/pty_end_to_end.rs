@@ -431,8 +431,14 @@ fn sigkill_mid_game_loses_nothing_and_the_game_goes_on() {
 /// Board time (ms) from the moment ply `k`'s piece leaves its square to the first hand action
 /// of ply `k + 2`.
 fn time_to_second_ply_after(script: &emulator::BoardScript, k: usize) -> u64 {
+    script.plies[k + 1].start_ms - lifted_at(script, k)
+}
+
+/// Board time (ms) at which ply `k`'s piece leaves its square (where `--unplug-at-ply k`
+/// pulls the plug).
+fn lifted_at(script: &emulator::BoardScript, k: usize) -> u64 {
     let ply = &script.plies[k - 1];
-    let lifted = script
+    script
         .events
         .iter()
         .find(|e| {
@@ -445,8 +451,7 @@ fn time_to_second_ply_after(script: &emulator::BoardScript, k: usize) -> u64 {
                     })
         })
         .unwrap()
-        .at_ms;
-    script.plies[k + 1].start_ms - lifted
+        .at_ms
 }
 
 /// The ply (from the fourth to the fourth last) whose piece leaves its square before the longest
@@ -1815,4 +1820,86 @@ fn run_kind(dir: &Path, name: &str, db: &Path, kind: &str, port: &Path) -> Proc 
             port.to_str().unwrap(),
         ],
     )
+}
+
+/// Boards without a move memory (ChessLink and Certabo on pseudo-terminals, Chessnut on its HID
+/// stand-in; real `emulate` and `run` processes) unplugged while two plies are played: from the
+/// lift of ply k until half a second after ply k + 1 is made, before a long think. Found again,
+/// the board is two plies past its record, and the one run of two legal moves that leads there
+/// is recorded, marked as recovered by search: every move of the game, nothing raised.
+#[test]
+fn boards_without_a_memory_unplugged_while_two_plies_are_played_recover_them_by_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (file, n, seed, speed) = ("Capablanca", 179, 21, 0.5);
+    let game = corpus_game(file, n);
+    let expected = expected_uci(&game);
+    let hands = emulator::script_pgn(
+        &game,
+        &EmulatorOptions {
+            speed,
+            seed,
+            clock: false,
+            ..EmulatorOptions::default()
+        },
+    )
+    .unwrap();
+    // The outage covers plies k and k + 1 with half a second to spare, and the daemon (its
+    // reconnecting backs off up to ~4.4 s) is back before ply k + 2 is begun.
+    let (k, outage) = (4..=hands.plies.len() - 4)
+        .map(|k| (k, hands.plies[k].end_ms + 500 - lifted_at(&hands, k)))
+        .find(|&(k, outage)| lifted_at(&hands, k) + outage + 5_000 < hands.plies[k + 1].start_ms)
+        .expect("two plies made quickly before a long think");
+    let (speed, seed, ks, outage_ms) = (
+        speed.to_string(),
+        seed.to_string(),
+        k.to_string(),
+        outage.to_string(),
+    );
+    let mut boards = Vec::new();
+    for kind in ["chesslink", "certabo", "chessnut"] {
+        let (emulator, link) = emulate(
+            d,
+            kind,
+            file,
+            n,
+            &[
+                "--kind",
+                kind,
+                "--speed",
+                &speed,
+                "--seed",
+                &seed,
+                "--unplug-at-ply",
+                &ks,
+                "--unplug-for-ms",
+                &outage_ms,
+                "--linger-ms",
+                "1500",
+            ],
+        );
+        let db = d.join(format!("{kind}.db"));
+        let daemon = run_kind(d, &format!("run-{kind}"), &db, kind, &link);
+        boards.push((kind, emulator, link, db, daemon));
+    }
+    for (kind, _, link, db, daemon) in &mut boards {
+        wait_for_moves(db, link.to_str().unwrap(), expected.len());
+        daemon.terminate();
+        let status = daemon.wait_exit(Duration::from_secs(20));
+        assert!(status.success(), "{kind}: run after SIGTERM: {status}");
+        let games = export(db).unwrap();
+        assert_eq!(games.len(), 1, "{kind}: {games:#?}");
+        assert_eq!(games[0].moves, expected, "{kind}");
+        let irregularities = &games[0].irregularities;
+        assert!(
+            irregularities.iter().any(|k| k == "recovered_by_search"),
+            "{kind}: the plies played while unplugged were found by search: {irregularities:?}"
+        );
+        let raised: Vec<&String> = irregularities
+            .iter()
+            .filter(|k| !k.starts_with("recovered_") && *k != "revised_move")
+            .collect();
+        assert!(raised.is_empty(), "{kind}: {irregularities:?}");
+        eprintln!("{kind}: unplugged at ply {k} for {outage} ms: {irregularities:?}");
+    }
 }
