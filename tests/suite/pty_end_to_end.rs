@@ -1625,23 +1625,18 @@ fn a_certabo_board_is_calibrated_again_when_the_arbiter_asks_through_calibrate()
     assert!(daemon.wait_exit(Duration::from_secs(20)).success());
 }
 
-/// Boards without a move memory (a Millennium ChessLink and a Certabo board on
-/// pseudo-terminals, a Chessnut on its HID stand-in, each a real `emulate` process recorded by
-/// its own real `run`), unplugged mid-move for 1.5 s: when the
-/// board is found again, what was played meanwhile is found from its position alone (the one
-/// run of legal moves from the record that leads there) and marked as recovered by search.
-/// Every move of the game is recorded, and nothing is raised (a move revised, a slide's
-/// resting square, is the record's own correction, not an alert).
-#[test]
-fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let (file, n, seed, speed) = ("Capablanca", 179, 21, 0.5);
+/// The game the boards without a memory play ([`boards_without_a_memory_unplugged_mid_move_lose_no_move`]
+/// and the tests after it): the corpus file and game, the hands' seed and speed.
+const MEMORYLESS_GAME: (&str, usize, u64, f64) = ("Capablanca", 179, 21, 0.5);
+
+/// One board of those tests: its kind, its `emulate` process, its link, its database and its
+/// `run` process.
+type MemorylessBoard = (&'static str, Proc, PathBuf, PathBuf, Proc);
+
+/// [`MEMORYLESS_GAME`]: its moves, and the hands the emulators play it with (no clock).
+fn memoryless_game() -> (Vec<String>, emulator::BoardScript) {
+    let (file, n, seed, speed) = MEMORYLESS_GAME;
     let game = corpus_game(file, n);
-    let expected = expected_uci(&game);
-    // The board found again must be at most two plies past its record (a gap's search records
-    // runs of two): unplugged during the move before the longest pause, the outage and the
-    // daemon's reconnecting (up to ~4.4 s with its backoff) fit in it.
     let hands = emulator::script_pgn(
         &game,
         &EmulatorOptions {
@@ -1652,61 +1647,83 @@ fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
         },
     )
     .unwrap();
+    (expected_uci(&game), hands)
+}
+
+/// Each of `kinds` playing [`MEMORYLESS_GAME`] in a real `emulate` process (with `extra`
+/// arguments), recorded by its own real `run` into `<kind>.db`.
+fn memoryless_boards(d: &Path, kinds: &[&'static str], extra: &[&str]) -> Vec<MemorylessBoard> {
+    let (file, n, seed, speed) = MEMORYLESS_GAME;
+    let (speed, seed) = (speed.to_string(), seed.to_string());
+    kinds
+        .iter()
+        .map(|&kind| {
+            let mut args = vec!["--kind", kind, "--speed", &speed, "--seed", &seed];
+            args.extend_from_slice(extra);
+            args.extend(["--linger-ms", "1500"]);
+            let (emulator, link) = emulate(d, kind, file, n, &args);
+            let db = d.join(format!("{kind}.db"));
+            let daemon = run_kind(d, &format!("run-{kind}"), &db, kind, &link);
+            (kind, emulator, link, db, daemon)
+        })
+        .collect()
+}
+
+/// Waits for every move of the game on `link`, stops `daemon` with SIGTERM, and checks the
+/// one game recorded: every move, nothing raised (a revised move, a slide's resting square,
+/// and a recovery are the record's own entries). Returns the game's irregularities and the
+/// daemon's log.
+fn assert_whole_nothing_raised(
+    kind: &str,
+    link: &Path,
+    db: &Path,
+    daemon: &mut Proc,
+    expected: &[String],
+) -> (Vec<String>, String) {
+    wait_for_moves(db, link.to_str().unwrap(), expected.len());
+    daemon.terminate();
+    let status = daemon.wait_exit(Duration::from_secs(20));
+    assert!(status.success(), "{kind}: run after SIGTERM: {status}");
+    let games = export(db).unwrap();
+    assert_eq!(games.len(), 1, "{kind}: one game: {games:#?}");
+    assert_eq!(games[0].moves, expected, "{kind}");
+    let irregularities = games[0].irregularities.clone();
+    let raised: Vec<&String> = irregularities
+        .iter()
+        .filter(|k| !k.starts_with("recovered_") && *k != "revised_move")
+        .collect();
+    assert!(raised.is_empty(), "{kind}: {irregularities:?}");
+    (irregularities, daemon.log_text())
+}
+
+/// Boards without a move memory (a Millennium ChessLink and a Certabo board on
+/// pseudo-terminals, a Chessnut on its HID stand-in, each a real `emulate` process recorded by
+/// its own real `run`), unplugged mid-move for 1.5 s: when the board is found again, what was
+/// played meanwhile is found from its position alone (the one run of legal moves from the
+/// record that leads there). Every move of the game is recorded, and nothing is raised.
+#[test]
+fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (expected, hands) = memoryless_game();
+    // The board found again must be at most two plies past its record (a gap's search records
+    // runs of two): unplugged during the move before the longest pause, the outage and the
+    // daemon's reconnecting (up to ~4.4 s with its backoff) fit in it.
     let (window, k) = longest_two_ply_window(&hands);
     assert!(
         window >= 7000,
         "ply {k}: only {window} ms before two more plies"
     );
-    let (speed, seed, k) = (speed.to_string(), seed.to_string(), k.to_string());
-    let mut boards = Vec::new();
-    for kind in ["chesslink", "certabo", "chessnut"] {
-        let (emulator, link) = emulate(
-            d,
-            kind,
-            file,
-            n,
-            &[
-                "--kind",
-                kind,
-                "--speed",
-                &speed,
-                "--seed",
-                &seed,
-                "--unplug-at-ply",
-                &k,
-                "--unplug-for-ms",
-                "1500",
-                "--linger-ms",
-                "1500",
-            ],
-        );
-        let db = d.join(format!("{kind}.db"));
-        let daemon = run_kind(d, &format!("run-{kind}"), &db, kind, &link);
-        boards.push((kind, emulator, link, db, daemon));
-    }
-    for (kind, _, link, db, daemon) in &mut boards {
-        wait_for_moves(db, link.to_str().unwrap(), expected.len());
-        daemon.terminate();
-        let status = daemon.wait_exit(Duration::from_secs(20));
-        assert!(status.success(), "{kind}: run after SIGTERM: {status}");
-        let log = daemon.log_text();
+    let k = k.to_string();
+    let extra = ["--unplug-at-ply", &k, "--unplug-for-ms", "1500"];
+    let kinds = ["chesslink", "certabo", "chessnut"];
+    for (kind, _, link, db, daemon) in &mut memoryless_boards(d, &kinds, &extra) {
+        let (irregularities, log) = assert_whole_nothing_raised(kind, link, db, daemon, &expected);
         assert!(
             log.contains("board lost; reconnecting") && log.matches("board connected").count() >= 2,
             "{kind}: the daemon lost the board and found it again:\n{log}"
         );
-        let games = export(db).unwrap();
-        assert_eq!(games.len(), 1, "{kind}: {games:#?}");
-        assert_eq!(games[0].moves, expected, "{kind}");
-        let raised: Vec<&String> = games[0]
-            .irregularities
-            .iter()
-            .filter(|k| !k.starts_with("recovered_") && *k != "revised_move")
-            .collect();
-        assert!(raised.is_empty(), "{kind}: {:?}", games[0].irregularities);
-        eprintln!(
-            "{kind}: unplugged at ply {k} for 1.5 s: {:?}",
-            games[0].irregularities
-        );
+        eprintln!("{kind}: unplugged at ply {k} for 1.5 s: {irregularities:?}");
     }
 }
 
@@ -1715,25 +1732,12 @@ fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
 /// its own real `run`, the daemon killed with SIGKILL as soon as a ply before the game's
 /// longest pause is stored, and started again at once: nothing stored is lost, the open game is
 /// resumed (not begun again), what was played while the daemon was down is found from the
-/// board's position, and every move of the game is recorded with nothing raised (a revised
-/// move, a slide's resting square, and a recovery by search are the record's own entries).
+/// board's position, and every move of the game is recorded with nothing raised.
 #[test]
 fn boards_without_a_memory_whose_daemon_is_killed_mid_game_lose_no_move() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (file, n, seed, speed) = ("Capablanca", 179, 21, 0.5);
-    let game = corpus_game(file, n);
-    let expected = expected_uci(&game);
-    let hands = emulator::script_pgn(
-        &game,
-        &EmulatorOptions {
-            speed,
-            seed,
-            clock: false,
-            ..EmulatorOptions::default()
-        },
-    )
-    .unwrap();
+    let (expected, hands) = memoryless_game();
     // Killed once ply k is stored, the daemon is back long before ply k + 2 is begun: the board
     // it finds again is at most two plies past its record (a gap's search records runs of two).
     let (window, k) = longest_two_ply_window(&hands);
@@ -1741,31 +1745,8 @@ fn boards_without_a_memory_whose_daemon_is_killed_mid_game_lose_no_move() {
         window >= 7000,
         "ply {k}: only {window} ms before two more plies"
     );
-    let (speed, seed) = (speed.to_string(), seed.to_string());
-    let mut boards = Vec::new();
-    for kind in ["chesslink", "chessnut"] {
-        let (emulator, link) = emulate(
-            d,
-            kind,
-            file,
-            n,
-            &[
-                "--kind",
-                kind,
-                "--speed",
-                &speed,
-                "--seed",
-                &seed,
-                "--linger-ms",
-                "1500",
-            ],
-        );
-        let db = d.join(format!("{kind}.db"));
-        let daemon = run_kind(d, &format!("run-{kind}-1"), &db, kind, &link);
-        boards.push((kind, emulator, link, db, daemon));
-    }
+    let mut boards = memoryless_boards(d, &["chesslink", "chessnut"], &[]);
     // Each daemon killed as soon as its board's ply k is stored, and started again at once.
-    let mut second = Vec::new();
     for (kind, _, link, db, daemon) in &mut boards {
         let board = link.to_str().unwrap();
         let seen = wait_for_moves(db, board, k);
@@ -1777,31 +1758,15 @@ fn boards_without_a_memory_whose_daemon_is_killed_mid_game_lose_no_move() {
             "{kind}: seen before the kill {seen:?}, stored after it {stored:?}"
         );
         assert!(stored.len() < expected.len(), "{kind}: killed mid-game");
-        second.push(run_kind(d, &format!("run-{kind}-2"), db, kind, link));
+        *daemon = run_kind(d, &format!("run-{kind}-2"), db, kind, link);
     }
-    for ((kind, _, link, db, _), daemon) in boards.iter().zip(&mut second) {
-        wait_for_moves(db, link.to_str().unwrap(), expected.len());
-        daemon.terminate();
-        let status = daemon.wait_exit(Duration::from_secs(20));
-        assert!(status.success(), "{kind}: run after SIGTERM: {status}");
-        let log = daemon.log_text();
+    for (kind, _, link, db, daemon) in &mut boards {
+        let (irregularities, log) = assert_whole_nothing_raised(kind, link, db, daemon, &expected);
         assert!(
             log.contains("resuming game"),
             "{kind}: the second run resumed the open game:\n{log}"
         );
-        let games = export(db).unwrap();
-        assert_eq!(games.len(), 1, "{kind}: one game, resumed: {games:#?}");
-        assert_eq!(games[0].moves, expected, "{kind}");
-        let raised: Vec<&String> = games[0]
-            .irregularities
-            .iter()
-            .filter(|k| !k.starts_with("recovered_") && *k != "revised_move")
-            .collect();
-        assert!(raised.is_empty(), "{kind}: {:?}", games[0].irregularities);
-        eprintln!(
-            "{kind}: killed after ply {k}, started again: {:?}",
-            games[0].irregularities
-        );
+        eprintln!("{kind}: killed after ply {k}, started again: {irregularities:?}");
     }
 }
 
@@ -1831,75 +1796,22 @@ fn run_kind(dir: &Path, name: &str, db: &Path, kind: &str, port: &Path) -> Proc 
 fn boards_without_a_memory_unplugged_while_two_plies_are_played_recover_them_by_search() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (file, n, seed, speed) = ("Capablanca", 179, 21, 0.5);
-    let game = corpus_game(file, n);
-    let expected = expected_uci(&game);
-    let hands = emulator::script_pgn(
-        &game,
-        &EmulatorOptions {
-            speed,
-            seed,
-            clock: false,
-            ..EmulatorOptions::default()
-        },
-    )
-    .unwrap();
+    let (expected, hands) = memoryless_game();
     // The outage covers plies k and k + 1 with half a second to spare, and the daemon (its
     // reconnecting backs off up to ~4.4 s) is back before ply k + 2 is begun.
     let (k, outage) = (4..=hands.plies.len() - 4)
         .map(|k| (k, hands.plies[k].end_ms + 500 - lifted_at(&hands, k)))
         .find(|&(k, outage)| lifted_at(&hands, k) + outage + 5_000 < hands.plies[k + 1].start_ms)
         .expect("two plies made quickly before a long think");
-    let (speed, seed, ks, outage_ms) = (
-        speed.to_string(),
-        seed.to_string(),
-        k.to_string(),
-        outage.to_string(),
-    );
-    let mut boards = Vec::new();
-    for kind in ["chesslink", "certabo", "chessnut"] {
-        let (emulator, link) = emulate(
-            d,
-            kind,
-            file,
-            n,
-            &[
-                "--kind",
-                kind,
-                "--speed",
-                &speed,
-                "--seed",
-                &seed,
-                "--unplug-at-ply",
-                &ks,
-                "--unplug-for-ms",
-                &outage_ms,
-                "--linger-ms",
-                "1500",
-            ],
-        );
-        let db = d.join(format!("{kind}.db"));
-        let daemon = run_kind(d, &format!("run-{kind}"), &db, kind, &link);
-        boards.push((kind, emulator, link, db, daemon));
-    }
-    for (kind, _, link, db, daemon) in &mut boards {
-        wait_for_moves(db, link.to_str().unwrap(), expected.len());
-        daemon.terminate();
-        let status = daemon.wait_exit(Duration::from_secs(20));
-        assert!(status.success(), "{kind}: run after SIGTERM: {status}");
-        let games = export(db).unwrap();
-        assert_eq!(games.len(), 1, "{kind}: {games:#?}");
-        assert_eq!(games[0].moves, expected, "{kind}");
-        let irregularities = &games[0].irregularities;
+    let (ks, outage_ms) = (k.to_string(), outage.to_string());
+    let extra = ["--unplug-at-ply", &ks, "--unplug-for-ms", &outage_ms];
+    let kinds = ["chesslink", "certabo", "chessnut"];
+    for (kind, _, link, db, daemon) in &mut memoryless_boards(d, &kinds, &extra) {
+        let (irregularities, _) = assert_whole_nothing_raised(kind, link, db, daemon, &expected);
         assert!(
             irregularities.iter().any(|k| k == "recovered_by_search"),
             "{kind}: the plies played while unplugged were found by search: {irregularities:?}"
         );
-        let raised: Vec<&String> = irregularities
-            .iter()
-            .filter(|k| !k.starts_with("recovered_") && *k != "revised_move")
-            .collect();
-        assert!(raised.is_empty(), "{kind}: {irregularities:?}");
         eprintln!("{kind}: unplugged at ply {k} for {outage} ms: {irregularities:?}");
     }
 }
