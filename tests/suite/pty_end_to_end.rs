@@ -1696,6 +1696,17 @@ fn assert_whole_nothing_raised(
     (irregularities, daemon.log_text())
 }
 
+/// The ply of [`longest_two_ply_window`], whose stretch to the ply after next must leave 7 s
+/// for an outage or a restart and the daemon's reconnecting.
+fn ply_before_a_long_pause(hands: &emulator::BoardScript) -> usize {
+    let (window, k) = longest_two_ply_window(hands);
+    assert!(
+        window >= 7000,
+        "ply {k}: only {window} ms before two more plies"
+    );
+    k
+}
+
 /// Boards without a move memory (a Millennium ChessLink and a Certabo board on
 /// pseudo-terminals, a Chessnut on its HID stand-in, each a real `emulate` process recorded by
 /// its own real `run`), unplugged mid-move for 1.5 s: when the board is found again, what was
@@ -1709,12 +1720,7 @@ fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
     // The board found again must be at most two plies past its record (a gap's search records
     // runs of two): unplugged during the move before the longest pause, the outage and the
     // daemon's reconnecting (up to ~4.4 s with its backoff) fit in it.
-    let (window, k) = longest_two_ply_window(&hands);
-    assert!(
-        window >= 7000,
-        "ply {k}: only {window} ms before two more plies"
-    );
-    let k = k.to_string();
+    let k = ply_before_a_long_pause(&hands).to_string();
     let extra = ["--unplug-at-ply", &k, "--unplug-for-ms", "1500"];
     let kinds = ["chesslink", "certabo", "chessnut"];
     for (kind, _, link, db, daemon) in &mut memoryless_boards(d, &kinds, &extra) {
@@ -1740,11 +1746,7 @@ fn boards_without_a_memory_whose_daemon_is_killed_mid_game_lose_no_move() {
     let (expected, hands) = memoryless_game();
     // Killed once ply k is stored, the daemon is back long before ply k + 2 is begun: the board
     // it finds again is at most two plies past its record (a gap's search records runs of two).
-    let (window, k) = longest_two_ply_window(&hands);
-    assert!(
-        window >= 7000,
-        "ply {k}: only {window} ms before two more plies"
-    );
+    let k = ply_before_a_long_pause(&hands);
     let mut boards = memoryless_boards(d, &["chesslink", "chessnut"], &[]);
     // Each daemon killed as soon as its board's ply k is stored, and started again at once.
     for (kind, _, link, db, daemon) in &mut boards {

@@ -296,8 +296,10 @@ impl Board for CertaboBoard {
     fn settings(laws: &LawsSetup) -> TrackerSettings {
         TrackerSettings {
             whole_reports: true,
-            // A capture and its recapture on one square can fall between two records.
+            // A capture and its recapture on one square can fall between two records, after
+            // any recorded move (records 350 ms apart show no resting square to revise).
             two_ply_min_distance: 2,
+            move_stood_ms: 0,
             ..laws.tracker_settings()
         }
     }

@@ -269,20 +269,20 @@ impl<G: GameKind> Tracker<G> {
         // revised, a piece slid on from where it rested while the reply began, in one reading.
         // Before two plies from the belief while that move is not yet recorded: a rook to f1
         // with the other rook lifted reads as a rook to g1, a rook to f1 and its capture too,
-        // which needs a piece placed and taken in less than the board's debounce. On a board
-        // whose readings come far apart (`two_ply_min_distance` 2: a Certabo board's records)
-        // a capture and its recapture on one square do fall between two readings: there, a
-        // recorded move (it stood on the board, no resting square) is not revised into one
-        // with pieces still missing when two plies from it read whole, and the board is no
-        // move under way from it (two pieces lifted for a capture also read as a capture and
-        // its recapture).
+        // which needs a piece placed and taken in less than the board's debounce. A recorded
+        // move that stood on the board `move_stood_ms` (a resting square stands a few hundred
+        // ms) was made: it is not revised into one with pieces still missing when two plies
+        // from it read whole and the board is no move under way from it (37... Rh2 38. Kg3
+        // Re2 read as 37... Rf2+). On a board whose readings come far apart (Certabo, whose
+        // `move_stood_ms` is 0) a capture and its recapture on one square do fall between two
+        // readings, after any recorded move (two pieces lifted for a capture also read as a
+        // capture and its recapture, hence the departure).
         // The departure from the tip is worked out only on such a board, after a recorded move.
         let two_plies_first = self.settings.whole_reports
             && plies
                 .checked_sub(1)
                 .is_some_and(|back| back < g.moves.len())
-            && (self.settings.two_ply_min_distance <= 2
-                || g.tip_stood_ms(at) >= self.settings.move_stood_ms)
+            && g.tip_stood_ms(at) >= self.settings.move_stood_ms
             && !matches!(
                 G::departure(&g.tip().pos, g.tip().successors(), sensed_reading, false),
                 Departure::InProgress | Departure::Missing { .. }

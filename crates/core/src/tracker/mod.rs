@@ -91,9 +91,10 @@ pub struct TrackerSettings {
     /// every place as it changes: a move and the first lift of the reply can come in one
     /// reading, which is then taken as that move with the reply under way.
     pub whole_reports: bool,
-    /// With whole reports: a move the board showed whole at least this long before it left it
-    /// was made (not a piece resting on its way): a later reading that two plies from it
-    /// explain is taken as those plies, not as that move revised with the reply under way.
+    /// With whole reports: a recorded move the board showed whole at least this long before it
+    /// left it was made (not a piece resting on its way): a later reading that two plies from
+    /// it explain is taken as those plies, not as that move revised with the reply under way.
+    /// 0 on a board whose readings come so far apart that any recorded move was made.
     pub move_stood_ms: Millis,
 }
 
