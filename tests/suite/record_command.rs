@@ -57,24 +57,7 @@ fn record_writes_a_capture_that_replays_to_the_game() {
             .kill_on_drop(true)
             .spawn()
             .unwrap();
-        let done = tokio::time::timeout(Duration::from_secs(120), async {
-            while let Some(ev) = rx.recv().await {
-                if ev == PtyEvent::ScriptDone {
-                    break;
-                }
-            }
-        })
-        .await;
-        assert!(done.is_ok(), "the emulated game did not finish in time");
-        // Let the last frames arrive, then stop the recorder as a user would (Ctrl-C).
-        tokio::time::sleep(Duration::from_millis(1500)).await;
-        let pid = child.id().unwrap().to_string();
-        Command::new("kill").args(["-INT", &pid]).status().unwrap();
-        let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(status.success());
+        stop_at_the_games_end(&mut rx, &mut child).await;
         emu.abort();
     });
 
@@ -94,6 +77,31 @@ fn record_writes_a_capture_that_replays_to_the_game() {
 }
 
 /// The moves of each game replaying `capture` records, in order.
+/// Waits for the emulated game's end, lets the last frames arrive, then stops the recorder as a
+/// user would (Ctrl-C); it must exit cleanly.
+async fn stop_at_the_games_end(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<PtyEvent>,
+    child: &mut tokio::process::Child,
+) {
+    let done = tokio::time::timeout(Duration::from_secs(120), async {
+        while let Some(ev) = rx.recv().await {
+            if ev == PtyEvent::ScriptDone {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(done.is_ok(), "the emulated game did not finish in time");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let pid = child.id().unwrap().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success());
+}
+
 fn replayed_moves(capture: &str) -> Vec<Vec<String>> {
     let mut store = Store::open_in_memory().unwrap();
     let summary =
@@ -209,23 +217,7 @@ fn record_puts_a_certabo_boards_kept_calibration_in_the_capture_and_it_replays()
             .kill_on_drop(true)
             .spawn()
             .unwrap();
-        let done = tokio::time::timeout(Duration::from_secs(120), async {
-            while let Some(ev) = rx.recv().await {
-                if ev == PtyEvent::ScriptDone {
-                    break;
-                }
-            }
-        })
-        .await;
-        assert!(done.is_ok(), "the emulated game did not finish in time");
-        tokio::time::sleep(Duration::from_millis(1500)).await;
-        let pid = child.id().unwrap().to_string();
-        Command::new("kill").args(["-INT", &pid]).status().unwrap();
-        let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(status.success());
+        stop_at_the_games_end(&mut rx, &mut child).await;
         emu.abort();
     });
 
