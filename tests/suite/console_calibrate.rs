@@ -80,12 +80,8 @@ async fn the_console_calibrates_a_certabo_board_once_the_arbiter_confirms_and_no
         "calibrate",
     )
     .await;
-    browser.goto(&format!("{url}arbiter")).await;
-    browser.wait_for("form.login", 20).await;
-    browser.type_into("input[name=token]", TOKEN).await;
-    browser.type_into("input[name=name]", ARBITER).await;
     browser
-        .submit("form.login button[type=submit]", "/arbiter")
+        .log_in(&format!("{url}arbiter"), TOKEN, ARBITER)
         .await;
     browser
         .wait_for("#live table.hall tbody tr[data-number='2']", 20)

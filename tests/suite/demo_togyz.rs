@@ -157,13 +157,7 @@ async fn the_demo_shows_a_togyz_board_and_says_how_to_reach_the_console() {
     std::fs::write(artifacts().join("live-page-togyz.png"), png).unwrap();
 
     // The console, logged into as the demo said.
-    browser.goto(&console).await;
-    browser.wait_for("form.login", 20).await;
-    browser.type_into("input[name=token]", token).await;
-    browser.type_into("input[name=name]", "Demo Arbiter").await;
-    browser
-        .submit("form.login button[type=submit]", "/arbiter")
-        .await;
+    browser.log_in(&console, token, "Demo Arbiter").await;
     let row = format!("tr[data-board=\"{togyz_board}\"]");
     browser.wait_for(&row, 20).await;
     let rows = browser

@@ -1022,12 +1022,8 @@ async fn an_event_of_eight_mixed_boards_through_two_rounds_in_chromium() {
     eprintln!("event_browser: round 1 plugged in at {:?}", t0.elapsed());
 
     // The arbiter logs in.
-    browser.goto(&format!("{url}arbiter")).await;
-    browser.wait_for("form.login", 20).await;
-    browser.type_into("input[name=token]", token).await;
-    browser.type_into("input[name=name]", ARBITER).await;
     browser
-        .submit("form.login button[type=submit]", "/arbiter")
+        .log_in(&format!("{url}arbiter"), token, ARBITER)
         .await;
     until(30, "eight boards in the hall", async || {
         let rows = browser

@@ -280,12 +280,8 @@ async fn a_page_of_another_origin_cannot_act_with_the_arbiters_cookie() {
         "forged",
     )
     .await;
-    browser.goto(&format!("{url}arbiter")).await;
-    browser.wait_for("form.login", 20).await;
-    browser.type_into("input[name=token]", TOKEN).await;
-    browser.type_into("input[name=name]", ARBITER).await;
     browser
-        .submit("form.login button[type=submit]", "/arbiter")
+        .log_in(&format!("{url}arbiter"), TOKEN, ARBITER)
         .await;
     browser.wait_for("#live table.hall", 20).await;
 

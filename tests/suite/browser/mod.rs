@@ -288,6 +288,17 @@ impl Browser {
         .await
     }
 
+    /// Logs into the arbiter's console at `console` (its `/arbiter` URL) with the admin `token`
+    /// as `name`; returns the path the login leads to.
+    pub async fn log_in(&self, console: &str, token: &str, name: &str) -> String {
+        self.goto(console).await;
+        self.wait_for("form.login", 20).await;
+        self.type_into("input[name=token]", token).await;
+        self.type_into("input[name=name]", name).await;
+        self.submit("form.login button[type=submit]", "/arbiter")
+            .await
+    }
+
     /// Keeps a screenshot as `target/test-artifacts/console/PREFIX-NN-name.png`.
     pub async fn screenshot(&mut self, name: &str) {
         self.shots += 1;
