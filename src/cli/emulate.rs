@@ -103,13 +103,14 @@ pub fn emulate(args: EmulateArgs) -> anyhow::Result<()> {
                 };
                 chess_script(&no_clock, None)?
             };
-            match args.kind {
-                BoardKind::Certabo if args.calibrated => {
-                    PtyScript::Certabo(emulator::certabo_script_calibrated(&hands))
-                }
-                _ if args.calibrated => bail!("--calibrated is for --kind certabo"),
-                kind => PtyScript::chess_hands(kind, hands)
-                    .with_context(|| format!("{kind} boards cannot be emulated"))?,
+            let kind = args.kind;
+            if args.calibrated {
+                PtyScript::chess_hands_learnt(kind, hands).with_context(|| {
+                    format!("--calibrated is for boards that learn (a certabo), not {kind}")
+                })?
+            } else {
+                PtyScript::chess_hands(kind, hands)
+                    .with_context(|| format!("{kind} boards cannot be emulated"))?
             }
         }
     };

@@ -38,6 +38,7 @@ use boardscribe_core::{
 
 use super::{
     BoardScript, EventKind, IrregularityInfo, PlyInfo,
+    pty::{Answer, Emulated},
     script::{Event, Payload, Script, ScriptBoard, WireFrame},
 };
 
@@ -79,6 +80,47 @@ impl ScriptBoard for CertaboBoard {
 
 /// A chess game as the timed traffic of a Certabo board.
 pub type CertaboScript = Script<CertaboBoard>;
+
+/// On its pty, the board streams its records and acknowledges LED commands.
+impl Emulated for CertaboBoard {
+    /// Nothing to answer from: the records are the script's.
+    type State = ();
+    const NAME: &'static str = "emulated Certabo board";
+
+    fn start_state(_script: &CertaboScript) {}
+
+    /// The board's records (the handshake's host commands are the daemon's to send).
+    fn in_body(e: &Event<CertaboBoard>) -> bool {
+        e.dir == Direction::FromBoard && matches!(e.payload, Payload::Frame(Frame::Pieces(_)))
+    }
+
+    /// A board calibrated before the script (it opens without the calibration setup): its
+    /// calibration, as a daemon that kept it gives it back.
+    fn capture_extra(script: &CertaboScript) -> Vec<(String, String)> {
+        if script.opens_calibrating() {
+            return Vec::new();
+        }
+        vec![(
+            boardscribe_core::capture::LEARNT_HEADER.to_owned(),
+            calibration().to_text(),
+        )]
+    }
+
+    /// An LED command (8 bytes, no framing): answered `L` (one-colour LEDs), as cer2nut reads
+    /// a Certabo board; the board streams from then on (a real one streams from power-up: the
+    /// host's start-up is what starts the script's clock here).
+    fn command(buf: &[u8], _state: &mut ()) -> Option<(usize, Answer)> {
+        use boardscribe_core::protocol::certabo::LED_COMMAND_LEN;
+        if buf.len() < LED_COMMAND_LEN {
+            return None;
+        }
+        let answer = Answer {
+            reply: Some(Frame::LedAck(LedAck::L).to_bytes()),
+            reports: Some(true),
+        };
+        Some((LED_COMMAND_LEN, answer))
+    }
+}
 
 /// The chip of the piece that stands on board index `i` in the calibration setup.
 pub fn setup_chip(i: usize) -> ChipId {

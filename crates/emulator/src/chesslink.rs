@@ -17,11 +17,12 @@ use boardscribe_core::{
         chesslink::{Command, Frame, reg},
         dgt,
     },
-    sensor::chesslink::report_of,
+    sensor::chesslink::{board_codes, report_of},
 };
 
 use super::{
     BoardScript, EventKind, IrregularityInfo, PlyInfo,
+    pty::{Answer, Emulated},
     script::{Event, Payload, Script, ScriptBoard, WireFrame},
 };
 
@@ -58,6 +59,33 @@ impl ScriptBoard for ChessLinkBoard {
 
 /// A chess game as the timed traffic of a ChessLink board.
 pub type ChessLinkScript = Script<ChessLinkBoard>;
+
+/// On its pty, the board answers from the squares it last reported.
+impl Emulated for ChessLinkBoard {
+    /// The squares in board numbering, as the board senses them.
+    type State = [u8; 64];
+    const NAME: &'static str = "emulated ChessLink board";
+
+    fn start_state(script: &ChessLinkScript) -> [u8; 64] {
+        script.start_dump
+    }
+
+    fn played(board: &mut [u8; 64], frame: &Frame) {
+        if let Frame::Status(report) = frame {
+            *board = board_codes(report);
+        }
+    }
+
+    fn command(buf: &[u8], board: &mut [u8; 64]) -> Option<(usize, Answer)> {
+        let (command, used) = boardscribe_core::protocol::chesslink::cut_command(buf)?;
+        let Ok(command) = command else {
+            return Some((used, Answer::NONE));
+        };
+        let (reply, reports) = answer(&command, board);
+        let reply = reply.map(|f| f.to_bytes());
+        Some((used, Answer { reply, reports }))
+    }
+}
 
 /// The host's start-up commands, as the daemon sends them.
 fn startup_bytes() -> Vec<u8> {

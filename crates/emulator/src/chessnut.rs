@@ -21,11 +21,12 @@ use boardscribe_core::{
         chessnut::{Battery, Command, Frame, Mode, PositionReport},
         dgt,
     },
-    sensor::chessnut::placement_of,
+    sensor::chessnut::{board_codes, placement_of},
 };
 
 use super::{
     BoardScript, EventKind, IrregularityInfo, PlyInfo,
+    pty::{Answer, Emulated},
     script::{Event, Payload, Script, ScriptBoard, WireFrame},
 };
 
@@ -69,6 +70,36 @@ impl ScriptBoard for ChessnutBoard {
 
 /// A chess game as the timed traffic of a Chessnut board.
 pub type ChessnutScript = Script<ChessnutBoard>;
+
+/// On its socket (its hidraw node's stand-in), the board answers from the squares it last
+/// reported.
+impl Emulated for ChessnutBoard {
+    /// The squares in board numbering, as the board senses them.
+    type State = [u8; 64];
+    const NAME: &'static str = "emulated Chessnut board";
+    const HID: bool = true;
+
+    fn start_state(script: &ChessnutScript) -> [u8; 64] {
+        script.start_dump
+    }
+
+    fn played(board: &mut [u8; 64], frame: &Frame) {
+        if let Frame::Position(report) = frame {
+            *board = board_codes(&report.placement);
+        }
+    }
+
+    fn command(buf: &[u8], _board: &mut [u8; 64]) -> Option<(usize, Answer)> {
+        use boardscribe_core::protocol::Wire;
+        let (command, used) = boardscribe_core::protocol::chessnut::ChessnutCommands.cut(buf)?;
+        let Ok(command) = command else {
+            return Some((used, Answer::NONE));
+        };
+        let (reply, reports) = answer(&command);
+        let reply = reply.map(|f| f.to_bytes());
+        Some((used, Answer { reply, reports }))
+    }
+}
 
 /// The position report of a board showing `codes` (board numbering), as sent over USB.
 pub fn report(codes: &[u8; 64]) -> Frame {

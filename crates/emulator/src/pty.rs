@@ -30,10 +30,10 @@ use tokio::{
 use super::{
     BoardScript, EmulatorError, EventKind, Payload, ScriptEvent, TogyzAction, TogyzEvent,
     TogyzPayload, TogyzScript,
-    certabo::{CertaboBoard, CertaboScript},
-    chesslink::{ChessLinkBoard, ChessLinkScript},
-    chessnut::{ChessnutBoard, ChessnutScript},
-    script::Event,
+    certabo::CertaboScript,
+    chesslink::ChessLinkScript,
+    chessnut::ChessnutScript,
+    script::{Event, Script, ScriptBoard},
 };
 
 mod boards;
@@ -46,7 +46,6 @@ use boardscribe_core::{
     memory::EeRecorder,
     protocol::Direction,
     protocol::{
-        certabo as ct, chesslink as cl, chessnut as cn,
         dgt::{BatteryStatus, BoardDump, BwTime, Frame, cmd},
         tgz::{self, PitDump},
     },
@@ -179,6 +178,54 @@ enum Host {
     /// Answer with these bytes, then stop reporting.
     ReplyAndReset(Vec<u8>),
     Ignore,
+}
+
+/// A vendor's chessboard as the pty runner plays its [`Script`]: what it answers from, what a
+/// played report leaves it showing, and how it answers the host. Each vendor's emulator module
+/// implements it beside its script; the runner's side ([`PtyBoard`]) is the same for all.
+pub(crate) trait Emulated: ScriptBoard {
+    /// What the board answers from (its squares), `()` if nothing.
+    type State;
+    /// For the log.
+    const NAME: &'static str;
+    /// Reached over USB HID (a socket standing in for its hidraw node), not a serial line.
+    const HID: bool = false;
+
+    fn start_state(script: &Script<Self>) -> Self::State;
+    /// Whether `e` is played after the handshake (every event that is not part of it).
+    fn in_body(e: &Event<Self>) -> bool {
+        e.kind != EventKind::Handshake
+    }
+    /// The capture's headers besides `device` and `source` ([`PtyBoard::capture_extra`]).
+    fn capture_extra(script: &Script<Self>) -> Vec<(String, String)> {
+        let _ = script;
+        Vec::new()
+    }
+    /// What sending `frame` leaves the board showing.
+    fn played(state: &mut Self::State, frame: &Self::Frame) {
+        let _ = (state, frame);
+    }
+    /// One command from the front of `buf`: the bytes it takes and the board's answer, `None`
+    /// while it is incomplete.
+    fn command(buf: &[u8], state: &mut Self::State) -> Option<(usize, Answer)>;
+}
+
+/// A vendor board's answer to one host command ([`Emulated::command`]).
+#[derive(Debug, Default)]
+pub(crate) struct Answer {
+    /// The bytes it sends back.
+    pub reply: Option<Vec<u8>>,
+    /// Whether it reports by itself from then on (`Some(true)`), stops (`Some(false)`), or
+    /// goes on as it did.
+    pub reports: Option<bool>,
+}
+
+impl Answer {
+    /// No answer, no change.
+    pub const NONE: Answer = Answer {
+        reply: None,
+        reports: None,
+    };
 }
 
 /// A kind of scripted board the pty runner plays: its state, its script events, its commands.
@@ -561,6 +608,20 @@ impl PtyScript {
             BoardKind::Chessnut => Some(PtyScript::Chessnut(crate::chessnut_script(&hands))),
             BoardKind::Certabo => Some(PtyScript::Certabo(crate::certabo_script(&hands))),
             BoardKind::Togyz => None,
+        }
+    }
+
+    /// A DGT board's `hands` on a board of `kind` whose sensor learnt it before the game (a
+    /// Certabo board calibrated before: it opens with the game's board, not its calibration
+    /// setup); `None` for a kind whose sensor learns nothing ([`chess_hands`] then).
+    ///
+    /// [`chess_hands`]: PtyScript::chess_hands
+    pub fn chess_hands_learnt(kind: BoardKind, hands: BoardScript) -> Option<PtyScript> {
+        match kind {
+            BoardKind::Certabo => {
+                Some(PtyScript::Certabo(crate::certabo_script_calibrated(&hands)))
+            }
+            _ => None,
         }
     }
 

@@ -1,8 +1,9 @@
 //! How each kind of emulated board answers on its pseudo-terminal (or socket): a DGT board's
-//! modes, dumps, clock and memory replies; a TGZ-1 pit board's; a ChessLink board's; a
-//! Chessnut board's; a Certabo board's.
+//! modes, dumps, clock and memory replies; a TGZ-1 pit board's; and every other vendor's
+//! chessboard through its module's [`Emulated`] answers.
 
 use super::*;
+use crate::script::WireFrame;
 
 /// What an emulated DGT board holds: the pieces, and its memory (answered to SEND_EE_MOVES).
 pub(super) struct DgtState {
@@ -206,15 +207,17 @@ impl PtyBoard for TogyzScript {
     }
 }
 
-impl PtyBoard for ChessLinkScript {
-    /// The squares in board numbering, as the board senses them.
-    type State = [u8; 64];
-    type Event = Event<ChessLinkBoard>;
-    const DEVICE: &'static str = BoardKind::ChessLink.name();
-    const NAME: &'static str = "emulated ChessLink board";
+/// Every vendor's chessboard ([`Emulated`]): the script's events after the handshake, played
+/// as they come; the answers its module gives.
+impl<B: Emulated> PtyBoard for Script<B> {
+    type State = B::State;
+    type Event = Event<B>;
+    const DEVICE: &'static str = B::DEVICE;
+    const NAME: &'static str = B::NAME;
+    const HID: bool = B::HID;
 
-    fn start_state(&self) -> [u8; 64] {
-        self.start_dump
+    fn start_state(&self) -> B::State {
+        B::start_state(self)
     }
 
     fn initial_clock(&self) -> BwTime {
@@ -225,192 +228,42 @@ impl PtyBoard for ChessLinkScript {
         self.body_start_ms
     }
 
-    fn body(&self) -> Vec<&Event<ChessLinkBoard>> {
-        self.events
-            .iter()
-            .filter(|e| e.kind != EventKind::Handshake)
-            .collect()
+    fn body(&self) -> Vec<&Event<B>> {
+        self.events.iter().filter(|e| B::in_body(e)).collect()
     }
 
-    fn at_ms(e: &Event<ChessLinkBoard>) -> Millis {
+    fn at_ms(e: &Event<B>) -> Millis {
         e.at_ms
     }
 
-    /// After the first report of `ply` (the piece lifted, or the move whole).
-    fn unplug_after(&self, body: &[&Event<ChessLinkBoard>], ply: u32) -> Option<usize> {
-        body.iter()
-            .position(|e| e.kind == EventKind::Move && e.ply == ply)
-    }
-
-    fn play(
-        board: &mut [u8; 64],
-        _clock: &mut BwTime,
-        e: &Event<ChessLinkBoard>,
-    ) -> Option<(Vec<u8>, Channel)> {
-        let Payload::Frame(f) = &e.payload else {
-            return None;
-        };
-        if let cl::Frame::Status(report) = f {
-            *board = boardscribe_core::sensor::chesslink::board_codes(report);
-        }
-        Some((f.to_bytes(), Channel::Board))
-    }
-
-    fn command(&self, buf: &[u8], board: &mut [u8; 64], _clock: &BwTime) -> Option<(usize, Host)> {
-        let (command, used) = cl::cut_command(buf)?;
-        let Ok(command) = command else {
-            return Some((used, Host::Ignore));
-        };
-        let (reply, reports) = crate::chesslink::answer(&command, board);
-        let host = match (reply, reports) {
-            (Some(f), Some(true)) => Host::ReplyAndUpdates(f.to_bytes(), Mode::Board),
-            (Some(f), Some(false)) => Host::ReplyAndReset(f.to_bytes()),
-            (Some(f), None) => Host::Reply(f.to_bytes()),
-            (None, Some(false)) => Host::Reset,
-            (None, Some(true)) => Host::Updates(Mode::Board),
-            (None, None) => Host::Ignore,
-        };
-        Some((used, host))
-    }
-}
-
-impl PtyBoard for ChessnutScript {
-    /// The squares in board numbering, as the board senses them.
-    type State = [u8; 64];
-    type Event = Event<ChessnutBoard>;
-    const DEVICE: &'static str = BoardKind::Chessnut.name();
-    const NAME: &'static str = "emulated Chessnut board";
-    const HID: bool = true;
-
-    fn start_state(&self) -> [u8; 64] {
-        self.start_dump
-    }
-
-    fn initial_clock(&self) -> BwTime {
-        self.initial_clock
-    }
-
-    fn body_start_ms(&self) -> Millis {
-        self.body_start_ms
-    }
-
-    fn body(&self) -> Vec<&Event<ChessnutBoard>> {
-        self.events
-            .iter()
-            .filter(|e| e.kind != EventKind::Handshake)
-            .collect()
-    }
-
-    fn at_ms(e: &Event<ChessnutBoard>) -> Millis {
-        e.at_ms
-    }
-
-    /// After the first report that shows a hand of `ply`.
-    fn unplug_after(&self, body: &[&Event<ChessnutBoard>], ply: u32) -> Option<usize> {
-        body.iter()
-            .position(|e| e.kind == EventKind::Move && e.ply == ply)
-    }
-
-    fn play(
-        board: &mut [u8; 64],
-        _clock: &mut BwTime,
-        e: &Event<ChessnutBoard>,
-    ) -> Option<(Vec<u8>, Channel)> {
-        let Payload::Frame(f) = &e.payload else {
-            return None;
-        };
-        if let cn::Frame::Position(report) = f {
-            *board = boardscribe_core::sensor::chessnut::board_codes(&report.placement);
-        }
-        Some((f.to_bytes(), Channel::Board))
-    }
-
-    fn command(&self, buf: &[u8], _board: &mut [u8; 64], _clock: &BwTime) -> Option<(usize, Host)> {
-        use boardscribe_core::protocol::Wire;
-        let (command, used) = cn::ChessnutCommands.cut(buf)?;
-        let Ok(command) = command else {
-            return Some((used, Host::Ignore));
-        };
-        let host = match crate::chessnut::answer(&command) {
-            (Some(f), Some(true)) => Host::ReplyAndUpdates(f.to_bytes(), Mode::Board),
-            (Some(f), Some(false)) => Host::ReplyAndReset(f.to_bytes()),
-            (Some(f), None) => Host::Reply(f.to_bytes()),
-            (None, Some(false)) => Host::Reset,
-            (None, Some(true)) => Host::Updates(Mode::Board),
-            (None, None) => Host::Ignore,
-        };
-        Some((used, host))
-    }
-}
-
-impl PtyBoard for CertaboScript {
-    /// Nothing to answer from: the records are the script's.
-    type State = ();
-    type Event = Event<CertaboBoard>;
-    const DEVICE: &'static str = BoardKind::Certabo.name();
-    const NAME: &'static str = "emulated Certabo board";
-
-    fn start_state(&self) {}
-
-    fn initial_clock(&self) -> BwTime {
-        self.initial_clock
-    }
-
-    fn body_start_ms(&self) -> Millis {
-        self.body_start_ms
-    }
-
-    fn body(&self) -> Vec<&Event<CertaboBoard>> {
-        self.events
-            .iter()
-            .filter(|e| {
-                e.dir == Direction::FromBoard
-                    && matches!(e.payload, Payload::Frame(ct::Frame::Pieces(_)))
-            })
-            .collect()
-    }
-
-    fn at_ms(e: &Event<CertaboBoard>) -> Millis {
-        e.at_ms
-    }
-
-    /// A board calibrated before the script (it opens without the calibration setup): its
-    /// calibration, as a daemon that kept it gives it back.
     fn capture_extra(&self) -> Vec<(String, String)> {
-        if self.opens_calibrating() {
-            return Vec::new();
-        }
-        vec![(
-            boardscribe_core::capture::LEARNT_HEADER.to_owned(),
-            crate::certabo::calibration().to_text(),
-        )]
+        B::capture_extra(self)
     }
 
-    /// After the first record of `ply` (the piece lifted, or the move whole).
-    fn unplug_after(&self, body: &[&Event<CertaboBoard>], ply: u32) -> Option<usize> {
+    /// After the first report of `ply` (a piece lifted, or the move whole).
+    fn unplug_after(&self, body: &[&Event<B>], ply: u32) -> Option<usize> {
         body.iter()
             .position(|e| e.kind == EventKind::Move && e.ply == ply)
     }
 
-    fn play(
-        _state: &mut (),
-        _clock: &mut BwTime,
-        e: &Event<CertaboBoard>,
-    ) -> Option<(Vec<u8>, Channel)> {
+    fn play(state: &mut B::State, _clock: &mut BwTime, e: &Event<B>) -> Option<(Vec<u8>, Channel)> {
         let Payload::Frame(f) = &e.payload else {
             return None;
         };
-        Some((f.to_bytes(), Channel::Board))
+        B::played(state, f);
+        Some((f.wire_bytes(), Channel::Board))
     }
 
-    /// An LED command (8 bytes, no framing): answered `L` (one-colour LEDs), as cer2nut reads
-    /// a Certabo board; the board streams from then on (a real one streams from power-up: the
-    /// host's start-up is what starts the script's clock here).
-    fn command(&self, buf: &[u8], _state: &mut (), _clock: &BwTime) -> Option<(usize, Host)> {
-        if buf.len() < ct::LED_COMMAND_LEN {
-            return None;
-        }
-        let ack = ct::Frame::LedAck(ct::LedAck::L).to_bytes();
-        Some((ct::LED_COMMAND_LEN, Host::ReplyAndUpdates(ack, Mode::Board)))
+    fn command(&self, buf: &[u8], state: &mut B::State, _clock: &BwTime) -> Option<(usize, Host)> {
+        let (used, answer) = B::command(buf, state)?;
+        let host = match (answer.reply, answer.reports) {
+            (Some(f), Some(true)) => Host::ReplyAndUpdates(f, Mode::Board),
+            (Some(f), Some(false)) => Host::ReplyAndReset(f),
+            (Some(f), None) => Host::Reply(f),
+            (None, Some(false)) => Host::Reset,
+            (None, Some(true)) => Host::Updates(Mode::Board),
+            (None, None) => Host::Ignore,
+        };
+        Some((used, host))
     }
 }
