@@ -396,9 +396,12 @@ fn bind_address() {
 
 #[test]
 fn board_kind_number_and_layout() {
+    // Every kind the daemon reads, in its one list's order.
+    let kinds = crate::kind::BoardKind::ALL.map(|k| k.name()).join(", ");
+    assert!(kinds.starts_with("dgt, togyz, chesslink, chessnut, certabo"));
     assert_eq!(
         one_error("[[board]]\nnumber = 1\nkind = \"chess\"\nport = \"/dev/ttyACM0\"\n"),
-        "venue.toml:3:8: unknown board kind \"chess\"; valid: dgt, togyz, chesslink, chessnut, certabo"
+        format!("venue.toml:3:8: unknown board kind \"chess\"; valid: {kinds}")
     );
     assert_eq!(
         one_error("[[board]]\nnumber = 0\nkind = \"dgt\"\nport = \"/dev/ttyACM0\"\n"),

@@ -324,11 +324,16 @@ fn config_check_prints_every_mistake_and_exits_1() {
     let out = boardscribe(&["config", "check", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let p = path.display();
+    // Every kind the daemon reads, in its one list's order.
+    let kinds = boardscribe::kind::BoardKind::ALL
+        .map(|k| k.name())
+        .join(", ");
+    assert!(kinds.starts_with("dgt, togyz, chesslink, chessnut, certabo"));
     assert_eq!(
         text(&out.stderr),
         format!(
             "{p}:2:8: unknown laws edition \"fide-2017\"; valid: fide-2001, fide-2009, fide-2014, fide-2018, fide-2023\n\
-             {p}:6:8: unknown board kind \"chess\"; valid: dgt, togyz, chesslink, chessnut, certabo\n\
+             {p}:6:8: unknown board kind \"chess\"; valid: {kinds}\n\
              boardscribe: {p}: 2 error(s)\n"
         )
     );

@@ -40,16 +40,6 @@ const HALL: [(BoardKind, usize, f64, f64, usize); 4] = [
 /// The shortest game played, in plies.
 const FEWEST_PLIES: usize = 20;
 
-fn kind_of(kind: BoardKind) -> Kind {
-    match kind {
-        BoardKind::Dgt => Kind::Dgt,
-        BoardKind::ChessLink => Kind::ChessLink,
-        BoardKind::Certabo => Kind::Certabo,
-        BoardKind::Chessnut => Kind::Chessnut,
-        BoardKind::Togyz => Kind::Togyz,
-    }
-}
-
 /// The hall's boards, numbered from 1, each with its own corpus game (the corpus's next game
 /// from [`FEWEST_PLIES`] to its kind's longest that the Laws do not cut short).
 fn hall() -> Vec<HallBoard> {
@@ -85,7 +75,7 @@ fn hall() -> Vec<HallBoard> {
             out.push(HallBoard {
                 number: i as u32 + 1,
                 name: format!("{kind}-{}", i + 1),
-                kind: kind_of(kind),
+                kind,
                 moves: game
                     .moves
                     .iter()

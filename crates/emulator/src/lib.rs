@@ -45,7 +45,7 @@ pub use irregular::{
     WrongStartKind, random_irregularities,
 };
 pub use pgn::{PgnGame, games_from_pgn};
-pub use pty::{PtyEvent, PtyFleet, PtyOptions, PtyScript, run_pty, run_togyz_pty};
+pub use pty::{PtyEvent, PtyFleet, PtyOptions, PtyScript, VendorScript, run_pty, run_togyz_pty};
 pub use script::{DgtBoard, Event, Payload, Script, ScriptBoard, TogyzBoard, WireFrame};
 pub use togyz::{
     TogyzAction, TogyzEmulatorOptions, TogyzEvent, TogyzIrregularity, TogyzIrregularityInfo,

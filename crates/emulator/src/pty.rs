@@ -33,7 +33,7 @@ use super::{
     certabo::CertaboScript,
     chesslink::ChessLinkScript,
     chessnut::ChessnutScript,
-    script::{Event, Script, ScriptBoard},
+    script::{Event, Script, ScriptBoard, WireFrame},
 };
 
 mod boards;
@@ -208,6 +208,58 @@ pub(crate) trait Emulated: ScriptBoard {
     /// One command from the front of `buf`: the bytes it takes and the board's answer, `None`
     /// while it is incomplete.
     fn command(buf: &[u8], state: &mut Self::State) -> Option<(usize, Answer)>;
+}
+
+/// What a vendor's chessboard script holds, whichever the vendor ([`PtyScript::vendor`]): for
+/// whoever checks a capture against the script it was played from.
+pub trait VendorScript {
+    /// How many plies its game has.
+    fn plies(&self) -> usize;
+    /// When its last event is played, from the body's start (ms).
+    fn length_ms(&self) -> Millis;
+    /// What the board sends by itself once it reports: when (ms from the body's start), the
+    /// bytes, and the ply whose move they show (`None` for hands between moves).
+    fn reports(&self) -> Vec<(Millis, Vec<u8>, Option<u32>)>;
+    /// Whether the host's bytes `sent` switch the board's reports on.
+    fn switches_reports_on(&self, sent: &[u8]) -> bool;
+}
+
+impl<B: Emulated> VendorScript for Script<B> {
+    fn plies(&self) -> usize {
+        self.plies.len()
+    }
+
+    fn length_ms(&self) -> Millis {
+        self.events.last().map_or(0, |e| e.at_ms) - self.body_start_ms
+    }
+
+    fn reports(&self) -> Vec<(Millis, Vec<u8>, Option<u32>)> {
+        self.events
+            .iter()
+            .filter(|e| {
+                e.dir == Direction::FromBoard && B::in_body(e) && e.at_ms >= self.body_start_ms
+            })
+            .filter_map(|e| {
+                let Payload::Frame(f) = &e.payload else {
+                    return None;
+                };
+                let ply = (e.kind == EventKind::Move).then_some(e.ply);
+                Some((e.at_ms - self.body_start_ms, f.wire_bytes(), ply))
+            })
+            .collect()
+    }
+
+    fn switches_reports_on(&self, sent: &[u8]) -> bool {
+        let mut state = B::start_state(self);
+        let mut rest = sent;
+        while let Some((used, answer)) = B::command(rest, &mut state) {
+            if answer.reports == Some(true) {
+                return true;
+            }
+            rest = rest.get(used.max(1)..).unwrap_or_default();
+        }
+        false
+    }
 }
 
 /// A vendor board's answer to one host command ([`Emulated::command`]).
@@ -622,6 +674,17 @@ impl PtyScript {
                 Some(PtyScript::Certabo(crate::certabo_script_calibrated(&hands)))
             }
             _ => None,
+        }
+    }
+
+    /// The script of a vendor's chessboard, whichever the vendor; `None` for a DGT board's or a
+    /// pit board's.
+    pub fn vendor(&self) -> Option<&dyn VendorScript> {
+        match self {
+            PtyScript::Dgt(_) | PtyScript::Togyz(_) => None,
+            PtyScript::ChessLink(s) => Some(s),
+            PtyScript::Chessnut(s) => Some(s),
+            PtyScript::Certabo(s) => Some(s),
         }
     }
 

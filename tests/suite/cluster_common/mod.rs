@@ -366,14 +366,7 @@ impl Hall {
         }
         let entries: Vec<_> = boards
             .iter()
-            .map(|b| {
-                (
-                    b.number,
-                    b.kind.as_config(),
-                    b.name.clone(),
-                    dir.join(&b.name),
-                )
-            })
+            .map(|b| (b.number, b.kind.name(), b.name.clone(), dir.join(&b.name)))
             .collect();
         let db = dir.join("hall.db");
         let http = fleet_common::free_port();

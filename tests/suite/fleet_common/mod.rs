@@ -22,8 +22,8 @@ use boardscribe::{
     capture::parse_capture,
     device::Direction,
     emulator::{
-        self, BoardScript, EmulatorOptions, EventKind, Payload, PtyOptions, PtyScript, Script,
-        ScriptBoard, TogyzAction, TogyzEmulatorOptions, TogyzPayload, TogyzScript, WireFrame,
+        self, BoardScript, EmulatorOptions, EventKind, Payload, PtyOptions, PtyScript, TogyzAction,
+        TogyzEmulatorOptions, TogyzPayload, TogyzScript,
     },
     game::{
         GameKind,
@@ -48,28 +48,8 @@ const TOGYZ_FILES: [&str; 2] = ["playok-2025", "kazakh-2016-2018"];
 /// sockets in the same process does not run beside them.
 pub static ONE_ROUND_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The kind of a hall board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Dgt,
-    Togyz,
-    ChessLink,
-    Certabo,
-    Chessnut,
-}
-
-impl Kind {
-    /// The config's `kind`.
-    pub fn as_config(self) -> &'static str {
-        match self {
-            Kind::Dgt => "dgt",
-            Kind::Togyz => "togyz",
-            Kind::ChessLink => "chesslink",
-            Kind::Certabo => "certabo",
-            Kind::Chessnut => "chessnut",
-        }
-    }
-}
+/// The kind of a hall board: the daemon's own list.
+pub use boardscribe::kind::BoardKind as Kind;
 
 /// One emulated board of the hall and the record it must produce.
 #[derive(Clone)]
@@ -91,11 +71,9 @@ impl HallBoard {
     pub fn moves_of(&self, game: &boardscribe::store::GameRecord) -> Vec<String> {
         game.moves
             .iter()
-            .map(|m| match self.kind {
-                Kind::Dgt | Kind::ChessLink | Kind::Certabo | Kind::Chessnut => {
-                    m.uci.clone().unwrap_or_default()
-                }
-                Kind::Togyz => m.notation.clone(),
+            .map(|m| match self.kind.game() {
+                boardscribe::game::Kind::Chess => m.uci.clone().unwrap_or_default(),
+                boardscribe::game::Kind::Togyz => m.notation.clone(),
             })
             .collect()
     }
@@ -105,9 +83,7 @@ impl HallBoard {
         match &self.script {
             PtyScript::Dgt(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
             PtyScript::Togyz(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
-            PtyScript::ChessLink(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
-            PtyScript::Chessnut(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
-            PtyScript::Certabo(s) => s.events.last().map_or(0, |e| e.at_ms) - s.body_start_ms,
+            other => other.vendor().map_or(0, |v| v.length_ms()),
         }
     }
 }
@@ -280,14 +256,7 @@ pub fn hall(chess: usize, togyz: usize, speed: f64, max_ms: u64) -> Vec<HallBoar
 /// makes.
 pub fn hall_entries(dir: &Path, hall: &[HallBoard]) -> Vec<(u32, &'static str, String, PathBuf)> {
     hall.iter()
-        .map(|b| {
-            (
-                b.number,
-                b.kind.as_config(),
-                b.name.clone(),
-                dir.join(&b.name),
-            )
-        })
+        .map(|b| (b.number, b.kind.name(), b.name.clone(), dir.join(&b.name)))
         .collect()
 }
 
@@ -638,9 +607,12 @@ fn dues(script: &PtyScript) -> Vec<Due> {
     match script {
         PtyScript::Dgt(s) => dgt_dues(s),
         PtyScript::Togyz(s) => togyz_dues(s),
-        PtyScript::ChessLink(s) => whole_position_dues(s),
-        PtyScript::Chessnut(s) => whole_position_dues(s),
-        PtyScript::Certabo(s) => certabo_dues(s),
+        other => other.vendor().map_or_else(Vec::new, |v| {
+            v.reports()
+                .into_iter()
+                .map(|(at, bytes, ply)| (at, bytes, ply.map(|p| (p, false))))
+                .collect()
+        }),
     }
 }
 
@@ -670,34 +642,6 @@ fn dgt_dues(s: &BoardScript) -> Vec<Due> {
 }
 
 /// A board that reports whole positions (ChessLink, Chessnut): each report of a ply's hands.
-fn whole_position_dues<B: ScriptBoard>(s: &Script<B>) -> Vec<Due> {
-    s.events
-        .iter()
-        .filter(|e| e.kind != EventKind::Handshake)
-        .filter_map(|e| {
-            let Payload::Frame(f) = &e.payload else {
-                return None;
-            };
-            let what = (e.kind == EventKind::Move).then_some((e.ply, false));
-            Some((e.at_ms - s.body_start_ms, f.wire_bytes(), what))
-        })
-        .collect()
-}
-
-fn certabo_dues(s: &boardscribe::emulator::CertaboScript) -> Vec<Due> {
-    s.events
-        .iter()
-        .filter(|e| e.dir == Direction::FromBoard && e.at_ms >= s.body_start_ms)
-        .filter_map(|e| {
-            let Payload::Frame(f) = &e.payload else {
-                return None;
-            };
-            let what = (e.kind == EventKind::Move).then_some((e.ply, false));
-            Some((e.at_ms - s.body_start_ms, f.to_bytes(), what))
-        })
-        .collect()
-}
-
 fn togyz_dues(s: &TogyzScript) -> Vec<Due> {
     s.events
         .iter()
@@ -737,32 +681,31 @@ pub fn written_late(script: &PtyScript, capture: &str, ready: Instant) -> (Vec<W
     let plies = match script {
         PtyScript::Dgt(s) => s.plies.len(),
         PtyScript::Togyz(s) => s.plies.len(),
-        PtyScript::ChessLink(s) => s.plies.len(),
-        PtyScript::Chessnut(s) => s.plies.len(),
-        PtyScript::Certabo(s) => s.plies.len(),
+        other => other.vendor().map_or(0, |v| v.plies()),
     };
     let mut out = vec![Written::default(); plies];
     let Ok(cap) = parse_capture(capture) else {
         return (out, late);
     };
-    let asks: &[u8] = match script {
-        PtyScript::Dgt(_) => &[
-            dgt::cmd::SEND_UPDATE,
-            dgt::cmd::SEND_UPDATE_NICE,
-            dgt::cmd::SEND_UPDATE_BRD,
-        ],
-        PtyScript::Togyz(_) => &[tgz::cmd::SEND_UPDATE_BRD, tgz::cmd::SEND_UPDATE_NICE],
-        // The register write that switches reports on.
-        PtyScript::ChessLink(_) => &[boardscribe::protocol::chesslink::cmd::WRITE],
-        // The mode command that switches reports on.
-        PtyScript::Chessnut(_) => &[boardscribe::protocol::chessnut::cmd::MODE],
-        // The LEDs off, the host's start-up.
-        PtyScript::Certabo(_) => &[0],
+    // The host's command that switches the board's reports on: the script's time zero.
+    let asks = |bytes: &[u8]| match script {
+        PtyScript::Dgt(_) => bytes.iter().any(|b| {
+            [
+                dgt::cmd::SEND_UPDATE,
+                dgt::cmd::SEND_UPDATE_NICE,
+                dgt::cmd::SEND_UPDATE_BRD,
+            ]
+            .contains(b)
+        }),
+        PtyScript::Togyz(_) => bytes
+            .iter()
+            .any(|b| [tgz::cmd::SEND_UPDATE_BRD, tgz::cmd::SEND_UPDATE_NICE].contains(b)),
+        other => other.vendor().is_some_and(|v| v.switches_reports_on(bytes)),
     };
     let Some(origin) = cap
         .chunks
         .iter()
-        .find(|c| c.dir == Direction::ToBoard && c.bytes.iter().any(|b| asks.contains(b)))
+        .find(|c| c.dir == Direction::ToBoard && asks(&c.bytes))
         .map(|c| c.t_ms as i64)
     else {
         return (out, late);
