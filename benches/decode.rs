@@ -9,7 +9,10 @@ use boardscribe::{
     capture::parse_capture,
     device::Direction,
     emulator::{self, EmulatorOptions, Payload},
-    protocol::{FrameReader, Wire, certabo as ca, chesslink as cl, chessnut as cn, dgt::Mode},
+    protocol::{
+        FrameReader, Wire, certabo as ca, chesslink as cl, chessnut as cn, dgt::Mode,
+        ichessone as ic,
+    },
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -108,8 +111,8 @@ fn frames_of<W: Wire>(wire: W, bytes: &[u8]) -> usize {
 
 /// One row per vendor: each board-to-host stream through its wire in 64-byte reads. ChessLink:
 /// 20 corpus games played on emulated ChessLink boards; Chessnut: the same games' positions as
-/// USB position reports; Certabo: the real records of fixtures/certabo (cer2nut's), repeated to
-/// 1 MB.
+/// USB position reports; iChessOne: the same games played on emulated iChessOne boards;
+/// Certabo: the real records of fixtures/certabo (cer2nut's), repeated to 1 MB.
 fn vendors(c: &mut Criterion) {
     let pgn = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -119,6 +122,7 @@ fn vendors(c: &mut Criterion) {
     let games = emulator::games_from_pgn(&pgn).expect("a PGN");
     let mut chesslink = Vec::new();
     let mut chessnut = Vec::new();
+    let mut ichessone = Vec::new();
     for (i, g) in games.iter().take(20).enumerate() {
         let opts = EmulatorOptions {
             seed: i as u64,
@@ -128,6 +132,11 @@ fn vendors(c: &mut Criterion) {
         let Ok(script) = emulator::script_pgn(g, &opts) else {
             continue;
         };
+        for e in emulator::ichessone_script(&script).events {
+            if let Payload::Frame(f) = &e.payload {
+                ichessone.extend(f.to_bytes());
+            }
+        }
         for e in emulator::chesslink_script(&script).events {
             if let Payload::Frame(f) = &e.payload {
                 chesslink.extend(f.to_bytes());
@@ -156,13 +165,15 @@ fn vendors(c: &mut Criterion) {
     let mut g = c.benchmark_group("vendor_decode");
     println!(
         "chesslink: {} bytes, {} frames; chessnut: {} bytes, {} frames; certabo: {} bytes, {} \
-         frames per iteration",
+         frames; ichessone: {} bytes, {} frames per iteration",
         chesslink.len(),
         frames_of(cl::ChessLink, &chesslink),
         chessnut.len(),
         frames_of(cn::Chessnut, &chessnut),
         certabo.len(),
-        frames_of(ca::Certabo, &certabo)
+        frames_of(ca::Certabo, &certabo),
+        ichessone.len(),
+        frames_of(ic::IChessOne, &ichessone)
     );
     g.throughput(Throughput::Bytes(chesslink.len() as u64));
     g.bench_function("chesslink", |b| {
@@ -175,6 +186,10 @@ fn vendors(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(certabo.len() as u64));
     g.bench_function("certabo", |b| {
         b.iter(|| in_reads(ca::Certabo, black_box(&certabo)))
+    });
+    g.throughput(Throughput::Bytes(ichessone.len() as u64));
+    g.bench_function("ichessone", |b| {
+        b.iter(|| in_reads(ic::IChessOne, black_box(&ichessone)))
     });
     g.finish();
 }

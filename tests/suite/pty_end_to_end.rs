@@ -1707,7 +1707,7 @@ fn ply_before_a_long_pause(hands: &emulator::BoardScript) -> usize {
     k
 }
 
-/// Boards without a move memory (a Millennium ChessLink and a Certabo board on
+/// Boards without a move memory (a Millennium ChessLink, a Certabo and an iChessOne board on
 /// pseudo-terminals, a Chessnut on its HID stand-in, each a real `emulate` process recorded by
 /// its own real `run`), unplugged mid-move for 1.5 s: when the board is found again, what was
 /// played meanwhile is found from its position alone (the one run of legal moves from the
@@ -1722,7 +1722,7 @@ fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
     // daemon's reconnecting (up to ~4.4 s with its backoff) fit in it.
     let k = ply_before_a_long_pause(&hands).to_string();
     let extra = ["--unplug-at-ply", &k, "--unplug-for-ms", "1500"];
-    let kinds = ["chesslink", "certabo", "chessnut"];
+    let kinds = ["chesslink", "certabo", "chessnut", "ichessone"];
     for (kind, _, link, db, daemon) in &mut memoryless_boards(d, &kinds, &extra) {
         let (irregularities, log) = assert_whole_nothing_raised(kind, link, db, daemon, &expected);
         assert!(
@@ -1733,8 +1733,8 @@ fn boards_without_a_memory_unplugged_mid_move_lose_no_move() {
     }
 }
 
-/// Boards without a move memory and without a clock (a Millennium ChessLink on a
-/// pseudo-terminal, a Chessnut on its HID stand-in), each a real `emulate` process recorded by
+/// Boards without a move memory and without a clock (a Millennium ChessLink and an iChessOne
+/// on pseudo-terminals, a Chessnut on its HID stand-in), each a real `emulate` process recorded by
 /// its own real `run`, the daemon killed with SIGKILL as soon as a ply before the game's
 /// longest pause is stored, and started again at once: nothing stored is lost, the open game is
 /// resumed (not begun again), what was played while the daemon was down is found from the
@@ -1747,7 +1747,7 @@ fn boards_without_a_memory_whose_daemon_is_killed_mid_game_lose_no_move() {
     // Killed once ply k is stored, the daemon is back long before ply k + 2 is begun: the board
     // it finds again is at most two plies past its record (a gap's search records runs of two).
     let k = ply_before_a_long_pause(&hands);
-    let mut boards = memoryless_boards(d, &["chesslink", "chessnut"], &[]);
+    let mut boards = memoryless_boards(d, &["chesslink", "chessnut", "ichessone"], &[]);
     // Each daemon killed as soon as its board's ply k is stored, and started again at once.
     for (kind, _, link, db, daemon) in &mut boards {
         let board = link.to_str().unwrap();
@@ -1789,8 +1789,8 @@ fn run_kind(dir: &Path, name: &str, db: &Path, kind: &str, port: &Path) -> Proc 
     )
 }
 
-/// Boards without a move memory (ChessLink and Certabo on pseudo-terminals, Chessnut on its HID
-/// stand-in; real `emulate` and `run` processes) unplugged while two plies are played: from the
+/// Boards without a move memory (ChessLink, Certabo and iChessOne on pseudo-terminals, Chessnut
+/// on its HID stand-in; real `emulate` and `run` processes) unplugged while two plies are played: from the
 /// lift of ply k until half a second after ply k + 1 is made, before a long think. Found again,
 /// the board is two plies past its record, and the one run of two legal moves that leads there
 /// is recorded, marked as recovered by search: every move of the game, nothing raised.
@@ -1807,7 +1807,7 @@ fn boards_without_a_memory_unplugged_while_two_plies_are_played_recover_them_by_
         .expect("two plies made quickly before a long think");
     let (ks, outage_ms) = (k.to_string(), outage.to_string());
     let extra = ["--unplug-at-ply", &ks, "--unplug-for-ms", &outage_ms];
-    let kinds = ["chesslink", "certabo", "chessnut"];
+    let kinds = ["chesslink", "certabo", "chessnut", "ichessone"];
     for (kind, _, link, db, daemon) in &mut memoryless_boards(d, &kinds, &extra) {
         let (irregularities, _) = assert_whole_nothing_raised(kind, link, db, daemon, &expected);
         assert!(

@@ -228,6 +228,27 @@ fn chesslink_with_slow_hands() {
     check(chesslink, 3.0);
 }
 
+fn ichessone(script: &BoardScript) -> String {
+    emulator::ichessone_script(script).to_capture_text()
+}
+
+#[test]
+fn ichessone_at_human_speed() {
+    check(ichessone, 1.0);
+}
+
+/// Exact with blitz hands too: a state is seen once it held for one scan (30 ms), so a move
+/// and its reply never share a message.
+#[test]
+fn ichessone_with_blitz_hands() {
+    check(ichessone, 0.3);
+}
+
+#[test]
+fn ichessone_with_slow_hands() {
+    check(ichessone, 3.0);
+}
+
 /// The same games on DGT boards without a clock (every square as it changes, no press): the
 /// reference the other vendors' boards are held to.
 fn dgt_without_a_clock(script: &BoardScript) -> String {

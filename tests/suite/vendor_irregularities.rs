@@ -331,3 +331,10 @@ fn chessnut() {
 fn certabo() {
     check("certabo", |s| emulator::certabo_script(s).to_capture_text());
 }
+
+#[test]
+fn ichessone() {
+    check("ichessone", |s| {
+        emulator::ichessone_script(s).to_capture_text()
+    });
+}

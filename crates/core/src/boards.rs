@@ -11,7 +11,10 @@ use crate::{
     kind::{BoardKind, Link},
     pipeline::{Applied, Board, Dgt, Notice, Tgz},
     protocol::FrameReader,
-    sensor::{certabo::CertaboBoard, chesslink::ChessLinkBoard, chessnut::ChessnutBoard},
+    sensor::{
+        certabo::CertaboBoard, chesslink::ChessLinkBoard, chessnut::ChessnutBoard,
+        ichessone::IChessOneBoard,
+    },
 };
 
 impl BoardKind {
@@ -25,6 +28,7 @@ impl BoardKind {
             BoardKind::ChessLink => w.run::<ChessLinkBoard>(),
             BoardKind::Chessnut => w.run::<ChessnutBoard>(),
             BoardKind::Certabo => w.run::<CertaboBoard>(),
+            BoardKind::IChessOne => w.run::<IChessOneBoard>(),
         }
     }
 

@@ -34,16 +34,22 @@ pub enum BoardKind {
     /// A Certabo or Tabutronic Cerno RFID board: every piece's chip on every record, several
     /// records a second, no clock.
     Certabo,
+    /// An iChessOne board (Bluetooth LE, through a BLE–UART bridge): the whole position at
+    /// every change, no clock.
+    #[serde(rename = "ichessone")]
+    #[cfg_attr(feature = "clap", value(name = "ichessone"))]
+    IChessOne,
 }
 
 impl BoardKind {
     /// Every kind, in the order `devices` and the config's error list them.
-    pub const ALL: [BoardKind; 5] = [
+    pub const ALL: [BoardKind; 6] = [
         BoardKind::Dgt,
         BoardKind::Togyz,
         BoardKind::ChessLink,
         BoardKind::Chessnut,
         BoardKind::Certabo,
+        BoardKind::IChessOne,
     ];
 
     /// The name a config's `kind`, a capture's `device` and the command line use.
@@ -54,6 +60,7 @@ impl BoardKind {
             BoardKind::ChessLink => "chesslink",
             BoardKind::Chessnut => "chessnut",
             BoardKind::Certabo => "certabo",
+            BoardKind::IChessOne => "ichessone",
         }
     }
 

@@ -12,7 +12,8 @@
 //! [`chess960_game`] makes a seeded random Chess960 game to script like any other.
 //! [`chesslink_script`] plays a DGT script's hands on a Millennium ChessLink board,
 //! [`chessnut_script`] on a Chessnut board (USB HID, the runner on a socket) and
-//! [`certabo_script`] on a Certabo RFID board (a chip per piece, a record every 350 ms). Every
+//! [`certabo_script`] on a Certabo RFID board (a chip per piece, a record every 350 ms),
+//! [`ichessone_script`] on an iChessOne board (the position at every change). Every
 //! kind of script is one type, [`Script`], over the board's kind ([`ScriptBoard`]).
 
 mod bus;
@@ -23,6 +24,7 @@ mod chessnut;
 mod dgt;
 mod handling;
 mod hardware;
+mod ichessone;
 mod irregular;
 mod pgn;
 mod pty;
@@ -40,6 +42,7 @@ pub use chesslink::{ChessLinkBoard, ChessLinkScript, chesslink_script};
 pub use chessnut::{ChessnutBoard, ChessnutScript, chessnut_script};
 pub use dgt::{script_game, script_game_from, script_pgn};
 pub use handling::Style;
+pub use ichessone::{IChessOneBoard, IChessOneScript, ichessone_script};
 pub use irregular::{
     DEFAULT_HOLD_MS, IllegalKind, IrregularityInfo, IrregularityScript, ScriptedIrregularity,
     WrongStartKind, random_irregularities,

@@ -33,6 +33,7 @@ use super::{
     certabo::CertaboScript,
     chesslink::ChessLinkScript,
     chessnut::ChessnutScript,
+    ichessone::IChessOneScript,
     script::{Event, Script, ScriptBoard, WireFrame},
 };
 
@@ -616,6 +617,7 @@ pub enum PtyScript {
     ChessLink(ChessLinkScript),
     Chessnut(ChessnutScript),
     Certabo(CertaboScript),
+    IChessOne(IChessOneScript),
 }
 
 impl From<ChessnutScript> for PtyScript {
@@ -659,6 +661,7 @@ impl PtyScript {
             BoardKind::ChessLink => Some(PtyScript::ChessLink(crate::chesslink_script(&hands))),
             BoardKind::Chessnut => Some(PtyScript::Chessnut(crate::chessnut_script(&hands))),
             BoardKind::Certabo => Some(PtyScript::Certabo(crate::certabo_script(&hands))),
+            BoardKind::IChessOne => Some(PtyScript::IChessOne(crate::ichessone_script(&hands))),
             BoardKind::Togyz => None,
         }
     }
@@ -685,6 +688,7 @@ impl PtyScript {
             PtyScript::ChessLink(s) => Some(s),
             PtyScript::Chessnut(s) => Some(s),
             PtyScript::Certabo(s) => Some(s),
+            PtyScript::IChessOne(s) => Some(s),
         }
     }
 
@@ -695,7 +699,8 @@ impl PtyScript {
             | BoardKind::Togyz
             | BoardKind::ChessLink
             | BoardKind::Chessnut
-            | BoardKind::Certabo => true,
+            | BoardKind::Certabo
+            | BoardKind::IChessOne => true,
         }
     }
 
@@ -711,6 +716,7 @@ impl PtyScript {
             PtyScript::ChessLink(s) => run(s, opts, events).await,
             PtyScript::Chessnut(s) => run(s, opts, events).await,
             PtyScript::Certabo(s) => run(s, opts, events).await,
+            PtyScript::IChessOne(s) => run(s, opts, events).await,
         }
     }
 }

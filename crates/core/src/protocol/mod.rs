@@ -7,7 +7,8 @@
 //! vendors' protocols own their framing: [`chesslink`] is the Millennium boards' ASCII protocol
 //! ([`chesslink::ChessLink`] wire), [`chessnut`] the Chessnut boards' USB HID reports
 //! ([`chessnut::Chessnut`] wire), [`certabo`] the ASCII records of Certabo and Tabutronic RFID
-//! boards ([`certabo::Certabo`] wire, [`certabo::HostCommand`]), commands included. [`hid`]
+//! boards ([`certabo::Certabo`] wire, [`certabo::HostCommand`]), [`ichessone`] the iChessOne
+//! boards' position messages ([`ichessone::IChessOne`] wire), commands included. [`hid`]
 //! reads a USB HID report descriptor, for every HID kind.
 
 pub mod certabo;
@@ -16,6 +17,7 @@ pub mod chessnut;
 pub mod dgt;
 pub mod frame;
 pub mod hid;
+pub mod ichessone;
 pub mod tgz;
 
 pub use frame::{DecodeWarning, FrameReader, Wire};

@@ -5,7 +5,8 @@
 //! the tracker can compare readings in O(1); a Millennium ChessLink board ([`chesslink`]) reports
 //! the whole position at every change, a Chessnut board ([`chessnut`]) about every 200 ms, a
 //! Certabo board ([`certabo`]) its chip ids several times a second, read through the board's
-//! calibration. A board turned
+//! calibration, an iChessOne board ([`ichessone`]) the whole position at every change. A board
+//! turned
 //! round (black at the connector side) reads square `i` as `i ^ 63` (dgt-notes 1.6). The togyz
 //! korgool pit board (`tgz`) works the same way over 20 location counts and two tuz markers.
 
@@ -14,6 +15,7 @@ pub mod chess;
 pub mod chesslink;
 pub mod chessnut;
 pub mod dgt;
+pub mod ichessone;
 pub mod tgz;
 
 /// Both clocks as a game clock reports them, seen from the front (a DGT clock's BWTIME, read

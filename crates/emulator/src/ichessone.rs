@@ -1,0 +1,246 @@
+//! An emulated iChessOne board: the same hands as the DGT emulator's, on a board that sends its
+//! whole position at every change its scan sees, and has no clock.
+//!
+//! Flow: [`ichessone_script`] takes a DGT board's script (made with or without a clock; its
+//! clock frames are left out, since an iChessOne board has none) and follows its square changes
+//! on a board of its own: the board state after each instant's changes is sent once it has held
+//! for a scan ([`SCAN_MS`]); a state the hands leave sooner is never seen, as on the real board.
+//! The handshake is the host's start-up (`CPIRQ`, `RP`, `RB`) and the board's answers (the
+//! position, the battery). On its pty the board answers `RP` and `RB` from what it shows and
+//! sends changes once `CPIRQ` came ([`Emulated`]). Pure, but for the pty.
+
+use boardscribe_core::{
+    Millis,
+    kind::BoardKind,
+    protocol::{
+        Direction, dgt,
+        ichessone::{Command, Frame, cut_command},
+    },
+    sensor::ichessone::{board_codes, placement_of},
+};
+
+use super::{
+    BoardScript, EventKind, IrregularityInfo, PlyInfo,
+    pty::{Answer, Emulated},
+    script::{Event, Payload, Script, ScriptBoard, WireFrame},
+};
+
+/// How long a state must hold to be seen: one scan of the board's sensors, and the Bluetooth
+/// LE notification that carries it (a connection interval of 7.5 to 50 ms). An assumption: no
+/// source gives the real board's rate (picochess waits 350 ms for a position to settle).
+pub const SCAN_MS: Millis = 30;
+
+/// The battery the emulated board reports: 85 %, not charging.
+pub const BATTERY: Frame = Frame::Battery {
+    status: 0,
+    percent: 85,
+};
+
+/// An iChessOne board, as its script is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IChessOneBoard;
+
+impl WireFrame for Frame {
+    fn wire_bytes(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+}
+
+impl ScriptBoard for IChessOneBoard {
+    type Frame = Frame;
+    type Action = ();
+    type Ply = PlyInfo;
+    /// The squares in board numbering (0 = a8 on a board lying normally), square codes.
+    type Dump = [u8; 64];
+    /// The kings' centre squares (board indices: white king, black king).
+    type Gesture = (u8, u8);
+    type Irregularity = IrregularityInfo;
+    const DEVICE: &'static str = BoardKind::IChessOne.name();
+    const SOURCE: &'static str = "boardscribe iChessOne emulator script";
+}
+
+/// A chess game as the timed traffic of an iChessOne board.
+pub type IChessOneScript = Script<IChessOneBoard>;
+
+/// On its pty, the board answers from the squares it last sent.
+impl Emulated for IChessOneBoard {
+    /// The squares in board numbering, as the board senses them.
+    type State = [u8; 64];
+    const NAME: &'static str = "emulated iChessOne board";
+
+    fn start_state(script: &IChessOneScript) -> [u8; 64] {
+        script.start_dump
+    }
+
+    fn played(board: &mut [u8; 64], frame: &Frame) {
+        if let Frame::Position(placement) = frame {
+            *board = board_codes(placement);
+        }
+    }
+
+    fn command(buf: &[u8], board: &mut [u8; 64]) -> Option<(usize, Answer)> {
+        let (command, used) = cut_command(buf)?;
+        let answer = match command {
+            Ok(Command::RequestPosition) => Answer {
+                reply: Some(Frame::Position(placement_of(board)).to_bytes()),
+                reports: None,
+            },
+            Ok(Command::RequestBattery) => Answer {
+                reply: Some(BATTERY.to_bytes()),
+                reports: None,
+            },
+            Ok(Command::ReportChanges) => Answer {
+                reply: None,
+                reports: Some(true),
+            },
+            Ok(Command::Leds(_)) | Err(_) => Answer::NONE,
+        };
+        Some((used, answer))
+    }
+}
+
+/// `dgt` played on an iChessOne board (see the module doc).
+pub fn ichessone_script(dgt: &BoardScript) -> IChessOneScript {
+    let mut events = Vec::new();
+    let mut board = dgt.start_dump.0;
+    let t0 = dgt.events.first().map_or(0, |e| e.at_ms);
+    let handshake = |at_ms: Millis, dir: Direction, payload: Payload<Frame>| Event {
+        at_ms,
+        dir,
+        payload,
+        kind: EventKind::Handshake,
+        action: (),
+        ply: 0,
+    };
+    let startup = boardscribe_core::kind::BoardKind::IChessOne.startup();
+    events.push(handshake(t0, Direction::ToBoard, Payload::Command(startup)));
+    let answers = [Frame::Position(placement_of(&board)), BATTERY];
+    for (i, f) in answers.into_iter().enumerate() {
+        events.push(handshake(
+            t0 + 5 + i as Millis,
+            Direction::FromBoard,
+            Payload::Frame(f),
+        ));
+    }
+    // The body: the board after each instant's changes, sent once it held for a scan.
+    let mut pending: Option<(Millis, [u8; 64], EventKind, u32)> = None;
+    let mut sent = board;
+    let mut flush = |pending: &mut Option<(Millis, [u8; 64], EventKind, u32)>,
+                     until: Option<Millis>,
+                     events: &mut Vec<Event<IChessOneBoard>>| {
+        if let Some((at, state, kind, ply)) = *pending
+            && until.is_none_or(|t| t >= at + SCAN_MS)
+        {
+            if state != sent {
+                sent = state;
+                events.push(Event {
+                    at_ms: at + SCAN_MS,
+                    dir: Direction::FromBoard,
+                    payload: Payload::Frame(Frame::Position(placement_of(&state))),
+                    kind,
+                    action: (),
+                    ply,
+                });
+            }
+            *pending = None;
+        }
+    };
+    for e in dgt.events.iter().filter(|e| e.kind != EventKind::Handshake) {
+        let Payload::Frame(frame) = &e.payload else {
+            continue;
+        };
+        match frame {
+            dgt::Frame::FieldUpdate { square, piece } => {
+                if let Some(s) = board.get_mut(usize::from(*square)) {
+                    *s = *piece;
+                }
+            }
+            dgt::Frame::BoardDump(d) => board = d.0,
+            // No clock, no memory, no identity frames on this board.
+            _ => continue,
+        }
+        // A change at another instant than the one pending: the pending state is sent if it
+        // held for a scan, never seen if not.
+        if pending.is_some_and(|(at, ..)| at != e.at_ms) {
+            flush(&mut pending, Some(e.at_ms), &mut events);
+        }
+        pending = Some((e.at_ms, board, e.kind, e.ply));
+    }
+    flush(&mut pending, None, &mut events);
+    events.sort_by_key(|e| e.at_ms);
+    Script {
+        events,
+        plies: dgt.plies.clone(),
+        start_dump: dgt.start_dump.0,
+        initial_clock: dgt.initial_clock,
+        serial: dgt.serial.clone(),
+        rotated: dgt.rotated,
+        body_start_ms: dgt.body_start_ms,
+        result_gesture: dgt.result_gesture,
+        irregularities: dgt.irregularities.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use boardscribe_core::protocol::ichessone::Placement;
+
+    use super::*;
+    use crate::{EmulatorOptions, games_from_pgn, script_pgn};
+
+    fn script(speed: f64) -> BoardScript {
+        let pgn = "[Event \"t\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 *\n";
+        let games = games_from_pgn(pgn).unwrap_or_default();
+        let opts = EmulatorOptions {
+            speed,
+            clock: false,
+            ..EmulatorOptions::default()
+        };
+        script_pgn(&games[0], &opts).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn every_ply_ends_in_a_message_of_its_board_and_nothing_is_sent_early() {
+        for speed in [0.3, 1.0, 3.0] {
+            let dgt = script(speed);
+            let ic = ichessone_script(&dgt);
+            let sent: Vec<(Millis, Placement)> = ic
+                .events
+                .iter()
+                .filter_map(|e| match &e.payload {
+                    Payload::Frame(Frame::Position(p)) if e.kind != EventKind::Handshake => {
+                        Some((e.at_ms, *p))
+                    }
+                    _ => None,
+                })
+                .collect();
+            for p in &dgt.plies {
+                let after = placement_of(&p.board_after.0);
+                assert!(
+                    sent.iter()
+                        .any(|(t, s)| *s == after && *t >= p.end_ms + SCAN_MS),
+                    "ply {} at x{speed}",
+                    p.ply
+                );
+            }
+            assert!(ic.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+            assert!(sent.windows(2).all(|w| w[0].1 != w[1].1));
+            let capture = ic.to_capture_text();
+            assert!(capture.contains("device: ichessone"), "{capture}");
+        }
+    }
+
+    #[test]
+    fn the_board_answers_the_hosts_commands_from_what_it_shows() {
+        let mut board = [0u8; 64];
+        board[0] = boardscribe_core::game::chess::code::BROOK;
+        let (used, answer) = IChessOneBoard::command(b"RPRB", &mut board).unwrap_or_default();
+        assert_eq!(used, 2);
+        let mut expected = Placement::EMPTY;
+        expected.0[0] = boardscribe_core::game::chess::code_to_piece(board[0]);
+        assert_eq!(answer.reply, Some(Frame::Position(expected).to_bytes()));
+        let (_, answer) = IChessOneBoard::command(b"CPIRQ", &mut board).unwrap_or_default();
+        assert_eq!((answer.reply, answer.reports), (None, Some(true)));
+        assert!(IChessOneBoard::command(b"CPI", &mut board).is_none());
+    }
+}
