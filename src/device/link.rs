@@ -4,7 +4,8 @@
 //!
 //! Flow: [`open`] takes the path to open and the kind's [`Link`]: a serial line is opened with
 //! its settings ([`serial::open`]); a HID link opens the path as a hidraw node (read and write,
-//! non-blocking, each read one input report), or connects to it when it is a socket (a stream:
+//! non-blocking, each read one input report; refused, naming them, while another process has
+//! it open: the kernel does not make it exclusive), or connects to it when it is a socket (a stream:
 //! the reports must frame themselves, as the kind's wire does). [`Port::read`] reads what came;
 //! [`Port::send`] writes one output report (or a serial line's bytes), held until the link's
 //! gap since the last write has passed.
@@ -23,7 +24,10 @@ use tokio::{
 };
 use tokio_serial::SerialStream;
 
-use super::serial::{self, DeviceError};
+use super::{
+    holders,
+    serial::{self, DeviceError},
+};
 use crate::kind::Link;
 
 /// What carries the bytes.
@@ -82,6 +86,12 @@ pub async fn open(path: &Path, link: Link) -> Result<Port, DeviceError> {
                         })?;
                 (Carrier::Socket(stream), gap)
             } else {
+                if let Some(held) = holders::describe(&holders::holders_of(path)) {
+                    return Err(DeviceError::NodeHeld {
+                        path: shown(),
+                        held,
+                    });
+                }
                 let node = std::fs::OpenOptions::new()
                     .read(true)
                     .write(true)
@@ -168,6 +178,32 @@ mod tests {
     use tokio::{io::AsyncReadExt, net::UnixListener};
 
     use super::*;
+
+    /// A HID node another process holds (here a character device a child process keeps open,
+    /// as the vendor's app would a hidraw node) is not opened beside it: the error names the
+    /// process and counts as busy, so the arbiter is told who holds the board.
+    #[tokio::test]
+    async fn a_hid_node_another_process_holds_is_refused_naming_it() {
+        let node = std::path::Path::new("/dev/zero");
+        let held = std::fs::File::open(node).unwrap();
+        let mut holder = std::process::Command::new("sleep")
+            .arg("30")
+            .stdin(held)
+            .spawn()
+            .unwrap();
+        let refused = open(node, Link::Hid { write_gap_ms: 200 }).await;
+        let _ = holder.kill();
+        let _ = holder.wait();
+        let Err(e) = refused else {
+            panic!("a held node was opened");
+        };
+        assert!(e.is_busy(), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("pid {} (sleep 30)", holder.id())),
+            "{text}"
+        );
+    }
 
     #[tokio::test]
     async fn a_hid_link_on_a_socket_connects_and_spaces_its_writes() {

@@ -41,6 +41,12 @@ pub enum DeviceError {
         /// `held by pid 812 (/usr/sbin/ModemManager)`.
         held: String,
     },
+    /// A hidraw node another process has open (the vendor's app, a browser's WebHID page, a
+    /// second boardscribe): the kernel does not make a HID node exclusive as it does a serial
+    /// port, so it is not opened beside them (both would read, and either could write);
+    /// named, as a busy serial port is.
+    #[error("cannot open {path}: another process has it open; {held}")]
+    NodeHeld { path: String, held: String },
     /// A hidraw node (or the socket standing in for one) that did not open.
     #[error("cannot open {path}: {source}")]
     Node {
@@ -85,7 +91,10 @@ pub fn now_ms() -> Millis {
 impl DeviceError {
     /// Whether the port is held by another process.
     pub fn is_busy(&self) -> bool {
-        matches!(self, DeviceError::Busy { .. })
+        matches!(
+            self,
+            DeviceError::Busy { .. } | DeviceError::NodeHeld { .. }
+        )
     }
 }
 
