@@ -40,6 +40,7 @@ use super::{
     BoardScript, EventKind, IrregularityInfo, PlyInfo,
     pty::{Answer, Emulated},
     script::{Event, Payload, Script, ScriptBoard, WireFrame},
+    vendor::{from_hands, handshake},
 };
 
 /// How often the board sends a record (see the module doc).
@@ -247,14 +248,6 @@ pub fn certabo_script_calibrated(dgt: &BoardScript) -> CertaboScript {
 fn script(dgt: &BoardScript, calibrating: bool) -> CertaboScript {
     let mut events = Vec::new();
     let t0 = dgt.events.first().map_or(0, |e| e.at_ms);
-    let handshake = |at_ms: Millis, dir: Direction, payload: Payload<Frame>| Event {
-        at_ms,
-        dir,
-        payload,
-        kind: EventKind::Handshake,
-        action: (),
-        ply: 0,
-    };
     use boardscribe_core::pipeline::Board as _;
     events.push(handshake(
         t0,
@@ -343,18 +336,7 @@ fn script(dgt: &BoardScript, calibrating: bool) -> CertaboScript {
         events.push(record(t, &chips, kind, ply));
         t += RECORD_MS;
     }
-    events.sort_by_key(|e| e.at_ms);
-    Script {
-        events,
-        plies: dgt.plies.clone(),
-        start_dump: dgt.start_dump.0,
-        initial_clock: dgt.initial_clock,
-        serial: dgt.serial.clone(),
-        rotated: dgt.rotated,
-        body_start_ms: dgt.body_start_ms,
-        result_gesture: dgt.result_gesture,
-        irregularities: dgt.irregularities.clone(),
-    }
+    from_hands(dgt, events)
 }
 
 #[cfg(test)]

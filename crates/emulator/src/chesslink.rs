@@ -15,15 +15,15 @@ use boardscribe_core::{
     protocol::{
         Direction,
         chesslink::{Command, Frame, reg},
-        dgt,
     },
     sensor::chesslink::{board_codes, report_of},
 };
 
 use super::{
-    BoardScript, EventKind, IrregularityInfo, PlyInfo,
+    BoardScript, IrregularityInfo, PlyInfo,
     pty::{Answer, Emulated},
-    script::{Event, Payload, Script, ScriptBoard, WireFrame},
+    script::{Payload, Script, ScriptBoard, WireFrame},
+    vendor::{from_hands, handshake, held_states},
 };
 
 /// How long a change must hold before the board reports it: two scans of 40.96 ms (register 02
@@ -101,18 +101,10 @@ fn startup_bytes() -> Vec<u8> {
 /// `dgt` played on a ChessLink board (see the module doc).
 pub fn chesslink_script(dgt: &BoardScript) -> ChessLinkScript {
     let mut events = Vec::new();
-    let mut board = dgt.start_dump.0;
+    let board = dgt.start_dump.0;
     // The handshake: the host's start-up, then the board's answers (the version, the two
     // register writes echoed, the position).
     let t0 = dgt.events.first().map_or(0, |e| e.at_ms);
-    let handshake = |at_ms: Millis, dir: Direction, payload: Payload<Frame>| Event {
-        at_ms,
-        dir,
-        payload,
-        kind: EventKind::Handshake,
-        action: (),
-        ply: 0,
-    };
     events.push(handshake(
         t0,
         Direction::ToBoard,
@@ -140,63 +132,11 @@ pub fn chesslink_script(dgt: &BoardScript) -> ChessLinkScript {
             Payload::Frame(f),
         ));
     }
-    // The body: the board after each instant's changes; a state reported once it held.
-    let mut pending: Option<(Millis, [u8; 64], EventKind, u32)> = None;
-    let mut reported = board;
-    let mut flush = |pending: &mut Option<(Millis, [u8; 64], EventKind, u32)>,
-                     until: Option<Millis>,
-                     events: &mut Vec<Event<ChessLinkBoard>>| {
-        if let Some((at, state, kind, ply)) = *pending
-            && until.is_none_or(|t| t >= at + DEBOUNCE_MS)
-        {
-            if state != reported {
-                reported = state;
-                events.push(Event {
-                    at_ms: at + DEBOUNCE_MS,
-                    dir: Direction::FromBoard,
-                    payload: Payload::Frame(Frame::Status(report_of(&state))),
-                    kind,
-                    action: (),
-                    ply,
-                });
-            }
-            *pending = None;
-        }
-    };
-    for e in dgt.events.iter().filter(|e| e.kind != EventKind::Handshake) {
-        let Payload::Frame(frame) = &e.payload else {
-            continue;
-        };
-        match frame {
-            dgt::Frame::FieldUpdate { square, piece } => {
-                if let Some(s) = board.get_mut(usize::from(*square)) {
-                    *s = *piece;
-                }
-            }
-            dgt::Frame::BoardDump(d) => board = d.0,
-            // No clock, no memory, no identity frames on this board.
-            _ => continue,
-        }
-        // A change at another instant than the one pending: the pending state is reported
-        // if it held long enough, forgotten if not.
-        if pending.is_some_and(|(at, ..)| at != e.at_ms) {
-            flush(&mut pending, Some(e.at_ms), &mut events);
-        }
-        pending = Some((e.at_ms, board, e.kind, e.ply));
-    }
-    flush(&mut pending, None, &mut events);
-    events.sort_by_key(|e| e.at_ms);
-    Script {
-        events,
-        plies: dgt.plies.clone(),
-        start_dump: dgt.start_dump.0,
-        initial_clock: dgt.initial_clock,
-        serial: dgt.serial.clone(),
-        rotated: dgt.rotated,
-        body_start_ms: dgt.body_start_ms,
-        result_gesture: dgt.result_gesture,
-        irregularities: dgt.irregularities.clone(),
-    }
+    // The body: the board after each instant's changes, once it held.
+    events.extend(held_states(dgt, DEBOUNCE_MS, |state| {
+        Frame::Status(report_of(state))
+    }));
+    from_hands(dgt, events)
 }
 
 /// What the board answers to a command, and whether it switches automatic reports on or off.
@@ -243,6 +183,7 @@ mod tests {
     use boardscribe_core::protocol::chesslink::Report;
 
     use super::*;
+    use crate::EventKind;
     use crate::{EmulatorOptions, games_from_pgn, script_pgn};
 
     fn script(speed: f64) -> BoardScript {

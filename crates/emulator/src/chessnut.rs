@@ -28,6 +28,7 @@ use super::{
     BoardScript, EventKind, IrregularityInfo, PlyInfo,
     pty::{Answer, Emulated},
     script::{Event, Payload, Script, ScriptBoard, WireFrame},
+    vendor::{from_hands, handshake},
 };
 
 /// How often the board reports its position.
@@ -114,14 +115,6 @@ pub fn chessnut_script(dgt: &BoardScript) -> ChessnutScript {
     let mut events = Vec::new();
     let mut board = dgt.start_dump.0;
     let t0 = dgt.events.first().map_or(0, |e| e.at_ms);
-    let handshake = |at_ms: Millis, dir: Direction, payload: Payload<Frame>| Event {
-        at_ms,
-        dir,
-        payload,
-        kind: EventKind::Handshake,
-        action: (),
-        ply: 0,
-    };
     let mut startup = Command::start_reporting().to_bytes();
     startup.extend(Command::QueryBattery.to_bytes());
     events.push(handshake(t0, Direction::ToBoard, Payload::Command(startup)));
@@ -175,17 +168,7 @@ pub fn chessnut_script(dgt: &BoardScript) -> ChessnutScript {
         });
         at += REPORT_EVERY_MS;
     }
-    Script {
-        events,
-        plies: dgt.plies.clone(),
-        start_dump: dgt.start_dump.0,
-        initial_clock: dgt.initial_clock,
-        serial: dgt.serial.clone(),
-        rotated: dgt.rotated,
-        body_start_ms: dgt.body_start_ms,
-        result_gesture: dgt.result_gesture,
-        irregularities: dgt.irregularities.clone(),
-    }
+    from_hands(dgt, events)
 }
 
 /// What the board does with a host's command: the frame it answers (if any), and whether it

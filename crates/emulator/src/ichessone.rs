@@ -13,16 +13,17 @@ use boardscribe_core::{
     Millis,
     kind::BoardKind,
     protocol::{
-        Direction, dgt,
+        Direction,
         ichessone::{Command, Frame, cut_command},
     },
     sensor::ichessone::{board_codes, placement_of},
 };
 
 use super::{
-    BoardScript, EventKind, IrregularityInfo, PlyInfo,
+    BoardScript, IrregularityInfo, PlyInfo,
     pty::{Answer, Emulated},
-    script::{Event, Payload, Script, ScriptBoard, WireFrame},
+    script::{Payload, Script, ScriptBoard, WireFrame},
+    vendor::{from_hands, handshake, held_states},
 };
 
 /// How long a state must hold to be seen: one scan of the board's sensors, and the Bluetooth
@@ -102,16 +103,8 @@ impl Emulated for IChessOneBoard {
 /// `dgt` played on an iChessOne board (see the module doc).
 pub fn ichessone_script(dgt: &BoardScript) -> IChessOneScript {
     let mut events = Vec::new();
-    let mut board = dgt.start_dump.0;
+    let board = dgt.start_dump.0;
     let t0 = dgt.events.first().map_or(0, |e| e.at_ms);
-    let handshake = |at_ms: Millis, dir: Direction, payload: Payload<Frame>| Event {
-        at_ms,
-        dir,
-        payload,
-        kind: EventKind::Handshake,
-        action: (),
-        ply: 0,
-    };
     let startup = boardscribe_core::kind::BoardKind::IChessOne.startup();
     events.push(handshake(t0, Direction::ToBoard, Payload::Command(startup)));
     let answers = [Frame::Position(placement_of(&board)), BATTERY];
@@ -122,63 +115,11 @@ pub fn ichessone_script(dgt: &BoardScript) -> IChessOneScript {
             Payload::Frame(f),
         ));
     }
-    // The body: the board after each instant's changes, sent once it held for a scan.
-    let mut pending: Option<(Millis, [u8; 64], EventKind, u32)> = None;
-    let mut sent = board;
-    let mut flush = |pending: &mut Option<(Millis, [u8; 64], EventKind, u32)>,
-                     until: Option<Millis>,
-                     events: &mut Vec<Event<IChessOneBoard>>| {
-        if let Some((at, state, kind, ply)) = *pending
-            && until.is_none_or(|t| t >= at + SCAN_MS)
-        {
-            if state != sent {
-                sent = state;
-                events.push(Event {
-                    at_ms: at + SCAN_MS,
-                    dir: Direction::FromBoard,
-                    payload: Payload::Frame(Frame::Position(placement_of(&state))),
-                    kind,
-                    action: (),
-                    ply,
-                });
-            }
-            *pending = None;
-        }
-    };
-    for e in dgt.events.iter().filter(|e| e.kind != EventKind::Handshake) {
-        let Payload::Frame(frame) = &e.payload else {
-            continue;
-        };
-        match frame {
-            dgt::Frame::FieldUpdate { square, piece } => {
-                if let Some(s) = board.get_mut(usize::from(*square)) {
-                    *s = *piece;
-                }
-            }
-            dgt::Frame::BoardDump(d) => board = d.0,
-            // No clock, no memory, no identity frames on this board.
-            _ => continue,
-        }
-        // A change at another instant than the one pending: the pending state is sent if it
-        // held for a scan, never seen if not.
-        if pending.is_some_and(|(at, ..)| at != e.at_ms) {
-            flush(&mut pending, Some(e.at_ms), &mut events);
-        }
-        pending = Some((e.at_ms, board, e.kind, e.ply));
-    }
-    flush(&mut pending, None, &mut events);
-    events.sort_by_key(|e| e.at_ms);
-    Script {
-        events,
-        plies: dgt.plies.clone(),
-        start_dump: dgt.start_dump.0,
-        initial_clock: dgt.initial_clock,
-        serial: dgt.serial.clone(),
-        rotated: dgt.rotated,
-        body_start_ms: dgt.body_start_ms,
-        result_gesture: dgt.result_gesture,
-        irregularities: dgt.irregularities.clone(),
-    }
+    // The body: the board after each instant's changes, once it held.
+    events.extend(held_states(dgt, SCAN_MS, |state| {
+        Frame::Position(placement_of(state))
+    }));
+    from_hands(dgt, events)
 }
 
 #[cfg(test)]
@@ -186,6 +127,7 @@ mod tests {
     use boardscribe_core::protocol::ichessone::Placement;
 
     use super::*;
+    use crate::EventKind;
     use crate::{EmulatorOptions, games_from_pgn, script_pgn};
 
     fn script(speed: f64) -> BoardScript {

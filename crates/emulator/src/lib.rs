@@ -31,6 +31,7 @@ mod pty;
 mod script;
 mod series;
 mod togyz;
+mod vendor;
 
 pub use bus::{BusChainOptions, BusFault, log_tokens, run_bus_pty, script_address};
 pub use certabo::{

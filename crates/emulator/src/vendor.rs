@@ -1,0 +1,134 @@
+//! What every vendor's chessboard script shares: a DGT board's script (its hands, its plies and
+//! irregularities) played on another vendor's board keeps everything but its traffic.
+//!
+//! Flow: a vendor module ([`crate::chesslink`], [`crate::ichessone`], …) writes its handshake
+//! with [`handshake`], its body with [`held_states`] (a board that reports its state once it
+//! held for the board's debounce or scan) or its own sampling, and wraps its events with
+//! [`from_hands`]. Pure.
+
+use boardscribe_core::{
+    Millis,
+    protocol::{Direction, dgt},
+};
+
+use super::{
+    BoardScript, EventKind, IrregularityInfo, PlyInfo,
+    script::{Event, Payload, Script, ScriptBoard},
+};
+
+/// A vendor chessboard as its script is written: the squares in board numbering, the DGT
+/// script's plies and irregularities.
+pub(crate) trait VendorBoard:
+    ScriptBoard<
+        Action = (),
+        Ply = PlyInfo,
+        Dump = [u8; 64],
+        Gesture = (u8, u8),
+        Irregularity = IrregularityInfo,
+    >
+{
+}
+
+impl<B> VendorBoard for B where
+    B: ScriptBoard<
+            Action = (),
+            Ply = PlyInfo,
+            Dump = [u8; 64],
+            Gesture = (u8, u8),
+            Irregularity = IrregularityInfo,
+        >
+{
+}
+
+/// An event of the handshake at `at_ms`.
+pub(crate) fn handshake<B: VendorBoard>(
+    at_ms: Millis,
+    dir: Direction,
+    payload: Payload<B::Frame>,
+) -> Event<B> {
+    Event {
+        at_ms,
+        dir,
+        payload,
+        kind: EventKind::Handshake,
+        action: (),
+        ply: 0,
+    }
+}
+
+/// The body of a board that reports its state once it has held for `hold_ms` (a debounce, a
+/// scan): the board after each instant's changes of `dgt`'s hands, sent as `frame` of it
+/// `hold_ms` later if nothing changed meanwhile, never if something did, and never twice alike.
+pub(crate) fn held_states<B: VendorBoard>(
+    dgt: &BoardScript,
+    hold_ms: Millis,
+    frame: impl Fn(&[u8; 64]) -> B::Frame,
+) -> Vec<Event<B>> {
+    let mut events = Vec::new();
+    let mut board = dgt.start_dump.0;
+    let mut pending: Option<(Millis, [u8; 64], EventKind, u32)> = None;
+    let mut sent = board;
+    let mut flush = |pending: &mut Option<(Millis, [u8; 64], EventKind, u32)>,
+                     until: Option<Millis>,
+                     events: &mut Vec<Event<B>>| {
+        if let Some((at, state, kind, ply)) = *pending
+            && until.is_none_or(|t| t >= at + hold_ms)
+        {
+            if state != sent {
+                sent = state;
+                events.push(Event {
+                    at_ms: at + hold_ms,
+                    dir: Direction::FromBoard,
+                    payload: Payload::Frame(frame(&state)),
+                    kind,
+                    action: (),
+                    ply,
+                });
+            }
+            *pending = None;
+        }
+    };
+    for e in dgt.events.iter().filter(|e| e.kind != EventKind::Handshake) {
+        let Payload::Frame(f) = &e.payload else {
+            continue;
+        };
+        match f {
+            dgt::Frame::FieldUpdate { square, piece } => {
+                if let Some(s) = board.get_mut(usize::from(*square)) {
+                    *s = *piece;
+                }
+            }
+            dgt::Frame::BoardDump(d) => board = d.0,
+            // No clock, no memory, no identity frames on these boards.
+            _ => continue,
+        }
+        // A change at another instant than the one pending: the pending state is sent if it
+        // held long enough, never seen if not.
+        if pending.is_some_and(|(at, ..)| at != e.at_ms) {
+            flush(&mut pending, Some(e.at_ms), &mut events);
+        }
+        pending = Some((e.at_ms, board, e.kind, e.ply));
+    }
+    flush(&mut pending, None, &mut events);
+    events
+}
+
+/// `events` (in any order) as the script of `dgt`'s hands on a vendor's board: its plies,
+/// start, clock, result gesture and irregularities are the DGT script's.
+pub(crate) fn from_hands<B: VendorBoard>(
+    dgt: &BoardScript,
+    mut events: Vec<Event<B>>,
+) -> Script<B> {
+    events.sort_by_key(|e| e.at_ms);
+    Script {
+        events,
+        plies: dgt.plies.clone(),
+        start_dump: dgt.start_dump.0,
+        initial_clock: dgt.initial_clock,
+        serial: dgt.serial.clone(),
+        rotated: dgt.rotated,
+        body_start_ms: dgt.body_start_ms,
+        result_gesture: dgt.result_gesture,
+        irregularities: dgt.irregularities.clone(),
+    }
+}
