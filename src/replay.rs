@@ -33,8 +33,13 @@ pub enum ReplayError {
     },
     #[error("{path}: {source}")]
     Capture { path: String, source: CaptureError },
-    #[error("{path}: device {device:?} is not supported by replay yet")]
-    Device { path: String, device: String },
+    #[error("{path}: device {device:?} is not a kind of board replay reads; it reads: {known}")]
+    Device {
+        path: String,
+        device: String,
+        /// Every device name replay reads.
+        known: String,
+    },
     #[error("store: {0}")]
     Store(#[from] StoreError),
     #[error("{path}: the `learnt` header does not read: {why}")]
@@ -154,6 +159,12 @@ pub fn replay_reader_with(
             None => Err(ReplayError::Device {
                 path: source.to_string(),
                 device: device.to_string(),
+                known: BoardKind::ALL
+                    .iter()
+                    .map(|k| k.name())
+                    .chain(["dgt-bus"])
+                    .collect::<Vec<_>>()
+                    .join(", "),
             }),
         },
     }

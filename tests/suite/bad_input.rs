@@ -396,3 +396,32 @@ fn malformed_capture_lines_stop_replay_with_their_line_number() {
     let e = replay_bad_line(5, |t| format!("{} ? 8e 00 05 34 00", secs(t)));
     assert!(e.contains("line 5") && e.contains("bad direction"), "{e}");
 }
+
+/// A capture of a kind of board replay does not read is refused by name, with every kind it
+/// reads (the one list of kinds and the bus), not read as some other kind's bytes.
+#[test]
+fn a_capture_of_an_unknown_kind_is_refused_with_the_kinds_replay_reads() {
+    let text = "# boardscribe capture v1\n# device: novag\n0.000 < 4d 20 65 32\n";
+    let mut store = Store::open_in_memory().unwrap();
+    let Err(e) = replay_reader(
+        &mut store,
+        "novag.txt",
+        "b",
+        text.as_bytes(),
+        &mut |_, _| {},
+    ) else {
+        panic!("an unknown device was replayed");
+    };
+    let names: Vec<&str> = boardscribe::kind::BoardKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "novag.txt: device \"novag\" is not a kind of board replay reads; it reads: {}, dgt-bus",
+            names.join(", ")
+        )
+    );
+    assert!(store.games().unwrap().is_empty());
+}
