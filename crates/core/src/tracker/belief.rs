@@ -122,6 +122,9 @@ pub(super) struct GameState<G: GameKind> {
     /// When the board first showed something other than the belief's last position since the
     /// belief last changed (`None`: it shows that position still): how long a move stood.
     pub(super) tip_left_at: Option<Millis>,
+    /// The board has shown the belief's last position whole since the belief last changed (a
+    /// move pushed with the reply under way has not, until it is seen without it).
+    pub(super) tip_shown: bool,
     /// Key of the last board for which the two-ply search failed.
     pub(super) failed_search_key: Option<u64>,
     /// The board the sensors show when it fits nothing.
@@ -171,6 +174,7 @@ impl<G: GameKind> GameState<G> {
             prov: Vec::new(),
             changed_at: at,
             tip_left_at: None,
+            tip_shown: false,
             failed_search_key: None,
             searched: None,
             ambiguous: None,
@@ -237,6 +241,7 @@ impl<G: GameKind> GameState<G> {
     pub(super) fn changed(&mut self, at: Millis) {
         self.changed_at = at;
         self.tip_left_at = None;
+        self.tip_shown = false;
         self.failed_search_key = None;
         self.unexplained = None;
         self.gesture_reported = false;

@@ -101,7 +101,23 @@ pub(super) fn presser_of(reading: &ClockReading, white_on_left: bool) -> Side {
 }
 
 impl<G: GameKind> Tracker<G> {
+    /// Reads a settled board against the belief ([`Tracker::interpret_reading`]), and notes
+    /// whether the board now shows the belief's last position whole.
     pub(super) fn interpret(
+        &mut self,
+        at: Millis,
+        sensed: &impl Sensed<G::Reading>,
+        out: &mut Vec<TrackerEvent>,
+    ) {
+        self.interpret_reading(at, sensed, out);
+        if let Some(g) = self.game.as_mut()
+            && sensed.key(g.orientation) == g.tip().key
+        {
+            g.tip_shown = true;
+        }
+    }
+
+    fn interpret_reading(
         &mut self,
         at: Millis,
         sensed: &impl Sensed<G::Reading>,
@@ -303,6 +319,16 @@ impl<G: GameKind> Tracker<G> {
             && G::reading_distance(g.belief_node(back).reading(), sensed_reading)
                 <= self.settings.two_ply_max_distance
             && let Some((mv, node)) = begun_after_one(g.belief_node(back), sensed_reading)
+            // On a board whose readings come so far apart that a move shown whole was made
+            // (`move_stood_ms` 0), a move the board showed whole is revised only into its
+            // piece going on its way (a slide, a castling begun with the rook): 38... Qa7
+            // shown whole, then 39. Re4 Qa2 in one reading, is not 38... Qa2 with 39. Re4.
+            && (node.key == g.tip().key
+                || self.settings.move_stood_ms > 0
+                || !g.tip_shown
+                || g.prov.last().is_none_or(|(tip_move, _)| {
+                    G::continues(&g.belief_node(back).pos, tip_move, &mv)
+                }))
         {
             // The belief's own last move with the reply under way changes nothing (the move
             // still stood until now).

@@ -430,6 +430,33 @@ impl GameKind for ChessGame {
             && [Square::D4, Square::E4, Square::D5, Square::E5].contains(&mv.to())
     }
 
+    /// A slide: the same piece from the same square, `first`'s target strictly between that
+    /// square and `then`'s on one line (a rook, bishop or queen resting on a square it crosses;
+    /// a pawn's double step resting after one). Castling begun with its rook: `first` moved that
+    /// rook. A piece that went back, or off the line, did not go on its way: it made a move.
+    fn continues(pos: &Chess, first: &Move, then: &Move) -> bool {
+        match (*first, *then) {
+            (_, Move::Castle { rook, .. }) => {
+                first.from() == Some(rook) && first.role() == Role::Rook
+            }
+            (
+                Move::Normal { role, from, to, .. },
+                Move::Normal {
+                    role: then_role,
+                    from: then_from,
+                    to: then_to,
+                    ..
+                },
+            ) => {
+                let _ = pos;
+                role == then_role
+                    && from == then_from
+                    && shakmaty::attacks::between(from, then_to).contains(to)
+            }
+            _ => false,
+        }
+    }
+
     /// The square the piece left no longer holds it (castling: the king's square, or the
     /// rook's when the king stays where it is, as it may in Chess960).
     fn may_show(pos: &Chess, mv: &Move, sensed: &ChessReading) -> bool {
@@ -519,6 +546,41 @@ impl GameKind for ChessGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mv(pos: &Chess, uci: &str) -> Move {
+        uci.parse::<shakmaty::uci::UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(pos).ok())
+            .unwrap_or_else(|| panic!("{uci} is not legal"))
+    }
+
+    #[test]
+    fn a_piece_goes_on_its_way_only_along_its_line_or_into_its_castling() {
+        // Capablanca#145 after 39. Kg2: the queen on a6 went to a7, not on its way to a2.
+        let fen: shakmaty::fen::Fen = "8/5p1k/q4p1p/4pP2/6R1/2P2QPP/1r3PK1/8 b - - 12 39"
+            .parse()
+            .unwrap();
+        let pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+        let (a7, a2, a4) = (mv(&pos, "a6a7"), mv(&pos, "a6a2"), mv(&pos, "a6a4"));
+        assert!(!ChessGame::continues(&pos, &a7, &a2));
+        assert!(
+            ChessGame::continues(&pos, &a4, &a2),
+            "a slide resting on a4"
+        );
+        assert!(
+            !ChessGame::continues(&pos, &a2, &a4),
+            "back the way it came"
+        );
+        let rook = mv(&pos, "b2b1");
+        assert!(!ChessGame::continues(&pos, &rook, &a2), "another piece");
+        // A castling begun with its rook, not with another piece.
+        let fen: shakmaty::fen::Fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1".parse().unwrap();
+        let pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+        let castle = mv(&pos, "e1g1");
+        assert!(matches!(castle, Move::Castle { .. }));
+        assert!(ChessGame::continues(&pos, &mv(&pos, "h1f1"), &castle));
+        assert!(!ChessGame::continues(&pos, &mv(&pos, "a1d1"), &castle));
+    }
 
     #[test]
     fn successor_keys_match_played_readings() {
