@@ -323,3 +323,58 @@ fn with_blitz_hands_no_record_stops_short_silently() {
         );
     }
 }
+
+/// A pawn promoted to a knight (London 1851's ...e1=N) on every vendor's board: the boards that
+/// tell the pieces apart show the piece put down, and the record holds that piece, not a queen
+/// taken for granted (on a board with identity a wrong promotion piece is visible to the
+/// arbiter).
+#[test]
+fn an_underpromotion_is_recorded_as_the_piece_put_down_on_every_vendor() {
+    let (name, game) = crate::corpus_common::named_chess_games()
+        .into_iter()
+        .find(|(_, g)| {
+            g.moves
+                .iter()
+                .any(|m| m.promotion().is_some_and(|r| r != shakmaty::Role::Queen))
+        })
+        .expect("an underpromotion in the corpus");
+    let opts = EmulatorOptions {
+        seed: 5,
+        clock: false,
+        ..EmulatorOptions::default()
+    };
+    let script = emulator::script_pgn(&game, &opts).unwrap();
+    let expected: Vec<&str> = script.plies.iter().map(|p| p.uci.as_str()).collect();
+    let under = expected
+        .iter()
+        .find(|u| u.len() == 5 && !u.ends_with('q'))
+        .expect("the underpromotion's ply");
+    let laws = LawsSetup {
+        cfg: LawsConfig::for_edition(Laws::Fide2009),
+        time_control: None,
+        ..LawsSetup::default()
+    };
+    for (vendor, capture) in [
+        ("dgt", dgt_without_a_clock as fn(&BoardScript) -> String),
+        ("chesslink", chesslink),
+        ("chessnut", chessnut),
+        ("certabo", certabo),
+        ("ichessone", ichessone),
+    ] {
+        let mut store = Store::open_in_memory().unwrap();
+        let text = capture(&script);
+        let summary = replay_reader_with(
+            &mut store,
+            &name,
+            &name,
+            text.as_bytes(),
+            &laws,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let got = store.game(summary.games[0]).unwrap().unwrap().moves;
+        let uci: Vec<&str> = got.iter().map(|m| m.uci.as_deref().unwrap_or("")).collect();
+        assert_eq!(uci, expected, "{vendor}: {name}");
+        assert!(uci.contains(under), "{vendor}: {under} recorded");
+    }
+}
