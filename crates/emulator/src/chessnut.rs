@@ -190,18 +190,8 @@ mod tests {
     };
 
     use super::*;
-    use crate::{EmulatorOptions, games_from_pgn, script_pgn};
 
-    fn script(speed: f64) -> BoardScript {
-        let pgn = "[Event \"t\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 *\n";
-        let games = games_from_pgn(pgn).unwrap_or_default();
-        let opts = EmulatorOptions {
-            speed,
-            clock: false,
-            ..EmulatorOptions::default()
-        };
-        script_pgn(&games[0], &opts).unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::vendor::test_hands as script;
 
     #[test]
     fn reports_come_every_200_ms_and_every_ply_ends_in_a_report_of_its_board() {

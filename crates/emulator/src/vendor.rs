@@ -132,3 +132,17 @@ pub(crate) fn from_hands<B: VendorBoard>(
         irregularities: dgt.irregularities.clone(),
     }
 }
+
+/// A short game's hands without a clock at `speed` (Ruy Lopez, exchange variation: captures,
+/// recaptures and a castling): what each vendor's script is tested on.
+#[cfg(test)]
+pub(crate) fn test_hands(speed: f64) -> BoardScript {
+    let pgn = "[Event \"t\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 *\n";
+    let games = crate::games_from_pgn(pgn).unwrap_or_default();
+    let opts = crate::EmulatorOptions {
+        speed,
+        clock: false,
+        ..crate::EmulatorOptions::default()
+    };
+    crate::script_pgn(&games[0], &opts).unwrap_or_else(|e| panic!("{e}"))
+}
