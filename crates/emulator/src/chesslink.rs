@@ -180,44 +180,13 @@ pub(crate) fn answer(command: &Command, board: &[u8; 64]) -> (Option<Frame>, Opt
 
 #[cfg(test)]
 mod tests {
-    use boardscribe_core::protocol::chesslink::Report;
-
     use super::*;
-    use crate::EventKind;
-
-    use crate::vendor::test_hands as script;
 
     #[test]
     fn every_ply_ends_in_a_report_of_its_board_and_nothing_is_reported_early() {
-        for speed in [0.3, 1.0, 3.0] {
-            let dgt = script(speed);
-            let cl = chesslink_script(&dgt);
-            let reports: Vec<(Millis, Report)> = cl
-                .events
-                .iter()
-                .filter_map(|e| match &e.payload {
-                    Payload::Frame(Frame::Status(r)) if e.kind != EventKind::Handshake => {
-                        Some((e.at_ms, *r))
-                    }
-                    _ => None,
-                })
-                .collect();
-            for p in &dgt.plies {
-                let after = report_of(&p.board_after.0);
-                assert!(
-                    reports
-                        .iter()
-                        .any(|(t, r)| *r == after && *t >= p.end_ms + DEBOUNCE_MS),
-                    "ply {} at x{speed}",
-                    p.ply
-                );
-            }
-            // Times never go back, and no two reports in a row are the same.
-            assert!(cl.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
-            assert!(reports.windows(2).all(|w| w[0].1 != w[1].1));
-            let capture = cl.to_capture_text();
-            assert!(capture.contains("device: chesslink"), "{capture}");
-        }
+        crate::vendor::assert_sends_held_states(chesslink_script, DEBOUNCE_MS, |board| {
+            Frame::Status(report_of(board))
+        });
     }
 
     #[test]

@@ -21,7 +21,7 @@ use boardscribe_core::{
         chessnut::{Battery, Command, Frame, Mode, PositionReport},
         dgt,
     },
-    sensor::chessnut::{board_codes, placement_of},
+    sensor::chessnut::placement_of,
 };
 
 use super::{
@@ -72,25 +72,17 @@ impl ScriptBoard for ChessnutBoard {
 /// A chess game as the timed traffic of a Chessnut board.
 pub type ChessnutScript = Script<ChessnutBoard>;
 
-/// On its socket (its hidraw node's stand-in), the board answers from the squares it last
-/// reported.
+/// On its socket (its hidraw node's stand-in), the board answers the host's commands; its
+/// position goes out on its own every 200 ms, so no answer needs what it shows.
 impl Emulated for ChessnutBoard {
-    /// The squares in board numbering, as the board senses them.
-    type State = [u8; 64];
+    /// Nothing to answer from.
+    type State = ();
     const NAME: &'static str = "emulated Chessnut board";
     const HID: bool = true;
 
-    fn start_state(script: &ChessnutScript) -> [u8; 64] {
-        script.start_dump
-    }
+    fn start_state(_script: &ChessnutScript) {}
 
-    fn played(board: &mut [u8; 64], frame: &Frame) {
-        if let Frame::Position(report) = frame {
-            *board = board_codes(&report.placement);
-        }
-    }
-
-    fn command(buf: &[u8], _board: &mut [u8; 64]) -> Option<(usize, Answer)> {
+    fn command(buf: &[u8], _state: &mut ()) -> Option<(usize, Answer)> {
         use boardscribe_core::protocol::Wire;
         let (command, used) = boardscribe_core::protocol::chessnut::ChessnutCommands.cut(buf)?;
         let Ok(command) = command else {

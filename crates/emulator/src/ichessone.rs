@@ -127,39 +127,12 @@ mod tests {
     use boardscribe_core::protocol::ichessone::Placement;
 
     use super::*;
-    use crate::EventKind;
-
-    use crate::vendor::test_hands as script;
 
     #[test]
     fn every_ply_ends_in_a_message_of_its_board_and_nothing_is_sent_early() {
-        for speed in [0.3, 1.0, 3.0] {
-            let dgt = script(speed);
-            let ic = ichessone_script(&dgt);
-            let sent: Vec<(Millis, Placement)> = ic
-                .events
-                .iter()
-                .filter_map(|e| match &e.payload {
-                    Payload::Frame(Frame::Position(p)) if e.kind != EventKind::Handshake => {
-                        Some((e.at_ms, *p))
-                    }
-                    _ => None,
-                })
-                .collect();
-            for p in &dgt.plies {
-                let after = placement_of(&p.board_after.0);
-                assert!(
-                    sent.iter()
-                        .any(|(t, s)| *s == after && *t >= p.end_ms + SCAN_MS),
-                    "ply {} at x{speed}",
-                    p.ply
-                );
-            }
-            assert!(ic.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
-            assert!(sent.windows(2).all(|w| w[0].1 != w[1].1));
-            let capture = ic.to_capture_text();
-            assert!(capture.contains("device: ichessone"), "{capture}");
-        }
+        crate::vendor::assert_sends_held_states(ichessone_script, SCAN_MS, |board| {
+            Frame::Position(placement_of(board))
+        });
     }
 
     #[test]

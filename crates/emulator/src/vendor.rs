@@ -146,3 +146,45 @@ pub(crate) fn test_hands(speed: f64) -> BoardScript {
     };
     crate::script_pgn(&games[0], &opts).unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// Checks a board that sends its state once it held `hold_ms` ([`held_states`]), scripted by
+/// `script_of` from the test game's hands at blitz, human and slow speed: every ply ends in a
+/// frame of its board (`frame` of the board after it) sent at least `hold_ms` after its last
+/// hand, times never go back, no two frames in a row after the handshake are alike, and the
+/// capture names the board's device.
+#[cfg(test)]
+pub(crate) fn assert_sends_held_states<B: VendorBoard>(
+    script_of: fn(&BoardScript) -> Script<B>,
+    hold_ms: Millis,
+    frame: impl Fn(&[u8; 64]) -> B::Frame,
+) {
+    for speed in [0.3, 1.0, 3.0] {
+        let dgt = test_hands(speed);
+        let script = script_of(&dgt);
+        let sent: Vec<(Millis, &B::Frame)> = script
+            .events
+            .iter()
+            .filter(|e| e.kind != EventKind::Handshake)
+            .filter_map(|e| match &e.payload {
+                Payload::Frame(f) => Some((e.at_ms, f)),
+                Payload::Command(_) => None,
+            })
+            .collect();
+        for p in &dgt.plies {
+            let after = frame(&p.board_after.0);
+            assert!(
+                sent.iter()
+                    .any(|(t, f)| **f == after && *t >= p.end_ms + hold_ms),
+                "ply {} at x{speed}",
+                p.ply
+            );
+        }
+        assert!(script.events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+        assert!(sent.windows(2).all(|w| w[0].1 != w[1].1));
+        let capture = script.to_capture_text();
+        assert!(
+            capture.contains(&format!("device: {}", B::DEVICE)),
+            "{capture}"
+        );
+    }
+}

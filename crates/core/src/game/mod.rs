@@ -225,12 +225,12 @@ pub trait GameKind: Send + 'static {
         false
     }
 
-    /// Whether `then` (from `pos`, as `first` was) could be `first`'s piece going on its way: a
-    /// slide that rested on `first`'s target, a castling begun with its rook. Used where a move
-    /// shown whole is revised with the reply under way, on a board whose readings come so far
-    /// apart that a move shown whole was made (`TrackerSettings::move_stood_ms` 0). The default:
-    /// any move may.
-    fn continues(_pos: &Self::Position, _first: &Self::Move, _then: &Self::Move) -> bool {
+    /// Whether `then` (from the position `first` was made from) could be `first`'s piece going
+    /// on its way: a slide that rested on `first`'s target, a castling begun with its rook.
+    /// Used where a move shown whole is revised with the reply under way, on a board whose
+    /// readings come so far apart that a move shown whole was made
+    /// (`TrackerSettings::move_stood_ms` 0). The default: any move may.
+    fn continues(_first: &Self::Move, _then: &Self::Move) -> bool {
         true
     }
 

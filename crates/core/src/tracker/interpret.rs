@@ -326,9 +326,7 @@ impl<G: GameKind> Tracker<G> {
             && (node.key == g.tip().key
                 || self.settings.move_stood_ms > 0
                 || !g.tip_shown
-                || g.prov.last().is_none_or(|(tip_move, _)| {
-                    G::continues(&g.belief_node(back).pos, tip_move, &mv)
-                }))
+                || g.prov.last().is_none_or(|(tip_move, _)| G::continues(tip_move, &mv)))
         {
             // The belief's own last move with the reply under way changes nothing (the move
             // still stood until now).
