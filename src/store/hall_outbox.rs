@@ -110,6 +110,8 @@ impl Store {
                     (hall, origin),
                 )?;
                 tx.execute_batch(&backfill_sql())?;
+                // From now on every write keeps its record in the outbox too.
+                super::schema::make_outbox(&tx)?;
                 HallIdentity {
                     hall: hall.to_owned(),
                     origin: origin.to_owned(),

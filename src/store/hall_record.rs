@@ -290,9 +290,9 @@ pub struct OutboxObject {
 }
 
 /// The outbox's views (one per row shape), then its triggers (one per kind: `outbox_<kind>`,
-/// writing the row into the outbox in the same transaction, only in a database that joined a
-/// hall), all made from the row structs; the store keeps the database's the same
-/// ([`super::schema::follow_outbox_shapes`]).
+/// writing the row into the outbox in the same transaction), all made from the row structs; the
+/// store keeps the database's the same ([`super::schema::follow_outbox_shapes`]). The triggers
+/// exist only in a database that joined a hall: elsewhere a write does no outbox work at all.
 pub fn outbox_sql() -> Vec<OutboxObject> {
     let shapes = shapes();
     let mut out: Vec<OutboxObject> = Vec::new();
@@ -318,7 +318,7 @@ pub fn outbox_sql() -> Vec<OutboxObject> {
             kind: "trigger",
             name: format!("outbox_{kind}"),
             sql: format!(
-                "CREATE TRIGGER outbox_{kind} AFTER {} ON {} WHEN EXISTS (SELECT 1 FROM cluster_hall)\n\
+                "CREATE TRIGGER outbox_{kind} AFTER {} ON {}\n\
                  BEGIN INSERT INTO outbox (at_ms, kind, row) SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER),\n    \
                  '{kind}', row FROM {} WHERE id = NEW.id;\nEND",
                 s.on, s.table, s.view

@@ -156,6 +156,7 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "cache_size", -16 * 1024)?;
         conn.set_prepared_statement_cache_capacity(64);
+        stable_plans(&conn)?;
         let found = schema::version(&conn)?;
         let known = schema::MIGRATIONS.len();
         if found > known {
@@ -210,6 +211,7 @@ impl Store {
         conn.pragma_update(None, "cache_size", -16 * 1024)?;
         conn.pragma_update(None, "foreign_keys", true)?;
         conn.set_prepared_statement_cache_capacity(64);
+        stable_plans(&conn)?;
         schema::migrate(&mut conn)?;
         schema::follow_outbox_shapes(&mut conn)?;
         Ok(Store { conn, path: None })
@@ -306,4 +308,17 @@ impl Store {
             Err(StoreError::Integrity(problems.join("; ")))
         }
     }
+}
+
+/// Keeps each cached statement's query plan whatever values are bound to it (SQLite's query
+/// planner stability guarantee). Without it, SQLite compiles a statement again whenever a bound
+/// id crosses between 0 or 1 and any other number (its estimate for `= ?` differs), and a
+/// statement whose table has triggers costs a hundred thousand instructions to compile: the
+/// replay of a board after another's spent a tenth of its time there.
+fn stable_plans(conn: &Connection) -> Result<(), StoreError> {
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
+    Ok(())
 }

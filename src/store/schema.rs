@@ -329,39 +329,71 @@ CREATE TABLE board_learnt (
 
 /// Makes the outbox's views and triggers as the row structs make them
 /// ([`super::hall_record::outbox_sql`]): each one missing or written otherwise is dropped and
-/// made again, all in one transaction; nothing is written when every one is as made. Runs
-/// after [`migrate`] at every writing open, so a database follows the shape of the record its
-/// program sends.
+/// made again, all in one transaction; nothing is written when every one is as made. The
+/// triggers are kept only in a database that joined a hall (a `cluster_hall` row): elsewhere
+/// they are dropped, so that no insert pays for an outbox nobody reads. Runs after [`migrate`]
+/// at every writing open, so a database follows the shape of the record its program sends.
 pub fn follow_outbox_shapes(conn: &mut Connection) -> Result<(), StoreError> {
-    let wanted = super::hall_record::outbox_sql();
-    let stale = |conn: &Connection| -> Result<Vec<bool>, StoreError> {
-        let mut stmt =
-            conn.prepare_cached("SELECT sql FROM sqlite_master WHERE type = ?1 AND name = ?2")?;
-        wanted
-            .iter()
-            .map(|o| {
-                let found: Option<String> = stmt
-                    .query_row([o.kind, o.name.as_str()], |r| r.get(0))
-                    .optional()?;
-                Ok(found.as_deref() != Some(o.sql.as_str()))
-            })
-            .collect()
-    };
-    if !stale(conn)?.contains(&true) {
+    if !outbox_stale(conn)? {
         return Ok(());
     }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     // Looked at again under the lock: another process may have made them meanwhile.
-    let stale = stale(&tx)?;
-    for (o, _) in wanted.iter().zip(&stale).filter(|(_, s)| **s) {
-        let kind = o.kind.to_uppercase();
-        tx.execute_batch(&format!("DROP {kind} IF EXISTS {}", o.name))?;
+    make_outbox(&tx)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Whether the database's outbox objects differ from those its hall membership wants.
+fn outbox_stale(conn: &Connection) -> Result<bool, StoreError> {
+    Ok(outbox_changes(conn)?.iter().any(|c| c.is_some()))
+}
+
+/// What each outbox object needs: `None` if it is as wanted, else what to make (`Some(None)`:
+/// only drop it, a trigger in a database that is no hall's).
+fn outbox_changes(
+    conn: &Connection,
+) -> Result<Vec<Option<(super::hall_record::OutboxObject, bool)>>, StoreError> {
+    let joined: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM cluster_hall)", [], |r| {
+        r.get(0)
+    })?;
+    let mut stmt =
+        conn.prepare_cached("SELECT sql FROM sqlite_master WHERE type = ?1 AND name = ?2")?;
+    super::hall_record::outbox_sql()
+        .into_iter()
+        .map(|o| {
+            let found: Option<String> = stmt
+                .query_row([o.kind, o.name.as_str()], |r| r.get(0))
+                .optional()?;
+            let wanted = joined || o.kind != "trigger";
+            Ok(match (found, wanted) {
+                (None, false) => None,
+                (Some(_), false) => Some((o, false)),
+                (Some(sql), true) if sql == o.sql => None,
+                (_, true) => Some((o, true)),
+            })
+        })
+        .collect()
+}
+
+/// Drops and makes again, in the open transaction `tx`, every outbox object that is not as the
+/// database's hall membership wants ([`follow_outbox_shapes`]; [`super::Store::join_hall`]
+/// after it has written the `cluster_hall` row).
+pub(super) fn make_outbox(tx: &Connection) -> Result<(), StoreError> {
+    let changes: Vec<_> = outbox_changes(tx)?.into_iter().flatten().collect();
+    for (o, _) in &changes {
+        tx.execute_batch(&format!(
+            "DROP {} IF EXISTS {}",
+            o.kind.to_uppercase(),
+            o.name
+        ))?;
     }
     // Views first: a trigger names its view.
-    for (o, _) in wanted.iter().zip(&stale).filter(|(_, s)| **s) {
-        tx.execute_batch(&o.sql)?;
+    for (o, make) in &changes {
+        if *make {
+            tx.execute_batch(&o.sql)?;
+        }
     }
-    tx.commit()?;
     Ok(())
 }
 
@@ -423,14 +455,15 @@ mod tests {
         // A view per row shape, a trigger per kind.
         assert_eq!(wanted.iter().filter(|o| o.kind == "view").count(), 7);
         assert_eq!(wanted.iter().filter(|o| o.kind == "trigger").count(), 8);
-        for o in &wanted {
-            assert_eq!(
-                stored(&conn, o.kind, &o.name).as_ref(),
-                Some(&o.sql),
-                "{}",
-                o.name
-            );
-        }
+        // A database that is no hall's has the views and no trigger: its writes do no outbox
+        // work.
+        let as_made = |joined: bool| {
+            for o in &wanted {
+                let want = (joined || o.kind == "view").then_some(&o.sql);
+                assert_eq!(stored(&conn, o.kind, &o.name).as_ref(), want, "{}", o.name);
+            }
+        };
+        as_made(false);
         // The board row's columns are the struct's fields, in its order.
         let boards = wanted.iter().find(|o| o.name == "outbox_boards").unwrap();
         assert!(
@@ -444,6 +477,33 @@ mod tests {
         let before = schema_version(&conn);
         drop(Store::open(&path).unwrap());
         assert_eq!(schema_version(&conn), before);
+        // Joining a hall makes the triggers, and they stay through later opens.
+        Store::open(&path)
+            .unwrap()
+            .join_hall("A", "0123456789abcdef")
+            .unwrap();
+        as_made(true);
+        let before = schema_version(&conn);
+        drop(Store::open(&path).unwrap());
+        assert_eq!(schema_version(&conn), before);
+        as_made(true);
+    }
+
+    #[test]
+    fn a_database_that_is_no_halls_loses_the_triggers_earlier_releases_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plain.db");
+        drop(Store::open(&path).unwrap());
+        // As earlier releases left every database: each trigger there, doing nothing without a
+        // hall.
+        let conn = Connection::open(&path).unwrap();
+        for o in outbox_sql().iter().filter(|o| o.kind == "trigger") {
+            conn.execute_batch(&o.sql).unwrap();
+        }
+        drop(Store::open(&path).unwrap());
+        for o in outbox_sql().iter().filter(|o| o.kind == "trigger") {
+            assert_eq!(stored(&conn, o.kind, &o.name), None, "{}", o.name);
+        }
     }
 
     #[test]
@@ -454,7 +514,7 @@ mod tests {
         // As schema 6 to 8 left it: the board number's row written in its trigger, no view.
         let conn = Connection::open(&path).unwrap();
         conn.execute_batch(
-            "DROP TRIGGER outbox_board_number; DROP VIEW outbox_board_numbers;
+            "DROP TRIGGER IF EXISTS outbox_board_number; DROP VIEW outbox_board_numbers;
              CREATE TRIGGER outbox_board_number AFTER UPDATE OF number ON boards
              WHEN EXISTS (SELECT 1 FROM cluster_hall)
              BEGIN INSERT INTO outbox (at_ms, kind, row) VALUES (0, 'board_number',
@@ -463,11 +523,11 @@ mod tests {
         )
         .unwrap();
         let mut store = Store::open(&path).unwrap();
+        store.join_hall("A", "0123456789abcdef").unwrap();
         for o in outbox_sql() {
             assert_eq!(stored(&conn, o.kind, &o.name), Some(o.sql), "{}", o.name);
         }
         // And it writes the row the event node reads.
-        store.join_hall("A", "0123456789abcdef").unwrap();
         let board = store.board("board 1", crate::game::Kind::Chess).unwrap();
         store.set_board_number(board, 7).unwrap();
         let row: String = conn
