@@ -94,6 +94,7 @@ impl CaptureError {
     }
 }
 
+#[derive(Debug)]
 enum Line<'a> {
     Skip,
     Header(&'a str, &'a str),
@@ -151,31 +152,62 @@ const NOT_HEX: u8 = 0xff;
 
 /// Appends the whitespace-separated two-digit hex bytes of `text` to `out`.
 fn parse_hex_bytes(text: &[u8], line: usize, out: &mut Vec<u8>) -> Result<(), CaptureError> {
-    let mut i = 0;
-    while i < text.len() {
-        if text[i].is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let pair_ends_token = text.get(i + 2).is_none_or(u8::is_ascii_whitespace);
-        if let (true, Some(&h), Some(&l)) = (pair_ends_token, text.get(i), text.get(i + 1)) {
-            let (h, l) = (HEX_VALUE[usize::from(h)], HEX_VALUE[usize::from(l)]);
-            if h != NOT_HEX && l != NOT_HEX {
+    // At most one byte for every two characters: the pushes below never reallocate.
+    out.reserve(text.len() / 2 + 1);
+    let mut rest = text;
+    loop {
+        match rest {
+            [] => return Ok(()),
+            [b, tail @ ..] if b.is_ascii_whitespace() => rest = tail,
+            // Two digits that end their token (the line's end, or whitespace after them).
+            [h, l, tail @ ..] if tail.first().is_none_or(u8::is_ascii_whitespace) => {
+                let (h, l) = (HEX_VALUE[usize::from(*h)], HEX_VALUE[usize::from(*l)]);
+                // NOT_HEX has its high bits set; no digit has.
+                if (h | l) & 0xf0 != 0 {
+                    break;
+                }
                 out.push((h << 4) | l);
-                i += 3;
-                continue;
+                rest = tail.get(1..).unwrap_or_default();
             }
+            _ => break,
         }
-        let len = text[i..]
-            .iter()
-            .position(u8::is_ascii_whitespace)
-            .unwrap_or(text.len() - i);
-        return Err(CaptureError::BadHex {
-            line,
-            text: lossy(&text[i..i + len]),
-        });
     }
-    Ok(())
+    let len = rest
+        .iter()
+        .position(u8::is_ascii_whitespace)
+        .unwrap_or(rest.len());
+    Err(CaptureError::BadHex {
+        line,
+        text: lossy(&rest[..len]),
+    })
+}
+
+/// The time and direction of a chunk line as boardscribe writes it (`12.345 < `: whole seconds,
+/// a point, three decimals, one space either side of the arrow), and the hex after them; `None`
+/// for any other form, which the general reading of [`parse_line`] takes, with the same result.
+/// Replay reads every line of a capture: this is most of its reading.
+fn written_head(text: &[u8]) -> Option<(Millis, Direction, &[u8])> {
+    // Up to 15 digits of seconds: no overflow below.
+    let point = text.iter().take(16).position(|&b| b == b'.')?;
+    let (secs, after) = text.split_at(point);
+    let [_, a, b, c, b' ', arrow, b' ', hex @ ..] = after else {
+        return None;
+    };
+    let dir = match arrow {
+        b'<' => Direction::FromBoard,
+        b'>' => Direction::ToBoard,
+        _ => return None,
+    };
+    if secs.is_empty() || !secs.iter().chain([a, b, c]).all(u8::is_ascii_digit) {
+        return None;
+    }
+    let secs = secs
+        .iter()
+        .fold(0, |n: Millis, &d| n * 10 + Millis::from(d - b'0'));
+    let ms = [a, b, c]
+        .iter()
+        .fold(0, |n: Millis, &&d| n * 10 + Millis::from(d - b'0'));
+    Some((secs * 1000 + ms, dir, hex))
 }
 
 /// Parses one line; chunk bytes are appended to `out` (cleared first).
@@ -195,6 +227,35 @@ fn parse_line<'a>(raw: &'a [u8], line: usize, out: &mut Vec<u8>) -> Result<Line<
             _ => Line::Skip,
         });
     }
+    match written_head(text) {
+        Some((t_ms, dir, hex)) => chunk_line(t_ms, dir, hex, line, out),
+        None => parse_chunk_line(text, line, out),
+    }
+}
+
+/// A chunk line's hex after its time and direction.
+fn chunk_line<'a>(
+    t_ms: Millis,
+    dir: Direction,
+    hex: &[u8],
+    line: usize,
+    out: &mut Vec<u8>,
+) -> Result<Line<'a>, CaptureError> {
+    out.clear();
+    parse_hex_bytes(hex, line, out)?;
+    if out.is_empty() {
+        return Err(CaptureError::NoBytes { line });
+    }
+    Ok(Line::Chunk(t_ms, dir))
+}
+
+/// A line that is no header nor blank, read in every form the format allows (any whitespace
+/// between the fields, times with fewer or more decimals).
+fn parse_chunk_line<'a>(
+    text: &[u8],
+    line: usize,
+    out: &mut Vec<u8>,
+) -> Result<Line<'a>, CaptureError> {
     let mut rest = text;
     let mut next_token = || {
         let start = rest
@@ -224,12 +285,7 @@ fn parse_line<'a>(raw: &'a [u8], line: usize, out: &mut Vec<u8>) -> Result<Line<
             });
         }
     };
-    out.clear();
-    parse_hex_bytes(rest, line, out)?;
-    if out.is_empty() {
-        return Err(CaptureError::NoBytes { line });
-    }
-    Ok(Line::Chunk(t_ms, dir))
+    chunk_line(t_ms, dir, rest, line, out)
 }
 
 /// Reading state shared by [`parse_capture`] and [`CaptureLines`].
@@ -464,6 +520,35 @@ impl<W: Write> CaptureWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The fast reading of the lines boardscribe writes gives what the general one gives, on
+        /// those lines and on lines near them (other spacing, decimals, digits, arrows, hex).
+        #[test]
+        fn written_lines_read_as_the_general_reading_reads_them(
+            secs in 0u64..10_000_000_000_000,
+            frac in "[0-9]{0,4}",
+            arrow in prop::sample::select(vec!["<", ">", "=", "<<"]),
+            gaps in prop::collection::vec(prop::sample::select(vec![" ", "  ", "\t"]), 3),
+            bytes in prop::collection::vec("[0-9a-fA-F]{2}|[0-9a-gx]{1,3}", 0..12),
+        ) {
+            let text = format!(
+                "{secs}.{frac}{}{arrow}{}{}",
+                gaps[0],
+                gaps[1],
+                bytes.join(gaps[2])
+            );
+            let (mut fast, mut general) = (Vec::new(), Vec::new());
+            let got = format!("{:?}", parse_line(text.as_bytes(), 7, &mut fast));
+            let want = format!(
+                "{:?}",
+                parse_chunk_line(text.as_bytes().trim_ascii(), 7, &mut general)
+            );
+            prop_assert_eq!(got, want, "{:?}", text);
+            prop_assert_eq!(fast, general);
+        }
+    }
 
     #[test]
     fn times_convert_exactly() {
