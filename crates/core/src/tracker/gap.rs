@@ -169,7 +169,7 @@ impl<G: GameKind> Tracker<G> {
         let Some(mut next) = GameState::replayed(g.orientation, start, moves, at) else {
             return false;
         };
-        self.resolve_open(at, how, out);
+        self.resolve_open(at, || how, out);
         let Some(g) = self.game.as_mut() else {
             return false;
         };
@@ -543,7 +543,7 @@ impl<G: GameKind> Tracker<G> {
         }
         // When the moves were made is not known: they carry no clock.
         self.record_upto(at, None, false, usize::MAX, out);
-        self.resolve_open(at, Phrase::new("resolved.moves_found"), out);
+        self.resolve_open(at, || Phrase::new("resolved.moves_found"), out);
     }
 
     /// After a gap, whether a clock reading (a press by `presser`, or the first reading) shows

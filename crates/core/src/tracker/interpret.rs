@@ -152,7 +152,7 @@ impl<G: GameKind> Tracker<G> {
             if let Some(g) = self.game.as_mut() {
                 g.lost = None;
             }
-            self.resolve_open(at, Phrase::new("resolved.position_restored"), out);
+            self.resolve_open(at, || Phrase::new("resolved.position_restored"), out);
             return;
         }
         if let Some(g) = self.game.as_mut() {
@@ -170,7 +170,7 @@ impl<G: GameKind> Tracker<G> {
         {
             g.push(mv, node, at);
             g.lost = None;
-            self.resolve_open(at, Phrase::new("resolved.play_went_on"), out);
+            self.resolve_open(at, || Phrase::new("resolved.play_went_on"), out);
             return;
         }
         // Before the first move, a start position that reads the same both ways round (a pit
@@ -189,7 +189,7 @@ impl<G: GameKind> Tracker<G> {
                     orientation: flipped,
                 });
                 g.push(mv, node, at);
-                self.resolve_open(at, Phrase::new("resolved.play_went_on"), out);
+                self.resolve_open(at, || Phrase::new("resolved.play_went_on"), out);
                 return;
             }
         }
@@ -218,13 +218,13 @@ impl<G: GameKind> Tracker<G> {
         if let Some(tip) = g.record_tip() {
             if tip.key == key && tip.reading() == reading() {
                 g.back_to_record(at);
-                self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+                self.resolve_open(at, || Phrase::new("resolved.board_fits"), out);
                 return;
             }
             if let Some((mv, node)) = tip.move_to(key, reading) {
                 g.back_to_record(at);
                 g.push(mv, node, at);
-                self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+                self.resolve_open(at, || Phrase::new("resolved.board_fits"), out);
                 return;
             }
         }
@@ -244,7 +244,7 @@ impl<G: GameKind> Tracker<G> {
         {
             g.truncate(back, at);
             g.push(mv, node, at);
-            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+            self.resolve_open(at, || Phrase::new("resolved.board_fits"), out);
             return;
         }
         // An earlier position: a takeback (the most recent identical position wins).
@@ -252,7 +252,7 @@ impl<G: GameKind> Tracker<G> {
             && g.belief_node(p).reading() == reading()
         {
             g.truncate(p, at);
-            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+            self.resolve_open(at, || Phrase::new("resolved.board_fits"), out);
             return;
         }
         // A different move a few plies back: what was believed was a misreading (a hand
@@ -274,7 +274,7 @@ impl<G: GameKind> Tracker<G> {
                 }
                 g.truncate(back, at);
                 g.push(mv, node, at);
-                self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+                self.resolve_open(at, || Phrase::new("resolved.board_fits"), out);
                 return;
             }
         }
@@ -334,7 +334,7 @@ impl<G: GameKind> Tracker<G> {
                 g.truncate(back, at);
                 g.push(mv, node, at);
             }
-            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+            self.resolve_open(at, || Phrase::new("resolved.board_fits"), out);
             return;
         }
         if path.is_none() && !two_plies_first {
@@ -344,7 +344,7 @@ impl<G: GameKind> Tracker<G> {
             for (mv, node) in path {
                 g.push(mv, node, at);
             }
-            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+            self.resolve_open(at, || Phrase::new("resolved.board_fits"), out);
             return;
         }
         // A move completed and the next begun in one reading ([`TrackerSettings::whole_reports`]):
@@ -357,7 +357,7 @@ impl<G: GameKind> Tracker<G> {
             && let Some((mv, node)) = begun_after_one(g.tip(), sensed_reading)
         {
             g.push(mv, node, at);
-            self.resolve_open(at, Phrase::new("resolved.board_fits"), out);
+            self.resolve_open(at, || Phrase::new("resolved.board_fits"), out);
             return;
         }
         // Far from the belief (more than displaced pieces): if nothing explains the boards for

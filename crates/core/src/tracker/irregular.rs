@@ -50,14 +50,25 @@ impl<G: GameKind> Tracker<G> {
     }
 
     /// Every irregularity still open is over: the board fits the game again.
-    pub(super) fn resolve_open(&mut self, at: Millis, how: Phrase, out: &mut Vec<TrackerEvent>) {
+    pub(super) fn resolve_open(
+        &mut self,
+        at: Millis,
+        how: impl FnOnce() -> Phrase,
+        out: &mut Vec<TrackerEvent>,
+    ) {
         let Some(g) = self.game.as_mut() else {
             return;
         };
         // The board is explained: it is not astray.
         g.astray_since = None;
+        let read_back = g.read_back.take();
+        // Worded only when there is something to resolve: this runs at every reading that fits.
+        if g.open.is_empty() {
+            return;
+        }
         let ply = g.belief_plies() as u32 + 1;
-        let how = match g.read_back.take() {
+        let how = how();
+        let how = match read_back {
             Some((first, last)) if first == last => Phrase::new("resolved.read_back_move")
                 .phrase("how", how)
                 .move_of("at", first),
