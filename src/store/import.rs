@@ -104,7 +104,7 @@ impl Store {
             )?;
             written.push(id);
         }
-        batch.flush_raw()?;
+        batch.finish()?;
         tx.commit()?;
         Ok(written)
     }

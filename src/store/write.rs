@@ -31,6 +31,8 @@ pub(super) struct BoardState {
 /// One `write_batch` in progress.
 pub(super) struct Batch<'c> {
     pub(super) conn: &'c Connection,
+    /// The move insert, held for the batch: most of a batch's writes are moves.
+    moves: Option<rusqlite::CachedStatement<'c>>,
     pub(super) boards: Vec<BoardState>,
     pub(super) touched: Vec<GameId>,
     pub(super) raw: Vec<(BoardId, RawBuffer)>,
@@ -53,6 +55,7 @@ impl<'c> Batch<'c> {
     pub(super) fn new(conn: &'c Connection) -> Batch<'c> {
         Batch {
             conn,
+            moves: None,
             boards: Vec::new(),
             touched: Vec::new(),
             raw: Vec::new(),
@@ -110,6 +113,16 @@ impl<'c> Batch<'c> {
                 Ok(())
             }
         }
+    }
+
+    /// Writes the raw bytes still held and ends the batch (its held statement back to the
+    /// connection's cache): the games it touched, and those it found closed.
+    pub(super) fn finish(mut self) -> Result<(Vec<GameId>, Vec<ClosedGame>), StoreError> {
+        self.flush_raw()?;
+        Ok((
+            std::mem::take(&mut self.touched),
+            std::mem::take(&mut self.closed),
+        ))
     }
 
     pub(super) fn flush_raw(&mut self) -> Result<(), StoreError> {
@@ -342,7 +355,11 @@ impl<'c> Batch<'c> {
         game: GameId,
         mv: &RecordedMove,
     ) -> Result<(), StoreError> {
-        insert_move_row(self.conn, game, mv)
+        let stmt = match &mut self.moves {
+            Some(stmt) => stmt,
+            None => self.moves.insert(self.conn.prepare_cached(INSERT_MOVE)?),
+        };
+        execute_move(stmt, game, mv)
     }
 
     pub(super) fn insert_event(
@@ -370,22 +387,30 @@ pub(super) fn insert_move_row(
     game: GameId,
     mv: &RecordedMove,
 ) -> Result<(), StoreError> {
-    let res = conn
-        .prepare_cached(
-            "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
-             clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?
-        .execute((
-            game,
-            mv.ply,
-            &mv.notation,
-            &mv.uci,
-            &mv.position,
-            sql_ms(mv.at_ms)?,
-            sql_opt_ms(mv.clock_white_ms)?,
-            sql_opt_ms(mv.clock_black_ms)?,
-            mv.time_trouble,
-        ));
+    let mut stmt = conn.prepare_cached(INSERT_MOVE)?;
+    execute_move(&mut stmt, game, mv)
+}
+
+const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, \
+     clock_white_ms, clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+
+/// [`insert_move_row`] through the prepared insert `stmt`.
+fn execute_move(
+    stmt: &mut rusqlite::Statement<'_>,
+    game: GameId,
+    mv: &RecordedMove,
+) -> Result<(), StoreError> {
+    let res = stmt.execute((
+        game,
+        mv.ply,
+        &mv.notation,
+        &mv.uci,
+        &mv.position,
+        sql_ms(mv.at_ms)?,
+        sql_opt_ms(mv.clock_white_ms)?,
+        sql_opt_ms(mv.clock_black_ms)?,
+        mv.time_trouble,
+    ));
     match res {
         Ok(_) => Ok(()),
         Err(rusqlite::Error::SqliteFailure(e, _))
@@ -608,8 +633,7 @@ impl Store {
         for write in writes {
             batch.apply(write)?;
         }
-        batch.flush_raw()?;
-        let (touched, closed) = (batch.touched, batch.closed);
+        let (touched, closed) = batch.finish()?;
         if let Some(date) = date {
             let mut stmt =
                 tx.prepare_cached("UPDATE games SET date = ?1 WHERE id = ?2 AND date IS NULL")?;

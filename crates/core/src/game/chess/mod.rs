@@ -198,8 +198,9 @@ pub fn start_of(start: Option<&str>) -> Option<Chess> {
     }
 }
 
-fn key_after(pos: &Chess, parent_key: u64, m: &Move) -> u64 {
-    let us = pos.turn();
+/// The key after `m`, a move by `us`, from a position keyed `parent_key`.
+#[inline]
+fn key_after(us: Color, parent_key: u64, m: &Move) -> u64 {
     let mut k = parent_key;
     match *m {
         Move::Normal {
@@ -291,7 +292,10 @@ impl GameKind for ChessGame {
         out.clear();
         let moves = pos.legal_moves();
         out.reserve_exact(moves.len());
-        out.extend(moves.into_iter().map(|m| (key_after(pos, key, &m), m)));
+        let us = pos.turn();
+        for m in &moves {
+            out.push((key_after(us, key, m), *m));
+        }
     }
 
     fn play(pos: &Chess, mv: &Move) -> Chess {
