@@ -13,46 +13,18 @@
 
 use std::hint::black_box;
 
-use boardscribe::sensor::dgt::DgtFrames as _;
 use boardscribe::{
-    capture::parse_capture,
-    device::Direction,
     game::chess::ChessGame,
     pipeline::DgtPipeline,
-    protocol::{
-        FrameReader,
-        dgt::{Frame, Mode},
-    },
-    replay::replay_reader,
-    sensor::dgt::{ChessSensor, ClockReading},
     store::Store,
-    tracker::{GapSearch, Tracker, TrackerEvent, TrackerSettings, search_gap},
+    tracker::{GapSearch, search_gap},
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shakmaty::{Chess, Position, san::San};
 
 mod common;
 
-use common::{CAPTURES, texts};
-
-/// Each capture as (time, frame) pairs, decoded once.
-fn decoded(texts: &[String]) -> Vec<Vec<(u64, boardscribe::protocol::dgt::Frame)>> {
-    texts
-        .iter()
-        .map(|t| {
-            let cap = parse_capture(t).expect("valid capture");
-            let mut reader = FrameReader::new(Mode::Single);
-            let mut out = Vec::new();
-            for chunk in cap.chunks.iter().filter(|c| c.dir == Direction::FromBoard) {
-                reader.push(&chunk.bytes);
-                while let Some(f) = reader.next_frame() {
-                    out.push((chunk.t_ms, f.expect("real captures decode cleanly")));
-                }
-            }
-            out
-        })
-        .collect()
-}
+use common::{decoded, replay_all, texts, track};
 
 fn pipeline(c: &mut Criterion) {
     let texts = texts();
@@ -62,39 +34,7 @@ fn pipeline(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("pipeline");
     g.throughput(Throughput::Elements(frames as u64));
-    g.bench_function("tracker", |b| {
-        b.iter(|| {
-            let mut events = Vec::new();
-            let mut n = 0;
-            for game in &games {
-                let mut sensor = ChessSensor::default();
-                let mut tracker = Tracker::<ChessGame>::new(TrackerSettings::default());
-                for (t, f) in game {
-                    match f {
-                        Frame::BoardDump(dump) => {
-                            sensor.apply_dump(dump);
-                            tracker.observe(*t, &sensor, &mut events);
-                        }
-                        Frame::FieldUpdate { square, piece }
-                            if sensor.apply_field(*square, *piece) && sensor.is_known() =>
-                        {
-                            tracker.observe(*t, &sensor, &mut events);
-                        }
-                        Frame::BwTime(bw) => {
-                            if let Some(reading) = ClockReading::from_bwtime(bw) {
-                                tracker.clock(*t, reading, &mut events);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                tracker.flush(game.last().map_or(0, |x| x.0), &mut events);
-                n += events.len();
-                events.clear();
-            }
-            black_box(n)
-        })
-    });
+    g.bench_function("tracker", |b| b.iter(|| black_box(track(&games))));
     g.bench_function("tracker_and_referee", |b| {
         b.iter(|| {
             let mut moves = 0;
@@ -113,23 +53,7 @@ fn pipeline(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut store = Store::open(&dir.path().join("bench.db")).expect("store");
     g.bench_function("replay_end_to_end", |b| {
-        b.iter(|| {
-            let mut n = 0;
-            for (name, text) in CAPTURES.iter().zip(&texts) {
-                let s = replay_reader(
-                    &mut store,
-                    name,
-                    name,
-                    text.as_bytes(),
-                    &mut |_, e: &TrackerEvent| {
-                        black_box(e);
-                    },
-                )
-                .expect("replay");
-                n += s.stats.frames;
-            }
-            assert_eq!(n as usize, frames);
-        })
+        b.iter(|| assert_eq!(replay_all(&mut store, &texts) as usize, frames))
     });
     g.finish();
 }
