@@ -1,0 +1,302 @@
+//! The performance guard CI runs: fails when decoding, the tracker or replay end to end has lost
+//! more than 15 % against calibrations measured in the same run, so that it holds on a slower or
+//! busier machine than the one the baseline was taken on.
+//!
+//! Measured, over the three real captures (`../shared/captures/dgt-arnsholt/`):
+//! - `decode`: the board's bytes through the DGT frame reader alone;
+//! - `tracker`: the decoded frames through the sensor state and the tracker alone;
+//! - `replay`: the capture texts through `replay` into SQLite on a file, committed.
+//!
+//! Calibrations, code this project does not write:
+//! - `cpu`: shakmaty's `perft` to depth 4 from the start position (move generation, as a CPU
+//!   yardstick);
+//! - `sqlite`: the same rows replay stores (the moves, the games, the raw bytes) inserted into
+//!   plain tables with no index, trigger or constraint, one transaction per game, on a file with
+//!   the same journal settings.
+//!
+//! Each measure is a ratio: `decode` and `tracker` to `cpu`, `replay` to `cpu + sqlite`. The run
+//! interleaves every measure in rounds and takes medians, so that what the machine does meanwhile
+//! falls on all of them alike. The ratios are held against `benches/guard-baseline.toml`; one more
+//! than 15 % above its baseline fails the run (exit status 1).
+//!
+//! Run: `cargo bench --bench guard`; `-- --write-baseline` writes the baseline from this run.
+//! Knobs: `GUARD_ROUNDS` (15), `GUARD_ROUND_MS` (120 per measure per round), `GUARD_LIMIT` (1.15).
+
+use std::{
+    hint::black_box,
+    path::Path,
+    time::{Duration, Instant},
+};
+
+use boardscribe::{
+    capture::parse_capture,
+    device::Direction,
+    protocol::{FrameReader, dgt::Mode},
+    store::Store,
+};
+use rusqlite::Connection;
+use shakmaty::Chess;
+
+mod common;
+
+use common::{decoded, replay_all, texts, track};
+
+const BASELINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/guard-baseline.toml");
+
+fn main() {
+    let write_baseline = std::env::args().any(|a| a == "--write-baseline");
+    let rounds: usize = knob("GUARD_ROUNDS", 15);
+    let round = Duration::from_millis(knob("GUARD_ROUND_MS", 120));
+    let limit: f64 = knob("GUARD_LIMIT", 1.15);
+
+    let texts = texts();
+    let board_bytes: Vec<Vec<Vec<u8>>> = texts
+        .iter()
+        .map(|t| {
+            parse_capture(t)
+                .expect("valid capture")
+                .chunks
+                .into_iter()
+                .filter(|c| c.dir == Direction::FromBoard)
+                .map(|c| c.bytes)
+                .collect()
+        })
+        .collect();
+    let games = decoded(&texts);
+    let frames: usize = games.iter().map(Vec::len).sum();
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut store = Store::open(&dir.path().join("guard.db")).expect("store");
+    let rows = Rows::of(&dir.path().join("rows.db"), &mut store, &texts);
+    let bare = bare_tables(&dir.path().join("bare.db"));
+
+    let mut measures: Vec<(&str, Measure<'_>)> = vec![
+        (
+            "decode",
+            Box::new(|| {
+                let mut n = 0;
+                for chunks in &board_bytes {
+                    let mut reader = FrameReader::new(Mode::Single);
+                    for bytes in chunks {
+                        reader.push(bytes);
+                        while let Some(f) = reader.next_frame() {
+                            n += usize::from(f.is_ok());
+                        }
+                    }
+                }
+                assert_eq!(n, frames);
+            }),
+        ),
+        (
+            "tracker",
+            Box::new(|| {
+                black_box(track(&games));
+            }),
+        ),
+        (
+            "replay",
+            Box::new(|| assert_eq!(replay_all(&mut store, &texts) as usize, frames)),
+        ),
+        (
+            "cpu",
+            Box::new(|| assert_eq!(shakmaty::perft(&Chess::default(), 4), 197_281)),
+        ),
+        ("sqlite", Box::new(|| rows.insert(&bare))),
+    ];
+
+    // Warm-up, then the rounds.
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); measures.len()];
+    for (_, f) in &mut measures {
+        time_for(Duration::from_millis(300), f);
+    }
+    for _ in 0..rounds {
+        for ((_, f), t) in measures.iter_mut().zip(&mut times) {
+            t.extend(time_for(round, f));
+        }
+    }
+    let median = |name: &str| {
+        let i = measures
+            .iter()
+            .position(|(n, _)| *n == name)
+            .expect("a measure");
+        let mut t = times[i].clone();
+        t.sort();
+        t[t.len() / 2].as_secs_f64() * 1e6
+    };
+    let (cpu, sqlite) = (median("cpu"), median("sqlite"));
+    let ratios = [
+        ("decode", median("decode") / cpu),
+        ("tracker", median("tracker") / cpu),
+        ("replay", median("replay") / (cpu + sqlite)),
+    ];
+    println!("medians, {rounds} interleaved rounds:");
+    for (name, _) in &measures {
+        println!("  {name:<8} {:>9.1} us", median(name));
+    }
+
+    if write_baseline {
+        let mut text = String::from(
+            "# The performance guard's baseline (benches/guard.rs): each measure's median over its\n\
+             # calibration's, written by `cargo bench --bench guard -- --write-baseline`.\n",
+        );
+        for (name, r) in &ratios {
+            text.push_str(&format!("{name} = {r:.4}\n"));
+        }
+        std::fs::write(BASELINE, text).expect("write the baseline");
+        println!("baseline written to {BASELINE}");
+        return;
+    }
+    let baseline: toml::Table = std::fs::read_to_string(BASELINE)
+        .expect("the baseline")
+        .parse()
+        .expect("the baseline reads as TOML");
+    let mut failed = Vec::new();
+    println!("ratios (measure / calibration), against the baseline, limit {limit:.2}x:");
+    for (name, r) in ratios {
+        let base = baseline
+            .get(name)
+            .and_then(|v| v.as_float())
+            .unwrap_or_else(|| panic!("no {name} in {BASELINE}"));
+        let verdict = if r > base * limit { "SLOWER" } else { "ok" };
+        println!(
+            "  {name:<8} {r:>8.4}  baseline {base:>8.4}  {:+6.1} %  {verdict}",
+            (r / base - 1.0) * 100.0
+        );
+        if r > base * limit {
+            failed.push(name);
+        }
+    }
+    if !failed.is_empty() {
+        eprintln!(
+            "performance guard: {} lost more than {:.0} % against the calibrations",
+            failed.join(", "),
+            (limit - 1.0) * 100.0
+        );
+        std::process::exit(1);
+    }
+}
+
+/// One measure: a pass over the three captures.
+type Measure<'a> = Box<dyn FnMut() + 'a>;
+
+/// The rows a replay of the captures stores, read back from a replay into a database of their own.
+struct Rows {
+    /// Per game: its raw bytes, its moves (ply, notation, uci, position, time, clocks).
+    games: Vec<(Vec<u8>, Vec<MoveRow>)>,
+}
+
+type MoveRow = (
+    i64,
+    String,
+    Option<String>,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+);
+
+impl Rows {
+    fn of(path: &Path, store: &mut Store, texts: &[String]) -> Rows {
+        let mut own = Store::open(path).expect("store");
+        replay_all(&mut own, texts);
+        drop(own);
+        // The bench's own store is warmed with the same replay.
+        replay_all(store, texts);
+        let conn = Connection::open(path).expect("the replayed rows");
+        let mut games = Vec::new();
+        let ids: Vec<(i64, i64)> = conn
+            .prepare("SELECT id, board_id FROM games ORDER BY id")
+            .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+            .expect("games");
+        for (game, board) in ids {
+            let raw: Vec<u8> = conn
+                .query_row(
+                    "SELECT bytes FROM raw_chunks WHERE board_id = ?1",
+                    [board],
+                    |r| r.get(0),
+                )
+                .expect("raw bytes");
+            let moves = conn
+                .prepare(
+                    "SELECT ply, notation, uci, position, at_ms, clock_white_ms, clock_black_ms \
+                     FROM moves WHERE game_id = ?1 ORDER BY id",
+                )
+                .and_then(|mut s| {
+                    s.query_map([game], |r| {
+                        Ok((
+                            r.get(0)?,
+                            r.get(1)?,
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get(4)?,
+                            r.get(5)?,
+                            r.get(6)?,
+                        ))
+                    })?
+                    .collect()
+                })
+                .expect("moves");
+            games.push((raw, moves));
+        }
+        assert_eq!(games.len(), 3, "a game per capture");
+        Rows { games }
+    }
+
+    /// Each game's rows into the plain tables, one transaction per game.
+    fn insert(&self, conn: &Connection) {
+        for (raw, moves) in &self.games {
+            conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+            let game = conn
+                .prepare_cached("INSERT INTO games (started_at_ms) VALUES (0)")
+                .and_then(|mut s| s.insert([]))
+                .expect("game");
+            conn.prepare_cached("INSERT INTO raw (game, bytes) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute((game, raw)))
+                .expect("raw");
+            let mut stmt = conn
+                .prepare_cached(
+                    "INSERT INTO moves (game, ply, notation, uci, position, at_ms, white_ms, \
+                     black_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .expect("moves");
+            for (ply, notation, uci, position, at, white, black) in moves {
+                stmt.execute((game, ply, notation, uci, position, at, white, black))
+                    .expect("a move");
+            }
+            conn.execute_batch("COMMIT").expect("commit");
+        }
+    }
+}
+
+/// Plain tables on a file, journalled as the store's are (WAL, synchronous NORMAL).
+fn bare_tables(path: &Path) -> Connection {
+    let conn = Connection::open(path).expect("bare database");
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+         CREATE TABLE games (id INTEGER PRIMARY KEY, started_at_ms INTEGER);
+         CREATE TABLE raw (id INTEGER PRIMARY KEY, game INTEGER, bytes BLOB);
+         CREATE TABLE moves (id INTEGER PRIMARY KEY, game INTEGER, ply INTEGER, notation TEXT,
+             uci TEXT, position TEXT, at_ms INTEGER, white_ms INTEGER, black_ms INTEGER);",
+    )
+    .expect("bare tables");
+    conn
+}
+
+/// Runs `f` again and again for about `span`: each run's time.
+fn time_for(span: Duration, f: &mut dyn FnMut()) -> Vec<Duration> {
+    let start = Instant::now();
+    let mut times = Vec::new();
+    while start.elapsed() < span {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed());
+    }
+    times
+}
+
+fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
