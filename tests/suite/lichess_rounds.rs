@@ -498,8 +498,40 @@ async fn three_rounds_each_in_its_own_lichess_round_with_a_game_of_round_1_still
             "{round}: a togyz game was pushed"
         );
     }
+    // Pushes per game: a push changes a game only with a move, or its result (the clocks are
+    // those of its last move: nothing between moves is pushed).
+    let mut per_game: BTreeMap<String, usize> = BTreeMap::new();
+    for bodies in lila.bodies.values() {
+        let mut last: HashMap<String, String> = HashMap::new();
+        for body in bodies {
+            for text in body.split("\n\n[").filter(|t| !t.trim().is_empty()) {
+                let Some(id) = text
+                    .split("GameId \"")
+                    .nth(1)
+                    .and_then(|t| t.split('"').next())
+                else {
+                    continue;
+                };
+                if last.get(id) != Some(&text.to_owned()) {
+                    *per_game.entry(id.to_owned()).or_default() += 1;
+                    last.insert(id.to_owned(), text.to_owned());
+                }
+            }
+        }
+    }
+    for p in &played {
+        let id = format!("r{}b{}", p.round, p.board);
+        let changed = per_game.get(&id).copied().unwrap_or(0);
+        // Its start, each move and its result, at most; commits of several plies make fewer.
+        assert!(
+            changed <= p.moves.len() + 2,
+            "{id}: {changed} pushes changed it, for {} moves and a result",
+            p.moves.len()
+        );
+    }
     eprintln!(
-        "lichess rounds: 9 games over 3 rounds, {pushes} pushes ({:?} per round)",
+        "lichess rounds: 9 games over 3 rounds, {pushes} pushes ({:?} per round); pushes that \
+         changed each game: {per_game:?}",
         ROUND_IDS.map(|id| lila.bodies.get(id).map_or(0, Vec::len))
     );
 }
