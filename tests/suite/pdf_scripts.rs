@@ -865,7 +865,7 @@ fn a_name_no_font_prints_is_refused_at_import_with_its_line_and_character() {
 /// compared by, whatever way a line breaks or poppler places punctuation and spaces around a
 /// right-to-left stretch. Joiners and direction marks are dropped (poppler drops the Persian
 /// zero-width non-joiner).
-fn word_set(text: &str) -> std::collections::BTreeSet<String> {
+pub(crate) fn word_set(text: &str) -> std::collections::BTreeSet<String> {
     let bare: String = text
         .chars()
         .filter(|c| {
