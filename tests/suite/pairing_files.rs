@@ -2,8 +2,8 @@
 //! semicolons, as a Russian-locale Excel writes it, imported through the real command line and
 //! the console's upload, reads its names exactly; a file that is not text is refused with its
 //! line. A UTF-8 TRF with Cyrillic, Mongolian, Kazakh and Persian names (one written decomposed)
-//! gives the same names, composed, back in every export: PGN, JSON, the HTML scoresheet and
-//! `/api/boards`.
+//! gives the same names, composed, back in every export: PGN, JSON, the HTML and PDF scoresheets,
+//! the TRF for the pairing program and `/api/boards`.
 
 use std::{
     path::{Path, PathBuf},
@@ -384,6 +384,58 @@ async fn names_come_back_exactly_in_every_export() {
         assert!(html.contains(&label(bt, black, be)), "{html}");
         assert!(!html.contains('\u{306}'));
     }
+
+    // The PDF scoresheet of each game, read back with poppler's `pdftotext`: both names, composed.
+    for (id, (white, black)) in games.iter().zip(&want) {
+        let pdf = dir.path().join(format!("game-{}.pdf", id.0));
+        let out = Command::new(BIN)
+            .args(["export", "--format", "pdf", "--game", &id.0.to_string()])
+            .arg("--out")
+            .arg(&pdf)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = crate::pdf_scripts::pdftotext(&pdf, None);
+        for name in [white, black] {
+            assert!(text.contains(name.as_str()), "{name:?} in {text}");
+        }
+        assert!(
+            !text.contains('\u{306}') && !text.contains('\u{308}'),
+            "{text}"
+        );
+    }
+
+    // The TRF for the pairing program: each player's name in its columns (15-47) by starting
+    // rank, composed; read back by the TRF parser, the same round.
+    let trf_out = export(&db, &["--format", "trf"]);
+    let in_file: Vec<String> = trf_out
+        .lines()
+        .filter(|l| l.starts_with("001"))
+        .map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            chars[14..47.min(chars.len())]
+                .iter()
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .collect();
+    let by_rank: Vec<String> = want
+        .iter()
+        .flat_map(|(w, b)| [w.clone(), b.clone()])
+        .collect();
+    assert_eq!(in_file, by_rank, "{trf_out}");
+    assert!(!trf_out.contains('\u{306}') && !trf_out.contains('\u{308}'));
+    let read_back = pairings::parse_trf(&trf_out, 1).expect("the exported TRF parses");
+    let read_back: Vec<(String, String)> =
+        read_back.into_iter().map(|p| (p.white, p.black)).collect();
+    assert_eq!(read_back, want, "{trf_out}");
 
     // `/api/boards`, as a read-only server shows the boards.
     let served = Served::start(&db, 0).await;

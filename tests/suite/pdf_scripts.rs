@@ -173,7 +173,7 @@ fn short_games(n: usize) -> Vec<PgnGame> {
 /// right-to-left stretch and the characters of each word as they are read. `-raw` (content
 /// stream order) turns each right-to-left word's characters into logical order but keeps the
 /// words in the order they are drawn, left to right (`چمران پرویز` for `پرویز چمران`).
-fn pdftotext(pdf: &Path, pages: Option<(usize, usize)>) -> String {
+pub(crate) fn pdftotext(pdf: &Path, pages: Option<(usize, usize)>) -> String {
     let mut cmd = Command::new("pdftotext");
     cmd.args(["-enc", "UTF-8"]);
     if let Some((first, last)) = pages {
