@@ -130,6 +130,70 @@ fn a_windows_1251_semicolon_csv_imports_through_the_command_line_with_its_names(
     assert_eq!(names(&Store::open(&db).unwrap(), 1), owned(&want));
 }
 
+/// An import from the command line is a logged decision (issue 34): `--author` names who took
+/// it (`--by` is the same, as for `round start`), else `$USER`, else "arbiter"; the event's
+/// decisions log names each. An author with a control character is refused, nothing imported.
+#[test]
+fn a_pairings_import_names_its_author_in_the_decisions_log() {
+    use boardscribe::store::EventChange;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("event.db");
+    let csv = dir.path().join("round1.csv");
+    std::fs::write(&csv, CYRILLIC_CSV).unwrap();
+    let import = |args: &[&str], user: Option<&str>| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["pairings", "--db"])
+            .arg(&db)
+            .args(["--round", "1"])
+            .args(args)
+            .arg(&csv);
+        match user {
+            Some(u) => cmd.env("USER", u),
+            None => cmd.env_remove("USER"),
+        };
+        cmd.output().unwrap()
+    };
+    let imports = || -> Vec<String> {
+        Store::open(&db)
+            .unwrap()
+            .event_decisions()
+            .unwrap()
+            .into_iter()
+            .filter(|d| matches!(d.change, EventChange::PairingsImported { boards: 2 }))
+            .map(|d| d.author)
+            .collect()
+    };
+    let mut want = Vec::new();
+    for (args, user, author) in [
+        (
+            &["--author", "Бас төреші"][..],
+            Some("deputy"),
+            "Бас төреші",
+        ),
+        (
+            &["--by", "Chief arbiter"][..],
+            Some("deputy"),
+            "Chief arbiter",
+        ),
+        (&[][..], Some("deputy"), "deputy"),
+        (&[][..], None, "arbiter"),
+    ] {
+        let out = import(args, user);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        want.push(author.to_owned());
+        assert_eq!(imports(), want, "{args:?} with USER={user:?}");
+    }
+    let out = import(&["--author", "Chief\u{1b}[2J"], Some("deputy"));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("control character (U+001B)"), "{err}");
+    assert_eq!(imports(), want, "nothing imported");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_windows_1251_semicolon_csv_uploads_through_the_console_with_its_names() {
     let bench = Bench::with_round(Token::new(TOKEN), Some(1)).await;
