@@ -125,6 +125,10 @@ pub enum Command {
         /// trf or csv; default: from the file's extension (.trf/.trfx/.txt, .csv).
         #[arg(long, value_enum)]
         format: Option<PairingsFormatArg>,
+        /// Who imported them, for the decisions log (default: $USER, else "arbiter"); `--by` is
+        /// the same, as for `round start`.
+        #[arg(long, visible_alias = "by")]
+        author: Option<String>,
         file: PathBuf,
     },
     /// The event's rounds: start the next one (a running daemon needs no restart: games that
@@ -406,6 +410,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             db,
             round,
             format,
+            author,
             file,
         } => {
             let format = match format {
@@ -436,7 +441,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
                 round,
                 &rows,
                 &byes,
-                &commands::author(None),
+                &commands::author(author),
                 commands::now_ms()?,
             )?;
             println!("round {round}: {n} boards imported{read_as}");

@@ -375,14 +375,32 @@ fn draw_head(c: &mut Canvas, sheet: &Scoresheet, number: usize, count: usize) ->
             let value_x = x + label_w[i];
             let room = half - label_w[i] - 8.0;
             if let Some((v, dir)) = value {
-                let v = fit(&v, Weight::Regular, 10.0, room - 4.0);
-                c.put(value_x + 2.0, y, Line::new(&v, Weight::Regular, 10.0, dir));
+                // Smaller before anything is cut: a player's whole name, title and rating.
+                let size = value_size(&v, room - 4.0);
+                let v = fit(&v, Weight::Regular, size, room - 4.0);
+                c.put(value_x + 2.0, y, Line::new(&v, Weight::Regular, size, dir));
             }
             c.rule(0.6, (value_x, y - 3.0), (value_x + room, y - 3.0));
         }
         y -= 18.0;
     }
     y - 6.0
+}
+
+/// The smallest size of a header value: a title, a TRF's longest name (33 characters) and a
+/// rating fit in a half line at it.
+const VALUE_MIN: f32 = 7.0;
+
+/// The size (10 pt at most, [`VALUE_MIN`] at least) at which the header value `s` fits in `room`
+/// points; what does not fit at the least is then cut ([`fit`]).
+fn value_size(s: &str, room: f32) -> f32 {
+    let at_ten = width(s, Weight::Regular, 10.0);
+    if at_ten <= room {
+        10.0
+    } else {
+        // A tenth of a point down, so that rounding never leaves it a hair too wide.
+        ((100.0 * room / at_ten).floor() / 10.0).max(VALUE_MIN)
+    }
 }
 
 /// The width of the move-number column.

@@ -4,12 +4,14 @@
 //! pages read the record's names (`illegal_move`, `resignation`, `store_82`) through these, so
 //! each is put in words in one place. Pure.
 
-use super::Lang;
+use crate::{game::Kind, lang::Lang};
 
-/// An irregularity's or an alert's stored kind in words (a kind the tables do not name:
-/// the stored name, capitalised).
-pub fn kind_title(kind: &str, lang: Lang) -> String {
+/// An irregularity's or an alert's stored kind in words, in a game of `game` (a kind the
+/// tables do not name: the stored name, capitalised). Korgools displaced on a togyz board are
+/// not pieces.
+pub fn kind_title(kind: &str, game: Kind, lang: Lang) -> String {
     let key = match kind {
+        "displaced" if game == Kind::Togyz => "remark.displaced_togyz",
         "displaced" => "remark.displaced",
         "illegal_move" => "remark.illegal_move",
         "clock_without_move" => "remark.clock_without_move",

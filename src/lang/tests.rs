@@ -299,3 +299,16 @@ fn a_ruling_reads_in_every_language_and_english_as_recorded() {
         }
     }
 }
+
+/// Korgools knocked out of their pits are korgools in every language, not the chess sheet's
+/// displaced pieces (the sheet's remark, the console's alert and the history share the title).
+#[test]
+fn displaced_korgools_are_not_pieces() {
+    for lang in Lang::ALL {
+        let togyz = record::kind_title("displaced", Kind::Togyz, lang);
+        assert_eq!(togyz, lang.text("remark.displaced_togyz"), "{lang}");
+        let chess = record::kind_title("displaced", Kind::Chess, lang);
+        assert_eq!(chess, lang.text("remark.displaced"), "{lang}");
+        assert_ne!(togyz, chess, "{lang}");
+    }
+}

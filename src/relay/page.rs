@@ -516,6 +516,46 @@ mod tests {
         );
     }
 
+    /// A result the board only proposed (the kings' gesture, a flag fallen) says on the live
+    /// page and the board's page, in every language, that it awaits the arbiter's confirmation,
+    /// in the table's own word for the arbiter; so do the words the page's script writes. A
+    /// result that stands is shown bare.
+    #[test]
+    fn a_proposed_result_awaits_the_arbiter_in_every_language() {
+        let mut live = BoardLive::new("b1", Some(1), &[]);
+        live.apply(&crate::tracker::TrackerEvent::ResultGesture {
+            at_ms: 1_000,
+            after_ply: 0,
+            proposed: crate::game::Outcome::WhiteWins,
+        });
+        let proposed = BoardView::new(live.snapshot(), Some(1), Default::default());
+        assert!(!proposed.live.result_final);
+        let mut stands = live.snapshot();
+        stands.result_final = true;
+        let stands = BoardView::new(stands, Some(1), Default::default());
+        for lang in Lang::ALL {
+            let pending = lang.fill("page.pending", &[("result", "1-0")]);
+            let arbiter = lang.text("sheet.arbiter").to_lowercase();
+            assert!(
+                pending.to_lowercase().contains(&arbiter),
+                "{lang}: {pending:?} names no {arbiter:?}"
+            );
+            assert!(pending.starts_with("1-0 "), "{lang}: {pending:?}");
+            let shown = format!(r#"<span class="result">{}</span>"#, escape(&pending));
+            let index = index_html(std::slice::from_ref(&proposed), None, lang);
+            assert!(index.contains(&shown), "{lang}: {shown}");
+            let board = board_page_html(&proposed, None, lang);
+            assert!(board.contains(&shown), "{lang}: {shown}");
+            let texts: serde_json::Value = serde_json::from_str(&script_texts(lang)).unwrap();
+            assert_eq!(texts["pending"], lang.text("page.pending"), "{lang}");
+            let bare = board_page_html(&stands, None, lang);
+            assert!(
+                bare.contains(r#"<span class="result">1-0</span>"#),
+                "{lang}: the result that stands"
+            );
+        }
+    }
+
     #[test]
     fn names_are_escaped_and_clocks_formatted() {
         let mut live = BoardLive::new("<b1>", Some(3), &[]).snapshot();

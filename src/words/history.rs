@@ -365,7 +365,7 @@ impl Words {
 
     fn irregularity(&self, kind: &str, detail: &Value, shown: &Shown) -> String {
         let lang = self.lang;
-        let kind_name = kind_title(kind, lang);
+        let kind_name = kind_title(kind, self.kind, lang);
         let mut s = match shown.id {
             Some(id) => lang.fill(
                 "history.irregularity",

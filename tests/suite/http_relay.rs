@@ -867,3 +867,95 @@ async fn pairings_over_http_name_the_round_and_metrics_count_the_moves() {
     assert_eq!(sample("boardscribe_sse_subscribers"), 0.0);
     bench.stop().await;
 }
+
+/// A result the board only proposed (the kings' gesture) reads on the live page and the board's
+/// page, over HTTP in each language the switch asks for, as awaiting the arbiter's confirmation,
+/// and `/api/boards` says it is not final; once the arbiter sets it, the pages show it bare.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proposed_result_says_it_awaits_the_arbiter_on_the_pages() {
+    use boardscribe::{
+        game::{Kind, Outcome},
+        lang::Lang,
+        store::{Action, Decision, GameId, ResultReason},
+        tracker::TrackerEvent,
+    };
+    let bench = Bench::new(None).await;
+    {
+        let mut store = Store::open(&bench.db).unwrap();
+        let board = store.board("hall 1", Kind::Chess).unwrap();
+        store.set_board_number(board, 1).unwrap();
+    }
+    bench.hub.add_board("hall 1", Some(1), &[]);
+    bench.hub.committed(
+        "hall 1",
+        &TrackerEvent::ResultGesture {
+            at_ms: 5_000,
+            after_ply: 0,
+            proposed: Outcome::BlackWins,
+        },
+    );
+    let client = reqwest::Client::new();
+    let page = |path: String| {
+        let client = client.clone();
+        async move {
+            let answer = client.get(&path).send().await.unwrap();
+            assert_eq!(answer.status(), StatusCode::OK, "{path}");
+            answer.text().await.unwrap()
+        }
+    };
+    let boards: Value = client
+        .get(format!("{}api/boards", bench.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            &boards["boards"][0]["result"],
+            &boards["boards"][0]["result_final"]
+        ),
+        (&json!("0-1"), &json!(false)),
+        "{boards}"
+    );
+    for lang in Lang::ALL {
+        let pending = lang.fill("page.pending", &[("result", "0-1")]);
+        let arbiter = lang.text("sheet.arbiter").to_lowercase();
+        assert!(
+            pending.to_lowercase().contains(&arbiter),
+            "{lang}: {pending}"
+        );
+        let shown = format!(
+            r#"<span class="result">{}</span>"#,
+            export::escape_html(&pending)
+        );
+        for path in ["", "boards/1"] {
+            let text = page(format!("{}{path}?lang={}", bench.url, lang.code())).await;
+            assert!(text.contains(&shown), "{lang} /{path}: {shown}");
+        }
+    }
+    // The arbiter's result stands: shown as it is.
+    bench.hub.decision(
+        "hall 1",
+        &Decision {
+            id: 1,
+            game: GameId(1),
+            action: Action::SetResult {
+                result: "0-1".into(),
+                reason: ResultReason::Resignation,
+                previous_result: "*".into(),
+                previous_termination: None,
+            },
+            author: "Arbiter".into(),
+            note: None,
+            at_ms: 6_000,
+        },
+    );
+    let text = page(format!("{}boards/1?lang=ru", bench.url)).await;
+    assert!(
+        text.contains(r#"<span class="result">0-1</span>"#),
+        "the result that stands"
+    );
+    bench.stop().await;
+}

@@ -2,8 +2,8 @@
 //! semicolons, as a Russian-locale Excel writes it, imported through the real command line and
 //! the console's upload, reads its names exactly; a file that is not text is refused with its
 //! line. A UTF-8 TRF with Cyrillic, Mongolian, Kazakh and Persian names (one written decomposed)
-//! gives the same names, composed, back in every export: PGN, JSON, the HTML scoresheet and
-//! `/api/boards`.
+//! gives the same names, composed, back in every export: PGN, JSON, the HTML and PDF scoresheets,
+//! the TRF for the pairing program and `/api/boards`.
 
 use std::{
     path::{Path, PathBuf},
@@ -128,6 +128,70 @@ fn a_windows_1251_semicolon_csv_imports_through_the_command_line_with_its_names(
     assert!(err.contains("line 3: byte 0x9F is not UTF-8"), "{err}");
     assert!(err.contains("save it as CSV UTF-8"), "{err}");
     assert_eq!(names(&Store::open(&db).unwrap(), 1), owned(&want));
+}
+
+/// An import from the command line is a logged decision (issue 34): `--author` names who took
+/// it (`--by` is the same, as for `round start`), else `$USER`, else "arbiter"; the event's
+/// decisions log names each. An author with a control character is refused, nothing imported.
+#[test]
+fn a_pairings_import_names_its_author_in_the_decisions_log() {
+    use boardscribe::store::EventChange;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("event.db");
+    let csv = dir.path().join("round1.csv");
+    std::fs::write(&csv, CYRILLIC_CSV).unwrap();
+    let import = |args: &[&str], user: Option<&str>| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["pairings", "--db"])
+            .arg(&db)
+            .args(["--round", "1"])
+            .args(args)
+            .arg(&csv);
+        match user {
+            Some(u) => cmd.env("USER", u),
+            None => cmd.env_remove("USER"),
+        };
+        cmd.output().unwrap()
+    };
+    let imports = || -> Vec<String> {
+        Store::open(&db)
+            .unwrap()
+            .event_decisions()
+            .unwrap()
+            .into_iter()
+            .filter(|d| matches!(d.change, EventChange::PairingsImported { boards: 2 }))
+            .map(|d| d.author)
+            .collect()
+    };
+    let mut want = Vec::new();
+    for (args, user, author) in [
+        (
+            &["--author", "Бас төреші"][..],
+            Some("deputy"),
+            "Бас төреші",
+        ),
+        (
+            &["--by", "Chief arbiter"][..],
+            Some("deputy"),
+            "Chief arbiter",
+        ),
+        (&[][..], Some("deputy"), "deputy"),
+        (&[][..], None, "arbiter"),
+    ] {
+        let out = import(args, user);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        want.push(author.to_owned());
+        assert_eq!(imports(), want, "{args:?} with USER={user:?}");
+    }
+    let out = import(&["--author", "Chief\u{1b}[2J"], Some("deputy"));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("control character (U+001B)"), "{err}");
+    assert_eq!(imports(), want, "nothing imported");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -384,6 +448,58 @@ async fn names_come_back_exactly_in_every_export() {
         assert!(html.contains(&label(bt, black, be)), "{html}");
         assert!(!html.contains('\u{306}'));
     }
+
+    // The PDF scoresheet of each game, read back with poppler's `pdftotext`: both names, composed.
+    for (id, (white, black)) in games.iter().zip(&want) {
+        let pdf = dir.path().join(format!("game-{}.pdf", id.0));
+        let out = Command::new(BIN)
+            .args(["export", "--format", "pdf", "--game", &id.0.to_string()])
+            .arg("--out")
+            .arg(&pdf)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = crate::pdf_scripts::pdftotext(&pdf, None);
+        for name in [white, black] {
+            assert!(text.contains(name.as_str()), "{name:?} in {text}");
+        }
+        assert!(
+            !text.contains('\u{306}') && !text.contains('\u{308}'),
+            "{text}"
+        );
+    }
+
+    // The TRF for the pairing program: each player's name in its columns (15-47) by starting
+    // rank, composed; read back by the TRF parser, the same round.
+    let trf_out = export(&db, &["--format", "trf"]);
+    let in_file: Vec<String> = trf_out
+        .lines()
+        .filter(|l| l.starts_with("001"))
+        .map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            chars[14..47.min(chars.len())]
+                .iter()
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .collect();
+    let by_rank: Vec<String> = want
+        .iter()
+        .flat_map(|(w, b)| [w.clone(), b.clone()])
+        .collect();
+    assert_eq!(in_file, by_rank, "{trf_out}");
+    assert!(!trf_out.contains('\u{306}') && !trf_out.contains('\u{308}'));
+    let read_back = pairings::parse_trf(&trf_out, 1).expect("the exported TRF parses");
+    let read_back: Vec<(String, String)> =
+        read_back.into_iter().map(|p| (p.white, p.black)).collect();
+    assert_eq!(read_back, want, "{trf_out}");
 
     // `/api/boards`, as a read-only server shows the boards.
     let served = Served::start(&db, 0).await;

@@ -1,6 +1,7 @@
 //! The PDF scoresheet in every script of the events (issue 33, item 1): corpus games recorded
 //! through the replay path on numbered boards of a round, whose pairings (imported through the
-//! real CSV parser) carry names in Russian, Kazakh, Kyrgyz and Mongolian Cyrillic and in Persian.
+//! real CSV parser) carry names in Russian, Ukrainian, Kazakh, Kyrgyz and Mongolian Cyrillic and
+//! in Persian.
 //! The PDFs are read back with Debian's poppler-utils: `pdftotext` gives back every name and
 //! label, `pdffonts` shows the fonts embedded and subset, and `pdftoppm` renders pages to PNG
 //! under `target/test-artifacts/pdf/` (look at them: the Persian joined and right to left, the
@@ -38,7 +39,7 @@ struct Board {
     black: (&'static str, &'static str, u32),
 }
 
-const BOARDS: [Board; 5] = [
+const BOARDS: [Board; 6] = [
     // Russian.
     Board {
         white: ("GM", "Непомнящий, Ян", 2758),
@@ -64,10 +65,17 @@ const BOARDS: [Board; 5] = [
         white: ("IM", "Ұлан Әбдіғани", 2302),
         black: ("FM", "Ңоян Шаһмардан", 2288),
     },
+    // Ukrainian.
+    Board {
+        white: ("GM", "Їжакевич, Іван", 2581),
+        black: ("WIM", "Ґудзь, Євгенія", 2310),
+    },
 ];
 
 /// The letters of the Kazakh, Kyrgyz and Mongolian alphabets beyond Russian's.
 const EXTRA_CYRILLIC: &str = "ӨөҮүҢңҰұҚқҒғҺһӘәІі";
+/// The capitals of the Ukrainian alphabet beyond Russian's.
+const UKRAINIAN: &str = "ЇІЄҐ";
 /// The Persian letters beyond Arabic's.
 const PERSIAN: &str = "پچژگکی";
 
@@ -165,7 +173,7 @@ fn short_games(n: usize) -> Vec<PgnGame> {
 /// right-to-left stretch and the characters of each word as they are read. `-raw` (content
 /// stream order) turns each right-to-left word's characters into logical order but keeps the
 /// words in the order they are drawn, left to right (`چمران پرویز` for `پرویز چمران`).
-fn pdftotext(pdf: &Path, pages: Option<(usize, usize)>) -> String {
+pub(crate) fn pdftotext(pdf: &Path, pages: Option<(usize, usize)>) -> String {
     let mut cmd = Command::new("pdftotext");
     cmd.args(["-enc", "UTF-8"]);
     if let Some((first, last)) = pages {
@@ -506,7 +514,11 @@ fn labels(g: &GameRecord, lang: Lang) -> Vec<String> {
 #[test]
 fn names_in_every_script_and_every_label_read_back_from_the_pdf() {
     let all: String = BOARDS.iter().flat_map(|b| [b.white.1, b.black.1]).collect();
-    for c in EXTRA_CYRILLIC.chars().chain(PERSIAN.chars()) {
+    for c in EXTRA_CYRILLIC
+        .chars()
+        .chain(UKRAINIAN.chars())
+        .chain(PERSIAN.chars())
+    {
         assert!(all.contains(c), "the test names hold {c}");
     }
     let dir = tempfile::tempdir().unwrap();
@@ -615,8 +627,37 @@ fn export_sheet(db: &Path, game: GameId, lang: Lang, pdf: &Path) {
     assert!(status.success(), "{lang}");
 }
 
+/// The round's sheets in `lang`, one PDF, written to `pdf` by the CLI.
+fn export_round(db: &Path, lang: Lang, pdf: &Path) {
+    let status = Command::new(BIN)
+        .args([
+            "export",
+            "--format",
+            "pdf",
+            "--round",
+            "1",
+            "--lang",
+            lang.code(),
+        ])
+        .arg("--out")
+        .arg(pdf)
+        .arg("--db")
+        .arg(db)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{lang}");
+}
+
+/// Each language's sheet, of the Persian board (names in both directions on one sheet) and of
+/// every other board of the round: the Russian and Ukrainian names, and the Kazakh, Kyrgyz and
+/// Mongolian ones with their own capitals (Ө Ү Ң Ұ Қ Ғ Һ Ә І), each read back from `pdftotext`
+/// exactly, composed, in its place beside its title and rating.
 #[test]
 fn a_sheet_in_each_language_prints_its_labels_and_every_name() {
+    let all: String = BOARDS.iter().flat_map(|b| [b.white.1, b.black.1]).collect();
+    for c in "ӨҮҢҰҚҒҺӘІ".chars().chain(UKRAINIAN.chars()) {
+        assert!(all.contains(c), "the test names hold {c}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let (db, games) = round_db(dir.path(), &short_games(BOARDS.len()));
     // The Persian board: names in both directions on one sheet.
@@ -650,6 +691,46 @@ fn a_sheet_in_each_language_prints_its_labels_and_every_name() {
             assert_eq!(players_line(&pdf, 1, lang), players_drawn(b, lang));
         }
         render(&pdf, 1, &format!("sheet-{lang}"));
+
+        // Every board's sheet in this language: each name exactly as paired.
+        let round = artifacts().join(format!("round-1-{lang}.pdf"));
+        export_round(&db, lang, &round);
+        assert_eq!(pages_of(&round), BOARDS.len(), "{lang}: one sheet a board");
+        for (i, (b, g)) in BOARDS.iter().zip(&games).enumerate() {
+            let page = i + 1;
+            let text = pdftotext(&round, Some((page, page)));
+            for label in labels(g, lang) {
+                assert!(
+                    text.contains(&label),
+                    "{lang}, board {page}: {label:?} in {text}"
+                );
+            }
+            for name in [b.white.1, b.black.1] {
+                assert!(
+                    text.contains(name),
+                    "{lang}, board {page}: {name:?} in {text}"
+                );
+            }
+            assert!(
+                !text.contains('?') && !text.contains("[U+"),
+                "{lang}, board {page}: {text}"
+            );
+            assert!(
+                !text.chars().any(|c| ('\u{300}'..='\u{36f}').contains(&c)),
+                "{lang}, board {page}: a letter came back decomposed: {text}"
+            );
+            let drawn = if lang.rtl() {
+                players_drawn_rtl(b, lang)
+            } else {
+                players_drawn(b, lang)
+            };
+            assert_eq!(
+                players_line(&round, page, lang),
+                drawn,
+                "{lang}, board {page}"
+            );
+        }
+        render(&round, 2, &format!("round-1-{lang}-board-2"));
     }
 }
 
@@ -865,7 +946,7 @@ fn a_name_no_font_prints_is_refused_at_import_with_its_line_and_character() {
 /// compared by, whatever way a line breaks or poppler places punctuation and spaces around a
 /// right-to-left stretch. Joiners and direction marks are dropped (poppler drops the Persian
 /// zero-width non-joiner).
-fn word_set(text: &str) -> std::collections::BTreeSet<String> {
+pub(crate) fn word_set(text: &str) -> std::collections::BTreeSet<String> {
     let bare: String = text
         .chars()
         .filter(|c| {

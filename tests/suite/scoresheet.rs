@@ -1,8 +1,10 @@
 //! Printable scoresheets (HTML and PDF) of games recorded through the pipeline `run` uses: a real
 //! DGT capture, emulated corpus games with a clock in Article 8.4 time trouble and scripted
 //! irregularities, a long game that needs a second sheet, and a togyz korgool game played by the
-//! togyz emulator and tracked by the generic tracker (the replay path reads DGT captures only, so
-//! the tracker's events are written to the store with `Store::write_batch`, as the daemon does).
+//! togyz emulator and tracked by the generic tracker (its events written to the store with
+//! `Store::write_batch`, as the daemon does), and one with scripted irregularities replayed
+//! through `replay_reader` from the emulator's capture and printed by the CLI in Kyrgyz and in
+//! Kazakh words.
 //! The HTML is read back with a small tag scan; the PDF with poppler's `pdftotext` (and `lopdf`).
 
 use std::{
@@ -15,7 +17,8 @@ use boardscribe::{
     arbiter::{Laws, LawsConfig, LawsSetup, TimeControl},
     emulator::{
         self, EmulatorOptions, IrregularityScript, PgnGame, ScriptedIrregularity,
-        TogyzEmulatorOptions, script_togyz, togyz_records,
+        TogyzEmulatorOptions, TogyzIrregularity, TogyzIrregularityKind, script_togyz,
+        togyz_records,
     },
     export::{
         self, ExportOptions, Format, Notation, SheetOptions,
@@ -26,16 +29,20 @@ use boardscribe::{
     },
     game::{
         Kind,
-        togyz::{Position, ResultFormat, Rules, TogyzGame, notation::format_result},
+        togyz::{
+            GameResult, Position, ResultFormat, Rules, TogyzGame,
+            notation::{Record, format_result},
+        },
     },
-    lang::Lang,
+    lang::{Lang, record::termination_text},
+    pairings::Pairing,
     protocol::{
         FrameReader,
         tgz::{Frame, Tgz},
     },
-    replay::{replay_file, replay_reader_with},
+    replay::{replay_file, replay_reader, replay_reader_with},
     sensor::{dgt::ClockReading, tgz::TgzBoardState},
-    store::{GameRecord, ResultReason, Store, Write},
+    store::{GameRecord, Recorded, ResultReason, RoundInfo, Store, Write},
     tracker::{Tracker, TrackerEvent, TrackerSettings},
 };
 
@@ -628,11 +635,11 @@ fn record_togyz(store: &mut Store, moves: &[boardscribe::game::togyz::Move]) -> 
     store.game(*games.last().unwrap()).unwrap().unwrap()
 }
 
-#[test]
-fn a_togyz_game_prints_in_the_kazakh_kyrgyz_layout_with_the_supplementary_index() {
+/// The first corpus game that ends by the rules (82 korgools, or atsyrau), decisively, with a
+/// tuz: its record, its moves and its result.
+fn decisive_togyz_game() -> (Record, Vec<boardscribe::game::togyz::Move>, GameResult) {
     let text = std::fs::read_to_string(shared("corpus/togyz/playok-2025.pgn")).unwrap();
-    // The first corpus games that end by the rules (82 korgools, or atsyrau) and make a tuz.
-    let (rec, moves, result) = togyz_records(&text, Rules::KYRGYZ)
+    togyz_records(&text, Rules::KYRGYZ)
         .unwrap()
         .into_iter()
         .take(200)
@@ -645,7 +652,12 @@ fn a_togyz_game_prints_in_the_kazakh_kyrgyz_layout_with_the_supplementary_index(
             let tuz = rec.moves.iter().any(|m| m.text.tuz);
             (tuz && result.winner().is_some()).then_some((rec, moves, result))
         })
-        .expect("a decisive corpus game with a tuz");
+        .expect("a decisive corpus game with a tuz")
+}
+
+#[test]
+fn a_togyz_game_prints_in_the_kazakh_kyrgyz_layout_with_the_supplementary_index() {
+    let (rec, moves, result) = decisive_togyz_game();
     let mut store = Store::open_in_memory().unwrap();
     let g = record_togyz(&mut store, &moves);
     let want: Vec<String> = rec.moves.iter().map(|m| m.text.to_string()).collect();
@@ -709,6 +721,285 @@ fn a_togyz_game_prints_in_the_kazakh_kyrgyz_layout_with_the_supplementary_index(
             ..SheetOptions::default()
         };
         assert_eq!(html(&sheet), html(&Scoresheet::from_game(&g, &in_san)));
+    }
+}
+
+/// A togyz korgool game's sheet in Kyrgyz and in Kazakh (issue 33: "the stores, the tuz, the
+/// result form. No 'white: 55'"). A decisive corpus game with a tuz, korgools knocked out of
+/// their pit and the tuz's capture not taken (so the remarks name pits, stores and the tuz),
+/// played on the togyz emulator and replayed into round 1 of an event with Kyrgyz and Kazakh
+/// names, then exported by the CLI with `--lang ky` and `--lang kk`, HTML and PDF. Every label
+/// is the table's word, the sides the rules' own (Ак, Кара; Ақ, Қара), the result in the Kyrgyz
+/// form with its index, the termination and the remarks worded by the table; no English label,
+/// no White, Black or "white:" is left.
+#[test]
+fn a_togyz_sheet_in_kyrgyz_and_kazakh_is_in_the_tables_words() {
+    const WHITE: &str = "Үмөт Жаңыбаев";
+    const BLACK: &str = "Әсем Құрманғалиева";
+    const EVENT: &str = "Бишкек ачык чемпионаты";
+    const DATE: &str = "2026.12.04";
+    let (rec, moves, result) = decisive_togyz_game();
+    let tuz_ply = rec.moves.iter().position(|m| m.text.tuz).expect("a tuz") as u32 + 1;
+    let scattered_ply = if tuz_ply == 3 { 5 } else { 3 };
+    let opts = TogyzEmulatorOptions {
+        seed: 5,
+        irregularities: vec![
+            TogyzIrregularity {
+                before_ply: scattered_ply,
+                kind: TogyzIrregularityKind::Scattered { korgools: 2 },
+            },
+            TogyzIrregularity {
+                before_ply: tuz_ply,
+                kind: TogyzIrregularityKind::CaptureNotTaken,
+            },
+        ],
+        ..TogyzEmulatorOptions::default()
+    };
+    let script = script_togyz(&moves, &opts).unwrap();
+    assert_eq!(
+        script.irregularities.len(),
+        2,
+        "{:?}",
+        script.irregularities
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("togyz.db");
+    let g = {
+        let mut store = Store::open(&db).unwrap();
+        store
+            .set_round(&RoundInfo {
+                event: EVENT.into(),
+                site: "Бишкек".into(),
+                round: 1,
+            })
+            .unwrap();
+        let board = store.board("pit board 1", Kind::Togyz).unwrap();
+        store.set_board_number(board, 1).unwrap();
+        store
+            .import_pairings(1, &[Pairing::new(1, WHITE, BLACK)])
+            .unwrap();
+        replay_reader(
+            &mut store,
+            "togyz",
+            "pit board 1",
+            script.to_capture_text().as_bytes(),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let g = store.games().unwrap().pop().expect("the game recorded");
+        store.set_game_date(g.id, DATE).unwrap();
+        store.game(g.id).unwrap().unwrap()
+    };
+    let want: Vec<String> = rec.moves.iter().map(|m| m.text.to_string()).collect();
+    let got: Vec<String> = g.moves.iter().map(|m| m.notation.clone()).collect();
+    assert_eq!(got, want, "the game recorded exactly");
+    assert_eq!(g.result, format_result(&result, ResultFormat::Pgn));
+    let termination = g.termination.clone().expect("ended by the rules");
+    let shown: Vec<_> = g
+        .events
+        .iter()
+        .filter_map(|e| match &e.what {
+            Recorded::Irregularity(s) if s.detail_phrase.is_some() => Some((e.kind.clone(), s)),
+            _ => None,
+        })
+        .collect();
+    let kinds: Vec<&str> = shown.iter().map(|(k, _)| k.as_str()).collect();
+    assert!(
+        kinds.contains(&"displaced") && kinds.contains(&"illegal_move"),
+        "{kinds:?}"
+    );
+    let tuz_said = shown
+        .iter()
+        .filter_map(|(_, s)| s.detail_phrase.as_ref())
+        .any(|p| format!("{p:?}").contains("tuz_not_taken"));
+    assert!(tuz_said, "the tuz not taken is a remark: {shown:?}");
+
+    let export = |format: &str, lang: Lang| -> Vec<u8> {
+        let out = Command::new(env!("CARGO_BIN_EXE_boardscribe"))
+            .args([
+                "export",
+                "--format",
+                format,
+                "--lang",
+                lang.code(),
+                "--game",
+            ])
+            .arg(g.id.0.to_string())
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    // What an English togyz sheet says that no other language's may.
+    let english: Vec<String> = [
+        "sheet.title_togyz",
+        "sheet.event",
+        "sheet.site",
+        "sheet.round",
+        "sheet.board",
+        "sheet.date",
+        "sheet.time_control",
+        "sheet.result",
+        "sheet.arbiter",
+        "remark.displaced",
+        "remark.displaced_togyz",
+        "remark.illegal_move",
+        "togyz.store_white",
+        "togyz.store_black",
+    ]
+    .into_iter()
+    .map(|k| Lang::En.text(k).to_owned())
+    .chain([termination_text(&termination, Lang::En)])
+    .chain(
+        [
+            "White",
+            "Black",
+            "white:",
+            "black:",
+            "Signature",
+            "before move",
+            "Art.",
+            "store",
+        ]
+        .map(str::to_owned),
+    )
+    .collect();
+    let written = format_result(&result, ResultFormat::Kyrgyz);
+    for lang in [Lang::Ky, Lang::Kk] {
+        let [white, black] = [lang.text("togyz.white"), lang.text("togyz.black")];
+        assert_eq!(lang.sides(Kind::Togyz), [white, black]);
+        // The labels, the sides, the signatures, the page, the termination and the remarks'
+        // titles and articles, as the table words them; the date in the language's form.
+        let mut labels: Vec<String> = [
+            "sheet.title_togyz",
+            "sheet.event",
+            "sheet.site",
+            "sheet.round",
+            "sheet.board",
+            "sheet.date",
+            "sheet.time_control",
+            "togyz.white",
+            "togyz.black",
+            "remark.displaced_togyz",
+            "remark.illegal_move",
+        ]
+        .into_iter()
+        .map(|k| lang.text(k).to_owned())
+        .chain([EVENT.to_owned(), WHITE.to_owned(), BLACK.to_owned()])
+        .collect();
+        labels.push(format!("{}:", lang.text("sheet.result")));
+        for who in [white, black, lang.text("sheet.arbiter")] {
+            labels.push(lang.fill("sheet.signature", &[("who", who)]));
+        }
+        labels.push(lang.fill(
+            "sheet.page",
+            &[("game", &g.id.0.to_string()), ("page", "1"), ("pages", "1")],
+        ));
+        labels.push(termination_text(&termination, lang));
+        labels.push(lang.stored_date(DATE));
+        for (_, s) in &shown {
+            let article = s.article.as_deref().expect("a togyz article");
+            labels.push(lang.fill("sheet.article", &[("article", article)]));
+        }
+        // What the remarks say, in the table's words (the pits, the stores, the tuz).
+        let words = lang.said(Kind::Togyz);
+        let said: Vec<String> = shown
+            .iter()
+            .flat_map(|(_, s)| [s.detail_in(&words), s.ruling_in(&words)])
+            .flatten()
+            .collect();
+        assert!(
+            said.iter()
+                .any(|s| s.contains(lang.text("togyz.white"))
+                    || s.contains(lang.text("togyz.black"))),
+            "{lang}: a remark names a side's pit: {said:?}"
+        );
+
+        let html = String::from_utf8(export("scoresheet", lang)).unwrap();
+        let head = format!("<html lang=\"{}\" dir=\"ltr\">", lang.code());
+        assert!(html.contains(&head), "{lang}: {}", &html[..200]);
+        assert!(
+            html.contains(&format!("<th>№</th><th>{white}</th><th>{black}</th>")),
+            "{lang}: № | {white} | {black}"
+        );
+        assert!(
+            html.contains(&format!(
+                "<th>{white}</th><td class=\"white\"><bdi>{WHITE}</bdi></td>"
+            )),
+            "{lang}: {WHITE} beside {white}"
+        );
+        assert!(
+            html.contains(&format!(
+                "<th>{black}</th><td class=\"black\"><bdi>{BLACK}</bdi></td>"
+            )),
+            "{lang}: {BLACK} beside {black}"
+        );
+        assert!(
+            html.contains(&format!("<span class=\"value\">{written}</span>")),
+            "{lang}: {written}"
+        );
+        for label in &labels {
+            let label = export::escape_html(label);
+            assert!(html.contains(&label), "{lang}: {label:?}");
+        }
+        for s in &said {
+            let s = export::escape_html(s);
+            assert!(html.contains(&s), "{lang}: {s:?}");
+        }
+        assert_cells(&html, &g);
+        assert_signatures(&html);
+
+        let pdf = export("pdf", lang);
+        let (text, _) = pdf_text(&pdf);
+        for label in &labels {
+            assert!(text.contains(label.as_str()), "{lang}: {label:?} in {text}");
+        }
+        assert!(text.contains(&written), "{lang}: {written} in {text}");
+        let on_sheet = crate::pdf_scripts::word_set(&text);
+        for s in &said {
+            let missing: Vec<String> = crate::pdf_scripts::word_set(s)
+                .into_iter()
+                .filter(|w| !on_sheet.contains(w))
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "{lang}: {missing:?} of {s:?} not on the sheet"
+            );
+        }
+        for m in &want {
+            assert!(text.split_whitespace().any(|t| t == m), "{lang}: {m}");
+        }
+        keep(&format!("togyz-{lang}"), &html, &pdf);
+
+        // No English label, no White or Black, no "white: 55", on either; and korgools are no
+        // chess pieces (the chess sheet's "displaced pieces").
+        for (what, page) in [("HTML", html.as_str()), ("PDF", text.as_str())] {
+            for words in &english {
+                assert!(
+                    !page.contains(words.as_str()),
+                    "{lang} {what}: {words:?} stayed English"
+                );
+            }
+            let chess = lang.text("remark.displaced");
+            assert!(!page.contains(chess), "{lang} {what}: {chess:?}");
+        }
+        // Nor any word of the remarks' English.
+        for (_, s) in &shown {
+            for english in [&s.detail, &s.ruling].into_iter().flatten() {
+                let left: Vec<String> = crate::pdf_scripts::word_set(english)
+                    .into_iter()
+                    .filter(|w| w.len() > 3 && w.chars().all(|c| c.is_ascii_lowercase()))
+                    .filter(|w| on_sheet.contains(w))
+                    .collect();
+                assert!(left.is_empty(), "{lang}: English {left:?} of {english:?}");
+            }
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! The live board of a togyz game: a corpus game played by the emulator and replayed through
 //! `replay_reader` into SQLite, every committed tracker event folded into a togyz
 //! [`BoardLive`]; the snapshot shows the rules' position, stores and tuz marks, the moves in
-//! togyz notation, and a 2×9 SVG with the last move's pits marked.
+//! togyz notation, and a 2×9 SVG with the last move's pits marked; the page in Kyrgyz and in
+//! Kazakh words.
 
 use boardscribe::{
     emulator::{TogyzEmulatorOptions, script_togyz, togyz_records},
@@ -71,31 +72,57 @@ fn a_replayed_togyz_game_folds_into_the_live_board() {
         r#"data-store="white" data-count="{}""#,
         b.stores[0]
     )));
-    // In Kyrgyz, the page names the stores and the sides in the rules' own words (казан; ак
-    // жагы, кара жагы): no "white: 55".
-    let ky = Lang::Ky;
-    let svg_ky = boardscribe::relay::view::draw_in(&s, ky);
-    for (side, count) in [("white", b.stores[0]), ("black", b.stores[1])] {
-        let key = if side == "white" {
-            "togyz.store_white"
-        } else {
-            "togyz.store_black"
-        };
-        let shown = format!(
-            r#"<tspan class="store-name" data-store="{side}">{}</tspan>: {count}<"#,
-            ky.text(key)
-        );
-        assert!(svg_ky.contains(&shown), "{shown} in {svg_ky}");
-        assert!(!svg_ky.contains(&format!(">{side}: ")), "{svg_ky}");
-    }
-    let view = BoardView::new(s.clone(), None, Seats::default());
-    let page = boardscribe::relay::page::board_page_html(&view, None, ky);
-    assert!(page.contains(ky.text("togyz.store_white")), "{page}");
-    for side in ["togyz.white", "togyz.black"] {
-        assert!(
-            page.contains(&format!(r#"-name">{}</span>"#, ky.text(side))),
-            "{side} in {page}"
-        );
+    // In Kyrgyz and in Kazakh, the page names the stores and the sides in the rules' own words
+    // (казан; ак жагы, кара жагы; Ақ, Қара, қазан): no "white: 55", no White or Black.
+    for lang in [Lang::Ky, Lang::Kk] {
+        let svg_in = boardscribe::relay::view::draw_in(&s, lang);
+        for (side, count) in [("white", b.stores[0]), ("black", b.stores[1])] {
+            let key = if side == "white" {
+                "togyz.store_white"
+            } else {
+                "togyz.store_black"
+            };
+            let shown = format!(
+                r#"<tspan class="store-name" data-store="{side}">{}</tspan>: {count}<"#,
+                lang.text(key)
+            );
+            assert!(svg_in.contains(&shown), "{lang}: {shown} in {svg_in}");
+            assert!(!svg_in.contains(&format!(">{side}: ")), "{lang}: {svg_in}");
+        }
+        let view = BoardView::new(s.clone(), None, Seats::default());
+        let page = boardscribe::relay::page::board_page_html(&view, None, lang);
+        assert!(page.contains(&format!("<html lang=\"{}\"", lang.code())));
+        for key in ["togyz.store_white", "togyz.store_black"] {
+            assert!(page.contains(lang.text(key)), "{lang}: {key} in {page}");
+        }
+        for side in ["togyz.white", "togyz.black"] {
+            assert!(
+                page.contains(&format!(r#"-name">{}</span>"#, lang.text(side))),
+                "{lang}: {side} in {page}"
+            );
+        }
+        // The words the page's script writes when it redraws the board: the table's too.
+        for (name, key) in [
+            ("togyz_white", "togyz.white"),
+            ("togyz_black", "togyz.black"),
+            ("store_white", "togyz.store_white"),
+            ("store_black", "togyz.store_black"),
+        ] {
+            let text = format!("&quot;{name}&quot;:&quot;{}&quot;", lang.text(key));
+            assert!(page.contains(&text), "{lang}: {text}");
+        }
+        let english = [
+            "togyz.white",
+            "togyz.black",
+            "togyz.store_white",
+            "togyz.store_black",
+            "sheet.white",
+            "sheet.black",
+        ]
+        .map(|k| Lang::En.text(k));
+        for words in english.into_iter().chain(["white:", "black:"]) {
+            assert!(!page.contains(words), "{lang}: {words:?} stayed English");
+        }
     }
     // The last move's start pit is marked.
     let last = &replayed.sowings[n - 1];

@@ -52,6 +52,54 @@ fn remarks_that_do_not_fit_continue_on_a_page_with_the_signatures_last() {
     assert!(bytes.starts_with(b"%PDF-"));
 }
 
+/// A player's whole name, title and rating are drawn, smaller, when they do not fit the header's
+/// half line at 10 pt (a TRF's name may be 33 characters long): never cut off.
+#[test]
+fn a_long_name_in_the_header_is_drawn_whole_and_smaller() {
+    let mut sheet = sample(crate::lang::Lang::En);
+    let long = "Ғалымжанова-Құрманбекова, Іңкәр Ш"; // 33 characters, as TRF-16 allows.
+    assert_eq!(long.chars().count(), 33);
+    for (side, name) in [
+        (&mut sheet.header.white, long),
+        (&mut sheet.header.black, "Ғалымжанова, Іңкәр Шаһизада"),
+    ] {
+        if let Some(p) = side.as_mut() {
+            p.name = name.into();
+            p.title = Some("WGM".into());
+            p.elo = Some(2200);
+        }
+    }
+    let pages = draw(&sheet);
+    let lines: Vec<&Line> = pages[0]
+        .ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Text { line, .. } => Some(line),
+            _ => None,
+        })
+        .collect();
+    for name in [long, "Ғалымжанова, Іңкәр Шаһизада"] {
+        let line = lines
+            .iter()
+            .find(|l| l.text().contains(name))
+            .unwrap_or_else(|| panic!("{name} whole"));
+        let text = line.text();
+        assert!(
+            text.contains("WGM") && text.contains("(2200)") && !text.contains("..."),
+            "{text}"
+        );
+        assert!(line.size < 10.0 && line.size >= VALUE_MIN, "{}", line.size);
+        assert!(
+            line.width <= (WIDTH - 2.0 * MARGIN) / 2.0 - 70.0,
+            "{}",
+            line.width
+        );
+    }
+    // A name that fits stays at 10 pt.
+    let event = lines.iter().find(|l| l.text() == "Кубок Алматы").unwrap();
+    assert_eq!(event.size, 10.0);
+}
+
 #[test]
 fn a_persian_sheets_result_remarks_and_signatures_run_from_the_right() {
     use crate::{

@@ -82,7 +82,7 @@ pub(super) fn remarks(g: &GameRecord, lang: Lang, pieces: &PieceSymbols) -> Vec<
                 RemarkKind::Irregularity,
                 e.ply,
                 said(&shown.article).map(str::to_owned),
-                kind_title(&e.kind, lang),
+                kind_title(&e.kind, kind, lang),
                 text,
             );
         } else if let Recorded::FlagFall(f) = &e.what {

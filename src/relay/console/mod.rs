@@ -338,7 +338,7 @@ pub(crate) fn alert_item(out: &mut String, v: &BoardView, a: &Alert, back: &str,
         kind = escape(&a.kind),
         title = escape(&title),
         href = escape(&board_href(v)),
-        what = escape(&kind_title(&a.kind, lang)),
+        what = escape(&kind_title(&a.kind, v.live.kind, lang)),
         penalty = a.penalty_in(&words).map_or(String::new(), |p| format!(
             r#" — <span class="penalty">{}</span> <span class="detail" dir="auto">{}</span>"#,
             escape(lang.text("arbiter.penalty_due")),
