@@ -173,12 +173,15 @@ impl Words {
         )
     }
 
-    /// A side as the history names it (`white`), or a player when none is known.
+    /// A side as the history names it in the game's own words (`white`; togyz korgool's
+    /// `ақ` in Kazakh, not chess's `ақтар`), or a player when none is known.
     fn side(&self, side: Option<Side>) -> &'static str {
-        self.lang.text(match side {
-            Some(Side::White) => "history.white",
-            Some(Side::Black) => "history.black",
-            None => "remark.a_player",
+        self.lang.text(match (side, self.kind) {
+            (Some(Side::White), Kind::Chess) => "history.white",
+            (Some(Side::Black), Kind::Chess) => "history.black",
+            (Some(Side::White), Kind::Togyz) => "history.togyz_white",
+            (Some(Side::Black), Kind::Togyz) => "history.togyz_black",
+            (None, _) => "remark.a_player",
         })
     }
 
@@ -459,5 +462,32 @@ mod tests {
             "capture +0:01:23.450"
         );
         assert_eq!(clock(3_723_000), "1:02:03");
+    }
+
+    #[test]
+    fn a_side_is_named_in_its_games_own_words() {
+        for lang in Lang::ALL {
+            let words = |kind| Words { lang, kind };
+            // Chess's sides, lower case as the history runs them into its sentences.
+            assert_eq!(
+                words(Kind::Chess).side(Some(Side::White)),
+                lang.text("history.white")
+            );
+            // Togyz korgool's: its own words, never chess's where they differ.
+            for (side, i) in [(Side::White, 0), (Side::Black, 1)] {
+                let togyz = words(Kind::Togyz).side(Some(side));
+                assert_eq!(
+                    togyz,
+                    lang.sides(Kind::Togyz)[i].to_lowercase(),
+                    "{lang:?}"
+                );
+            }
+        }
+        // Kazakh: ақ and қара, not ақтар and қаралар.
+        let kk = Words {
+            lang: Lang::Kk,
+            kind: Kind::Togyz,
+        };
+        assert_eq!(kk.move_words(34), "17-жүріс, қара");
     }
 }
