@@ -476,11 +476,7 @@ mod tests {
             // Togyz korgool's: its own words, never chess's where they differ.
             for (side, i) in [(Side::White, 0), (Side::Black, 1)] {
                 let togyz = words(Kind::Togyz).side(Some(side));
-                assert_eq!(
-                    togyz,
-                    lang.sides(Kind::Togyz)[i].to_lowercase(),
-                    "{lang:?}"
-                );
+                assert_eq!(togyz, lang.sides(Kind::Togyz)[i].to_lowercase(), "{lang:?}");
             }
         }
         // Kazakh: ақ and қара, not ақтар and қаралар.
