@@ -1,6 +1,7 @@
-//! The performance guard CI runs: fails when decoding, the tracker or replay end to end has lost
-//! more than 15 % against calibrations measured in the same run, so that it holds on a slower or
-//! busier machine than the one the baseline was taken on.
+//! The performance guard CI runs: fails when the tracker or replay end to end (which decodes every
+//! frame) has lost more than 15 % against calibrations measured in the same run, so that it holds
+//! on a slower or busier machine than the one the baseline was taken on; decoding alone is shown
+//! beside them ([`GUARDED`]).
 //!
 //! Measured, over the three real captures (`../shared/captures/dgt-arnsholt/`):
 //! - `decode`: the board's bytes through the DGT frame reader alone;
@@ -15,12 +16,15 @@
 //!   the same journal settings.
 //!
 //! Each measure is a ratio: `decode` and `tracker` to `cpu`, `replay` to `cpu + sqlite`. The run
-//! interleaves every measure in rounds and takes medians, so that what the machine does meanwhile
-//! falls on all of them alike. The ratios are held against `benches/guard-baseline.toml`; one more
-//! than 15 % above its baseline fails the run (exit status 1).
+//! takes one pass of each measure in turn, again and again, and each ratio is the median of the
+//! cycles' ratios: passes of one cycle meet the machine at nearly the same moment, so that what
+//! it does meanwhile falls on measure and calibration alike. The ratios are held against `benches/guard-baseline.toml`; one more
+//! than 15 % above its baseline is measured again, and fails the run (exit status 1) if it is
+//! still above it.
 //!
 //! Run: `cargo bench --bench guard`; `-- --write-baseline` writes the baseline from this run.
-//! Knobs: `GUARD_ROUNDS` (15), `GUARD_ROUND_MS` (120 per measure per round), `GUARD_LIMIT` (1.15).
+//! Knobs: `GUARD_ROUNDS` (15) × `GUARD_ROUND_MS` (120) × the five measures is the run's length;
+//! `GUARD_LIMIT` (1.15).
 
 use std::{
     hint::black_box,
@@ -40,6 +44,12 @@ use shakmaty::Chess;
 mod common;
 
 use common::{decoded, replay_all, texts, track};
+
+/// The measures that fail the run. Decoding alone is shown beside them, not guarded: its ratio
+/// to the CPU calibration moved by up to 36 % between runs on the CI-shaped machine (a short
+/// pass over memory against a computing one), where the tracker's and replay's stayed within
+/// 10 %; replay decodes every frame, so it guards decoding too.
+const GUARDED: [&str; 2] = ["tracker", "replay"];
 
 const BASELINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/guard-baseline.toml");
 
@@ -105,35 +115,10 @@ fn main() {
     ];
 
     // Warm-up, then the rounds.
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); measures.len()];
     for (_, f) in &mut measures {
         time_for(Duration::from_millis(300), f);
     }
-    for _ in 0..rounds {
-        for ((_, f), t) in measures.iter_mut().zip(&mut times) {
-            t.extend(time_for(round, f));
-        }
-    }
-    let median = |name: &str| {
-        let i = measures
-            .iter()
-            .position(|(n, _)| *n == name)
-            .expect("a measure");
-        let mut t = times[i].clone();
-        t.sort();
-        t[t.len() / 2].as_secs_f64() * 1e6
-    };
-    let (cpu, sqlite) = (median("cpu"), median("sqlite"));
-    let ratios = [
-        ("decode", median("decode") / cpu),
-        ("tracker", median("tracker") / cpu),
-        ("replay", median("replay") / (cpu + sqlite)),
-    ];
-    println!("medians, {rounds} interleaved rounds:");
-    for (name, _) in &measures {
-        println!("  {name:<8} {:>9.1} us", median(name));
-    }
-
+    let mut ratios = measure(&mut measures, rounds, round);
     if write_baseline {
         let mut text = String::from(
             "# The performance guard's baseline (benches/guard.rs): each measure's median over its\n\
@@ -150,30 +135,107 @@ fn main() {
         .expect("the baseline")
         .parse()
         .expect("the baseline reads as TOML");
-    let mut failed = Vec::new();
-    println!("ratios (measure / calibration), against the baseline, limit {limit:.2}x:");
-    for (name, r) in ratios {
-        let base = baseline
+    let base = |name: &str| {
+        baseline
             .get(name)
             .and_then(|v| v.as_float())
-            .unwrap_or_else(|| panic!("no {name} in {BASELINE}"));
-        let verdict = if r > base * limit { "SLOWER" } else { "ok" };
-        println!(
-            "  {name:<8} {r:>8.4}  baseline {base:>8.4}  {:+6.1} %  {verdict}",
-            (r / base - 1.0) * 100.0
-        );
-        if r > base * limit {
-            failed.push(name);
-        }
+            .unwrap_or_else(|| panic!("no {name} in {BASELINE}"))
+    };
+    let mut failed = verdicts(&ratios, &base, limit);
+    if !failed.is_empty() {
+        // A loss is measured twice: a burst of other work on the machine can fall on one
+        // measure's rounds; a real loss shows again.
+        println!("{} above the limit: measured again", failed.join(", "));
+        ratios = measure(&mut measures, rounds, round);
+        let again = verdicts(&ratios, &base, limit);
+        failed.retain(|name| again.contains(name));
     }
     if !failed.is_empty() {
         eprintln!(
-            "performance guard: {} lost more than {:.0} % against the calibrations",
+            "performance guard: {} lost more than {:.0} % against the calibrations, twice",
             failed.join(", "),
             (limit - 1.0) * 100.0
         );
         std::process::exit(1);
     }
+}
+
+/// The measures for about `rounds` × `round` × their number, one pass of each in turn (so that
+/// every cycle's passes meet the machine at nearly the same moment): each measure's median
+/// printed, and each guarded measure's median ratio to its calibration over the cycles.
+fn measure(
+    measures: &mut [(&str, Measure<'_>)],
+    rounds: usize,
+    round: Duration,
+) -> [(&'static str, f64); 3] {
+    let index = |name: &str| {
+        measures
+            .iter()
+            .position(|(n, _)| *n == name)
+            .expect("a measure")
+    };
+    let (decode, tracker, replay, cpu, sqlite) = (
+        index("decode"),
+        index("tracker"),
+        index("replay"),
+        index("cpu"),
+        index("sqlite"),
+    );
+    let span = round * (rounds * measures.len()) as u32;
+    let start = Instant::now();
+    let mut cycles: Vec<Vec<f64>> = Vec::new();
+    while start.elapsed() < span {
+        let cycle = measures
+            .iter_mut()
+            .map(|(_, f)| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        cycles.push(cycle);
+    }
+    let median = |of: &dyn Fn(&[f64]) -> f64| {
+        let mut v: Vec<f64> = cycles.iter().map(|c| of(c)).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!("medians, {} cycles:", cycles.len());
+    for (i, (name, _)) in measures.iter().enumerate() {
+        println!("  {name:<8} {:>9.1} us", median(&|c| c[i]));
+    }
+    [
+        ("decode", median(&|c| c[decode] / c[cpu])),
+        ("tracker", median(&|c| c[tracker] / c[cpu])),
+        ("replay", median(&|c| c[replay] / (c[cpu] + c[sqlite]))),
+    ]
+}
+
+/// Prints each ratio against its baseline; the names of those more than `limit` times it.
+fn verdicts(
+    ratios: &[(&'static str, f64)],
+    base: &dyn Fn(&str) -> f64,
+    limit: f64,
+) -> Vec<&'static str> {
+    println!("ratios (measure / calibration), against the baseline, limit {limit:.2}x:");
+    let mut failed = Vec::new();
+    for &(name, r) in ratios {
+        let base = base(name);
+        let slower = r > base * limit;
+        let verdict = match (slower, GUARDED.contains(&name)) {
+            (false, _) => "ok",
+            (true, true) => "SLOWER",
+            (true, false) => "slower (shown, not guarded)",
+        };
+        println!(
+            "  {name:<8} {r:>8.4}  baseline {base:>8.4}  {:+6.1} %  {verdict}",
+            (r / base - 1.0) * 100.0
+        );
+        if slower && GUARDED.contains(&name) {
+            failed.push(name);
+        }
+    }
+    failed
 }
 
 /// One measure: a pass over the three captures.
