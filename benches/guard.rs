@@ -43,7 +43,7 @@ use shakmaty::Chess;
 
 mod common;
 
-use common::{decoded, replay_all, texts, track};
+use common::{decoded, knob, replay_all, texts, time_for, track};
 
 /// The measures that fail the run. Decoding alone is shown beside them, not guarded: its ratio
 /// to the CPU calibration moved by up to 36 % between runs on the CI-shaped machine (a short
@@ -342,23 +342,4 @@ fn bare_tables(path: &Path) -> Connection {
     )
     .expect("bare tables");
     conn
-}
-
-/// Runs `f` again and again for about `span`: each run's time.
-fn time_for(span: Duration, f: &mut dyn FnMut()) -> Vec<Duration> {
-    let start = Instant::now();
-    let mut times = Vec::new();
-    while start.elapsed() < span {
-        let t = Instant::now();
-        f();
-        times.push(t.elapsed());
-    }
-    times
-}
-
-fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }

@@ -27,7 +27,7 @@ use boardscribe::store::Store;
 
 mod common;
 
-use common::{CAPTURES, captures_dir, decoded, replay_all, texts, track};
+use common::{CAPTURES, captures_dir, decoded, knob, replay_all, texts, time_for, track};
 
 fn main() {
     let Some(checkout) = std::env::var_os("DGTDRIVER").map(PathBuf::from) else {
@@ -76,7 +76,7 @@ fn main() {
     let mut ours_replay = || {
         assert_eq!(replay_all(&mut store, &texts) as usize, frames);
     };
-    let ours_tracker = || {
+    let mut ours_tracker = || {
         black_box(track(&games));
     };
 
@@ -88,12 +88,12 @@ fn main() {
         reference(100);
     }
     time_for(Duration::from_secs(1), &mut ours_replay);
-    time_for(Duration::from_secs(1), ours_tracker);
+    time_for(Duration::from_secs(1), &mut ours_tracker);
 
     let (mut java_t, mut replay_t, mut tracker_t) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         replay_t.extend(time_for(round, &mut ours_replay));
-        tracker_t.extend(time_for(round, ours_tracker));
+        tracker_t.extend(time_for(round, &mut ours_tracker));
         let per = java_t.last().copied().unwrap_or(Duration::from_millis(3));
         let n = (round.as_nanos() / per.as_nanos().max(1)).clamp(10, 2000) as usize;
         java_t.extend(reference(n).0);
@@ -164,18 +164,6 @@ fn compile_reference(checkout: &Path) -> PathBuf {
     classes
 }
 
-/// Runs `f` again and again for about `span`: each run's time.
-fn time_for(span: Duration, mut f: impl FnMut()) -> Vec<Duration> {
-    let start = Instant::now();
-    let mut times = Vec::new();
-    while start.elapsed() < span {
-        let t = Instant::now();
-        f();
-        times.push(t.elapsed());
-    }
-    times
-}
-
 fn median(times: &[Duration]) -> Duration {
     quantile(times, 0.5)
 }
@@ -188,11 +176,4 @@ fn quantile(times: &[Duration], q: f64) -> Duration {
 
 fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
-}
-
-fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }

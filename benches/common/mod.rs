@@ -3,7 +3,10 @@
 //! end). Each bench uses a part of it.
 #![allow(dead_code)]
 
-use std::hint::black_box;
+use std::{
+    hint::black_box,
+    time::{Duration, Instant},
+};
 
 use boardscribe::sensor::dgt::DgtFrames as _;
 use boardscribe::{
@@ -116,4 +119,24 @@ pub fn replay_all(store: &mut Store, texts: &[String]) -> u64 {
         frames += s.stats.frames;
     }
     frames
+}
+
+/// Runs `f` again and again for about `span`: each run's time.
+pub fn time_for(span: Duration, f: &mut dyn FnMut()) -> Vec<Duration> {
+    let start = Instant::now();
+    let mut times = Vec::new();
+    while start.elapsed() < span {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed());
+    }
+    times
+}
+
+/// The environment variable `name` read as a `T`, else `default`.
+pub fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
