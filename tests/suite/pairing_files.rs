@@ -452,19 +452,7 @@ async fn names_come_back_exactly_in_every_export() {
     // The PDF scoresheet of each game, read back with poppler's `pdftotext`: both names, composed.
     for (id, (white, black)) in games.iter().zip(&want) {
         let pdf = dir.path().join(format!("game-{}.pdf", id.0));
-        let out = Command::new(BIN)
-            .args(["export", "--format", "pdf", "--game", &id.0.to_string()])
-            .arg("--out")
-            .arg(&pdf)
-            .arg("--db")
-            .arg(&db)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::pdf_scripts::export_sheet(&db, *id, Lang::En, &pdf);
         let text = crate::pdf_scripts::pdftotext(&pdf, None);
         for name in [white, black] {
             assert!(text.contains(name.as_str()), "{name:?} in {text}");

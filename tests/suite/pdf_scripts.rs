@@ -614,17 +614,21 @@ fn names_in_every_script_and_every_label_read_back_from_the_pdf() {
 }
 
 /// Game `game`'s PDF sheet in `lang`, written to `pdf` by the CLI.
-fn export_sheet(db: &Path, game: GameId, lang: Lang, pdf: &Path) {
-    let status = Command::new(BIN)
+pub(crate) fn export_sheet(db: &Path, game: GameId, lang: Lang, pdf: &Path) {
+    let out = Command::new(BIN)
         .args(["export", "--format", "pdf", "--lang", lang.code(), "--game"])
         .arg(game.0.to_string())
         .arg("--out")
         .arg(pdf)
         .arg("--db")
         .arg(db)
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success(), "{lang}");
+    assert!(
+        out.status.success(),
+        "{lang}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The round's sheets in `lang`, one PDF, written to `pdf` by the CLI.
