@@ -77,7 +77,7 @@ fn main() {
 
     let dir = tempfile::tempdir().expect("temp dir");
     let mut store = Store::open(&dir.path().join("guard.db")).expect("store");
-    let rows = Rows::of(&dir.path().join("rows.db"), &mut store, &texts);
+    let rows = Rows::of(&dir.path().join("rows.db"), &texts);
     let bare = bare_tables(&dir.path().join("bare.db"));
 
     let mut measures: Vec<(&str, Measure<'_>)> = vec![
@@ -258,12 +258,10 @@ type MoveRow = (
 );
 
 impl Rows {
-    fn of(path: &Path, store: &mut Store, texts: &[String]) -> Rows {
+    fn of(path: &Path, texts: &[String]) -> Rows {
         let mut own = Store::open(path).expect("store");
         replay_all(&mut own, texts);
         drop(own);
-        // The bench's own store is warmed with the same replay.
-        replay_all(store, texts);
         let conn = Connection::open(path).expect("the replayed rows");
         let mut games = Vec::new();
         let ids: Vec<(i64, i64)> = conn
