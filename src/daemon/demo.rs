@@ -119,7 +119,9 @@ pub fn demo(args: DemoOptions) -> anyhow::Result<()> {
         let mut emulators = PtyFleet::spawn(scripts).await?;
         let (stop_tx, stop_rx) = watch::channel(false);
         let (relay_stop_tx, relay_stop_rx) = watch::channel(false);
-        let fleet = Fleet::new(&db, configs, laws.clone());
+        let mut fleet = Fleet::new(&db, configs, laws.clone());
+        // Migrated before the relay answers its first request.
+        fleet.open_store()?;
         let extras = RelayExtras {
             metrics: fleet.metrics.clone(),
             changes: Some(fleet.changes.clone()),

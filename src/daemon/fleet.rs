@@ -39,6 +39,9 @@ pub struct Fleet {
     pub page_limit: Option<PageLimit>,
     /// `[cluster] hall`: every record is also published for the event node.
     pub cluster: Option<crate::config::ClusterConfig>,
+    /// The database at `db`, opened and migrated already ([`Fleet::open_store`]); else
+    /// [`record_fleet`] opens it.
+    pub store: Option<Store>,
 }
 
 impl Fleet {
@@ -62,7 +65,17 @@ impl Fleet {
             notifier: Notifier::default(),
             page_limit: None,
             cluster: None,
+            store: None,
         }
+    }
+
+    /// Opens (creating and migrating) the database now. A relay started before recording calls
+    /// this first, so that no request it answers meets a file whose schema is still being made.
+    pub fn open_store(&mut self) -> anyhow::Result<()> {
+        let store =
+            Store::open(&self.db).with_context(|| format!("opening {}", self.db.display()))?;
+        self.store = Some(store);
+        Ok(())
     }
 }
 
@@ -135,13 +148,17 @@ pub async fn record_fleet(
         notifier,
         page_limit,
         cluster,
+        store,
     } = fleet;
     // A hall takes the event node's decisions through its boards' desks, served or not.
     let hub = match (hub, &cluster) {
         (None, Some(c)) if c.hall.is_some() => Some(Hub::new()),
         (hub, _) => hub,
     };
-    let mut store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+    let mut store = match store {
+        Some(store) => store,
+        None => Store::open(&db).with_context(|| format!("opening {}", db.display()))?,
+    };
     // A hall keeps every record in its outbox from before its first write on.
     let cluster = match cluster
         .as_ref()

@@ -153,6 +153,8 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
         fleet.publication = config.relay.publication();
         fleet.slice = config.relay.slice;
         fleet.cluster = config.cluster.clone();
+        // Migrated before the relay answers its first request.
+        fleet.open_store()?;
         let hub = match config.http {
             Some(addr) => {
                 let hub = Hub::new();

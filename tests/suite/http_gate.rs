@@ -55,7 +55,8 @@ struct Hall {
 }
 
 impl Hall {
-    async fn start(boards: Vec<HallBoard>, nofile: Option<u64>) -> Hall {
+    /// The daemon started, its relay perhaps not yet answering.
+    fn launch(boards: Vec<HallBoard>, nofile: Option<u64>) -> Hall {
         let dir = tempfile::tempdir().unwrap();
         let entries = fleet_common::hall_entries(dir.path(), &boards);
         let db = dir.path().join("gate.db");
@@ -70,11 +71,6 @@ impl Hall {
         );
         std::fs::write(&config, text).unwrap();
         let daemon = Daemon::start_limited(dir.path(), &config, nofile);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while tokio::task::block_in_place(|| fleet_common::http_get(http, "/live.js")).is_none() {
-            assert!(Instant::now() < deadline, "the relay never answered");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
         Hall {
             dir,
             db,
@@ -84,6 +80,18 @@ impl Hall {
             boards,
             fleet: None,
         }
+    }
+
+    async fn start(boards: Vec<HallBoard>, nofile: Option<u64>) -> Hall {
+        let hall = Hall::launch(boards, nofile);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while tokio::task::block_in_place(|| fleet_common::http_get(hall.http, "/live.js"))
+            .is_none()
+        {
+            assert!(Instant::now() < deadline, "the relay never answered");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        hall
     }
 
     fn url(&self) -> String {
@@ -438,6 +446,48 @@ async fn with_the_event_streams_full_of_spectators_the_arbiter_sets_a_result_wit
     assert!(took <= Duration::from_secs(1), "{took:?}");
     drop(streams);
     hall.stop();
+}
+
+/// The relay answers only once the database is made: from its very first answer on, the admin
+/// routes read a migrated schema, never a file still being created (CI once met "schema version
+/// 0, not yet migrated" from a relay that served while the daemon was creating its database).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn from_its_first_answer_the_relay_reads_a_made_database() {
+    let boards = fleet_common::hall(1, 0, 1.0, 600_000);
+    let hall = Hall::launch(boards, None);
+    let url = hall.url();
+    let arbiter = client_from(IpAddr::from([127, 0, 0, 1]));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    // As fast as a client may, from before the port is open.
+    let mut answers = Vec::new();
+    while answers.len() < 200 {
+        assert!(Instant::now() < deadline, "the relay never answered");
+        match arbiter
+            .get(format!("{url}api/admin/alerts"))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+        {
+            Ok(resp) => {
+                let status = resp.status();
+                let body = resp.text().await.unwrap_or_default();
+                answers.push((status, body));
+            }
+            Err(e) if e.is_connect() => tokio::time::sleep(Duration::from_millis(1)).await,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let wrong: Vec<_> = answers
+        .iter()
+        .filter(|(status, _)| *status != StatusCode::OK)
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of 200 answers: {wrong:?}",
+        wrong.len()
+    );
+    let log = hall.stop();
+    assert!(!log.contains("not yet migrated"), "{log}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
