@@ -14,7 +14,9 @@
 //! every process over the round (user + sys, /proc/PID/stat) and its VmRSS and VmHWM at the end.
 //!
 //! Run with `cargo bench --bench cluster`. Knobs (environment): `CLUSTERBENCH_HALLS` (8),
-//! `CLUSTERBENCH_BOARDS` (128 per hall), `CLUSTERBENCH_SECS` (120), `CLUSTERBENCH_SPEED` (0.1).
+//! `CLUSTERBENCH_BOARDS` (128 per hall), `CLUSTERBENCH_SECS` (120), `CLUSTERBENCH_SPEED` (0.1),
+//! `CLUSTERBENCH_SPECTATORS` (0: spectators' event streams held open on the event node's page,
+//! each read to the end; the event node builds an event's body only while someone follows).
 //! Without `--bench` (`cargo test --benches`) the defaults are a 2-hall, 2-board, 15-second smoke
 //! run. See docs/benchmarks.md.
 
@@ -64,6 +66,7 @@ async fn main() {
     let boards_n: usize = fleet_common::knob("CLUSTERBENCH_BOARDS", if bench { 128 } else { 2 });
     let secs: u64 = fleet_common::knob("CLUSTERBENCH_SECS", if bench { 120 } else { 15 });
     let speed: f64 = fleet_common::knob("CLUSTERBENCH_SPEED", 0.1);
+    let spectators: usize = fleet_common::knob("CLUSTERBENCH_SPECTATORS", 0);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let nats = tokio::task::block_in_place(|| Nats::start(dir.path()));
     let chess = boards_n * 5 / 8;
@@ -126,6 +129,7 @@ async fn main() {
     if let Some(pid) = nats.pid() {
         procs.push(Proc::new("nats-server".to_owned(), pid));
     }
+    let followed = spectators_follow(event.http, spectators).await;
     let bench_cpu0 = fleet_common::cpu_secs(std::process::id());
     let mut fleet = PtyFleet::spawn(boards).await.expect("the emulators start");
     let t0 = Instant::now();
@@ -224,7 +228,53 @@ async fn main() {
         bench_cpu,
         bench_cpu / wall * 100.0
     );
+    let read: Vec<u64> = followed
+        .iter()
+        .map(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+        .collect();
+    if !read.is_empty() {
+        println!(
+            "spectators' event streams: {} open, bytes read each: {read:?}",
+            read.len()
+        );
+    }
     println!("load avg at the end: {}", fleet_common::loadavg());
+}
+
+/// `n` spectators on the event node's event stream, each reading it to the end: how many bytes
+/// each has read so far.
+async fn spectators_follow(
+    http: u16,
+    n: usize,
+) -> Vec<std::sync::Arc<std::sync::atomic::AtomicU64>> {
+    use futures_util::StreamExt as _;
+    let mut read = Vec::new();
+    for _ in 0..n {
+        let count = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        // The event node may still be starting.
+        let mut tries = 0;
+        let resp = loop {
+            match reqwest::get(format!("http://127.0.0.1:{http}/api/events")).await {
+                Ok(resp) => break resp,
+                Err(e) if tries < 200 => {
+                    tries += 1;
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => panic!("the event stream does not open: {e}"),
+            }
+        };
+        assert!(resp.status().is_success(), "{}", resp.status());
+        let counted = count.clone();
+        tokio::spawn(async move {
+            let mut body = resp.bytes_stream();
+            while let Some(Ok(chunk)) = body.next().await {
+                counted.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        read.push(count);
+    }
+    read
 }
 
 fn now_ms() -> u64 {

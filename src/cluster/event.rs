@@ -40,7 +40,7 @@ use crate::{
     relay::{Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at, live::Lost},
     services::{self, Publications},
     store::{
-        BoardId, GameId, Store, StoreError,
+        BoardId, GameId, ShownGame, Store, StoreError,
         hall_record::{Envelope, Incoming},
         replica::{Applied, NumberRefused},
     },
@@ -48,6 +48,10 @@ use crate::{
 
 /// The most records applied in one transaction.
 const BATCH: usize = 512;
+
+/// How long a batch waits for more records after its first, at most: a record reaches the
+/// event node's database this much later at worst, and a busy hall's records share commits.
+const LINGER: Duration = Duration::from_millis(30);
 
 /// How long a delivered record may wait for its acknowledgement before the broker sends it
 /// again.
@@ -341,6 +345,8 @@ impl Shown {
     /// Shows what was noted, every [`SHOW_EVERY`], until `stop`.
     async fn follow(self, db: PathBuf, mut stop: watch::Receiver<bool>) {
         let mut store: Option<Store> = None;
+        // Each board's game as last shown, so that only what is new in it is read.
+        let mut games: HashMap<BoardId, ShownGame> = HashMap::new();
         loop {
             tokio::select! {
                 _ = tokio::time::sleep(SHOW_EVERY) => {}
@@ -362,40 +368,72 @@ impl Shown {
             let shown = self.clone();
             let path = db.clone();
             let mut kept = store.take();
+            let mut held = std::mem::take(&mut games);
             let result = tokio::task::spawn_blocking(move || {
                 if kept.is_none() {
                     kept = Some(Store::open_read_only(&path)?);
                 }
-                match &kept {
-                    Some(s) => shown.show(s, &taken).map(|()| kept),
-                    None => Ok(None),
+                let read = match &kept {
+                    Some(s) => shown.show(s, &taken, &mut held),
+                    None => Ok(()),
+                };
+                // What a failed read left is read whole next time.
+                if read.is_err() {
+                    held.clear();
                 }
+                read.map(|()| (kept, held))
             })
             .await;
             match result {
-                Ok(Ok(s)) => store = s,
+                Ok(Ok((s, g))) => (store, games) = (s, g),
                 Ok(Err(e)) => warn!(cause = %e, "the live page could not read the store"),
                 Err(e) => error!(cause = %e, "the live page's reader failed"),
             }
         }
     }
 
-    fn show(&self, store: &Store, t: &ShownState) -> Result<(), StoreError> {
+    /// Shows what `t` noted, all of it as one commit left the database; `games` holds each
+    /// board's game as last shown, read again only for what is new in it
+    /// ([`Store::game_shown_since`]).
+    fn show(
+        &self,
+        store: &Store,
+        t: &ShownState,
+        games: &mut HashMap<BoardId, ShownGame>,
+    ) -> Result<(), StoreError> {
+        store.begin_read()?;
+        let shown = self.show_read(store, t, games);
+        let ended = store.end_read();
+        shown?;
+        ended
+    }
+
+    fn show_read(
+        &self,
+        store: &Store,
+        t: &ShownState,
+        games: &mut HashMap<BoardId, ShownGame>,
+    ) -> Result<(), StoreError> {
         for &id in &t.boards {
             for b in store.boards_shown(Some(id))? {
                 self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
             }
         }
+        let retracted = store.retractions_count()?;
+        // Each game noted, if it is its board's newest.
+        let newest: HashMap<GameId, BoardId> = t.latest.iter().map(|(&b, &g)| (g, b)).collect();
         for &id in &t.games {
-            let Some(g) = store.game_shown(id)? else {
+            let Some(&board) = newest.get(&id) else {
                 continue;
             };
-            if t.latest.get(&g.board) != Some(&id) {
+            let kept = games.remove(&board).filter(|k| k.game.id == id);
+            let Some(shown) = store.game_shown_since(id, kept, retracted)? else {
                 continue;
-            }
+            };
+            let g = &shown.game;
             let new_game = t.new_game.contains(&g.board);
-            self.hub
-                .show_game(&g, true, clock_at(&g, now_ms()), new_game);
+            self.hub.show_game(g, true, clock_at(g, now_ms()), new_game);
+            games.insert(board, shown);
         }
         for &(board, connected) in &t.links {
             if let Some(b) = store.boards_shown(Some(board))?.first() {
@@ -544,10 +582,20 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
             return Ok(());
         };
         let mut batch = vec![first.map_err(|e| FollowError::Consumer(e.to_string()))?];
+        // What else arrives within LINGER joins the batch: one transaction, one commit and one
+        // page update for all of it.
+        let until = tokio::time::Instant::now() + LINGER;
         while batch.len() < BATCH {
-            match messages.next().now_or_never() {
-                Some(Some(m)) => batch.push(m.map_err(|e| FollowError::Consumer(e.to_string()))?),
-                _ => break,
+            let next = match messages.next().now_or_never() {
+                Some(next) => next,
+                None => match tokio::time::timeout_at(until, messages.next()).await {
+                    Ok(next) => next,
+                    Err(_) => break,
+                },
+            };
+            match next {
+                Some(m) => batch.push(m.map_err(|e| FollowError::Consumer(e.to_string()))?),
+                None => break,
             }
         }
         let mut incoming = Vec::with_capacity(batch.len());

@@ -218,13 +218,11 @@ impl Hub {
         new_game: bool,
     ) {
         let name = game.board_name.as_str();
+        // The board as the game makes it, before its moves.
         let mut shown = BoardLive::with_kind(name, game.board_no, game.kind, &[]);
         shown.game = named.then_some(game.id.0);
         if game.kind == Kind::Chess {
             shown.start_fen = game.start_position.clone();
-        }
-        for mv in &game.moves {
-            shown.push_move(mv);
         }
         shown.connection = Connection::Connected;
         if game.result != "*" {
@@ -234,12 +232,6 @@ impl Hub {
         }
         let mut replaced = false;
         self.update(name, true, |b| {
-            // Compared without the drawing (the position is in the snapshot) and the clock.
-            let without_clock = |board: &BoardLive| {
-                let mut v = json!(board.snapshot().public());
-                v["clock"] = Value::Null;
-                v
-            };
             // A board whose link is known (the event node hears it from the hall) keeps it.
             if b.connection != Connection::Waiting {
                 shown.connection = b.connection;
@@ -247,6 +239,28 @@ impl Hub {
                 shown.lost_since_ms = b.lost_since_ms;
                 shown.losses = b.losses;
             }
+            // The same game with moves added (or none): only those are pushed, as a board
+            // built whole would have them.
+            if !new_game && b.extends(&shown, &game.moves) {
+                if b.plies.len() == game.moves.len() {
+                    return None;
+                }
+                for mv in &game.moves[b.plies.len()..] {
+                    b.push_move(mv);
+                }
+                b.clock = clock;
+                replaced = true;
+                return Some(("record", json!({ "plies": b.plies.len() })));
+            }
+            for mv in &game.moves {
+                shown.push_move(mv);
+            }
+            // Compared without the drawing (the position is in the snapshot) and the clock.
+            let without_clock = |board: &BoardLive| {
+                let mut v = json!(board.snapshot().public());
+                v["clock"] = Value::Null;
+                v
+            };
             if !new_game && b.game == shown.game && without_clock(b) == without_clock(&shown) {
                 return None;
             }
@@ -300,9 +314,15 @@ impl Hub {
         let Some((kind, public, arbiter)) = change(board) else {
             return;
         };
-        let snapshot = with_snapshot.then(|| view::snapshot_json(&board.snapshot().public()));
         state.last_id += 1;
         let id = state.last_id;
+        // No one follows the events now (a stream subscribes first, then reads the boards):
+        // nothing to write.
+        if self.inner.tx.receiver_count() == 0 {
+            return;
+        }
+        let board = &state.boards[i];
+        let snapshot = with_snapshot.then(|| view::snapshot_json(&board.snapshot().public()));
         let finish = |mut value: Value| {
             if let Some(s) = &snapshot {
                 value["snapshot"] = s.clone();
@@ -671,6 +691,158 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// A stored game of `kind` on board `b1` with `moves`.
+    fn stored(id: i64, kind: Kind, moves: &[RecordedMove], result: u8) -> GameRecord {
+        let (result, ended) = match result {
+            0 => ("*", None),
+            1 => ("1-0", Some(9)),
+            2 => ("1/2-1/2", None),
+            _ => ("0-1", Some(7)),
+        };
+        GameRecord {
+            id: crate::store::GameId(id),
+            board: crate::store::BoardId(1),
+            board_name: "b1".into(),
+            kind,
+            orientation: crate::sensor::Orientation::Normal,
+            start_position: None,
+            date: None,
+            started_at_ms: 0,
+            ended_at_ms: ended,
+            white: None,
+            black: None,
+            result: result.into(),
+            termination: ended.map(|_| "normal".into()),
+            event: None,
+            site: None,
+            round: None,
+            time_control: None,
+            board_no: Some(1),
+            pairing: None,
+            moves: moves.to_vec(),
+            events: Vec::new(),
+        }
+    }
+
+    /// What `show_game` did before it pushed only a game's new moves: the board built whole
+    /// from the game, kept if its public snapshot (clock aside) is the same; the event sent.
+    fn shown_whole(
+        b: &BoardLive,
+        game: &GameRecord,
+        named: bool,
+        clock: Option<LiveClock>,
+        new_game: bool,
+    ) -> (BoardLive, Option<&'static str>) {
+        let mut shown = BoardLive::with_kind(&game.board_name, game.board_no, game.kind, &[]);
+        shown.game = named.then_some(game.id.0);
+        for mv in &game.moves {
+            shown.push_move(mv);
+        }
+        shown.connection = Connection::Connected;
+        if game.result != "*" {
+            shown.result = Some(game.result.clone());
+            shown.result_final = game.ended_at_ms.is_some();
+            shown.termination = game.termination.clone();
+        }
+        if b.connection != Connection::Waiting {
+            shown.connection = b.connection;
+            shown.lost_reason = b.lost_reason.clone();
+            shown.lost_since_ms = b.lost_since_ms;
+            shown.losses = b.losses;
+        }
+        let without_clock = |board: &BoardLive| {
+            let mut v = json!(board.snapshot().public());
+            v["clock"] = Value::Null;
+            v
+        };
+        let mut out = b.clone();
+        if !new_game && b.game == shown.game && without_clock(b) == without_clock(&shown) {
+            if out.clock != clock {
+                out.clock = clock;
+                return (out, clock.map(|_| "clock"));
+            }
+            return (out, None);
+        }
+        shown.clock = clock;
+        (
+            shown,
+            Some(if new_game { "game_started" } else { "record" }),
+        )
+    }
+
+    proptest::proptest! {
+        /// Pushing only a game's new moves gives the very board, and the very events, that
+        /// building it whole gave: over games that grow, shrink (takebacks), change a move,
+        /// end, start again, lose and regain their link, with time-trouble marks and clocks.
+        #[test]
+        fn a_game_shown_move_by_move_is_the_game_shown_whole(
+            pits in proptest::collection::vec(1u8..=9, 1..40),
+            steps in proptest::collection::vec(
+                (0usize..45, 0u8..4, 0u8..8, proptest::bool::ANY, 0u8..6, 0u64..3),
+                1..30,
+            ),
+        ) {
+            let base = togyz_legal_moves(&pits);
+            let hub = Hub::new();
+            hub.add_board_kind("b1", Some(1), Kind::Togyz, &[]);
+            let mut rx = hub.subscribe();
+            let mut game_id = 1;
+            for (len, result, tweak, named, what, clock_s) in steps {
+                let mut moves: Vec<RecordedMove> = base[..len.min(base.len())].to_vec();
+                // A mark of time trouble on some move, or a move the arbiter changed.
+                if let Some(m) = moves.get_mut(usize::from(tweak)) {
+                    m.time_trouble = true;
+                }
+                if tweak == 7 && let Some(m) = moves.last_mut() {
+                    m.notation.push('x');
+                }
+                let new_game = what == 0;
+                if new_game {
+                    game_id += 1;
+                }
+                match what {
+                    1 => hub.board_lost("b1", Lost::HallLost),
+                    2 => hub.board_connected("b1"),
+                    _ => {}
+                }
+                while rx.try_recv().is_ok() {}
+                let game = stored(game_id, Kind::Togyz, &moves, result);
+                let clock = (clock_s > 0).then_some(LiveClock {
+                    white_ms: clock_s * 1000,
+                    black_ms: 5000,
+                    running: None,
+                    white_flag: false,
+                    black_flag: false,
+                });
+                let before = hub.lock().boards[0].clone();
+                let (want, event) = shown_whole(&before, &game, named, clock, new_game);
+                hub.show_game(&game, named, clock, new_game);
+                let got = hub.lock().boards[0].clone();
+                proptest::prop_assert_eq!(&got, &want);
+                let sent: Vec<&str> = std::iter::from_fn(|| rx.try_recv().ok())
+                    .map(|e| e.kind)
+                    .collect();
+                proptest::prop_assert_eq!(sent, event.into_iter().collect::<Vec<_>>());
+            }
+        }
+    }
+
+    /// Togyz moves from `pits`, each taken from the first pit with korgools at or after it.
+    fn togyz_legal_moves(pits: &[u8]) -> Vec<RecordedMove> {
+        let mut pos = togyz::Position::new();
+        let mut chosen = Vec::new();
+        for &p in pits {
+            let legal = (0..9)
+                .map(|i| (p - 1 + i) % 9 + 1)
+                .find(|&q| togyz::Move::new(q).is_some_and(|m| pos.play_with_info(m).is_ok()));
+            let Some(q) = legal else { break };
+            let m = togyz::Move::new(q).unwrap();
+            pos = pos.play_with_info(m).unwrap().0;
+            chosen.push(q);
+        }
+        togyz_moves(&chosen)
     }
 
     #[test]

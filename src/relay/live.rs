@@ -273,7 +273,7 @@ impl BoardSnapshot {
 }
 
 /// One recorded ply as the hub keeps it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Ply {
     pub(super) san: String,
     pub(super) uci: Option<String>,
@@ -283,7 +283,7 @@ pub(super) struct Ply {
 }
 
 /// One board's live state (the pure fold of its events).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoardLive {
     pub(super) name: String,
     pub(super) number: Option<u32>,
@@ -388,6 +388,50 @@ impl BoardLive {
             clock.white_ms = mv.clock_white_ms.unwrap_or(clock.white_ms);
             clock.black_ms = mv.clock_black_ms.unwrap_or(clock.black_ms);
         }
+    }
+
+    /// Whether this board is `template` (a board as [`BoardLive::with_kind`] makes it for a
+    /// stored game, before its moves: its header, link and result) with a prefix of `moves`
+    /// pushed, clocks aside: then pushing the rest of `moves` onto it makes exactly the board
+    /// that pushing them all onto `template` makes. Every field is compared (moves are compared
+    /// by what they show), so that a field changed by anything else sends the caller back to
+    /// building the board whole.
+    pub(super) fn extends(&mut self, template: &BoardLive, moves: &[RecordedMove]) -> bool {
+        let n = self.plies.len();
+        let numbered = moves
+            .iter()
+            .enumerate()
+            .all(|(i, m)| usize::try_from(m.ply).is_ok_and(|p| p == i + 1));
+        if !numbered || n > moves.len() || !template.plies.is_empty() {
+            return false;
+        }
+        let same_moves = self
+            .plies
+            .iter()
+            .zip(moves)
+            .all(|(p, m)| p.san == m.notation && p.uci == m.uci && p.fen == m.position);
+        if !same_moves {
+            return false;
+        }
+        // The marks pushing the prefix leaves: each side's last move's.
+        let mut marks = TimeTroubleMarks::default();
+        for m in &moves[..n] {
+            match Side::of_ply(m.ply) {
+                Side::White => marks.white = m.time_trouble,
+                Side::Black => marks.black = m.time_trouble,
+            }
+        }
+        // The rest compared as they are, the moves and the clock set aside for it.
+        let plies = std::mem::take(&mut self.plies);
+        let clock = self.clock.take();
+        let same = *self
+            == BoardLive {
+                time_trouble: marks,
+                ..template.clone()
+            };
+        self.plies = plies;
+        self.clock = clock;
+        same
     }
 
     /// Folds a durable tracker event in; returns the SSE event name and its fields. Once the

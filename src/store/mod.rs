@@ -289,6 +289,16 @@ pub struct GameRecord {
     pub events: Vec<EventRecord>,
 }
 
+/// A game as [`Store::game_shown_since`] read it: the game (header and live moves, no events)
+/// and its live moves' row ids, by which a later read takes only what is new.
+#[derive(Clone, Debug)]
+pub struct ShownGame {
+    pub game: GameRecord,
+    ids: Vec<i64>,
+    /// [`Store::retractions_count`] when it was read.
+    retracted: u64,
+}
+
 /// A row of the events table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EventRecord {
@@ -568,6 +578,53 @@ mod tests {
                 Some(ErrorCode::ConstraintViolation),
                 "{sql}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// A game kept and brought up to date by reading only what is new is the game read
+        /// whole, after any moves, takebacks, revisions and an end, read at any moments.
+        #[test]
+        fn a_game_read_since_is_the_game_read_whole(
+            steps in proptest::collection::vec((0u8..6, 1u32..4, proptest::bool::ANY), 1..40),
+        ) {
+            let mut store = Store::open_in_memory().unwrap();
+            let board = store.board("b1", Kind::Chess).unwrap();
+            let game = begin_test_game(&mut store, board, 0);
+            let mut kept: Option<ShownGame> = None;
+            let mut ply = 0u32;
+            for (i, (what, n, read)) in steps.into_iter().enumerate() {
+                let at_ms = 1000 * (i as u64 + 1);
+                let e = match what {
+                    0..=2 => {
+                        ply += 1;
+                        let mut m = mv(ply, &format!("m{i}"));
+                        m.clock_white_ms = Some(at_ms);
+                        TrackerEvent::Move(m)
+                    }
+                    3 if ply > 0 => {
+                        let to = ply.saturating_sub(n);
+                        let e = TrackerEvent::Takeback { at_ms, from_ply: ply, to_ply: to };
+                        ply = to;
+                        e
+                    }
+                    4 if ply > 0 => {
+                        let old = store.game_shown(game).unwrap().unwrap().moves.pop().unwrap();
+                        TrackerEvent::Revision { at_ms, new: mv(ply, &format!("r{i}")), old }
+                    }
+                    _ => continue,
+                };
+                store.write_batch(&[event(board, e)]).unwrap();
+                if read {
+                    let retracted = store.retractions_count().unwrap();
+                    let since = store.game_shown_since(game, kept.take(), retracted).unwrap().unwrap();
+                    proptest::prop_assert_eq!(&since.game, &store.game_shown(game).unwrap().unwrap());
+                    kept = Some(since);
+                }
+            }
+            let retracted = store.retractions_count().unwrap();
+            let since = store.game_shown_since(game, kept, retracted).unwrap().unwrap();
+            proptest::prop_assert_eq!(since.game, store.game_shown(game).unwrap().unwrap());
         }
     }
 

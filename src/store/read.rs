@@ -251,6 +251,96 @@ impl Store {
         }
     }
 
+    /// How many moves have ever been retracted: a number that only grows (a move, once
+    /// retracted, stays so), read from its index alone.
+    pub fn retractions_count(&self) -> Result<u64, StoreError> {
+        let n: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM moves WHERE retracted_by IS NOT NULL")?
+            .query_row([], |r| r.get(0))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// `kept` (a game as this returned it before, or nothing) brought up to date with a read of
+    /// only what changed: the header again, and the live moves after those `kept` holds, when
+    /// those are still the game's first live moves. `retracted` is [`Store::retractions_count`],
+    /// read in the same read transaction as this (a caller outside one gets one per call).
+    ///
+    /// Why it holds: a move row is never rewritten nor deleted, and a retracted one never comes
+    /// back (the schema refuses all three), so a takeback or a correction retracts rows and
+    /// writes new ones. When no move was retracted since `kept` was read, its moves (plies 1 to
+    /// n, no gap) are all still live, and no other live move can have a ply up to n: only the
+    /// moves after n are new. Else the live moves' row ids (in ply order) tell whether `kept`'s
+    /// are still the first ones; if not, the live moves are read whole. `None`: no such game.
+    pub fn game_shown_since(
+        &self,
+        id: GameId,
+        kept: Option<ShownGame>,
+        retracted: u64,
+    ) -> Result<Option<ShownGame>, StoreError> {
+        // One snapshot for the header, the ids and the moves, inside a transaction or not.
+        self.conn.execute_batch("SAVEPOINT shown_since")?;
+        let read = self.read_shown_since(id, kept, retracted);
+        let released = self.conn.execute_batch("RELEASE shown_since");
+        let read = read?;
+        released?;
+        Ok(read)
+    }
+
+    fn read_shown_since(
+        &self,
+        id: GameId,
+        kept: Option<ShownGame>,
+        retracted: u64,
+    ) -> Result<Option<ShownGame>, StoreError> {
+        let Some(mut game) = self.game_header(id)? else {
+            return Ok(None);
+        };
+        let kept = kept.filter(|k| {
+            k.game.id == id
+                && k.game
+                    .moves
+                    .iter()
+                    .enumerate()
+                    .all(|(i, m)| usize::try_from(m.ply).is_ok_and(|p| p == i + 1))
+        });
+        let (mut moves, mut ids) = match kept {
+            // Nothing retracted since: the kept moves stand.
+            Some(k) if k.retracted == retracted => (k.game.moves, k.ids),
+            kept => {
+                // The live moves' row ids by ply.
+                let ids: Vec<i64> = self
+                    .conn
+                    .prepare_cached(
+                        "SELECT id FROM moves WHERE game_id = ?1 AND retracted_by IS NULL \
+                         ORDER BY ply",
+                    )?
+                    .query_map([id], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?;
+                match kept.filter(|k| ids.starts_with(&k.ids)) {
+                    Some(k) => (k.game.moves, k.ids),
+                    None => (Vec::new(), Vec::new()),
+                }
+            }
+        };
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT id, {MOVE_COLUMNS} FROM moves \
+             WHERE game_id = ?1 AND retracted_by IS NULL AND ply > ?2 ORDER BY ply"
+        ))?;
+        let after = moves.last().map_or(0, |m| i64::from(m.ply));
+        let mut rows = stmt.query((id, after))?;
+        while let Some(r) = rows.next()? {
+            ids.push(r.get(0)?);
+            moves.push(move_row(r, 1)?);
+        }
+        game.moves = moves;
+        Ok(Some(ShownGame {
+            game,
+            ids,
+            retracted,
+        }))
+    }
+
     pub(super) fn complete(&self, mut game: GameRecord) -> Result<GameRecord, StoreError> {
         game.moves = live_moves(&self.conn, game.id)?;
         game.events = game_events(&self.conn, game.id)?;

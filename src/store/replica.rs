@@ -237,11 +237,10 @@ impl Store {
     pub fn replica_game(&self, game: GameId) -> Result<Option<(String, i64)>, StoreError> {
         Ok(self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT hall, remote FROM replica_ids WHERE tbl = 'games' AND local = ?1",
-                [game],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            )?
+            .query_row([game], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?)
     }
 
@@ -249,11 +248,10 @@ impl Store {
     pub fn replica_event(&self, hall: &str, remote: i64) -> Result<Option<i64>, StoreError> {
         Ok(self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT local FROM replica_ids WHERE hall = ?1 AND tbl = 'events' AND remote = ?2",
-                (hall, remote),
-                |r| r.get(0),
-            )
+            )?
+            .query_row((hall, remote), |r| r.get(0))
             .optional()?)
     }
 
@@ -460,20 +458,19 @@ fn read_position(
     hall: &str,
 ) -> Result<Option<ReplicaPosition>, StoreError> {
     Ok(conn
-        .query_row(
+        .prepare_cached(
             "SELECT origin, seq, stream_seq, at_ms, applied_at_ms FROM replica_halls \
              WHERE hall = ?1",
-            [hall],
-            |r| {
-                Ok(ReplicaPosition {
-                    origin: r.get(0)?,
-                    seq: r.get::<_, i64>(1)? as u64,
-                    stream_seq: r.get::<_, i64>(2)? as u64,
-                    at_ms: r.get::<_, i64>(3)?.max(0) as u64,
-                    applied_at_ms: r.get::<_, i64>(4)?.max(0) as u64,
-                })
-            },
-        )
+        )?
+        .query_row([hall], |r| {
+            Ok(ReplicaPosition {
+                origin: r.get(0)?,
+                seq: r.get::<_, i64>(1)? as u64,
+                stream_seq: r.get::<_, i64>(2)? as u64,
+                at_ms: r.get::<_, i64>(3)?.max(0) as u64,
+                applied_at_ms: r.get::<_, i64>(4)?.max(0) as u64,
+            })
+        })
         .optional()?)
 }
 
