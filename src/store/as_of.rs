@@ -12,8 +12,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    Action, EventRecord, GAME_SELECT, GameId, GameRecord, MOVE_COLUMNS, Recorded, Store,
-    StoreError, game_events, game_header, move_row, sql_ms,
+    Action, EventRecord, GameId, GameRecord, MOVE_COLUMNS, Recorded, Store, StoreError,
+    game_events, move_row, sql_ms,
 };
 use crate::{Millis, tracker::event::RecordedMove};
 
@@ -52,24 +52,13 @@ impl Store {
     /// Each board's game at `at_ms` (its newest game begun by then, else its first game, with
     /// no moves), as it stood then; by board number, unnumbered boards by name.
     pub fn boards_as_of(&self, at_ms: Millis) -> Result<Vec<GameRecord>, StoreError> {
-        let at = sql_ms(at_ms)?;
-        let headers = self
-            .conn
-            .prepare_cached(&format!(
-                "{GAME_SELECT} WHERE g.id IN (SELECT COALESCE( \
-                   (SELECT max(g2.id) FROM games g2 WHERE g2.board_id = bb.id AND g2.started_at_ms <= ?1), \
-                   (SELECT min(g3.id) FROM games g3 WHERE g3.board_id = bb.id)) FROM boards bb) \
-                 ORDER BY g.board_no IS NULL, g.board_no, b.name, g.id"
-            ))?
-            .query_map([at], game_header)?
-            .collect::<Result<Vec<_>, _>>()?;
-        headers
+        self.board_headers_as_of(at_ms)?
             .into_iter()
-            .map(|h| self.complete_as_of(h?, at_ms))
+            .map(|h| self.complete_as_of(h, at_ms))
             .collect()
     }
 
-    fn complete_as_of(
+    pub(super) fn complete_as_of(
         &self,
         mut game: GameRecord,
         at_ms: Millis,
