@@ -10,7 +10,7 @@
 //! it: a turn, then 500 ms, again, for `DELAYBENCH_SECS` (20) seconds, once with the full read
 //! per turn (`Flow::Full`, the flow before this item) and once incremental (`Flow::Incremental`),
 //! each over a store of its own filled the same way, at each of `DELAYBENCH_BOARDS` (150 and
-//! 1,024). Measured: the view thread's CPU over the run (`/proc/thread-self/schedstat`, time on
+//! 1,024). The first 3 turns are not measured (the first reads every game). Measured: the view thread's CPU over the run (`/proc/thread-self/schedstat`, time on
 //! a core, in ns) as % of one core, the turns' time, and, for every move that appeared on the
 //! public hub during the run, how late: the wall time after the turn that first showed it minus
 //! (its stored time + the delay), p50/p99/max.
@@ -53,6 +53,9 @@ const DELAY_MS: Millis = 15 * 60 * 1000;
 const LEAD_MS: Millis = DELAY_MS + 5 * 60 * 1000;
 /// How long the view waits after each turn (`relay::delayed`'s tick).
 const TICK: Duration = Duration::from_millis(500);
+
+/// Turns before the measure: the first one reads every game in either flow.
+const WARM_UP: usize = 3;
 
 /// A corpus game's moves, ready to store (time left 0).
 type Line = Vec<RecordedMove>;
@@ -233,8 +236,12 @@ fn run(n: usize, flow: Flow, secs: u64, ply_ms: Millis, lines: &[Line]) -> Measu
         ..Publication::default()
     };
     let mut view = DelayedView::new(record, public.clone(), &db, publication, flow);
-    // The first turn reads everything in either flow: not measured.
-    view.turn(now_ms()).expect("the first turn");
+    // The first turns read everything in either flow, and then what the first one took long
+    // over: not measured.
+    for _ in 0..WARM_UP {
+        view.turn(now_ms()).expect("a turn to warm up");
+        thread::sleep(TICK);
+    }
     let mut shown: Vec<usize> = plies(&public, n);
     let mut late = Vec::new();
     let mut turns = Vec::new();

@@ -1,13 +1,38 @@
 //! The delayed feed: what spectators follow on the page and in the public event stream when the
 //! venue delays its broadcast (`[relay] delay`).
 //!
-//! Flow: every half second [`follow`] reads, through a read-only connection of its own, each
-//! board's game as it stood `delay` ago (the public view, [`crate::broadcast::public::view`]:
-//! from stored times only, so a restart inside the window shows nothing newer; a pushed output
-//! turned by [`crate::broadcast::run`]) and hands it to the public [`Hub`]
-//! ([`Hub::show_game`]), which broadcasts only what changed. The clocks are the ones
-//! [`clocks_at`] gives for that moment. Boards the record's hub knows and the store has no game
-//! for yet are shown waiting. The arbiter's hub is never delayed.
+//! Flow: every half second (a turn, then `TICK`) [`follow`] brings the public [`Hub`] forward
+//! to the moment `delay` ago, through a read-only connection of its own (a pushed output turned
+//! by [`crate::broadcast::run`]). Each board shows its game as the public view
+//! ([`crate::broadcast::public::view`], `Shown::Boards`) gives it at that moment: from stored
+//! times only, so a restart inside the window shows nothing newer. The view is followed, not
+//! read whole at every turn ([`Flow::Incremental`]); it is kept equal to the full read at every
+//! turn (tests/suite/delayed_incremental.rs):
+//! - nothing committed since the last turn (`PRAGMA data_version`, read before the turn's read
+//!   transaction): only the games whose next change time (the first stored time after the last
+//!   moment among their moves made, their retractions' events, their events, their start and
+//!   end: [`Store::next_change`]) the moment has reached are read again;
+//! - something committed: the rows written since the last turn are found from marks
+//!   ([`Store::touched_since`]: move and event rowids past the last ones read, moves retracted
+//!   since, told by their count). A game with a new event, a newly retracted move or a new move
+//!   made by the moment (a late one: a hall's records reaching the event node late, moves
+//!   recovered from a board's memory) is read again; a new move made after the moment only
+//!   brings the game's next change time forward. Every board's header (its game then, players,
+//!   pairing, result, end; [`Store::board_headers_as_of`]) is read again and compared: a game
+//!   whose header changed (an arbiter's result, a correction, pairings imported, a board
+//!   renamed, a replica's update) or a board whose game is another is read again. The headers
+//!   are also read again once the moment passes a game's start;
+//! - the moment went back (the wall clock did), the first turn, a turn that failed: every game.
+//!
+//! As a backstop, two boards a turn, in turn, are read in full whatever the marks say; a change
+//! found so is shown, logged and counted ([`DelayedView::unseen`]). A board is handed to the
+//! hub ([`Hub::show_game`], which broadcasts only what changed) only when its game, whether it
+//! is named, or its clock changed since it was last handed, so that the hub's state is the one
+//! the full flow gives. The clocks are those [`clocks_at`] gives for the moment, from the game
+//! kept in memory, every board at every turn. Boards the record's hub knows and the store has
+//! no game for yet are shown waiting. The arbiter's hub is never delayed. [`Flow::Full`] (every
+//! board's game read and handed at every turn, the flow before) is kept for the benchmark
+//! (`benches/delayed.rs`) and the tests.
 //!
 //! A game's boundary: the board's next game replaces its game here (a `game_started` event)
 //! once the next one began the delay ago in stored time; until then the game before it is

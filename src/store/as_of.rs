@@ -69,11 +69,16 @@ impl Store {
         // (the newer one was written by the correction, later).
         let mut by_ply: BTreeMap<u32, RecordedMove> = BTreeMap::new();
         {
+            // The live rows through the live moves' index, the retracted ones through theirs:
+            // `moves` has no index on the game alone, and a scan of it per game read made every
+            // view of every game cost the whole table (docs/benchmarks.md, the delayed view).
             let mut stmt = self.conn.prepare_cached(&format!(
                 "SELECT {MOVE_COLUMNS} FROM moves WHERE id IN ( \
-                   SELECT m.id FROM moves m LEFT JOIN events e ON e.id = m.retracted_by \
-                   WHERE m.game_id = ?1 AND m.at_ms <= ?2 \
-                   AND (m.retracted_by IS NULL OR e.at_ms > ?2)) \
+                   SELECT id FROM moves \
+                     WHERE game_id = ?1 AND retracted_by IS NULL AND at_ms <= ?2 \
+                   UNION ALL SELECT m.id FROM moves m JOIN events e ON e.id = m.retracted_by \
+                     WHERE m.retracted_by IS NOT NULL AND m.game_id = ?1 AND m.at_ms <= ?2 \
+                     AND e.at_ms > ?2) \
                  ORDER BY id"
             ))?;
             let rows = stmt.query_map((game.id, at), |r| move_row(r, 0))?;
