@@ -138,7 +138,7 @@ fn corpus_lines() -> Vec<Line> {
                     position: Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
                     at_ms: 0,
                     clock_white_ms: (ply % 2 == 1).then_some(left),
-                    clock_black_ms: (ply % 2 == 0).then_some(left),
+                    clock_black_ms: ply.is_multiple_of(2).then_some(left),
                     time_trouble: false,
                 });
             }

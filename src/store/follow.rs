@@ -27,7 +27,7 @@ pub struct Marks {
     last_move: i64,
     /// The newest event row read.
     last_event: i64,
-    /// The moves retracted by then, and their games.
+    /// The moves retracted by then.
     retracted: HashSet<i64>,
 }
 
