@@ -12,8 +12,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    Action, EventRecord, GAME_SELECT, GameId, GameRecord, MOVE_COLUMNS, Recorded, Store,
-    StoreError, game_events, game_header, move_row, sql_ms,
+    Action, EventRecord, GameId, GameRecord, MOVE_COLUMNS, Recorded, Store, StoreError,
+    game_events, move_row, sql_ms,
 };
 use crate::{Millis, tracker::event::RecordedMove};
 
@@ -52,24 +52,13 @@ impl Store {
     /// Each board's game at `at_ms` (its newest game begun by then, else its first game, with
     /// no moves), as it stood then; by board number, unnumbered boards by name.
     pub fn boards_as_of(&self, at_ms: Millis) -> Result<Vec<GameRecord>, StoreError> {
-        let at = sql_ms(at_ms)?;
-        let headers = self
-            .conn
-            .prepare_cached(&format!(
-                "{GAME_SELECT} WHERE g.id IN (SELECT COALESCE( \
-                   (SELECT max(g2.id) FROM games g2 WHERE g2.board_id = bb.id AND g2.started_at_ms <= ?1), \
-                   (SELECT min(g3.id) FROM games g3 WHERE g3.board_id = bb.id)) FROM boards bb) \
-                 ORDER BY g.board_no IS NULL, g.board_no, b.name, g.id"
-            ))?
-            .query_map([at], game_header)?
-            .collect::<Result<Vec<_>, _>>()?;
-        headers
+        self.board_headers_as_of(at_ms)?
             .into_iter()
-            .map(|h| self.complete_as_of(h?, at_ms))
+            .map(|h| self.complete_as_of(h, at_ms))
             .collect()
     }
 
-    fn complete_as_of(
+    pub(super) fn complete_as_of(
         &self,
         mut game: GameRecord,
         at_ms: Millis,
@@ -80,11 +69,16 @@ impl Store {
         // (the newer one was written by the correction, later).
         let mut by_ply: BTreeMap<u32, RecordedMove> = BTreeMap::new();
         {
+            // The live rows through the live moves' index, the retracted ones through theirs:
+            // `moves` has no index on the game alone, and a scan of it per game read made every
+            // view of every game cost the whole table (docs/benchmarks.md, the delayed view).
             let mut stmt = self.conn.prepare_cached(&format!(
                 "SELECT {MOVE_COLUMNS} FROM moves WHERE id IN ( \
-                   SELECT m.id FROM moves m LEFT JOIN events e ON e.id = m.retracted_by \
-                   WHERE m.game_id = ?1 AND m.at_ms <= ?2 \
-                   AND (m.retracted_by IS NULL OR e.at_ms > ?2)) \
+                   SELECT id FROM moves \
+                     WHERE game_id = ?1 AND retracted_by IS NULL AND at_ms <= ?2 \
+                   UNION ALL SELECT m.id FROM moves m JOIN events e ON e.id = m.retracted_by \
+                     WHERE m.retracted_by IS NOT NULL AND m.game_id = ?1 AND m.at_ms <= ?2 \
+                     AND e.at_ms > ?2) \
                  ORDER BY id"
             ))?;
             let rows = stmt.query_map((game.id, at), |r| move_row(r, 0))?;

@@ -16,6 +16,7 @@ mod as_of;
 mod closing;
 mod decisions;
 mod event;
+mod follow;
 mod hall_outbox;
 pub mod hall_record;
 mod history;
@@ -52,6 +53,7 @@ pub use self::{
         Action, DECISION_KIND, Decision, DecisionError, FORFEITS, RESULTS, ResultReason, Ruling,
     },
     event::{EventChange, EventDecision, EventOpened, EventSettings, RoundRecord, StoredEvent},
+    follow::{Marks, Touched, earliest_after},
     hall_outbox::{HallError, HallIdentity, HallSnapshot, OutboxRecord, OutboxState},
     history::{HistoryEntry, RetractedMove},
     import::{IMPORT_NOTE, ImportedGame, import_note},

@@ -28,6 +28,7 @@ mod console_calibrate;
 mod console_forfeits;
 mod corpus_common;
 mod corpus_emulated;
+mod delayed_incremental;
 mod demo_togyz;
 mod ee_tokens;
 mod emulator;
