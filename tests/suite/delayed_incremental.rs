@@ -356,20 +356,12 @@ impl Rig {
             }
             Op::Pairings { names } => {
                 let rows: Vec<Pairing> = (1..=BOARDS as u32)
-                    .map(|board| Pairing {
-                        board,
-                        white: format!("White {names} {board}"),
-                        black: format!("Black {names} {board}"),
-                        white_fide: None,
-                        black_fide: None,
-                        white_elo: None,
-                        black_elo: None,
-                        white_title: None,
-                        black_title: None,
-                        white_fed: None,
-                        black_fed: None,
-                        white_start: None,
-                        black_start: None,
+                    .map(|board| {
+                        Pairing::new(
+                            board,
+                            &format!("White {names} {board}"),
+                            &format!("Black {names} {board}"),
+                        )
                     })
                     .collect();
                 self.store.import_pairings(1, &rows).unwrap();
