@@ -256,9 +256,8 @@ async fn spectators_follow(
         let resp = loop {
             match reqwest::get(format!("http://127.0.0.1:{http}/api/events")).await {
                 Ok(resp) => break resp,
-                Err(e) if tries < 200 => {
+                Err(_) if tries < 200 => {
                     tries += 1;
-                    let _ = e;
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 Err(e) => panic!("the event stream does not open: {e}"),

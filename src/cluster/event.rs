@@ -401,46 +401,35 @@ impl Shown {
         t: &ShownState,
         games: &mut HashMap<BoardId, ShownGame>,
     ) -> Result<(), StoreError> {
-        store.begin_read()?;
-        let shown = self.show_read(store, t, games);
-        let ended = store.end_read();
-        shown?;
-        ended
-    }
-
-    fn show_read(
-        &self,
-        store: &Store,
-        t: &ShownState,
-        games: &mut HashMap<BoardId, ShownGame>,
-    ) -> Result<(), StoreError> {
-        for &id in &t.boards {
-            for b in store.boards_shown(Some(id))? {
-                self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
+        store.in_snapshot(|store| {
+            for &id in &t.boards {
+                for b in store.boards_shown(Some(id))? {
+                    self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
+                }
             }
-        }
-        let retracted = store.retractions_count()?;
-        // Each game noted, if it is its board's newest.
-        let newest: HashMap<GameId, BoardId> = t.latest.iter().map(|(&b, &g)| (g, b)).collect();
-        for &id in &t.games {
-            let Some(&board) = newest.get(&id) else {
-                continue;
-            };
-            let kept = games.remove(&board).filter(|k| k.game.id == id);
-            let Some(shown) = store.game_shown_since(id, kept, retracted)? else {
-                continue;
-            };
-            let g = &shown.game;
-            let new_game = t.new_game.contains(&g.board);
-            self.hub.show_game(g, true, clock_at(g, now_ms()), new_game);
-            games.insert(board, shown);
-        }
-        for &(board, connected) in &t.links {
-            if let Some(b) = store.boards_shown(Some(board))?.first() {
-                self.link(&b.name, Some(connected));
+            let retracted = store.retractions_count()?;
+            // Each game noted, if it is its board's newest.
+            let newest: HashMap<GameId, BoardId> = t.latest.iter().map(|(&b, &g)| (g, b)).collect();
+            for &id in &t.games {
+                let Some(&board) = newest.get(&id) else {
+                    continue;
+                };
+                let kept = games.remove(&board).filter(|k| k.game.id == id);
+                let Some(shown) = store.game_shown_since(id, kept, retracted)? else {
+                    continue;
+                };
+                let g = &shown.game;
+                let new_game = t.new_game.contains(&g.board);
+                self.hub.show_game(g, true, clock_at(g, now_ms()), new_game);
+                games.insert(board, shown);
             }
-        }
-        Ok(())
+            for &(board, connected) in &t.links {
+                if let Some(b) = store.boards_shown(Some(board))?.first() {
+                    self.link(&b.name, Some(connected));
+                }
+            }
+            Ok(())
+        })
     }
 }
 

@@ -72,11 +72,14 @@ impl Fleet {
     /// Opens (creating and migrating) the database now. A relay started before recording calls
     /// this first, so that no request it answers meets a file whose schema is still being made.
     pub fn open_store(&mut self) -> anyhow::Result<()> {
-        let store =
-            Store::open(&self.db).with_context(|| format!("opening {}", self.db.display()))?;
-        self.store = Some(store);
+        self.store = Some(open_db(&self.db)?);
         Ok(())
     }
+}
+
+/// The database at `db`, opened (created and migrated if need be).
+fn open_db(db: &Path) -> anyhow::Result<Store> {
+    Store::open(db).with_context(|| format!("opening {}", db.display()))
 }
 
 /// Boards of `kind` on `ports`, numbered 1, 2, … in order, each named after its port.
@@ -157,7 +160,7 @@ pub async fn record_fleet(
     };
     let mut store = match store {
         Some(store) => store,
-        None => Store::open(&db).with_context(|| format!("opening {}", db.display()))?,
+        None => open_db(&db)?,
     };
     // A hall keeps every record in its outbox from before its first write on.
     let cluster = match cluster
