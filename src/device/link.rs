@@ -191,6 +191,16 @@ mod tests {
             .stdin(held)
             .spawn()
             .unwrap();
+        // `spawn` returns once the child has begun its exec, which is a moment before the
+        // kernel has set its command line (its name is there already): wait for it, as the
+        // vendor's app would long be running.
+        let cmdline = format!("/proc/{}/cmdline", holder.id());
+        for _ in 0..200 {
+            if std::fs::read(&cmdline).is_ok_and(|l| !l.is_empty()) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let refused = open(node, Link::Hid { write_gap_ms: 200 }).await;
         let _ = holder.kill();
         let _ = holder.wait();
