@@ -154,6 +154,44 @@ const NOT_HEX: u8 = 0xff;
 fn parse_hex_bytes(text: &[u8], line: usize, out: &mut Vec<u8>) -> Result<(), CaptureError> {
     // At most one byte for every two characters: the pushes below never reallocate.
     out.reserve(text.len() / 2 + 1);
+    if spaced_pairs(text, out) {
+        return Ok(());
+    }
+    hex_tokens(text, line, out)
+}
+
+/// The hex as boardscribe writes it, pairs of digits each followed by one space but the last
+/// (`86 00 43`), decoded three characters at a time into `out`: whether `text` was all of that
+/// form (else `out` is left as it was, for [`hex_tokens`] to read or refuse).
+fn spaced_pairs(text: &[u8], out: &mut Vec<u8>) -> bool {
+    if text.is_empty() || !(text.len() + 1).is_multiple_of(3) {
+        return false;
+    }
+    let kept = out.len();
+    // Every digit's value and every separator's mismatch are ORed in: NOT_HEX and a wrong
+    // separator set the high bits, which no digit has.
+    let mut bad = 0u8;
+    for pair in text.chunks(3) {
+        let (h, l) = (
+            HEX_VALUE[usize::from(pair[0])],
+            HEX_VALUE[usize::from(pair[1])],
+        );
+        bad |= h | l;
+        if let Some(&gap) = pair.get(2) {
+            bad |= if gap == b' ' { 0 } else { 0xf0 };
+        }
+        out.push((h << 4) | (l & 0x0f));
+    }
+    if bad & 0xf0 != 0 {
+        out.truncate(kept);
+        return false;
+    }
+    true
+}
+
+/// Appends the whitespace-separated two-digit hex bytes of `text` to `out`, in any spacing
+/// the format allows; the first token that is not two hex digits is the error.
+fn hex_tokens(text: &[u8], line: usize, out: &mut Vec<u8>) -> Result<(), CaptureError> {
     let mut rest = text;
     loop {
         match rest {
@@ -547,6 +585,22 @@ mod tests {
             );
             prop_assert_eq!(got, want, "{:?}", text);
             prop_assert_eq!(fast, general);
+        }
+    }
+
+    proptest! {
+        /// Hex as boardscribe writes it is read three characters at a time, and any text at
+        /// all (other spacing, odd digits, other bytes) reads as the token by token reading
+        /// reads it: the same bytes, or the same error.
+        #[test]
+        fn spaced_pairs_read_as_the_tokens_read(
+            text in "([0-9a-fA-F]{2} ){0,10}[0-9a-fA-F]{2}|[0-9a-fA-Fg \t\u{e9}]{0,30}",
+        ) {
+            let (mut fast, mut tokens) = (vec![7u8], vec![7u8]);
+            let got = format!("{:?}", parse_hex_bytes(text.as_bytes(), 3, &mut fast));
+            let want = format!("{:?}", hex_tokens(text.as_bytes(), 3, &mut tokens));
+            prop_assert_eq!(got, want, "{:?}", text);
+            prop_assert_eq!(fast, tokens, "{:?}", text);
         }
     }
 

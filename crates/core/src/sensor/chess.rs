@@ -129,8 +129,29 @@ impl ChessSensor {
     /// The reading in game squares for orientation `o`.
     pub fn reading(&self, o: Orientation) -> ChessReading {
         let mut r = [0u8; 64];
-        for (i, &code) in self.codes.iter().enumerate() {
-            r[game_square(i, o)] = code;
+        match o {
+            // Board numbering runs from a8 rank by rank: lying normally, its rows are the
+            // ranks from the eighth down; turned round, from the first up with each rank's
+            // files from h to a. Whole ranks are copied (the tracker reads the board this way
+            // on every change it compares).
+            Orientation::Normal | Orientation::Rotated => {
+                for (row, rank) in self.codes.chunks_exact(8).enumerate() {
+                    let (to, mut rank_codes) = match o {
+                        Orientation::Normal => (7 - row, [0u8; 8]),
+                        _ => (row, [0u8; 8]),
+                    };
+                    rank_codes.copy_from_slice(rank);
+                    if o == Orientation::Rotated {
+                        rank_codes.reverse();
+                    }
+                    r[to * 8..to * 8 + 8].copy_from_slice(&rank_codes);
+                }
+            }
+            Orientation::QuarterLeft | Orientation::QuarterRight => {
+                for (i, &code) in self.codes.iter().enumerate() {
+                    r[game_square(i, o)] = code;
+                }
+            }
         }
         ChessReading(r)
     }
@@ -143,5 +164,46 @@ impl ChessSensor {
             *code = reading.0[game_square(i, o)];
         }
         codes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// The reading copied rank by rank is the reading square by square, in every
+        /// orientation, and its key is the key kept up to date square by square.
+        #[test]
+        fn the_reading_puts_every_square_where_the_orientation_says(
+            codes in prop::array::uniform32(0u8..=16).prop_flat_map(|a| {
+                prop::array::uniform32(0u8..=16).prop_map(move |b| {
+                    let mut all = [0u8; 64];
+                    all[..32].copy_from_slice(&a);
+                    all[32..].copy_from_slice(&b);
+                    all
+                })
+            })
+        ) {
+            let mut sensor = ChessSensor::default();
+            sensor.set_all(&codes);
+            for o in [
+                Orientation::Normal,
+                Orientation::Rotated,
+                Orientation::QuarterLeft,
+                Orientation::QuarterRight,
+            ] {
+                let mut want = [0u8; 64];
+                for (i, &code) in codes.iter().enumerate() {
+                    want[game_square(i, o)] = code;
+                }
+                let reading = sensor.reading(o);
+                prop_assert_eq!(reading.0, want, "{:?}", o);
+                prop_assert_eq!(ChessGame::reading_key(&reading), sensor.key(o));
+                prop_assert_eq!(ChessSensor::codes_showing(&reading, o), codes);
+            }
+        }
     }
 }

@@ -273,9 +273,18 @@ impl GameKind for ChessGame {
     }
 
     fn reading(pos: &Chess) -> ChessReading {
+        // Piece by piece through the board's bitboards (the tracker reads the expected board
+        // of every move it compares): each occupied square is written once.
+        let board = pos.board();
         let mut r = [0u8; 64];
-        for (sq, p) in pos.board().iter() {
-            r[sq as usize] = piece_code(p);
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = role.of(color);
+                let code = piece_code(piece);
+                for sq in board.by_piece(piece) {
+                    r[sq as usize] = code;
+                }
+            }
         }
         ChessReading(r)
     }
@@ -577,6 +586,29 @@ mod tests {
         assert!(matches!(castle, Move::Castle { .. }));
         assert!(ChessGame::continues(&mv(&pos, "h1f1"), &castle));
         assert!(!ChessGame::continues(&mv(&pos, "a1d1"), &castle));
+    }
+
+    /// The reading names every square's piece as the board has it (empty squares 0), in
+    /// positions with every kind of piece on both sides and promoted pieces.
+    #[test]
+    fn the_reading_is_the_board_square_by_square() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/pppq1ppp/2n2n2/3pp3/1b1PP3/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 8",
+            "QQ2k3/1P6/8/8/8/8/q5p1/4K2R b K - 0 1",
+            "8/8/8/8/8/8/8/K6k w - - 0 1",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            let reading = ChessGame::reading(&pos);
+            for sq in Square::ALL {
+                let want = pos.board().piece_at(sq).map_or(code::EMPTY, piece_code);
+                assert_eq!(reading.0[sq as usize], want, "{fen} {sq}");
+            }
+        }
     }
 
     #[test]
