@@ -222,9 +222,31 @@ pub trait Board: 'static {
         layout: ClockLayout,
         at: Millis,
         frame: Self::Frame,
-    ) -> Vec<(Millis, Self::Frame)> {
+    ) -> Split<Self::Frame> {
         let _ = (sensor, layout);
-        vec![(at, frame)]
+        Split::Itself(at, frame)
+    }
+}
+
+/// What [`Board::split`] makes of one decoded frame: the frame itself at its time (nearly
+/// every frame: no list made for it), or the frames it stands for, in order.
+#[derive(Debug)]
+pub enum Split<F> {
+    Itself(Millis, F),
+    Frames(Vec<(Millis, F)>),
+}
+
+impl<F> IntoIterator for Split<F> {
+    type Item = (Millis, F);
+    type IntoIter =
+        std::iter::Chain<std::option::IntoIter<(Millis, F)>, std::vec::IntoIter<(Millis, F)>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        let (one, many) = match self {
+            Split::Itself(at, frame) => (Some((at, frame)), Vec::new()),
+            Split::Frames(frames) => (None, frames),
+        };
+        one.into_iter().chain(many)
     }
 }
 
@@ -770,8 +792,13 @@ impl<B: Board> Pipeline<B> {
     /// One decoded frame, split into the frames it stands for ([`Board::split`]), into the
     /// sensor state and the tracker (what `feed` does per frame).
     pub fn feed_split(&mut self, at: Millis, frame: B::Frame) {
-        for (t, f) in B::split(&mut self.sensor, self.clock_layout, at, frame) {
-            self.feed_frame(t.max(self.latest), f);
+        match B::split(&mut self.sensor, self.clock_layout, at, frame) {
+            Split::Itself(t, f) => self.feed_frame(t.max(self.latest), f),
+            Split::Frames(frames) => {
+                for (t, f) in frames {
+                    self.feed_frame(t.max(self.latest), f);
+                }
+            }
         }
     }
 

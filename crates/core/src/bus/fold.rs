@@ -21,7 +21,7 @@ use crate::{
     },
     kind::{BoardKind, Link, SerialSettings},
     memory::{self, Continuation, MemoryError, Recording},
-    pipeline::{Applied, Board, Dgt, Notice},
+    pipeline::{Applied, Board, Dgt, Notice, Split},
     protocol::dgt::{
         BoardDump, BusReply, BwTime, ClockTime, EeTag, EeToken, Frame, Mode, bus_id,
         parse_ee_tokens, status,
@@ -291,17 +291,17 @@ impl Board for DgtBus {
         layout: ClockLayout,
         at: Millis,
         frame: Frame,
-    ) -> Vec<(Millis, Frame)> {
+    ) -> Split<Frame> {
         let reply = match frame {
             // The board's log since the game began: read as its memory, whole.
             Frame::Bus(reply) if reply.checksum_ok && reply.id.0 == bus_id::FROM_START => {
-                return vec![(at, Frame::Bus(reply))];
+                return Split::Itself(at, Frame::Bus(reply));
             }
             Frame::Bus(reply) if reply.checksum_ok => reply,
-            Frame::Bus(_) => return Vec::new(),
+            Frame::Bus(_) => return Split::Frames(Vec::new()),
             other => {
                 sensor.applied_at = sensor.applied_at.max(at);
-                return vec![(at, other)];
+                return Split::Itself(at, other);
             }
         };
         let read = matches!(reply.id.0, bus_id::UPDATE | bus_id::BRD_DUMP);
@@ -323,7 +323,7 @@ impl Board for DgtBus {
             })
             .collect();
         sensor.applied_at = sensor.applied_at.max(out.last().map_or(since, |(t, _)| *t));
-        out
+        Split::Frames(out)
     }
 }
 

@@ -115,6 +115,52 @@ pub fn zobrist(sq: usize, code: u8) -> u64 {
     ZOBRIST[sq & 63][usize::from(code).min(CODES - 1)]
 }
 
+/// The key contribution of `role` of `color` on `sq`: [`zobrist`] of its [`piece_code`], read
+/// from a table by colour and role (a successor's key is three or four of these).
+#[inline]
+fn piece_key(color: Color, role: Role, sq: Square) -> u64 {
+    PIECE_KEYS[color as usize][role as usize][sq as usize]
+}
+
+/// [`piece_key`]'s table: by colour (shakmaty's order: Black 0, White 1), role (pawn = 1 ...
+/// king = 6; 0 unused) and square.
+static PIECE_KEYS: [[[u64; 64]; 7]; 2] = piece_keys();
+
+const fn piece_keys() -> [[[u64; 64]; 7]; 2] {
+    // Codes by shakmaty's role discriminant (pawn = 1 ... king = 6), White's; Black's are 6 more.
+    const WHITE: [u8; 7] = [
+        code::EMPTY,
+        code::WPAWN,
+        code::WKNIGHT,
+        code::WBISHOP,
+        code::WROOK,
+        code::WQUEEN,
+        code::WKING,
+    ];
+    let keys = zobrist_table();
+    let mut table = [[[0u64; 64]; 7]; 2];
+    let mut color = 0;
+    while color < 2 {
+        let mut role = 1;
+        while role < 7 {
+            // shakmaty: Color::Black = 0, Color::White = 1.
+            let code = if color == 1 {
+                WHITE[role]
+            } else {
+                WHITE[role] + 6
+            };
+            let mut sq = 0;
+            while sq < 64 {
+                table[color][role][sq] = keys[sq][code as usize];
+                sq += 1;
+            }
+            role += 1;
+        }
+        color += 1;
+    }
+    table
+}
+
 /// The square code ([`code`]) of a piece.
 #[inline]
 pub fn piece_code(p: Piece) -> u8 {
@@ -210,11 +256,11 @@ fn key_after(us: Color, parent_key: u64, m: &Move) -> u64 {
             to,
             promotion,
         } => {
-            k ^= zobrist(from as usize, piece_code(role.of(us)));
+            k ^= piece_key(us, role, from);
             if let Some(c) = capture {
-                k ^= zobrist(to as usize, piece_code(c.of(!us)));
+                k ^= piece_key(!us, c, to);
             }
-            k ^= zobrist(to as usize, piece_code(promotion.unwrap_or(role).of(us)));
+            k ^= piece_key(us, promotion.unwrap_or(role), to);
         }
         Move::EnPassant { from, to } => {
             let pawn = piece_code(Role::Pawn.of(us));
@@ -607,6 +653,20 @@ mod tests {
             for sq in Square::ALL {
                 let want = pos.board().piece_at(sq).map_or(code::EMPTY, piece_code);
                 assert_eq!(reading.0[sq as usize], want, "{fen} {sq}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_pieces_key_is_its_codes_key() {
+        for color in Color::ALL {
+            for role in Role::ALL {
+                for sq in Square::ALL {
+                    assert_eq!(
+                        piece_key(color, role, sq),
+                        zobrist(sq as usize, piece_code(role.of(color)))
+                    );
+                }
             }
         }
     }
