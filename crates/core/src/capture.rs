@@ -164,24 +164,31 @@ fn parse_hex_bytes(text: &[u8], line: usize, out: &mut Vec<u8>) -> Result<(), Ca
 /// (`86 00 43`), decoded three characters at a time into `out`: whether `text` was all of that
 /// form (else `out` is left as it was, for [`hex_tokens`] to read or refuse).
 fn spaced_pairs(text: &[u8], out: &mut Vec<u8>) -> bool {
-    if text.is_empty() || !(text.len() + 1).is_multiple_of(3) {
+    if text.len() < 2 || !(text.len() + 1).is_multiple_of(3) {
         return false;
     }
     let kept = out.len();
+    let (spaced, [h, l]) = text.split_at(text.len() - 2) else {
+        return false;
+    };
+    out.resize(kept + spaced.len() / 3 + 1, 0);
+    let Some((last, bytes)) = out[kept..].split_last_mut() else {
+        return false;
+    };
     // Every digit's value and every separator's mismatch are ORed in: NOT_HEX and a wrong
     // separator set the high bits, which no digit has.
     let mut bad = 0u8;
-    for pair in text.chunks(3) {
+    for (byte, pair) in bytes.iter_mut().zip(spaced.chunks_exact(3)) {
         let (h, l) = (
             HEX_VALUE[usize::from(pair[0])],
             HEX_VALUE[usize::from(pair[1])],
         );
-        bad |= h | l;
-        if let Some(&gap) = pair.get(2) {
-            bad |= if gap == b' ' { 0 } else { 0xf0 };
-        }
-        out.push((h << 4) | (l & 0x0f));
+        bad |= h | l | if pair[2] == b' ' { 0 } else { 0xf0 };
+        *byte = (h << 4) | (l & 0x0f);
     }
+    let (h, l) = (HEX_VALUE[usize::from(*h)], HEX_VALUE[usize::from(*l)]);
+    bad |= h | l;
+    *last = (h << 4) | (l & 0x0f);
     if bad & 0xf0 != 0 {
         out.truncate(kept);
         return false;
