@@ -498,9 +498,10 @@ async fn three_rounds_each_in_its_own_lichess_round_with_a_game_of_round_1_still
             "{round}: a togyz game was pushed"
         );
     }
-    // Pushes per game: a push changes a game only with a move, or its result (the clocks are
-    // those of its last move: nothing between moves is pushed).
+    // Pushes per game: a push changes a game only with its pairing, its start, a move, or its
+    // result (the clocks are those of its last move: nothing between moves is pushed).
     let mut per_game: BTreeMap<String, usize> = BTreeMap::new();
+    let mut versions: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for bodies in lila.bodies.values() {
         let mut last: HashMap<String, String> = HashMap::new();
         for body in bodies {
@@ -514,6 +515,16 @@ async fn three_rounds_each_in_its_own_lichess_round_with_a_game_of_round_1_still
                 };
                 if last.get(id) != Some(&text.to_owned()) {
                     *per_game.entry(id.to_owned()).or_default() += 1;
+                    // Each version by its moves (one [%clk] each) and its result.
+                    let result = text
+                        .split("Result \"")
+                        .nth(1)
+                        .and_then(|t| t.split('"').next())
+                        .unwrap_or("?");
+                    versions
+                        .entry(id.to_owned())
+                        .or_default()
+                        .push(format!("{}{result}", text.matches("[%clk").count()));
                     last.insert(id.to_owned(), text.to_owned());
                 }
             }
@@ -522,16 +533,19 @@ async fn three_rounds_each_in_its_own_lichess_round_with_a_game_of_round_1_still
     for p in &played {
         let id = format!("r{}b{}", p.round, p.board);
         let changed = per_game.get(&id).copied().unwrap_or(0);
-        // Its start, each move and its result, at most; commits of several plies make fewer.
+        // Its pairing shown from the round's start, its start, each move and its result, at
+        // most; commits of several plies (or a push that comes after two of these) make fewer.
         assert!(
-            changed <= p.moves.len() + 2,
-            "{id}: {changed} pushes changed it, for {} moves and a result",
-            p.moves.len()
+            changed <= p.moves.len() + 3,
+            "{id}: {changed} pushes changed it, for {} moves and a result: its versions by \
+             moves and result {:?}",
+            p.moves.len(),
+            versions.get(&id)
         );
     }
     eprintln!(
         "lichess rounds: 9 games over 3 rounds, {pushes} pushes ({:?} per round); pushes that \
-         changed each game: {per_game:?}",
+         changed each game: {per_game:?}; each game's versions by moves and result: {versions:?}",
         ROUND_IDS.map(|id| lila.bodies.get(id).map_or(0, Vec::len))
     );
 }
