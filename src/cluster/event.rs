@@ -4,16 +4,18 @@
 //! shows what it already holds on the live page, starts the relay (round PGN in slices, the
 //! page, folders, Lichess, the delay) and follows each hall of `[cluster] halls` ([`follow`]):
 //! a durable consumer on the hall's stream, set to start right after the last record the
-//! database holds of that hall, batches what arrives, applies it in one transaction
-//! ([`Store::apply_hall_records`]: exactly once, in order), acknowledges it, then shows the
-//! games it touched and bumps the change signal the folder and Lichess follow. Any failure
-//! drops the consumer and starts it again from the database's position: the database, not the
-//! broker, says what was applied. Beside them it hears the halls' statuses and keeps the
+//! database holds of that hall, hands what arrives to the one [`Applier`] of every hall, which
+//! applies what all the halls handed it, at most every [`LINGER`], in one transaction
+//! ([`Store::apply_halls`]: each hall's records exactly once, in order), notes the games they
+//! touched for the page and bumps the change signal the folder and Lichess follow; each
+//! follower then acknowledges what its hall's result says was taken. Any failure drops the
+//! consumer and starts it again from the database's position: the database, not the broker,
+//! says what was applied. Beside them it hears the halls' statuses and keeps the
 //! halls' faults as alerts on the arbiter's console ([`super::health`]: a hall silent or
 //! stalled, an outbox growing, a board number two halls use).
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, VecDeque},
     path::PathBuf,
     sync::{Arc, Mutex},
     time::Duration,
@@ -25,7 +27,10 @@ use async_nats::jetstream::{
     consumer::{AckPolicy, DeliverPolicy, pull},
 };
 use futures_util::{FutureExt as _, StreamExt as _};
-use tokio::{sync::watch, task::JoinSet};
+use tokio::{
+    sync::{Notify, mpsc, watch},
+    task::JoinSet,
+};
 use tracing::{Instrument as _, error, info, info_span, warn};
 
 use super::{
@@ -46,11 +51,11 @@ use crate::{
     },
 };
 
-/// The most records applied in one transaction.
+/// The most records of one hall applied in one transaction.
 const BATCH: usize = 512;
 
-/// How long a batch waits for more records after its first, at most: a record reaches the
-/// event node's database this much later at worst, and a busy hall's records share commits.
+/// How often the applier commits, at most: what every hall hands it meanwhile shares one
+/// transaction and one commit, and a record waits this much at worst before it is applied.
 const LINGER: Duration = Duration::from_millis(30);
 
 /// How long a delivered record may wait for its acknowledgement before the broker sends it
@@ -210,15 +215,30 @@ async fn run(
             .clone()
             .follow(config.database.clone(), stop_rx.clone()),
     );
-    for hall in &cluster.halls {
+    let applier = Applier::new(&cluster.halls);
+    halls.spawn(
+        applier
+            .clone()
+            .run(
+                ApplyTo {
+                    store: store.clone(),
+                    shown: shown.clone(),
+                    changes: changes.clone(),
+                    numbers: health.numbers.clone(),
+                },
+                stop_rx.clone(),
+            )
+            .instrument(info_span!("applier")),
+    );
+    for (slot, hall) in cluster.halls.iter().enumerate() {
         let follower = Follower {
             hall: hall.clone(),
+            slot,
             replicas: cluster.replicas,
             js: js.clone(),
             store: store.clone(),
-            shown: shown.clone(),
+            applier: applier.clone(),
             metrics: metrics.clone(),
-            changes: changes.clone(),
             health: health.clone(),
         };
         let span = info_span!("hall", hall = %hall);
@@ -436,13 +456,235 @@ impl Shown {
 /// One hall's follower and what it shares with the others.
 struct Follower {
     hall: String,
+    /// Its place in the applier's queues.
+    slot: usize,
     replicas: usize,
     js: jetstream::Context,
     store: Arc<Mutex<Store>>,
-    shown: Shown,
+    applier: Applier,
     metrics: Arc<Metrics>,
-    changes: Arc<watch::Sender<u64>>,
     health: Health,
+}
+
+/// The one applier of every hall's records: each follower queues its hall's records as they
+/// arrive ([`Applier::queue`]); at most every [`LINGER`], the applier takes what every hall
+/// queued (up to [`BATCH`] records of each), applies it in one transaction and one commit
+/// ([`Store::apply_halls`]) and hands each follower its hall's result ([`HallOutcome`]).
+#[derive(Clone)]
+struct Applier {
+    shared: Arc<ApplierShared>,
+}
+
+struct ApplierShared {
+    /// One per hall, by the follower's slot.
+    queues: Mutex<Vec<HallQueue>>,
+    /// Records were queued.
+    queued: Notify,
+}
+
+/// One hall's records waiting for the applier.
+struct HallQueue {
+    hall: String,
+    /// In the hall's stream order.
+    records: Vec<Incoming>,
+    /// Where the results go: the follower's current consumer (none before its first).
+    results: Option<mpsc::UnboundedSender<HallOutcome>>,
+}
+
+/// What the applier did with the oldest `sent` records a follower queued and has not had an
+/// answer for.
+struct HallOutcome {
+    sent: usize,
+    result: Result<Applied, FollowError>,
+}
+
+/// What the applier applies to: the database, and what follows it.
+struct ApplyTo {
+    store: Arc<Mutex<Store>>,
+    shown: Shown,
+    changes: Arc<watch::Sender<u64>>,
+    /// The boards kept without their hall's number ([`Health::numbers`]).
+    numbers: Arc<Mutex<Vec<NumberRefused>>>,
+}
+
+impl Applier {
+    fn new(halls: &[String]) -> Applier {
+        let queues = halls
+            .iter()
+            .map(|hall| HallQueue {
+                hall: hall.clone(),
+                records: Vec::new(),
+                results: None,
+            })
+            .collect();
+        Applier {
+            shared: Arc::new(ApplierShared {
+                queues: Mutex::new(queues),
+                queued: Notify::new(),
+            }),
+        }
+    }
+
+    fn queues(&self) -> std::sync::MutexGuard<'_, Vec<HallQueue>> {
+        self.shared.queues.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A new consumer of hall `slot`: what an earlier one queued is dropped, and the answers
+    /// for what the applier took of it go nowhere (the database's position says what it did).
+    fn session(&self, slot: usize) -> mpsc::UnboundedReceiver<HallOutcome> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if let Some(q) = self.queues().get_mut(slot) {
+            q.records.clear();
+            q.results = Some(tx);
+        }
+        rx
+    }
+
+    /// Hall `slot`'s consumer stopped: what it queued is dropped, and what the applier took of
+    /// it is answered to no one.
+    fn forget(&self, slot: usize) {
+        if let Some(q) = self.queues().get_mut(slot) {
+            q.records.clear();
+            q.results = None;
+        }
+    }
+
+    /// Queues hall `slot`'s `records`, which follow what it queued before.
+    fn queue(&self, slot: usize, records: Vec<Incoming>) {
+        if let Some(q) = self.queues().get_mut(slot) {
+            q.records.extend(records);
+        }
+        self.shared.queued.notify_one();
+    }
+
+    /// Every hall's queued records (up to [`BATCH`] of each), and where each hall's result
+    /// goes.
+    fn take(&self) -> Taken {
+        let mut more = false;
+        let mut taken = Taken {
+            batches: Vec::new(),
+            answers: Vec::new(),
+        };
+        for q in self.queues().iter_mut() {
+            let Some(answer) = q.results.clone().filter(|_| !q.records.is_empty()) else {
+                continue;
+            };
+            let records: Vec<Incoming> = if q.records.len() <= BATCH {
+                std::mem::take(&mut q.records)
+            } else {
+                more = true;
+                q.records.drain(..BATCH).collect()
+            };
+            taken.answers.push((records.len(), answer));
+            taken.batches.push((q.hall.clone(), records));
+        }
+        if more {
+            self.shared.queued.notify_one();
+        }
+        taken
+    }
+
+    /// Applies what the followers queue, at most every [`LINGER`], until `stop`.
+    async fn run(self, to: ApplyTo, mut stop: watch::Receiver<bool>) {
+        let to = Arc::new(to);
+        let mut last: Option<tokio::time::Instant> = None;
+        loop {
+            tokio::select! {
+                _ = self.shared.queued.notified() => {}
+                _ = stop.wait_for(|s| *s) => return,
+            }
+            if let Some(last) = last {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(last + LINGER) => {}
+                    _ = stop.wait_for(|s| *s) => return,
+                }
+            }
+            let Taken { batches, answers } = self.take();
+            if batches.is_empty() {
+                continue;
+            }
+            last = Some(tokio::time::Instant::now());
+            let applying = to.clone();
+            let results = tokio::task::spawn_blocking(move || applying.apply(&batches))
+                .await
+                .unwrap_or_else(|e| {
+                    error!(cause = %e, "the applier failed");
+                    let why = format!("the applier failed: {e}");
+                    answers
+                        .iter()
+                        .map(|_| Err(FollowError::Consumer(why.clone())))
+                        .collect()
+                });
+            if results
+                .iter()
+                .any(|r| r.as_ref().is_ok_and(|a| a.applied > 0))
+            {
+                to.changes.send_modify(|v| *v += 1);
+            }
+            for ((sent, answer), result) in answers.into_iter().zip(results) {
+                // A follower gone (its consumer started again) reads the database's position.
+                let _ignored_if_gone = answer.send(HallOutcome { sent, result });
+            }
+        }
+    }
+}
+
+/// What the applier took: each hall's records, and where its result goes with how many
+/// records it answers for.
+struct Taken {
+    batches: Vec<(String, Vec<Incoming>)>,
+    answers: Vec<(usize, mpsc::UnboundedSender<HallOutcome>)>,
+}
+
+impl ApplyTo {
+    /// Applies `batches` in one transaction and notes what they changed: each hall's result.
+    fn apply(&self, batches: &[(String, Vec<Incoming>)]) -> Vec<Result<Applied, FollowError>> {
+        let halls: Vec<(&str, &[Incoming])> = batches
+            .iter()
+            .map(|(hall, records)| (hall.as_str(), records.as_slice()))
+            .collect();
+        let mut s = lock(&self.store);
+        let results = match s.apply_halls(&halls, now_ms()) {
+            Ok(results) => results,
+            Err(e) => {
+                let e = Arc::new(e);
+                return batches
+                    .iter()
+                    .map(|_| Err(FollowError::Transaction(e.clone())))
+                    .collect();
+            }
+        };
+        let mut boards = false;
+        for applied in results.iter().flatten() {
+            self.shown.note(applied);
+            boards |= !applied.boards.is_empty();
+        }
+        let refused = if boards {
+            s.numbers_refused().map_err(Arc::new)
+        } else {
+            Ok(Vec::new())
+        };
+        match refused {
+            Ok(refused) if boards => {
+                *self.numbers.lock().unwrap_or_else(|p| p.into_inner()) = refused;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                // As a hall's batch that changed boards and failed: its follower starts again.
+                return results
+                    .into_iter()
+                    .map(|r| match r {
+                        Ok(a) if !a.boards.is_empty() => Err(FollowError::Transaction(e.clone())),
+                        r => r.map_err(FollowError::from),
+                    })
+                    .collect();
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.map_err(FollowError::from))
+            .collect()
+    }
 }
 
 /// The halls' health: what the followers and the halls' statuses say, as alerts for the
@@ -522,6 +764,7 @@ async fn follow(f: Follower, mut stop: watch::Receiver<bool>) {
             r = consume(&f) => r,
             _ = stop.wait_for(|s| *s) => return,
         };
+        f.applier.forget(f.slot);
         let why = match result {
             Ok(()) => "the consumer's messages ended".to_owned(),
             Err(e) => e.to_string(),
@@ -548,11 +791,19 @@ enum FollowError {
     Consumer(String),
     #[error("{0}")]
     Refused(String),
+    /// What failed every hall's records of one transaction (its commit), or after it.
+    #[error("applying the halls' records: {0}")]
+    Transaction(Arc<StoreError>),
+    #[error("the applier of the halls' records stopped")]
+    ApplierGone,
 }
 
 /// Runs hall `f.hall`'s durable consumer from the database's position until it fails.
 async fn consume(f: &Follower) -> Result<(), FollowError> {
     let stream = hall_stream(&f.js, &f.hall, f.replicas).await?;
+    // Before the position is read: what an earlier consumer queued is applied before it, or
+    // not at all.
+    let mut results = f.applier.session(f.slot);
     let position = {
         let store = f.store.clone();
         let hall = f.hall.clone();
@@ -566,113 +817,128 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
         .messages()
         .await
         .map_err(|e| FollowError::Consumer(e.to_string()))?;
+    // Queued and not answered yet, in order: each message with the records pending behind it.
+    let mut waiting: VecDeque<(jetstream::Message, u64)> = VecDeque::new();
     loop {
-        let Some(first) = messages.next().await else {
-            return Ok(());
-        };
-        let mut batch = vec![first.map_err(|e| FollowError::Consumer(e.to_string()))?];
-        // What else arrives within LINGER joins the batch: one transaction, one commit and one
-        // page update for all of it.
-        let until = tokio::time::Instant::now() + LINGER;
-        while batch.len() < BATCH {
-            let next = match messages.next().now_or_never() {
-                Some(next) => next,
-                None => match tokio::time::timeout_at(until, messages.next()).await {
-                    Ok(next) => next,
-                    Err(_) => break,
-                },
-            };
-            match next {
-                Some(m) => batch.push(m.map_err(|e| FollowError::Consumer(e.to_string()))?),
-                None => break,
+        tokio::select! {
+            next = messages.next() => {
+                let Some(mut next) = next else {
+                    return Ok(());
+                };
+                // With whatever else has arrived: queued together.
+                let mut incoming = Vec::new();
+                let mut ended = false;
+                loop {
+                    let m = next.map_err(|e| FollowError::Consumer(e.to_string()))?;
+                    let (record, pending) = read_message(f, &m)?;
+                    incoming.push(record);
+                    waiting.push_back((m, pending));
+                    if incoming.len() >= BATCH {
+                        break;
+                    }
+                    match messages.next().now_or_never() {
+                        Some(Some(m)) => next = m,
+                        Some(None) => {
+                            ended = true;
+                            break;
+                        }
+                        None => break,
+                    }
+                }
+                f.applier.queue(f.slot, incoming);
+                if ended {
+                    return Ok(());
+                }
             }
-        }
-        let mut incoming = Vec::with_capacity(batch.len());
-        let mut pending = 0;
-        for m in &batch {
-            let info = m.info().map_err(|e| FollowError::Consumer(e.to_string()))?;
-            pending = info.pending;
-            let stream_seq = info.stream_sequence;
-            let envelope: Envelope = serde_json::from_slice(&m.payload).map_err(|e| {
-                FollowError::Refused(format!(
-                    "hall {}: stream message {stream_seq} is not a boardscribe record this event \
-                     node reads (a newer hall than this event node?): {e}",
-                    f.hall
-                ))
-            })?;
-            incoming.push(Incoming {
-                envelope,
-                stream_seq,
-            });
-        }
-        let store = f.store.clone();
-        let hall = f.hall.clone();
-        let shown = f.shown.clone();
-        let numbers = f.health.numbers.clone();
-        let applied = tokio::task::spawn_blocking(move || {
-            let mut s = lock(&store);
-            let applied = s.apply_hall_records(&hall, &incoming, now_ms())?;
-            shown.note(&applied);
-            if !applied.boards.is_empty() {
-                let refused = s.numbers_refused()?;
-                *numbers.lock().unwrap_or_else(|p| p.into_inner()) = refused;
+            outcome = results.recv() => {
+                let Some(outcome) = outcome else {
+                    return Err(FollowError::ApplierGone);
+                };
+                answered(f, outcome, &mut waiting).await?;
             }
-            Ok::<_, StoreError>(applied)
-        })
-        .await
-        .map_err(|e| FollowError::Consumer(e.to_string()))??;
-        let taken = applied.applied + applied.skipped + applied.superseded;
-        if taken > 0 {
-            // Acknowledges every message up to the last one taken (AckPolicy::All).
-            batch[taken - 1]
-                .ack()
-                .await
-                .map_err(|e| FollowError::Consumer(e.to_string()))?;
-        }
-        for w in &applied.warnings {
-            warn!(hall = %f.hall, "{w}");
-        }
-        if applied.superseded > 0 {
-            info!(
-                hall = %f.hall,
-                records = applied.superseded,
-                "passed over: a republished copy of the hall's database brought them already"
-            );
-        }
-        if applied.applied > 0 {
-            f.changes.send_modify(|v| *v += 1);
-        }
-        let now = now_ms();
-        f.metrics.hall(&f.hall, |g| {
-            g.applied += applied.applied as u64;
-            g.lag_records = Some(if applied.refused.is_some() {
-                pending + (batch.len() - taken) as u64
-            } else {
-                pending
-            });
-            if let Some(p) = &applied.position {
-                g.latency_ms = Some(p.applied_at_ms.saturating_sub(p.at_ms));
-                g.lag_ms = Some(if pending > 0 {
-                    now.saturating_sub(p.at_ms)
-                } else {
-                    0
-                });
-            }
-            g.stalled = applied.refused.as_ref().map(ToString::to_string);
-        });
-        match &applied.refused {
-            Some(refused) => f
-                .health
-                .watch()
-                .refused(&f.hall, refused.to_string(), now_ms()),
-            None if applied.applied > 0 => f.health.watch().applied(&f.hall),
-            None => {}
-        }
-        if let Some(refused) = applied.refused {
-            error!(hall = %f.hall, cause = %refused, "the hall's records stop here");
-            return Err(FollowError::Refused(refused.to_string()));
         }
     }
+}
+
+/// A delivered message's record, and how many of the hall's records are pending behind it.
+fn read_message(f: &Follower, m: &jetstream::Message) -> Result<(Incoming, u64), FollowError> {
+    let info = m.info().map_err(|e| FollowError::Consumer(e.to_string()))?;
+    let (pending, stream_seq) = (info.pending, info.stream_sequence);
+    let envelope: Envelope = serde_json::from_slice(&m.payload).map_err(|e| {
+        FollowError::Refused(format!(
+            "hall {}: stream message {stream_seq} is not a boardscribe record this event node \
+             reads (a newer hall than this event node?): {e}",
+            f.hall
+        ))
+    })?;
+    Ok((
+        Incoming {
+            envelope,
+            stream_seq,
+        },
+        pending,
+    ))
+}
+
+/// What the applier did with the oldest of `waiting`: acknowledged up to the last record
+/// taken, and said (metrics, the halls' health, the log).
+async fn answered(
+    f: &Follower,
+    outcome: HallOutcome,
+    waiting: &mut VecDeque<(jetstream::Message, u64)>,
+) -> Result<(), FollowError> {
+    let sent = outcome.sent.min(waiting.len());
+    let batch: Vec<(jetstream::Message, u64)> = waiting.drain(..sent).collect();
+    let applied = outcome.result?;
+    let taken = applied.applied + applied.skipped + applied.superseded;
+    if let Some((last, _)) = taken.checked_sub(1).and_then(|i| batch.get(i)) {
+        // Acknowledges every message up to the last one taken (AckPolicy::All).
+        last.ack()
+            .await
+            .map_err(|e| FollowError::Consumer(e.to_string()))?;
+    }
+    let pending = batch.last().map_or(0, |(_, pending)| *pending);
+    for w in &applied.warnings {
+        warn!(hall = %f.hall, "{w}");
+    }
+    if applied.superseded > 0 {
+        info!(
+            hall = %f.hall,
+            records = applied.superseded,
+            "passed over: a republished copy of the hall's database brought them already"
+        );
+    }
+    let now = now_ms();
+    f.metrics.hall(&f.hall, |g| {
+        g.applied += applied.applied as u64;
+        g.lag_records = Some(if applied.refused.is_some() {
+            pending + batch.len().saturating_sub(taken) as u64
+        } else {
+            pending
+        });
+        if let Some(p) = &applied.position {
+            g.latency_ms = Some(p.applied_at_ms.saturating_sub(p.at_ms));
+            g.lag_ms = Some(if pending > 0 {
+                now.saturating_sub(p.at_ms)
+            } else {
+                0
+            });
+        }
+        g.stalled = applied.refused.as_ref().map(ToString::to_string);
+    });
+    match &applied.refused {
+        Some(refused) => f
+            .health
+            .watch()
+            .refused(&f.hall, refused.to_string(), now_ms()),
+        None if applied.applied > 0 => f.health.watch().applied(&f.hall),
+        None => {}
+    }
+    if let Some(refused) = applied.refused {
+        error!(hall = %f.hall, cause = %refused, "the hall's records stop here");
+        return Err(FollowError::Refused(refused.to_string()));
+    }
+    Ok(())
 }
 
 /// The hall's durable consumer, set to deliver what follows stream message `after` (0: from

@@ -278,7 +278,11 @@ impl Store {
         kept: Option<ShownGame>,
         retracted: u64,
     ) -> Result<Option<ShownGame>, StoreError> {
-        // One snapshot for the header, the ids and the moves, inside a transaction or not.
+        // One snapshot for the header, the ids and the moves: the caller's transaction, or a
+        // savepoint of its own.
+        if !self.conn.is_autocommit() {
+            return self.read_shown_since(id, kept, retracted);
+        }
         self.conn.execute_batch("SAVEPOINT shown_since")?;
         let read = self.read_shown_since(id, kept, retracted);
         let released = self.conn.execute_batch("RELEASE shown_since");

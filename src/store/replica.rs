@@ -319,39 +319,50 @@ impl Store {
     }
 
     /// Applies several halls' records in one transaction and one commit, at `now_ms`: each
-    /// hall's `(hall, records)` as [`Store::apply_hall_records`] applies them, inside a
-    /// savepoint of its own, so that a hall whose batch fails (its `Err`) leaves nothing of it
-    /// and the other halls' batches are kept; a refused record stops only its hall. The outer
-    /// error (the commit, or a failure SQLite rolled the whole transaction back for) means that
-    /// nothing of any hall was applied.
+    /// hall's `(hall, records)` as [`Store::apply_hall_records`] applies them, one hall after
+    /// the other. A refused record stops only its hall. A hall whose batch fails (its `Err`: an
+    /// error of SQLite's, not a refusal) leaves nothing of it: the transaction is rolled back
+    /// and the other halls' batches applied again without it, as if it had not been there
+    /// (never in the common case, where nothing fails; a savepoint per hall instead cost every
+    /// transaction its statement journal). The outer error (the commit, or beginning the
+    /// transaction) means that nothing of any hall was applied.
     pub fn apply_halls(
         &mut self,
         batches: &[(&str, &[Incoming])],
         now_ms: u64,
     ) -> Result<Vec<Result<Applied, StoreError>>, StoreError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut out = Vec::with_capacity(batches.len());
-        for &(hall, records) in batches {
-            tx.prepare_cached("SAVEPOINT hall_batch")?.execute([])?;
-            match apply_records(&tx, hall, records, now_ms) {
-                Ok(applied) => {
-                    tx.prepare_cached("RELEASE hall_batch")?.execute([])?;
-                    out.push(Ok(applied));
+        let mut failed: Vec<Option<StoreError>> = batches.iter().map(|_| None).collect();
+        'attempt: loop {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut done: Vec<Option<Applied>> = Vec::with_capacity(batches.len());
+            for (i, &(hall, records)) in batches.iter().enumerate() {
+                if failed[i].is_some() {
+                    done.push(None);
+                    continue;
                 }
-                // SQLite ended the transaction itself (a full disk, an I/O error): what the
-                // halls before this one applied is gone with it.
-                Err(e) if tx.is_autocommit() => return Err(e),
-                Err(e) => {
-                    tx.prepare_cached("ROLLBACK TO hall_batch")?.execute([])?;
-                    tx.prepare_cached("RELEASE hall_batch")?.execute([])?;
-                    out.push(Err(e));
+                match apply_records(&tx, hall, records, now_ms) {
+                    Ok(applied) => done.push(Some(applied)),
+                    Err(e) => {
+                        failed[i] = Some(e);
+                        // Rolled back as it is dropped.
+                        drop(tx);
+                        continue 'attempt;
+                    }
                 }
             }
+            tx.commit()?;
+            return Ok(failed
+                .into_iter()
+                .zip(done)
+                .map(|(failed, done)| match (failed, done) {
+                    (Some(e), _) => Err(e),
+                    (None, Some(applied)) => Ok(applied),
+                    (None, None) => Ok(Applied::default()),
+                })
+                .collect());
         }
-        tx.commit()?;
-        Ok(out)
     }
 }
 
