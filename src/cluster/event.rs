@@ -15,9 +15,10 @@
 //! stalled, an outbox growing, a board number two halls use).
 
 use std::{
-    collections::{HashMap, VecDeque},
+    collections::HashMap,
     path::PathBuf,
     sync::{Arc, Mutex},
+    task::{Context, Poll, Waker},
     time::Duration,
 };
 
@@ -26,9 +27,9 @@ use async_nats::jetstream::{
     self,
     consumer::{AckPolicy, DeliverPolicy, pull},
 };
-use futures_util::{FutureExt as _, StreamExt as _};
+use futures_util::StreamExt as _;
 use tokio::{
-    sync::{Notify, mpsc, watch},
+    sync::{mpsc, oneshot, watch},
     task::JoinSet,
 };
 use tracing::{Instrument as _, error, info, info_span, warn};
@@ -215,19 +216,19 @@ async fn run(
             .clone()
             .follow(config.database.clone(), stop_rx.clone()),
     );
-    let applier = Applier::new(&cluster.halls);
+    // The followers hand their consumers to the one applier of every hall's records.
+    let (sessions, handed) = mpsc::channel(cluster.halls.len().max(1));
+    let applier = Applier {
+        halls: cluster.halls.clone(),
+        store: store.clone(),
+        shown: shown.clone(),
+        changes: changes.clone(),
+        metrics: metrics.clone(),
+        health: health.clone(),
+    };
     halls.spawn(
         applier
-            .clone()
-            .run(
-                ApplyTo {
-                    store: store.clone(),
-                    shown: shown.clone(),
-                    changes: changes.clone(),
-                    numbers: health.numbers.clone(),
-                },
-                stop_rx.clone(),
-            )
+            .run(handed, stop_rx.clone())
             .instrument(info_span!("applier")),
     );
     for (slot, hall) in cluster.halls.iter().enumerate() {
@@ -237,13 +238,12 @@ async fn run(
             replicas: cluster.replicas,
             js: js.clone(),
             store: store.clone(),
-            applier: applier.clone(),
-            metrics: metrics.clone(),
-            health: health.clone(),
+            sessions: sessions.clone(),
         };
         let span = info_span!("hall", hall = %hall);
         halls.spawn(follow(follower, stop_rx.clone()).instrument(span));
     }
+    drop(sessions);
     println!(
         "event node: following halls {} at {}",
         cluster.halls.join(", "),
@@ -453,224 +453,288 @@ impl Shown {
     }
 }
 
-/// One hall's follower and what it shares with the others.
+/// One hall's follower: it keeps a consumer of the hall's stream going, from the database's
+/// position, and hands it to the [`Applier`].
 struct Follower {
     hall: String,
-    /// Its place in the applier's queues.
+    /// Its place among the halls the applier reads.
     slot: usize,
     replicas: usize,
     js: jetstream::Context,
     store: Arc<Mutex<Store>>,
-    applier: Applier,
+    sessions: mpsc::Sender<Session>,
+}
+
+/// A hall's consumer, handed to the applier: its messages, and where its follower hears why
+/// the applier stopped reading them (`Ok`: the messages ended).
+struct Session {
+    slot: usize,
+    messages: pull::Stream,
+    stopped: oneshot::Sender<Result<(), FollowError>>,
+}
+
+/// A hall's consumer as the applier reads it.
+struct Reading {
+    session: Session,
+    /// Delivered and not applied yet, in order: each message with how many of the hall's
+    /// records are pending behind it.
+    delivered: Vec<(jetstream::Message, u64)>,
+    /// Their records.
+    incoming: Vec<Incoming>,
+}
+
+/// The one applier of every hall's records. It reads every hall's consumer ([`Session`]) and,
+/// at most every [`LINGER`], applies what all of them delivered meanwhile (up to [`BATCH`]
+/// records of each) in one transaction and one commit ([`Store::apply_halls`]), notes what
+/// changed for the page, then acknowledges each hall's messages up to the last record taken
+/// ([`Applier::answer`]). A hall whose records are refused or fail, or whose consumer fails,
+/// stops being read: its follower hears why and starts a consumer again from the database's
+/// position. Reading the consumers itself, between its commits, the applier is woken about
+/// once a commit rather than once a record.
+struct Applier {
+    halls: Vec<String>,
+    store: Arc<Mutex<Store>>,
+    shown: Shown,
+    changes: Arc<watch::Sender<u64>>,
     metrics: Arc<Metrics>,
     health: Health,
 }
 
-/// The one applier of every hall's records: each follower queues its hall's records as they
-/// arrive ([`Applier::queue`]); at most every [`LINGER`], the applier takes what every hall
-/// queued (up to [`BATCH`] records of each), applies it in one transaction and one commit
-/// ([`Store::apply_halls`]) and hands each follower its hall's result ([`HallOutcome`]).
-#[derive(Clone)]
-struct Applier {
-    shared: Arc<ApplierShared>,
-}
-
-struct ApplierShared {
-    /// One per hall, by the follower's slot.
-    queues: Mutex<Vec<HallQueue>>,
-    /// Records were queued.
-    queued: Notify,
-}
-
-/// One hall's records waiting for the applier.
-struct HallQueue {
-    hall: String,
-    /// In the hall's stream order.
-    records: Vec<Incoming>,
-    /// Where the results go: the follower's current consumer (none before its first).
-    results: Option<mpsc::UnboundedSender<HallOutcome>>,
-}
-
-/// What the applier did with the oldest `sent` records a follower queued and has not had an
-/// answer for.
-struct HallOutcome {
-    sent: usize,
-    result: Result<Applied, FollowError>,
-}
-
-/// What the applier applies to: the database, and what follows it.
-struct ApplyTo {
-    store: Arc<Mutex<Store>>,
-    shown: Shown,
-    changes: Arc<watch::Sender<u64>>,
-    /// The boards kept without their hall's number ([`Health::numbers`]).
-    numbers: Arc<Mutex<Vec<NumberRefused>>>,
-}
-
 impl Applier {
-    fn new(halls: &[String]) -> Applier {
-        let queues = halls
-            .iter()
-            .map(|hall| HallQueue {
-                hall: hall.clone(),
-                records: Vec::new(),
-                results: None,
-            })
-            .collect();
-        Applier {
-            shared: Arc::new(ApplierShared {
-                queues: Mutex::new(queues),
-                queued: Notify::new(),
-            }),
-        }
-    }
-
-    fn queues(&self) -> std::sync::MutexGuard<'_, Vec<HallQueue>> {
-        self.shared.queues.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// A new consumer of hall `slot`: what an earlier one queued is dropped, and the answers
-    /// for what the applier took of it go nowhere (the database's position says what it did).
-    fn session(&self, slot: usize) -> mpsc::UnboundedReceiver<HallOutcome> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        if let Some(q) = self.queues().get_mut(slot) {
-            q.records.clear();
-            q.results = Some(tx);
-        }
-        rx
-    }
-
-    /// Hall `slot`'s consumer stopped: what it queued is dropped, and what the applier took of
-    /// it is answered to no one.
-    fn forget(&self, slot: usize) {
-        if let Some(q) = self.queues().get_mut(slot) {
-            q.records.clear();
-            q.results = None;
-        }
-    }
-
-    /// Queues hall `slot`'s `records`, which follow what it queued before.
-    fn queue(&self, slot: usize, records: Vec<Incoming>) {
-        if let Some(q) = self.queues().get_mut(slot) {
-            q.records.extend(records);
-        }
-        self.shared.queued.notify_one();
-    }
-
-    /// Every hall's queued records (up to [`BATCH`] of each), and where each hall's result
-    /// goes.
-    fn take(&self) -> Taken {
-        let mut more = false;
-        let mut taken = Taken {
-            batches: Vec::new(),
-            answers: Vec::new(),
-        };
-        for q in self.queues().iter_mut() {
-            let Some(answer) = q.results.clone().filter(|_| !q.records.is_empty()) else {
-                continue;
-            };
-            let records: Vec<Incoming> = if q.records.len() <= BATCH {
-                std::mem::take(&mut q.records)
-            } else {
-                more = true;
-                q.records.drain(..BATCH).collect()
-            };
-            taken.answers.push((records.len(), answer));
-            taken.batches.push((q.hall.clone(), records));
-        }
-        if more {
-            self.shared.queued.notify_one();
-        }
-        taken
-    }
-
-    /// Applies what the followers queue, at most every [`LINGER`], until `stop`.
-    async fn run(self, to: ApplyTo, mut stop: watch::Receiver<bool>) {
-        let to = Arc::new(to);
+    /// Reads the consumers the followers hand it and applies their records until `stop`.
+    async fn run(self, mut handed: mpsc::Receiver<Session>, mut stop: watch::Receiver<bool>) {
+        let mut reading: Vec<Option<Reading>> = self.halls.iter().map(|_| None).collect();
         let mut last: Option<tokio::time::Instant> = None;
         loop {
+            // Until some hall delivers a record.
             tokio::select! {
-                _ = self.shared.queued.notified() => {}
+                session = handed.recv() => {
+                    let Some(session) = session else { return };
+                    self.begin(&mut reading, session);
+                    continue;
+                }
+                () = std::future::poll_fn(|cx| self.deliveries(&mut reading, cx)) => {}
                 _ = stop.wait_for(|s| *s) => return,
             }
+            // What the other halls deliver meanwhile shares the transaction; read without
+            // being woken for it (the wakers the wait left are replaced).
+            let _any = self.deliveries(&mut reading, &mut Context::from_waker(Waker::noop()));
             if let Some(last) = last {
                 tokio::select! {
                     _ = tokio::time::sleep_until(last + LINGER) => {}
                     _ = stop.wait_for(|s| *s) => return,
                 }
             }
-            let Taken { batches, answers } = self.take();
-            if batches.is_empty() {
+            // What has arrived since, read without being woken for it again.
+            let _any = self.deliveries(&mut reading, &mut Context::from_waker(Waker::noop()));
+            last = Some(tokio::time::Instant::now());
+            self.apply(&mut reading).await;
+        }
+    }
+
+    /// A follower's new consumer of its hall (one that stopped before it is gone).
+    fn begin(&self, reading: &mut [Option<Reading>], session: Session) {
+        if let Some(slot) = reading.get_mut(session.slot) {
+            *slot = Some(Reading {
+                session,
+                delivered: Vec::new(),
+                incoming: Vec::new(),
+            });
+        }
+    }
+
+    /// Takes what every consumer has delivered (up to [`BATCH`] records of each); ready once
+    /// some hall has records to apply. A consumer that fails or ends, or delivers what is not
+    /// a record, is stopped, with what it delivered and was not applied.
+    fn deliveries(&self, reading: &mut [Option<Reading>], cx: &mut Context<'_>) -> Poll<()> {
+        let mut any = false;
+        for (slot, r) in reading.iter_mut().enumerate() {
+            let Some(live) = r else { continue };
+            let hall = self.halls.get(slot).map_or("", String::as_str);
+            let mut failed = None;
+            while live.incoming.len() < BATCH {
+                match live.session.messages.poll_next_unpin(cx) {
+                    Poll::Ready(Some(Ok(m))) => match read_message(hall, &m) {
+                        Ok((record, pending)) => {
+                            live.incoming.push(record);
+                            live.delivered.push((m, pending));
+                        }
+                        Err(e) => {
+                            failed = Some(Err(e));
+                            break;
+                        }
+                    },
+                    Poll::Ready(Some(Err(e))) => {
+                        failed = Some(Err(FollowError::Consumer(e.to_string())));
+                        break;
+                    }
+                    Poll::Ready(None) => {
+                        failed = Some(Ok(()));
+                        break;
+                    }
+                    Poll::Pending => break,
+                }
+            }
+            if let Some(why) = failed {
+                stop_reading(r, why);
                 continue;
             }
-            last = Some(tokio::time::Instant::now());
-            let applying = to.clone();
-            let results = tokio::task::spawn_blocking(move || applying.apply(&batches))
+            any |= !live.incoming.is_empty();
+        }
+        if any { Poll::Ready(()) } else { Poll::Pending }
+    }
+
+    /// Applies every hall's records read so far in one transaction, then answers each hall.
+    async fn apply(&self, reading: &mut [Option<Reading>]) {
+        let mut batches: Vec<(String, Vec<Incoming>)> = Vec::new();
+        let mut slots = Vec::new();
+        for (slot, r) in reading.iter_mut().enumerate() {
+            if let Some(live) = r.as_mut().filter(|live| !live.incoming.is_empty()) {
+                let hall = self.halls.get(slot).cloned().unwrap_or_default();
+                batches.push((hall, std::mem::take(&mut live.incoming)));
+                slots.push(slot);
+            }
+        }
+        if batches.is_empty() {
+            return;
+        }
+        let store = self.store.clone();
+        let shown = self.shown.clone();
+        let numbers = self.health.numbers.clone();
+        let results =
+            tokio::task::spawn_blocking(move || apply_and_note(&store, &shown, &numbers, &batches))
                 .await
                 .unwrap_or_else(|e| {
                     error!(cause = %e, "the applier failed");
                     let why = format!("the applier failed: {e}");
-                    answers
+                    slots
                         .iter()
                         .map(|_| Err(FollowError::Consumer(why.clone())))
                         .collect()
                 });
-            if results
-                .iter()
-                .any(|r| r.as_ref().is_ok_and(|a| a.applied > 0))
-            {
-                to.changes.send_modify(|v| *v += 1);
-            }
-            for ((sent, answer), result) in answers.into_iter().zip(results) {
-                // A follower gone (its consumer started again) reads the database's position.
-                let _ignored_if_gone = answer.send(HallOutcome { sent, result });
+        if results
+            .iter()
+            .any(|r| r.as_ref().is_ok_and(|a| a.applied > 0))
+        {
+            self.changes.send_modify(|v| *v += 1);
+        }
+        for (slot, result) in slots.into_iter().zip(results) {
+            let Some(r) = reading.get_mut(slot) else {
+                continue;
+            };
+            let Some(live) = r.as_mut() else { continue };
+            let delivered = std::mem::take(&mut live.delivered);
+            let hall = self.halls.get(slot).map_or("", String::as_str);
+            if let Err(why) = self.answer(hall, delivered, result).await {
+                stop_reading(r, Err(why));
             }
         }
     }
-}
 
-/// What the applier took: each hall's records, and where its result goes with how many
-/// records it answers for.
-struct Taken {
-    batches: Vec<(String, Vec<Incoming>)>,
-    answers: Vec<(usize, mpsc::UnboundedSender<HallOutcome>)>,
-}
-
-impl ApplyTo {
-    /// Applies `batches` in one transaction and notes what they changed: each hall's result.
-    fn apply(&self, batches: &[(String, Vec<Incoming>)]) -> Vec<Result<Applied, FollowError>> {
-        let halls: Vec<(&str, &[Incoming])> = batches
-            .iter()
-            .map(|(hall, records)| (hall.as_str(), records.as_slice()))
-            .collect();
-        let mut s = lock(&self.store);
-        let results = match s.apply_halls(&halls, now_ms()) {
-            Ok(results) => results,
-            Err(e) => {
-                let e = Arc::new(e);
-                return batches
-                    .iter()
-                    .map(|_| Err(FollowError::Transaction(e.clone())))
-                    .collect();
-            }
-        };
-        let mut boards = false;
-        for applied in results.iter().flatten() {
-            self.shown.note(applied);
-            boards |= !applied.boards.is_empty();
+    /// Acknowledges hall `hall`'s `delivered` messages up to the last record `result` took,
+    /// and says what it did (metrics, the halls' health, the log); an error: stop reading it.
+    async fn answer(
+        &self,
+        hall: &str,
+        delivered: Vec<(jetstream::Message, u64)>,
+        result: Result<Applied, FollowError>,
+    ) -> Result<(), FollowError> {
+        let applied = result?;
+        let taken = applied.applied + applied.skipped + applied.superseded;
+        if let Some((last, _)) = taken.checked_sub(1).and_then(|i| delivered.get(i)) {
+            // Acknowledges every message up to the last one taken (AckPolicy::All).
+            last.ack()
+                .await
+                .map_err(|e| FollowError::Consumer(e.to_string()))?;
         }
-        let refused = if boards {
-            s.numbers_refused().map_err(Arc::new)
-        } else {
-            Ok(Vec::new())
-        };
-        match refused {
-            Ok(refused) if boards => {
-                *self.numbers.lock().unwrap_or_else(|p| p.into_inner()) = refused;
+        let pending = delivered.last().map_or(0, |(_, pending)| *pending);
+        for w in &applied.warnings {
+            warn!(hall, "{w}");
+        }
+        if applied.superseded > 0 {
+            info!(
+                hall,
+                records = applied.superseded,
+                "passed over: a republished copy of the hall's database brought them already"
+            );
+        }
+        let now = now_ms();
+        self.metrics.hall(hall, |g| {
+            g.applied += applied.applied as u64;
+            g.lag_records = Some(if applied.refused.is_some() {
+                pending + delivered.len().saturating_sub(taken) as u64
+            } else {
+                pending
+            });
+            if let Some(p) = &applied.position {
+                g.latency_ms = Some(p.applied_at_ms.saturating_sub(p.at_ms));
+                g.lag_ms = Some(if pending > 0 {
+                    now.saturating_sub(p.at_ms)
+                } else {
+                    0
+                });
             }
-            Ok(_) => {}
+            g.stalled = applied.refused.as_ref().map(ToString::to_string);
+        });
+        match &applied.refused {
+            Some(refused) => self
+                .health
+                .watch()
+                .refused(hall, refused.to_string(), now_ms()),
+            None if applied.applied > 0 => self.health.watch().applied(hall),
+            None => {}
+        }
+        if let Some(refused) = applied.refused {
+            error!(hall, cause = %refused, "the hall's records stop here");
+            return Err(FollowError::Refused(refused.to_string()));
+        }
+        Ok(())
+    }
+}
+
+/// Stops reading a hall's consumer: its follower hears `why` (what it delivered and was not
+/// applied is delivered again to the next one).
+fn stop_reading(r: &mut Option<Reading>, why: Result<(), FollowError>) {
+    if let Some(live) = r.take() {
+        // A follower gone (stopping) needs no answer.
+        let _ignored_if_gone = live.session.stopped.send(why);
+    }
+}
+
+/// Applies `batches` in one transaction and notes what they changed for the page and the
+/// halls' health: each hall's result.
+fn apply_and_note(
+    store: &Mutex<Store>,
+    shown: &Shown,
+    numbers: &Mutex<Vec<NumberRefused>>,
+    batches: &[(String, Vec<Incoming>)],
+) -> Vec<Result<Applied, FollowError>> {
+    let halls: Vec<(&str, &[Incoming])> = batches
+        .iter()
+        .map(|(hall, records)| (hall.as_str(), records.as_slice()))
+        .collect();
+    let mut s = lock(store);
+    let results = match s.apply_halls(&halls, now_ms()) {
+        Ok(results) => results,
+        Err(e) => {
+            let e = Arc::new(e);
+            return batches
+                .iter()
+                .map(|_| Err(FollowError::Transaction(e.clone())))
+                .collect();
+        }
+    };
+    let mut boards = false;
+    for applied in results.iter().flatten() {
+        shown.note(applied);
+        boards |= !applied.boards.is_empty();
+    }
+    if boards {
+        match s.numbers_refused() {
+            Ok(refused) => *numbers.lock().unwrap_or_else(|p| p.into_inner()) = refused,
             Err(e) => {
                 // As a hall's batch that changed boards and failed: its follower starts again.
+                let e = Arc::new(e);
                 return results
                     .into_iter()
                     .map(|r| match r {
@@ -680,11 +744,11 @@ impl ApplyTo {
                     .collect();
             }
         }
-        results
-            .into_iter()
-            .map(|r| r.map_err(FollowError::from))
-            .collect()
     }
+    results
+        .into_iter()
+        .map(|r| r.map_err(FollowError::from))
+        .collect()
 }
 
 /// The halls' health: what the followers and the halls' statuses say, as alerts for the
@@ -764,7 +828,10 @@ async fn follow(f: Follower, mut stop: watch::Receiver<bool>) {
             r = consume(&f) => r,
             _ = stop.wait_for(|s| *s) => return,
         };
-        f.applier.forget(f.slot);
+        // The applier stops with everything else.
+        if *stop.borrow() {
+            return;
+        }
         let why = match result {
             Ok(()) => "the consumer's messages ended".to_owned(),
             Err(e) => e.to_string(),
@@ -798,12 +865,10 @@ enum FollowError {
     ApplierGone,
 }
 
-/// Runs hall `f.hall`'s durable consumer from the database's position until it fails.
+/// Runs hall `f.hall`'s durable consumer from the database's position, read by the applier,
+/// until it stops.
 async fn consume(f: &Follower) -> Result<(), FollowError> {
     let stream = hall_stream(&f.js, &f.hall, f.replicas).await?;
-    // Before the position is read: what an earlier consumer queued is applied before it, or
-    // not at all.
-    let mut results = f.applier.session(f.slot);
     let position = {
         let store = f.store.clone();
         let hall = f.hall.clone();
@@ -813,62 +878,30 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
     };
     let after = position.as_ref().map_or(0, |p| p.stream_seq);
     let consumer = durable_consumer(&stream, &f.hall, after).await?;
-    let mut messages = consumer
+    let messages = consumer
         .messages()
         .await
         .map_err(|e| FollowError::Consumer(e.to_string()))?;
-    // Queued and not answered yet, in order: each message with the records pending behind it.
-    let mut waiting: VecDeque<(jetstream::Message, u64)> = VecDeque::new();
-    loop {
-        tokio::select! {
-            next = messages.next() => {
-                let Some(mut next) = next else {
-                    return Ok(());
-                };
-                // With whatever else has arrived: queued together.
-                let mut incoming = Vec::new();
-                let mut ended = false;
-                loop {
-                    let m = next.map_err(|e| FollowError::Consumer(e.to_string()))?;
-                    let (record, pending) = read_message(f, &m)?;
-                    incoming.push(record);
-                    waiting.push_back((m, pending));
-                    if incoming.len() >= BATCH {
-                        break;
-                    }
-                    match messages.next().now_or_never() {
-                        Some(Some(m)) => next = m,
-                        Some(None) => {
-                            ended = true;
-                            break;
-                        }
-                        None => break,
-                    }
-                }
-                f.applier.queue(f.slot, incoming);
-                if ended {
-                    return Ok(());
-                }
-            }
-            outcome = results.recv() => {
-                let Some(outcome) = outcome else {
-                    return Err(FollowError::ApplierGone);
-                };
-                answered(f, outcome, &mut waiting).await?;
-            }
-        }
-    }
+    let (stopped, why) = oneshot::channel();
+    f.sessions
+        .send(Session {
+            slot: f.slot,
+            messages,
+            stopped,
+        })
+        .await
+        .map_err(|_| FollowError::ApplierGone)?;
+    why.await.map_err(|_| FollowError::ApplierGone)?
 }
 
-/// A delivered message's record, and how many of the hall's records are pending behind it.
-fn read_message(f: &Follower, m: &jetstream::Message) -> Result<(Incoming, u64), FollowError> {
+/// A delivered message's record, and how many of hall `hall`'s records are pending behind it.
+fn read_message(hall: &str, m: &jetstream::Message) -> Result<(Incoming, u64), FollowError> {
     let info = m.info().map_err(|e| FollowError::Consumer(e.to_string()))?;
     let (pending, stream_seq) = (info.pending, info.stream_sequence);
     let envelope: Envelope = serde_json::from_slice(&m.payload).map_err(|e| {
         FollowError::Refused(format!(
-            "hall {}: stream message {stream_seq} is not a boardscribe record this event node \
-             reads (a newer hall than this event node?): {e}",
-            f.hall
+            "hall {hall}: stream message {stream_seq} is not a boardscribe record this event node \
+             reads (a newer hall than this event node?): {e}"
         ))
     })?;
     Ok((
@@ -878,67 +911,6 @@ fn read_message(f: &Follower, m: &jetstream::Message) -> Result<(Incoming, u64),
         },
         pending,
     ))
-}
-
-/// What the applier did with the oldest of `waiting`: acknowledged up to the last record
-/// taken, and said (metrics, the halls' health, the log).
-async fn answered(
-    f: &Follower,
-    outcome: HallOutcome,
-    waiting: &mut VecDeque<(jetstream::Message, u64)>,
-) -> Result<(), FollowError> {
-    let sent = outcome.sent.min(waiting.len());
-    let batch: Vec<(jetstream::Message, u64)> = waiting.drain(..sent).collect();
-    let applied = outcome.result?;
-    let taken = applied.applied + applied.skipped + applied.superseded;
-    if let Some((last, _)) = taken.checked_sub(1).and_then(|i| batch.get(i)) {
-        // Acknowledges every message up to the last one taken (AckPolicy::All).
-        last.ack()
-            .await
-            .map_err(|e| FollowError::Consumer(e.to_string()))?;
-    }
-    let pending = batch.last().map_or(0, |(_, pending)| *pending);
-    for w in &applied.warnings {
-        warn!(hall = %f.hall, "{w}");
-    }
-    if applied.superseded > 0 {
-        info!(
-            hall = %f.hall,
-            records = applied.superseded,
-            "passed over: a republished copy of the hall's database brought them already"
-        );
-    }
-    let now = now_ms();
-    f.metrics.hall(&f.hall, |g| {
-        g.applied += applied.applied as u64;
-        g.lag_records = Some(if applied.refused.is_some() {
-            pending + batch.len().saturating_sub(taken) as u64
-        } else {
-            pending
-        });
-        if let Some(p) = &applied.position {
-            g.latency_ms = Some(p.applied_at_ms.saturating_sub(p.at_ms));
-            g.lag_ms = Some(if pending > 0 {
-                now.saturating_sub(p.at_ms)
-            } else {
-                0
-            });
-        }
-        g.stalled = applied.refused.as_ref().map(ToString::to_string);
-    });
-    match &applied.refused {
-        Some(refused) => f
-            .health
-            .watch()
-            .refused(&f.hall, refused.to_string(), now_ms()),
-        None if applied.applied > 0 => f.health.watch().applied(&f.hall),
-        None => {}
-    }
-    if let Some(refused) = applied.refused {
-        error!(hall = %f.hall, cause = %refused, "the hall's records stop here");
-        return Err(FollowError::Refused(refused.to_string()));
-    }
-    Ok(())
 }
 
 /// The hall's durable consumer, set to deliver what follows stream message `after` (0: from
