@@ -11,7 +11,10 @@
 //! A board plays chess or togyz korgool ([`Hub::add_board_kind`]): a togyz board keeps the
 //! togyz FEN of each move, and its snapshot shows the stores and tuz marks and a 2×9 board.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, MutexGuard},
+};
 
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
@@ -59,8 +62,30 @@ impl LiveEvent {
 
 struct State {
     boards: Vec<BoardLive>,
+    /// Each board's place in `boards`, by name (boards are only ever added).
+    by_name: HashMap<String, usize>,
     /// Id of the last event sent.
     last_id: u64,
+}
+
+impl State {
+    /// Board `name`'s place in `boards`.
+    fn find(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Board `name`, if registered.
+    fn board_mut(&mut self, name: &str) -> Option<&mut BoardLive> {
+        self.find(name).and_then(|i| self.boards.get_mut(i))
+    }
+
+    /// Registers `board`: its place.
+    fn push(&mut self, board: BoardLive) -> usize {
+        let i = self.boards.len();
+        self.by_name.insert(board.name.clone(), i);
+        self.boards.push(board);
+        i
+    }
 }
 
 struct Inner {
@@ -109,6 +134,7 @@ impl Hub {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
                     boards: Vec::new(),
+                    by_name: HashMap::new(),
                     last_id: 0,
                 }),
                 tx,
@@ -167,19 +193,21 @@ impl Hub {
     ) {
         let mut state = self.lock();
         let mut board = BoardLive::with_kind(name, number, kind, moves);
-        match state.boards.iter_mut().find(|b| b.name == name) {
+        match state.board_mut(name) {
             Some(old) => {
                 board.learns = old.learns;
                 *old = board;
             }
-            None => state.boards.push(board),
+            None => {
+                state.push(board);
+            }
         }
     }
 
     /// Board `name`'s sensor learns the board itself (a Certabo board's calibration): the
     /// console offers to have it learn again.
     pub fn set_learns(&self, name: &str) {
-        if let Some(b) = self.lock().boards.iter_mut().find(|b| b.name == name) {
+        if let Some(b) = self.lock().board_mut(name) {
             b.learns = true;
         }
     }
@@ -197,7 +225,7 @@ impl Hub {
         self.add_board_kind(name, number, kind, moves);
         if let Some((result, termination)) = ended {
             let mut state = self.lock();
-            if let Some(b) = state.boards.iter_mut().find(|b| b.name == name) {
+            if let Some(b) = state.board_mut(name) {
                 b.result = Some(result.to_owned());
                 b.result_final = true;
                 b.termination = termination.map(str::to_owned);
@@ -303,12 +331,9 @@ impl Hub {
         change: impl FnOnce(&mut BoardLive) -> Option<(&'static str, Option<Value>, Option<Value>)>,
     ) {
         let mut state = self.lock();
-        let i = match state.boards.iter().position(|b| b.name == name) {
+        let i = match state.find(name) {
             Some(i) => i,
-            None => {
-                state.boards.push(BoardLive::new(name, None, &[]));
-                state.boards.len() - 1
-            }
+            None => state.push(BoardLive::new(name, None, &[])),
         };
         let board = &mut state.boards[i];
         let Some((kind, public, arbiter)) = change(board) else {
