@@ -43,7 +43,9 @@ use crate::{
     config::{ClusterConfig, Config, ConfigOverrides, FileChecks},
     device::serial::now_ms,
     metrics::Metrics,
-    relay::{Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at, live::Lost},
+    relay::{
+        Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at, hub::ShownMark, live::Lost,
+    },
     services::{self, Publications},
     store::{
         BoardId, GameId, ShownGame, Store, StoreError,
@@ -365,8 +367,9 @@ impl Shown {
     /// Shows what was noted, every [`SHOW_EVERY`], until `stop`.
     async fn follow(self, db: PathBuf, mut stop: watch::Receiver<bool>) {
         let mut store: Option<Store> = None;
-        // Each board's game as last shown, so that only what is new in it is read.
-        let mut games: HashMap<BoardId, ShownGame> = HashMap::new();
+        // Each board's game as last shown, so that only what is new in it is read, and what
+        // showing it gave.
+        let mut games: HashMap<BoardId, (ShownGame, Option<ShownMark>)> = HashMap::new();
         loop {
             tokio::select! {
                 _ = tokio::time::sleep(SHOW_EVERY) => {}
@@ -419,7 +422,7 @@ impl Shown {
         &self,
         store: &Store,
         t: &ShownState,
-        games: &mut HashMap<BoardId, ShownGame>,
+        games: &mut HashMap<BoardId, (ShownGame, Option<ShownMark>)>,
     ) -> Result<(), StoreError> {
         store.in_snapshot(|store| {
             for &id in &t.boards {
@@ -434,14 +437,21 @@ impl Shown {
                 let Some(&board) = newest.get(&id) else {
                     continue;
                 };
-                let kept = games.remove(&board).filter(|k| k.game.id == id);
+                let (kept, mark) = match games.remove(&board) {
+                    Some((k, mark)) if k.game.id == id => (Some(k), mark),
+                    _ => (None, None),
+                };
                 let Some(shown) = store.game_shown_since(id, kept, retracted)? else {
                     continue;
                 };
                 let g = &shown.game;
                 let new_game = t.new_game.contains(&g.board);
-                self.hub.show_game(g, true, clock_at(g, now_ms()), new_game);
-                games.insert(board, shown);
+                // The moves it showed last are there still, as they were: not compared again.
+                let mark = mark.filter(|m| m.plies() <= shown.carried);
+                let mark = self
+                    .hub
+                    .show_game_after(g, true, clock_at(g, now_ms()), new_game, mark);
+                games.insert(board, (shown, mark));
             }
             for &(board, connected) in &t.links {
                 if let Some(b) = store.boards_shown(Some(board))?.first() {

@@ -308,7 +308,7 @@ impl Store {
                     .enumerate()
                     .all(|(i, m)| usize::try_from(m.ply).is_ok_and(|p| p == i + 1))
         });
-        let (mut moves, mut ids) = match kept {
+        let (mut moves, mut ids): (Vec<RecordedMove>, Vec<i64>) = match kept {
             // Nothing retracted since: the kept moves stand.
             Some(k) if k.retracted == retracted => (k.game.moves, k.ids),
             kept => {
@@ -327,6 +327,7 @@ impl Store {
                 }
             }
         };
+        let carried = ids.len();
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT id, {MOVE_COLUMNS} FROM moves \
              WHERE game_id = ?1 AND retracted_by IS NULL AND ply > ?2 ORDER BY ply"
@@ -342,6 +343,7 @@ impl Store {
             game,
             ids,
             retracted,
+            carried,
         }))
     }
 
