@@ -300,11 +300,32 @@ struct Shown {
 
 #[derive(Default)]
 struct ShownState {
-    /// Each board's newest game, so that a change to an older game does not replace it.
+    /// Each board's newest game, so that a change to an older game does not replace it, and
+    /// the other way round.
     latest: HashMap<BoardId, GameId>,
+    newest: HashMap<GameId, BoardId>,
     /// Touched since last shown: games (in order), boards with a new game, boards added or
     /// renumbered, links.
     games: Vec<GameId>,
+    new_game: Vec<BoardId>,
+    boards: Vec<BoardId>,
+    links: Vec<(BoardId, bool)>,
+}
+
+impl ShownState {
+    /// `game` is `board`'s newest.
+    fn newest(&mut self, board: BoardId, game: GameId) {
+        if let Some(older) = self.latest.insert(board, game) {
+            self.newest.remove(&older);
+        }
+        self.newest.insert(game, board);
+    }
+}
+
+/// What is shown at once: the games touched that are their boards' newest (with their
+/// boards), boards with a new game, boards added or renumbered, links.
+struct ToShow {
+    games: Vec<(GameId, BoardId)>,
     new_game: Vec<BoardId>,
     boards: Vec<BoardId>,
     links: Vec<(BoardId, bool)>,
@@ -330,7 +351,7 @@ impl Shown {
         for b in store.boards_shown(None)? {
             self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
             if let Some(id) = b.latest_game {
-                self.state().latest.insert(b.id, id);
+                self.state().newest(b.id, id);
                 if let Some(g) = store.game_shown(id)? {
                     self.hub.show_game(&g, true, clock_at(&g, now_ms()), true);
                 }
@@ -352,7 +373,7 @@ impl Shown {
     fn note(&self, applied: &Applied) {
         let mut st = self.state();
         for &(board, game) in &applied.new_games {
-            st.latest.insert(board, game);
+            st.newest(board, game);
             st.new_game.push(board);
         }
         for &g in &applied.games {
@@ -377,9 +398,13 @@ impl Shown {
             }
             let taken = {
                 let mut st = self.state();
-                ShownState {
-                    latest: st.latest.clone(),
-                    games: std::mem::take(&mut st.games),
+                let games = std::mem::take(&mut st.games);
+                ToShow {
+                    // Each game noted, if it is its board's newest.
+                    games: games
+                        .into_iter()
+                        .filter_map(|g| Some((g, *st.newest.get(&g)?)))
+                        .collect(),
                     new_game: std::mem::take(&mut st.new_game),
                     boards: std::mem::take(&mut st.boards),
                     links: std::mem::take(&mut st.links),
@@ -421,7 +446,7 @@ impl Shown {
     fn show(
         &self,
         store: &Store,
-        t: &ShownState,
+        t: &ToShow,
         games: &mut HashMap<BoardId, (ShownGame, Option<ShownMark>)>,
     ) -> Result<(), StoreError> {
         store.in_snapshot(|store| {
@@ -431,12 +456,7 @@ impl Shown {
                 }
             }
             let retracted = store.retractions_count()?;
-            // Each game noted, if it is its board's newest.
-            let newest: HashMap<GameId, BoardId> = t.latest.iter().map(|(&b, &g)| (g, b)).collect();
-            for &id in &t.games {
-                let Some(&board) = newest.get(&id) else {
-                    continue;
-                };
+            for &(id, board) in &t.games {
                 let (kept, mark) = match games.remove(&board) {
                     Some((k, mark)) if k.game.id == id => (Some(k), mark),
                     _ => (None, None),
@@ -601,7 +621,9 @@ impl Applier {
         for (slot, r) in reading.iter_mut().enumerate() {
             if let Some(live) = r.as_mut().filter(|live| !live.incoming.is_empty()) {
                 let hall = self.halls.get(slot).cloned().unwrap_or_default();
-                batches.push((hall, std::mem::take(&mut live.incoming)));
+                // The next cycle's records, about as many, without growing again.
+                let records = Vec::with_capacity(live.incoming.len());
+                batches.push((hall, std::mem::replace(&mut live.incoming, records)));
                 slots.push(slot);
             }
         }
@@ -633,7 +655,8 @@ impl Applier {
                 continue;
             };
             let Some(live) = r.as_mut() else { continue };
-            let delivered = std::mem::take(&mut live.delivered);
+            let next = Vec::with_capacity(live.delivered.len());
+            let delivered = std::mem::replace(&mut live.delivered, next);
             let hall = self.halls.get(slot).map_or("", String::as_str);
             if let Err(why) = self.answer(hall, delivered, result).await {
                 stop_reading(r, Err(why));

@@ -2,6 +2,8 @@
 //! a board, a round's games, a board's raw stream. Flow: `GAME_SELECT` rows become
 //! [`GameRecord`] headers ([`game_header`]), completed with their moves and events.
 
+use std::sync::LazyLock;
+
 use super::*;
 
 /// The columns [`move_row`] reads, in its order.
@@ -175,8 +177,9 @@ impl Store {
 
     /// Game `id`'s header, without its moves and events.
     pub(super) fn game_header(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        static BY_ID: LazyLock<String> = LazyLock::new(|| format!("{GAME_SELECT} WHERE g.id = ?1"));
         self.conn
-            .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))?
+            .prepare_cached(&BY_ID)?
             .query_row([id], game_header)
             .optional()?
             .transpose()
@@ -328,10 +331,13 @@ impl Store {
             }
         };
         let carried = ids.len();
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT id, {MOVE_COLUMNS} FROM moves \
-             WHERE game_id = ?1 AND retracted_by IS NULL AND ply > ?2 ORDER BY ply"
-        ))?;
+        static AFTER: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "SELECT id, {MOVE_COLUMNS} FROM moves \
+                 WHERE game_id = ?1 AND retracted_by IS NULL AND ply > ?2 ORDER BY ply"
+            )
+        });
+        let mut stmt = self.conn.prepare_cached(&AFTER)?;
         let after = moves.last().map_or(0, |m| i64::from(m.ply));
         let mut rows = stmt.query((id, after))?;
         while let Some(r) = rows.next()? {
