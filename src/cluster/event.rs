@@ -57,9 +57,10 @@ use crate::{
 /// The most records of one hall applied in one transaction.
 const BATCH: usize = 512;
 
-/// How often the applier commits, at most: what every hall hands it meanwhile shares one
+/// How often the applier commits, at most: what every hall delivers meanwhile shares one
 /// transaction and one commit, and a record waits this much at worst before it is applied.
-const LINGER: Duration = Duration::from_millis(30);
+/// (30 and 50 ms were measured too: docs/benchmarks.md, the event node per record.)
+const LINGER: Duration = Duration::from_millis(40);
 
 /// How long a delivered record may wait for its acknowledgement before the broker sends it
 /// again.
