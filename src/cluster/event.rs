@@ -4,11 +4,13 @@
 //! shows what it already holds on the live page, starts the relay (round PGN in slices, the
 //! page, folders, Lichess, the delay) and follows each hall of `[cluster] halls` ([`follow`]):
 //! a durable consumer on the hall's stream, set to start right after the last record the
-//! database holds of that hall, batches what arrives, applies it in one transaction
-//! ([`Store::apply_hall_records`]: exactly once, in order), acknowledges it, then shows the
-//! games it touched and bumps the change signal the folder and Lichess follow. Any failure
-//! drops the consumer and starts it again from the database's position: the database, not the
-//! broker, says what was applied. Beside them it hears the halls' statuses and keeps the
+//! database holds of that hall, hands what arrives to the one [`Applier`] of every hall, which
+//! applies what all the halls handed it, at most every [`LINGER`], in one transaction
+//! ([`Store::apply_halls`]: each hall's records exactly once, in order), notes the games they
+//! touched for the page and bumps the change signal the folder and Lichess follow; each
+//! follower then acknowledges what its hall's result says was taken. Any failure drops the
+//! consumer and starts it again from the database's position: the database, not the broker,
+//! says what was applied. Beside them it hears the halls' statuses and keeps the
 //! halls' faults as alerts on the arbiter's console ([`super::health`]: a hall silent or
 //! stalled, an outbox growing, a board number two halls use).
 
@@ -16,6 +18,7 @@ use std::{
     collections::HashMap,
     path::PathBuf,
     sync::{Arc, Mutex},
+    task::{Context, Poll, Waker},
     time::Duration,
 };
 
@@ -24,8 +27,11 @@ use async_nats::jetstream::{
     self,
     consumer::{AckPolicy, DeliverPolicy, pull},
 };
-use futures_util::{FutureExt as _, StreamExt as _};
-use tokio::{sync::watch, task::JoinSet};
+use futures_util::StreamExt as _;
+use tokio::{
+    sync::{mpsc, oneshot, watch},
+    task::JoinSet,
+};
 use tracing::{Instrument as _, error, info, info_span, warn};
 
 use super::{
@@ -37,7 +43,9 @@ use crate::{
     config::{ClusterConfig, Config, ConfigOverrides, FileChecks},
     device::serial::now_ms,
     metrics::Metrics,
-    relay::{Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at, live::Lost},
+    relay::{
+        Hub, RelayExtras, Token, alerts::EventAlert, delayed::clock_at, hub::ShownMark, live::Lost,
+    },
     services::{self, Publications},
     store::{
         BoardId, GameId, ShownGame, Store, StoreError,
@@ -46,12 +54,13 @@ use crate::{
     },
 };
 
-/// The most records applied in one transaction.
+/// The most records of one hall applied in one transaction.
 const BATCH: usize = 512;
 
-/// How long a batch waits for more records after its first, at most: a record reaches the
-/// event node's database this much later at worst, and a busy hall's records share commits.
-const LINGER: Duration = Duration::from_millis(30);
+/// How often the applier commits, at most: what every hall delivers meanwhile shares one
+/// transaction and one commit, and a record waits this much at worst before it is applied.
+/// (30 and 50 ms were measured too: docs/benchmarks.md, the event node per record.)
+const LINGER: Duration = Duration::from_millis(40);
 
 /// How long a delivered record may wait for its acknowledgement before the broker sends it
 /// again.
@@ -210,20 +219,34 @@ async fn run(
             .clone()
             .follow(config.database.clone(), stop_rx.clone()),
     );
-    for hall in &cluster.halls {
+    // The followers hand their consumers to the one applier of every hall's records.
+    let (sessions, handed) = mpsc::channel(cluster.halls.len().max(1));
+    let applier = Applier {
+        halls: cluster.halls.clone(),
+        store: store.clone(),
+        shown: shown.clone(),
+        changes: changes.clone(),
+        metrics: metrics.clone(),
+        health: health.clone(),
+    };
+    halls.spawn(
+        applier
+            .run(handed, stop_rx.clone())
+            .instrument(info_span!("applier")),
+    );
+    for (slot, hall) in cluster.halls.iter().enumerate() {
         let follower = Follower {
             hall: hall.clone(),
+            slot,
             replicas: cluster.replicas,
             js: js.clone(),
             store: store.clone(),
-            shown: shown.clone(),
-            metrics: metrics.clone(),
-            changes: changes.clone(),
-            health: health.clone(),
+            sessions: sessions.clone(),
         };
         let span = info_span!("hall", hall = %hall);
         halls.spawn(follow(follower, stop_rx.clone()).instrument(span));
     }
+    drop(sessions);
     println!(
         "event node: following halls {} at {}",
         cluster.halls.join(", "),
@@ -278,11 +301,32 @@ struct Shown {
 
 #[derive(Default)]
 struct ShownState {
-    /// Each board's newest game, so that a change to an older game does not replace it.
+    /// Each board's newest game, so that a change to an older game does not replace it, and
+    /// the other way round.
     latest: HashMap<BoardId, GameId>,
+    newest: HashMap<GameId, BoardId>,
     /// Touched since last shown: games (in order), boards with a new game, boards added or
     /// renumbered, links.
     games: Vec<GameId>,
+    new_game: Vec<BoardId>,
+    boards: Vec<BoardId>,
+    links: Vec<(BoardId, bool)>,
+}
+
+impl ShownState {
+    /// `game` is `board`'s newest.
+    fn newest(&mut self, board: BoardId, game: GameId) {
+        if let Some(older) = self.latest.insert(board, game) {
+            self.newest.remove(&older);
+        }
+        self.newest.insert(game, board);
+    }
+}
+
+/// What is shown at once: the games touched that are their boards' newest (with their
+/// boards), boards with a new game, boards added or renumbered, links.
+struct ToShow {
+    games: Vec<(GameId, BoardId)>,
     new_game: Vec<BoardId>,
     boards: Vec<BoardId>,
     links: Vec<(BoardId, bool)>,
@@ -308,7 +352,7 @@ impl Shown {
         for b in store.boards_shown(None)? {
             self.hub.add_board_kind(&b.name, b.number, b.kind, &[]);
             if let Some(id) = b.latest_game {
-                self.state().latest.insert(b.id, id);
+                self.state().newest(b.id, id);
                 if let Some(g) = store.game_shown(id)? {
                     self.hub.show_game(&g, true, clock_at(&g, now_ms()), true);
                 }
@@ -330,7 +374,7 @@ impl Shown {
     fn note(&self, applied: &Applied) {
         let mut st = self.state();
         for &(board, game) in &applied.new_games {
-            st.latest.insert(board, game);
+            st.newest(board, game);
             st.new_game.push(board);
         }
         for &g in &applied.games {
@@ -345,8 +389,9 @@ impl Shown {
     /// Shows what was noted, every [`SHOW_EVERY`], until `stop`.
     async fn follow(self, db: PathBuf, mut stop: watch::Receiver<bool>) {
         let mut store: Option<Store> = None;
-        // Each board's game as last shown, so that only what is new in it is read.
-        let mut games: HashMap<BoardId, ShownGame> = HashMap::new();
+        // Each board's game as last shown, so that only what is new in it is read, and what
+        // showing it gave.
+        let mut games: HashMap<BoardId, (ShownGame, Option<ShownMark>)> = HashMap::new();
         loop {
             tokio::select! {
                 _ = tokio::time::sleep(SHOW_EVERY) => {}
@@ -354,9 +399,13 @@ impl Shown {
             }
             let taken = {
                 let mut st = self.state();
-                ShownState {
-                    latest: st.latest.clone(),
-                    games: std::mem::take(&mut st.games),
+                let games = std::mem::take(&mut st.games);
+                ToShow {
+                    // Each game noted, if it is its board's newest.
+                    games: games
+                        .into_iter()
+                        .filter_map(|g| Some((g, *st.newest.get(&g)?)))
+                        .collect(),
                     new_game: std::mem::take(&mut st.new_game),
                     boards: std::mem::take(&mut st.boards),
                     links: std::mem::take(&mut st.links),
@@ -398,8 +447,8 @@ impl Shown {
     fn show(
         &self,
         store: &Store,
-        t: &ShownState,
-        games: &mut HashMap<BoardId, ShownGame>,
+        t: &ToShow,
+        games: &mut HashMap<BoardId, (ShownGame, Option<ShownMark>)>,
     ) -> Result<(), StoreError> {
         store.in_snapshot(|store| {
             for &id in &t.boards {
@@ -408,20 +457,22 @@ impl Shown {
                 }
             }
             let retracted = store.retractions_count()?;
-            // Each game noted, if it is its board's newest.
-            let newest: HashMap<GameId, BoardId> = t.latest.iter().map(|(&b, &g)| (g, b)).collect();
-            for &id in &t.games {
-                let Some(&board) = newest.get(&id) else {
-                    continue;
+            for &(id, board) in &t.games {
+                let (kept, mark) = match games.remove(&board) {
+                    Some((k, mark)) if k.game.id == id => (Some(k), mark),
+                    _ => (None, None),
                 };
-                let kept = games.remove(&board).filter(|k| k.game.id == id);
                 let Some(shown) = store.game_shown_since(id, kept, retracted)? else {
                     continue;
                 };
                 let g = &shown.game;
                 let new_game = t.new_game.contains(&g.board);
-                self.hub.show_game(g, true, clock_at(g, now_ms()), new_game);
-                games.insert(board, shown);
+                // The moves it showed last are there still, as they were: not compared again.
+                let mark = mark.filter(|m| m.plies() <= shown.carried);
+                let mark = self
+                    .hub
+                    .show_game_after(g, true, clock_at(g, now_ms()), new_game, mark);
+                games.insert(board, (shown, mark));
             }
             for &(board, connected) in &t.links {
                 if let Some(b) = store.boards_shown(Some(board))?.first() {
@@ -433,16 +484,305 @@ impl Shown {
     }
 }
 
-/// One hall's follower and what it shares with the others.
+/// One hall's follower: it keeps a consumer of the hall's stream going, from the database's
+/// position, and hands it to the [`Applier`].
 struct Follower {
     hall: String,
+    /// Its place among the halls the applier reads.
+    slot: usize,
     replicas: usize,
     js: jetstream::Context,
     store: Arc<Mutex<Store>>,
+    sessions: mpsc::Sender<Session>,
+}
+
+/// A hall's consumer, handed to the applier: its messages, and where its follower hears why
+/// the applier stopped reading them (`Ok`: the messages ended).
+struct Session {
+    slot: usize,
+    messages: pull::Stream,
+    stopped: oneshot::Sender<Result<(), FollowError>>,
+}
+
+/// A hall's consumer as the applier reads it.
+struct Reading {
+    session: Session,
+    /// Delivered and not applied yet, in order: each message with how many of the hall's
+    /// records are pending behind it.
+    delivered: Vec<(jetstream::Message, u64)>,
+    /// Their records.
+    incoming: Vec<Incoming>,
+}
+
+/// The one applier of every hall's records. It reads every hall's consumer ([`Session`]) and,
+/// at most every [`LINGER`], applies what all of them delivered meanwhile (up to [`BATCH`]
+/// records of each) in one transaction and one commit ([`Store::apply_halls`]), notes what
+/// changed for the page, then acknowledges each hall's messages up to the last record taken
+/// ([`Applier::answer`]). A hall whose records are refused or fail, or whose consumer fails,
+/// stops being read: its follower hears why and starts a consumer again from the database's
+/// position. Reading the consumers itself, between its commits, the applier is woken about
+/// once a commit rather than once a record.
+struct Applier {
+    halls: Vec<String>,
+    store: Arc<Mutex<Store>>,
     shown: Shown,
-    metrics: Arc<Metrics>,
     changes: Arc<watch::Sender<u64>>,
+    metrics: Arc<Metrics>,
     health: Health,
+}
+
+impl Applier {
+    /// Reads the consumers the followers hand it and applies their records until `stop`.
+    async fn run(self, mut handed: mpsc::Receiver<Session>, mut stop: watch::Receiver<bool>) {
+        let mut reading: Vec<Option<Reading>> = self.halls.iter().map(|_| None).collect();
+        let mut last: Option<tokio::time::Instant> = None;
+        loop {
+            // Until some hall delivers a record.
+            tokio::select! {
+                session = handed.recv() => {
+                    let Some(session) = session else { return };
+                    self.begin(&mut reading, session);
+                    continue;
+                }
+                () = std::future::poll_fn(|cx| self.deliveries(&mut reading, cx)) => {}
+                _ = stop.wait_for(|s| *s) => return,
+            }
+            // What the other halls deliver meanwhile shares the transaction; read without
+            // being woken for it (the wakers the wait left are replaced).
+            let _any = self.deliveries(&mut reading, &mut Context::from_waker(Waker::noop()));
+            if let Some(last) = last {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(last + LINGER) => {}
+                    _ = stop.wait_for(|s| *s) => return,
+                }
+            }
+            // What has arrived since, read without being woken for it again.
+            let _any = self.deliveries(&mut reading, &mut Context::from_waker(Waker::noop()));
+            last = Some(tokio::time::Instant::now());
+            self.apply(&mut reading).await;
+        }
+    }
+
+    /// A follower's new consumer of its hall (one that stopped before it is gone).
+    fn begin(&self, reading: &mut [Option<Reading>], session: Session) {
+        if let Some(slot) = reading.get_mut(session.slot) {
+            *slot = Some(Reading {
+                session,
+                delivered: Vec::new(),
+                incoming: Vec::new(),
+            });
+        }
+    }
+
+    /// Takes what every consumer has delivered (up to [`BATCH`] records of each); ready once
+    /// some hall has records to apply. A consumer that fails or ends, or delivers what is not
+    /// a record, is stopped, with what it delivered and was not applied.
+    fn deliveries(&self, reading: &mut [Option<Reading>], cx: &mut Context<'_>) -> Poll<()> {
+        let mut any = false;
+        for (slot, r) in reading.iter_mut().enumerate() {
+            let Some(live) = r else { continue };
+            let hall = self.halls.get(slot).map_or("", String::as_str);
+            let mut failed = None;
+            while live.incoming.len() < BATCH {
+                match live.session.messages.poll_next_unpin(cx) {
+                    Poll::Ready(Some(Ok(m))) => match read_message(hall, &m) {
+                        Ok((record, pending)) => {
+                            live.incoming.push(record);
+                            live.delivered.push((m, pending));
+                        }
+                        Err(e) => {
+                            failed = Some(Err(e));
+                            break;
+                        }
+                    },
+                    Poll::Ready(Some(Err(e))) => {
+                        failed = Some(Err(FollowError::Consumer(e.to_string())));
+                        break;
+                    }
+                    Poll::Ready(None) => {
+                        failed = Some(Ok(()));
+                        break;
+                    }
+                    Poll::Pending => break,
+                }
+            }
+            if let Some(why) = failed {
+                stop_reading(r, why);
+                continue;
+            }
+            any |= !live.incoming.is_empty();
+        }
+        if any { Poll::Ready(()) } else { Poll::Pending }
+    }
+
+    /// Applies every hall's records read so far in one transaction, then answers each hall.
+    async fn apply(&self, reading: &mut [Option<Reading>]) {
+        let mut batches: Vec<(String, Vec<Incoming>)> = Vec::new();
+        let mut slots = Vec::new();
+        for (slot, r) in reading.iter_mut().enumerate() {
+            if let Some(live) = r.as_mut().filter(|live| !live.incoming.is_empty()) {
+                let hall = self.halls.get(slot).cloned().unwrap_or_default();
+                // The next cycle's records, about as many, without growing again.
+                let records = Vec::with_capacity(live.incoming.len());
+                batches.push((hall, std::mem::replace(&mut live.incoming, records)));
+                slots.push(slot);
+            }
+        }
+        if batches.is_empty() {
+            return;
+        }
+        let store = self.store.clone();
+        let shown = self.shown.clone();
+        let numbers = self.health.numbers.clone();
+        let results =
+            tokio::task::spawn_blocking(move || apply_and_note(&store, &shown, &numbers, &batches))
+                .await
+                .unwrap_or_else(|e| {
+                    error!(cause = %e, "the applier failed");
+                    let why = format!("the applier failed: {e}");
+                    slots
+                        .iter()
+                        .map(|_| Err(FollowError::Consumer(why.clone())))
+                        .collect()
+                });
+        if results
+            .iter()
+            .any(|r| r.as_ref().is_ok_and(|a| a.applied > 0))
+        {
+            self.changes.send_modify(|v| *v += 1);
+        }
+        for (slot, result) in slots.into_iter().zip(results) {
+            let Some(r) = reading.get_mut(slot) else {
+                continue;
+            };
+            let Some(live) = r.as_mut() else { continue };
+            let next = Vec::with_capacity(live.delivered.len());
+            let delivered = std::mem::replace(&mut live.delivered, next);
+            let hall = self.halls.get(slot).map_or("", String::as_str);
+            if let Err(why) = self.answer(hall, delivered, result).await {
+                stop_reading(r, Err(why));
+            }
+        }
+    }
+
+    /// Acknowledges hall `hall`'s `delivered` messages up to the last record `result` took,
+    /// and says what it did (metrics, the halls' health, the log); an error: stop reading it.
+    async fn answer(
+        &self,
+        hall: &str,
+        delivered: Vec<(jetstream::Message, u64)>,
+        result: Result<Applied, FollowError>,
+    ) -> Result<(), FollowError> {
+        let applied = result?;
+        let taken = applied.applied + applied.skipped + applied.superseded;
+        if let Some((last, _)) = taken.checked_sub(1).and_then(|i| delivered.get(i)) {
+            // Acknowledges every message up to the last one taken (AckPolicy::All).
+            last.ack()
+                .await
+                .map_err(|e| FollowError::Consumer(e.to_string()))?;
+        }
+        let pending = delivered.last().map_or(0, |(_, pending)| *pending);
+        for w in &applied.warnings {
+            warn!(hall, "{w}");
+        }
+        if applied.superseded > 0 {
+            info!(
+                hall,
+                records = applied.superseded,
+                "passed over: a republished copy of the hall's database brought them already"
+            );
+        }
+        let now = now_ms();
+        self.metrics.hall(hall, |g| {
+            g.applied += applied.applied as u64;
+            g.lag_records = Some(if applied.refused.is_some() {
+                pending + delivered.len().saturating_sub(taken) as u64
+            } else {
+                pending
+            });
+            if let Some(p) = &applied.position {
+                g.latency_ms = Some(p.applied_at_ms.saturating_sub(p.at_ms));
+                g.lag_ms = Some(if pending > 0 {
+                    now.saturating_sub(p.at_ms)
+                } else {
+                    0
+                });
+            }
+            g.stalled = applied.refused.as_ref().map(ToString::to_string);
+        });
+        match &applied.refused {
+            Some(refused) => self
+                .health
+                .watch()
+                .refused(hall, refused.to_string(), now_ms()),
+            None if applied.applied > 0 => self.health.watch().applied(hall),
+            None => {}
+        }
+        if let Some(refused) = applied.refused {
+            error!(hall, cause = %refused, "the hall's records stop here");
+            return Err(FollowError::Refused(refused.to_string()));
+        }
+        Ok(())
+    }
+}
+
+/// Stops reading a hall's consumer: its follower hears `why` (what it delivered and was not
+/// applied is delivered again to the next one).
+fn stop_reading(r: &mut Option<Reading>, why: Result<(), FollowError>) {
+    if let Some(live) = r.take() {
+        // A follower gone (stopping) needs no answer.
+        let _ignored_if_gone = live.session.stopped.send(why);
+    }
+}
+
+/// Applies `batches` in one transaction and notes what they changed for the page and the
+/// halls' health: each hall's result.
+fn apply_and_note(
+    store: &Mutex<Store>,
+    shown: &Shown,
+    numbers: &Mutex<Vec<NumberRefused>>,
+    batches: &[(String, Vec<Incoming>)],
+) -> Vec<Result<Applied, FollowError>> {
+    let halls: Vec<(&str, &[Incoming])> = batches
+        .iter()
+        .map(|(hall, records)| (hall.as_str(), records.as_slice()))
+        .collect();
+    let mut s = lock(store);
+    let results = match s.apply_halls(&halls, now_ms()) {
+        Ok(results) => results,
+        Err(e) => {
+            let e = Arc::new(e);
+            return batches
+                .iter()
+                .map(|_| Err(FollowError::Transaction(e.clone())))
+                .collect();
+        }
+    };
+    let mut boards = false;
+    for applied in results.iter().flatten() {
+        shown.note(applied);
+        boards |= !applied.boards.is_empty();
+    }
+    if boards {
+        match s.numbers_refused() {
+            Ok(refused) => *numbers.lock().unwrap_or_else(|p| p.into_inner()) = refused,
+            Err(e) => {
+                // As a hall's batch that changed boards and failed: its follower starts again.
+                let e = Arc::new(e);
+                return results
+                    .into_iter()
+                    .map(|r| match r {
+                        Ok(a) if !a.boards.is_empty() => Err(FollowError::Transaction(e.clone())),
+                        r => r.map_err(FollowError::from),
+                    })
+                    .collect();
+            }
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| r.map_err(FollowError::from))
+        .collect()
 }
 
 /// The halls' health: what the followers and the halls' statuses say, as alerts for the
@@ -522,6 +862,10 @@ async fn follow(f: Follower, mut stop: watch::Receiver<bool>) {
             r = consume(&f) => r,
             _ = stop.wait_for(|s| *s) => return,
         };
+        // The applier stops with everything else.
+        if *stop.borrow() {
+            return;
+        }
         let why = match result {
             Ok(()) => "the consumer's messages ended".to_owned(),
             Err(e) => e.to_string(),
@@ -548,9 +892,15 @@ enum FollowError {
     Consumer(String),
     #[error("{0}")]
     Refused(String),
+    /// What failed every hall's records of one transaction (its commit), or after it.
+    #[error("applying the halls' records: {0}")]
+    Transaction(Arc<StoreError>),
+    #[error("the applier of the halls' records stopped")]
+    ApplierGone,
 }
 
-/// Runs hall `f.hall`'s durable consumer from the database's position until it fails.
+/// Runs hall `f.hall`'s durable consumer from the database's position, read by the applier,
+/// until it stops.
 async fn consume(f: &Follower) -> Result<(), FollowError> {
     let stream = hall_stream(&f.js, &f.hall, f.replicas).await?;
     let position = {
@@ -562,117 +912,39 @@ async fn consume(f: &Follower) -> Result<(), FollowError> {
     };
     let after = position.as_ref().map_or(0, |p| p.stream_seq);
     let consumer = durable_consumer(&stream, &f.hall, after).await?;
-    let mut messages = consumer
+    let messages = consumer
         .messages()
         .await
         .map_err(|e| FollowError::Consumer(e.to_string()))?;
-    loop {
-        let Some(first) = messages.next().await else {
-            return Ok(());
-        };
-        let mut batch = vec![first.map_err(|e| FollowError::Consumer(e.to_string()))?];
-        // What else arrives within LINGER joins the batch: one transaction, one commit and one
-        // page update for all of it.
-        let until = tokio::time::Instant::now() + LINGER;
-        while batch.len() < BATCH {
-            let next = match messages.next().now_or_never() {
-                Some(next) => next,
-                None => match tokio::time::timeout_at(until, messages.next()).await {
-                    Ok(next) => next,
-                    Err(_) => break,
-                },
-            };
-            match next {
-                Some(m) => batch.push(m.map_err(|e| FollowError::Consumer(e.to_string()))?),
-                None => break,
-            }
-        }
-        let mut incoming = Vec::with_capacity(batch.len());
-        let mut pending = 0;
-        for m in &batch {
-            let info = m.info().map_err(|e| FollowError::Consumer(e.to_string()))?;
-            pending = info.pending;
-            let stream_seq = info.stream_sequence;
-            let envelope: Envelope = serde_json::from_slice(&m.payload).map_err(|e| {
-                FollowError::Refused(format!(
-                    "hall {}: stream message {stream_seq} is not a boardscribe record this event \
-                     node reads (a newer hall than this event node?): {e}",
-                    f.hall
-                ))
-            })?;
-            incoming.push(Incoming {
-                envelope,
-                stream_seq,
-            });
-        }
-        let store = f.store.clone();
-        let hall = f.hall.clone();
-        let shown = f.shown.clone();
-        let numbers = f.health.numbers.clone();
-        let applied = tokio::task::spawn_blocking(move || {
-            let mut s = lock(&store);
-            let applied = s.apply_hall_records(&hall, &incoming, now_ms())?;
-            shown.note(&applied);
-            if !applied.boards.is_empty() {
-                let refused = s.numbers_refused()?;
-                *numbers.lock().unwrap_or_else(|p| p.into_inner()) = refused;
-            }
-            Ok::<_, StoreError>(applied)
+    let (stopped, why) = oneshot::channel();
+    f.sessions
+        .send(Session {
+            slot: f.slot,
+            messages,
+            stopped,
         })
         .await
-        .map_err(|e| FollowError::Consumer(e.to_string()))??;
-        let taken = applied.applied + applied.skipped + applied.superseded;
-        if taken > 0 {
-            // Acknowledges every message up to the last one taken (AckPolicy::All).
-            batch[taken - 1]
-                .ack()
-                .await
-                .map_err(|e| FollowError::Consumer(e.to_string()))?;
-        }
-        for w in &applied.warnings {
-            warn!(hall = %f.hall, "{w}");
-        }
-        if applied.superseded > 0 {
-            info!(
-                hall = %f.hall,
-                records = applied.superseded,
-                "passed over: a republished copy of the hall's database brought them already"
-            );
-        }
-        if applied.applied > 0 {
-            f.changes.send_modify(|v| *v += 1);
-        }
-        let now = now_ms();
-        f.metrics.hall(&f.hall, |g| {
-            g.applied += applied.applied as u64;
-            g.lag_records = Some(if applied.refused.is_some() {
-                pending + (batch.len() - taken) as u64
-            } else {
-                pending
-            });
-            if let Some(p) = &applied.position {
-                g.latency_ms = Some(p.applied_at_ms.saturating_sub(p.at_ms));
-                g.lag_ms = Some(if pending > 0 {
-                    now.saturating_sub(p.at_ms)
-                } else {
-                    0
-                });
-            }
-            g.stalled = applied.refused.as_ref().map(ToString::to_string);
-        });
-        match &applied.refused {
-            Some(refused) => f
-                .health
-                .watch()
-                .refused(&f.hall, refused.to_string(), now_ms()),
-            None if applied.applied > 0 => f.health.watch().applied(&f.hall),
-            None => {}
-        }
-        if let Some(refused) = applied.refused {
-            error!(hall = %f.hall, cause = %refused, "the hall's records stop here");
-            return Err(FollowError::Refused(refused.to_string()));
-        }
-    }
+        .map_err(|_| FollowError::ApplierGone)?;
+    why.await.map_err(|_| FollowError::ApplierGone)?
+}
+
+/// A delivered message's record, and how many of hall `hall`'s records are pending behind it.
+fn read_message(hall: &str, m: &jetstream::Message) -> Result<(Incoming, u64), FollowError> {
+    let info = m.info().map_err(|e| FollowError::Consumer(e.to_string()))?;
+    let (pending, stream_seq) = (info.pending, info.stream_sequence);
+    let envelope: Envelope = serde_json::from_slice(&m.payload).map_err(|e| {
+        FollowError::Refused(format!(
+            "hall {hall}: stream message {stream_seq} is not a boardscribe record this event node \
+             reads (a newer hall than this event node?): {e}"
+        ))
+    })?;
+    Ok((
+        Incoming {
+            envelope,
+            stream_seq,
+        },
+        pending,
+    ))
 }
 
 /// The hall's durable consumer, set to deliver what follows stream message `after` (0: from

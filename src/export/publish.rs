@@ -164,9 +164,9 @@ impl PgnStyle<'_> {
 /// move made by then, the side to move's clock has run since that move, unless the game is
 /// over; `None` before any clock was read.
 pub fn clocks_at(game: &GameRecord, at_ms: Millis) -> Option<(u64, u64)> {
-    let moves: Vec<_> = game.moves.iter().filter(|m| m.at_ms <= at_ms).collect();
+    let moves = || game.moves.iter().filter(|m| m.at_ms <= at_ms);
     let last = |white: bool| {
-        moves.iter().rev().find_map(|m| {
+        moves().rev().find_map(|m| {
             if white {
                 m.clock_white_ms
             } else {
@@ -179,7 +179,7 @@ pub fn clocks_at(game: &GameRecord, at_ms: Millis) -> Option<(u64, u64)> {
         return None;
     }
     let over = game.result != "*" || game.ended_at_ms.is_some_and(|t| t <= at_ms);
-    if let Some(m) = moves.last().filter(|_| !over) {
+    if let Some(m) = moves().next_back().filter(|_| !over) {
         let ran = at_ms.saturating_sub(m.at_ms);
         // White moved last (odd ply): black's clock runs.
         let running = if m.ply % 2 == 1 {

@@ -11,7 +11,10 @@
 //! A board plays chess or togyz korgool ([`Hub::add_board_kind`]): a togyz board keeps the
 //! togyz FEN of each move, and its snapshot shows the stores and tuz marks and a 2×9 board.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, MutexGuard},
+};
 
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
@@ -59,8 +62,59 @@ impl LiveEvent {
 
 struct State {
     boards: Vec<BoardLive>,
+    /// Each board's place in `boards`, by name (boards are only ever added).
+    by_name: HashMap<String, usize>,
+    /// Each board's version, by place: how many times it was reached to be changed (a
+    /// [`ShownMark`] holds while it stays).
+    versions: Vec<u64>,
     /// Id of the last event sent.
     last_id: u64,
+}
+
+impl State {
+    /// Board `name`'s place in `boards`.
+    fn find(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Board `name`, if registered, to be changed.
+    fn board_mut(&mut self, name: &str) -> Option<&mut BoardLive> {
+        let i = self.find(name)?;
+        self.board_at(i)
+    }
+
+    /// The board at place `i`, to be changed.
+    fn board_at(&mut self, i: usize) -> Option<&mut BoardLive> {
+        if let Some(v) = self.versions.get_mut(i) {
+            *v += 1;
+        }
+        self.boards.get_mut(i)
+    }
+
+    /// Registers `board`: its place.
+    fn push(&mut self, board: BoardLive) -> usize {
+        let i = self.boards.len();
+        self.by_name.insert(board.name.clone(), i);
+        self.boards.push(board);
+        self.versions.push(0);
+        i
+    }
+}
+
+/// What [`Hub::show_game_after`] hands its caller of a board it showed: the board shows the
+/// game's first [`ShownMark::plies`] moves, as they were given, for as long as nothing else
+/// changes the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShownMark {
+    version: u64,
+    plies: usize,
+}
+
+impl ShownMark {
+    /// How many of the game's moves the board showed.
+    pub fn plies(&self) -> usize {
+        self.plies
+    }
 }
 
 struct Inner {
@@ -109,6 +163,8 @@ impl Hub {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
                     boards: Vec::new(),
+                    by_name: HashMap::new(),
+                    versions: Vec::new(),
                     last_id: 0,
                 }),
                 tx,
@@ -167,19 +223,21 @@ impl Hub {
     ) {
         let mut state = self.lock();
         let mut board = BoardLive::with_kind(name, number, kind, moves);
-        match state.boards.iter_mut().find(|b| b.name == name) {
+        match state.board_mut(name) {
             Some(old) => {
                 board.learns = old.learns;
                 *old = board;
             }
-            None => state.boards.push(board),
+            None => {
+                state.push(board);
+            }
         }
     }
 
     /// Board `name`'s sensor learns the board itself (a Certabo board's calibration): the
     /// console offers to have it learn again.
     pub fn set_learns(&self, name: &str) {
-        if let Some(b) = self.lock().boards.iter_mut().find(|b| b.name == name) {
+        if let Some(b) = self.lock().board_mut(name) {
             b.learns = true;
         }
     }
@@ -197,7 +255,7 @@ impl Hub {
         self.add_board_kind(name, number, kind, moves);
         if let Some((result, termination)) = ended {
             let mut state = self.lock();
-            if let Some(b) = state.boards.iter_mut().find(|b| b.name == name) {
+            if let Some(b) = state.board_mut(name) {
                 b.result = Some(result.to_owned());
                 b.result_final = true;
                 b.termination = termination.map(str::to_owned);
@@ -217,6 +275,23 @@ impl Hub {
         clock: Option<LiveClock>,
         new_game: bool,
     ) {
+        self.show_game_after(game, named, clock, new_game, None);
+    }
+
+    /// [`Hub::show_game`] for a caller that showed the board before and kept what that gave it
+    /// (`before`), given that the game's first `before.plies()` moves are the very moves it
+    /// gave then (the same stored rows: moves are never rewritten). While nothing else changed
+    /// the board since, those moves are not compared again, one by one, with the plies the
+    /// board shows. What it gives back holds for the next call, if the board now shows exactly
+    /// the game's moves.
+    pub fn show_game_after(
+        &self,
+        game: &GameRecord,
+        named: bool,
+        clock: Option<LiveClock>,
+        new_game: bool,
+        before: Option<ShownMark>,
+    ) -> Option<ShownMark> {
         let name = game.board_name.as_str();
         // The board as the game makes it, before its moves.
         let mut shown = BoardLive::with_kind(name, game.board_no, game.kind, &[]);
@@ -231,7 +306,9 @@ impl Hub {
             shown.termination = game.termination.clone();
         }
         let mut replaced = false;
-        self.update(name, true, |b| {
+        // Whether the board shows exactly the game's moves once changed.
+        let mut exact = false;
+        let changed = self.update_seen(name, true, |b, seen| {
             // A board whose link is known (the event node hears it from the hall) keeps it.
             if b.connection != Connection::Waiting {
                 shown.connection = b.connection;
@@ -240,8 +317,11 @@ impl Hub {
                 shown.losses = b.losses;
             }
             // The same game with moves added (or none): only those are pushed, as a board
-            // built whole would have them.
-            if !new_game && b.extends(&shown, &game.moves) {
+            // built whole would have them. The plies shown with `known` and untouched since
+            // are the game's first moves already.
+            let known = before.is_some_and(|m| m.version == seen && m.plies == b.plies.len());
+            if !new_game && b.extends(&shown, &game.moves, known) {
+                exact = true;
                 if b.plies.len() == game.moves.len() {
                     return None;
                 }
@@ -250,7 +330,7 @@ impl Hub {
                 }
                 b.clock = clock;
                 replaced = true;
-                return Some(("record", json!({ "plies": b.plies.len() })));
+                return Some(("record", Some(json!({ "plies": b.plies.len() })), None));
             }
             for mv in &game.moves {
                 shown.push_move(mv);
@@ -267,18 +347,26 @@ impl Hub {
             *b = shown;
             b.clock = clock;
             replaced = true;
+            exact = true;
             let kind = if new_game { "game_started" } else { "record" };
-            Some((kind, json!({ "plies": b.plies.len() })))
+            Some((kind, Some(json!({ "plies": b.plies.len() })), None))
         });
+        let mut version = changed;
         if !replaced {
-            self.update(name, false, |b| {
+            version = self.update_seen(name, false, |b, seen| {
+                // Changed by another meanwhile: what it shows is not known.
+                exact &= seen == changed;
                 if b.clock == clock {
                     return None;
                 }
                 b.clock = clock;
-                clock.map(|c| ("clock", clock_json(&c)))
+                clock.map(|c| ("clock", Some(clock_json(&c)), None))
             });
         }
+        exact.then_some(ShownMark {
+            version,
+            plies: game.moves.len(),
+        })
     }
 
     /// Applies `change` to board `name` (registered on first sight) and broadcasts the event it
@@ -302,24 +390,37 @@ impl Hub {
         with_snapshot: bool,
         change: impl FnOnce(&mut BoardLive) -> Option<(&'static str, Option<Value>, Option<Value>)>,
     ) {
+        self.update_seen(name, with_snapshot, |b, _| change(b));
+    }
+
+    /// [`Hub::update_for`], `change` told the board's version before it: the board's version
+    /// after it.
+    fn update_seen(
+        &self,
+        name: &str,
+        with_snapshot: bool,
+        change: impl FnOnce(&mut BoardLive, u64) -> Option<(&'static str, Option<Value>, Option<Value>)>,
+    ) -> u64 {
         let mut state = self.lock();
-        let i = match state.boards.iter().position(|b| b.name == name) {
+        let i = match state.find(name) {
             Some(i) => i,
-            None => {
-                state.boards.push(BoardLive::new(name, None, &[]));
-                state.boards.len() - 1
-            }
+            None => state.push(BoardLive::new(name, None, &[])),
         };
-        let board = &mut state.boards[i];
-        let Some((kind, public, arbiter)) = change(board) else {
-            return;
+        let seen = state.versions.get(i).copied().unwrap_or_default();
+        let Some(board) = state.board_at(i) else {
+            return seen;
+        };
+        let changed = change(board, seen);
+        let version = state.versions.get(i).copied().unwrap_or_default();
+        let Some((kind, public, arbiter)) = changed else {
+            return version;
         };
         state.last_id += 1;
         let id = state.last_id;
         // No one follows the events now (a stream subscribes first, then reads the boards):
         // nothing to write.
         if self.inner.tx.receiver_count() == 0 {
-            return;
+            return version;
         }
         let board = &state.boards[i];
         let snapshot = with_snapshot.then(|| view::snapshot_json(&board.snapshot().public()));
@@ -340,6 +441,7 @@ impl Hub {
         };
         // Sent under the lock, so ids reach every subscriber in order; no subscriber: dropped.
         let _ignored_if_nobody_listens = self.inner.tx.send(Arc::new(event));
+        version
     }
 
     /// The daemon opened the board.
@@ -819,6 +921,71 @@ mod tests {
                 let before = hub.lock().boards[0].clone();
                 let (want, event) = shown_whole(&before, &game, named, clock, new_game);
                 hub.show_game(&game, named, clock, new_game);
+                let got = hub.lock().boards[0].clone();
+                proptest::prop_assert_eq!(&got, &want);
+                let sent: Vec<&str> = std::iter::from_fn(|| rx.try_recv().ok())
+                    .map(|e| e.kind)
+                    .collect();
+                proptest::prop_assert_eq!(sent, event.into_iter().collect::<Vec<_>>());
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Showing a game after what the last showing gave ([`Hub::show_game_after`]) gives
+        /// the very board and events that building it whole gives, whatever changed the board
+        /// in between (its link, a record the arbiter changed): the mark is taken at its word
+        /// only while nothing else has changed the board.
+        #[test]
+        fn a_game_shown_after_its_mark_is_the_game_shown_whole(
+            pits in proptest::collection::vec(1u8..=9, 1..40),
+            steps in proptest::collection::vec((0usize..45, 0u8..4, 0u8..8, 0u64..3), 1..30),
+        ) {
+            let base = togyz_legal_moves(&pits);
+            let hub = Hub::new();
+            hub.add_board_kind("b1", Some(1), Kind::Togyz, &[]);
+            let mut rx = hub.subscribe();
+            let mut game_id = 1;
+            let mut mark: Option<ShownMark> = None;
+            let mut given: Vec<RecordedMove> = Vec::new();
+            for (len, result, what, clock_s) in steps {
+                let moves: Vec<RecordedMove> = base[..len.min(base.len())].to_vec();
+                let new_game = what == 0;
+                if new_game {
+                    game_id += 1;
+                }
+                match what {
+                    1 => hub.board_lost("b1", Lost::HallLost),
+                    2 => hub.board_connected("b1"),
+                    // The same number of plies, one of them another move.
+                    3 => {
+                        let mut other = hub.lock().boards[0].plies.len();
+                        other = other.min(base.len());
+                        let mut changed = base[..other].to_vec();
+                        if let Some(m) = changed.first_mut() {
+                            m.notation.push('x');
+                        }
+                        hub.record_changed("b1", &changed);
+                    }
+                    _ => {}
+                }
+                while rx.try_recv().is_ok() {}
+                let game = stored(game_id, Kind::Togyz, &moves, result);
+                let clock = (clock_s > 0).then_some(LiveClock {
+                    white_ms: clock_s * 1000,
+                    black_ms: 5000,
+                    running: None,
+                    white_flag: false,
+                    black_flag: false,
+                });
+                // What the caller can say: its first moves are the ones it gave last time.
+                let said = mark.filter(|m| {
+                    moves.len() >= m.plies() && moves[..m.plies()] == given[..m.plies()]
+                });
+                let before = hub.lock().boards[0].clone();
+                let (want, event) = shown_whole(&before, &game, true, clock, new_game);
+                mark = hub.show_game_after(&game, true, clock, new_game, said);
+                given = moves;
                 let got = hub.lock().boards[0].clone();
                 proptest::prop_assert_eq!(&got, &want);
                 let sent: Vec<&str> = std::iter::from_fn(|| rx.try_recv().ok())

@@ -395,8 +395,14 @@ impl BoardLive {
     /// pushed, clocks aside: then pushing the rest of `moves` onto it makes exactly the board
     /// that pushing them all onto `template` makes. Every field is compared (moves are compared
     /// by what they show), so that a field changed by anything else sends the caller back to
-    /// building the board whole.
-    pub(super) fn extends(&mut self, template: &BoardLive, moves: &[RecordedMove]) -> bool {
+    /// building the board whole. `known`: the plies are known to be pushed from `moves`' first
+    /// ones (the caller says so, [`super::hub::ShownMark`]), not compared again.
+    pub(super) fn extends(
+        &mut self,
+        template: &BoardLive,
+        moves: &[RecordedMove],
+        known: bool,
+    ) -> bool {
         let n = self.plies.len();
         let numbered = moves
             .iter()
@@ -405,11 +411,12 @@ impl BoardLive {
         if !numbered || n > moves.len() || !template.plies.is_empty() {
             return false;
         }
-        let same_moves = self
-            .plies
-            .iter()
-            .zip(moves)
-            .all(|(p, m)| p.san == m.notation && p.uci == m.uci && p.fen == m.position);
+        let same_moves = known
+            || self
+                .plies
+                .iter()
+                .zip(moves)
+                .all(|(p, m)| p.san == m.notation && p.uci == m.uci && p.fen == m.position);
         if !same_moves {
             return false;
         }

@@ -299,6 +299,9 @@ pub struct ShownGame {
     ids: Vec<i64>,
     /// [`Store::retractions_count`] when it was read.
     retracted: u64,
+    /// How many of its first moves are those of the game it was read after, kept as they were
+    /// (the same rows; moves are never rewritten).
+    pub carried: usize,
 }
 
 /// A row of the events table.
@@ -619,8 +622,14 @@ mod tests {
                 store.write_batch(&[event(board, e)]).unwrap();
                 if read {
                     let retracted = store.retractions_count().unwrap();
+                    let before = kept.as_ref().map(|k| (k.game.moves.clone(), k.ids.clone()));
                     let since = store.game_shown_since(game, kept.take(), retracted).unwrap().unwrap();
                     proptest::prop_assert_eq!(&since.game, &store.game_shown(game).unwrap().unwrap());
+                    // What it says it carried is the game read before, row for row.
+                    let (moves, ids) = before.unwrap_or_default();
+                    proptest::prop_assert!(since.carried <= moves.len());
+                    proptest::prop_assert_eq!(&since.game.moves[..since.carried], &moves[..since.carried]);
+                    proptest::prop_assert_eq!(&since.ids[..since.carried], &ids[..since.carried]);
                     kept = Some(since);
                 }
             }

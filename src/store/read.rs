@@ -2,6 +2,8 @@
 //! a board, a round's games, a board's raw stream. Flow: `GAME_SELECT` rows become
 //! [`GameRecord`] headers ([`game_header`]), completed with their moves and events.
 
+use std::sync::LazyLock;
+
 use super::*;
 
 /// The columns [`move_row`] reads, in its order.
@@ -175,8 +177,9 @@ impl Store {
 
     /// Game `id`'s header, without its moves and events.
     pub(super) fn game_header(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        static BY_ID: LazyLock<String> = LazyLock::new(|| format!("{GAME_SELECT} WHERE g.id = ?1"));
         self.conn
-            .prepare_cached(&format!("{GAME_SELECT} WHERE g.id = ?1"))?
+            .prepare_cached(&BY_ID)?
             .query_row([id], game_header)
             .optional()?
             .transpose()
@@ -278,7 +281,11 @@ impl Store {
         kept: Option<ShownGame>,
         retracted: u64,
     ) -> Result<Option<ShownGame>, StoreError> {
-        // One snapshot for the header, the ids and the moves, inside a transaction or not.
+        // One snapshot for the header, the ids and the moves: the caller's transaction, or a
+        // savepoint of its own.
+        if !self.conn.is_autocommit() {
+            return self.read_shown_since(id, kept, retracted);
+        }
         self.conn.execute_batch("SAVEPOINT shown_since")?;
         let read = self.read_shown_since(id, kept, retracted);
         let released = self.conn.execute_batch("RELEASE shown_since");
@@ -304,7 +311,7 @@ impl Store {
                     .enumerate()
                     .all(|(i, m)| usize::try_from(m.ply).is_ok_and(|p| p == i + 1))
         });
-        let (mut moves, mut ids) = match kept {
+        let (mut moves, mut ids): (Vec<RecordedMove>, Vec<i64>) = match kept {
             // Nothing retracted since: the kept moves stand.
             Some(k) if k.retracted == retracted => (k.game.moves, k.ids),
             kept => {
@@ -323,10 +330,14 @@ impl Store {
                 }
             }
         };
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT id, {MOVE_COLUMNS} FROM moves \
-             WHERE game_id = ?1 AND retracted_by IS NULL AND ply > ?2 ORDER BY ply"
-        ))?;
+        let carried = ids.len();
+        static AFTER: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "SELECT id, {MOVE_COLUMNS} FROM moves \
+                 WHERE game_id = ?1 AND retracted_by IS NULL AND ply > ?2 ORDER BY ply"
+            )
+        });
+        let mut stmt = self.conn.prepare_cached(&AFTER)?;
         let after = moves.last().map_or(0, |m| i64::from(m.ply));
         let mut rows = stmt.query((id, after))?;
         while let Some(r) = rows.next()? {
@@ -338,6 +349,7 @@ impl Store {
             game,
             ids,
             retracted,
+            carried,
         }))
     }
 

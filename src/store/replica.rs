@@ -313,144 +313,202 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut position = read_position(&tx, hall)?;
-        let mut out = Applied::default();
-        for incoming in records {
-            let e = &incoming.envelope;
-            if let Some(p) = &position {
-                if p.origin != e.origin {
-                    out.refused = Some(ReplicaError::OtherOrigin {
-                        hall: hall.to_owned(),
-                        seq: e.seq,
-                        stored: p.origin.clone(),
-                        got: e.origin.clone(),
-                    });
-                    break;
-                }
-                if e.seq <= p.seq {
-                    out.skipped += 1;
-                    continue;
-                }
-            }
-            let expected = position.as_ref().map_or(1, |p| p.seq + 1);
-            if e.seq != expected {
-                out.refused = Some(ReplicaError::Gap {
-                    hall: hall.to_owned(),
-                    expected,
-                    got: e.seq,
-                });
-                break;
-            }
-            let record = match Record::read(e.kind, &e.row) {
-                Ok(r) => r,
-                Err(why) => {
-                    out.refused = Some(ReplicaError::Unreadable {
-                        hall: hall.to_owned(),
-                        seq: e.seq,
-                        kind: e.kind,
-                        why,
-                    });
-                    break;
-                }
-            };
-            // The database's rows are mapped under the first hall name they came under.
-            let origin = read_origin(&tx, &e.origin)?.unwrap_or_else(|| OriginState {
-                owner: hall.to_owned(),
-                seq: 0,
-                covered: 0,
-            });
-            if let Some(copy) = e.snapshot_of
-                && origin.seq > copy
-            {
-                out.refused = Some(ReplicaError::StaleCopy {
-                    hall: hall.to_owned(),
-                    origin: e.origin.clone(),
-                    seq: e.seq,
-                    copy,
-                    applied: origin.seq,
-                });
-                break;
-            }
-            let superseded = e.snapshot_of.is_none() && e.seq <= origin.covered;
-            if !superseded {
-                let mut apply = Apply {
-                    tx: &tx,
-                    hall,
-                    ids: &origin.owner,
-                    origin: &e.origin,
-                    merge: e.snapshot_of.is_some(),
-                    seq: e.seq,
-                    out: &mut out,
-                };
-                match apply.record(record) {
-                    Ok(()) => {}
-                    Err(ReplicaError::Store(err)) => return Err(err),
-                    Err(refused) => {
-                        out.refused = Some(refused);
-                        break;
-                    }
-                }
-            }
-            tx.prepare_cached(
-                "INSERT INTO replica_origins (origin, hall, seq, covered) VALUES (?1, ?2, ?3, ?4) \
-                 ON CONFLICT (origin) DO UPDATE SET seq = max(seq, ?3), covered = max(covered, ?4)",
-            )?
-            .execute((
-                &e.origin,
-                &origin.owner,
-                if e.snapshot_of.is_some() {
-                    0
-                } else {
-                    e.seq as i64
-                },
-                e.snapshot_of.unwrap_or(0) as i64,
-            ))?;
-            tx.prepare_cached(
-                "INSERT INTO replica_log (hall, seq, kind, at_ms, applied_at_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?
-            .execute((
-                hall,
-                e.seq as i64,
-                e.kind.as_str(),
-                e.at_ms as i64,
-                now_ms as i64,
-            ))?;
-            if superseded {
-                out.superseded += 1;
-            } else {
-                out.applied += 1;
-                out.committed_at.push(e.at_ms);
-            }
-            position = Some(ReplicaPosition {
-                origin: e.origin.clone(),
-                seq: e.seq,
-                stream_seq: incoming.stream_seq,
-                at_ms: e.at_ms,
-                applied_at_ms: now_ms,
-            });
-        }
-        if out.applied + out.superseded > 0
-            && let Some(p) = &position
-        {
-            tx.prepare_cached(
-                "INSERT INTO replica_halls (hall, origin, seq, stream_seq, at_ms, applied_at_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (hall) DO UPDATE SET \
-                 origin = ?2, seq = ?3, stream_seq = ?4, at_ms = ?5, applied_at_ms = ?6",
-            )?
-            .execute((
-                hall,
-                &p.origin,
-                p.seq as i64,
-                p.stream_seq as i64,
-                p.at_ms as i64,
-                p.applied_at_ms as i64,
-            ))?;
-            out.position = position;
-        }
+        let out = apply_records(&tx, hall, records, now_ms)?;
         tx.commit()?;
         Ok(out)
     }
+
+    /// Applies several halls' records in one transaction and one commit, at `now_ms`: each
+    /// hall's `(hall, records)` as [`Store::apply_hall_records`] applies them, one hall after
+    /// the other. A refused record stops only its hall. A hall whose batch fails (its `Err`: an
+    /// error of SQLite's, not a refusal) leaves nothing of it: the transaction is rolled back
+    /// and the other halls' batches applied again without it, as if it had not been there
+    /// (never in the common case, where nothing fails; a savepoint per hall instead cost every
+    /// transaction its statement journal). The outer error (the commit, or beginning the
+    /// transaction) means that nothing of any hall was applied.
+    pub fn apply_halls(
+        &mut self,
+        batches: &[(&str, &[Incoming])],
+        now_ms: u64,
+    ) -> Result<Vec<Result<Applied, StoreError>>, StoreError> {
+        let mut failed: Vec<Option<StoreError>> = batches.iter().map(|_| None).collect();
+        'attempt: loop {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut done: Vec<Option<Applied>> = Vec::with_capacity(batches.len());
+            for (i, &(hall, records)) in batches.iter().enumerate() {
+                if failed[i].is_some() {
+                    done.push(None);
+                    continue;
+                }
+                match apply_records(&tx, hall, records, now_ms) {
+                    Ok(applied) => done.push(Some(applied)),
+                    Err(e) => {
+                        failed[i] = Some(e);
+                        // Rolled back as it is dropped.
+                        drop(tx);
+                        continue 'attempt;
+                    }
+                }
+            }
+            tx.commit()?;
+            return Ok(failed
+                .into_iter()
+                .zip(done)
+                .map(|(failed, done)| match (failed, done) {
+                    (Some(e), _) => Err(e),
+                    (None, Some(applied)) => Ok(applied),
+                    (None, None) => Ok(Applied::default()),
+                })
+                .collect());
+        }
+    }
+}
+
+/// Applies `records` of hall `hall`, in order, inside `tx`, at `now_ms` (wall clock).
+fn apply_records(
+    tx: &Transaction<'_>,
+    hall: &str,
+    records: &[Incoming],
+    now_ms: u64,
+) -> Result<Applied, StoreError> {
+    let mut position = read_position(tx, hall)?;
+    let mut out = Applied::default();
+    for incoming in records {
+        let e = &incoming.envelope;
+        if let Some(p) = &position {
+            if p.origin != e.origin {
+                out.refused = Some(ReplicaError::OtherOrigin {
+                    hall: hall.to_owned(),
+                    seq: e.seq,
+                    stored: p.origin.clone(),
+                    got: e.origin.clone(),
+                });
+                break;
+            }
+            if e.seq <= p.seq {
+                out.skipped += 1;
+                continue;
+            }
+        }
+        let expected = position.as_ref().map_or(1, |p| p.seq + 1);
+        if e.seq != expected {
+            out.refused = Some(ReplicaError::Gap {
+                hall: hall.to_owned(),
+                expected,
+                got: e.seq,
+            });
+            break;
+        }
+        let record = match Record::read(e.kind, &e.row) {
+            Ok(r) => r,
+            Err(why) => {
+                out.refused = Some(ReplicaError::Unreadable {
+                    hall: hall.to_owned(),
+                    seq: e.seq,
+                    kind: e.kind,
+                    why,
+                });
+                break;
+            }
+        };
+        // The database's rows are mapped under the first hall name they came under.
+        let origin = read_origin(tx, &e.origin)?.unwrap_or_else(|| OriginState {
+            owner: hall.to_owned(),
+            seq: 0,
+            covered: 0,
+        });
+        if let Some(copy) = e.snapshot_of
+            && origin.seq > copy
+        {
+            out.refused = Some(ReplicaError::StaleCopy {
+                hall: hall.to_owned(),
+                origin: e.origin.clone(),
+                seq: e.seq,
+                copy,
+                applied: origin.seq,
+            });
+            break;
+        }
+        let superseded = e.snapshot_of.is_none() && e.seq <= origin.covered;
+        if !superseded {
+            let mut apply = Apply {
+                tx,
+                hall,
+                ids: &origin.owner,
+                origin: &e.origin,
+                merge: e.snapshot_of.is_some(),
+                seq: e.seq,
+                out: &mut out,
+            };
+            match apply.record(record) {
+                Ok(()) => {}
+                Err(ReplicaError::Store(err)) => return Err(err),
+                Err(refused) => {
+                    out.refused = Some(refused);
+                    break;
+                }
+            }
+        }
+        tx.prepare_cached(
+            "INSERT INTO replica_origins (origin, hall, seq, covered) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (origin) DO UPDATE SET seq = max(seq, ?3), covered = max(covered, ?4)",
+        )?
+        .execute((
+            &e.origin,
+            &origin.owner,
+            if e.snapshot_of.is_some() {
+                0
+            } else {
+                e.seq as i64
+            },
+            e.snapshot_of.unwrap_or(0) as i64,
+        ))?;
+        tx.prepare_cached(
+            "INSERT INTO replica_log (hall, seq, kind, at_ms, applied_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute((
+            hall,
+            e.seq as i64,
+            e.kind.as_str(),
+            e.at_ms as i64,
+            now_ms as i64,
+        ))?;
+        if superseded {
+            out.superseded += 1;
+        } else {
+            out.applied += 1;
+            out.committed_at.push(e.at_ms);
+        }
+        position = Some(ReplicaPosition {
+            origin: e.origin.clone(),
+            seq: e.seq,
+            stream_seq: incoming.stream_seq,
+            at_ms: e.at_ms,
+            applied_at_ms: now_ms,
+        });
+    }
+    if out.applied + out.superseded > 0
+        && let Some(p) = &position
+    {
+        tx.prepare_cached(
+            "INSERT INTO replica_halls (hall, origin, seq, stream_seq, at_ms, applied_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (hall) DO UPDATE SET \
+             origin = ?2, seq = ?3, stream_seq = ?4, at_ms = ?5, applied_at_ms = ?6",
+        )?
+        .execute((
+            hall,
+            &p.origin,
+            p.seq as i64,
+            p.stream_seq as i64,
+            p.at_ms as i64,
+            p.applied_at_ms as i64,
+        ))?;
+        out.position = position;
+    }
+    Ok(out)
 }
 
 fn read_position(
@@ -1150,6 +1208,91 @@ mod tests {
         let applied = event.apply_hall_records("A", &incoming[2..], 3).unwrap();
         assert!(applied.refused.is_none());
         assert_eq!(applied.applied, records.len() - 2);
+    }
+
+    #[test]
+    fn several_halls_in_one_transaction_keep_theirs_when_one_is_refused_and_one_fails() {
+        let (hall, records) = hall();
+        let n = records.len();
+        let a = envelopes("aaaaaaaaaaaaaaaa", &records);
+        // Hall B's record 3 missing: 1 and 2 are applied, 4 refused.
+        let mut b = envelopes("bbbbbbbbbbbbbbbb", &records[..2]);
+        b.extend(envelopes("bbbbbbbbbbbbbbbb", &records[3..]));
+        // Hall C's last record again under the next seq: the move retracted twice, which the
+        // schema refuses (an SQLite error, not a refusal): nothing of C's batch is kept.
+        let mut c = envelopes("cccccccccccccccc", &records);
+        let retracted = records
+            .iter()
+            .find(|r| r.kind == RecordKind::MoveRetracted)
+            .unwrap();
+        let mut again = envelopes("cccccccccccccccc", std::slice::from_ref(retracted));
+        again[0].envelope.seq = n as u64 + 1;
+        c.extend(again);
+        let mut event = Store::open_in_memory().unwrap();
+        let results = event
+            .apply_halls(&[("A", &a), ("C", &c), ("B", &b)], 7)
+            .unwrap();
+        let [a_done, c_done, b_done] = &results[..] else {
+            panic!("{results:?}")
+        };
+        let a_done = a_done.as_ref().unwrap();
+        assert_eq!(a_done.applied, n);
+        assert!(a_done.refused.is_none());
+        assert!(matches!(c_done, Err(StoreError::Sqlite(_))), "{c_done:?}");
+        let b_done = b_done.as_ref().unwrap();
+        assert_eq!(b_done.applied, 2);
+        assert!(
+            matches!(
+                b_done.refused,
+                Some(ReplicaError::Gap {
+                    expected: 3,
+                    got: 4,
+                    ..
+                })
+            ),
+            "{:?}",
+            b_done.refused
+        );
+        // A whole, B up to its gap, C nothing: no position, no board, no log.
+        assert_eq!(event.replica_position("A").unwrap().unwrap().seq, n as u64);
+        assert_eq!(event.replica_position("B").unwrap().unwrap().seq, 2);
+        assert_eq!(event.replica_position("C").unwrap(), None);
+        let names: Vec<String> = event
+            .boards_shown(None)
+            .unwrap()
+            .into_iter()
+            .map(|b| b.name)
+            .collect();
+        assert_eq!(names, ["A/board 1", "B/board 1"]);
+        let logged: i64 = event
+            .conn
+            .query_row("SELECT count(*) FROM replica_log", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(logged as usize, n + 2);
+        let mapped: i64 = event
+            .conn
+            .query_row(
+                "SELECT count(*) FROM replica_ids WHERE hall = 'C'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(mapped, 0);
+        assert_eq!(
+            event.games().unwrap()[0].moves,
+            hall.games().unwrap()[0].moves
+        );
+        // C's records without the bad one, and B's from its gap, go on as one hall's would.
+        let results = event
+            .apply_halls(&[("B", &b[..0]), ("C", &c[..n])], 8)
+            .unwrap();
+        assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
+        let b_whole = envelopes("bbbbbbbbbbbbbbbb", &records);
+        let results = event.apply_halls(&[("B", &b_whole[2..])], 9).unwrap();
+        assert_eq!(results[0].as_ref().unwrap().applied, n - 2);
+        for g in event.games().unwrap() {
+            assert_eq!(g.moves, hall.games().unwrap()[0].moves, "{}", g.board_name);
+        }
     }
 
     /// Hall `hall`'s whole database as a republished copy.
