@@ -10,8 +10,8 @@
 use std::sync::OnceLock;
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Piece, Position,
-    Role, Setup, Square,
+    Bitboard, Board, CastlingMode, Chess, Color, FromSetup, Move, Piece, Position, Role, Setup,
+    Square,
     fen::Fen,
     san::{San, SanPlus, Suffix},
     uci::UciMove,
@@ -288,6 +288,122 @@ fn key_after(us: Color, parent_key: u64, m: &Move) -> u64 {
     k
 }
 
+/// `uci` as text, as shakmaty writes it (`e2e4`, `e7e8q`), written straight into a string of
+/// its size: the record writes one for every move.
+fn uci_text(uci: UciMove) -> String {
+    match uci {
+        UciMove::Normal {
+            from,
+            to,
+            promotion,
+        } => {
+            let mut b = Vec::with_capacity(5);
+            push_square(&mut b, from);
+            push_square(&mut b, to);
+            if let Some(role) = promotion {
+                b.push(role.char() as u8);
+            }
+            ascii_string(b)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `sq` as its file and rank (`e4`).
+fn push_square(b: &mut Vec<u8>, sq: Square) {
+    b.push(b'a' + sq.file() as u8);
+    b.push(b'1' + sq.rank() as u8);
+}
+
+/// `n` in decimal.
+fn push_number(b: &mut Vec<u8>, n: u32) {
+    if n >= 10 {
+        push_number(b, n / 10);
+    }
+    b.push(b'0' + (n % 10) as u8);
+}
+
+/// Bytes written as ASCII, as a string (a byte past ASCII, which the writers here never
+/// write, would be replaced rather than panic).
+fn ascii_string(b: Vec<u8>) -> String {
+    String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The FEN of `pos`, as shakmaty's `Fen::from_position(pos, EnPassantMode::Legal)` writes it
+/// (castling rights as X-FEN: `KQkq` for the outermost rooks, a file letter for another), built
+/// from the board's bitboards as bytes in one buffer (a character at a time into a `String`
+/// cost more than the rest): the record writes one for every move.
+fn fen_text(pos: &Chess) -> String {
+    let board = pos.board();
+    let mut letters = [0u8; 64];
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let piece = role.of(color);
+            // ASCII: a piece's letter.
+            let letter = piece.char() as u8;
+            for sq in board.by_piece(piece) {
+                letters[sq as usize] = letter;
+            }
+        }
+    }
+    let mut b = Vec::with_capacity(96);
+    for (rank, row) in letters.chunks_exact(8).enumerate().rev() {
+        let mut empty = 0u8;
+        for &letter in row {
+            if letter == 0 {
+                empty += 1;
+                continue;
+            }
+            if empty > 0 {
+                b.push(b'0' + empty);
+                empty = 0;
+            }
+            b.push(letter);
+        }
+        if empty > 0 {
+            b.push(b'0' + empty);
+        }
+        if rank > 0 {
+            b.push(b'/');
+        }
+    }
+    b.push(b' ');
+    b.push(pos.turn().char() as u8);
+    b.push(b' ');
+    let rights = pos.castles().castling_rights();
+    if rights.is_empty() {
+        b.push(b'-');
+    }
+    for color in Color::ALL {
+        let backrank = color.backrank();
+        let king = board.king_of(color).filter(|k| k.rank() == backrank);
+        let rooks = board.by_piece(color.rook()) & backrank;
+        for rook in (rights & backrank).into_iter().rev() {
+            let letter = if Some(rook) == rooks.first() && king.is_some_and(|k| rook < k) {
+                b'q'
+            } else if Some(rook) == rooks.last() && king.is_some_and(|k| k < rook) {
+                b'k'
+            } else {
+                b'a' + rook.file() as u8
+            };
+            b.push(match color {
+                Color::White => letter.to_ascii_uppercase(),
+                Color::Black => letter,
+            });
+        }
+    }
+    b.push(b' ');
+    match pos.legal_ep_square() {
+        Some(sq) => push_square(&mut b, sq),
+        None => b.push(b'-'),
+    }
+    b.push(b' ');
+    push_number(&mut b, pos.halfmoves());
+    b.push(b' ');
+    push_number(&mut b, u32::from(pos.fullmoves()));
+    ascii_string(b)
+}
+
 impl GameKind for ChessGame {
     type Position = Chess;
     type Move = Move;
@@ -377,13 +493,11 @@ impl GameKind for ChessGame {
     /// Castling as the position's mode writes it: `e1g1` in standard chess, king-takes-rook
     /// (`f1g1`, `g1h1`) in Chess960, where the king may not move or land on its rook's square.
     fn uci(pos: &Chess, mv: &Move) -> Option<String> {
-        Some(UciMove::from_move(*mv, pos.castles().mode()).to_string())
+        Some(uci_text(UciMove::from_move(*mv, pos.castles().mode())))
     }
 
     fn position_text(pos: &Chess) -> String {
-        let mut s = String::with_capacity(96);
-        Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut s);
-        s
+        fen_text(pos)
     }
 
     /// The placement field of a FEN (a code that is no piece, an empty square).
@@ -603,6 +717,8 @@ impl GameKind for ChessGame {
 
 #[cfg(test)]
 mod tests {
+    use shakmaty::EnPassantMode;
+
     use super::*;
 
     fn mv(pos: &Chess, uci: &str) -> Move {
@@ -808,5 +924,72 @@ mod tests {
         );
         let start = ChessGame::reading(&Chess::default());
         assert_eq!(ChessGame::result_gesture(&start), None);
+    }
+
+    #[test]
+    fn fen_text_writes_counters_castling_files_and_en_passant_as_shakmaty() {
+        for fen in [
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "r3k2r/8/8/8/8/8/8/R3K2R b Kq - 99 120",
+            "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 58",
+            "4k3/8/8/3pP3/8/8/8/4K3 w - - 10 1000",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            assert_eq!(ChessGame::position_text(&pos), fen);
+        }
+        // Chess960: rooks on b and g files; the inner rights are named by file.
+        let fen = "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w BGbg - 3 7";
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Chess960)
+            .unwrap();
+        assert_eq!(
+            ChessGame::position_text(&pos),
+            Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+        );
+    }
+
+    proptest::proptest! {
+        /// The record's FEN and UCI are shakmaty's, character for character, in every position
+        /// of random games from the standard start and from Chess960 starts (castling rights
+        /// lost one by one, en passant legal or not, promotions, long games' counters).
+        #[test]
+        fn fen_and_uci_are_shakmatys(
+            start in 0u32..961,
+            picks in proptest::collection::vec(0usize..1000, 0..300),
+        ) {
+            let mut pos = if start == 960 {
+                Chess::default()
+            } else {
+                chess960_start(start).unwrap()
+            };
+            for pick in picks {
+                proptest::prop_assert_eq!(
+                    ChessGame::position_text(&pos),
+                    Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+                );
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                // Promotions and pawn moves more often than their share, to reach them.
+                let pawns: Vec<&Move> = moves.iter().filter(|m| m.role() == Role::Pawn).collect();
+                let mv = match moves.iter().find(|m| m.is_promotion()) {
+                    Some(promotion) if pick % 3 == 0 => promotion,
+                    _ if pick % 2 == 0 && !pawns.is_empty() => pawns[pick / 2 % pawns.len()],
+                    _ => &moves[pick % moves.len()],
+                };
+                proptest::prop_assert_eq!(
+                    ChessGame::uci(&pos, mv),
+                    Some(UciMove::from_move(*mv, pos.castles().mode()).to_string())
+                );
+                pos.play_unchecked(*mv);
+            }
+        }
     }
 }

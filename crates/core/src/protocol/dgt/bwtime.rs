@@ -101,9 +101,14 @@ impl BwTime {
 
     /// Both sides read as real times: hours at most 9, minutes and seconds valid BCD up to 59.
     pub fn is_plausible(&self) -> bool {
-        [&self.0[0..3], &self.0[3..6]]
-            .iter()
-            .all(|s| s[0] & 0x0f <= 9 && bcd_ok(s[1]) && bcd_ok(s[2]))
+        // Byte by byte (every clock frame asks: a clock sends one a second and one per press).
+        let b = &self.0;
+        b[0] & 0x0f <= 9
+            && bcd_ok(b[1])
+            && bcd_ok(b[2])
+            && b[3] & 0x0f <= 9
+            && bcd_ok(b[4])
+            && bcd_ok(b[5])
     }
 
     /// The four ACK bytes (dgt-notes 1.9), if this is an ACK: `[ack0, ack1, ack2, ack3]`;
@@ -190,5 +195,16 @@ mod tests {
         let t = BwTime([0x0a, 0x10, 0x08, 0x2a, 0x00, 0x31, 0x00]);
         assert_eq!(t.ack(), Some([0x10, 0x88, 0x00, 0x31]));
         assert!(!t.is_plausible());
+    }
+
+    proptest::proptest! {
+        /// Plausible is each side's hours a digit and its minutes and seconds BCD up to 59,
+        /// as the per-side reading says, on any seven bytes.
+        #[test]
+        fn plausible_is_both_sides_readable(bytes in proptest::array::uniform7(proptest::num::u8::ANY)) {
+            let t = BwTime(bytes);
+            let side_ok = |s: &[u8]| s[0] & 0x0f <= 9 && bcd_ok(s[1]) && bcd_ok(s[2]);
+            proptest::prop_assert_eq!(t.is_plausible(), side_ok(&bytes[0..3]) && side_ok(&bytes[3..6]));
+        }
     }
 }
