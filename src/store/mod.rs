@@ -639,6 +639,95 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A batch with runs of moves (inserted several rows a statement) writes exactly what
+        /// applying its writes one by one writes, in one transaction: the same rows with the
+        /// same ids, and the same error (a ply taken twice, named) with nothing of it kept.
+        #[test]
+        fn runs_of_moves_write_what_one_by_one_writes(
+            steps in proptest::collection::vec(0u8..16, 0..80),
+            twice in proptest::option::of(0usize..80),
+        ) {
+            let mut writes = Vec::new();
+            let (mut ply1, mut ply2) = (0u32, 0u32);
+            for (i, mut step) in steps.into_iter().enumerate() {
+                // At most one ply taken twice, in half the batches.
+                if step == 14 && twice != Some(i) {
+                    step = 0;
+                }
+                let (board, ply) = match step {
+                    // A takeback of one ply on the first board.
+                    13 if ply1 > 0 => {
+                        writes.push(event(BoardId(1), TrackerEvent::Takeback {
+                            at_ms: u64::from(ply1) * 1000,
+                            from_ply: ply1,
+                            to_ply: ply1 - 1,
+                        }));
+                        ply1 -= 1;
+                        continue;
+                    }
+                    // The first board's last ply again: refused.
+                    14 => (BoardId(1), ply1.max(1)),
+                    // The second board's next ply.
+                    15 => {
+                        ply2 += 1;
+                        (BoardId(2), ply2)
+                    }
+                    _ => {
+                        ply1 += 1;
+                        (BoardId(1), ply1)
+                    }
+                };
+                let mut m = mv(ply, &format!("m{}", writes.len()));
+                m.uci = Some(format!("u{}", writes.len()));
+                m.clock_white_ms = Some(u64::from(ply) * 7);
+                m.time_trouble = ply % 5 == 0;
+                writes.push(event(board, TrackerEvent::Move(m)));
+            }
+            let stores: Vec<(Result<(), String>, Vec<String>)> = [true, false]
+                .into_iter()
+                .map(|runs| {
+                    let mut store = Store::open_in_memory().unwrap();
+                    for name in ["b1", "b2"] {
+                        let board = store.board(name, Kind::Chess).unwrap();
+                        begin_test_game(&mut store, board, 0);
+                    }
+                    let written = if runs {
+                        store.write_batch(&writes).map(|_| ())
+                    } else {
+                        // The writes applied one by one, in one transaction.
+                        let tx = store.conn.transaction().unwrap();
+                        let mut batch = Batch::new(&tx);
+                        let applied = writes.iter().try_for_each(|w| batch.apply(w));
+                        let applied = applied.and_then(|()| batch.finish().map(|_| ()));
+                        if applied.is_ok() {
+                            tx.commit().unwrap();
+                        }
+                        applied
+                    };
+                    let rows: Vec<String> = store
+                        .conn
+                        .prepare(
+                            "SELECT id, game_id, ply, notation, uci, position, at_ms, \
+                             clock_white_ms, clock_black_ms, time_trouble, retracted_by \
+                             FROM moves ORDER BY id",
+                        )
+                        .unwrap()
+                        .query_map([], |r| {
+                            let cols: Vec<rusqlite::types::Value> =
+                                (0..11).map(|i| r.get(i)).collect::<Result<_, _>>()?;
+                            Ok(format!("{cols:?}"))
+                        })
+                        .unwrap()
+                        .collect::<Result<_, _>>()
+                        .unwrap();
+                    (written.map_err(|e| format!("{e:?}")), rows)
+                })
+                .collect();
+            proptest::prop_assert_eq!(&stores[0], &stores[1]);
+        }
+    }
+
     #[test]
     fn a_live_ply_cannot_be_played_twice() {
         let mut store = Store::open_in_memory().unwrap();

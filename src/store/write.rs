@@ -362,6 +362,93 @@ impl<'c> Batch<'c> {
         execute_move(stmt, game, mv)
     }
 
+    /// Inserts the moves `writes` begins with, if it begins with at least [`MOVE_ROWS`] moves
+    /// of one board whose game is open: [`MOVE_ROWS`] rows a statement, the rest one a
+    /// statement, exactly the rows (and ids, in order) that [`Batch::apply`] would insert one
+    /// by one. How many writes it took (0: none, for `apply`).
+    pub(super) fn moves_run(&mut self, writes: &[Write]) -> Result<usize, StoreError> {
+        fn move_of(w: &Write) -> Option<(BoardId, &RecordedMove)> {
+            match w {
+                Write::Event {
+                    board,
+                    event: TrackerEvent::Move(mv),
+                } => Some((*board, mv)),
+                _ => None,
+            }
+        }
+        let Some((board, _)) = writes.first().and_then(move_of) else {
+            return Ok(0);
+        };
+        let run: Vec<&RecordedMove> = writes
+            .iter()
+            .map_while(|w| move_of(w).filter(|(b, _)| *b == board).map(|(_, mv)| mv))
+            .collect();
+        if run.len() < MOVE_ROWS {
+            return Ok(0);
+        }
+        let Some(game) = self.open_game(board)? else {
+            return Ok(0);
+        };
+        self.touch(game);
+        let mut rows = run.chunks_exact(MOVE_ROWS);
+        for chunk in &mut rows {
+            self.insert_move_rows(game, chunk)?;
+        }
+        for mv in rows.remainder() {
+            self.insert_move(game, mv)?;
+        }
+        Ok(run.len())
+    }
+
+    /// Inserts `moves` of `game` ([`MOVE_ROWS`] of them) in one statement; if a constraint
+    /// refuses a row (the statement is then undone whole), one by one, for the error the first
+    /// bad row gives ([`StoreError::PlyTaken`] naming its ply).
+    fn insert_move_rows(
+        &mut self,
+        game: GameId,
+        moves: &[&RecordedMove],
+    ) -> Result<(), StoreError> {
+        static INSERT_ROWS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            format!(
+                "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, \
+                 clock_white_ms, clock_black_ms, time_trouble) VALUES {}",
+                vec![row; MOVE_ROWS].join(", ")
+            )
+        });
+        let mut stmt = self.conn.prepare_cached(&INSERT_ROWS)?;
+        let mut i = 0;
+        for mv in moves {
+            let mut bind = |value: &dyn ToSql| -> Result<(), StoreError> {
+                i += 1;
+                stmt.raw_bind_parameter(i, value)?;
+                Ok(())
+            };
+            bind(&game)?;
+            bind(&mv.ply)?;
+            bind(&mv.notation)?;
+            bind(&mv.uci)?;
+            bind(&mv.position)?;
+            bind(&sql_ms(mv.at_ms)?)?;
+            bind(&sql_opt_ms(mv.clock_white_ms)?)?;
+            bind(&sql_opt_ms(mv.clock_black_ms)?)?;
+            bind(&mv.time_trouble)?;
+        }
+        match stmt.raw_execute() {
+            Ok(_) => return Ok(()),
+            // A constraint refused a row: the statement is undone, the transaction goes on.
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == ErrorCode::ConstraintViolation => {}
+            // Anything else may have ended the transaction: no row is written outside it.
+            Err(e) => return Err(e.into()),
+        }
+        drop(stmt);
+        for mv in moves {
+            self.insert_move(game, mv)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn insert_event(
         &mut self,
         game: Option<GameId>,
@@ -390,6 +477,10 @@ pub(super) fn insert_move_row(
     let mut stmt = conn.prepare_cached(INSERT_MOVE)?;
     execute_move(&mut stmt, game, mv)
 }
+
+/// How many moves [`Batch::moves_run`] inserts a statement: a statement's own cost (cursors
+/// opened and closed, its end) shared by that many rows.
+const MOVE_ROWS: usize = 16;
 
 const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, \
      clock_white_ms, clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
@@ -630,8 +721,15 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut batch = Batch::new(&tx);
-        for write in writes {
-            batch.apply(write)?;
+        let mut rest = writes;
+        while let Some(write) = rest.first() {
+            // A run of moves of one board's open game (replay, a board catching up) is
+            // inserted several rows a statement; anything else one write at a time.
+            let taken = batch.moves_run(rest)?;
+            if taken == 0 {
+                batch.apply(write)?;
+            }
+            rest = &rest[taken.max(1)..];
         }
         let (touched, closed) = batch.finish()?;
         if let Some(date) = date {

@@ -425,6 +425,29 @@ impl<R: BufRead> CaptureLines<R> {
         bytes: &mut Vec<u8>,
     ) -> Result<Option<(Millis, Direction)>, CaptureError> {
         loop {
+            // A whole line in the reader's buffer is read where it lies, and consumed with its
+            // end: no copy (replay reads every line of a capture). A line the buffer holds only
+            // the start of, or the last line without its end, is gathered as before.
+            let Self { reader, state, .. } = self;
+            match reader.fill_buf() {
+                Ok(buf) => {
+                    if let Some(end) = memchr::memchr(b'\n', buf) {
+                        let fed = state.feed(&buf[..=end], bytes);
+                        reader.consume(end + 1);
+                        match fed? {
+                            Some(found) => return Ok(Some(found)),
+                            None => continue,
+                        }
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(CaptureError::Io {
+                        line: self.state.line + 1,
+                        source,
+                    });
+                }
+            }
             self.line_buf.clear();
             let n = self
                 .reader
@@ -592,6 +615,51 @@ mod tests {
             );
             prop_assert_eq!(got, want, "{:?}", text);
             prop_assert_eq!(fast, general);
+        }
+    }
+
+    proptest! {
+        /// Reading line by line through a reader's buffer of any size (lines cut anywhere,
+        /// the last without its end, blank lines, headers, bad lines, CRLF) gives, read for
+        /// read, what feeding each line whole gives: the same chunks, the same errors at the
+        /// same lines, and reading goes on after an error.
+        #[test]
+        fn lines_read_through_any_buffer_read_as_whole_lines(
+            lines in prop::collection::vec(
+                "[0-9]{1,3}\\.[0-9]{3} [<>] ([0-9a-f]{2} ){0,6}[0-9a-f]{2}|# [a-z]{1,5}: [a-z ]{0,8}|[0-9 .<>a-z]{0,12}|",
+                0..20,
+            ),
+            crlf in any::<bool>(),
+            last_ended in any::<bool>(),
+            capacity in 1usize..64,
+        ) {
+            let end = if crlf { "\r\n" } else { "\n" };
+            let mut text = lines.join(end);
+            if last_ended {
+                text.push_str(end);
+            }
+            // Each line fed whole, as a reader that copies every line gives it.
+            let mut state = State::default();
+            let mut want = Vec::new();
+            let mut buf = Vec::new();
+            for raw in text.as_bytes().split_inclusive(|&b| b == b'\n') {
+                match state.feed(raw, &mut buf) {
+                    Ok(Some((t_ms, dir))) => want.push(Ok((t_ms, dir, buf.clone()))),
+                    Ok(None) => {}
+                    Err(e) => want.push(Err(e.to_string())),
+                }
+            }
+            let mut reader = CaptureLines::new(io::BufReader::with_capacity(capacity, text.as_bytes()));
+            let mut got = Vec::new();
+            let mut bytes = Vec::new();
+            loop {
+                match reader.read_chunk(&mut bytes) {
+                    Ok(Some((t_ms, dir))) => got.push(Ok((t_ms, dir, bytes.clone()))),
+                    Ok(None) => break,
+                    Err(e) => got.push(Err(e.to_string())),
+                }
+            }
+            prop_assert_eq!(got, want, "{:?}", text);
         }
     }
 
