@@ -828,6 +828,24 @@ mod tests {
         }
     }
 
+    /// A clock showing White `clock_s` seconds (none for 0), stopped.
+    fn test_clock(clock_s: u64) -> Option<LiveClock> {
+        (clock_s > 0).then_some(LiveClock {
+            white_ms: clock_s * 1000,
+            black_ms: 5000,
+            running: None,
+            white_flag: false,
+            black_flag: false,
+        })
+    }
+
+    /// The kinds of the events `rx` has been sent since it was last read.
+    fn kinds_sent(rx: &mut broadcast::Receiver<Arc<LiveEvent>>) -> Vec<&'static str> {
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .map(|e| e.kind)
+            .collect()
+    }
+
     /// What `show_game` did before it pushed only a game's new moves: the board built whole
     /// from the game, kept if its public snapshot (clock aside) is the same; the event sent.
     fn shown_whole(
@@ -911,21 +929,13 @@ mod tests {
                 }
                 while rx.try_recv().is_ok() {}
                 let game = stored(game_id, Kind::Togyz, &moves, result);
-                let clock = (clock_s > 0).then_some(LiveClock {
-                    white_ms: clock_s * 1000,
-                    black_ms: 5000,
-                    running: None,
-                    white_flag: false,
-                    black_flag: false,
-                });
+                let clock = test_clock(clock_s);
                 let before = hub.lock().boards[0].clone();
                 let (want, event) = shown_whole(&before, &game, named, clock, new_game);
                 hub.show_game(&game, named, clock, new_game);
                 let got = hub.lock().boards[0].clone();
                 proptest::prop_assert_eq!(&got, &want);
-                let sent: Vec<&str> = std::iter::from_fn(|| rx.try_recv().ok())
-                    .map(|e| e.kind)
-                    .collect();
+                let sent = kinds_sent(&mut rx);
                 proptest::prop_assert_eq!(sent, event.into_iter().collect::<Vec<_>>());
             }
         }
@@ -971,13 +981,7 @@ mod tests {
                 }
                 while rx.try_recv().is_ok() {}
                 let game = stored(game_id, Kind::Togyz, &moves, result);
-                let clock = (clock_s > 0).then_some(LiveClock {
-                    white_ms: clock_s * 1000,
-                    black_ms: 5000,
-                    running: None,
-                    white_flag: false,
-                    black_flag: false,
-                });
+                let clock = test_clock(clock_s);
                 // What the caller can say: its first moves are the ones it gave last time.
                 let said = mark.filter(|m| {
                     moves.len() >= m.plies() && moves[..m.plies()] == given[..m.plies()]
@@ -988,9 +992,7 @@ mod tests {
                 given = moves;
                 let got = hub.lock().boards[0].clone();
                 proptest::prop_assert_eq!(&got, &want);
-                let sent: Vec<&str> = std::iter::from_fn(|| rx.try_recv().ok())
-                    .map(|e| e.kind)
-                    .collect();
+                let sent = kinds_sent(&mut rx);
                 proptest::prop_assert_eq!(sent, event.into_iter().collect::<Vec<_>>());
             }
         }

@@ -721,6 +721,11 @@ mod tests {
 
     use super::*;
 
+    /// The position `fen` gives in `mode`.
+    fn position(fen: &str, mode: CastlingMode) -> Chess {
+        fen.parse::<Fen>().unwrap().into_position(mode).unwrap()
+    }
+
     fn mv(pos: &Chess, uci: &str) -> Move {
         uci.parse::<shakmaty::uci::UciMove>()
             .ok()
@@ -760,11 +765,7 @@ mod tests {
             "QQ2k3/1P6/8/8/8/8/q5p1/4K2R b K - 0 1",
             "8/8/8/8/8/8/8/K6k w - - 0 1",
         ] {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
+            let pos = position(fen, CastlingMode::Standard);
             let reading = ChessGame::reading(&pos);
             for sq in Square::ALL {
                 let want = pos.board().piece_at(sq).map_or(code::EMPTY, piece_code);
@@ -797,11 +798,7 @@ mod tests {
             "4k3/1P6/8/8/8/8/6p1/4K2R b K - 0 1",
             "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
         ] {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
+            let pos = position(fen, CastlingMode::Standard);
             let mut succ = Vec::new();
             let key = ChessGame::reading_key(&ChessGame::reading(&pos));
             ChessGame::successors(&pos, key, &mut succ);
@@ -934,20 +931,12 @@ mod tests {
             "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 58",
             "4k3/8/8/3pP3/8/8/8/4K3 w - - 10 1000",
         ] {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
+            let pos = position(fen, CastlingMode::Standard);
             assert_eq!(ChessGame::position_text(&pos), fen);
         }
         // Chess960: rooks on b and g files; the inner rights are named by file.
         let fen = "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w BGbg - 3 7";
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Chess960)
-            .unwrap();
+        let pos = position(fen, CastlingMode::Chess960);
         assert_eq!(
             ChessGame::position_text(&pos),
             Fen::from_position(&pos, EnPassantMode::Legal).to_string()
