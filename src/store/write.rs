@@ -2,6 +2,8 @@
 //! each as its rows (games begun and ended, moves, events). Flow: [`Store::write_batch`] →
 //! [`Batch::apply`] per write → one commit; a failed batch is rolled back whole.
 
+use std::sync::LazyLock;
+
 use super::*;
 use closing::{ClosedGame, NO_ARBITER_RESULT};
 
@@ -357,7 +359,7 @@ impl<'c> Batch<'c> {
     ) -> Result<(), StoreError> {
         let stmt = match &mut self.moves {
             Some(stmt) => stmt,
-            None => self.moves.insert(self.conn.prepare_cached(INSERT_MOVE)?),
+            None => self.moves.insert(self.conn.prepare_cached(&INSERT_MOVE)?),
         };
         execute_move(stmt, game, mv)
     }
@@ -366,7 +368,7 @@ impl<'c> Batch<'c> {
     /// of one board whose game is open: [`MOVE_ROWS`] rows a statement, the rest one a
     /// statement, exactly the rows (and ids, in order) that [`Batch::apply`] would insert one
     /// by one. How many writes it took (0: none, for `apply`).
-    pub(super) fn moves_run(&mut self, writes: &[Write]) -> Result<usize, StoreError> {
+    pub(super) fn moves_run<'w>(&mut self, writes: &'w [Write]) -> Result<usize, StoreError> {
         fn move_of(w: &Write) -> Option<(BoardId, &RecordedMove)> {
             match w {
                 Write::Event {
@@ -379,16 +381,20 @@ impl<'c> Batch<'c> {
         let Some((board, _)) = writes.first().and_then(move_of) else {
             return Ok(0);
         };
-        let run: Vec<&RecordedMove> = writes
+        let of_board = |w: &'w Write| move_of(w).filter(|(b, _)| *b == board).map(|(_, mv)| mv);
+        // Counted first: a shorter run (the daemon's batches) costs no list.
+        if writes
             .iter()
-            .map_while(|w| move_of(w).filter(|(b, _)| *b == board).map(|(_, mv)| mv))
-            .collect();
-        if run.len() < MOVE_ROWS {
+            .map_while(of_board)
+            .nth(MOVE_ROWS - 1)
+            .is_none()
+        {
             return Ok(0);
         }
         let Some(game) = self.open_game(board)? else {
             return Ok(0);
         };
+        let run: Vec<&RecordedMove> = writes.iter().map_while(of_board).collect();
         self.touch(game);
         let mut rows = run.chunks_exact(MOVE_ROWS);
         for chunk in &mut rows {
@@ -408,31 +414,9 @@ impl<'c> Batch<'c> {
         game: GameId,
         moves: &[&RecordedMove],
     ) -> Result<(), StoreError> {
-        static INSERT_ROWS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
-            format!(
-                "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, \
-                 clock_white_ms, clock_black_ms, time_trouble) VALUES {}",
-                vec![row; MOVE_ROWS].join(", ")
-            )
-        });
-        let mut stmt = self.conn.prepare_cached(&INSERT_ROWS)?;
-        let mut i = 0;
-        for mv in moves {
-            let mut bind = |value: &dyn ToSql| -> Result<(), StoreError> {
-                i += 1;
-                stmt.raw_bind_parameter(i, value)?;
-                Ok(())
-            };
-            bind(&game)?;
-            bind(&mv.ply)?;
-            bind(&mv.notation)?;
-            bind(&mv.uci)?;
-            bind(&mv.position)?;
-            bind(&sql_ms(mv.at_ms)?)?;
-            bind(&sql_opt_ms(mv.clock_white_ms)?)?;
-            bind(&sql_opt_ms(mv.clock_black_ms)?)?;
-            bind(&mv.time_trouble)?;
+        let mut stmt = self.conn.prepare_cached(&INSERT_MOVES)?;
+        for (row, mv) in moves.iter().enumerate() {
+            bind_move(&mut stmt, row, game, mv)?;
         }
         match stmt.raw_execute() {
             Ok(_) => return Ok(()),
@@ -474,7 +458,7 @@ pub(super) fn insert_move_row(
     game: GameId,
     mv: &RecordedMove,
 ) -> Result<(), StoreError> {
-    let mut stmt = conn.prepare_cached(INSERT_MOVE)?;
+    let mut stmt = conn.prepare_cached(&INSERT_MOVE)?;
     execute_move(&mut stmt, game, mv)
 }
 
@@ -482,8 +466,49 @@ pub(super) fn insert_move_row(
 /// opened and closed, its end) shared by that many rows.
 const MOVE_ROWS: usize = 16;
 
-const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, \
-     clock_white_ms, clock_black_ms, time_trouble) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+/// The insert of `rows` move rows in one statement, each bound by [`bind_move`].
+fn insert_moves_sql(rows: usize) -> String {
+    format!(
+        "INSERT INTO moves (game_id, ply, notation, uci, position, at_ms, clock_white_ms, \
+         clock_black_ms, time_trouble) VALUES {}",
+        vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; rows].join(", ")
+    )
+}
+
+/// One move row's insert.
+static INSERT_MOVE: LazyLock<String> = LazyLock::new(|| insert_moves_sql(1));
+
+/// [`MOVE_ROWS`] move rows' insert.
+static INSERT_MOVES: LazyLock<String> = LazyLock::new(|| insert_moves_sql(MOVE_ROWS));
+
+/// Binds `mv` of `game` as row `row` (from 0) of a move insert ([`insert_moves_sql`]).
+fn bind_move(
+    stmt: &mut rusqlite::Statement<'_>,
+    row: usize,
+    game: GameId,
+    mv: &RecordedMove,
+) -> Result<(), StoreError> {
+    let (at_ms, white_ms, black_ms) = (
+        sql_ms(mv.at_ms)?,
+        sql_opt_ms(mv.clock_white_ms)?,
+        sql_opt_ms(mv.clock_black_ms)?,
+    );
+    let values: [&dyn ToSql; 9] = [
+        &game,
+        &mv.ply,
+        &mv.notation,
+        &mv.uci,
+        &mv.position,
+        &at_ms,
+        &white_ms,
+        &black_ms,
+        &mv.time_trouble,
+    ];
+    for (i, value) in values.into_iter().enumerate() {
+        stmt.raw_bind_parameter(row * values.len() + i + 1, value)?;
+    }
+    Ok(())
+}
 
 /// [`insert_move_row`] through the prepared insert `stmt`.
 fn execute_move(
@@ -491,18 +516,8 @@ fn execute_move(
     game: GameId,
     mv: &RecordedMove,
 ) -> Result<(), StoreError> {
-    let res = stmt.execute((
-        game,
-        mv.ply,
-        &mv.notation,
-        &mv.uci,
-        &mv.position,
-        sql_ms(mv.at_ms)?,
-        sql_opt_ms(mv.clock_white_ms)?,
-        sql_opt_ms(mv.clock_black_ms)?,
-        mv.time_trouble,
-    ));
-    match res {
+    bind_move(stmt, 0, game, mv)?;
+    match stmt.raw_execute() {
         Ok(_) => Ok(()),
         Err(rusqlite::Error::SqliteFailure(e, _))
             if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
