@@ -10,9 +10,12 @@
 //! the decision's record to come back, so the arbiter's answer names the event node's own
 //! decision. At the hall, [`take`] follows the command stream through a durable consumer and
 //! runs each command through the hall's own decider (the board's task takes a decision between
-//! two reads of its port), answers, and acknowledges. A command delivered again (the hall
-//! stopped before acknowledging it) finds its decision already recorded (same game, time and
-//! author) and is not taken twice.
+//! two reads of its port), answers, and acknowledges. The hall holds one command at a time, in
+//! the order sent. One its store could not take (it failed or was unavailable: a locked or full
+//! disk) is answered as pending and taken again shortly, until it can be: nothing sent is
+//! dropped. One held when the hall stops is handed back at once, one held by a hall killed is
+//! given again [`ACK_WAIT`] later. A command delivered again finds its decision already recorded
+//! (same game, time and author) or its round already started, and is not taken twice.
 
 use std::{
     sync::{Arc, Mutex},
@@ -22,7 +25,7 @@ use std::{
 use async_nats::jetstream::{
     self,
     consumer::{AckPolicy, DeliverPolicy, pull},
-    message::PublishMessage,
+    message::{AckKind, PublishMessage},
 };
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
@@ -338,10 +341,10 @@ pub async fn take(
     let js = jetstream::new(client.clone());
     let mut said: Option<String> = None;
     loop {
-        let result = tokio::select! {
-            r = take_from_stream(&client, &js, &hall, replicas, &decider) => r,
-            _ = stop.wait_for(|s| *s) => return,
-        };
+        let result = take_from_stream(&client, &js, &hall, replicas, &decider, &mut stop).await;
+        if *stop.borrow() {
+            return;
+        }
         if let Err(why) = result
             && said.as_ref() != Some(&why)
         {
@@ -355,34 +358,37 @@ pub async fn take(
     }
 }
 
+/// How long the broker waits for a hall to acknowledge a command before it gives it again: a
+/// hall killed while holding one takes it again this soon after it is back.
+const ACK_WAIT: Duration = Duration::from_secs(10);
+
+/// How long a hall waits before taking again a command its store could not take.
+const RETRY_AFTER: Duration = Duration::from_secs(3);
+
 async fn take_from_stream(
     client: &async_nats::Client,
     js: &jetstream::Context,
     hall: &str,
     replicas: usize,
     decider: &Decider,
+    stop: &mut watch::Receiver<bool>,
 ) -> Result<(), String> {
-    let stream = command_stream(js, hall, replicas)
-        .await
-        .map_err(|e| e.to_string())?;
-    let consumer = stream
-        .get_or_create_consumer(
-            &format!("boardscribe-hall-{hall}"),
-            pull::Config {
-                durable_name: Some(format!("boardscribe-hall-{hall}")),
-                description: Some(format!(
-                    "boardscribe hall {hall}: the event node's commands"
-                )),
-                deliver_policy: DeliverPolicy::All,
-                ack_policy: AckPolicy::Explicit,
-                ack_wait: Duration::from_secs(60),
-                ..Default::default()
-            },
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut messages = consumer.messages().await.map_err(|e| e.to_string())?;
-    while let Some(m) = messages.next().await {
+    let setup = async {
+        let stream = command_stream(js, hall, replicas)
+            .await
+            .map_err(|e| e.to_string())?;
+        follow_commands(&stream, hall).await
+    };
+    let mut messages = tokio::select! {
+        m = setup => m?,
+        _ = stop.wait_for(|s| *s) => return Ok(()),
+    };
+    loop {
+        let m = tokio::select! {
+            m = messages.next() => m,
+            _ = stop.wait_for(|s| *s) => return Ok(()),
+        };
+        let Some(m) = m else { return Ok(()) };
         let m = m.map_err(|e| e.to_string())?;
         let command: Command = match serde_json::from_slice(&m.payload) {
             Ok(c) => c,
@@ -392,47 +398,111 @@ async fn take_from_stream(
                 continue;
             }
         };
-        let outcome = match command.body {
-            CommandBody::Decision { game, decision } => {
-                match decider.take(GameId(game), decision, command.at_ms).await {
-                    Ok(d) => {
-                        info!(
-                            hall,
-                            game,
-                            decision = d.id,
-                            "the event node's decision taken"
-                        );
-                        Outcome::Taken { event: d.id }
-                    }
-                    Err(refusal) => Outcome::Refused { refusal },
-                }
+        let id = command.id.clone();
+        let outcome = tokio::select! {
+            o = run(hall, decider, command) => Some(o),
+            _ = stop.wait_for(|s| *s) => None,
+        };
+        let Some(outcome) = outcome else {
+            // Stopping with the command in hand: given again at once when the hall is back
+            // (taken already, it is found recorded and not taken twice).
+            let _ignored_if_gone = m.ack_with(AckKind::Nak(None)).await;
+            return Ok(());
+        };
+        let retry = match &outcome {
+            Outcome::Refused { refusal } if refusal.may_pass_later() => {
+                warn!(hall, id = %id, why = %refusal.message, "the event node's command could not be taken now: taking it again shortly");
+                true
             }
-            CommandBody::StartRound { round, by } => {
-                match decider.start_round_at(round, by, command.at_ms).await {
-                    Ok(_) => Outcome::Done,
-                    Err(refusal) => Outcome::Refused { refusal },
-                }
+            Outcome::Refused { refusal } => {
+                warn!(hall, id = %id, why = %refusal.message, "the event node's command refused");
+                false
             }
-            CommandBody::UndoRound { round, by } => {
-                match decider.undo_round_start_at(round, by, command.at_ms).await {
-                    Ok(_) => Outcome::Done,
-                    Err(refusal) => Outcome::Refused { refusal },
+            _ => false,
+        };
+        let answer = match (&outcome, retry) {
+            (Outcome::Refused { refusal }, true) => Outcome::Refused {
+                refusal: Refusal::new(
+                    Refused::Pending,
+                    format!(
+                        "hall {hall} could not take it now ({}): it takes it again shortly, \
+                         and the record shows it then",
+                        refusal.message
+                    ),
+                ),
+            },
+            _ => outcome,
+        };
+        let answer = serde_json::to_vec(&answer).map_err(|e| e.to_string())?;
+        // Nobody may be listening any more (the event node restarted): the answer is a courtesy.
+        let _ignored = client.publish(outcome_subject(&id), answer.into()).await;
+        if retry {
+            m.ack_with(AckKind::Nak(Some(RETRY_AFTER)))
+                .await
+                .map_err(|e| e.to_string())?;
+        } else {
+            m.ack().await.map_err(|e| e.to_string())?;
+        }
+    }
+}
+
+/// The hall's durable consumer of its command stream, followed from where it was left.
+async fn follow_commands(
+    stream: &jetstream::stream::Stream,
+    hall: &str,
+) -> Result<pull::Stream, String> {
+    // Created, or brought to this configuration if an older daemon created it: one command
+    // held at a time, in the order sent (a round's start before its decisions), and one held
+    // by a hall that was killed is given again after `ACK_WAIT`.
+    let consumer = stream
+        .create_consumer(pull::Config {
+            durable_name: Some(format!("boardscribe-hall-{hall}")),
+            description: Some(format!(
+                "boardscribe hall {hall}: the event node's commands"
+            )),
+            deliver_policy: DeliverPolicy::All,
+            ack_policy: AckPolicy::Explicit,
+            ack_wait: ACK_WAIT,
+            max_ack_pending: 1,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    consumer.messages().await.map_err(|e| e.to_string())
+}
+
+/// Takes one of the event node's commands through the hall's decider.
+async fn run(hall: &str, decider: &Decider, command: Command) -> Outcome {
+    match command.body {
+        CommandBody::Decision { game, decision } => {
+            match decider.take(GameId(game), decision, command.at_ms).await {
+                Ok(d) => {
+                    info!(
+                        hall,
+                        game,
+                        decision = d.id,
+                        "the event node's decision taken"
+                    );
+                    Outcome::Taken { event: d.id }
                 }
+                Err(refusal) => Outcome::Refused { refusal },
             }
-            CommandBody::Pairings { round, rows } => match decider.import_rows(round, rows).await {
+        }
+        CommandBody::StartRound { round, by } => {
+            match decider.start_round_at(round, by, command.at_ms).await {
                 Ok(_) => Outcome::Done,
                 Err(refusal) => Outcome::Refused { refusal },
-            },
-        };
-        if let Outcome::Refused { refusal } = &outcome {
-            warn!(hall, id = %command.id, why = %refusal.message, "the event node's command refused");
+            }
         }
-        let answer = serde_json::to_vec(&outcome).map_err(|e| e.to_string())?;
-        // Nobody may be listening any more (the event node restarted): the answer is a courtesy.
-        let _ignored = client
-            .publish(outcome_subject(&command.id), answer.into())
-            .await;
-        m.ack().await.map_err(|e| e.to_string())?;
+        CommandBody::UndoRound { round, by } => {
+            match decider.undo_round_start_at(round, by, command.at_ms).await {
+                Ok(_) => Outcome::Done,
+                Err(refusal) => Outcome::Refused { refusal },
+            }
+        }
+        CommandBody::Pairings { round, rows } => match decider.import_rows(round, rows).await {
+            Ok(_) => Outcome::Done,
+            Err(refusal) => Outcome::Refused { refusal },
+        },
     }
-    Ok(())
 }

@@ -58,6 +58,12 @@ pub enum Refused {
 pub const INTERNAL: &str = "internal error (see the daemon's log)";
 
 impl Refusal {
+    /// Whether asking again later may pass: nothing was refused, something failed or could
+    /// not be reached ([`Refused::Failed`], [`Refused::Unavailable`]).
+    pub fn may_pass_later(&self) -> bool {
+        matches!(self.reason, Refused::Failed | Refused::Unavailable)
+    }
+
     pub fn new(reason: Refused, message: impl Into<String>) -> Refusal {
         Refusal {
             reason,

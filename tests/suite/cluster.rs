@@ -519,7 +519,7 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
         let round: i64 = crate::cluster_common::read_only(&a.db)
             .query_row("SELECT round FROM tournament", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(round, 2, "the hall's current round");
+        assert_eq!(round, 2, "the hall's current round; its logs:\n{}", a.log());
         // The event node's exports show the hall's decisions.
         let pgn = fleet_common::http_get(event.http, &format!("/games/{g2}.pgn")).unwrap();
         assert!(pgn.contains("[Result \"1/2-1/2\"]"), "{pgn}");
@@ -527,6 +527,167 @@ async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back(
             "decisions through the hall: {} games, {} move rows, {} records",
             seen.games, seen.moves, seen.records
         );
+        event.terminate();
+    });
+}
+
+/// The hall's current round (`None`: no round started yet).
+fn hall_round(db: &std::path::Path) -> Option<i64> {
+    crate::cluster_common::read_only(db)
+        .query_row("SELECT max(round) FROM tournament", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// A hall killed -9 while the broker had handed it the event node's commands (a round start, then
+/// a note: delivered, neither taken nor acknowledged) takes both soon after it is back, not after
+/// the broker's minute of waiting for an acknowledgement that never comes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_a_hall_held_when_it_was_killed_are_taken_soon_after_it_is_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = Nats::start(dir.path());
+    let (mut a, mut event) = one_hall_and_admin(dir.path(), &nats);
+    let fleet = play(&[&a]).await;
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let g1 = tokio::task::block_in_place(|| event_game(&event, "A/A1"));
+    let post = |path: String, body: serde_json::Value| admin_post(&event, path, body);
+    // The hall frozen: the broker hands it the commands, which it cannot take.
+    let pid = a.daemon.as_ref().unwrap().pid().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(
+        post("/api/admin/rounds/2/start".into(), serde_json::json!({})).await,
+        200
+    );
+    let note = serde_json::json!({ "text": "taken after the hall was killed", "author": "Chief" });
+    assert_eq!(
+        post(format!("/api/admin/games/{g1}/note"), note).await,
+        202,
+        "a frozen hall does not answer: the decision is pending"
+    );
+    // Killed holding them, then back.
+    tokio::task::block_in_place(|| a.kill());
+    a.start();
+    let back = Instant::now();
+    wait_taken(&a, "taken after the hall was killed", back).await;
+    println!(
+        "commands held by a killed hall taken {:.1} s after it was back",
+        back.elapsed().as_secs_f64()
+    );
+    finish(fleet, &[&a]).await;
+    end_taken_once(&mut a, &mut event);
+}
+
+/// A hall whose database another process holds locked past the store's patience (a backup, an
+/// `sqlite3` shell left in a transaction) when the event node's commands come: each is taken
+/// again until the hall can write it, in order, once; none is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_a_hall_could_not_write_are_taken_again_once_it_can() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = Nats::start(dir.path());
+    let (mut a, mut event) = one_hall_and_admin(dir.path(), &nats);
+    let fleet = play(&[&a]).await;
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let g1 = tokio::task::block_in_place(|| event_game(&event, "A/A1"));
+    let lock = rusqlite::Connection::open(&a.db).unwrap();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+    assert_eq!(
+        admin_post(
+            &event,
+            "/api/admin/rounds/2/start".into(),
+            serde_json::json!({})
+        )
+        .await,
+        200
+    );
+    let note = serde_json::json!({ "text": "taken once the lock was gone", "author": "Chief" });
+    assert_eq!(
+        admin_post(&event, format!("/api/admin/games/{g1}/note"), note).await,
+        202,
+        "a hall that cannot write: the decision is pending"
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(tokio::task::block_in_place(|| hall_round(&a.db)), Some(1));
+    lock.execute_batch("ROLLBACK").unwrap();
+    drop(lock);
+    let free = Instant::now();
+    wait_taken(&a, "taken once the lock was gone", free).await;
+    println!(
+        "commands a hall could not write taken {:.1} s after its database was free",
+        free.elapsed().as_secs_f64()
+    );
+    finish(fleet, &[&a]).await;
+    end_taken_once(&mut a, &mut event);
+}
+
+/// A hall `A` of one board and an event node with an admin token, both started.
+fn one_hall_and_admin(dir: &std::path::Path, nats: &Nats) -> (Hall, EventNode) {
+    let token_file = dir.join("admin.token");
+    std::fs::write(&token_file, format!("{ADMIN_TOKEN}\n")).unwrap();
+    let boards = fleet_common::hall(1, 0, SPEED, 45_000);
+    let mut a = Hall::new(dir, "A", &nats.url(), boards.to_vec(), 1, "");
+    let mut event = EventNode::new(
+        dir,
+        &nats.url(),
+        &["A"],
+        &format!("\n[admin]\ntoken_file = \"{}\"\n", token_file.display()),
+    );
+    event.start();
+    a.start();
+    (a, event)
+}
+
+/// 128 random bits: `event` refuses a guessable admin token.
+const ADMIN_TOKEN: &str = "4c0e9a7d21b5f36e8a9d0c4b7e215f6a";
+
+/// The status of the admin API's answer to `body` posted to `path` at the event node.
+async fn admin_post(event: &EventNode, path: String, body: serde_json::Value) -> u16 {
+    reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{}{path}", event.http))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// Waits (40 s at most from `since`) for hall `a` to be in round 2 with Chief's one note `text`.
+async fn wait_taken(a: &Hall, text: &str, since: Instant) {
+    let want = [("note".to_owned(), Some(text.to_owned()))];
+    let taken = || hall_round(&a.db) == Some(2) && hall_decisions(&a.db, "Chief") == want;
+    while !tokio::task::block_in_place(taken) {
+        assert!(
+            since.elapsed() < Duration::from_secs(40),
+            "after 40 s the hall has not taken the commands (round {:?}, notes {:?}); its logs:\n{}",
+            hall_round(&a.db),
+            hall_decisions(&a.db, "Chief"),
+            a.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Stops hall `a` and the event node, which holds the hall's record exactly; round 2 was started
+/// once at the hall.
+fn end_taken_once(a: &mut Hall, event: &mut EventNode) {
+    tokio::task::block_in_place(|| {
+        a.terminate();
+        event.wait_caught_up(&[&*a], Duration::from_secs(30));
+        assert_event_holds_halls(event, &[&*a]);
+        let starts: i64 = crate::cluster_common::read_only(&a.db)
+            .query_row(
+                "SELECT count(*) FROM round_log WHERE round = 2 AND action = 'start'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(starts, 1, "round 2 started once at the hall");
         event.terminate();
     });
 }

@@ -407,6 +407,20 @@ impl Hall {
         }
     }
 
+    /// Every start's log, oldest first.
+    pub fn log(&self) -> String {
+        (1..=self.starts)
+            .map(|i| {
+                let log = self.dir.join(format!("run-{i}")).join("daemon.log");
+                format!(
+                    "--- {} run {i} ---\n{}",
+                    self.name,
+                    std::fs::read_to_string(log).unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+
     /// The hall's `/metrics` sample `name{hall="…"}`, if served.
     pub fn metric(&self, name: &str) -> Option<f64> {
         let text = fleet_common::http_get(self.http, "/metrics")?;
