@@ -1,7 +1,7 @@
 //! Profiling aid: the three real captures through `replay` into SQLite on a file, N times.
 //! `cargo run --release --example profile_replay -- 500`, or under `perf stat -e instructions`
 //! for comparisons that a busy machine does not blur. `PROFILE_IN_MEMORY=1` keeps the database
-//! in memory (no file I/O).
+//! in memory (no file I/O); `PROFILE_PASSES=file` writes each pass's time (µs), one a line.
 use boardscribe::{replay::replay_reader, store::Store};
 
 fn main() {
@@ -28,12 +28,19 @@ fn main() {
     .expect("store");
     let start = std::time::Instant::now();
     let mut frames = 0u64;
+    let mut passes = Vec::with_capacity(n);
     for _ in 0..n {
+        let pass = std::time::Instant::now();
         for (name, text) in &texts {
             let s = replay_reader(&mut store, name, name, text.as_bytes(), &mut |_, _| {})
                 .expect("replay");
             frames += s.stats.frames;
         }
+        passes.push(pass.elapsed().as_micros());
+    }
+    if let Some(path) = std::env::var_os("PROFILE_PASSES") {
+        let text: String = passes.iter().map(|us| format!("{us}\n")).collect();
+        std::fs::write(path, text).expect("write the passes' times");
     }
     let secs = start.elapsed().as_secs_f64();
     println!(

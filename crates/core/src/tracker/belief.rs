@@ -163,13 +163,21 @@ pub(super) struct GameState<G: GameKind> {
     pub(super) astray_since: Option<Millis>,
 }
 
+/// Plies a game's lists hold before they first grow: most games end within them, so a game's
+/// moves are not copied again and again as it goes on.
+const PLIES_RESERVED: usize = 128;
+
 impl<G: GameKind> GameState<G> {
     pub(super) fn new(orientation: Orientation, start: Node<G>, at: Millis) -> Self {
         GameState {
             orientation,
-            nodes: vec![start],
-            moves: Vec::new(),
-            stamps: Vec::new(),
+            nodes: {
+                let mut nodes = Vec::with_capacity(PLIES_RESERVED + 1);
+                nodes.push(start);
+                nodes
+            },
+            moves: Vec::with_capacity(PLIES_RESERVED),
+            stamps: Vec::with_capacity(PLIES_RESERVED),
             base: 0,
             prov: Vec::new(),
             changed_at: at,

@@ -565,6 +565,12 @@ impl GameKind for ChessGame {
 
     /// The DGT result pieces (dgt-notes 1.6): 0x0d draw, 0x0e white wins, 0x0f black wins.
     fn result_token(reading: &ChessReading) -> Option<Outcome> {
+        // Every board a board sends asks: one pass with no early exit (which the compiler
+        // vectorises) tells the usual answer, no result piece at all.
+        let top = reading.0.iter().fold(0, |top, &code| top.max(code));
+        if top < code::RESULT_DRAW {
+            return None;
+        }
         reading.0.iter().find_map(|&code| match code {
             code::RESULT_DRAW => Some(Outcome::Draw),
             code::RESULT_WHITE_WINS => Some(Outcome::WhiteWins),
