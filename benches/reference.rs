@@ -14,6 +14,12 @@
 //! Run: `DGTDRIVER=~/src/dgtdriver cargo bench --bench reference`
 //! (`git clone https://github.com/arnsholt/dgtdriver` first; needs a JDK). Knobs:
 //! `REFERENCE_ROUNDS` (9), `REFERENCE_ROUND_MS` (600 per side per round).
+//!
+//! After the rounds, cycles: a few reference passes (about `REFERENCE_CYCLE_MS`, 15), then each
+//! of ours for as long, `REFERENCE_CYCLES` (300) times; each cycle gives a ratio (the reference's
+//! median pass over ours, in that cycle), and the median of these is printed beside the rounds'
+//! ratio of medians. The rounds meet the machine's swings of speed (over seconds, here up to
+//! 1.9x) at different moments for each side; a cycle's sides meet them at nearly the same one.
 
 use std::{
     hint::black_box,
@@ -98,6 +104,21 @@ fn main() {
         let n = (round.as_nanos() / per.as_nanos().max(1)).clamp(10, 2000) as usize;
         java_t.extend(reference(n).0);
     }
+    // Cycles of a few passes of each side in turn (about 15 ms each): a machine whose speed
+    // swings over seconds meets the three sides of one cycle at nearly the same speed, and the
+    // cycles' ratios (medians of their passes) are taken through their median.
+    let cycle = Duration::from_millis(knob("REFERENCE_CYCLE_MS", 15));
+    let cycles: usize = knob("REFERENCE_CYCLES", 300);
+    let per = median(&java_t);
+    let n = (cycle.as_nanos() / per.as_nanos().max(1)).clamp(2, 50) as usize;
+    let (mut replay_r, mut tracker_r) = (Vec::new(), Vec::new());
+    for _ in 0..cycles {
+        let java_c = median(&reference(n).0);
+        let replay_c = median(&time_for(cycle, &mut ours_replay));
+        let tracker_c = median(&time_for(cycle, &mut ours_tracker));
+        replay_r.push(java_c.as_secs_f64() / replay_c.as_secs_f64());
+        tracker_r.push(java_c.as_secs_f64() / tracker_c.as_secs_f64());
+    }
     drop(to_java);
     let _ = java.wait();
 
@@ -129,6 +150,32 @@ fn main() {
         us(java_m) / us(replay_m),
         us(java_m) / us(tracker_m)
     );
+    let (replay_r, tracker_r) = (sorted(replay_r), sorted(tracker_r));
+    println!(
+        "by cycles ({cycles} of {n} reference passes and {} ms of each of ours), the median \
+         cycle's ratio (p10 .. p90):",
+        cycle.as_millis()
+    );
+    for (name, r) in [
+        ("replay end to end", &replay_r),
+        ("tracker alone", &tracker_r),
+    ] {
+        println!(
+            "  {name:<18} {:.2}x  ({:.2} .. {:.2})",
+            ratio_at(r, 0.5),
+            ratio_at(r, 0.1),
+            ratio_at(r, 0.9)
+        );
+    }
+}
+
+fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+fn ratio_at(sorted: &[f64], q: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
 /// Compiles the reference's main sources and our driver into the bench's own folder.
