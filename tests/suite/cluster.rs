@@ -10,7 +10,8 @@
 
 use std::time::{Duration, Instant};
 
-use boardscribe::emulator::PtyFleet;
+use async_nats::jetstream::consumer::{AckPolicy, DeliverPolicy, pull};
+use boardscribe::{cluster::commands, emulator::PtyFleet};
 
 use crate::{
     cluster_common::{
@@ -589,6 +590,21 @@ async fn commands_a_hall_held_when_it_was_killed_are_taken_soon_after_it_is_back
 async fn commands_a_hall_could_not_write_are_taken_again_once_it_can() {
     let dir = tempfile::tempdir().unwrap();
     let nats = Nats::start(dir.path());
+    // The hall's consumer as an earlier daemon made it (a minute's wait for an acknowledgement,
+    // any number held): the hall brings it to its own settings.
+    let js = async_nats::jetstream::new(async_nats::connect(nats.url()).await.unwrap());
+    let stream = commands::command_stream(&js, "A", 1).await.unwrap();
+    let durable = "boardscribe-hall-A";
+    stream
+        .create_consumer(pull::Config {
+            durable_name: Some(durable.to_owned()),
+            deliver_policy: DeliverPolicy::All,
+            ack_policy: AckPolicy::Explicit,
+            ack_wait: Duration::from_secs(60),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     let (mut a, mut event) = one_hall_and_admin(dir.path(), &nats);
     let fleet = play(&[&a]).await;
     tokio::time::sleep(Duration::from_secs(8)).await;
@@ -619,6 +635,13 @@ async fn commands_a_hall_could_not_write_are_taken_again_once_it_can() {
     println!(
         "commands a hall could not write taken {:.1} s after its database was free",
         free.elapsed().as_secs_f64()
+    );
+    let mut consumer = stream.get_consumer::<pull::Config>(durable).await.unwrap();
+    let config = consumer.info().await.unwrap().config.clone();
+    assert_eq!(
+        (config.ack_wait, config.max_ack_pending),
+        (Duration::from_secs(10), 1),
+        "the hall's consumer brought to its settings"
     );
     finish(fleet, &[&a]).await;
     end_taken_once(&mut a, &mut event);
