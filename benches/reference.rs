@@ -162,9 +162,9 @@ fn main() {
     ] {
         println!(
             "  {name:<18} {:.2}x  ({:.2} .. {:.2})",
-            ratio_at(r, 0.5),
-            ratio_at(r, 0.1),
-            ratio_at(r, 0.9)
+            at_quantile(r, 0.5),
+            at_quantile(r, 0.1),
+            at_quantile(r, 0.9)
         );
     }
 }
@@ -174,7 +174,8 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v
 }
 
-fn ratio_at(sorted: &[f64], q: f64) -> f64 {
+/// The value at quantile `q` of `sorted`.
+fn at_quantile<T: Copy>(sorted: &[T], q: f64) -> T {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
@@ -218,7 +219,7 @@ fn median(times: &[Duration]) -> Duration {
 fn quantile(times: &[Duration], q: f64) -> Duration {
     let mut sorted = times.to_vec();
     sorted.sort();
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+    at_quantile(&sorted, q)
 }
 
 fn us(d: Duration) -> f64 {

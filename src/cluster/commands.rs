@@ -409,29 +409,25 @@ async fn take_from_stream(
             let _ignored_if_gone = m.ack_with(AckKind::Nak(None)).await;
             return Ok(());
         };
-        let retry = match &outcome {
+        // A command its store could not take now is answered as pending and taken again.
+        let (answer, retry) = match outcome {
             Outcome::Refused { refusal } if refusal.may_pass_later() => {
                 warn!(hall, id = %id, why = %refusal.message, "the event node's command could not be taken now: taking it again shortly");
-                true
-            }
-            Outcome::Refused { refusal } => {
-                warn!(hall, id = %id, why = %refusal.message, "the event node's command refused");
-                false
-            }
-            _ => false,
-        };
-        let answer = match (&outcome, retry) {
-            (Outcome::Refused { refusal }, true) => Outcome::Refused {
-                refusal: Refusal::new(
+                let pending = Refusal::new(
                     Refused::Pending,
                     format!(
                         "hall {hall} could not take it now ({}): it takes it again shortly, \
                          and the record shows it then",
                         refusal.message
                     ),
-                ),
-            },
-            _ => outcome,
+                );
+                (Outcome::Refused { refusal: pending }, true)
+            }
+            Outcome::Refused { refusal } => {
+                warn!(hall, id = %id, why = %refusal.message, "the event node's command refused");
+                (Outcome::Refused { refusal }, false)
+            }
+            done => (done, false),
         };
         let answer = serde_json::to_vec(&answer).map_err(|e| e.to_string())?;
         // Nobody may be listening any more (the event node restarted): the answer is a courtesy.

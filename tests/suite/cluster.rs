@@ -374,20 +374,8 @@ fn hall_decisions(db: &std::path::Path, author: &str) -> Vec<(String, Option<Str
 async fn decisions_at_the_event_node_are_taken_by_the_owning_hall_and_come_back() {
     let dir = tempfile::tempdir().unwrap();
     let nats = Nats::start(dir.path());
-    let token_file = dir.path().join("admin.token");
-    // 128 random bits: `config check` and `event` refuse a guessable admin token.
-    let admin_token = "9b1e6f04c2d87a35e0f4b6c19d2a7e83";
-    std::fs::write(&token_file, format!("{admin_token}\n")).unwrap();
-    let boards = fleet_common::hall(3, 0, SPEED, 45_000);
-    let mut a = Hall::new(dir.path(), "A", &nats.url(), boards.to_vec(), 1, "");
-    let mut event = EventNode::new(
-        dir.path(),
-        &nats.url(),
-        &["A"],
-        &format!("\n[admin]\ntoken_file = \"{}\"\n", token_file.display()),
-    );
-    event.start();
-    a.start();
+    let admin_token = ADMIN_TOKEN;
+    let (mut a, mut event) = hall_and_admin(dir.path(), &nats, 3);
     let fleet = play(&[&a]).await;
     tokio::time::sleep(Duration::from_secs(8)).await;
     let http = reqwest::Client::new();
@@ -546,7 +534,7 @@ fn hall_round(db: &std::path::Path) -> Option<i64> {
 async fn commands_a_hall_held_when_it_was_killed_are_taken_soon_after_it_is_back() {
     let dir = tempfile::tempdir().unwrap();
     let nats = Nats::start(dir.path());
-    let (mut a, mut event) = one_hall_and_admin(dir.path(), &nats);
+    let (mut a, mut event) = hall_and_admin(dir.path(), &nats, 1);
     let fleet = play(&[&a]).await;
     tokio::time::sleep(Duration::from_secs(8)).await;
     let g1 = tokio::task::block_in_place(|| event_game(&event, "A/A1"));
@@ -605,7 +593,7 @@ async fn commands_a_hall_could_not_write_are_taken_again_once_it_can() {
         })
         .await
         .unwrap();
-    let (mut a, mut event) = one_hall_and_admin(dir.path(), &nats);
+    let (mut a, mut event) = hall_and_admin(dir.path(), &nats, 1);
     let fleet = play(&[&a]).await;
     tokio::time::sleep(Duration::from_secs(8)).await;
     let g1 = tokio::task::block_in_place(|| event_game(&event, "A/A1"));
@@ -647,11 +635,11 @@ async fn commands_a_hall_could_not_write_are_taken_again_once_it_can() {
     end_taken_once(&mut a, &mut event);
 }
 
-/// A hall `A` of one board and an event node with an admin token, both started.
-fn one_hall_and_admin(dir: &std::path::Path, nats: &Nats) -> (Hall, EventNode) {
+/// A hall `A` of `boards` chess boards and an event node with an admin token, both started.
+fn hall_and_admin(dir: &std::path::Path, nats: &Nats, boards: usize) -> (Hall, EventNode) {
     let token_file = dir.join("admin.token");
     std::fs::write(&token_file, format!("{ADMIN_TOKEN}\n")).unwrap();
-    let boards = fleet_common::hall(1, 0, SPEED, 45_000);
+    let boards = fleet_common::hall(boards, 0, SPEED, 45_000);
     let mut a = Hall::new(dir, "A", &nats.url(), boards.to_vec(), 1, "");
     let mut event = EventNode::new(
         dir,
@@ -664,7 +652,7 @@ fn one_hall_and_admin(dir: &std::path::Path, nats: &Nats) -> (Hall, EventNode) {
     (a, event)
 }
 
-/// 128 random bits: `event` refuses a guessable admin token.
+/// 128 random bits: `config check` and `event` refuse a guessable admin token.
 const ADMIN_TOKEN: &str = "4c0e9a7d21b5f36e8a9d0c4b7e215f6a";
 
 /// The status of the admin API's answer to `body` posted to `path` at the event node.
