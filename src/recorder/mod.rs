@@ -102,9 +102,12 @@ impl<B: Board> Recorder<B> {
         }
     }
 
-    /// Logs what the pipeline noticed since the last call.
     /// Logs the pipeline's notices; what the sensor learnt of the board also goes to the store.
     fn log_notices(&mut self) {
+        // Most reads notice nothing: their list is not taken (nor given back empty).
+        if !self.pipeline.has_notices() {
+            return;
+        }
         for notice in self.pipeline.take_notices() {
             log_notice(&notice);
             if let Notice::Learnt(l) = notice {

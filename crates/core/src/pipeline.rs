@@ -848,6 +848,10 @@ impl<B: Board> Pipeline<B> {
 
     /// Passes what the tracker said through the judge, each event with what it plays.
     fn review(&mut self) {
+        // Most frames change nothing: nothing to pass, no lists taken and given back empty.
+        if self.observed.is_empty() && !self.tracker.has_played() {
+            return;
+        }
         let mut played = self.tracker.take_played().into_iter();
         for event in self.observed.drain(..) {
             let plays = if event.plays() { played.next() } else { None };
@@ -878,6 +882,11 @@ impl<B: Board> Pipeline<B> {
     /// Number of events waiting to be taken.
     pub fn pending_events(&self) -> usize {
         self.judged.len()
+    }
+
+    /// Whether anything worth a log line happened since the last [`Pipeline::take_notices`].
+    pub fn has_notices(&self) -> bool {
+        !self.notices.is_empty()
     }
 
     /// What is worth a log line since the last call, in order.

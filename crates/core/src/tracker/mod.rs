@@ -244,6 +244,11 @@ impl<G: GameKind> Tracker<G> {
         std::mem::take(&mut self.played)
     }
 
+    /// Whether [`Tracker::take_played`] has anything to give.
+    pub fn has_played(&self) -> bool {
+        !self.played.is_empty()
+    }
+
     /// Continues a game that was recorded before (after a restart): `moves` as stored, played
     /// from `start` (the game's stored start position; `None`: the kind's standard start).
     /// Returns `None` if a stored move does not parse (the caller starts fresh).
