@@ -266,24 +266,23 @@ fn written_head(text: &[u8]) -> Option<(Millis, Direction, &[u8])> {
 fn written_line(buf: &[u8], out: &mut Vec<u8>) -> Option<(Millis, Direction, usize)> {
     let (t_ms, dir, hex) = written_head(buf)?;
     out.clear();
-    let mut at = 0;
-    loop {
-        let &[h, l, end] = hex.get(at..at + 3)? else {
-            return None;
-        };
-        let (h, l) = (HEX_VALUE[usize::from(h)], HEX_VALUE[usize::from(l)]);
+    for (pairs, pair) in hex.chunks_exact(3).enumerate() {
+        let (h, l) = (
+            HEX_VALUE[usize::from(pair[0])],
+            HEX_VALUE[usize::from(pair[1])],
+        );
         // NOT_HEX has its high bits set; no digit has.
         if (h | l) & 0xf0 != 0 {
             return None;
         }
         out.push((h << 4) | l);
-        at += 3;
-        match end {
+        match pair[2] {
             b' ' => {}
-            b'\n' => return Some((t_ms, dir, buf.len() - hex.len() + at)),
+            b'\n' => return Some((t_ms, dir, buf.len() - hex.len() + 3 * (pairs + 1))),
             _ => return None,
         }
     }
+    None
 }
 
 /// Parses one line; chunk bytes are appended to `out` (cleared first).
