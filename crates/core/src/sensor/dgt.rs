@@ -32,24 +32,25 @@ impl ClockReading {
 
     /// Reads a BWTIME frame in `layout`; `None` when it carries no usable time.
     pub fn from_bwtime_in(t: &BwTime, layout: ClockLayout) -> Option<ClockReading> {
-        if t.is_null() || t.no_clock() || t.is_ack() || !t.is_plausible() {
+        if t.is_null() || t.no_clock() {
             return None;
         }
-        // `first`/`second`: the payload's first and second time (bytes 0-2 and 3-5).
-        let (first, second) = (t.right(), t.left());
+        // `first`/`second`: the payload's first and second time (bytes 0-2 and 3-5); `None`
+        // for an implausible frame, which an ACK always is.
+        let (first, second) = t.plausible_millis()?;
         let (first_flag, second_flag) = (t.right_flags() & FLAG != 0, t.left_flags() & FLAG != 0);
         Some(match layout {
             ClockLayout::H17 => ClockReading {
-                right_ms: first.to_millis(),
-                left_ms: second.to_millis(),
+                right_ms: first,
+                left_ms: second,
                 running: t.running(),
                 lever_right_high: t.lever_right_high(),
                 left_flag: second_flag,
                 right_flag: first_flag,
             },
             ClockLayout::H13 => ClockReading {
-                left_ms: first.to_millis(),
-                right_ms: second.to_millis(),
+                left_ms: first,
+                right_ms: second,
                 running: t.running(),
                 lever_right_high: !t.lever_right_high(),
                 left_flag: first_flag,
@@ -144,6 +145,62 @@ mod tests {
         let built = BwTime::from_parts(t, hour_flags::TIME_PER_MOVE, t, 0, status::RUNNING);
         let r = ClockReading::from_bwtime(&built).unwrap();
         assert_eq!((r.left_ms, r.right_ms), (3_723_000, 3_723_000));
+    }
+
+    /// The reading as it was first written: every filter, then each side decoded through
+    /// `ClockTime`.
+    fn reference_reading(t: &BwTime, layout: ClockLayout) -> Option<ClockReading> {
+        if t.is_null() || t.no_clock() || t.is_ack() || !t.is_plausible() {
+            return None;
+        }
+        let (first, second) = (t.right().to_millis(), t.left().to_millis());
+        let (first_flag, second_flag) = (t.right_flags() & FLAG != 0, t.left_flags() & FLAG != 0);
+        Some(match layout {
+            ClockLayout::H17 => ClockReading {
+                right_ms: first,
+                left_ms: second,
+                running: t.running(),
+                lever_right_high: t.lever_right_high(),
+                left_flag: second_flag,
+                right_flag: first_flag,
+            },
+            ClockLayout::H13 => ClockReading {
+                left_ms: first,
+                right_ms: second,
+                running: t.running(),
+                lever_right_high: !t.lever_right_high(),
+                left_flag: first_flag,
+                right_flag: second_flag,
+            },
+        })
+    }
+
+    proptest::proptest! {
+        /// The reading is the reference reading in both layouts, on any seven bytes and on
+        /// plausible frames (BCD up to 59, hours up to 9 with any flags, any status).
+        #[test]
+        fn reading_is_the_reference_reading(
+            bytes in proptest::array::uniform7(proptest::num::u8::ANY),
+            hours in proptest::array::uniform2(0u8..10),
+            flags in proptest::array::uniform2(0u8..8),
+            times in proptest::array::uniform4(0u8..60),
+            status in proptest::num::u8::ANY,
+        ) {
+            let bcd = |v: u8| ((v / 10) << 4) | (v % 10);
+            let plausible = BwTime([
+                hours[0] | (flags[0] << 4), bcd(times[0]), bcd(times[1]),
+                hours[1] | (flags[1] << 4), bcd(times[2]), bcd(times[3]),
+                status,
+            ]);
+            for t in [BwTime(bytes), plausible] {
+                for layout in [ClockLayout::H17, ClockLayout::H13] {
+                    proptest::prop_assert_eq!(
+                        ClockReading::from_bwtime_in(&t, layout),
+                        reference_reading(&t, layout)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

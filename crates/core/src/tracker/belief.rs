@@ -38,11 +38,15 @@ pub(super) struct Lost {
     pub(super) heard: bool,
 }
 
+/// A position's legal moves with the keys they lead to, and the filter of those keys.
+pub(super) type Successors<M> = (Vec<(u64, M)>, KeyFilter);
+
 pub(super) struct Node<G: GameKind> {
     pub(super) pos: G::Position,
     pub(super) key: u64,
-    /// Legal moves from `pos` with the keys they lead to, computed on first use.
-    pub(super) succ: OnceCell<Vec<(u64, G::Move)>>,
+    /// Legal moves from `pos` with the keys they lead to, and their keys' filter, computed on
+    /// first use.
+    pub(super) succ: OnceCell<Successors<G::Move>>,
     /// What the sensors should read for `pos`, computed on first use.
     pub(super) reading: OnceCell<G::Reading>,
 }
@@ -67,11 +71,27 @@ impl<G: GameKind> Node<G> {
     }
 
     pub(super) fn successors(&self) -> &[(u64, G::Move)] {
+        &self.successors_filtered().0
+    }
+
+    fn successors_filtered(&self) -> &Successors<G::Move> {
         self.succ.get_or_init(|| {
             let mut v = Vec::new();
             G::successors(&self.pos, self.key, &mut v);
-            v
+            let filter = KeyFilter::of(&v);
+            (v, filter)
         })
+    }
+
+    /// The first legal move from here that leads to `key` ([`find`] over the successors): most
+    /// keys asked for (a piece lifted, a move under way) lead from no successor, and the filter
+    /// tells most of them so without a look at the list.
+    pub(super) fn successor_to(&self, key: u64) -> Option<G::Move> {
+        let (list, filter) = self.successors_filtered();
+        if !filter.may_hold(key) {
+            return None;
+        }
+        find(list, key)
     }
 
     pub(super) fn reading(&self) -> &G::Reading {
@@ -87,10 +107,27 @@ impl<G: GameKind> Node<G> {
     where
         G::Reading: 'r,
     {
-        let mv = find(self.successors(), key)?;
+        let mv = self.successor_to(key)?;
         let pos = G::play(&self.pos, &mv);
         let expected = G::reading(&pos);
         (expected == *reading()).then(|| (mv, Node::with_reading(pos, key, expected)))
+    }
+}
+
+/// A set of keys, summarised in 64 bits: bit `key >> 58` set for each key in it. A key whose
+/// bit is clear is not in the set; one whose bit is set may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct KeyFilter(u64);
+
+impl KeyFilter {
+    /// The filter of the keys in `list`.
+    pub(super) fn of<M>(list: &[(u64, M)]) -> Self {
+        KeyFilter(list.iter().fold(0, |f, (k, _)| f | 1 << (k >> 58)))
+    }
+
+    /// `key` may be in the set (it is not, when false).
+    pub(super) fn may_hold(&self, key: u64) -> bool {
+        self.0 & (1 << (key >> 58)) != 0
     }
 }
 
@@ -317,6 +354,57 @@ impl<G: GameKind> GameState<G> {
             &self.nodes[plies]
         } else {
             &self.prov[plies - self.base - 1].1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::chess::ChessGame;
+    use shakmaty::{Chess, Position};
+
+    proptest::proptest! {
+        /// The filter holds every key of its list; a key it rules out is in no pair.
+        #[test]
+        fn the_filter_holds_its_keys(
+            keys in proptest::collection::vec(proptest::num::u64::ANY, 0..80),
+            asked in proptest::collection::vec(proptest::num::u64::ANY, 0..80),
+        ) {
+            let list: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
+            let filter = KeyFilter::of(&list);
+            for &k in &keys {
+                proptest::prop_assert!(filter.may_hold(k));
+            }
+            for k in asked {
+                if !filter.may_hold(k) {
+                    proptest::prop_assert!(list.iter().all(|(key, _)| *key != k));
+                }
+            }
+        }
+
+        /// The move to a key through the filter is the scan's (`find` over the successors),
+        /// for every successor's key, keys near them and random keys, in every position of
+        /// random games.
+        #[test]
+        fn successor_to_is_the_scans_move(
+            picks in proptest::collection::vec(0usize..1000, 0..120),
+            asked in proptest::collection::vec(proptest::num::u64::ANY, 0..40),
+        ) {
+            let mut pos = Chess::default();
+            for pick in picks {
+                let key = ChessGame::reading_key(&ChessGame::reading(&pos));
+                let node = Node::<ChessGame>::new(pos.clone(), key);
+                let succ = node.successors().to_vec();
+                let near = succ.iter().flat_map(|(k, _)| [*k, k ^ 1, k ^ (1 << 58), k ^ (1 << 63)]);
+                for k in near.chain(asked.iter().copied()) {
+                    proptest::prop_assert_eq!(node.successor_to(k), find(&succ, k));
+                }
+                if succ.is_empty() {
+                    break;
+                }
+                pos.play_unchecked(succ[pick % succ.len()].1);
+            }
         }
     }
 }

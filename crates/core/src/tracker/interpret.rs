@@ -24,8 +24,8 @@ pub(super) fn moves_to<G: GameKind>(
     if depth == 0 {
         return None;
     }
-    let (pos, succ) = (&from.pos, from.successors());
-    if let Some(mv) = find(succ, key) {
+    let pos = &from.pos;
+    if let Some(mv) = from.successor_to(key) {
         let end = G::play(pos, &mv);
         if G::reading(&end) == *sensed {
             return Some(vec![(mv, Node::with_reading(end, key, sensed.clone()))]);
@@ -35,7 +35,7 @@ pub(super) fn moves_to<G: GameKind>(
         return None;
     }
     let mut found: Option<Vec<(G::Move, Node<G>)>> = None;
-    for (k, mv) in succ {
+    for (k, mv) in from.successors() {
         if !G::may_show(pos, mv, sensed) {
             continue;
         }

@@ -35,6 +35,25 @@ fn bcd_ok(b: u8) -> bool {
     b >> 4 <= 5 && b & 0x0f <= 9
 }
 
+/// [`BCD59`]'s mark of a byte that is no BCD value up to 59 (set in no value up to 59).
+const NOT_BCD59: u8 = 0x80;
+
+/// Each byte's BCD value when it is valid BCD up to 59 ([`bcd_ok`]), else [`NOT_BCD59`].
+static BCD59: [u8; 256] = bcd59_table();
+
+const fn bcd59_table() -> [u8; 256] {
+    let mut t = [NOT_BCD59; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (hi, lo) = ((b >> 4) as u8, (b & 0x0f) as u8);
+        if hi <= 5 && lo <= 9 {
+            t[b] = hi * 10 + lo;
+        }
+        b += 1;
+    }
+    t
+}
+
 fn side(b: &[u8]) -> ClockTime {
     ClockTime {
         hours: b[0] & 0x0f,
@@ -109,6 +128,25 @@ impl BwTime {
             && b[3] & 0x0f <= 9
             && bcd_ok(b[4])
             && bcd_ok(b[5])
+    }
+
+    /// Both times in milliseconds, `(right, left)` (payload bytes 0-2, then 3-5), when the frame
+    /// [`Self::is_plausible`]: what [`Self::right`] and [`Self::left`] give through
+    /// [`ClockTime::to_millis`], each byte decoded once through a table (a clock sends a frame a
+    /// second and one per press). An ACK is never plausible (its hours nibble is 0x0a).
+    pub fn plausible_millis(&self) -> Option<(u64, u64)> {
+        let b = &self.0;
+        let (m1, s1) = (BCD59[usize::from(b[1])], BCD59[usize::from(b[2])]);
+        let (m2, s2) = (BCD59[usize::from(b[4])], BCD59[usize::from(b[5])]);
+        let (h1, h2) = (b[0] & 0x0f, b[3] & 0x0f);
+        if (m1 | s1 | m2 | s2) & NOT_BCD59 != 0 || h1 > 9 || h2 > 9 {
+            return None;
+        }
+        // At most 9:59:59, 35,999,000 ms: within a u32.
+        let ms = |h: u8, m: u8, s: u8| {
+            u64::from((u32::from(h) * 3600 + u32::from(m) * 60 + u32::from(s)) * 1000)
+        };
+        Some((ms(h1, m1, s1), ms(h2, m2, s2)))
     }
 
     /// The four ACK bytes (dgt-notes 1.9), if this is an ACK: `[ack0, ack1, ack2, ack3]`;
@@ -198,6 +236,15 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The table-read times are the per-side reading's, exactly when the frame is
+        /// plausible, on any seven bytes.
+        #[test]
+        fn plausible_millis_is_the_per_side_reading(bytes in proptest::array::uniform7(proptest::num::u8::ANY)) {
+            let t = BwTime(bytes);
+            let expected = t.is_plausible().then(|| (t.right().to_millis(), t.left().to_millis()));
+            proptest::prop_assert_eq!(t.plausible_millis(), expected);
+        }
+
         /// Plausible is each side's hours a digit and its minutes and seconds BCD up to 59,
         /// as the per-side reading says, on any seven bytes.
         #[test]
