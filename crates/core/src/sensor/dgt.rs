@@ -38,8 +38,13 @@ impl ClockReading {
         // `first`/`second`: the payload's first and second time (bytes 0-2 and 3-5); `None`
         // for an implausible frame, which an ACK always is.
         let (first, second) = t.plausible_millis()?;
+        Some(ClockReading::in_layout(t, first, second, layout))
+    }
+
+    /// `t`'s reading in `layout`, its first and second times (bytes 0-2 and 3-5) already read.
+    fn in_layout(t: &BwTime, first: u64, second: u64, layout: ClockLayout) -> ClockReading {
         let (first_flag, second_flag) = (t.right_flags() & FLAG != 0, t.left_flags() & FLAG != 0);
-        Some(match layout {
+        match layout {
             ClockLayout::H17 => ClockReading {
                 right_ms: first,
                 left_ms: second,
@@ -56,7 +61,7 @@ impl ClockReading {
                 left_flag: first_flag,
                 right_flag: second_flag,
             },
-        })
+        }
     }
 }
 
@@ -148,31 +153,14 @@ mod tests {
     }
 
     /// The reading as it was first written: every filter, then each side decoded through
-    /// `ClockTime`.
+    /// `ClockTime` (the layouts' mapping is `in_layout`'s, which this module's layout tests
+    /// hold).
     fn reference_reading(t: &BwTime, layout: ClockLayout) -> Option<ClockReading> {
         if t.is_null() || t.no_clock() || t.is_ack() || !t.is_plausible() {
             return None;
         }
         let (first, second) = (t.right().to_millis(), t.left().to_millis());
-        let (first_flag, second_flag) = (t.right_flags() & FLAG != 0, t.left_flags() & FLAG != 0);
-        Some(match layout {
-            ClockLayout::H17 => ClockReading {
-                right_ms: first,
-                left_ms: second,
-                running: t.running(),
-                lever_right_high: t.lever_right_high(),
-                left_flag: second_flag,
-                right_flag: first_flag,
-            },
-            ClockLayout::H13 => ClockReading {
-                left_ms: first,
-                right_ms: second,
-                running: t.running(),
-                lever_right_high: !t.lever_right_high(),
-                left_flag: first_flag,
-                right_flag: second_flag,
-            },
-        })
+        Some(ClockReading::in_layout(t, first, second, layout))
     }
 
     proptest::proptest! {

@@ -982,11 +982,7 @@ mod tests {
             start in 0u32..961,
             picks in proptest::collection::vec(0usize..1000, 0..300),
         ) {
-            let mut pos = if start == 960 {
-                Chess::default()
-            } else {
-                chess960_start(start).unwrap()
-            };
+            let mut pos = random_game_start(start);
             for pick in picks {
                 proptest::prop_assert_eq!(
                     ChessGame::position_text(&pos),
@@ -1013,11 +1009,7 @@ mod tests {
             start in 0u32..961,
             picks in proptest::collection::vec(0usize..1000, 0..300),
         ) {
-            let mut pos = if start == 960 {
-                Chess::default()
-            } else {
-                chess960_start(start).unwrap()
-            };
+            let mut pos = random_game_start(start);
             let mut succ = Vec::new();
             for pick in picks {
                 let key = ChessGame::reading_key(&ChessGame::reading(&pos));
@@ -1038,6 +1030,15 @@ mod tests {
                 };
                 pos.play_unchecked(*mv);
             }
+        }
+    }
+
+    /// A random game's start: Chess960 start `start` (0 to 959), or the standard one (960).
+    fn random_game_start(start: u32) -> Chess {
+        if start == 960 {
+            Chess::default()
+        } else {
+            chess960_start(start).unwrap()
         }
     }
 
