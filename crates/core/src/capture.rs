@@ -3,8 +3,8 @@
 //! Flow: `record` writes a board's bytes through [`CaptureWriter`]; `replay` and the tests read
 //! them back with [`parse_capture`] (whole text) or [`CaptureLines`] (line by line from any
 //! `BufRead`, without an allocation per chunk via [`CaptureLines::read_chunk`], which reads a
-//! line in the form boardscribe writes where the reader's buffer holds it, each byte once). A line is
-//! `seconds dir hex..` with `<` from the board and `>` to it; `#` lines are comments, and
+//! line in the form boardscribe writes where the reader's buffer holds it, each byte once). A
+//! line is `seconds dir hex..` with `<` from the board and `>` to it; `#` lines are comments, and
 //! `# key: value` comments are headers. Times convert to whole milliseconds exactly (rounded to
 //! the nearest, ties up) and must never decrease.
 

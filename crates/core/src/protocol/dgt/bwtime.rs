@@ -27,11 +27,11 @@ pub fn parse_bwtime(i: &[u8]) -> PResult<'_, Frame> {
     Ok((rest, frame))
 }
 
-fn from_bcd(b: u8) -> u8 {
+const fn from_bcd(b: u8) -> u8 {
     (b >> 4) * 10 + (b & 0x0f)
 }
 
-fn bcd_ok(b: u8) -> bool {
+const fn bcd_ok(b: u8) -> bool {
     b >> 4 <= 5 && b & 0x0f <= 9
 }
 
@@ -45,9 +45,8 @@ const fn bcd59_table() -> [u8; 256] {
     let mut t = [NOT_BCD59; 256];
     let mut b = 0;
     while b < 256 {
-        let (hi, lo) = ((b >> 4) as u8, (b & 0x0f) as u8);
-        if hi <= 5 && lo <= 9 {
-            t[b] = hi * 10 + lo;
+        if bcd_ok(b as u8) {
+            t[b] = from_bcd(b as u8);
         }
         b += 1;
     }
@@ -120,14 +119,7 @@ impl BwTime {
 
     /// Both sides read as real times: hours at most 9, minutes and seconds valid BCD up to 59.
     pub fn is_plausible(&self) -> bool {
-        // Byte by byte (every clock frame asks: a clock sends one a second and one per press).
-        let b = &self.0;
-        b[0] & 0x0f <= 9
-            && bcd_ok(b[1])
-            && bcd_ok(b[2])
-            && b[3] & 0x0f <= 9
-            && bcd_ok(b[4])
-            && bcd_ok(b[5])
+        self.plausible_millis().is_some()
     }
 
     /// Both times in milliseconds, `(right, left)` (payload bytes 0-2, then 3-5), when the frame
@@ -235,23 +227,33 @@ mod tests {
         assert!(!t.is_plausible());
     }
 
+    /// Both sides of `bytes` readable, side by side: hours a digit, minutes and seconds BCD up
+    /// to 59 (the per-side reading's condition, apart from the table `is_plausible` reads).
+    fn both_sides_readable(bytes: &[u8; 7]) -> bool {
+        let side_ok = |s: &[u8]| s[0] & 0x0f <= 9 && bcd_ok(s[1]) && bcd_ok(s[2]);
+        side_ok(&bytes[0..3]) && side_ok(&bytes[3..6])
+    }
+
     proptest::proptest! {
-        /// The table-read times are the per-side reading's, exactly when the frame is
-        /// plausible, on any seven bytes.
+        /// The table-read times are the per-side reading's, exactly when both sides are
+        /// readable, on any seven bytes.
         #[test]
-        fn plausible_millis_is_the_per_side_reading(bytes in proptest::array::uniform7(proptest::num::u8::ANY)) {
+        fn plausible_millis_is_the_per_side_reading(
+            bytes in proptest::array::uniform7(proptest::num::u8::ANY),
+        ) {
             let t = BwTime(bytes);
-            let expected = t.is_plausible().then(|| (t.right().to_millis(), t.left().to_millis()));
+            let expected = both_sides_readable(&bytes)
+                .then(|| (t.right().to_millis(), t.left().to_millis()));
             proptest::prop_assert_eq!(t.plausible_millis(), expected);
         }
 
         /// Plausible is each side's hours a digit and its minutes and seconds BCD up to 59,
         /// as the per-side reading says, on any seven bytes.
         #[test]
-        fn plausible_is_both_sides_readable(bytes in proptest::array::uniform7(proptest::num::u8::ANY)) {
-            let t = BwTime(bytes);
-            let side_ok = |s: &[u8]| s[0] & 0x0f <= 9 && bcd_ok(s[1]) && bcd_ok(s[2]);
-            proptest::prop_assert_eq!(t.is_plausible(), side_ok(&bytes[0..3]) && side_ok(&bytes[3..6]));
+        fn plausible_is_both_sides_readable(
+            bytes in proptest::array::uniform7(proptest::num::u8::ANY),
+        ) {
+            proptest::prop_assert_eq!(BwTime(bytes).is_plausible(), both_sides_readable(&bytes));
         }
     }
 }
