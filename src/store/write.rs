@@ -365,9 +365,9 @@ impl<'c> Batch<'c> {
     }
 
     /// Inserts the moves `writes` begins with, if it begins with at least [`MOVE_ROWS`] moves
-    /// of one board whose game is open: [`MOVE_ROWS`] rows a statement, the rest one a
-    /// statement, exactly the rows (and ids, in order) that [`Batch::apply`] would insert one
-    /// by one. How many writes it took (0: none, for `apply`).
+    /// of one board whose game is open: [`MOVE_ROWS`] rows a statement, the rest in halves
+    /// of it, exactly the rows (and ids, in order) that [`Batch::apply`] would insert one by
+    /// one. How many writes it took (0: none, for `apply`).
     pub(super) fn moves_run<'w>(&mut self, writes: &'w [Write]) -> Result<usize, StoreError> {
         fn move_of(w: &Write) -> Option<(BoardId, &RecordedMove)> {
             match w {
@@ -396,41 +396,33 @@ impl<'c> Batch<'c> {
         };
         let run: Vec<&RecordedMove> = writes.iter().map_while(of_board).collect();
         self.touch(game);
-        let mut rows = run.chunks_exact(MOVE_ROWS);
-        for chunk in &mut rows {
-            self.insert_move_rows(game, chunk)?;
+        // [`MOVE_ROWS`] rows a statement, then what is left by halves: each shape is prepared
+        // once for the run (its rows all bound again at each use), and the last row goes
+        // through the held one-row insert.
+        let mut rest = &run[..];
+        let mut rows = MOVE_ROWS;
+        while rows > 1 {
+            if rest.len() >= rows {
+                let mut stmt = self.conn.prepare_cached(insert_moves_sql_of(rows))?;
+                while let Some((chunk, tail)) = rest.split_at_checked(rows) {
+                    if !insert_move_rows(&mut stmt, game, chunk)? {
+                        // A constraint refused a row (the statement is undone whole): one by
+                        // one, for the error the first bad row gives.
+                        drop(stmt);
+                        for mv in chunk {
+                            self.insert_move(game, mv)?;
+                        }
+                        stmt = self.conn.prepare_cached(insert_moves_sql_of(rows))?;
+                    }
+                    rest = tail;
+                }
+            }
+            rows /= 2;
         }
-        for mv in rows.remainder() {
+        for mv in rest {
             self.insert_move(game, mv)?;
         }
         Ok(run.len())
-    }
-
-    /// Inserts `moves` of `game` ([`MOVE_ROWS`] of them) in one statement; if a constraint
-    /// refuses a row (the statement is then undone whole), one by one, for the error the first
-    /// bad row gives ([`StoreError::PlyTaken`] naming its ply).
-    fn insert_move_rows(
-        &mut self,
-        game: GameId,
-        moves: &[&RecordedMove],
-    ) -> Result<(), StoreError> {
-        let mut stmt = self.conn.prepare_cached(&INSERT_MOVES)?;
-        for (row, mv) in moves.iter().enumerate() {
-            bind_move(&mut stmt, row, game, mv)?;
-        }
-        match stmt.raw_execute() {
-            Ok(_) => return Ok(()),
-            // A constraint refused a row: the statement is undone, the transaction goes on.
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if e.code == ErrorCode::ConstraintViolation => {}
-            // Anything else may have ended the transaction: no row is written outside it.
-            Err(e) => return Err(e.into()),
-        }
-        drop(stmt);
-        for mv in moves {
-            self.insert_move(game, mv)?;
-        }
-        Ok(())
     }
 
     pub(super) fn insert_event(
@@ -475,11 +467,45 @@ fn insert_moves_sql(rows: usize) -> String {
     )
 }
 
+/// The values a move row binds ([`bind_move`]).
+const MOVE_COLUMNS: usize = 9;
+
 /// One move row's insert.
 static INSERT_MOVE: LazyLock<String> = LazyLock::new(|| insert_moves_sql(1));
 
-/// [`MOVE_ROWS`] move rows' insert.
-static INSERT_MOVES: LazyLock<String> = LazyLock::new(|| insert_moves_sql(MOVE_ROWS));
+/// The inserts of [`MOVE_ROWS`] rows and of each of its halves down to 2, by `trailing_zeros`.
+static INSERT_MOVES: LazyLock<Vec<String>> = LazyLock::new(|| {
+    (0..=MOVE_ROWS.trailing_zeros())
+        .map(|k| insert_moves_sql(1 << k))
+        .collect()
+});
+
+/// The insert of `rows` move rows, `rows` a power of two up to [`MOVE_ROWS`].
+fn insert_moves_sql_of(rows: usize) -> &'static str {
+    debug_assert!(rows.is_power_of_two() && rows <= MOVE_ROWS);
+    &INSERT_MOVES[rows.trailing_zeros() as usize]
+}
+
+/// Inserts `moves` of `game` through `stmt`, an insert of as many rows: whether they went in
+/// (`false`: a constraint refused a row, and the statement was undone whole; the transaction
+/// goes on).
+fn insert_move_rows(
+    stmt: &mut rusqlite::Statement<'_>,
+    game: GameId,
+    moves: &[&RecordedMove],
+) -> Result<bool, StoreError> {
+    for (row, mv) in moves.iter().enumerate() {
+        bind_move(stmt, row, game, mv)?;
+    }
+    match stmt.raw_execute() {
+        Ok(_) => Ok(true),
+        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == ErrorCode::ConstraintViolation => {
+            Ok(false)
+        }
+        // Anything else may have ended the transaction: no row is written outside it.
+        Err(e) => Err(e.into()),
+    }
+}
 
 /// Binds `mv` of `game` as row `row` (from 0) of a move insert ([`insert_moves_sql`]).
 fn bind_move(
@@ -493,20 +519,18 @@ fn bind_move(
         sql_opt_ms(mv.clock_white_ms)?,
         sql_opt_ms(mv.clock_black_ms)?,
     );
-    let values: [&dyn ToSql; 9] = [
-        &game,
-        &mv.ply,
-        &mv.notation,
-        &mv.uci,
-        &mv.position,
-        &at_ms,
-        &white_ms,
-        &black_ms,
-        &mv.time_trouble,
-    ];
-    for (i, value) in values.into_iter().enumerate() {
-        stmt.raw_bind_parameter(row * values.len() + i + 1, value)?;
-    }
+    // Each value bound as its own type (no `dyn ToSql` a value: a bind is most of a row's
+    // cost outside SQLite).
+    let base = row * MOVE_COLUMNS;
+    stmt.raw_bind_parameter(base + 1, game)?;
+    stmt.raw_bind_parameter(base + 2, mv.ply)?;
+    stmt.raw_bind_parameter(base + 3, mv.notation.as_str())?;
+    stmt.raw_bind_parameter(base + 4, mv.uci.as_deref())?;
+    stmt.raw_bind_parameter(base + 5, mv.position.as_str())?;
+    stmt.raw_bind_parameter(base + 6, at_ms)?;
+    stmt.raw_bind_parameter(base + 7, white_ms)?;
+    stmt.raw_bind_parameter(base + 8, black_ms)?;
+    stmt.raw_bind_parameter(base + 9, mv.time_trouble)?;
     Ok(())
 }
 
