@@ -4,7 +4,7 @@
 use super::*;
 
 pub(super) fn recorded<G: GameKind>(
-    before: &G::Position,
+    before: &Node<G>,
     mv: &G::Move,
     after: &Node<G>,
     plies_before: usize,
@@ -62,15 +62,22 @@ impl Stamp {
     /// The recorded move this stamp belongs to, rebuilt from its positions.
     pub(super) fn rebuild<G: GameKind>(
         self,
-        before: &G::Position,
+        before: &Node<G>,
         mv: &G::Move,
         after: &Node<G>,
         plies_before: usize,
     ) -> RecordedMove {
+        let after_has_moves = !after.successors().is_empty();
+        // The move was found among `before`'s successors, which are then still there to write
+        // its notation from (a position trimmed of them is asked its moves again).
+        let notation = match before.successors_if_computed() {
+            Some(legal) => G::notation_among(&before.pos, mv, legal, &after.pos, after_has_moves),
+            None => G::notation(&before.pos, mv, &after.pos, after_has_moves),
+        };
         RecordedMove {
             ply: plies_before as u32 + 1,
-            notation: G::notation(before, mv, &after.pos, !after.successors().is_empty()),
-            uci: G::uci(before, mv),
+            notation,
+            uci: G::uci(&before.pos, mv),
             position: G::position_text(&after.pos),
             at_ms: self.at_ms,
             clock_white_ms: self.clock_white_ms,
@@ -183,7 +190,7 @@ impl<G: GameKind> Tracker<G> {
             if keep + 1 == old_len
                 && let Some((mv, node)) = prov.next()
             {
-                let parent = &g.nodes[keep].pos;
+                let parent = &g.nodes[keep];
                 let mut new = recorded::<G>(parent, &mv, &node, keep, at, clock, white_on_left);
                 let was = g.stamps[keep];
                 // A ply is pressed once: a later press (the opponent's, completing the next
@@ -231,7 +238,7 @@ impl<G: GameKind> Tracker<G> {
                 }
                 _ => clock,
             };
-            let rec = recorded::<G>(&g.nodes[ply].pos, &mv, &node, ply, at, clock, white_on_left);
+            let rec = recorded::<G>(&g.nodes[ply], &mv, &node, ply, at, clock, white_on_left);
             self.played.push(Played::Move(mv.clone()));
             g.moves.push(mv);
             g.nodes.push(node);
