@@ -174,17 +174,19 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
-        let mut prov = std::mem::take(&mut g.prov);
-        let rest = prov.split_off(limit.saturating_sub(g.base).min(prov.len()));
+        // The first `to_record` provisional moves are drained from the list, the rest stay in it:
+        // the list keeps its buffer, so the next provisional move is not an allocation.
+        let mut rest = std::mem::take(&mut g.prov);
+        let to_record = limit.saturating_sub(g.base).min(rest.len());
         let mut keep = g.base;
         // A takeback followed by the same move again changes nothing.
         let mut same = 0;
-        while keep < g.moves.len() && same < prov.len() && prov[same].0 == g.moves[keep] {
+        while keep < g.moves.len() && same < to_record && rest[same].0 == g.moves[keep] {
             keep += 1;
             same += 1;
         }
-        prov.drain(..same);
-        let mut prov = prov.into_iter();
+        rest.drain(..same);
+        let mut prov = rest.drain(..to_record - same);
         let old_len = g.moves.len();
         if keep < old_len {
             if keep + 1 == old_len
