@@ -179,6 +179,21 @@ pub trait GameKind: Send + 'static {
         after_has_moves: bool,
     ) -> String;
 
+    /// [`GameKind::notation`], the same text, given `legal`: every legal move from `pos` with
+    /// its key, as [`GameKind::successors`] lists them. The tracker has them for every move it
+    /// records, so a game may write its notation from them rather than search its moves again
+    /// (chess: the moves a SAN tells apart). Default: `notation`.
+    fn notation_among(
+        pos: &Self::Position,
+        mv: &Self::Move,
+        legal: &[(u64, Self::Move)],
+        after: &Self::Position,
+        after_has_moves: bool,
+    ) -> String {
+        let _ = legal;
+        Self::notation(pos, mv, after, after_has_moves)
+    }
+
     /// Machine notation (UCI for chess), where the game has one.
     fn uci(pos: &Self::Position, mv: &Self::Move) -> Option<String>;
 

@@ -74,6 +74,11 @@ impl<G: GameKind> Node<G> {
         &self.successors_filtered().0
     }
 
+    /// The successors, if they have been computed (none are computed here).
+    pub(super) fn successors_if_computed(&self) -> Option<&[(u64, G::Move)]> {
+        self.succ.get().map(|(list, _)| list.as_slice())
+    }
+
     fn successors_filtered(&self) -> &Successors<G::Move> {
         self.succ.get_or_init(|| {
             let mut v = Vec::new();

@@ -461,7 +461,7 @@ impl<G: GameKind> Tracker<G> {
                 live: false,
                 ..stamp
             };
-            let rec = stamp.rebuild::<G>(&g.nodes[ply].pos, &mv, &node, ply);
+            let rec = stamp.rebuild::<G>(&g.nodes[ply], &mv, &node, ply);
             self.played.push(Played::Move(mv.clone()));
             g.moves.push(mv);
             g.nodes.push(node);

@@ -4,7 +4,7 @@
 use super::*;
 
 pub(super) fn recorded<G: GameKind>(
-    before: &G::Position,
+    before: &Node<G>,
     mv: &G::Move,
     after: &Node<G>,
     plies_before: usize,
@@ -62,15 +62,22 @@ impl Stamp {
     /// The recorded move this stamp belongs to, rebuilt from its positions.
     pub(super) fn rebuild<G: GameKind>(
         self,
-        before: &G::Position,
+        before: &Node<G>,
         mv: &G::Move,
         after: &Node<G>,
         plies_before: usize,
     ) -> RecordedMove {
+        let after_has_moves = !after.successors().is_empty();
+        // The move was found among `before`'s successors, which are then still there to write
+        // its notation from (a position trimmed of them is asked its moves again).
+        let notation = match before.successors_if_computed() {
+            Some(legal) => G::notation_among(&before.pos, mv, legal, &after.pos, after_has_moves),
+            None => G::notation(&before.pos, mv, &after.pos, after_has_moves),
+        };
         RecordedMove {
             ply: plies_before as u32 + 1,
-            notation: G::notation(before, mv, &after.pos, !after.successors().is_empty()),
-            uci: G::uci(before, mv),
+            notation,
+            uci: G::uci(&before.pos, mv),
             position: G::position_text(&after.pos),
             at_ms: self.at_ms,
             clock_white_ms: self.clock_white_ms,
@@ -167,23 +174,25 @@ impl<G: GameKind> Tracker<G> {
         let Some(g) = self.game.as_mut() else {
             return;
         };
-        let mut prov = std::mem::take(&mut g.prov);
-        let rest = prov.split_off(limit.saturating_sub(g.base).min(prov.len()));
+        // The first `to_record` provisional moves are drained from the list, the rest stay in it:
+        // the list keeps its buffer, so the next provisional move is not an allocation.
+        let mut rest = std::mem::take(&mut g.prov);
+        let to_record = limit.saturating_sub(g.base).min(rest.len());
         let mut keep = g.base;
         // A takeback followed by the same move again changes nothing.
         let mut same = 0;
-        while keep < g.moves.len() && same < prov.len() && prov[same].0 == g.moves[keep] {
+        while keep < g.moves.len() && same < to_record && rest[same].0 == g.moves[keep] {
             keep += 1;
             same += 1;
         }
-        prov.drain(..same);
-        let mut prov = prov.into_iter();
+        rest.drain(..same);
+        let mut prov = rest.drain(..to_record - same);
         let old_len = g.moves.len();
         if keep < old_len {
             if keep + 1 == old_len
                 && let Some((mv, node)) = prov.next()
             {
-                let parent = &g.nodes[keep].pos;
+                let parent = &g.nodes[keep];
                 let mut new = recorded::<G>(parent, &mv, &node, keep, at, clock, white_on_left);
                 let was = g.stamps[keep];
                 // A ply is pressed once: a later press (the opponent's, completing the next
@@ -231,7 +240,7 @@ impl<G: GameKind> Tracker<G> {
                 }
                 _ => clock,
             };
-            let rec = recorded::<G>(&g.nodes[ply].pos, &mv, &node, ply, at, clock, white_on_left);
+            let rec = recorded::<G>(&g.nodes[ply], &mv, &node, ply, at, clock, white_on_left);
             self.played.push(Played::Move(mv.clone()));
             g.moves.push(mv);
             g.nodes.push(node);

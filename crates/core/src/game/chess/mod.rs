@@ -297,71 +297,107 @@ fn uci_text(uci: UciMove) -> String {
             to,
             promotion,
         } => {
-            let mut b = Vec::with_capacity(5);
-            push_square(&mut b, from);
-            push_square(&mut b, to);
+            let mut s = String::with_capacity(5);
+            push_square(&mut s, from);
+            push_square(&mut s, to);
             if let Some(role) = promotion {
-                b.push(role.char() as u8);
+                s.push(role.char());
             }
-            ascii_string(b)
+            s
         }
         other => other.to_string(),
     }
 }
 
 /// `sq` as its file and rank (`e4`).
-fn push_square(b: &mut Vec<u8>, sq: Square) {
-    b.push(b'a' + sq.file() as u8);
-    b.push(b'1' + sq.rank() as u8);
+fn push_square(s: &mut String, sq: Square) {
+    s.push(sq.file().char());
+    s.push(sq.rank().char());
 }
 
-/// `n` in decimal.
-fn push_number(b: &mut Vec<u8>, n: u32) {
-    if n >= 10 {
-        push_number(b, n / 10);
+/// The longest FEN [`fen_text`] writes: 71 bytes of placement (8 ranks of at most 8, 7 `/`),
+/// ` w `, at most 4 castling rights (two rooks a side), ` `, 2 of en passant, then ` ` and a
+/// `u32` counter (10 digits) twice: 103.
+const FEN_MAX_LEN: usize = 103;
+
+/// ASCII text of at most `N` bytes, written by index on the stack (no capacity check and no
+/// growth a byte, as a `Vec` has), then copied into a `String` of its length.
+struct AsciiText<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> AsciiText<N> {
+    fn new() -> Self {
+        AsciiText {
+            bytes: [0; N],
+            len: 0,
+        }
     }
-    b.push(b'0' + (n % 10) as u8);
-}
 
-/// Bytes written as ASCII, as a string (a byte past ASCII, which the writers here never
-/// write, would be replaced rather than panic).
-fn ascii_string(b: Vec<u8>) -> String {
-    String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    /// Appends `byte`; the writers here stay within `N` by construction (an overflow would be
+    /// a bug in them, and panics rather than truncate).
+    #[inline]
+    fn push(&mut self, byte: u8) {
+        self.bytes[self.len] = byte;
+        self.len += 1;
+    }
+
+    /// `n` in decimal, as `n.to_string()` writes it; the counters a FEN ends with are mostly
+    /// one or two digits, written without a division loop.
+    fn push_number(&mut self, n: u32) {
+        if n < 10 {
+            self.push(b'0' + n as u8);
+        } else if n < 100 {
+            self.push(b'0' + (n / 10) as u8);
+            self.push(b'0' + (n % 10) as u8);
+        } else {
+            self.push_number(n / 10);
+            self.push(b'0' + (n % 10) as u8);
+        }
+    }
+
+    fn into_string(self) -> String {
+        ascii_string(self.bytes[..self.len].to_vec())
+    }
 }
 
 /// The FEN of `pos`, as shakmaty's `Fen::from_position(pos, EnPassantMode::Legal)` writes it
 /// (castling rights as X-FEN: `KQkq` for the outermost rooks, a file letter for another), built
-/// from the board's bitboards as bytes in one buffer (a character at a time into a `String`
-/// cost more than the rest): the record writes one for every move.
+/// from the board's bitboards as bytes in a buffer on the stack (a character at a time into a
+/// `String` or a `Vec` cost more than the rest): the record writes one for every move. Each
+/// rank is written from its occupied squares (a run of empty squares is the distance between
+/// two of them), not square by square.
 fn fen_text(pos: &Chess) -> String {
     let board = pos.board();
+    // Each occupied square's piece letter (ASCII).
     let mut letters = [0u8; 64];
     for color in Color::ALL {
         for role in Role::ALL {
             let piece = role.of(color);
-            // ASCII: a piece's letter.
             let letter = piece.char() as u8;
             for sq in board.by_piece(piece) {
                 letters[sq as usize] = letter;
             }
         }
     }
-    let mut b = Vec::with_capacity(96);
-    for (rank, row) in letters.chunks_exact(8).enumerate().rev() {
-        let mut empty = 0u8;
-        for &letter in row {
-            if letter == 0 {
-                empty += 1;
-                continue;
+    let mut b = AsciiText::<FEN_MAX_LEN>::new();
+    let occupied = board.occupied().0;
+    for (rank, row_letters) in letters.chunks_exact(8).enumerate().rev() {
+        let mut row = (occupied >> (rank * 8)) & 0xff;
+        // The file after the last piece written.
+        let mut file = 0;
+        while row != 0 {
+            let next = row.trailing_zeros();
+            if next > file {
+                b.push(b'0' + (next - file) as u8);
             }
-            if empty > 0 {
-                b.push(b'0' + empty);
-                empty = 0;
-            }
-            b.push(letter);
+            b.push(row_letters[next as usize & 7]);
+            file = next + 1;
+            row &= row - 1;
         }
-        if empty > 0 {
-            b.push(b'0' + empty);
+        if file < 8 {
+            b.push(b'0' + (8 - file) as u8);
         }
         if rank > 0 {
             b.push(b'/');
@@ -394,14 +430,23 @@ fn fen_text(pos: &Chess) -> String {
     }
     b.push(b' ');
     match pos.legal_ep_square() {
-        Some(sq) => push_square(&mut b, sq),
+        Some(sq) => {
+            b.push(b'a' + sq.file() as u8);
+            b.push(b'1' + sq.rank() as u8);
+        }
         None => b.push(b'-'),
     }
     b.push(b' ');
-    push_number(&mut b, pos.halfmoves());
+    b.push_number(pos.halfmoves());
     b.push(b' ');
-    push_number(&mut b, u32::from(pos.fullmoves()));
-    ascii_string(b)
+    b.push_number(u32::from(pos.fullmoves()));
+    b.into_string()
+}
+
+/// Bytes written as ASCII, as a string (a byte past ASCII, which the writers here never
+/// write, would be replaced rather than panic).
+fn ascii_string(b: Vec<u8>) -> String {
+    String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 impl GameKind for ChessGame {
@@ -506,6 +551,88 @@ impl GameKind for ChessGame {
             suffix,
         }
         .append_to_string(&mut s);
+        s
+    }
+
+    /// shakmaty's SAN (`San::from_move` with its suffix, as [`ChessGame::notation`] writes it),
+    /// written here: the pieces of the mover's role that could also reach `mv`'s square are
+    /// found in `legal` (the moves shakmaty's `san_candidates` would generate again, among
+    /// others it ignores), and the text goes straight into the string.
+    fn notation_among(
+        pos: &Chess,
+        mv: &Move,
+        legal: &[(u64, Move)],
+        after: &Chess,
+        after_has_moves: bool,
+    ) -> String {
+        let mut s = String::with_capacity(8);
+        match *mv {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                if role != Role::Pawn {
+                    s.push(role.upper_char());
+                    // As `San::disambiguate`: another piece of the role reaching `to` (with the
+                    // same promotion, which only pawns have) is told apart by the file, unless
+                    // one shares it; then by the rank, unless one shares that too (then both).
+                    let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
+                    for (_, other) in legal {
+                        if let Move::Normal {
+                            role: r,
+                            from: f,
+                            to: t,
+                            promotion: p,
+                            ..
+                        } = *other
+                            && f != from
+                            && r == role
+                            && t == to
+                            && p == promotion
+                        {
+                            ambiguous = true;
+                            same_rank |= f.rank() == from.rank();
+                            same_file |= f.file() == from.file();
+                        }
+                    }
+                    if ambiguous && (!same_file || same_rank) {
+                        s.push(from.file().char());
+                    }
+                    if same_file {
+                        s.push(from.rank().char());
+                    }
+                } else if capture.is_some() {
+                    s.push(from.file().char());
+                }
+                if capture.is_some() {
+                    s.push('x');
+                }
+                push_square(&mut s, to);
+                if let Some(promotion) = promotion {
+                    s.push('=');
+                    s.push(promotion.upper_char());
+                }
+            }
+            Move::EnPassant { from, to } => {
+                s.push(from.file().char());
+                s.push('x');
+                push_square(&mut s, to);
+            }
+            Move::Castle { king, rook } => {
+                s.push_str(if rook.file() < king.file() {
+                    "O-O-O"
+                } else {
+                    "O-O"
+                });
+            }
+            Move::Put { .. } => return ChessGame::notation(pos, mv, after, after_has_moves),
+        }
+        if after.is_check() {
+            s.push(if after_has_moves { '+' } else { '#' });
+        }
         s
     }
 
@@ -675,8 +802,25 @@ impl GameKind for ChessGame {
         }
     }
 
+    /// The squares whose codes differ, counted eight at a time (the tracker measures every
+    /// board it is shown against its belief): in the XOR of two 8-square words, a byte is
+    /// nonzero exactly where the squares differ, and each such byte's top bit is set by
+    /// `(x & 0x7f..) + 0x7f..` (a carry out of its low seven bits, which cannot reach the next
+    /// byte) or by its own top bit. The square-by-square count this replaces is the reference
+    /// its property test compares it with.
     fn reading_distance(a: &ChessReading, b: &ChessReading) -> usize {
-        a.0.iter().zip(b.0.iter()).filter(|(x, y)| x != y).count()
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let (a_words, _) = a.0.as_chunks::<8>();
+        let (b_words, _) = b.0.as_chunks::<8>();
+        a_words
+            .iter()
+            .zip(b_words)
+            .map(|(x, y)| {
+                let diff = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+                (((diff & LOW7) + LOW7) | diff) & !LOW7
+            })
+            .map(|top_bits| top_bits.count_ones() as usize)
+            .sum()
     }
 
     /// Per side: the squares where the target has one of its pieces that is not there now (a
@@ -960,6 +1104,11 @@ mod tests {
             "r3k2r/8/8/8/8/8/8/R3K2R b Kq - 99 120",
             "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 58",
             "4k3/8/8/3pP3/8/8/8/4K3 w - - 10 1000",
+            // The longest counters (and the buffer's length: the longest placement, four
+            // castling rights, en passant).
+            "4k3/8/8/8/8/8/8/4K3 b - - 4294967295 4294967295",
+            "rnbqkbnr/pp1ppppp/8/2pP4/8/8/PPP1PPPP/RNBQKBNR w KQkq c6 4294967295 4294967295",
+            "r1b1k1nr/1p1p1p1p/p1p1p1p1/n1b1q3/P1P1P1P1/1P1P1P1P/Q1B1N3/R1B1K1NR w KQkq - 100 99999",
         ] {
             let pos = position(fen, CastlingMode::Standard);
             assert_eq!(ChessGame::position_text(&pos), fen);
@@ -997,6 +1146,64 @@ mod tests {
                     Some(UciMove::from_move(*mv, pos.castles().mode()).to_string())
                 );
                 pos.play_unchecked(*mv);
+            }
+        }
+
+        /// The notation written from the successors is shakmaty's SAN with its suffix
+        /// ([`ChessGame::notation`]), for every legal move in every position of random games
+        /// from the standard start and from Chess960 starts (pieces told apart by file, rank or
+        /// both, promotions with and without capture, en passant, castling either way, check
+        /// and mate).
+        #[test]
+        fn notation_among_the_successors_is_shakmatys(
+            start in 0u32..961,
+            picks in proptest::collection::vec(0usize..1000, 0..300),
+        ) {
+            let mut pos = random_game_start(start);
+            let mut succ = Vec::new();
+            for pick in picks {
+                let key = ChessGame::reading_key(&ChessGame::reading(&pos));
+                ChessGame::successors(&pos, key, &mut succ);
+                for (_, m) in &succ {
+                    let after = ChessGame::play(&pos, m);
+                    let has_moves = !after.legal_moves().is_empty();
+                    proptest::prop_assert_eq!(
+                        ChessGame::notation_among(&pos, m, &succ, &after, has_moves),
+                        ChessGame::notation(&pos, m, &after, has_moves)
+                    );
+                }
+                let moves = pos.legal_moves();
+                let Some(mv) = pick_move(&moves, pick) else {
+                    break;
+                };
+                pos.play_unchecked(*mv);
+            }
+        }
+
+        /// The reading distance is the number of squares whose codes differ, on any two
+        /// readings (any byte on any square) and on readings a few squares apart.
+        #[test]
+        fn reading_distance_counts_the_squares_that_differ(
+            a in proptest::array::uniform32(proptest::num::u8::ANY),
+            b in proptest::array::uniform32(proptest::num::u8::ANY),
+            c in proptest::array::uniform32(proptest::num::u8::ANY),
+            changes in proptest::collection::vec((0usize..64, proptest::num::u8::ANY), 0..8),
+        ) {
+            let mut x = [0u8; 64];
+            x[..32].copy_from_slice(&a);
+            x[32..].copy_from_slice(&b);
+            let mut y = x;
+            y[..32].copy_from_slice(&c);
+            let mut near = x;
+            for (sq, code) in changes {
+                near[sq] = code;
+            }
+            for (x, y) in [(x, y), (x, near), (near, y), (x, x)] {
+                let reference = x.iter().zip(&y).filter(|(p, q)| p != q).count();
+                proptest::prop_assert_eq!(
+                    ChessGame::reading_distance(&ChessReading(x), &ChessReading(y)),
+                    reference
+                );
             }
         }
 
