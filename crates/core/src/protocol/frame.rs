@@ -28,7 +28,15 @@ pub trait Wire {
 impl Wire for Mode {
     type Frame = dgt::Frame;
 
+    /// A clock, a field update or a board dump whole at the start of `buf` takes the direct
+    /// reading of [`dgt::cut_common`] (single-board mode: bus mode reads those ids otherwise);
+    /// everything else, and every warning, the general one.
     fn cut(&self, buf: &[u8]) -> Option<(Result<dgt::Frame, DecodeWarning>, usize)> {
+        if *self == Mode::Single
+            && let Some((frame, used)) = dgt::cut_common(buf)
+        {
+            return Some((Ok(frame), used));
+        }
         dgt_framed(
             buf,
             |i| dgt::split_frame(i, *self),
@@ -238,9 +246,79 @@ impl<W: Wire> FrameReader<W> {
 mod tests {
     use super::*;
     use crate::protocol::dgt::Frame;
+    use proptest::prelude::*;
 
     fn drain(r: &mut FrameReader) -> Vec<Result<Frame, DecodeWarning>> {
         std::iter::from_fn(|| r.next_frame()).collect()
+    }
+
+    /// The general path of [`Wire::cut`] for DGT frames, without [`dgt::cut_common`].
+    fn general_cut(mode: Mode, buf: &[u8]) -> Option<(Result<Frame, DecodeWarning>, usize)> {
+        dgt_framed(
+            buf,
+            |i| dgt::split_frame(i, mode),
+            |raw| dgt::decode_payload(raw, mode),
+        )
+    }
+
+    /// Bytes near the frames the fast cut reads: the three ids and others, their lengths and
+    /// others, payloads with a high bit now and then, squares beyond 63, garbage between.
+    fn near_frames() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..6),
+            (
+                prop::sample::select(vec![0x8du8, 0x8e, 0x86, 0x93, 0xa0, 0x8f, 0x00]),
+                prop_oneof![Just(0u8), Just(0u8), Just(0u8), any::<u8>()],
+                prop_oneof![Just(None), any::<u8>().prop_map(Some)],
+                prop::collection::vec(prop_oneof![8 => 0u8..0x80, 1 => any::<u8>()], 0..70,),
+            )
+                .prop_map(|(id, hi, lo, payload)| {
+                    let lo = lo.unwrap_or(match id {
+                        0x8d => 10,
+                        0x8e => 5,
+                        0x86 => 67,
+                        _ => 5,
+                    });
+                    let mut f = vec![id, hi, lo];
+                    f.extend(payload);
+                    f
+                }),
+            // Whole frames of the three kinds, squares up to 70.
+            (0u8..71, 0u8..0x80).prop_map(|(sq, p)| vec![0x8e, 0, 5, sq, p]),
+            prop::collection::vec(0u8..0x80, 7).prop_map(|p| {
+                let mut f = vec![0x8d, 0, 10];
+                f.extend(p);
+                f
+            }),
+            prop::collection::vec(0u8..0x10, 64).prop_map(|p| {
+                let mut f = vec![0x86, 0, 67];
+                f.extend(p);
+                f
+            }),
+        ];
+        prop::collection::vec(piece, 0..8).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        /// The DGT wire's cut (fast for whole clock, field update and board dump frames) gives
+        /// what the general path gives, on every prefix of every point of the stream: the same
+        /// frame or warning, the same bytes taken, the same wait for more.
+        #[test]
+        fn common_frames_cut_as_the_general_path_cuts_them(
+            stream in near_frames(),
+            bus in any::<bool>(),
+        ) {
+            let mode = if bus { Mode::Bus } else { Mode::Single };
+            let mut at = 0;
+            while at < stream.len() {
+                let rest = &stream[at..];
+                for end in 0..=rest.len() {
+                    let prefix = &rest[..end];
+                    prop_assert_eq!(mode.cut(prefix), general_cut(mode, prefix), "{:02x?}", prefix);
+                }
+                at += general_cut(mode, rest).map_or(rest.len(), |(_, used)| used.max(1));
+            }
+        }
     }
 
     #[test]

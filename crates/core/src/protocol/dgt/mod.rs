@@ -149,8 +149,8 @@ pub use field_update::parse_field_update;
 pub(crate) use parse::run_payload;
 pub use parse::{
     EE_MOVES_MAX_LEN, FrameError, LenRule, MAX_FRAME_LEN, Mode, PResult, RawFrame,
-    TRADEMARK_MAX_LEN, UNKNOWN_MAX_LEN, bus_id, decode_payload, length_rule, parse_frame,
-    parse_unknown, split_frame, split_frame_with,
+    TRADEMARK_MAX_LEN, UNKNOWN_MAX_LEN, bus_id, cut_common, decode_payload, length_rule,
+    parse_frame, parse_unknown, split_frame, split_frame_with,
 };
 pub use serial::{parse_long_serial_nr, parse_serial_nr};
 pub use trademark::parse_trademark;

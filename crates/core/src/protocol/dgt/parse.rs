@@ -202,6 +202,43 @@ pub fn split_frame_with(i: &[u8], rule: impl Fn(u8) -> LenRule) -> PResult<'_, R
     ))
 }
 
+/// The commonest frames of single-board mode whole and well formed at the start of `buf` (a
+/// clock's BWTIME, a FIELD_UPDATE, a BOARD_DUMP), decoded in one look, with their length: what
+/// [`split_frame`] then [`decode_payload`] give for them. `None` for anything else (another id,
+/// another length, a high bit, a square beyond 63, a frame not whole yet), which the general
+/// path reads with its warnings. Why: nearly every frame a board sends is one of these three,
+/// and the general path's `Result`s and nom's incomplete/error machinery cost several times the
+/// work (replay cuts every frame of a capture). Held to the general path by
+/// `common_frames_cut_as_the_general_path_cuts_them`.
+pub fn cut_common(buf: &[u8]) -> Option<(Frame, usize)> {
+    let &[id, hi, lo, ..] = buf else {
+        return None;
+    };
+    let total = match id {
+        id::BWTIME => 10,
+        id::FIELD_UPDATE => 5,
+        id::BOARD_DUMP => 67,
+        _ => return None,
+    };
+    // Every total is below 0x80: the length field is `00 total` and nothing else.
+    if hi != 0 || usize::from(lo) != total {
+        return None;
+    }
+    let payload = buf.get(3..total)?;
+    if payload.iter().fold(0u8, |acc, &b| acc | b) & 0x80 != 0 {
+        return None;
+    }
+    let frame = match (id, payload) {
+        (id::FIELD_UPDATE, &[square, piece]) if square <= 63 => {
+            Frame::FieldUpdate { square, piece }
+        }
+        (id::BWTIME, p) => Frame::BwTime(super::BwTime(p.try_into().ok()?)),
+        (id::BOARD_DUMP, p) => Frame::BoardDump(super::BoardDump(p.try_into().ok()?)),
+        _ => return None,
+    };
+    Some((frame, total))
+}
+
 /// [`split_frame`] for one expected id.
 pub(crate) fn split_frame_for(i: &[u8], want: u8, mode: Mode) -> PResult<'_, RawFrame<'_>> {
     match i.first() {
