@@ -359,7 +359,9 @@ impl<'c> Batch<'c> {
     ) -> Result<(), StoreError> {
         let stmt = match &mut self.moves {
             Some(stmt) => stmt,
-            None => self.moves.insert(self.conn.prepare_cached(&INSERT_MOVE)?),
+            None => self
+                .moves
+                .insert(self.conn.prepare_cached(insert_moves_sql_of(1))?),
         };
         execute_move(stmt, game, mv)
     }
@@ -450,7 +452,7 @@ pub(super) fn insert_move_row(
     game: GameId,
     mv: &RecordedMove,
 ) -> Result<(), StoreError> {
-    let mut stmt = conn.prepare_cached(&INSERT_MOVE)?;
+    let mut stmt = conn.prepare_cached(insert_moves_sql_of(1))?;
     execute_move(&mut stmt, game, mv)
 }
 
@@ -470,10 +472,7 @@ fn insert_moves_sql(rows: usize) -> String {
 /// The values a move row binds ([`bind_move`]).
 const MOVE_COLUMNS: usize = 9;
 
-/// One move row's insert.
-static INSERT_MOVE: LazyLock<String> = LazyLock::new(|| insert_moves_sql(1));
-
-/// The inserts of [`MOVE_ROWS`] rows and of each of its halves down to 2, by `trailing_zeros`.
+/// The inserts of 1 row, 2, 4 and so on up to [`MOVE_ROWS`], by `trailing_zeros`.
 static INSERT_MOVES: LazyLock<Vec<String>> = LazyLock::new(|| {
     (0..=MOVE_ROWS.trailing_zeros())
         .map(|k| insert_moves_sql(1 << k))

@@ -343,6 +343,12 @@ impl<const N: usize> AsciiText<N> {
         self.len += 1;
     }
 
+    /// `sq` as its file and rank (`e4`), as [`push_square`] writes it into a `String`.
+    fn push_square(&mut self, sq: Square) {
+        self.push(sq.file().char() as u8);
+        self.push(sq.rank().char() as u8);
+    }
+
     /// `n` in decimal, as `n.to_string()` writes it; the counters a FEN ends with are mostly
     /// one or two digits, written without a division loop.
     fn push_number(&mut self, n: u32) {
@@ -430,10 +436,7 @@ fn fen_text(pos: &Chess) -> String {
     }
     b.push(b' ');
     match pos.legal_ep_square() {
-        Some(sq) => {
-            b.push(b'a' + sq.file() as u8);
-            b.push(b'1' + sq.rank() as u8);
-        }
+        Some(sq) => b.push_square(sq),
         None => b.push(b'-'),
     }
     b.push(b' ');
@@ -1131,21 +1134,17 @@ mod tests {
             start in 0u32..961,
             picks in proptest::collection::vec(0usize..1000, 0..300),
         ) {
-            let mut pos = random_game_start(start);
-            for pick in picks {
+            for (pos, played) in random_game(start, &picks) {
                 proptest::prop_assert_eq!(
                     ChessGame::position_text(&pos),
                     Fen::from_position(&pos, EnPassantMode::Legal).to_string()
                 );
-                let moves = pos.legal_moves();
-                let Some(mv) = pick_move(&moves, pick) else {
-                    break;
-                };
-                proptest::prop_assert_eq!(
-                    ChessGame::uci(&pos, mv),
-                    Some(UciMove::from_move(*mv, pos.castles().mode()).to_string())
-                );
-                pos.play_unchecked(*mv);
+                if let Some(mv) = played {
+                    proptest::prop_assert_eq!(
+                        ChessGame::uci(&pos, &mv),
+                        Some(UciMove::from_move(mv, pos.castles().mode()).to_string())
+                    );
+                }
             }
         }
 
@@ -1159,9 +1158,8 @@ mod tests {
             start in 0u32..961,
             picks in proptest::collection::vec(0usize..1000, 0..300),
         ) {
-            let mut pos = random_game_start(start);
             let mut succ = Vec::new();
-            for pick in picks {
+            for (pos, _) in random_game(start, &picks) {
                 let key = ChessGame::reading_key(&ChessGame::reading(&pos));
                 ChessGame::successors(&pos, key, &mut succ);
                 for (_, m) in &succ {
@@ -1172,11 +1170,6 @@ mod tests {
                         ChessGame::notation(&pos, m, &after, has_moves)
                     );
                 }
-                let moves = pos.legal_moves();
-                let Some(mv) = pick_move(&moves, pick) else {
-                    break;
-                };
-                pos.play_unchecked(*mv);
             }
         }
 
@@ -1216,9 +1209,8 @@ mod tests {
             start in 0u32..961,
             picks in proptest::collection::vec(0usize..1000, 0..300),
         ) {
-            let mut pos = random_game_start(start);
             let mut succ = Vec::new();
-            for pick in picks {
+            for (pos, _) in random_game(start, &picks) {
                 let key = ChessGame::reading_key(&ChessGame::reading(&pos));
                 ChessGame::successors(&pos, key, &mut succ);
                 let moves = pos.legal_moves();
@@ -1232,12 +1224,25 @@ mod tests {
                         "{:?}", m
                     );
                 }
-                let Some(mv) = pick_move(&moves, pick) else {
-                    break;
-                };
-                pos.play_unchecked(*mv);
             }
         }
+    }
+
+    /// The positions of a random game from `start` ([`random_game_start`]), one for each of
+    /// `picks` while there are moves, each with the move `pick_move` then plays from it (`None`
+    /// at a position with no move, the last).
+    fn random_game(start: u32, picks: &[usize]) -> Vec<(Chess, Option<Move>)> {
+        let mut pos = random_game_start(start);
+        let mut game = Vec::new();
+        for &pick in picks {
+            let played = pick_move(&pos.legal_moves(), pick).copied();
+            game.push((pos.clone(), played));
+            let Some(mv) = played else {
+                break;
+            };
+            pos.play_unchecked(mv);
+        }
+        game
     }
 
     /// A random game's start: Chess960 start `start` (0 to 959), or the standard one (960).
