@@ -16,6 +16,11 @@
 //! (systemd readiness, status and watchdog) and `text` (no control character into the record).
 #![forbid(unsafe_code)]
 
+/// Every binary built on this crate (the daemon, its tests and benches) allocates through
+/// mimalloc: see docs/benchmarks.md, "Seventh step".
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod broadcast;
 pub mod cli;
 pub mod cluster;
