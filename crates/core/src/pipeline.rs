@@ -852,7 +852,7 @@ impl<B: Board> Pipeline<B> {
         if self.observed.is_empty() && !self.tracker.has_played() {
             return;
         }
-        let mut played = self.tracker.take_played().into_iter();
+        let mut played = self.tracker.drain_played();
         for event in self.observed.drain(..) {
             let plays = if event.plays() { played.next() } else { None };
             self.judge.review(event, plays, &mut self.events);

@@ -22,7 +22,7 @@ use super::{
 use crate::{
     Millis,
     game::{
-        Outcome, Variant,
+        Outcome, PLIES_RESERVED, Variant,
         chess::{ChessGame, start_of},
     },
     phrase::{Arg, Phrase},
@@ -106,7 +106,11 @@ impl Game {
     fn at(tc: Option<&TimeControl>, cfg: &LawsConfig, start: Chess) -> Game {
         Game {
             reps: Repetitions::new(&start),
-            positions: vec![start],
+            positions: {
+                let mut positions = Vec::with_capacity(PLIES_RESERVED + 1);
+                positions.push(start);
+                positions
+            },
             trouble: tc.map(|tc| TimeTrouble::new(tc, cfg)),
             illegal: [0; 2],
             claimable: Claimable::default(),

@@ -13,6 +13,10 @@ use std::fmt::Debug;
 
 use crate::phrase::Phrase;
 
+/// Plies a game's lists (the tracker's, the referee's) hold before they first grow: most games
+/// end within them, so a game's positions are not copied again and again as it goes on.
+pub(crate) const PLIES_RESERVED: usize = 128;
+
 /// Which game a board plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -205,9 +205,7 @@ pub(super) struct GameState<G: GameKind> {
     pub(super) astray_since: Option<Millis>,
 }
 
-/// Plies a game's lists hold before they first grow: most games end within them, so a game's
-/// moves are not copied again and again as it goes on.
-const PLIES_RESERVED: usize = 128;
+use crate::game::PLIES_RESERVED;
 
 impl<G: GameKind> GameState<G> {
     pub(super) fn new(orientation: Orientation, start: Node<G>, at: Millis) -> Self {

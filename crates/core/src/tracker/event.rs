@@ -47,7 +47,7 @@ impl RecordedMove {
 
 /// What an event plays, typed, for the judges: the start position of a game begun, the move of
 /// a move recorded or revised (its new move). The tracker hands one beside each event that
-/// [`TrackerEvent::plays`], in the events' order ([`super::Tracker::take_played`]), so a judge
+/// [`TrackerEvent::plays`], in the events' order ([`super::Tracker::drain_played`]), so a judge
 /// follows the game without reading notation back.
 #[derive(Clone, Debug)]
 pub enum Played<G: GameKind> {

@@ -239,12 +239,14 @@ impl<G: GameKind> Tracker<G> {
     }
 
     /// What the events emitted since the last call play, one beside each event that
-    /// [`TrackerEvent::plays`], in the events' order.
-    pub fn take_played(&mut self) -> Vec<Played<G>> {
-        std::mem::take(&mut self.played)
+    /// [`TrackerEvent::plays`], in the events' order; the list keeps its buffer for the next
+    /// moves (a move recorded is one played value: a new list each time was an allocation a
+    /// move).
+    pub fn drain_played(&mut self) -> std::vec::Drain<'_, Played<G>> {
+        self.played.drain(..)
     }
 
-    /// Whether [`Tracker::take_played`] has anything to give.
+    /// Whether [`Tracker::drain_played`] has anything to give.
     pub fn has_played(&self) -> bool {
         !self.played.is_empty()
     }
