@@ -452,7 +452,22 @@ impl<G: GameKind> Tracker<G> {
     /// (while a clock runs and the run leaves its mover's clock running, as long as a move waits
     /// for its press), and if the clock counts as many presses since the gap as it has plies:
     /// recorded, and the gap is over.
+    ///
+    /// Every tick asks; with no game, or none of an ambiguous search, its candidates or a run
+    /// found held, there is nothing to look at (each step below begins with one of them), and
+    /// the answer is given here, inline, without the call.
+    #[inline]
     pub(super) fn accept_search(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
+        if self.game.as_ref().is_some_and(|g| {
+            g.ambiguous.is_some() || g.candidates.is_some() || g.searched.is_some()
+        }) {
+            self.accept_search_held(at, out);
+        }
+    }
+
+    /// [`Tracker::accept_search`] with something held to look at.
+    #[inline(never)]
+    fn accept_search_held(&mut self, at: Millis, out: &mut Vec<TrackerEvent>) {
         let (changed, settle_ms) = (self.sensed_changed_at, self.settings.settle_ms);
         if let Some(g) = self.game.as_mut() {
             if let Some((since, _)) = &g.ambiguous
