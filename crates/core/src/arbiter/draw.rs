@@ -20,7 +20,7 @@ use super::{
     clock::win_for,
     laws::{FivefoldRule, LawsConfig},
 };
-use crate::game::{Outcome, PLIES_RESERVED};
+use crate::game::{Outcome, list_from_start};
 
 /// What makes two positions "the same" for the repetition rules.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -54,9 +54,9 @@ pub struct Repetitions {
 impl Repetitions {
     /// A game beginning at `start`.
     pub fn new(start: &Chess) -> Repetitions {
-        let mut entries = Vec::with_capacity(PLIES_RESERVED + 1);
-        entries.push((PositionKey::of(start), start.halfmoves()));
-        Repetitions { entries }
+        Repetitions {
+            entries: list_from_start((PositionKey::of(start), start.halfmoves())),
+        }
     }
 
     /// The position after a move.

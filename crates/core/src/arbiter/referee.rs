@@ -22,8 +22,9 @@ use super::{
 use crate::{
     Millis,
     game::{
-        Outcome, PLIES_RESERVED, Variant,
+        Outcome, Variant,
         chess::{ChessGame, start_of},
+        list_from_start,
     },
     phrase::{Arg, Phrase},
     sensor::ClockReading,
@@ -106,11 +107,7 @@ impl Game {
     fn at(tc: Option<&TimeControl>, cfg: &LawsConfig, start: Chess) -> Game {
         Game {
             reps: Repetitions::new(&start),
-            positions: {
-                let mut positions = Vec::with_capacity(PLIES_RESERVED + 1);
-                positions.push(start);
-                positions
-            },
+            positions: list_from_start(start),
             trouble: tc.map(|tc| TimeTrouble::new(tc, cfg)),
             illegal: [0; 2],
             claimable: Claimable::default(),

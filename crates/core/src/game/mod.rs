@@ -17,6 +17,14 @@ use crate::phrase::Phrase;
 /// end within them, so a game's positions are not copied again and again as it goes on.
 pub(crate) const PLIES_RESERVED: usize = 128;
 
+/// A game's list of what each position holds, from the start's `first`, with room for
+/// [`PLIES_RESERVED`] plies after it.
+pub(crate) fn list_from_start<T>(first: T) -> Vec<T> {
+    let mut list = Vec::with_capacity(PLIES_RESERVED + 1);
+    list.push(first);
+    list
+}
+
 /// Which game a board plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -4,6 +4,7 @@
 //! a game lost after a gap ([`Lost`]). Plain data and the operations that keep it consistent.
 
 use super::{interpret::find, search::Candidates, *};
+use crate::game::{PLIES_RESERVED, list_from_start};
 
 /// A board that fits nothing the tracker knows.
 pub(super) struct Unexplained<G: GameKind> {
@@ -205,17 +206,11 @@ pub(super) struct GameState<G: GameKind> {
     pub(super) astray_since: Option<Millis>,
 }
 
-use crate::game::PLIES_RESERVED;
-
 impl<G: GameKind> GameState<G> {
     pub(super) fn new(orientation: Orientation, start: Node<G>, at: Millis) -> Self {
         GameState {
             orientation,
-            nodes: {
-                let mut nodes = Vec::with_capacity(PLIES_RESERVED + 1);
-                nodes.push(start);
-                nodes
-            },
+            nodes: list_from_start(start),
             moves: Vec::with_capacity(PLIES_RESERVED),
             stamps: Vec::with_capacity(PLIES_RESERVED),
             base: 0,
