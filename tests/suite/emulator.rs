@@ -16,7 +16,6 @@ use boardscribe::{
 };
 use shakmaty::{Chess, Color, Move, Position, Role, Square};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio_serial::SerialPortBuilderExt;
 
 const CAPTURES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -533,9 +532,7 @@ async fn pty_smoke_serial_dump_and_updates() {
     let PtyEvent::Ready(path) = wait_event(&mut rx).await else {
         panic!("not ready first")
     };
-    let mut port = tokio_serial::new(path.to_string_lossy(), 9600)
-        .open_native_async()
-        .unwrap();
+    let mut port = crate::host_port::open(&path).await;
     port.write_all(&[0x45, 0x42, 0x4b]).await.unwrap();
     let (mut acc, mut got) = (Vec::new(), Vec::new());
     read_until(&mut port, &mut acc, &mut got, |fs| {
@@ -576,9 +573,7 @@ async fn pty_smoke_serial_dump_and_updates() {
     assert_eq!(dump[3..], final_board);
     // The host closes and opens the port again: the board is still there.
     drop(port);
-    let mut port = tokio_serial::new(path.to_string_lossy(), 9600)
-        .open_native_async()
-        .unwrap();
+    let mut port = crate::host_port::open(&path).await;
     port.write_all(&[0x40, 0x42]).await.unwrap();
     let (mut acc, mut got) = (Vec::new(), Vec::new());
     read_until(&mut port, &mut acc, &mut got, |fs| {
@@ -624,9 +619,7 @@ async fn pty_unplug_mid_move_then_the_dump_is_the_board_now() {
         panic!("not ready first")
     };
     assert_eq!(std::fs::canonicalize(&link).unwrap(), first_path);
-    let mut port = tokio_serial::new(link.to_string_lossy(), 9600)
-        .open_native_async()
-        .unwrap();
+    let mut port = crate::host_port::open(&link).await;
     port.write_all(&[0x4b, 0x42]).await.unwrap();
     let mut host_got = Vec::new();
     let mut buf = [0u8; 512];
@@ -652,9 +645,7 @@ async fn pty_unplug_mid_move_then_the_dump_is_the_board_now() {
         panic!("no replug")
     };
     assert_eq!(std::fs::canonicalize(&link).unwrap(), second_path);
-    let mut port = tokio_serial::new(link.to_string_lossy(), 9600)
-        .open_native_async()
-        .unwrap();
+    let mut port = crate::host_port::open(&link).await;
     // Idle after the replug: only a dump on request, no updates until asked.
     port.write_all(&[0x42]).await.unwrap();
     let (mut acc, mut got) = (Vec::new(), Vec::new());
@@ -765,9 +756,7 @@ async fn pty_bytes_sent_while_no_host_has_the_port_are_not_read_by_the_next_host
     let PtyEvent::Ready(path) = wait_event(&mut rx).await else {
         panic!("not ready first")
     };
-    let mut port = tokio_serial::new(path.to_string_lossy(), 9600)
-        .open_native_async()
-        .unwrap();
+    let mut port = crate::host_port::open(&path).await;
     port.write_all(&[0x4b, 0x42]).await.unwrap();
     let (mut acc, mut got) = (Vec::new(), Vec::new());
     read_until(&mut port, &mut acc, &mut got, |fs| {
@@ -778,9 +767,8 @@ async fn pty_bytes_sent_while_no_host_has_the_port_are_not_read_by_the_next_host
     drop(port);
     assert_eq!(wait_event(&mut rx).await, PtyEvent::ScriptDone);
 
-    let mut port = tokio_serial::new(path.to_string_lossy(), 9600)
-        .open_native_async()
-        .expect("the port is free once its last host has gone");
+    // The port is free once its last host has gone.
+    let mut port = crate::host_port::open(&path).await;
     let (heard, _) = frames(&read_for(&mut port, 600).await);
     let stale: Vec<&Vec<u8>> = heard.iter().filter(|f| f[0] == 0x8e).collect();
     assert!(

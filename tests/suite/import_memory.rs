@@ -15,7 +15,6 @@ use boardscribe::{
     store::Store,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio_serial::SerialPortBuilderExt;
 
 const BIN: &str = env!("CARGO_BIN_EXE_boardscribe");
 
@@ -244,9 +243,7 @@ fn import_memory_from_an_emulated_board_and_from_a_file() {
             }
         }
         // A host starts the board playing, then goes away: the board plays on, recording.
-        let mut port = tokio_serial::new(link.to_string_lossy(), 9600)
-            .open_native_async()
-            .unwrap();
+        let mut port = crate::host_port::open(&link).await;
         port.write_all(&[0x44]).await.unwrap();
         let mut sink = [0u8; 4096];
         let _ = tokio::time::timeout(Duration::from_millis(300), port.read(&mut sink)).await;
@@ -281,9 +278,7 @@ fn import_memory_from_an_emulated_board_and_from_a_file() {
             }
         }
         // The raw reply, for the file test.
-        let mut port = tokio_serial::new(link.to_string_lossy(), 9600)
-            .open_native_async()
-            .unwrap();
+        let mut port = crate::host_port::open(&link).await;
         port.write_all(&[0x49]).await.unwrap();
         let mut got = Vec::new();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);

@@ -41,6 +41,7 @@ mod flood;
 mod forged_requests;
 mod gap_recovery;
 mod hall_faults;
+mod host_port;
 mod http_gate;
 mod http_hardening;
 mod http_relay;

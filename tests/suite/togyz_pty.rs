@@ -21,7 +21,7 @@ use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     sync::mpsc::UnboundedReceiver,
 };
-use tokio_serial::{SerialPortBuilderExt, SerialStream};
+use tokio_serial::SerialStream;
 
 const PLAYOK: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -111,9 +111,7 @@ async fn a_host_reads_the_scripts_frames_byte_exactly() {
     let PtyEvent::Ready(path) = next_event(&mut rx).await else {
         panic!("not ready first")
     };
-    let mut port = tokio_serial::new(path.to_string_lossy(), 9600)
-        .open_native_async()
-        .unwrap();
+    let mut port = crate::host_port::open(&path).await;
     // An unknown byte first: the board ignores it.
     port.write_all(&[0x20, 0x45, 0x42, 0x4b]).await.unwrap();
     let (mut reader, mut raw, mut got) = (FrameReader::with_wire(Tgz), Vec::new(), Vec::new());
@@ -174,9 +172,7 @@ async fn an_unplug_mid_move_and_the_board_comes_back_idle() {
         tokio::spawn(async move { run_togyz_pty(&script, &opts, Some(tx)).await })
     };
     assert!(matches!(next_event(&mut rx).await, PtyEvent::Ready(_)));
-    let mut port = tokio_serial::new(link.to_string_lossy(), 9600)
-        .open_native_async()
-        .unwrap();
+    let mut port = crate::host_port::open(&link).await;
     port.write_all(&[0x42, 0x44]).await.unwrap();
     let (mut reader, mut raw, mut got) = (FrameReader::with_wire(Tgz), Vec::new(), Vec::new());
     // Board updates only (0x44): no clock frames.
@@ -216,9 +212,7 @@ async fn an_unplug_mid_move_and_the_board_comes_back_idle() {
     assert_eq!(std::fs::canonicalize(&link).unwrap(), path);
     assert_eq!(next_event(&mut rx).await, PtyEvent::ScriptDone);
     // Back idle: nothing unasked; a dump is the board as the script left it.
-    let mut port = tokio_serial::new(link.to_string_lossy(), 9600)
-        .open_native_async()
-        .unwrap();
+    let mut port = crate::host_port::open(&link).await;
     port.write_all(&[0x42]).await.unwrap();
     let (mut reader, mut raw, mut got) = (FrameReader::with_wire(Tgz), Vec::new(), Vec::new());
     read_until(&mut port, &mut reader, &mut raw, &mut got, |fs| {
