@@ -2,7 +2,8 @@
 //! in-memory `DgtDriver` + `MoveParser` (Java, warmed in a JVM that stays up), our tracker alone,
 //! and our replay end to end (capture text → decode → sensor → tracker → referee → SQLite on a
 //! file, committed), all over the three real captures (`../shared/captures/dgt-arnsholt/`; the
-//! reference reads their original recordings, the `.inbytes` files).
+//! reference reads their original recordings, the `.inbytes` files), or the ones named by
+//! `BENCH_CAPTURES` (in `BENCH_CAPTURES_DIR`, see `common::captures`).
 //!
 //! Flow: compile the reference from a checkout (`DGTDRIVER=/path/to/dgtdriver`; its sources are
 //! not part of this project) and our driver (`benches/reference/ReferenceBench.java`) with
@@ -33,7 +34,7 @@ use boardscribe::store::Store;
 
 mod common;
 
-use common::{CAPTURES, captures_dir, decoded, knob, replay_all, texts, time_for, track};
+use common::{captures, captures_dir, decoded, knob, replay_all, texts, time_for, track};
 
 fn main() {
     let Some(checkout) = std::env::var_os("DGTDRIVER").map(PathBuf::from) else {
@@ -47,7 +48,7 @@ fn main() {
     let round = Duration::from_millis(knob("REFERENCE_ROUND_MS", 600));
 
     let classes = compile_reference(&checkout);
-    let recordings: Vec<String> = CAPTURES
+    let recordings: Vec<String> = captures()
         .iter()
         .map(|name| format!("{}/{name}.inbytes", captures_dir()))
         .collect();
@@ -88,7 +89,10 @@ fn main() {
 
     // Warm-up: the JVM's compilers and our caches, a few seconds each.
     let (_, moves) = reference(50);
-    println!("{frames} frames, {moves} moves by the reference per pass over the three games");
+    println!(
+        "{frames} frames, {moves} moves by the reference per pass over the games ({})",
+        captures().join(", ")
+    );
     let warm = Instant::now();
     while warm.elapsed() < Duration::from_secs(4) {
         reference(100);

@@ -1,7 +1,8 @@
 //! Profiling aid: the three real captures through `replay` into SQLite on a file, N times.
 //! `cargo run --release --example profile_replay -- 500`, or under `perf stat -e instructions`
 //! for comparisons that a busy machine does not blur. `PROFILE_IN_MEMORY=1` keeps the database
-//! in memory (no file I/O); `PROFILE_PASSES=file` writes each pass's time (µs), one a line.
+//! in memory (no file I/O); `PROFILE_PASSES=file` writes each pass's time (µs), one a line;
+//! `PROFILE_CAPTURES=johan` (names, comma-separated) replays only those captures.
 use boardscribe::{replay::replay_reader, store::Store};
 
 fn main() {
@@ -9,8 +10,9 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(100);
-    let texts: Vec<(&str, String)> = ["1", "2", "johan"]
-        .into_iter()
+    let names = std::env::var("PROFILE_CAPTURES").unwrap_or_else(|_| String::from("1,2,johan"));
+    let texts: Vec<(&str, String)> = names
+        .split(',')
         .map(|name| {
             let path = format!(
                 "{}/../shared/captures/dgt-arnsholt/{name}.capture",

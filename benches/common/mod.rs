@@ -26,17 +26,35 @@ use boardscribe::{
 /// The three real games.
 pub const CAPTURES: [&str; 3] = ["1", "2", "johan"];
 
-/// Where the real captures are.
-pub fn captures_dir() -> String {
-    format!(
-        "{}/../shared/captures/dgt-arnsholt",
-        env!("CARGO_MANIFEST_DIR")
-    )
+/// The captures measured: `BENCH_CAPTURES` (names, comma-separated: `johan` or `1,2`), or
+/// [`CAPTURES`]. With `BENCH_CAPTURES_DIR`, other captures can be measured the same way (each
+/// `NAME.capture`, and for the reference `NAME.inbytes`, the same bytes as recorded by it).
+/// Read once: the timed passes do not read the environment.
+pub fn captures() -> &'static [String] {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| match std::env::var("BENCH_CAPTURES") {
+        Ok(names) if !names.trim().is_empty() => names
+            .split(',')
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .collect(),
+        _ => CAPTURES.iter().map(|n| (*n).to_owned()).collect(),
+    })
 }
 
-/// The text of each capture, in [`CAPTURES`] order.
+/// Where the captures are: `BENCH_CAPTURES_DIR`, or the real captures in `../shared`.
+pub fn captures_dir() -> String {
+    std::env::var("BENCH_CAPTURES_DIR").unwrap_or_else(|_| {
+        format!(
+            "{}/../shared/captures/dgt-arnsholt",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    })
+}
+
+/// The text of each capture, in [`captures`] order.
 pub fn texts() -> Vec<String> {
-    CAPTURES
+    captures()
         .iter()
         .map(|name| {
             let path = format!("{}/{name}.capture", captures_dir());
@@ -105,7 +123,7 @@ pub fn track(games: &[Decoded]) -> usize {
 /// the frames read.
 pub fn replay_all(store: &mut Store, texts: &[String]) -> u64 {
     let mut frames = 0;
-    for (name, text) in CAPTURES.iter().zip(texts) {
+    for (name, text) in captures().iter().zip(texts) {
         let s = replay_reader(
             store,
             name,
