@@ -133,6 +133,14 @@ pub enum Departure {
     Displaced { detail: Phrase },
 }
 
+impl Departure {
+    /// Whether the board may be a move under way: part-way through a legal move, or pieces
+    /// lifted that a move could have lifted (a piece in the hand).
+    pub fn is_under_way(&self) -> bool {
+        matches!(self, Departure::InProgress | Departure::Missing { .. })
+    }
+}
+
 /// A game kind, as the tracker sees it.
 pub trait GameKind: Send + 'static {
     type Position: Clone + Debug + Send;

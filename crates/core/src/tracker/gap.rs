@@ -396,7 +396,7 @@ impl<G: GameKind> Tracker<G> {
         // search from the record: the run played passes through that board.
         if let Some(c) = g.candidates.as_mut() {
             match carry_runs::<G>(c, key, reading, nodes) {
-                Carried::Same => c.unexplained_since = None,
+                Carried::Same | Carried::UnderWay => c.unexplained_since = None,
                 Carried::Nothing => {
                     c.unexplained_since.get_or_insert(at);
                 }

@@ -60,8 +60,7 @@ pub(super) fn begun_after_one<G: GameKind>(
     tip: &Node<G>,
     sensed: &G::Reading,
 ) -> Option<(G::Move, Node<G>)> {
-    let under_way = |d: Departure| matches!(d, Departure::InProgress | Departure::Missing { .. });
-    if under_way(G::departure(&tip.pos, tip.successors(), sensed, false)) {
+    if G::departure(&tip.pos, tip.successors(), sensed, false).is_under_way() {
         return None;
     }
     let to_sensed = G::reading_distance(tip.reading(), sensed);
@@ -78,7 +77,7 @@ pub(super) fn begun_after_one<G: GameKind>(
         // up), and what differs besides is the next move under way.
         if rest > G::MOVE_SPAN
             || G::reading_distance(tip.reading(), node.reading()) + rest != to_sensed
-            || !under_way(G::departure(&node.pos, node.successors(), sensed, false))
+            || !G::departure(&node.pos, node.successors(), sensed, false).is_under_way()
         {
             continue;
         }

@@ -173,6 +173,9 @@ pub(super) enum Carried<G: GameKind> {
     Same,
     /// No candidate carried on by one or two legal moves leads to it.
     Nothing,
+    /// None leads to it, but it may be a move under way from one of their boards (a piece in
+    /// the hand): not play gone past them, however long it stays so.
+    UnderWay,
     /// Exactly one does, and every other candidate has the other side to move (the board's
     /// new move tells whose turn it was), and every run to their board up to two plies longer
     /// than it is among them (as for a run the search finds alone): the run played.
@@ -204,6 +207,14 @@ pub(super) fn carry_runs<G: GameKind>(
         }
     }
     match out.len() {
+        0 if candidates.runs.iter().any(|run| {
+            run.last().is_some_and(|(_, end)| {
+                G::departure(&end.pos, end.successors(), sensed, false).is_under_way()
+            })
+        }) =>
+        {
+            Carried::UnderWay
+        }
         0 => Carried::Nothing,
         1 => {
             let (i, run) = out.remove(0);

@@ -1407,6 +1407,39 @@ fn a_board_two_runs_explain_after_a_gap_is_told_by_the_next_move_seen() {
 }
 
 #[test]
+fn a_piece_held_in_the_hand_on_a_board_two_runs_explain_keeps_both_until_it_is_put_down() {
+    // The board of the test above (1... e5 2. Nf3, or 1... e6 2. Nf3 e5), settled; then the
+    // next move is made by a hand that holds the knight a while, the board read all along. A
+    // piece in the hand is not play gone past the two runs: however long it is held, where it
+    // lands tells which run was played, as when it is put down at once.
+    let gap_fields = [
+        ("e7", 0),
+        ("e5", piece::BPAWN),
+        ("g1", 0),
+        ("f3", piece::WKNIGHT),
+    ];
+    for held_ms in [300, 2_300, 10_000] {
+        let mut t = Table::new(false);
+        t.mv("e2", "e4", piece::WPAWN).wait(1000);
+        t.gap(3000, &gap_fields);
+        t.wait(3000);
+        assert!(t.tracker.thread_lost());
+        t.set(100, "b8", 0);
+        for _ in 0..held_ms / 100 {
+            t.wait(100);
+        }
+        t.set(0, "c6", piece::BKNIGHT).wait(1000);
+        assert_eq!(
+            t.moves(),
+            ["e4", "e5", "Nf3", "Nc6"],
+            "the knight held {held_ms} ms"
+        );
+        assert!(!t.tracker.is_lost(), "the knight held {held_ms} ms");
+        assert!(!t.tracker.thread_lost(), "the knight held {held_ms} ms");
+    }
+}
+
+#[test]
 fn a_pawn_knocked_back_to_its_earlier_square_before_the_next_move_takes_nothing_back() {
     let mut t = Table::new(false);
     // 1. e4 Nf6 2. e5 Ng8: the board after 1. e4 differs only by the e-pawn's square.
