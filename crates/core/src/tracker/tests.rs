@@ -1353,16 +1353,18 @@ fn a_slide_completed_after_its_press_stands_when_the_kings_then_show_the_result(
     );
 }
 
+/// What a gap after 1. e4 changed: the board of 1... e5 2. Nf3, and of 1... e6 2. Nf3 e5.
+const TWO_RUNS_GAP: [(&str, u8); 4] = [
+    ("e7", 0),
+    ("e5", piece::BPAWN),
+    ("g1", 0),
+    ("f3", piece::WKNIGHT),
+];
+
 #[test]
 fn a_board_two_runs_explain_after_a_gap_is_told_by_the_next_move_seen() {
     // 1... e5 2. Nf3, or 1... e6 2. Nf3 e5: the board cannot tell, until the next move shows
     // who is to move. A black move: the two-ply run; a white one: the three-ply run.
-    let gap_fields = [
-        ("e7", 0),
-        ("e5", piece::BPAWN),
-        ("g1", 0),
-        ("f3", piece::WKNIGHT),
-    ];
     for (next, want) in [
         (
             ("b8", "c6", piece::BKNIGHT),
@@ -1375,7 +1377,7 @@ fn a_board_two_runs_explain_after_a_gap_is_told_by_the_next_move_seen() {
     ] {
         let mut t = Table::new(false);
         t.mv("e2", "e4", piece::WPAWN).wait(1000);
-        t.gap(3000, &gap_fields);
+        t.gap(3000, &TWO_RUNS_GAP);
         t.wait(3000);
         assert_eq!(t.moves(), ["e4"]);
         assert!(t.tracker.thread_lost());
@@ -1408,20 +1410,14 @@ fn a_board_two_runs_explain_after_a_gap_is_told_by_the_next_move_seen() {
 
 #[test]
 fn a_piece_held_in_the_hand_on_a_board_two_runs_explain_keeps_both_until_it_is_put_down() {
-    // The board of the test above (1... e5 2. Nf3, or 1... e6 2. Nf3 e5), settled; then the
-    // next move is made by a hand that holds the knight a while, the board read all along. A
-    // piece in the hand is not play gone past the two runs: however long it is held, where it
-    // lands tells which run was played, as when it is put down at once.
-    let gap_fields = [
-        ("e7", 0),
-        ("e5", piece::BPAWN),
-        ("g1", 0),
-        ("f3", piece::WKNIGHT),
-    ];
+    // The board two runs explain (TWO_RUNS_GAP), settled; then the next move is made by a hand
+    // that holds the knight a while, the board read all along. A piece in the hand is not play
+    // gone past the two runs: however long it is held, where it lands tells which run was
+    // played, as when it is put down at once.
     for held_ms in [300, 2_300, 10_000] {
         let mut t = Table::new(false);
         t.mv("e2", "e4", piece::WPAWN).wait(1000);
-        t.gap(3000, &gap_fields);
+        t.gap(3000, &TWO_RUNS_GAP);
         t.wait(3000);
         assert!(t.tracker.thread_lost());
         t.set(100, "b8", 0);
