@@ -26,6 +26,9 @@ mod fleet_common;
 #[path = "../tests/suite/cluster_common/mod.rs"]
 mod cluster_common;
 
+#[path = "../tests/suite/ports.rs"]
+mod ports;
+
 use std::time::{Duration, Instant};
 
 use boardscribe::emulator::PtyFleet;

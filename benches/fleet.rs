@@ -17,6 +17,9 @@
 #[path = "../tests/suite/fleet_common/mod.rs"]
 mod fleet_common;
 
+#[path = "../tests/suite/ports.rs"]
+mod ports;
+
 use std::{
     collections::HashMap,
     time::{Duration, Instant},
@@ -47,7 +50,7 @@ fn baseline(secs: u64) -> (u64, u64) {
     let db = dir.path().join("hall.db");
     let config = dir.path().join("boardscribe.toml");
     let entries = [(1, "dgt", "absent".to_owned(), dir.path().join("absent"))];
-    let text = fleet_common::config_text(&db, fleet_common::free_port(), &entries);
+    let text = fleet_common::config_text(&db, ports::free(), &entries);
     std::fs::write(&config, text).expect("the config");
     let mut daemon = Daemon::start(dir.path(), &config);
     std::thread::sleep(Duration::from_secs(secs));
@@ -62,7 +65,7 @@ async fn phase(n: usize, secs: u64, speed: f64) -> Phase {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let entries = fleet_common::hall_entries(dir.path(), &hall);
     let db = dir.path().join("hall.db");
-    let http = fleet_common::free_port();
+    let http = ports::free();
     let config = dir.path().join("boardscribe.toml");
     std::fs::write(&config, fleet_common::config_text(&db, http, &entries)).expect("the config");
     // The daemon first, so that it inherits none of the emulators' ptys (see tests/suite/fleet.rs).

@@ -16,6 +16,9 @@
 #[path = "suite/relay_common/mod.rs"]
 mod relay_common;
 
+#[path = "suite/ports.rs"]
+mod ports;
+
 use std::{
     io,
     path::{Path, PathBuf},

@@ -47,10 +47,7 @@ async fn the_console_calibrates_a_certabo_board_once_the_arbiter_confirms_and_no
         ),
     )
     .unwrap();
-    let http = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let http = crate::ports::free_addr();
     let db = d.join("live.db");
     let daemon = Proc::start(
         d,

@@ -6,7 +6,6 @@
 //! in `target/test-artifacts/demo/`.
 
 use std::{
-    net::TcpListener,
     path::{Path, PathBuf},
     time::Duration,
 };
@@ -47,10 +46,7 @@ const READ_BOARDS: &str = "return [...document.querySelectorAll('main section.bo
 async fn the_demo_shows_a_togyz_board_and_says_how_to_reach_the_console() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let http = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let http = crate::ports::free_addr();
     let db = d.join("demo.db");
     let http_arg = http.to_string();
     let mut demo = Proc::start(

@@ -27,7 +27,6 @@
 
 use std::{
     collections::BTreeMap,
-    net::TcpListener,
     path::{Path, PathBuf},
     process::Command,
     time::Instant,
@@ -955,10 +954,7 @@ async fn an_event_of_eight_mixed_boards_through_two_rounds_in_chromium() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let games = Games::write(d);
-    let http = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let http = crate::ports::free_addr();
     let url = format!("http://{http}/");
     let token = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
     std::fs::write(d.join("admin.token"), token).unwrap();

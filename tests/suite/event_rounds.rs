@@ -405,7 +405,7 @@ async fn three_rounds_with_one_daemon_each_round_with_its_players() {
 /// `boardscribe serve --db` serves the finished database, without boards: the same round PGN,
 /// and each board's last game with its result on the page.
 async fn check_serve(db: &Path, round3: &str) {
-    let port = crate::fleet_common::free_port();
+    let port = crate::ports::free();
     let mut serve = Command::new(BIN)
         .args(["serve", "--db", db.to_str().unwrap(), "--http"])
         .arg(format!("127.0.0.1:{port}"))

@@ -70,7 +70,7 @@ async fn round(hall: Vec<fleet_common::HallBoard>, unplugged: Vec<usize>, with_g
         entries.push((number, "dgt", "garbage".to_owned(), garbage_link.clone()));
     }
     let db = dir.path().join("hall.db");
-    let http = fleet_common::free_port();
+    let http = crate::ports::free();
     let config = dir.path().join("boardscribe.toml");
     std::fs::write(&config, fleet_common::config_text(&db, http, &entries)).unwrap();
     // The daemon first: a child process inherits every descriptor its parent has open then

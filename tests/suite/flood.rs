@@ -130,7 +130,7 @@ async fn round(hall: &[fleet_common::HallBoard], unplugged: usize, flood: bool) 
     let dir = tempfile::tempdir().unwrap();
     let entries = fleet_common::hall_entries(dir.path(), hall);
     let db = dir.path().join("flood.db");
-    let http = fleet_common::free_port();
+    let http = crate::ports::free();
     let config = dir.path().join("boardscribe.toml");
     std::fs::write(&config, fleet_common::config_text(&db, http, &entries)).unwrap();
     let mut daemon = Daemon::start_limited(dir.path(), &config, Some(NOFILE));

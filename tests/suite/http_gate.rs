@@ -60,7 +60,7 @@ impl Hall {
         let dir = tempfile::tempdir().unwrap();
         let entries = fleet_common::hall_entries(dir.path(), &boards);
         let db = dir.path().join("gate.db");
-        let http = fleet_common::free_port();
+        let http = crate::ports::free();
         let token_file = dir.path().join("admin.token");
         std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
         let config = dir.path().join("boardscribe.toml");

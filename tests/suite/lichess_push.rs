@@ -429,10 +429,8 @@ async fn a_refused_push_is_logged_and_not_retried() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn no_endpoint_is_retried_until_one_answers() {
-    // A port that nobody listens on (bound, then released), then an endpoint on it.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
+    // A port that nobody listens on yet, then an endpoint on it.
+    let addr = crate::ports::free_addr();
     let dir = tempfile::tempdir().unwrap();
     let client =
         LichessPush::from_token_file(&format!("http://{addr}"), ROUND_ID, &token_file(&dir))

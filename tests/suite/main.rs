@@ -55,6 +55,7 @@ mod nats_security;
 mod page_languages;
 mod pairing_files;
 mod pdf_scripts;
+mod ports;
 mod protocol_vectors;
 mod pty_end_to_end;
 mod real_captures;

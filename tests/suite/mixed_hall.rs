@@ -98,7 +98,7 @@ async fn a_hall_of_four_vendors_records_every_game_exactly_on_one_round_pgn() {
     let dir = tempfile::tempdir().unwrap();
     let entries = fleet_common::hall_entries(dir.path(), &hall);
     let db = dir.path().join("hall.db");
-    let http = fleet_common::free_port();
+    let http = crate::ports::free();
     let config = dir.path().join("boardscribe.toml");
     std::fs::write(&config, fleet_common::config_text(&db, http, &entries)).unwrap();
     // The daemon first: a process started later would inherit the emulators' ptys.

@@ -802,10 +802,7 @@ fn a_busy_port_names_its_holder_and_is_taken_as_soon_as_it_is_free() {
 
     let token = d.join("admin.token");
     std::fs::write(&token, "a-token-long-enough-for-the-admin-api").unwrap();
-    let http = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let http = crate::ports::free_addr();
     let second_db = d.join("second.db");
     let mut second = Proc::start(
         d,
@@ -1482,11 +1479,7 @@ fn a_certabo_board_is_calibrated_again_when_the_arbiter_asks_through_calibrate()
     std::fs::write(&token, "a-token-long-enough-for-the-admin-api\n").unwrap();
     let wrong = d.join("wrong.token");
     std::fs::write(&wrong, "not-the-token-of-this-daemon-at-all").unwrap();
-    let http = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .to_string();
+    let http = crate::ports::free_addr().to_string();
     let db = d.join("live.db");
     let games = [
         ("Capablanca", 70, "41"),

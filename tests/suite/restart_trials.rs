@@ -311,11 +311,7 @@ impl Trial {
         let db = d.join("record.db");
         let token = d.join("admin.token");
         std::fs::write(&token, TOKEN).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::ports::free();
         let http = format!("127.0.0.1:{port}");
         let mut run_args: Vec<String> = vec![
             "run".into(),

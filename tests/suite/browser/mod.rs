@@ -10,7 +10,6 @@
 #![allow(dead_code)]
 
 use std::{
-    net::TcpListener,
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
@@ -52,11 +51,7 @@ impl Driver {
             );
         }
         // A port free now; chromedriver takes it a moment later.
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::ports::free();
         let child = Command::new("nice")
             .args(["-n", "10", CHROMEDRIVER])
             .arg(format!("--port={port}"))

@@ -76,7 +76,7 @@ impl Nats {
 
     /// Three servers routed to each other (cluster `boardscribe`), JetStream on each.
     pub fn cluster(dir: &Path) -> Vec<Nats> {
-        let routes: Vec<u16> = (0..3).map(|_| fleet_common::free_port()).collect();
+        let routes: Vec<u16> = (0..3).map(|_| crate::ports::free()).collect();
         let mut nodes: Vec<Nats> = (0..3)
             .map(|i| Nats::configure(dir, &format!("n{}", i + 1), Some((i, &routes)), ""))
             .collect();
@@ -90,8 +90,8 @@ impl Nats {
     }
 
     fn configure(dir: &Path, name: &str, cluster: Option<(usize, &[u16])>, extra: &str) -> Nats {
-        let port = fleet_common::free_port();
-        let monitor = fleet_common::free_port();
+        let port = crate::ports::free();
+        let monitor = crate::ports::free();
         let store = dir.join(format!("nats-{name}"));
         std::fs::create_dir_all(&store).unwrap();
         let mut text = format!(
@@ -369,7 +369,7 @@ impl Hall {
             .map(|b| (b.number, b.kind.name(), b.name.clone(), dir.join(&b.name)))
             .collect();
         let db = dir.join("hall.db");
-        let http = fleet_common::free_port();
+        let http = crate::ports::free();
         let mut text = fleet_common::config_text(&db, http, &entries);
         text.push_str(&format!(
             "\n[cluster]\nurl = \"{url}\"\nhall = \"{name}\"\n{extra}"
@@ -455,7 +455,7 @@ impl EventNode {
         let dir = dir.join("event");
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("event.db");
-        let http = fleet_common::free_port();
+        let http = crate::ports::free();
         let list: Vec<String> = halls.iter().map(|h| format!("\"{h}\"")).collect();
         let text = format!(
             "database = \"{}\"\n\n[http]\nbind = \"127.0.0.1:{http}\"\n\n[cluster]\nurl = \"{url}\"\n\

@@ -314,12 +314,6 @@ pub fn loadavg() -> String {
         .join(" ")
 }
 
-/// A port on 127.0.0.1 that was free a moment ago.
-pub fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
-
 /// The pty options of hall board `i` writing its capture into `dir`; the boards whose index is
 /// in `unplug` are unplugged at a ply between 8 and 14 for `unplug_ms`.
 pub fn pty_options(dir: &Path, board: &HallBoard, unplug: bool, unplug_ms: u64) -> PtyOptions {

@@ -306,11 +306,7 @@ impl Served {
     /// Starts it on a free port, and waits until it answers; checks that it said its delay.
     pub async fn start(db: &Path, delay_ms: u64) -> Served {
         use std::io::BufRead as _;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::ports::free();
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_boardscribe"))
             .args(["serve", "--db", db.to_str().unwrap(), "--http"])
             .arg(format!("127.0.0.1:{port}"))
