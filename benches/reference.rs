@@ -14,7 +14,8 @@
 //!
 //! Run: `DGTDRIVER=~/src/dgtdriver cargo bench --bench reference`
 //! (`git clone https://github.com/arnsholt/dgtdriver` first; needs a JDK). Knobs:
-//! `REFERENCE_ROUNDS` (9), `REFERENCE_ROUND_MS` (600 per side per round).
+//! `REFERENCE_ROUNDS` (9), `REFERENCE_ROUND_MS` (600 per side per round), `REFERENCE_IN_MEMORY`
+//! (set: replay into SQLite in memory instead of a file, to tell the file's share).
 //!
 //! After the rounds, cycles: a few reference passes (about `REFERENCE_CYCLE_MS`, 15), then each
 //! of ours for as long, `REFERENCE_CYCLES` (300) times; each cycle gives a ratio (the reference's
@@ -79,7 +80,13 @@ fn main() {
     let games = decoded(&texts);
     let frames: usize = games.iter().map(Vec::len).sum();
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut store = Store::open(&dir.path().join("reference.db")).expect("store");
+    // REFERENCE_IN_MEMORY=1: replay into a database in memory, to tell the file's share.
+    let mut store = if std::env::var_os("REFERENCE_IN_MEMORY").is_some() {
+        Store::open_in_memory()
+    } else {
+        Store::open(&dir.path().join("reference.db"))
+    }
+    .expect("store");
     let mut ours_replay = || {
         assert_eq!(replay_all(&mut store, &texts) as usize, frames);
     };
