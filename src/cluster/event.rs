@@ -66,6 +66,14 @@ const LINGER: Duration = Duration::from_millis(40);
 /// again.
 const ACK_WAIT: Duration = Duration::from_secs(30);
 
+/// The pages the applier's connection keeps in memory (KiB): it appends every hall's records,
+/// and 8 MiB holds the pages its inserts touch (16 MiB, a connection's default, kept the
+/// event node's memory near its 100 MiB bound at 1,024 boards: docs/benchmarks.md).
+const WRITER_CACHE_KIB: u32 = 8 * 1024;
+
+/// The pages the live page's reader keeps in memory (KiB): it reads only what is new.
+const PAGE_READER_CACHE_KIB: u32 = 4 * 1024;
+
 /// `boardscribe event`: what it is told.
 #[derive(Clone, Debug, Default)]
 pub struct EventOptions {
@@ -104,6 +112,7 @@ pub fn event(options: EventOptions) -> anyhow::Result<()> {
         .transpose()?;
     let mut store = Store::open(&config.database)
         .with_context(|| format!("opening {}", config.database.display()))?;
+    store.set_cache_kib(WRITER_CACHE_KIB)?;
     if let Some(hall) = store.hall()? {
         bail!(
             "{} is hall {}'s database: the event node keeps a database of its own",
@@ -420,7 +429,9 @@ impl Shown {
             let mut held = std::mem::take(&mut games);
             let result = tokio::task::spawn_blocking(move || {
                 if kept.is_none() {
-                    kept = Some(Store::open_read_only(&path)?);
+                    let reader = Store::open_read_only(&path)?;
+                    reader.set_cache_kib(PAGE_READER_CACHE_KIB)?;
+                    kept = Some(reader);
                 }
                 let read = match &kept {
                     Some(s) => shown.show(s, &taken, &mut held),

@@ -453,6 +453,31 @@ mod tests {
         Write::Event { board, event }
     }
 
+    #[test]
+    fn a_connections_page_cache_is_capped_where_asked_and_reads_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache.db");
+        let mut store = Store::open(&path).unwrap();
+        let cache = |s: &Store| -> i64 {
+            s.conn
+                .query_row("PRAGMA cache_size", [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(cache(&store), -16 * 1024);
+        store.set_cache_kib(512).unwrap();
+        assert_eq!(cache(&store), -512);
+        let board = store.board("b1", Kind::Chess).unwrap();
+        let game = begin_test_game(&mut store, board, 0);
+        let writes: Vec<Write> = (1..=40)
+            .map(|p| event(board, TrackerEvent::Move(mv(p, "e4"))))
+            .collect();
+        store.write_batch(&writes).unwrap();
+        let reader = Store::open_read_only(&path).unwrap();
+        reader.set_cache_kib(64).unwrap();
+        assert_eq!(cache(&reader), -64);
+        assert_eq!(reader.game(game).unwrap().unwrap().moves.len(), 40);
+    }
+
     fn page_limit(store: &Store, pages: i64) -> i64 {
         store
             .conn

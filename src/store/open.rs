@@ -186,6 +186,14 @@ impl Store {
         Ok(())
     }
 
+    /// Caps the pages this connection keeps in memory at about `kib` KiB (16 MiB when opened): a
+    /// process that must stay small trades some reads of pages the system still caches for it.
+    pub fn set_cache_kib(&self, kib: u32) -> Result<(), StoreError> {
+        self.conn
+            .pragma_update(None, "cache_size", -i64::from(kib))?;
+        Ok(())
+    }
+
     /// SQLite's `data_version`: changes whenever another connection has committed, so a reader
     /// can tell cheaply whether what it rendered is still current.
     pub fn data_version(&self) -> Result<i64, StoreError> {
