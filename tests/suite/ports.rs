@@ -27,9 +27,11 @@ const LOWEST: u32 = 10_000;
 /// The fewest ports a range outside the ephemeral one must hold to be walked.
 const ENOUGH: u32 = 2_000;
 
-/// The ports handed out by this process, and how far the walk has gone.
+/// The ports handed out by this process, the ports it walks (read once), and how far the walk
+/// has gone.
 struct Handed {
     ports: HashSet<u16>,
+    walk: Option<Range<u32>>,
     walked: u32,
 }
 
@@ -65,9 +67,10 @@ pub fn free() -> u16 {
     let mut handed = HANDED.lock().unwrap_or_else(|e| e.into_inner());
     let handed = handed.get_or_insert_with(|| Handed {
         ports: HashSet::new(),
+        walk: outside_ephemeral(),
         walked: 0,
     });
-    if let Some(range) = outside_ephemeral() {
+    if let Some(range) = handed.walk.clone() {
         let span = range.end - range.start;
         let offset = std::process::id().wrapping_mul(7_919) % span;
         while handed.walked < span {
