@@ -66,6 +66,10 @@ pub struct EmulateArgs {
     /// No clock connected.
     #[arg(long)]
     pub no_clock: bool,
+    /// White's clock is the right-hand one, seen from the board's front (Black chose that side
+    /// for the clock, Article 6.4): a DGT chessboard's clock only.
+    #[arg(long)]
+    pub white_clock_right: bool,
     /// Close the pseudo-terminal during this ply (1-based) and open a new one.
     #[arg(long)]
     pub unplug_at_ply: Option<u32>,
@@ -90,10 +94,19 @@ pub struct EmulateArgs {
 pub fn emulate(args: EmulateArgs) -> anyhow::Result<()> {
     let clock = clock_setting(args.time_control.as_ref(), args.config.as_deref())?;
     let script = match args.kind.game() {
+        Kind::Togyz if args.white_clock_right => {
+            bail!("--white-clock-right is for a DGT chessboard's clock, not a togyz korgool board")
+        }
         Kind::Togyz => PtyScript::Togyz(togyz_script(&args, clock)?),
         // A DGT board's hands, on a board of the kind asked for (without a clock, if the kind
         // has none).
         Kind::Chess => {
+            if args.white_clock_right && (args.no_clock || !args.kind.reports_clock()) {
+                bail!(
+                    "--white-clock-right needs a clock: {} without --no-clock",
+                    BoardKind::Dgt
+                );
+            }
             let hands = if args.kind.reports_clock() {
                 chess_script(&args, clock)?
             } else {
@@ -179,6 +192,7 @@ fn chess_script(
         seed: args.seed,
         rotated: args.rotated,
         clock: !args.no_clock,
+        white_clock_right: args.white_clock_right,
         time_control: clock,
         ..EmulatorOptions::default()
     };

@@ -89,6 +89,8 @@ struct Seat {
     name: String,
 }
 
+/// One board a game, at human speed: every third board turned round, every fourth clock with
+/// White's time on the right.
 fn seats(games: Vec<PgnGame>, seed: u64) -> Vec<Seat> {
     games
         .into_iter()
@@ -101,6 +103,7 @@ fn seats(games: Vec<PgnGame>, seed: u64) -> Vec<Seat> {
                 rotated: i % 3 == 2,
                 time_control: Some((15 * 60_000, 10_000)),
                 result_gesture: false,
+                white_clock_right: i % 4 == 1,
                 ..EmulatorOptions::default()
             };
             let mut script = emulator::script_pgn(&g, &opts).unwrap();
@@ -472,9 +475,11 @@ async fn checksum_errors_a_board_off_the_chain_and_a_silent_board_lose_no_move()
 /// was down have their missed plies marked as recovered from memory.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_and_restarted_every_bus_board_is_recovered_from_its_log_since_the_start_tag() {
-    // Not beside the halls of fleet.rs, flood.rs and mixed_hall.rs: beside them (a daemon of
-    // 20 to 64 boards, their emulators in this process) a false `clock_without_move` after a
-    // restart was seen on one board, 2 full runs in 3; its cause is not found yet.
+    // Not beside the halls of fleet.rs, flood.rs and mixed_hall.rs (a daemon of 20 to 64
+    // boards, their emulators in this process): slowed by them, the clock was read late enough
+    // after a board's changes for a press to land between the two, which was read as two presses
+    // (a false `clock_without_move`, since fixed: `a_press_read_in_the_clock_before_its_log_
+    // tokens_is_one_press`). The test keeps to itself so that its timings stay those of a hall.
     let _alone = crate::fleet_common::ONE_ROUND_AT_A_TIME.lock().await;
     let seats = seats(corpus_games("tatamast22", 4), 31);
     let dir = tempfile::tempdir().unwrap();
@@ -782,8 +787,20 @@ async fn devices_lists_the_boards_answering_on_a_bus() {
 /// emulated chain does (`emulator::log_tokens`). Every game is recorded exactly, move by move with
 /// no revision, and every move at most two polls and a scan after its press (the poll that reads
 /// the press, then the first read one scan later).
-#[test]
-fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() {
+/// What a bus board's pipeline made of a script polled in virtual time: its moves, and the
+/// irregularities it raised.
+struct Polled {
+    moves: Vec<boardscribe::tracker::RecordedMove>,
+    irregular: Vec<(u32, boardscribe::tracker::IrregularityKind)>,
+}
+
+/// Polls `script` as the master does, in virtual time, without a pty: SEND_CHANGES every
+/// `period` ms from `100 + phase`, and SEND_CLK after a lever change in the changes and every
+/// 3 s, `clock_lag` ms after the changes. The board goes on meanwhile: what its hands and its
+/// clock did between the changes and the clock's read is in that read, and its log tokens in
+/// the next changes (the board writes both clocks to its log at each lever change, dgt-notes
+/// 1.11).
+fn poll_in_virtual_time(script: &BoardScript, period: u64, phase: u64, clock_lag: u64) -> Polled {
     use boardscribe::{
         bus::DgtBus,
         emulator::Payload,
@@ -805,7 +822,80 @@ fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() 
         time_control: Some("15+10".parse().unwrap()),
         ..LawsSetup::default()
     };
-    let scan = TrackerSettings::default().scan_ms;
+    let t0 = script.body_start_ms;
+    let body: Vec<_> = script.events.iter().filter(|e| e.at_ms >= t0).collect();
+    let end = body.last().unwrap().at_ms - t0 + 5000;
+    let pipeline = Pipeline::<DgtBus>::new(Tracker::new(laws.tracker_settings()), laws.referee());
+    let mut p = Recorder::new(BoardId(1), pipeline);
+    p.feed_split(0, reply(bus_id::BRD_DUMP, script.start_dump.0.to_vec()));
+    let mut clock = script.initial_clock;
+    p.feed_split(10, reply(bus_id::BWTIME, clock.0.to_vec()));
+    // The board: its script played up to `until` (its clock, and its log not yet read).
+    let mut next = 0;
+    let mut tokens = Vec::new();
+    let mut lever = false;
+    let mut play_until = |until: u64,
+                          clock: &mut boardscribe::protocol::dgt::BwTime,
+                          tokens: &mut Vec<_>,
+                          lever: &mut bool| {
+        while next < body.len() && body[next].at_ms - t0 <= until {
+            if let Payload::Frame(f) = &body[next].payload {
+                let before = *clock;
+                emulator::log_tokens(f, false, clock, tokens);
+                *lever |= clock.lever_right_high() != before.lever_right_high();
+            }
+            next += 1;
+        }
+    };
+    let (mut t, mut clock_read) = (100 + phase, 0);
+    let mut polled = Polled {
+        moves: Vec::new(),
+        irregular: Vec::new(),
+    };
+    while t < end {
+        play_until(t, &mut clock, &mut tokens, &mut lever);
+        let mut data = Vec::new();
+        encode_ee_tokens(&std::mem::take(&mut tokens), &mut data);
+        p.feed_split(t, reply(bus_id::UPDATE, data));
+        // The master reads the clock after a lever change in the changes, and every 3 s.
+        if std::mem::take(&mut lever) || t >= clock_read + 3000 {
+            let read_at = t + clock_lag.max(15);
+            play_until(t + clock_lag, &mut clock, &mut tokens, &mut lever);
+            p.feed_split(read_at, reply(bus_id::BWTIME, clock.0.to_vec()));
+            clock_read = t;
+        }
+        p.tick(t + clock_lag.max(15) + 5);
+        for w in p.take_writes() {
+            match w {
+                Write::Event {
+                    event: TrackerEvent::Move(m),
+                    ..
+                } => polled.moves.push(m),
+                Write::Event {
+                    event:
+                        TrackerEvent::Irregularity {
+                            ply,
+                            kind,
+                            at_ms,
+                            player,
+                            ..
+                        },
+                    ..
+                } => {
+                    eprintln!("irregular at {at_ms} {player:?}");
+                    polled.irregular.push((ply, kind))
+                }
+                _ => {}
+            }
+        }
+        t += period;
+    }
+    polled
+}
+
+/// Whole corpus games (12 of Capablanca's, 12 of London 1851) as bus board scripts, White's
+/// clock on the left or on the right.
+fn whole_game_scripts(white_clock_right: bool) -> Vec<BoardScript> {
     let mut games = Vec::new();
     for file in ["Capablanca", "London1851"] {
         let text = std::fs::read_to_string(Path::new(CORPUS).join(format!("{file}.pgn"))).unwrap();
@@ -816,60 +906,45 @@ fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() 
                 .take(12),
         );
     }
+    games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let opts = EmulatorOptions {
+                speed: 1.0,
+                seed: 100 + i as u64,
+                rotated: i % 3 == 2,
+                time_control: Some((15 * 60_000, 10_000)),
+                result_gesture: false,
+                white_clock_right,
+                ..EmulatorOptions::default()
+            };
+            emulator::script_pgn(g, &opts).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() {
+    let scan = TrackerSettings::default().scan_ms;
     let mut plies = 0;
-    for (i, g) in games.iter().enumerate() {
-        let opts = EmulatorOptions {
-            speed: 1.0,
-            seed: 100 + i as u64,
-            rotated: i % 3 == 2,
-            time_control: Some((15 * 60_000, 10_000)),
-            result_gesture: false,
-            ..EmulatorOptions::default()
-        };
-        let script = emulator::script_pgn(g, &opts).unwrap();
+    let games = [false, true].into_iter().flat_map(|right| {
+        let side = if right { "right" } else { "left" };
+        whole_game_scripts(right)
+            .into_iter()
+            .enumerate()
+            .map(move |(i, s)| (i, side, s))
+    });
+    for (i, side, script) in games {
+        let script = &script;
         let t0 = script.body_start_ms;
-        let body: Vec<_> = script.events.iter().filter(|e| e.at_ms >= t0).collect();
-        let end = body.last().unwrap().at_ms - t0 + 5000;
         for period in [60u64, 300] {
             for phase in (0..period).step_by(50) {
-                let pipeline =
-                    Pipeline::<DgtBus>::new(Tracker::new(laws.tracker_settings()), laws.referee());
-                let mut p = Recorder::new(BoardId(1), pipeline);
-                p.feed_split(0, reply(bus_id::BRD_DUMP, script.start_dump.0.to_vec()));
-                let mut clock = script.initial_clock;
-                p.feed_split(10, reply(bus_id::BWTIME, clock.0.to_vec()));
-                let (mut next, mut t, mut clock_read) = (0, 100 + phase, 0);
-                let mut moves = Vec::new();
-                while t < end {
-                    let mut tokens = Vec::new();
-                    let mut lever = false;
-                    while next < body.len() && body[next].at_ms - t0 <= t {
-                        if let Payload::Frame(f) = &body[next].payload {
-                            let before = clock;
-                            emulator::log_tokens(f, false, &mut clock, &mut tokens);
-                            lever |= clock.lever_right_high() != before.lever_right_high();
-                        }
-                        next += 1;
-                    }
-                    let mut data = Vec::new();
-                    encode_ee_tokens(&tokens, &mut data);
-                    p.feed_split(t, reply(bus_id::UPDATE, data));
-                    // The master reads the clock after a lever change, and every 3 s.
-                    if lever || t >= clock_read + 3000 {
-                        p.feed_split(t + 15, reply(bus_id::BWTIME, clock.0.to_vec()));
-                        clock_read = t;
-                    }
-                    p.tick(t + 20);
-                    moves.extend(p.take_writes().into_iter().filter_map(|w| match w {
-                        Write::Event {
-                            event: TrackerEvent::Move(m),
-                            ..
-                        } => Some(m),
-                        _ => None,
-                    }));
-                    t += period;
-                }
-                let at = format!("game {i}, a poll every {period} ms from {phase} ms");
+                let polled = poll_in_virtual_time(script, period, phase, 0);
+                let moves = &polled.moves;
+                let at = format!(
+                    "game {i}, White's clock {side}, a poll every {period} ms from {phase} ms"
+                );
                 let got: Vec<_> = moves.iter().map(|m| m.uci.clone().unwrap()).collect();
                 let want: Vec<_> = script.plies.iter().map(|p| p.uci.clone()).collect();
                 assert_eq!(got, want, "{at}");
@@ -891,4 +966,46 @@ fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() 
         }
     }
     eprintln!("{plies} plies recorded exactly and in time");
+}
+
+/// A press made between a board's changes and its clock's read shows in the clock first, and
+/// its log tokens come with the next changes: one press, not two. Every whole game is recorded
+/// exactly and no irregularity is raised, for clock reads that lag the changes by 20 ms to
+/// 0.9 s (a host slowed by load), polled every 60 ms to every second.
+#[test]
+fn a_press_read_in_the_clock_before_its_log_tokens_is_one_press() {
+    let mut plies = 0;
+    let games = [false, true].into_iter().flat_map(|right| {
+        let side = if right { "right" } else { "left" };
+        whole_game_scripts(right)
+            .into_iter()
+            .enumerate()
+            .map(move |(i, s)| (i, side, s))
+    });
+    for (i, side, script) in games {
+        let script = &script;
+        // The clock is read before the board's next changes: a lag under the poll's period.
+        for (period, lags) in [(60u64, [20, 45]), (300, [40, 280]), (1000, [150, 900])] {
+            for (phase, clock_lag) in lags
+                .into_iter()
+                .enumerate()
+                .map(|(k, l)| (k as u64 * 50, l))
+            {
+                let polled = poll_in_virtual_time(script, period, phase, clock_lag);
+                let at = format!(
+                    "game {i}, White's clock {side}, a poll every {period} ms from {phase} ms, the clock read {clock_lag} ms after"
+                );
+                let got: Vec<_> = polled
+                    .moves
+                    .iter()
+                    .map(|m| m.uci.clone().unwrap())
+                    .collect();
+                let want: Vec<_> = script.plies.iter().map(|p| p.uci.clone()).collect();
+                assert_eq!(got, want, "{at}");
+                assert_eq!(polled.irregular, [], "{at}");
+                plies += want.len();
+            }
+        }
+    }
+    eprintln!("{plies} plies recorded exactly with no irregularity");
 }

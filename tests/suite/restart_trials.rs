@@ -1,9 +1,10 @@
 //! Restarts and unplugs in time trouble, through real processes only: each trial starts four
-//! `boardscribe emulate` processes (corpus games of 30 to 70 plies, hands at speeds 0.1 to 1.0)
-//! and one `boardscribe run` on their links, kills the daemon -9 one to three times at seeded
-//! moments and starts it again after 1 to 60 s, while one board is unplugged for 1 to 30 s, half
-//! the time losing its memory. Nothing in the test touches a port: no holder fd, no ioctl, no
-//! pipeline in this process; what the daemon recorded is read from its database.
+//! `boardscribe emulate` processes (corpus games of 30 to 70 plies, hands at speeds 0.1 to 1.0, the
+//! second with White's clock on the right) and one `boardscribe run` on their links, kills the
+//! daemon -9 one to three times at seeded moments and starts it again after 1 to 60 s, while one
+//! board is unplugged for 1 to 30 s, half the time losing its memory. Nothing in the test touches a
+//! port: no holder fd, no ioctl, no pipeline in this process; what the daemon recorded is read from
+//! its database.
 //!
 //! What must hold: a board with its memory is recorded exactly, in one game row; a board whose
 //! memory was lost is recorded exactly, or raises `thread_lost` within 5 s of being heard again
@@ -93,6 +94,8 @@ struct BoardPlan {
     /// When the last event is played, in ms after the script starts.
     duration_ms: u64,
     unplug: Option<Unplug>,
+    /// White's clock is the right-hand one (`--white-clock-right`).
+    white_clock_right: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -149,9 +152,13 @@ fn plan(seed: u64, games: &[(String, usize, PgnGame)], r: Ranges) -> Plan {
             let (file, game, pgn) = &games[rng.random_range(0..games.len())];
             let speed = (rng.random_range(r.speed.0..=r.speed.1) as f64) / 100.0;
             let board_seed = rng.random_range(0..1_000_000u64);
+            // The second board's clock has White's time on the right (Black's choice, Article
+            // 6.4): a daemon started again learns which clock is whose anew.
+            let white_clock_right = i == 1;
             let opts = EmulatorOptions {
                 speed,
                 seed: board_seed,
+                white_clock_right,
                 ..EmulatorOptions::default()
             };
             let script = emulator::script_pgn(pgn, &opts).unwrap();
@@ -184,6 +191,7 @@ fn plan(seed: u64, games: &[(String, usize, PgnGame)], r: Ranges) -> Plan {
                 ply_ends,
                 duration_ms,
                 unplug,
+                white_clock_right,
             }
         })
         .collect();
@@ -357,6 +365,9 @@ impl Trial {
             "--link".into(),
             self.links[i].display().to_string(),
         ];
+        if b.white_clock_right {
+            args.push("--white-clock-right".into());
+        }
         if let Some(u) = b.unplug {
             args.extend([
                 "--unplug-at-ply".into(),

@@ -156,7 +156,9 @@ impl<'a> Writer<'a> {
         }
         let start_dump = to_dump(&board, opts.rotated);
         let initial_clock = if opts.clock {
-            Clock::new(setup.base, setup.inc).frame()
+            Clock::new(setup.base, setup.inc)
+                .white_on_right(opts.white_clock_right)
+                .frame()
         } else {
             let zero = ClockTime::from_millis(0);
             BwTime::from_parts(zero, 0, zero, 0, status::NO_CLOCK)
@@ -374,7 +376,8 @@ impl<'a> Writer<'a> {
             }
         }
         if opts.clock {
-            for (at, f, ply) in Clock::new(setup.base, setup.inc).run(&self.controls) {
+            let clock = Clock::new(setup.base, setup.inc).white_on_right(opts.white_clock_right);
+            for (at, f, ply) in clock.run(&self.controls) {
                 self.events.push(event(
                     at,
                     Direction::FromBoard,

@@ -158,8 +158,10 @@ pub(super) enum Control {
     Pause(Millis),
 }
 
-/// A DGT clock in Fischer (or plain) mode; white's time on the left.
+/// A DGT clock in Fischer (or plain) mode; white's time on the left unless it was put on the
+/// right.
 pub(super) struct Clock {
+    white_right: bool,
     remaining: [u64; 2],
     increment: u64,
     running: Option<Color>,
@@ -178,6 +180,7 @@ fn ci(c: Color) -> usize {
 impl Clock {
     pub(super) fn new(base: u64, increment: u64) -> Clock {
         Clock {
+            white_right: false,
             remaining: [base, base],
             increment,
             running: None,
@@ -185,6 +188,12 @@ impl Clock {
             flagged: None,
             to_move: Color::White,
         }
+    }
+
+    /// The same clock with White's time on the right (and the lever the other way round).
+    pub(super) fn white_on_right(mut self, right: bool) -> Clock {
+        self.white_right = right;
+        self
     }
 
     pub(super) fn frame(&self) -> BwTime {
@@ -200,18 +209,25 @@ impl Clock {
             }
             f
         };
-        let mut st = match self.to_move {
-            Color::White => status::LEFT_TURN,
-            Color::Black => status::RIGHT_TURN | status::LEVER_RIGHT_HIGH,
+        // The lever is high on the right once the left-hand player has pressed.
+        let (left, right) = if self.white_right {
+            (Color::Black, Color::White)
+        } else {
+            (Color::White, Color::Black)
+        };
+        let mut st = if self.to_move == left {
+            status::LEFT_TURN
+        } else {
+            status::RIGHT_TURN | status::LEVER_RIGHT_HIGH
         };
         if self.running.is_some() {
             st |= status::RUNNING;
         }
         BwTime::from_parts(
-            shown(self.remaining[1]),
-            flags(Color::Black),
-            shown(self.remaining[0]),
-            flags(Color::White),
+            shown(self.remaining[ci(right)]),
+            flags(right),
+            shown(self.remaining[ci(left)]),
+            flags(left),
             st,
         )
     }
@@ -376,6 +392,46 @@ mod tests {
         assert_eq!(*t, 2_500);
         assert_eq!(last.0[0] & 0x7f, hour_flags::FLAG_FALLEN);
         assert_eq!(last.0[6], status::RIGHT_TURN | status::LEVER_RIGHT_HIGH);
+    }
+
+    #[test]
+    fn a_clock_with_white_on_the_right_shows_each_side_on_the_other_half_and_the_lever_reversed() {
+        let controls = [
+            Control::Start(0),
+            Control::Press {
+                at: 3_500,
+                mover: Color::White,
+                ply: 1,
+            },
+            Control::Press {
+                at: 9_200,
+                mover: Color::Black,
+                ply: 2,
+            },
+            Control::Pause(12_000),
+        ];
+        let left = Clock::new(180_000, 2_000).run(&controls);
+        let right = Clock::new(180_000, 2_000)
+            .white_on_right(true)
+            .run(&controls);
+        assert_eq!(left.len(), right.len());
+        let turns = status::LEFT_TURN | status::RIGHT_TURN;
+        for ((t, l, _), (u, r, _)) in left.iter().zip(&right) {
+            assert_eq!(t, u);
+            // The halves swapped (bytes 0-2 the right-hand clock, 3-5 the left-hand one).
+            assert_eq!(l.0[..3], r.0[3..6], "at {t}");
+            assert_eq!(l.0[3..6], r.0[..3], "at {t}");
+            // The other half's turn light, the lever the other way, running alike.
+            let (ls, rs) = (l.0[6], r.0[6]);
+            assert_eq!(ls & turns, (rs & turns) ^ turns, "at {t}");
+            assert_ne!(l.lever_right_high(), r.lever_right_high(), "at {t}");
+            assert_eq!(ls & status::RUNNING, rs & status::RUNNING, "at {t}");
+        }
+        // White to move first: its clock (on the right) runs, the lever high on the right.
+        assert_eq!(
+            right[0].1.0[6],
+            status::RIGHT_TURN | status::LEVER_RIGHT_HIGH | status::RUNNING
+        );
     }
 
     #[test]

@@ -102,6 +102,9 @@ pub struct EmulatorOptions {
     pub time_control: Option<(u64, u64)>,
     /// A DGT clock is connected (BWTIME frames, lever presses).
     pub clock: bool,
+    /// White's clock is the right-hand one (Black chose that side, Article 6.4): the BWTIME's
+    /// sides and its lever are the other way round.
+    pub white_clock_right: bool,
     /// After the last move, show a decisive or drawn result with both kings on the centre squares.
     pub result_gesture: bool,
     /// Irregularities to play (at most one before each ply); empty: a clean game.
@@ -117,6 +120,7 @@ impl Default for EmulatorOptions {
             rotated: false,
             time_control: None,
             clock: true,
+            white_clock_right: false,
             result_gesture: true,
             irregularities: Vec::new(),
         }

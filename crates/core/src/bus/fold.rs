@@ -167,6 +167,10 @@ pub struct BusBoardState {
     polled_at: Option<Millis>,
     /// The latest time a frame of the board was applied at.
     applied_at: Millis,
+    /// A clock read whose lever stands otherwise than the last clock applied: a press made
+    /// after the board's changes were read, whose clock tokens its next changes bring. It waits
+    /// for them (see [`DgtBus::split`]).
+    held_clock: Option<BwTime>,
 }
 
 impl Sensed<ChessReading> for BusBoardState {
@@ -255,6 +259,7 @@ impl Board for DgtBus {
     fn reset(sensor: &mut BusBoardState) {
         sensor.board.reset();
         sensor.clock = None;
+        sensor.held_clock = None;
     }
 
     /// SEND_FROM_START: the log since the game's start tag (see [`super::from_start`]).
@@ -286,6 +291,14 @@ impl Board for DgtBus {
     /// board's pipeline advances only when the board is read: the squares a hand was still
     /// setting down when it pressed come in a later update, stamped no later than that update's
     /// own read, before the scan is over.
+    ///
+    /// A press can also land between the board's changes and its clock's read (the master
+    /// reads the clock right after the changes, but the hands do not wait): the clock then shows
+    /// the lever changed before the changes bring the press's clock tokens, and reading both
+    /// would be two presses, the second one put on the other player. So a clock read whose lever
+    /// stands otherwise than the last clock applied is held: if the next changes bring a lever
+    /// change it is that press (the clock is read again after it) and the held read is let go;
+    /// if they bring none, the held read follows their field changes.
     fn split(
         sensor: &mut BusBoardState,
         layout: ClockLayout,
@@ -304,6 +317,16 @@ impl Board for DgtBus {
                 return Split::Itself(at, other);
             }
         };
+        if reply.id.0 == bus_id::BWTIME
+            && let Ok(t) = <[u8; 7]>::try_from(reply.data.as_slice()).map(BwTime)
+            && let Some(last) = sensor.clock
+            && !last.no_clock()
+            && !t.no_clock()
+            && last.lever_right_high() != t.lever_right_high()
+        {
+            sensor.held_clock = Some(t);
+            return Split::Frames(Vec::new());
+        }
         let read = matches!(reply.id.0, bus_id::UPDATE | bus_id::BRD_DUMP);
         let since = sensor
             .polled_at
@@ -313,7 +336,7 @@ impl Board for DgtBus {
             sensor.polled_at = Some(at);
         }
         let mut t = since;
-        let out: Vec<(Millis, Frame)> = fold_in_order(&reply, sensor.clock, layout)
+        let mut out: Vec<(Millis, Frame)> = fold_in_order(&reply, sensor.clock, layout)
             .into_iter()
             .map(|f| {
                 if matches!(f, Frame::BwTime(_)) {
@@ -322,6 +345,12 @@ impl Board for DgtBus {
                 (t, f)
             })
             .collect();
+        if reply.id.0 == bus_id::UPDATE
+            && let Some(held) = sensor.held_clock.take()
+            && !out.iter().any(|(_, f)| matches!(f, Frame::BwTime(_)))
+        {
+            out.push((at, Frame::BwTime(held)));
+        }
         sensor.applied_at = sensor.applied_at.max(out.last().map_or(since, |(t, _)| *t));
         Split::Frames(out)
     }
@@ -433,6 +462,69 @@ mod tests {
         let h13 = clock_after_lever(&last, Some(time(14, 57)), None, ClockLayout::H13);
         let r = ClockReading::from_bwtime_in(&h13, ClockLayout::H13).unwrap();
         assert_eq!((r.left_ms, r.right_ms), (897_000, 900_000));
+    }
+
+    /// What `split` gives for `frame` at `at`, each frame applied as the pipeline does.
+    fn split_and_apply(sensor: &mut BusBoardState, at: Millis, frame: Frame) -> Vec<Frame> {
+        let frames: Vec<Frame> = DgtBus::split(sensor, ClockLayout::H17, at, frame)
+            .into_iter()
+            .map(|(_, f)| f)
+            .collect();
+        for f in &frames {
+            DgtBus::apply(sensor, f.clone());
+        }
+        frames
+    }
+
+    fn bwtime(t: BwTime) -> Frame {
+        reply(bus_id::BWTIME, t.0.to_vec())
+    }
+
+    #[test]
+    fn a_clock_read_before_the_changes_bring_its_press_is_held_until_they_do() {
+        let start = clock_at_start();
+        let pressed = clock_after_lever(
+            &start,
+            Some(time(14, 57)),
+            Some(time(15, 0)),
+            ClockLayout::H17,
+        );
+        let mut sensor = BusBoardState::default();
+        split_and_apply(&mut sensor, 0, reply(bus_id::BRD_DUMP, start_codes()));
+        assert_eq!(
+            split_and_apply(&mut sensor, 10, bwtime(start)),
+            [Frame::BwTime(start)]
+        );
+        // The move's squares, then the clock read after the press: held, not a press yet.
+        let squares = [field(0x34, 0), field(0x24, 1)];
+        assert_eq!(split_and_apply(&mut sensor, 300, update(&squares)).len(), 2);
+        assert_eq!(split_and_apply(&mut sensor, 320, bwtime(pressed)), []);
+        // The next changes bring the press's tokens: one press, the held read let go.
+        let got = split_and_apply(&mut sensor, 600, update(&lever(time(14, 57), time(15, 0))));
+        assert_eq!(got, [Frame::BwTime(pressed)]);
+        assert_eq!(sensor.clock, Some(pressed));
+        // Read again after the press: the same lever, read as it comes.
+        assert_eq!(
+            split_and_apply(&mut sensor, 620, bwtime(pressed)),
+            [Frame::BwTime(pressed)]
+        );
+
+        // A lever change the changes never bring (a log written over): the held read follows
+        // the next changes' squares.
+        let back = clock_after_lever(&pressed, None, Some(time(14, 51)), ClockLayout::H17);
+        assert_eq!(split_and_apply(&mut sensor, 900, bwtime(back)), []);
+        let got = split_and_apply(&mut sensor, 1200, update(&[field(0x0c, 0)]));
+        assert_eq!(
+            got,
+            [
+                Frame::FieldUpdate {
+                    square: 0x0c,
+                    piece: 0
+                },
+                Frame::BwTime(back)
+            ]
+        );
+        assert_eq!(sensor.clock, Some(back));
     }
 
     #[test]

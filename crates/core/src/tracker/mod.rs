@@ -154,6 +154,11 @@ pub struct Tracker<G: GameKind> {
     clock: Option<ClockReading>,
     /// When `clock` was read.
     clock_at: Millis,
+    /// The last ply was recorded as it settled while no clock was known to run (a first move
+    /// before the clock is started, or read before the clock is), and the lever has not changed
+    /// since: its mover's press is still to come, and until it does the lever is a move behind
+    /// the record.
+    press_owed: bool,
     /// Clock readings of this game in which the left-hand clock ran while White was to move,
     /// less those in which it ran while Black was.
     white_on_left_votes: i64,
@@ -217,6 +222,7 @@ impl<G: GameKind> Tracker<G> {
             game: None,
             clock: None,
             clock_at: 0,
+            press_owed: false,
             white_on_left_votes: 0,
             clock_side_settled: false,
             gap_check: None,
@@ -299,6 +305,7 @@ impl<G: GameKind> Tracker<G> {
         self.press = None;
         self.clock = None;
         self.unseen_press = None;
+        self.press_owed = false;
         self.presses_after_gap = 2;
         self.pending_gesture = None;
         self.heard = None;
@@ -631,8 +638,11 @@ impl<G: GameKind> Tracker<G> {
         }
         self.clock = Some(reading);
         self.clock_at = at;
+        let press_owed = std::mem::take(&mut self.press_owed);
         if pressed {
             self.heard_press(at, out);
+        } else {
+            self.press_owed = press_owed;
         }
         if first && reading.running {
             self.note_unseen_press(reading);
@@ -649,13 +659,15 @@ impl<G: GameKind> Tracker<G> {
         // scan, nor after a press judged irregular that recorded no move (an illegal move
         // pressed and taken back) until a move is recorded, nor from a gap until two presses
         // after it: a press made while the board was not heard leaves the record a move behind
-        // the clock.
+        // the clock. Nor while a ply recorded as it settled, with no clock known to run, still
+        // owes its press: the record is then a move ahead of the lever.
         let fits_record = self.press.is_none()
             && g.lost.is_none()
             && g.unexplained.is_none()
             && g.base == g.moves.len();
         if !pressed {
             if reading.running
+                && !press_owed
                 && self.press.is_none()
                 && g.lost.is_none()
                 && self.presses_after_gap == 0
@@ -668,13 +680,20 @@ impl<G: GameKind> Tracker<G> {
             }
             return;
         }
-        // From a gap, the first two presses may complete moves made unseen: no vote.
+        // From a gap, the first two presses may complete moves made unseen: no vote. The press a
+        // settled ply's mover owed, with nothing in hand since, is that mover's: the lever moves
+        // only for the player whose clock runs.
+        let owed_now = fits_record && g.prov.is_empty() && press_owed;
         if fits_record
-            && g.prov.len() == 1
+            && (g.prov.len() == 1 || owed_now)
             && !self.clock_side_settled
             && self.presses_after_gap == 0
         {
-            let white_moved = g.base % 2 == 0;
+            let white_moved = if owed_now {
+                g.moves.len() % 2 == 1
+            } else {
+                g.base % 2 == 0
+            };
             let left_pressed = reading.lever_right_high;
             self.white_on_left_votes += if white_moved == left_pressed {
                 PRESS_VOTE

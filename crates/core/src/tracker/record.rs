@@ -97,6 +97,7 @@ impl<G: GameKind> Tracker<G> {
         self.pending_gesture = None;
         self.gap_check = None;
         self.lever_ahead = false;
+        self.press_owed = false;
         self.setup = None;
         self.game.take().is_some()
     }
@@ -229,17 +230,21 @@ impl<G: GameKind> Tracker<G> {
             }
             g.ended = false;
         }
+        // A ply recorded as it settles, with no press seen for it and no clock known to run:
+        // the lever has not moved for it yet.
+        let clock_runs = self.clock.is_some_and(|c| c.running);
         for (mv, node) in prov {
             let ply = g.moves.len();
             // A move made after its press was seen (or pressed while the board was not heard)
             // carries that press, unless a press of its own records it now.
-            let clock = match self.unseen_press {
+            let (clock, press_seen) = match self.unseen_press {
                 Some((side, reading)) if side == Side::of_ply(ply as u32 + 1) => {
                     self.unseen_press = None;
-                    if pressed { clock } else { Some(reading) }
+                    (if pressed { clock } else { Some(reading) }, true)
                 }
-                _ => clock,
+                _ => (clock, pressed),
             };
+            self.press_owed = !press_seen && !clock_runs;
             let rec = recorded::<G>(&g.nodes[ply], &mv, &node, ply, at, clock, white_on_left);
             self.played.push(Played::Move(mv.clone()));
             g.moves.push(mv);

@@ -1695,3 +1695,85 @@ fn a_capture_and_its_recapture_between_two_records_after_a_recorded_capture_are_
         t.kinds()
     );
 }
+
+/// A clock read only now and then (a bus polled a second apart), White's on either side (Black
+/// chooses, Article 6.4): the first move settles before any running reading, so it owes its
+/// press. The clock seen running before that press casts no vote (the lever is a move behind the
+/// record), and the press, read late with nothing in hand, is White's: no press is put on the
+/// wrong player, and Black's reply is stamped with the clocks of Black's press.
+#[test]
+fn a_first_move_settled_before_the_clock_ran_owes_its_press_on_either_clock_side() {
+    for white_left in [true, false] {
+        // The left player's press puts the lever high on the right; White's side is up first.
+        let lever_white_to_move = !white_left;
+        let reading = |white_ms: u64, black_ms: u64, lever_right_high: bool, running: bool| {
+            let (left_ms, right_ms) = if white_left {
+                (white_ms, black_ms)
+            } else {
+                (black_ms, white_ms)
+            };
+            ClockReading {
+                running,
+                ..clock(left_ms, right_ms, lever_right_high)
+            }
+        };
+        let mut t = Table::new(false);
+        t.tracker.clock(
+            10,
+            reading(900_000, 900_000, lever_white_to_move, false),
+            &mut t.events,
+        );
+        t.play(&[("e2", "e4", piece::WPAWN)]);
+        assert_eq!(t.moves(), ["e4"], "White's clock left: {white_left}");
+        // Started by now, White's clock running: read before White's press.
+        t.wait(500);
+        let at = t.t;
+        t.tracker.clock(
+            at,
+            reading(897_000, 900_000, lever_white_to_move, true),
+            &mut t.events,
+        );
+        // White's press (the lever the other way), then Black's clock running.
+        t.wait(700);
+        let at = t.t;
+        t.tracker.clock(
+            at,
+            reading(906_000, 900_000, !lever_white_to_move, true),
+            &mut t.events,
+        );
+        for k in 1..=3 {
+            t.wait(1000);
+            let at = t.t;
+            t.tracker.clock(
+                at,
+                reading(906_000, 900_000 - k * 1000, !lever_white_to_move, true),
+                &mut t.events,
+            );
+        }
+        t.mv("e7", "e5", piece::BPAWN).wait(200);
+        let at = t.t;
+        t.tracker.clock(
+            at,
+            reading(906_000, 906_000, lever_white_to_move, true),
+            &mut t.events,
+        );
+        t.wait(1000);
+        assert_eq!(t.moves(), ["e4", "e5"], "White's clock left: {white_left}");
+        let irregular: Vec<&TrackerEvent> = t
+            .events
+            .iter()
+            .filter(|e| matches!(e, TrackerEvent::Irregularity { .. }))
+            .collect();
+        assert!(
+            irregular.is_empty(),
+            "White's clock left: {white_left}: {irregular:?}"
+        );
+        let e5 = &t.recorded()[1];
+        assert_eq!(
+            (e5.clock_white_ms, e5.clock_black_ms),
+            (Some(906_000), Some(906_000)),
+            "White's clock left: {white_left}"
+        );
+        assert_eq!(t.tracker.clock_side(), Some(white_left));
+    }
+}
