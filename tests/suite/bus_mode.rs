@@ -924,18 +924,23 @@ fn whole_game_scripts(white_clock_right: bool) -> Vec<BoardScript> {
         .collect()
 }
 
-#[test]
-fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() {
-    let scan = TrackerSettings::default().scan_ms;
-    let mut plies = 0;
-    let games = [false, true].into_iter().flat_map(|right| {
+/// [`whole_game_scripts`] with White's clock on the left, then on the right: each with its
+/// index and the clock's side.
+fn whole_game_scripts_both_sides() -> impl Iterator<Item = (usize, &'static str, BoardScript)> {
+    [false, true].into_iter().flat_map(|right| {
         let side = if right { "right" } else { "left" };
         whole_game_scripts(right)
             .into_iter()
             .enumerate()
             .map(move |(i, s)| (i, side, s))
-    });
-    for (i, side, script) in games {
+    })
+}
+
+#[test]
+fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() {
+    let scan = TrackerSettings::default().scan_ms;
+    let mut plies = 0;
+    for (i, side, script) in whole_game_scripts_both_sides() {
         let script = &script;
         let t0 = script.body_start_ms;
         for period in [60u64, 300] {
@@ -975,14 +980,7 @@ fn polled_updates_record_every_whole_game_exactly_within_two_polls_and_a_scan() 
 #[test]
 fn a_press_read_in_the_clock_before_its_log_tokens_is_one_press() {
     let mut plies = 0;
-    let games = [false, true].into_iter().flat_map(|right| {
-        let side = if right { "right" } else { "left" };
-        whole_game_scripts(right)
-            .into_iter()
-            .enumerate()
-            .map(move |(i, s)| (i, side, s))
-    });
-    for (i, side, script) in games {
+    for (i, side, script) in whole_game_scripts_both_sides() {
         let script = &script;
         // The clock is read before the board's next changes: a lag under the poll's period.
         for (period, lags) in [(60u64, [20, 45]), (300, [40, 280]), (1000, [150, 900])] {

@@ -82,6 +82,13 @@ impl Table {
         self
     }
 
+    /// The clock read after `dt` ms.
+    fn read_clock(&mut self, dt: Millis, reading: ClockReading) -> &mut Self {
+        self.t += dt;
+        self.tracker.clock(self.t, reading, &mut self.events);
+        self
+    }
+
     fn moves(&self) -> Vec<String> {
         let mut moves: Vec<String> = Vec::new();
         for e in &self.events {
@@ -1718,46 +1725,22 @@ fn a_first_move_settled_before_the_clock_ran_owes_its_press_on_either_clock_side
             }
         };
         let mut t = Table::new(false);
-        t.tracker.clock(
-            10,
-            reading(900_000, 900_000, lever_white_to_move, false),
-            &mut t.events,
-        );
-        t.play(&[("e2", "e4", piece::WPAWN)]);
+        t.read_clock(10, reading(900_000, 900_000, lever_white_to_move, false))
+            .play(&[("e2", "e4", piece::WPAWN)]);
         assert_eq!(t.moves(), ["e4"], "White's clock left: {white_left}");
         // Started by now, White's clock running: read before White's press.
-        t.wait(500);
-        let at = t.t;
-        t.tracker.clock(
-            at,
-            reading(897_000, 900_000, lever_white_to_move, true),
-            &mut t.events,
-        );
+        t.read_clock(500, reading(897_000, 900_000, lever_white_to_move, true));
         // White's press (the lever the other way), then Black's clock running.
-        t.wait(700);
-        let at = t.t;
-        t.tracker.clock(
-            at,
-            reading(906_000, 900_000, !lever_white_to_move, true),
-            &mut t.events,
-        );
+        t.read_clock(700, reading(906_000, 900_000, !lever_white_to_move, true));
         for k in 1..=3 {
-            t.wait(1000);
-            let at = t.t;
-            t.tracker.clock(
-                at,
+            t.read_clock(
+                1000,
                 reading(906_000, 900_000 - k * 1000, !lever_white_to_move, true),
-                &mut t.events,
             );
         }
-        t.mv("e7", "e5", piece::BPAWN).wait(200);
-        let at = t.t;
-        t.tracker.clock(
-            at,
-            reading(906_000, 906_000, lever_white_to_move, true),
-            &mut t.events,
-        );
-        t.wait(1000);
+        t.mv("e7", "e5", piece::BPAWN)
+            .read_clock(200, reading(906_000, 906_000, lever_white_to_move, true))
+            .wait(1000);
         assert_eq!(t.moves(), ["e4", "e5"], "White's clock left: {white_left}");
         let irregular: Vec<&TrackerEvent> = t
             .events
