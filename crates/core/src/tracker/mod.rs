@@ -638,11 +638,11 @@ impl<G: GameKind> Tracker<G> {
         }
         self.clock = Some(reading);
         self.clock_at = at;
-        let press_owed = std::mem::take(&mut self.press_owed);
+        // Read before this press (if it is one) pays what was owed.
+        let press_owed = self.press_owed;
         if pressed {
+            self.press_owed = false;
             self.heard_press(at, out);
-        } else {
-            self.press_owed = press_owed;
         }
         if first && reading.running {
             self.note_unseen_press(reading);
